@@ -1,0 +1,163 @@
+#include "crypto/key_schedule.h"
+
+#include <openssl/bio.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/pem.h>
+#include <sodium.h>
+
+#include <memory>
+#include <stdexcept>
+
+namespace anthro {
+namespace {
+
+void ensure_sodium() {
+  static const bool ready = sodium_init() >= 0;
+  if (!ready) throw std::runtime_error("libsodium failed to initialise");
+}
+
+std::string openssl_error() {
+  unsigned long code = ERR_get_error();
+  if (code == 0) return "no OpenSSL error recorded";
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof buf);
+  ERR_clear_error();
+  return buf;
+}
+
+struct KdfDeleter {
+  void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c); }
+};
+
+// One HKDF call through OpenSSL's provider API; mode is EXTRACT_ONLY or EXPAND_ONLY.
+Key32 hkdf(int mode, ByteView salt, ByteView key, std::string_view info) {
+  static EVP_KDF* kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
+  if (!kdf) throw std::runtime_error("HKDF unavailable: " + openssl_error());
+  std::unique_ptr<EVP_KDF_CTX, KdfDeleter> ctx(EVP_KDF_CTX_new(kdf));
+  char digest[] = "SHA256";
+  OSSL_PARAM params[5];
+  int n = 0;
+  params[n++] = OSSL_PARAM_construct_int(OSSL_KDF_PARAM_MODE, &mode);
+  params[n++] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0);
+  params[n++] = OSSL_PARAM_construct_octet_string(
+      OSSL_KDF_PARAM_KEY, const_cast<std::uint8_t*>(key.data()), key.size());
+  if (mode == EVP_KDF_HKDF_MODE_EXTRACT_ONLY)
+    params[n++] = OSSL_PARAM_construct_octet_string(
+        OSSL_KDF_PARAM_SALT, const_cast<std::uint8_t*>(salt.data()), salt.size());
+  else
+    params[n++] = OSSL_PARAM_construct_octet_string(
+        OSSL_KDF_PARAM_INFO, const_cast<char*>(info.data()), info.size());
+  params[n] = OSSL_PARAM_construct_end();
+  Key32 out{};
+  if (!ctx || EVP_KDF_derive(ctx.get(), out.data(), out.size(), params) != 1)
+    throw std::runtime_error("HKDF failed: " + openssl_error());
+  return out;
+}
+
+struct PkeyDeleter {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+struct BioDeleter {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+
+}  // namespace
+
+void random_bytes(std::uint8_t* out, std::size_t n) {
+  ensure_sodium();
+  randombytes_buf(out, n);
+}
+
+X25519KeyPair generate_x25519() {
+  X25519KeyPair kp;
+  random_bytes(kp.private_key.data(), kp.private_key.size());
+  kp.public_key = x25519_public_from_private(kp.private_key);
+  return kp;
+}
+
+Key32 x25519_public_from_private(const Key32& private_key) {
+  ensure_sodium();
+  Key32 pub{};
+  crypto_scalarmult_base(pub.data(), private_key.data());
+  return pub;
+}
+
+Result<Key32> x25519_shared(const Key32& private_key, const Key32& peer_public) {
+  ensure_sodium();
+  Key32 shared{};
+  // libsodium refuses (returns -1) exactly when the result is all zeros.
+  if (crypto_scalarmult(shared.data(), private_key.data(), peer_public.data()) != 0)
+    return make_error("zero-shared", "X25519 with peer public key " + to_hex(peer_public) +
+                                         " gives an all-zero shared secret (low-order point)");
+  return shared;
+}
+
+Bytes hkdf_salt(std::uint64_t connection_token, const Key32& client_random) {
+  Bytes salt;
+  salt.reserve(40);
+  append_u64(salt, connection_token);
+  append(salt, client_random);
+  return salt;
+}
+
+Key32 hkdf_extract(ByteView salt, const Key32& shared) {
+  return hkdf(EVP_KDF_HKDF_MODE_EXTRACT_ONLY, salt, shared, {});
+}
+
+Key32 hkdf_expand(const Key32& prk, std::string_view info) {
+  return hkdf(EVP_KDF_HKDF_MODE_EXPAND_ONLY, {}, prk, info);
+}
+
+FrameKeys derive_frame_keys(const Key32& shared, std::uint64_t token, const Key32& client_random) {
+  Key32 prk = hkdf_extract(hkdf_salt(token, client_random), shared);
+  FrameKeys keys{hkdf_expand(prk, "anthro-v1 c2s"), hkdf_expand(prk, "anthro-v1 s2c")};
+  sodium_memzero(prk.data(), prk.size());
+  return keys;
+}
+
+Result<FrameKeys> client_frame_keys(const Key32& client_private, const Blob& offer,
+                                    const Blob& answer) {
+  auto shared = x25519_shared(client_private, answer.x25519_public);
+  if (!shared) return shared.error();
+  return derive_frame_keys(*shared, offer.connection_token, offer.random);
+}
+
+Result<FrameKeys> server_frame_keys(const Key32& server_private, const Blob& offer) {
+  auto shared = x25519_shared(server_private, offer.x25519_public);
+  if (!shared) return shared.error();
+  return derive_frame_keys(*shared, offer.connection_token, offer.random);
+}
+
+Result<Key32> load_x25519_private_pem(std::string_view pem, const std::string& origin) {
+  std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  std::unique_ptr<EVP_PKEY, PkeyDeleter> key(
+      PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  if (!key)
+    return make_error("key", origin + ": not a PEM private key (" + openssl_error() + ")");
+  if (EVP_PKEY_get_id(key.get()) != EVP_PKEY_X25519)
+    return make_error("key", origin + ": the private key is " +
+                                 std::string(EVP_PKEY_get0_type_name(key.get())) +
+                                 ", expected X25519");
+  Key32 raw{};
+  std::size_t len = raw.size();
+  if (EVP_PKEY_get_raw_private_key(key.get(), raw.data(), &len) != 1 || len != raw.size())
+    return make_error("key", origin + ": cannot read the raw X25519 key (" + openssl_error() + ")");
+  return raw;
+}
+
+std::string x25519_private_to_pem(const Key32& private_key) {
+  std::unique_ptr<EVP_PKEY, PkeyDeleter> key(EVP_PKEY_new_raw_private_key(
+      EVP_PKEY_X25519, nullptr, private_key.data(), private_key.size()));
+  std::unique_ptr<BIO, BioDeleter> bio(BIO_new(BIO_s_mem()));
+  if (!key || !bio ||
+      PEM_write_bio_PKCS8PrivateKey(bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1)
+    throw std::runtime_error("cannot write X25519 PEM: " + openssl_error());
+  char* data = nullptr;
+  long len = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<std::size_t>(len));
+}
+
+}  // namespace anthro

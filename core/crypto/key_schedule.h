@@ -1,0 +1,47 @@
+// X25519 and the HKDF key schedule of spec §3.
+#pragma once
+
+#include <string>
+
+#include "protocol/blob.h"
+#include "util/bytes.h"
+#include "util/result.h"
+
+namespace anthro {
+
+struct X25519KeyPair {
+  Key32 private_key{};
+  Key32 public_key{};
+};
+
+X25519KeyPair generate_x25519();
+Key32 x25519_public_from_private(const Key32& private_key);
+// Fails with reason `zero-shared` when the result is all zeros (a low-order peer key).
+Result<Key32> x25519_shared(const Key32& private_key, const Key32& peer_public);
+
+struct FrameKeys {
+  Key32 c2s{};
+  Key32 s2c{};
+  bool operator==(const FrameKeys&) const = default;
+};
+
+// The intermediate values are exposed so the vectors can be checked step by step.
+Bytes hkdf_salt(std::uint64_t connection_token, const Key32& client_random);
+Key32 hkdf_extract(ByteView salt, const Key32& shared);
+Key32 hkdf_expand(const Key32& prk, std::string_view info);
+FrameKeys derive_frame_keys(const Key32& shared, std::uint64_t token, const Key32& client_random);
+
+// The client's side: its ephemeral private key and the server's answer.
+Result<FrameKeys> client_frame_keys(const Key32& client_private, const Blob& offer,
+                                    const Blob& answer);
+// The server's side, and an observer holding the server's static key: only the offer is needed.
+Result<FrameKeys> server_frame_keys(const Key32& server_private, const Blob& offer);
+
+// Server static keys as PKCS#8 PEM, the form `openssl genpkey -algorithm X25519` writes.
+// `origin` names the input (a path) in errors.
+Result<Key32> load_x25519_private_pem(std::string_view pem, const std::string& origin);
+std::string x25519_private_to_pem(const Key32& private_key);
+
+void random_bytes(std::uint8_t* out, std::size_t n);
+
+}  // namespace anthro

@@ -1,0 +1,39 @@
+#include "crypto/keyring.h"
+
+namespace anthro {
+
+void KeyRing::add(const KeyLog& log) { anthro_.insert(anthro_.end(), log.anthro.begin(), log.anthro.end()); }
+
+void KeyRing::add_frame_keys(std::uint64_t token, const FrameKeys& keys) {
+  anthro_.push_back({token, keys});
+}
+
+void KeyRing::add_server_key(const Key32& private_key) { server_keys_.push_back(private_key); }
+
+std::vector<KeyCandidate> KeyRing::candidates(std::uint64_t token, Direction dir, const Blob* offer,
+                                              const Blob* answer) const {
+  std::vector<Key32> keys;
+  auto add_key = [&](const FrameKeys& fk) {
+    const Key32& k = dir == Direction::ClientToServer ? fk.c2s : fk.s2c;
+    for (const auto& existing : keys)
+      if (existing == k) return;
+    keys.push_back(k);
+  };
+  for (const auto& line : anthro_)
+    if (line.token == token) add_key(line.keys);
+  if (offer && offer->connection_token == token)
+    for (const auto& server_key : server_keys_)
+      if (auto fk = server_frame_keys(server_key, *offer)) add_key(*fk);
+
+  std::vector<Suite> suites;
+  if (answer && (answer->aead == kSuiteAes256Gcm || answer->aead == kSuiteChaCha20Poly1305))
+    suites.push_back(static_cast<Suite>(answer->aead));
+  else
+    suites = {Suite::Aes256Gcm, Suite::ChaCha20Poly1305};
+  std::vector<KeyCandidate> out;
+  for (const auto& k : keys)
+    for (auto s : suites) out.push_back({s, k});
+  return out;
+}
+
+}  // namespace anthro

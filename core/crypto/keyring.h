@@ -1,0 +1,36 @@
+// Everything a passive decoder may use to open frames: key log lines and server static keys.
+#pragma once
+
+#include <vector>
+
+#include "crypto/keylog.h"
+#include "protocol/suite.h"
+
+namespace anthro {
+
+enum class Direction { ClientToServer, ServerToClient };
+inline const char* to_string(Direction d) { return d == Direction::ClientToServer ? "c2s" : "s2c"; }
+
+struct KeyCandidate {
+  Suite suite;
+  Key32 key;
+};
+
+class KeyRing {
+ public:
+  void add(const KeyLog& log);
+  void add_frame_keys(std::uint64_t token, const FrameKeys& keys);
+  void add_server_key(const Key32& private_key);
+  bool empty() const { return anthro_.empty() && server_keys_.empty(); }
+
+  // Keys worth trying for a connection, most likely first. Without the answer the suite is
+  // unknown, so each key comes as AES-256-GCM then ChaCha20-Poly1305 (spec §7).
+  std::vector<KeyCandidate> candidates(std::uint64_t token, Direction dir, const Blob* offer,
+                                       const Blob* answer) const;
+
+ private:
+  std::vector<AnthroKeyLine> anthro_;
+  std::vector<Key32> server_keys_;
+};
+
+}  // namespace anthro

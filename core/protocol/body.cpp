@@ -1,0 +1,303 @@
+#include "protocol/body.h"
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+
+namespace anthro {
+
+using nlohmann::json;
+
+namespace {
+
+Error body_error(std::string detail) { return make_error("body", std::move(detail)); }
+
+std::string length_detail(const char* what, std::size_t have, std::size_t need) {
+  return std::string(what) + " body is " + std::to_string(have) + " bytes, minimum " +
+         std::to_string(need);
+}
+
+// Parses a JSON object after the 4-byte stream_id: strict UTF-8, no BOM.
+Result<json> parse_json_object(ByteView text, const char* what) {
+  if (text.size() >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF)
+    return body_error(std::string(what) + " JSON starts with a byte order mark");
+  if (!is_valid_utf8(text)) return body_error(std::string(what) + " JSON is not valid UTF-8");
+  json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded()) return body_error(std::string(what) + " body is not valid JSON");
+  if (!doc.is_object()) return body_error(std::string(what) + " JSON is not an object");
+  return doc;
+}
+
+bool is_u32(const json& v) {
+  return v.is_number_unsigned() && v.get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max();
+}
+
+std::optional<std::string> optional_string(const json& doc, const char* key, bool& bad) {
+  auto it = doc.find(key);
+  if (it == doc.end()) return std::nullopt;
+  if (!it->is_string()) {
+    bad = true;
+    return std::nullopt;
+  }
+  return it->get<std::string>();
+}
+
+Result<std::vector<ChatMessage>> parse_messages(const json& doc) {
+  auto it = doc.find("messages");
+  if (it == doc.end()) return body_error("REQUEST lacks \"messages\"");
+  if (!it->is_array()) return body_error("REQUEST \"messages\" is not an array");
+  std::vector<ChatMessage> out;
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& m = (*it)[i];
+    auto where = "REQUEST messages[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m.contains("content"))
+      return body_error(where + " needs \"role\" and \"content\"");
+    if (!m["role"].is_string() || (m["role"] != "user" && m["role"] != "assistant"))
+      return body_error(where + " role must be \"user\" or \"assistant\"");
+    if (!m["content"].is_string()) return body_error(where + " content is not a string");
+    out.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+  }
+  return out;
+}
+
+Result<std::uint64_t> count_member(const json& obj, const char* key, const std::string& where) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number_unsigned())
+    return body_error(where + " \"" + key + "\" is missing or not a non-negative integer");
+  return it->get<std::uint64_t>();
+}
+
+Result<std::optional<Timing>> parse_timing(const json& doc) {
+  auto it = doc.find("timing");
+  if (it == doc.end()) return std::optional<Timing>{};
+  if (!it->is_object()) return body_error("RESPONSE \"timing\" is not an object");
+  Timing t;
+  std::uint64_t* fields[] = {&t.queue_us, &t.context_wait_us, &t.prefill_us, &t.decode_us};
+  const char* names[] = {"queue_us", "context_wait_us", "prefill_us", "decode_us"};
+  for (int i = 0; i < 4; ++i) {
+    if (!it->contains(names[i])) continue;  // a server may report only what it measured
+    auto v = count_member(*it, names[i], "RESPONSE timing");
+    if (!v) return v.error();
+    *fields[i] = *v;
+  }
+  return std::optional<Timing>{t};
+}
+
+}  // namespace
+
+const char* to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::EndTurn: return "end_turn";
+    case StopReason::MaxTokens: return "max_tokens";
+    case StopReason::Cancelled: return "cancelled";
+  }
+  return "?";
+}
+
+Result<RequestBody> parse_request(ByteView p, std::uint8_t frame_flags) {
+  if (p.size() < kMinRequestBody) return body_error(length_detail("REQUEST", p.size(), kMinRequestBody));
+  RequestBody r;
+  r.stream_id = load_u32(p.data());
+  auto doc = parse_json_object(p.subspan(4), "REQUEST");
+  if (!doc) return doc.error();
+  r.json.assign(as_text(p.subspan(4)));
+  auto model = doc->find("model");
+  if (model == doc->end() || !model->is_string()) return body_error("REQUEST lacks a string \"model\"");
+  r.model = model->get<std::string>();
+  auto messages = parse_messages(*doc);
+  if (!messages) return messages.error();
+  r.messages = std::move(*messages);
+  if (auto it = doc->find("max_tokens"); it != doc->end()) {
+    if (!is_u32(*it) || it->get<std::uint64_t>() == 0)
+      return body_error("REQUEST \"max_tokens\" must be an integer from 1 to 4294967295, got " +
+                        it->dump());
+    r.max_tokens = static_cast<std::uint32_t>(it->get<std::uint64_t>());
+  }
+  bool flag_stream = frame_flags & kFlagStreaming;
+  r.stream = flag_stream;
+  if (auto it = doc->find("stream"); it != doc->end()) {
+    if (!it->is_boolean()) return body_error("REQUEST \"stream\" is not a boolean");
+    r.stream = it->get<bool>();
+    if (r.stream != flag_stream)
+      return body_error(std::string("REQUEST \"stream\": ") + (r.stream ? "true" : "false") +
+                        " disagrees with frame flags bit0 = " + (flag_stream ? "1" : "0"));
+  }
+  bool bad = false;
+  r.system = optional_string(*doc, "system", bad);
+  auto key = optional_string(*doc, "api_key", bad);
+  r.has_api_key = key.has_value();
+  if (bad) return body_error("REQUEST \"system\" or \"api_key\" is not a string");
+  if (auto it = doc->find("temperature"); it != doc->end()) {
+    if (!it->is_number()) return body_error("REQUEST \"temperature\" is not a number");
+    r.temperature = it->get<double>();
+  }
+  if (auto it = doc->find("metadata"); it != doc->end() && !it->is_object())
+    return body_error("REQUEST \"metadata\" is not an object");
+  return r;
+}
+
+Result<ResponseBody> parse_response(ByteView p) {
+  if (p.size() < kMinResponseBody)
+    return body_error(length_detail("RESPONSE", p.size(), kMinResponseBody));
+  ResponseBody r;
+  r.stream_id = load_u32(p.data());
+  auto doc = parse_json_object(p.subspan(4), "RESPONSE");
+  if (!doc) return doc.error();
+  r.json.assign(as_text(p.subspan(4)));
+  bool bad = false;
+  auto id = optional_string(*doc, "id", bad);
+  auto model = optional_string(*doc, "model", bad);
+  auto stop = optional_string(*doc, "stop_reason", bad);
+  r.content = optional_string(*doc, "content", bad);
+  if (bad || !id || !model || !stop)
+    return body_error("RESPONSE needs string \"id\", \"model\" and \"stop_reason\"");
+  r.id = *id;
+  r.model = *model;
+  if (*stop == "end_turn") r.stop_reason = StopReason::EndTurn;
+  else if (*stop == "max_tokens") r.stop_reason = StopReason::MaxTokens;
+  else if (*stop == "cancelled") r.stop_reason = StopReason::Cancelled;
+  else return body_error("RESPONSE stop_reason \"" + *stop + "\" is not end_turn, max_tokens or cancelled");
+  auto usage = doc->find("usage");
+  if (usage == doc->end() || !usage->is_object()) return body_error("RESPONSE lacks \"usage\"");
+  auto in = count_member(*usage, "input_tokens", "RESPONSE usage");
+  if (!in) return in.error();
+  auto out = count_member(*usage, "output_tokens", "RESPONSE usage");
+  if (!out) return out.error();
+  r.input_tokens = *in;
+  r.output_tokens = *out;
+  auto timing = parse_timing(*doc);
+  if (!timing) return timing.error();
+  r.timing = *timing;
+  return r;
+}
+
+Result<TokenBody> parse_token(ByteView p) {
+  if (p.size() < kMinTokenBody) return body_error(length_detail("STREAM_TOKEN", p.size(), kMinTokenBody));
+  TokenBody t;
+  t.stream_id = load_u32(p.data());
+  t.token_index = load_u32(p.data() + 4);
+  t.token_count = load_u16(p.data() + 8);
+  if (t.token_count == 0) return body_error("STREAM_TOKEN token_count is 0");
+  t.text.assign(p.begin() + 10, p.end());
+  t.invalid_utf8 = !is_valid_utf8(t.text);
+  return t;
+}
+
+Result<CancelBody> parse_cancel(ByteView p) {
+  if (p.size() < kMinCancelBody) return body_error(length_detail("CANCEL", p.size(), kMinCancelBody));
+  return CancelBody{load_u32(p.data()), load_u16(p.data() + 4)};
+}
+
+Result<ErrorBody> parse_error(ByteView p) {
+  if (p.size() < kMinErrorBody) return body_error(length_detail("ERROR", p.size(), kMinErrorBody));
+  ErrorBody e;
+  e.stream_id = load_u32(p.data());
+  e.code = load_u16(p.data() + 4);
+  e.retry_after_ms = load_u32(p.data() + 6);
+  e.message.assign(p.begin() + 10, p.end());
+  e.invalid_utf8 = !is_valid_utf8(e.message);
+  return e;
+}
+
+Result<Body> parse_body(FrameType type, std::uint8_t frame_flags, ByteView plaintext) {
+  auto wrap = [](auto result) -> Result<Body> {
+    if (!result) return result.error();
+    return Body{std::move(*result)};
+  };
+  switch (type) {
+    case FrameType::Request: return wrap(parse_request(plaintext, frame_flags));
+    case FrameType::Response: return wrap(parse_response(plaintext));
+    case FrameType::StreamToken: return wrap(parse_token(plaintext));
+    case FrameType::Cancel: return wrap(parse_cancel(plaintext));
+    case FrameType::Error: return wrap(parse_error(plaintext));
+  }
+  return body_error("unknown frame type");
+}
+
+std::uint32_t body_stream_id(const Body& body) {
+  return std::visit([](const auto& b) { return b.stream_id; }, body);
+}
+
+Bytes encode_raw(std::uint32_t stream_id, ByteView rest) {
+  Bytes out;
+  out.reserve(4 + rest.size());
+  append_u32(out, stream_id);
+  append(out, rest);
+  return out;
+}
+
+namespace {
+
+Bytes encode_json(std::uint32_t stream_id, const json& doc) {
+  return encode_raw(stream_id, as_bytes(doc.dump()));
+}
+
+}  // namespace
+
+Bytes encode_request(std::uint32_t stream_id, const RequestSpec& s) {
+  json doc = json::object();
+  doc["model"] = s.model;
+  doc["messages"] = json::array();
+  for (const auto& m : s.messages) doc["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  if (s.max_tokens) doc["max_tokens"] = *s.max_tokens;
+  doc["stream"] = s.stream;
+  if (s.system) doc["system"] = *s.system;
+  if (s.temperature) doc["temperature"] = *s.temperature;
+  if (s.api_key) doc["api_key"] = *s.api_key;
+  if (s.metadata_json) doc["metadata"] = json::parse(*s.metadata_json);
+  return encode_json(stream_id, doc);
+}
+
+Bytes encode_response(std::uint32_t stream_id, const ResponseSpec& s) {
+  json doc = {{"id", s.id}, {"model", s.model}, {"stop_reason", to_string(s.stop_reason)}};
+  if (s.content) doc["content"] = *s.content;
+  doc["usage"] = {{"input_tokens", s.input_tokens}, {"output_tokens", s.output_tokens}};
+  if (s.timing)
+    doc["timing"] = {{"queue_us", s.timing->queue_us},
+                     {"context_wait_us", s.timing->context_wait_us},
+                     {"prefill_us", s.timing->prefill_us},
+                     {"decode_us", s.timing->decode_us}};
+  return encode_json(stream_id, doc);
+}
+
+Bytes encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count,
+                   ByteView text) {
+  Bytes out;
+  out.reserve(10 + text.size());
+  append_u32(out, stream_id);
+  append_u32(out, token_index);
+  append_u16(out, token_count);
+  append(out, text);
+  return out;
+}
+
+Bytes encode_cancel(std::uint32_t stream_id, CancelReason reason) {
+  Bytes out;
+  append_u32(out, stream_id);
+  append_u16(out, static_cast<std::uint16_t>(reason));
+  return out;
+}
+
+Bytes encode_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t retry_after_ms,
+                   std::string_view message) {
+  Bytes out;
+  append_u32(out, stream_id);
+  append_u16(out, code);
+  append_u32(out, retry_after_ms);
+  append(out, as_bytes(message));
+  return out;
+}
+
+std::string redact_request_json(std::string_view text) {
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    // Unparseable text may still hold a key: withhold it rather than guess where it ends.
+    if (text.find("api_key") != std::string_view::npos)
+      return "<" + std::to_string(text.size()) + " bytes withheld: unparseable JSON naming api_key>";
+    return std::string(text);
+  }
+  if (doc.contains("api_key")) doc["api_key"] = "***";
+  return doc.dump();
+}
+
+}  // namespace anthro

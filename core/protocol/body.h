@@ -1,0 +1,136 @@
+// Plaintext bodies of the five frame types (spec §5): parsing with their rules, and encoding.
+// JSON bodies keep their original text, so members a tool does not know are never lost.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "protocol/frame.h"
+#include "util/result.h"
+
+namespace anthro {
+
+inline constexpr std::size_t kMinRequestBody = 6;
+inline constexpr std::size_t kMinResponseBody = 6;
+inline constexpr std::size_t kMinTokenBody = 10;
+inline constexpr std::size_t kMinCancelBody = 6;
+inline constexpr std::size_t kMinErrorBody = 10;
+
+struct ChatMessage {
+  std::string role;
+  std::string content;
+  bool operator==(const ChatMessage&) const = default;
+};
+
+struct RequestBody {
+  std::uint32_t stream_id = 0;
+  std::string json;  // the body's JSON text as sent
+  std::string model;
+  std::vector<ChatMessage> messages;
+  std::optional<std::uint32_t> max_tokens;  // as sent; absent means the negotiated default
+  bool stream = true;
+  std::optional<std::string> system;
+  std::optional<double> temperature;
+  bool has_api_key = false;
+  std::uint32_t effective_max_tokens(std::uint32_t negotiated_default) const {
+    return max_tokens.value_or(negotiated_default);
+  }
+};
+
+enum class StopReason { EndTurn, MaxTokens, Cancelled };
+const char* to_string(StopReason reason);
+
+struct Timing {
+  std::uint64_t queue_us = 0, context_wait_us = 0, prefill_us = 0, decode_us = 0;
+};
+
+struct ResponseBody {
+  std::uint32_t stream_id = 0;
+  std::string json;
+  std::string id;
+  std::string model;
+  StopReason stop_reason = StopReason::EndTurn;
+  std::optional<std::string> content;
+  std::uint64_t input_tokens = 0;
+  std::uint64_t output_tokens = 0;
+  std::optional<Timing> timing;
+};
+
+struct TokenBody {
+  std::uint32_t stream_id = 0;
+  std::uint32_t token_index = 0;
+  std::uint16_t token_count = 1;
+  Bytes text;  // raw bytes, kept even when they are not UTF-8
+  bool invalid_utf8 = false;
+  std::string_view text_view() const { return as_text(text); }
+};
+
+enum class CancelReason : std::uint16_t { User = 0, Deadline = 1, Shutdown = 2 };
+
+struct CancelBody {
+  std::uint32_t stream_id = 0;
+  std::uint16_t raw_reason = 0;
+  // Values outside 0-2 are treated as `user` (spec §5).
+  CancelReason reason() const {
+    return raw_reason <= 2 ? static_cast<CancelReason>(raw_reason) : CancelReason::User;
+  }
+};
+
+struct ErrorBody {
+  std::uint32_t stream_id = 0;
+  std::uint16_t code = 0;
+  std::uint32_t retry_after_ms = 0;
+  Bytes message;
+  bool invalid_utf8 = false;
+  std::string_view message_view() const { return as_text(message); }
+};
+
+using Body = std::variant<RequestBody, ResponseBody, TokenBody, CancelBody, ErrorBody>;
+
+// Frame flags matter to REQUEST (`stream` must equal bit0); all failures have reason "body".
+Result<Body> parse_body(FrameType type, std::uint8_t frame_flags, ByteView plaintext);
+Result<RequestBody> parse_request(ByteView plaintext, std::uint8_t frame_flags);
+Result<ResponseBody> parse_response(ByteView plaintext);
+Result<TokenBody> parse_token(ByteView plaintext);
+Result<CancelBody> parse_cancel(ByteView plaintext);
+Result<ErrorBody> parse_error(ByteView plaintext);
+std::uint32_t body_stream_id(const Body& body);
+
+// Encoders. JSON is written compactly; `extra_json` members (an object's text) are merged in.
+struct RequestSpec {
+  std::string model;
+  std::vector<ChatMessage> messages;
+  std::optional<std::uint32_t> max_tokens;
+  bool stream = true;
+  std::optional<std::string> system;
+  std::optional<double> temperature;
+  std::optional<std::string> api_key;
+  std::optional<std::string> metadata_json;  // an object's text
+};
+Bytes encode_request(std::uint32_t stream_id, const RequestSpec& spec);
+
+struct ResponseSpec {
+  std::string id;
+  std::string model;
+  StopReason stop_reason = StopReason::EndTurn;
+  std::optional<std::string> content;
+  std::uint64_t input_tokens = 0;
+  std::uint64_t output_tokens = 0;
+  std::optional<Timing> timing;
+};
+Bytes encode_response(std::uint32_t stream_id, const ResponseSpec& spec);
+Bytes encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count,
+                   ByteView text);
+Bytes encode_cancel(std::uint32_t stream_id, CancelReason reason);
+Bytes encode_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t retry_after_ms,
+                   std::string_view message);
+// A body with only a stream_id and raw bytes after it, for JSON bodies given verbatim.
+Bytes encode_raw(std::uint32_t stream_id, ByteView rest);
+
+// The JSON text of a REQUEST with `api_key` (and any other secret member) replaced by "***".
+// Text that is not JSON comes back unchanged.
+std::string redact_request_json(std::string_view json);
+
+}  // namespace anthro

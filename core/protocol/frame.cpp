@@ -1,0 +1,132 @@
+#include "protocol/frame.h"
+
+#include <cstring>
+#include <variant>
+
+namespace anthro {
+
+const char* to_string(FrameType type) {
+  switch (type) {
+    case FrameType::Request: return "REQUEST";
+    case FrameType::Response: return "RESPONSE";
+    case FrameType::StreamToken: return "STREAM_TOKEN";
+    case FrameType::Cancel: return "CANCEL";
+    case FrameType::Error: return "ERROR";
+  }
+  return "UNKNOWN";
+}
+
+bool is_known_frame_type(std::uint8_t type) { return type >= 0x01 && type <= 0x05; }
+
+const char* to_string(FrameReason reason) {
+  switch (reason) {
+    case FrameReason::Version: return "version";
+    case FrameReason::Type: return "type";
+    case FrameReason::Flags: return "flags";
+    case FrameReason::Reserved: return "reserved";
+    case FrameReason::Length: return "length";
+    case FrameReason::Token: return "token";
+    case FrameReason::Incomplete: return "incomplete";
+    case FrameReason::Authentication: return "authentication";
+    case FrameReason::Body: return "body";
+  }
+  return "?";
+}
+
+FrameHeader parse_header(const std::uint8_t* p) {
+  FrameHeader h;
+  h.version = p[0];
+  h.type = p[1];
+  h.flags = p[2];
+  h.reserved = p[3];
+  h.payload_length = load_u32(p + 4);
+  h.token = load_u64(p + 8);
+  return h;
+}
+
+void write_header(const FrameHeader& h, std::uint8_t* p) {
+  p[0] = h.version;
+  p[1] = h.type;
+  p[2] = h.flags;
+  p[3] = h.reserved;
+  store_u32(p + 4, h.payload_length);
+  store_u64(p + 8, h.token);
+}
+
+namespace {
+
+std::string hex8(std::uint8_t v) { return "0x" + to_hex({&v, 1}); }
+
+}  // namespace
+
+std::optional<FrameRefusal> check_header(const FrameHeader& h, const HeaderContext& ctx) {
+  if (h.version != kFrameVersion)
+    return FrameRefusal{FrameReason::Version, "frame version " + hex8(h.version) + ", expected 0x01"};
+  if (!is_known_frame_type(h.type))
+    return FrameRefusal{FrameReason::Type, "unknown frame type " + hex8(h.type)};
+  if (h.flags & kFlagsReserved)
+    return FrameRefusal{FrameReason::Flags, "flags " + hex8(h.flags) + " set reserved bits 3-7"};
+  if (ctx.granted_flags && (h.flags & ~*ctx.granted_flags))
+    return FrameRefusal{FrameReason::Flags, "flags " + hex8(h.flags) + " set a bit not granted (" +
+                                                hex8(*ctx.granted_flags) + ")"};
+  if (h.reserved != 0)
+    return FrameRefusal{FrameReason::Reserved, "reserved byte is " + hex8(h.reserved)};
+  if (h.payload_length > kMaxPayload)
+    return FrameRefusal{FrameReason::Length, "payload_length " + std::to_string(h.payload_length) +
+                                                 " has a non-zero top byte (max 16777215)"};
+  if (h.payload_length < kMinPayload)
+    return FrameRefusal{FrameReason::Length, "payload_length " + std::to_string(h.payload_length) +
+                                                 " is below the minimum 32"};
+  if (ctx.token && h.token != *ctx.token)
+    return FrameRefusal{FrameReason::Token, "connection_token " + token_hex(h.token) +
+                                                " is not the negotiated " + token_hex(*ctx.token)};
+  return std::nullopt;
+}
+
+void seal_frame(Aead& aead, FrameType type, std::uint8_t flags, std::uint64_t token,
+                const std::array<std::uint8_t, kNonceSize>& nonce, ByteView plaintext, Bytes& out) {
+  FrameHeader h;
+  h.type = static_cast<std::uint8_t>(type);
+  h.flags = flags;
+  h.payload_length = static_cast<std::uint32_t>(kNonceSize + plaintext.size() + kTagSize);
+  h.token = token;
+  std::size_t start = out.size();
+  out.resize(start + h.frame_size());
+  std::uint8_t* p = out.data() + start;
+  write_header(h, p);
+  std::memcpy(p + kHeaderSize, nonce.data(), kNonceSize);
+  aead.seal(nonce.data(), {p, kHeaderSize}, plaintext, p + kHeaderSize + kNonceSize);
+}
+
+Bytes seal_frame(Aead& aead, FrameType type, std::uint8_t flags, std::uint64_t token,
+                 const std::array<std::uint8_t, kNonceSize>& nonce, ByteView plaintext) {
+  Bytes out;
+  seal_frame(aead, type, flags, token, nonce, plaintext, out);
+  return out;
+}
+
+bool open_frame(Aead& aead, ByteView frame, Bytes& plaintext) {
+  if (frame.size() < kHeaderSize + kNonceSize + kTagSize) return false;
+  const std::uint8_t* nonce = frame.data() + kHeaderSize;
+  ByteView sealed = frame.subspan(kHeaderSize + kNonceSize);
+  plaintext.resize(sealed.size() - kTagSize);
+  return aead.open(nonce, frame.first(kHeaderSize), sealed, plaintext.data());
+}
+
+std::variant<OpenedFrame, FrameRefusal> check_and_open(ByteView frame, const HeaderContext& ctx,
+                                                       Aead& aead) {
+  if (frame.size() < kHeaderSize)
+    return FrameRefusal{FrameReason::Incomplete, "only " + std::to_string(frame.size()) +
+                                                     " of the 16 header bytes"};
+  OpenedFrame opened{parse_header(frame.data()), {}};
+  if (auto refusal = check_header(opened.header, ctx)) return *refusal;
+  if (frame.size() < opened.header.frame_size())
+    return FrameRefusal{FrameReason::Incomplete, std::to_string(frame.size()) + " of " +
+                                                     std::to_string(opened.header.frame_size()) +
+                                                     " frame bytes"};
+  if (!open_frame(aead, frame.first(opened.header.frame_size()), opened.plaintext))
+    return FrameRefusal{FrameReason::Authentication, "the AEAD tag does not verify"};
+  return opened;
+}
+
+}  // namespace anthro

@@ -1,0 +1,86 @@
+// The frame of spec §4: header, the checks in their order, sealing and opening.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "crypto/aead.h"
+#include "protocol/blob.h"
+
+namespace anthro {
+
+inline constexpr std::size_t kHeaderSize = 16;
+inline constexpr std::uint8_t kFrameVersion = 0x01;
+inline constexpr std::uint32_t kMinPayload = kNonceSize + 4 + kTagSize;  // 32
+inline constexpr std::uint32_t kMaxPayload = 0x00FFFFFF;
+inline constexpr std::size_t kMaxFrame = kHeaderSize + kMaxPayload;
+
+enum class FrameType : std::uint8_t {
+  Request = 0x01, Response = 0x02, StreamToken = 0x03, Cancel = 0x04, Error = 0x05
+};
+// "REQUEST", "STREAM_TOKEN", ...; "UNKNOWN" for other values.
+const char* to_string(FrameType type);
+bool is_known_frame_type(std::uint8_t type);
+
+// The reasons of spec §4, in the order they are checked.
+enum class FrameReason {
+  Version, Type, Flags, Reserved, Length, Token, Incomplete, Authentication, Body
+};
+const char* to_string(FrameReason reason);
+// Header reasons (version … token) are connection errors for a live peer.
+inline bool is_header_reason(FrameReason r) { return r <= FrameReason::Token; }
+
+struct FrameHeader {
+  std::uint8_t version = kFrameVersion;
+  std::uint8_t type = 0;
+  std::uint8_t flags = 0;
+  std::uint8_t reserved = 0;
+  std::uint32_t payload_length = 0;
+  std::uint64_t token = 0;
+
+  FrameType frame_type() const { return static_cast<FrameType>(type); }
+  std::size_t frame_size() const { return kHeaderSize + payload_length; }
+  bool operator==(const FrameHeader&) const = default;
+};
+
+FrameHeader parse_header(const std::uint8_t* bytes);
+void write_header(const FrameHeader& header, std::uint8_t* out);
+
+// What the receiver knows of the negotiation; unknown parts are not checked.
+struct HeaderContext {
+  std::optional<std::uint64_t> token;
+  std::optional<std::uint8_t> granted_flags;
+};
+
+struct FrameRefusal {
+  FrameReason reason;
+  std::string detail;
+};
+
+// The header checks (version … token). `length` also fails when the payload is too short.
+std::optional<FrameRefusal> check_header(const FrameHeader& header, const HeaderContext& ctx);
+// A header whose length field is usable, so a passive decoder can skip the frame.
+inline bool length_is_valid(const FrameHeader& h) {
+  return h.payload_length >= kMinPayload && h.payload_length <= kMaxPayload;
+}
+
+// Appends one sealed frame to `out`: header, nonce, ciphertext, tag.
+void seal_frame(Aead& aead, FrameType type, std::uint8_t flags, std::uint64_t token,
+                const std::array<std::uint8_t, kNonceSize>& nonce, ByteView plaintext, Bytes& out);
+Bytes seal_frame(Aead& aead, FrameType type, std::uint8_t flags, std::uint64_t token,
+                 const std::array<std::uint8_t, kNonceSize>& nonce, ByteView plaintext);
+
+// Opens a complete frame (header checks are the caller's); false when the tag fails.
+bool open_frame(Aead& aead, ByteView frame, Bytes& plaintext);
+
+// The full check of one complete frame in spec order, for tools and tests:
+// header, `incomplete`, `authentication`; the body is judged separately.
+struct OpenedFrame {
+  FrameHeader header;
+  Bytes plaintext;
+};
+std::variant<OpenedFrame, FrameRefusal> check_and_open(ByteView frame, const HeaderContext& ctx,
+                                                       Aead& aead);
+
+}  // namespace anthro
