@@ -1,1 +1,51 @@
-int main(){}
+// anthro-wb: the command-line face of the workbench (../shared/spec/cli.md).
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const std::vector<std::string>& args);
+  const char* summary;
+};
+
+const Command commands[] = {
+    {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
+};
+
+// Subcommands of cli.md that later work brings; named so users know they exist.
+const char* planned[] = {"endpoint", "session", "bench", "capture", "decode", "analyze",
+                         "diagnose", "rollout", "report"};
+
+void usage(std::ostream& out) {
+  out << "usage: anthro-wb <command> [options]\n\ncommands:\n";
+  for (const auto& c : commands) out << "  " << c.name << "\t" << c.summary << "\n";
+  out << "\nnot in this build yet:";
+  for (const char* p : planned) out << " " << p;
+  out << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const auto& c : commands)
+    if (argv[1] == std::string(c.name)) return c.run(args);
+  for (const char* p : planned)
+    if (argv[1] == std::string(p)) {
+      std::cerr << "anthro-wb: '" << p << "' is not available in this build yet\n";
+      return 2;
+    }
+  std::cerr << "anthro-wb: unknown command '" << argv[1] << "'\n";
+  usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds Release, and starts the workbench against the
+# embedded local endpoint; with no display it runs the headless demo instead.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/installer/deps.sh"
+bash "$root/installer/build.sh" build/release -DCMAKE_BUILD_TYPE=Release
+bin="$root/build/release/app"
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+  chmod 0700 "$XDG_RUNTIME_DIR"
+  exec "$bin/anthro-workbench" "$@"
+fi
+echo "No display: running the headless demo (anthro-wb demo)."
+exec "$bin/anthro-wb" demo "$@"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test: the full build (GUI tests offscreen),
+# then the core suites again under AddressSanitizer and UBSan.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/installer/deps.sh"
+export QT_QPA_PLATFORM=offscreen
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+chmod 0700 "$XDG_RUNTIME_DIR"
+
+bash "$root/installer/build.sh" build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ctest --test-dir "$root/build/test" --output-on-failure
+
+bash "$root/installer/build.sh" build/asan -DCMAKE_BUILD_TYPE=Debug -DANTHRO_BUILD_GUI=OFF \
+  -DANTHRO_SANITIZE=address,undefined
+ctest --test-dir "$root/build/asan" --output-on-failure
