@@ -88,7 +88,8 @@ DirectionDecoder::Step DirectionDecoder::step_preface(ByteView avail, double ts)
     mode_ = PrefaceMode::None;  // no preface: extension mode or a capture that starts later
     return step_frame(avail, ts);
   }
-  if (avail.size() < kPrefaceSize) return {0, n < kPrefaceMagic.size() ? kPrefaceMagic.size() : kPrefaceSize};
+  // Until the whole magic is in, look again at every byte so a mismatch is seen at once.
+  if (avail.size() < kPrefaceSize) return {0, n < kPrefaceMagic.size() ? n + 1 : kPrefaceSize};
   mode_ = PrefaceMode::None;
   if (events_.on_blob) {
     ByteView blob = avail.subspan(kPrefaceMagic.size(), kBlobSize);
