@@ -33,6 +33,15 @@ const char* to_string(FrameReason reason) {
   return "?";
 }
 
+LiveAction live_action(FrameReason reason, FrameType type) {
+  if (is_header_reason(reason)) return LiveAction::ProtocolErrorAndClose;
+  switch (reason) {
+    case FrameReason::Incomplete: return LiveAction::Close;
+    case FrameReason::Authentication: return LiveAction::DropAndCount;
+    default: return type == FrameType::Request ? LiveAction::BadRequestOnStream : LiveAction::ReportAndSkip;
+  }
+}
+
 FrameHeader parse_header(const std::uint8_t* p) {
   FrameHeader h;
   h.version = p[0];

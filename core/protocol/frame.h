@@ -31,6 +31,17 @@ const char* to_string(FrameReason reason);
 // Header reasons (version … token) are connection errors for a live peer.
 inline bool is_header_reason(FrameReason r) { return r <= FrameReason::Token; }
 
+// What a live peer does after refusing a frame (spec §4 "After a refusal").
+enum class LiveAction {
+  ProtocolErrorAndClose,  // ERROR code 1 on stream 0, then close
+  DropAndCount,           // drop silently; 16 in a row is a protocol error
+  BadRequestOnStream,     // ERROR 400 on the frame's stream
+  ReportAndSkip,          // the connection goes on
+  Close,                  // the peer's bytes ended inside a frame
+};
+inline constexpr unsigned kMaxConsecutiveAuthDrops = 16;
+LiveAction live_action(FrameReason reason, FrameType type);
+
 struct FrameHeader {
   std::uint8_t version = kFrameVersion;
   std::uint8_t type = 0;
