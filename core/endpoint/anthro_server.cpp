@@ -1,0 +1,338 @@
+// The server side of one anthro-v1 connection: negotiation, frames, and one generator
+// coroutine per stream that plays the simulated model's reply plan, faults included.
+#include <cstring>
+#include <map>
+
+#include "endpoint/server_state.h"
+#include "model/faults.h"
+#include "protocol/streams.h"
+#include "protocol/stream_decoder.h"
+
+namespace anthro {
+
+using namespace net;
+using Clock = std::chrono::steady_clock;
+
+Result<Bytes> answer_offer(const ServerState& state, ByteView offer_bytes) {
+  if (auto refusal = check_offer(offer_bytes)) return make_error(to_string(refusal->reason), refusal->detail);
+  Blob offer = *decode_blob(offer_bytes);
+  if (auto shared = x25519_shared(state.server_private, offer.x25519_public); !shared) return shared.error();
+  Blob answer = offer;
+  answer.role = kRoleAnswer;
+  answer.max_streams = std::min(offer.max_streams, state.config.max_streams);
+  answer.default_max_tokens = std::min(offer.default_max_tokens, state.config.default_max_tokens);
+  answer.flags = offer.flags & kFlagStreaming;  // the simulated model has no speculation or caching
+  answer.aead = (offer.aead & kSuiteAes256Gcm) ? kSuiteAes256Gcm : kSuiteChaCha20Poly1305;
+  answer.x25519_public = state.server_public;
+  random_bytes(answer.random.data(), answer.random.size());
+  return encode_blob(answer);
+}
+
+namespace {
+
+struct StreamState {
+  StreamState(const asio::any_io_executor& ex, std::uint32_t id, std::uint8_t flags) : id(id), flags(flags), timer(ex) {}
+  std::uint32_t id;
+  std::uint8_t flags;
+  RequestBody request;
+  bool cancelled = false;
+  asio::steady_timer timer;  // the generator's sleeps; cancelled to wake it for CANCEL
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(std::unique_ptr<ByteStream> stream, ServerState& state, std::unique_ptr<ExtensionState> ext)
+      : stream_(std::move(stream)), state_(state), ext_(std::move(ext)), writer_(*stream_), streams_(1),
+        deadline_(stream_->socket().get_executor()), started_(Clock::now()),
+        streams_done_(stream_->socket().get_executor()) {}
+
+  awaitable<void> run() {
+    auto self = shared_from_this();
+    co_spawn(stream_->socket().get_executor(), writer_.run(), asio::detached);
+    co_spawn(stream_->socket().get_executor(), watchdog(), asio::detached);
+    if (co_await negotiate()) co_await read_loop();
+    // The peer's reader closing is not a cancel (spec §5): streams play out before we close.
+    while (!live_streams_.empty() && !writer_.failed() && !closing_) co_await streams_done_.wait();
+    co_await writer_.flush();
+    finish();
+  }
+
+ private:
+  awaitable<bool> negotiate() {
+    Bytes offer_bytes, answer_bytes;
+    if (ext_ && !ext_->answer.empty()) {
+      offer_bytes = ext_->offer;
+      answer_bytes = ext_->answer;
+    } else {
+      std::uint8_t preface[kPrefaceSize];
+      std::size_t have = 0;
+      while (have < kPrefaceSize) {
+        std::size_t n = co_await stream_->read_some(preface + have, kPrefaceSize - have);
+        if (n == 0) co_return false;
+        have += n;
+        // An HTTP request (or anything else) is not a preface: close without answering.
+        if (std::memcmp(preface, kPrefaceMagic.data(), std::min(have, kPrefaceMagic.size())) != 0) co_return false;
+      }
+      offer_bytes.assign(preface + 8, preface + kPrefaceSize);
+      auto answer = answer_offer(state_, offer_bytes);
+      if (!answer) {
+        ++state_.counters.handshake_failures;
+        co_return false;
+      }
+      answer_bytes = *answer;
+      Bytes out(kPrefaceMagic.begin(), kPrefaceMagic.end());
+      append(out, answer_bytes);
+      writer_.send(std::move(out));
+    }
+    Blob offer = *decode_blob(offer_bytes);
+    negotiated_ = negotiated_from(*decode_blob(answer_bytes));
+    auto keys = server_frame_keys(state_.server_private, offer);
+    if (!keys) co_return false;
+    keys_ = *keys;
+    streams_ = StreamTable(negotiated_.max_streams);
+    s2c_.emplace(negotiated_.suite, keys_.s2c);
+    negotiated_ok_ = true;
+    deadline_.cancel();
+    co_return true;
+  }
+
+  awaitable<void> read_loop() {
+    std::vector<FrameEvent> events;
+    DirectionDecoder decoder(Direction::ClientToServer, PrefaceMode::None,
+                             DecoderEvents{nullptr, [&](const FrameEvent& e) { events.push_back(e); }, nullptr},
+                             nullptr);
+    decoder.set_key({negotiated_.suite, keys_.c2s});
+    decoder.set_header_context(HeaderContext{negotiated_.token, negotiated_.flags});
+    std::vector<std::uint8_t> buf(64 * 1024);
+    while (!closing_) {
+      std::size_t n = co_await stream_->read_some(buf.data(), buf.size());
+      if (n == 0) break;
+      last_activity_ = Clock::now();
+      auto t0 = Clock::now();
+      decoder.feed(ByteView(buf.data(), n));
+      if (!events.empty()) state_.metrics.frame_decoded(seconds_since(t0) / static_cast<double>(events.size()));
+      for (auto& e : events) {
+        handle(e, decoder);
+        if (closing_) break;
+      }
+      events.clear();
+    }
+  }
+
+  void handle(FrameEvent& e, const DirectionDecoder& decoder) {
+    if (!e.refusal) return handle_body(e);
+    switch (live_action(*e.refusal, e.header.frame_type())) {
+      case LiveAction::ProtocolErrorAndClose: return protocol_error(std::string(to_string(*e.refusal)) + ": " + e.detail);
+      case LiveAction::DropAndCount:
+        ++state_.counters.frames_dropped;
+        state_.metrics.frame_dropped();
+        if (decoder.consecutive_auth_drops() >= kMaxConsecutiveAuthDrops)
+          protocol_error("16 consecutive frames failed authentication");
+        return;
+      case LiveAction::BadRequestOnStream:
+        send_error(e.plaintext.size() >= 4 ? load_u32(e.plaintext.data()) : 0, 400, 0, e.detail);
+        return;
+      case LiveAction::ReportAndSkip:
+      case LiveAction::Close: return;
+    }
+  }
+
+  void handle_body(FrameEvent& e) {
+    if (auto* req = std::get_if<RequestBody>(&*e.body)) return start_stream(e.header.flags, std::move(*req));
+    if (auto* cancel = std::get_if<CancelBody>(&*e.body)) return on_cancel(cancel->stream_id);
+    // Servers receive only REQUEST and CANCEL; anything else is reported and skipped.
+  }
+
+  void start_stream(std::uint8_t flags, RequestBody request) {
+    if (auto why = streams_.open(request.stream_id)) return protocol_error(*why);
+    ++state_.counters.requests;
+    state_.metrics.request();
+    auto stream = std::make_shared<StreamState>(stream_->socket().get_executor(), request.stream_id, flags);
+    stream->request = std::move(request);
+    live_streams_[stream->id] = stream;
+    co_spawn(stream_->socket().get_executor(), generate(shared_from_this(), stream), asio::detached);
+  }
+
+  void on_cancel(std::uint32_t id) {
+    ++state_.counters.cancels;
+    state_.metrics.cancel();
+    auto it = live_streams_.find(id);
+    if (it == live_streams_.end() || state_.config.model.faults.ignore_cancel) return;  // unknown: ignored
+    auto stream = it->second;
+    if (auto delay = state_.config.model.faults.slow_cancel_ms) {
+      co_spawn(stream_->socket().get_executor(), cancel_later(shared_from_this(), stream, *delay), asio::detached);
+      return;
+    }
+    stream->cancelled = true;
+    stream->timer.cancel();
+  }
+
+  static awaitable<void> cancel_later(std::shared_ptr<Connection>, std::shared_ptr<StreamState> stream, double ms) {
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    co_await sleep_for(t, ms / 1000.0);
+    stream->cancelled = true;
+    stream->timer.cancel();
+  }
+
+  // Sleeps unless the stream is cancelled meanwhile; false when it was.
+  static awaitable<bool> wait(StreamState& s, double ms) {
+    if (s.cancelled) co_return false;
+    if (ms > 0) co_await sleep_for(s.timer, ms / 1000.0);
+    co_return !s.cancelled;
+  }
+
+  static awaitable<void> generate(std::shared_ptr<Connection> self, std::shared_ptr<StreamState> s) {
+    co_await self->play(*s);
+    self->streams_.close(s->id);
+    self->live_streams_.erase(s->id);
+    self->streams_done_.notify();
+  }
+
+  awaitable<void> play(StreamState& s) {
+    const Faults& faults = state_.config.model.faults;
+    if (!state_.config.required_api_key.empty() && !api_key_matches(s.request)) {
+      send_error(s.id, 401, 0, "unauthorized: api_key missing or wrong");
+      co_return;
+    }
+    ReplyRequest rr{s.request.model, prompt_text(s.request.system, s.request.messages), s.request.effective_max_tokens(negotiated_.default_max_tokens),
+                    state_.request_number++};
+    ReplyPlan plan = state_.model.plan(rr);
+    if (plan.overload) {
+      send_error(s.id, 429, plan.retry_after_ms, "overloaded: retry after the scheduler's estimate");
+      co_return;
+    }
+    auto t0 = Clock::now();
+    bool live = co_await wait(s, plan.queue_ms + plan.context_wait_ms + plan.prefill_ms);
+    state_.metrics.context_wait(plan.context_wait_ms / 1000.0);
+    std::string content;
+    std::uint32_t sent = 0, index = 0;
+    auto first = Clock::now(), last = first;
+    for (std::size_t i = 0; live && i < plan.tokens.size(); ++i) {
+      const TokenStep& step = plan.tokens[i];
+      double delay = step.delay_ms;
+      if (plan.stall_before_token && *plan.stall_before_token == i) delay += plan.stall_ms;
+      if (i > 0 && !(live = co_await wait(s, delay))) break;
+      co_await writer_.wait_below(state_.config.max_queued_bytes);
+      if (writer_.failed() || closing_) co_return;
+      auto now = Clock::now();
+      if (i == 0) {
+        first = now;
+        state_.metrics.ttft(seconds_since(t0));
+      } else {
+        state_.metrics.inter_token(std::chrono::duration<double>(now - last).count());
+      }
+      last = now;
+      std::string text = faults.utf8_surrogate ? to_cesu8(step.text) : step.text;
+      if (s.flags & kFlagStreaming) {
+        bool corrupt = std::find(plan.corrupt_token.begin(), plan.corrupt_token.end(), i) != plan.corrupt_token.end();
+        send_frame(FrameType::StreamToken, s.flags, encode_token(s.id, index, 1, as_bytes(text)), corrupt);
+      }
+      content += text;
+      ++sent;
+      ++index;
+      if (std::find(plan.skip_index_after.begin(), plan.skip_index_after.end(), i) != plan.skip_index_after.end()) ++index;
+      if (plan.reset_after_token && sent >= *plan.reset_after_token) {
+        co_await writer_.flush();
+        closing_ = true;
+        stream_->reset();
+        co_return;
+      }
+    }
+    ResponseSpec response;
+    response.id = "msg_" + token_hex(negotiated_.token).substr(0, 8) + "_" + std::to_string(s.id);
+    response.model = s.request.model;
+    response.stop_reason = s.cancelled ? StopReason::Cancelled : plan.stop_reason;
+    if (!(s.flags & kFlagStreaming)) response.content = content;
+    response.input_tokens = plan.input_tokens;
+    response.output_tokens = sent;
+    response.timing = Timing{us(plan.queue_ms), us(plan.context_wait_ms), us(plan.prefill_ms),
+                             static_cast<std::uint64_t>(std::chrono::duration<double, std::micro>(last - first).count())};
+    send_frame(FrameType::Response, s.flags, encode_response(s.id, response));
+    if (faults.close_after_response) {
+      co_await writer_.flush();
+      closing_ = true;
+      stream_->close();
+    }
+  }
+
+  static std::uint64_t us(double ms) { return static_cast<std::uint64_t>(ms * 1000.0); }
+
+  bool api_key_matches(const RequestBody& r) const {
+    auto pos = r.json.find("\"api_key\"");
+    if (pos == std::string::npos) return false;
+    return r.json.find("\"" + state_.config.required_api_key + "\"", pos) != std::string::npos;
+  }
+
+  void send_frame(FrameType type, std::uint8_t flags, const Bytes& plaintext, bool corrupt = false) {
+    Bytes frame;
+    seal_frame(*s2c_, type, flags, negotiated_.token, nonces_.next(), plaintext, frame);
+    if (corrupt) frame[kHeaderSize + kNonceSize] ^= 0x01;  // a flipped ciphertext bit
+    writer_.send(std::move(frame));
+  }
+
+  void send_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t retry_after_ms, std::string_view message) {
+    send_frame(FrameType::Error, 0, encode_error(stream_id, code, retry_after_ms, message));
+  }
+
+  void protocol_error(const std::string& why) {
+    ++state_.counters.protocol_errors;
+    if (s2c_) send_error(0, 1, 0, "protocol error: " + why);
+    closing_ = true;
+    for (auto& [_, s] : live_streams_) {
+      s->cancelled = true;
+      s->timer.cancel();
+    }
+  }
+
+  // Closes connections that never finish negotiating, or sit idle with nothing in flight.
+  awaitable<void> watchdog() {
+    auto self = shared_from_this();
+    deadline_.expires_after(std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(state_.config.handshake_timeout_s)));
+    boost::system::error_code ec;
+    co_await deadline_.async_wait(asio::redirect_error(use_awaitable, ec));
+    if (!ec && !negotiated_ok_) {
+      ++state_.counters.handshake_failures;
+      co_return stream_->close();
+    }
+    asio::steady_timer tick(stream_->socket().get_executor());
+    while (!finished_) {
+      co_await sleep_for(tick, 1.0);
+      if (!finished_ && live_streams_.empty() && seconds_since(last_activity_) > state_.config.idle_timeout_s)
+        co_return stream_->close();
+    }
+  }
+
+  void finish() {
+    finished_ = true;
+    writer_.stop();
+    deadline_.cancel();
+    stream_->close();
+    state_.metrics.connection_closed(seconds_since(started_));
+  }
+
+  std::unique_ptr<ByteStream> stream_;
+  ServerState& state_;
+  std::unique_ptr<ExtensionState> ext_;
+  WriteQueue writer_;
+  StreamTable streams_;
+  asio::steady_timer deadline_;
+  Clock::time_point started_, last_activity_ = Clock::now();
+  Negotiated negotiated_;
+  FrameKeys keys_;
+  std::optional<Aead> s2c_;
+  NonceSequence nonces_;
+  std::map<std::uint32_t, std::shared_ptr<StreamState>> live_streams_;
+  Signal streams_done_;
+  bool closing_ = false, negotiated_ok_ = false, finished_ = false;
+};
+
+}  // namespace
+
+awaitable<void> serve_anthro(std::unique_ptr<ByteStream> stream, ServerState& state,
+                             std::unique_ptr<ExtensionState> extension) {
+  auto connection = std::make_shared<Connection>(std::move(stream), state, std::move(extension));
+  co_await connection->run();
+}
+
+}  // namespace anthro

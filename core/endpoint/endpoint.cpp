@@ -1,0 +1,179 @@
+#include "endpoint/endpoint.h"
+
+#include <thread>
+
+#include "endpoint/server_state.h"
+#include "util/files.h"
+
+namespace anthro {
+
+using namespace net;
+
+namespace {
+
+enum class SocketKind { Tls, Lab, Http, Metrics };
+
+Result<tcp::endpoint> parse_listen(const std::string& text) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos) return make_error("usage", "\"" + text + "\": expected HOST:PORT");
+  std::string host = text.substr(0, colon), port = text.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec) return make_error("usage", "\"" + text + "\": \"" + host + "\" is not an IP address");
+  char* end = nullptr;
+  long p = std::strtol(port.c_str(), &end, 10);
+  if (port.empty() || *end || p < 0 || p > 65535) return make_error("usage", "\"" + text + "\": bad port");
+  return tcp::endpoint(address, static_cast<std::uint16_t>(p));
+}
+
+std::string host_text(const asio::ip::address& a) { return a.is_v6() ? "[" + a.to_string() + "]" : a.to_string(); }
+
+}  // namespace
+
+std::string Listener::url() const { return scheme + "://" + host + ":" + std::to_string(port); }
+
+struct Endpoint::Impl {
+  asio::io_context io{1};
+  asio::ssl::context tls{asio::ssl::context::tls_server};
+  std::unique_ptr<ServerState> state;
+  std::vector<Listener> listeners;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
+  std::thread thread;
+  EndpointCredentials credentials;
+
+  Result<bool> listen(const std::string& spec, SocketKind kind, std::initializer_list<const char*> schemes) {
+    if (spec.empty()) return true;
+    auto where = parse_listen(spec);
+    if (!where) return where.error();
+    auto acceptor = std::make_unique<tcp::acceptor>(io);
+    boost::system::error_code ec;
+    acceptor->open(where->protocol(), ec);
+    if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor->bind(*where, ec);
+    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return make_error("network", "cannot listen on " + spec + ": " + ec.message());
+    auto local = acceptor->local_endpoint();
+    for (const char* scheme : schemes) listeners.push_back({scheme, host_text(local.address()), local.port()});
+    co_spawn(io, accept_loop(*acceptor, kind), asio::detached);
+    acceptors.push_back(std::move(acceptor));
+    return true;
+  }
+
+  awaitable<void> accept_loop(tcp::acceptor& acceptor, SocketKind kind) {
+    for (;;) {
+      boost::system::error_code ec;
+      tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(use_awaitable, ec));
+      if (ec == asio::error::operation_aborted) co_return;
+      if (ec) continue;
+      if (state->counters.open_connections >= state->config.max_connections) {
+        ++state->counters.refused_connections;
+        continue;  // the socket closes as it goes out of scope
+      }
+      socket.set_option(tcp::no_delay(true), ec);
+      co_spawn(io, serve(std::move(socket), kind), asio::detached);
+    }
+  }
+
+  awaitable<void> serve(tcp::socket socket, SocketKind kind) {
+    ++state->counters.connections;
+    ++state->counters.open_connections;
+    switch (kind) {
+      case SocketKind::Tls: co_await serve_tls(std::move(socket)); break;
+      case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr); break;
+      case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state); break;
+      case SocketKind::Metrics: co_await serve_metrics(make_plain_stream(std::move(socket)), *state); break;
+    }
+    --state->counters.open_connections;
+  }
+
+  awaitable<void> serve_tls(tcp::socket socket) {
+    auto stream = make_tls_stream(std::move(socket), tls);
+    auto ext = std::make_unique<ExtensionState>();
+    ServerState* s = state.get();
+    ext->answer_offer = [s](ByteView offer) { return answer_offer(*s, offer); };
+    attach_extension(stream->ssl(), ext.get());
+    asio::steady_timer deadline(io);
+    deadline.expires_after(std::chrono::duration_cast<asio::steady_timer::duration>(
+        std::chrono::duration<double>(state->config.handshake_timeout_s)));
+    deadline.async_wait([&stream](boost::system::error_code ec) {
+      if (!ec) stream->close();
+    });
+    bool ok = co_await tls_handshake(*stream, true);
+    deadline.cancel();
+    if (!ok) {
+      ++state->counters.handshake_failures;
+      co_return;
+    }
+    if (selected_alpn(stream->ssl()) == kAlpnAnthro) co_await serve_anthro(std::move(stream), *state, std::move(ext));
+    else co_await serve_http(std::move(stream), *state);
+  }
+};
+
+Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) {
+  auto impl = std::make_unique<Impl>();
+  EndpointCredentials& c = impl->credentials;
+  c = {config.cert_path, config.key_path, config.server_key_path};
+  if (c.cert_path.empty() || c.key_path.empty() || c.server_key_path.empty()) {
+    auto dir = data_dir();
+    if (!dir) return dir.error();
+    auto generated = ensure_endpoint_credentials(*dir);
+    if (!generated) return generated.error();
+    if (c.cert_path.empty() || c.key_path.empty()) {
+      c.cert_path = generated->cert_path;
+      c.key_path = generated->key_path;
+    }
+    if (c.server_key_path.empty()) c.server_key_path = generated->server_key_path;
+  }
+  auto pem = read_file(c.server_key_path);
+  if (!pem) return pem.error();
+  auto server_key = load_x25519_private_pem(*pem, c.server_key_path);
+  if (!server_key) return server_key.error();
+  impl->state = std::make_unique<ServerState>(config, *server_key);
+  if (!config.tls_listen.empty()) {
+    ServerTlsConfig tls{c.cert_path, c.key_path, config.model.faults.alpn_downgrade};
+    if (auto ok = configure_server_tls(impl->tls.native_handle(), tls); !ok) return ok.error();
+  }
+  for (auto [spec, kind, schemes] : {std::tuple{config.tls_listen, SocketKind::Tls, std::initializer_list<const char*>{"anthro", "https"}},
+                                     std::tuple{config.lab_listen, SocketKind::Lab, std::initializer_list<const char*>{"anthro+lab"}},
+                                     std::tuple{config.http_listen, SocketKind::Http, std::initializer_list<const char*>{"http"}},
+                                     std::tuple{config.metrics_listen, SocketKind::Metrics, std::initializer_list<const char*>{"metrics"}}})
+    if (auto ok = impl->listen(spec, kind, schemes); !ok) return ok.error();
+  if (impl->listeners.empty()) return make_error("usage", "the endpoint has no socket to listen on");
+  impl->thread = std::thread([io = &impl->io] { io->run(); });
+  return std::unique_ptr<Endpoint>(new Endpoint(std::move(impl)));
+}
+
+Endpoint::Endpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Endpoint::~Endpoint() { stop(); }
+
+void Endpoint::stop() {
+  if (!impl_ || !impl_->thread.joinable()) return;
+  asio::post(impl_->io, [impl = impl_.get()] {
+    for (auto& a : impl->acceptors) a->close();
+    impl->io.stop();
+  });
+  impl_->thread.join();
+}
+
+const std::vector<Listener>& Endpoint::listeners() const { return impl_->listeners; }
+
+std::string Endpoint::url(std::string_view scheme) const {
+  for (const auto& l : impl_->listeners)
+    if (l.scheme == scheme) return l.url();
+  return {};
+}
+
+std::string Endpoint::cert_path() const { return impl_->credentials.cert_path; }
+std::string Endpoint::server_key_path() const { return impl_->credentials.server_key_path; }
+
+EndpointCounters Endpoint::counters() const {
+  const auto& c = impl_->state->counters;
+  return {c.connections, c.open_connections, c.requests, c.cancels, c.frames_dropped,
+          c.protocol_errors, c.handshake_failures, c.http_requests, c.refused_connections};
+}
+
+std::string Endpoint::metrics_text() const { return impl_->state->metrics.text(); }
+
+}  // namespace anthro

@@ -1,0 +1,64 @@
+// The local anthro-v1 endpoint: a faithful peer with a simulated model that misbehaves on
+// demand (the fault catalogue), plus the HTTP baseline on the same model. It runs its own
+// event loop on one thread; callers only start, query and stop it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/simulated_model.h"
+#include "util/result.h"
+
+namespace anthro {
+
+struct EndpointConfig {
+  // HOST:PORT for each socket; empty leaves it off. Port 0 picks a free port.
+  std::string tls_listen;      // anthro-v1 over TLS, and the HTTP baseline by ALPN http/1.1
+  std::string lab_listen;      // anthro-v1 in cleartext
+  std::string http_listen;     // the HTTP baseline in cleartext
+  std::string metrics_listen;  // Prometheus text at /metrics
+  std::string cert_path, key_path, server_key_path;  // empty: generated in the data directory
+  ModelConfig model;
+  std::string required_api_key;  // the value itself (read from the environment by the CLI)
+  std::size_t max_connections = 1024;
+  double handshake_timeout_s = 10;
+  double idle_timeout_s = 120;
+  std::uint16_t max_streams = 16;          // the most the endpoint grants
+  std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
+  std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
+};
+
+struct Listener {
+  std::string scheme;  // anthro, https, anthro+lab, http, metrics
+  std::string host;
+  std::uint16_t port = 0;
+  std::string url() const;
+};
+
+struct EndpointCounters {
+  std::uint64_t connections = 0, open_connections = 0, requests = 0, cancels = 0, frames_dropped = 0,
+                protocol_errors = 0, handshake_failures = 0, http_requests = 0, refused_connections = 0;
+};
+
+class Endpoint {
+ public:
+  static Result<std::unique_ptr<Endpoint>> start(const EndpointConfig& config);
+  ~Endpoint();
+  const std::vector<Listener>& listeners() const;
+  // The URL of the first listener with this scheme, or empty.
+  std::string url(std::string_view scheme) const;
+  std::string cert_path() const;
+  std::string server_key_path() const;
+  EndpointCounters counters() const;
+  std::string metrics_text() const;  // Prometheus text exposition
+  void stop();
+
+  struct Impl;
+
+ private:
+  explicit Endpoint(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace anthro

@@ -1,0 +1,176 @@
+// The HTTP baseline (spec §9) on the simulated model: the Anthropic Messages API and the
+// OpenAI-compatible chat completions, JSON or SSE, over TLS (ALPN http/1.1) or cleartext.
+#include <ctime>
+
+#include "endpoint/server_state.h"
+#include "http/messages_api.h"
+#include "net/http_io.h"
+
+namespace anthro {
+
+using namespace net;
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+namespace {
+
+constexpr std::size_t kBodyLimit = 4 << 20;
+
+enum class Api { Messages, ChatCompletions };
+
+struct Reply {
+  Api api;
+  RequestSpec request;
+  ReplyPlan plan;
+  std::string id;
+  bool include_usage = false;
+};
+
+std::string error_body(Api api, std::string_view type, std::string_view message) {
+  return api == Api::Messages ? error_json(type, message) : chat_completions_error_json(type, message);
+}
+
+std::string bearer(const std::string& authorization) {
+  return authorization.rfind("Bearer ", 0) == 0 ? authorization.substr(7) : std::string();
+}
+
+Headers retry_headers(std::uint32_t ms) {
+  return {{"retry-after", std::to_string((ms + 999) / 1000)}, {"retry-after-ms", std::to_string(ms)}};
+}
+
+class HttpConnection {
+ public:
+  HttpConnection(ByteStream& stream, ServerState& state) : stream_(stream), state_(state), timer_(stream.socket().get_executor()) {}
+
+  awaitable<void> run() {
+    std::string pending;
+    for (;;) {
+      auto read = co_await read_http_request(stream_, pending, kBodyLimit);
+      if (auto* failure = std::get_if<ReadFailure>(&read)) {
+        if (failure->status) co_await send(http_response(failure->status, "text/plain", failure->detail + "\n"));
+        co_return;
+      }
+      auto& req = std::get<HttpRequest>(read);
+      ++state_.counters.http_requests;
+      if (!co_await serve(req) || !req.keep_alive) co_return;
+    }
+  }
+
+ private:
+  awaitable<bool> send(std::string_view bytes) { co_return co_await stream_.write_all(as_bytes(bytes)); }
+
+  awaitable<bool> send_error(Api api, int status, std::string_view type, std::string_view message, Headers extra = {}) {
+    co_return co_await send(http_response(status, "application/json", error_body(api, type, message), std::move(extra)));
+  }
+
+  awaitable<bool> serve(const HttpRequest& req) {
+    std::string path = req.target.substr(0, req.target.find('?'));
+    Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
+    if (path != kMessagesPath && path != kChatCompletionsPath)
+      co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
+    if (req.method != "POST")
+      co_return co_await send_error(api, 405, "invalid_request_error", "use POST on " + path);
+    if (!authorised(req, api)) co_return co_await send_error(api, 401, "authentication_error", "invalid x-api-key");
+    if (api == Api::Messages && req.header("anthropic-version").empty())
+      co_return co_await send_error(api, 400, "invalid_request_error", "anthropic-version: header is required");
+    Reply reply{api, {}, {}, {}, false};
+    auto parsed = api == Api::Messages ? parse_messages_request(req.body)
+                                       : parse_chat_completions_request(req.body, &reply.include_usage);
+    if (!parsed) co_return co_await send_error(api, 400, "invalid_request_error", parsed.error().detail);
+    reply.request = std::move(*parsed);
+    std::uint32_t max_tokens = reply.request.max_tokens.value_or(state_.config.default_max_tokens);
+    reply.plan = state_.http_model.plan(ReplyRequest{reply.request.model,
+                                                     prompt_text(reply.request.system, reply.request.messages),
+                                                     max_tokens, state_.request_number++});
+    reply.id = (api == Api::Messages ? "msg_" : "chatcmpl-") + std::to_string(state_.counters.http_requests.load());
+    if (reply.plan.overload) {
+      // (A named variable: GCC 12 miscompiles a braced list inside co_await.)
+      Headers retry = retry_headers(reply.plan.retry_after_ms);
+      co_return co_await send_error(api, 429, "rate_limit_error", "overloaded", std::move(retry));
+    }
+    co_await sleep_for(timer_, (reply.plan.queue_ms + reply.plan.context_wait_ms + reply.plan.prefill_ms) / 1000.0);
+    co_return reply.request.stream ? co_await stream_reply(reply) : co_await whole_reply(reply);
+  }
+
+  bool authorised(const HttpRequest& req, Api api) const {
+    const std::string& want = state_.config.required_api_key;
+    if (want.empty()) return true;
+    std::string got = api == Api::Messages ? req.header("x-api-key") : bearer(req.header("authorization"));
+    if (got.empty()) got = req.header("x-api-key");
+    return got == want;
+  }
+
+  // Sleeps before token i as the plan says; false when the reply must stop (a reset).
+  awaitable<void> pace(const ReplyPlan& plan, std::size_t i) {
+    double ms = i > 0 ? plan.tokens[i].delay_ms : 0;
+    if (plan.stall_before_token && *plan.stall_before_token == i) ms += plan.stall_ms;
+    if (ms > 0) co_await sleep_for(timer_, ms / 1000.0);
+  }
+
+  awaitable<bool> whole_reply(const Reply& r) {
+    std::string text;
+    for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
+      co_await pace(r.plan, i);
+      text += r.plan.tokens[i].text;
+    }
+    ResponseSpec spec{r.id, r.request.model, r.plan.stop_reason, text, r.plan.input_tokens,
+                      r.plan.tokens.size(), std::nullopt};
+    std::string body = r.api == Api::Messages ? messages_response_json(spec)
+                                              : chat_completions_response_json(spec, std::time(nullptr));
+    co_return co_await send(http_response(200, "application/json", body));
+  }
+
+  awaitable<bool> stream_reply(const Reply& r) {
+    Headers headers{{"content-type", "text/event-stream"}, {"cache-control", "no-cache"},
+                    {"transfer-encoding", "chunked"}};
+    AnthropicSseWriter anthropic;
+    OpenAiSseWriter openai(r.id, r.request.model, std::time(nullptr), r.include_usage);
+    bool messages = r.api == Api::Messages;
+    std::string first = http_response_head(200, headers) +
+                        http_chunk(messages ? anthropic.message_start(r.id, r.request.model, r.plan.input_tokens) +
+                                                  anthropic.content_block_start() + anthropic.ping()
+                                            : openai.role_chunk());
+    if (!co_await send(first)) co_return false;
+    for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
+      co_await pace(r.plan, i);
+      const std::string& text = r.plan.tokens[i].text;
+      if (!co_await send(http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text)))) co_return false;
+      if (r.plan.reset_after_token && i + 1 >= *r.plan.reset_after_token) {
+        stream_.reset();
+        co_return false;
+      }
+    }
+    std::uint64_t n = r.plan.tokens.size();
+    std::string tail = messages ? anthropic.content_block_stop() + anthropic.message_delta(r.plan.stop_reason, n) +
+                                      anthropic.message_stop()
+                                : openai.finish(r.plan.stop_reason) + openai.usage(r.plan.input_tokens, n) + openai.done();
+    co_return co_await send(http_chunk(tail) + http_chunk(""));
+  }
+
+  ByteStream& stream_;
+  ServerState& state_;
+  asio::steady_timer timer_;
+};
+
+}  // namespace
+
+awaitable<void> serve_http(std::unique_ptr<ByteStream> stream, ServerState& state) {
+  HttpConnection connection(*stream, state);
+  co_await connection.run();
+  stream->close();
+}
+
+awaitable<void> serve_metrics(std::unique_ptr<ByteStream> stream, ServerState& state) {
+  std::string pending;
+  for (;;) {
+    auto read = co_await read_http_request(*stream, pending, 0);
+    if (std::holds_alternative<ReadFailure>(read)) break;
+    auto& req = std::get<HttpRequest>(read);
+    std::string response = req.target == "/metrics"
+                               ? http_response(200, "text/plain; version=0.0.4", state.metrics.text())
+                               : http_response(404, "text/plain", "try /metrics\n");
+    if (!co_await stream->write_all(as_bytes(response)) || !req.keep_alive) break;
+  }
+  stream->close();
+}
+
+}  // namespace anthro

@@ -1,0 +1,66 @@
+// What every connection of one endpoint shares. Lives on the endpoint's loop thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+
+#include "crypto/key_schedule.h"
+#include "endpoint/endpoint.h"
+#include "endpoint/prometheus.h"
+#include "net/byte_stream.h"
+
+namespace anthro {
+
+struct AtomicCounters {
+  std::atomic<std::uint64_t> connections{0}, open_connections{0}, requests{0}, cancels{0}, frames_dropped{0},
+      protocol_errors{0}, handshake_failures{0}, http_requests{0}, refused_connections{0};
+};
+
+// The faults that belong to the anthro-v1 transport are not the baseline's.
+inline ModelConfig baseline_config(ModelConfig c) {
+  c.faults.max_tokens_u16 = false;
+  c.faults.utf8_surrogate = false;
+  c.faults.corrupt_frames_rate = 0;
+  c.faults.skip_token_index_rate = 0;
+  return c;
+}
+
+// What the simulated model reads: the system prompt and every message, one per line.
+inline std::string prompt_text(const std::optional<std::string>& system, const std::vector<ChatMessage>& messages) {
+  std::string prompt = system.value_or("");
+  for (const auto& m : messages) prompt += (prompt.empty() ? "" : "\n") + m.content;
+  return prompt;
+}
+
+struct ServerState {
+  ServerState(const EndpointConfig& c, const Key32& server_private)
+      : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
+        server_public(x25519_public_from_private(server_private)) {}
+
+  EndpointConfig config;
+  SimulatedModel model;
+  SimulatedModel http_model;  // the path anthro-v1 replaces has none of anthro-v1's own bugs
+  Key32 server_private;
+  Key32 server_public;
+  AtomicCounters counters;
+  EndpointMetrics metrics;
+  std::uint64_t request_number = 0;  // loop thread only
+};
+
+// The answer to a client's offer (spec §2), or the reason the offer is refused.
+Result<Bytes> answer_offer(const ServerState& state, ByteView offer);
+
+// One anthro-v1 connection. `extension` holds the offer and answer when the TLS extension
+// carried them; otherwise the in-band preface is expected.
+net::awaitable<void> serve_anthro(std::unique_ptr<net::ByteStream> stream, ServerState& state,
+                                  std::unique_ptr<ExtensionState> extension);
+// One HTTP/1.1 connection of the baseline (Messages API and chat completions).
+net::awaitable<void> serve_http(std::unique_ptr<net::ByteStream> stream, ServerState& state);
+// One connection to /metrics.
+net::awaitable<void> serve_metrics(std::unique_ptr<net::ByteStream> stream, ServerState& state);
+
+inline double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace anthro

@@ -1,0 +1,112 @@
+#include "net/byte_stream.h"
+
+namespace anthro::net {
+namespace {
+
+class PlainStream : public ByteStream {
+ public:
+  explicit PlainStream(tcp::socket s) : socket_(std::move(s)) {}
+  awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) override {
+    std::size_t n = co_await socket_.async_read_some(asio::buffer(data, size),
+                                                     asio::redirect_error(use_awaitable, ec_));
+    co_return ec_ ? 0 : n;
+  }
+  awaitable<bool> write_all(ByteView data) override {
+    co_await asio::async_write(socket_, asio::buffer(data.data(), data.size()),
+                               asio::redirect_error(use_awaitable, ec_));
+    co_return !ec_;
+  }
+  tcp::socket& socket() override { return socket_; }
+
+ private:
+  tcp::socket socket_;
+};
+
+class TlsStream : public ByteStream {
+ public:
+  TlsStream(tcp::socket s, asio::ssl::context& ctx) : stream_(std::move(s), ctx) {}
+  awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) override {
+    std::size_t n = co_await stream_.async_read_some(asio::buffer(data, size),
+                                                     asio::redirect_error(use_awaitable, ec_));
+    co_return ec_ ? 0 : n;
+  }
+  awaitable<bool> write_all(ByteView data) override {
+    co_await asio::async_write(stream_, asio::buffer(data.data(), data.size()),
+                               asio::redirect_error(use_awaitable, ec_));
+    co_return !ec_;
+  }
+  tcp::socket& socket() override { return stream_.next_layer(); }
+  ssl_st* ssl() override { return stream_.native_handle(); }
+  awaitable<bool> handshake(bool server) {
+    co_await stream_.async_handshake(server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
+                                     asio::redirect_error(use_awaitable, ec_));
+    co_return !ec_;
+  }
+
+ private:
+  asio::ssl::stream<tcp::socket> stream_;
+};
+
+}  // namespace
+
+void ByteStream::reset() {
+  boost::system::error_code ignored;
+  socket().set_option(asio::socket_base::linger(true, 0), ignored);
+  socket().close(ignored);
+}
+
+void ByteStream::close() {
+  boost::system::error_code ignored;
+  socket().shutdown(tcp::socket::shutdown_both, ignored);
+  socket().close(ignored);
+}
+
+std::unique_ptr<ByteStream> make_plain_stream(tcp::socket socket) {
+  return std::make_unique<PlainStream>(std::move(socket));
+}
+
+std::unique_ptr<ByteStream> make_tls_stream(tcp::socket socket, asio::ssl::context& ctx) {
+  return std::make_unique<TlsStream>(std::move(socket), ctx);
+}
+
+awaitable<bool> tls_handshake(ByteStream& stream, bool server) {
+  co_return co_await static_cast<TlsStream&>(stream).handshake(server);
+}
+
+WriteQueue::WriteQueue(ByteStream& stream)
+    : stream_(stream), has_data_(stream.socket().get_executor()), drained_(stream.socket().get_executor()) {}
+
+void WriteQueue::send(Bytes bytes) {
+  if (failed_ || stopped_ || bytes.empty()) return;
+  queued_ += bytes.size();
+  queue_.push_back(std::move(bytes));
+  has_data_.notify();
+}
+
+awaitable<void> WriteQueue::wait_below(std::size_t limit) {
+  while (queued_ > limit && !failed_ && !stopped_) co_await drained_.wait();
+}
+
+awaitable<void> WriteQueue::run() {
+  while (!failed_ && !stopped_) {
+    if (queue_.empty()) {
+      co_await has_data_.wait();
+      continue;
+    }
+    Bytes next = std::move(queue_.front());
+    queue_.pop_front();
+    bool ok = co_await stream_.write_all(next);
+    queued_ -= next.size();
+    if (!ok) failed_ = true;
+    drained_.notify();
+  }
+  drained_.notify();
+}
+
+void WriteQueue::stop() {
+  stopped_ = true;
+  has_data_.notify();
+  drained_.notify();
+}
+
+}  // namespace anthro::net

@@ -1,0 +1,60 @@
+// A connected byte stream, plain TCP or TLS, with a write queue so several coroutines can
+// send on one connection without interleaving their bytes.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "net/asio.h"
+#include "net/tls.h"
+
+namespace anthro::net {
+
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  // Bytes read, or 0 at end of stream or on error (see error()).
+  virtual awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) = 0;
+  virtual awaitable<bool> write_all(ByteView data) = 0;
+  virtual tcp::socket& socket() = 0;
+  virtual ssl_st* ssl() { return nullptr; }
+  const boost::system::error_code& error() const { return ec_; }
+
+  // Abortive close (TCP RST), the `reset-mid-stream` fault and what a dead peer sees.
+  void reset();
+  void close();
+
+ protected:
+  boost::system::error_code ec_;
+};
+
+std::unique_ptr<ByteStream> make_plain_stream(tcp::socket socket);
+std::unique_ptr<ByteStream> make_tls_stream(tcp::socket socket, asio::ssl::context& ctx);
+// The TLS handshake of a stream made by make_tls_stream; false with error() set on failure.
+awaitable<bool> tls_handshake(ByteStream& stream, bool server);
+
+// Queues whole messages and writes them in order; producers may wait for the queue to drain.
+class WriteQueue {
+ public:
+  explicit WriteQueue(ByteStream& stream);
+  void send(Bytes bytes);
+  std::size_t queued_bytes() const { return queued_; }
+  bool failed() const { return failed_; }
+  // Waits until at most `limit` bytes are queued, or the stream failed.
+  awaitable<void> wait_below(std::size_t limit);
+  // Waits until everything queued is written, or the stream failed.
+  awaitable<void> flush() { return wait_below(0); }
+  // The writer coroutine; run it once per stream.
+  awaitable<void> run();
+  void stop();
+
+ private:
+  ByteStream& stream_;
+  std::deque<Bytes> queue_;
+  std::size_t queued_ = 0;
+  bool failed_ = false, stopped_ = false;
+  Signal has_data_, drained_;
+};
+
+}  // namespace anthro::net

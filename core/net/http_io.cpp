@@ -1,0 +1,128 @@
+#include "net/http_io.h"
+
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace anthro::net {
+
+namespace http = boost::beast::http;
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& stream, std::string& pending,
+                                                                    std::size_t body_limit) {
+  http::request_parser<http::string_body> parser;
+  parser.body_limit(body_limit);
+  parser.header_limit(64 * 1024);
+  parser.eager(true);
+  std::uint8_t buf[16384];
+  for (;;) {
+    if (!pending.empty()) {
+      boost::system::error_code ec;
+      std::size_t used = parser.put(asio::buffer(pending), ec);
+      pending.erase(0, used);
+      if (parser.is_done()) break;
+      if (ec == http::error::body_limit)
+        co_return ReadFailure{413, "request body is larger than " + std::to_string(body_limit) + " bytes"};
+      if (ec && ec != http::error::need_more) co_return ReadFailure{400, "malformed HTTP request: " + ec.message()};
+    }
+    std::size_t n = co_await stream.read_some(buf, sizeof buf);
+    if (n == 0) {
+      bool started = parser.got_some() || !pending.empty();
+      co_return ReadFailure{started ? 400 : 0, started ? "connection closed inside a request" : ""};
+    }
+    pending.append(reinterpret_cast<const char*>(buf), n);
+  }
+  auto msg = parser.release();
+  HttpRequest req;
+  req.method = std::string(msg.method_string());
+  req.target = std::string(msg.target());
+  for (const auto& field : msg) req.headers[lower(std::string(field.name_string()))] = std::string(field.value());
+  req.body = std::move(msg.body());
+  req.keep_alive = msg.keep_alive();
+  co_return req;
+}
+
+const char* http_reason(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 413: return "Payload Too Large";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+  }
+  return "Unknown";
+}
+
+std::string http_response_head(int status, const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + http_reason(status) + "\r\n";
+  for (const auto& [k, v] : headers) out += k + ": " + v + "\r\n";
+  return out + "\r\n";
+}
+
+std::string http_response(int status, std::string_view content_type, std::string_view body,
+                          std::vector<std::pair<std::string, std::string>> headers) {
+  headers.emplace_back("content-type", std::string(content_type));
+  headers.emplace_back("content-length", std::to_string(body.size()));
+  return http_response_head(status, headers) + std::string(body);
+}
+
+std::string http_chunk(std::string_view data) {
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+  return std::string(size) + std::string(data) + "\r\n";
+}
+
+struct HttpResponseReader::Impl {
+  http::response_parser<http::string_body> parser;
+};
+
+HttpResponseReader::HttpResponseReader() : impl_(std::make_unique<Impl>()) {
+  impl_->parser.body_limit(boost::none);  // streams run as long as the server sends
+  impl_->parser.eager(true);
+}
+
+HttpResponseReader::~HttpResponseReader() = default;
+
+bool HttpResponseReader::feed(std::string_view bytes) {
+  while (!bytes.empty() && !impl_->parser.is_done()) {
+    boost::system::error_code ec;
+    std::size_t used = impl_->parser.put(asio::buffer(bytes.data(), bytes.size()), ec);
+    bytes.remove_prefix(used);
+    if (ec == http::error::need_more) break;
+    if (ec) {
+      error_ = "malformed HTTP response: " + ec.message();
+      return false;
+    }
+    if (used == 0) break;
+  }
+  return true;
+}
+
+bool HttpResponseReader::head_done() const { return impl_->parser.is_header_done(); }
+bool HttpResponseReader::done() const { return impl_->parser.is_done(); }
+int HttpResponseReader::status() const { return static_cast<int>(impl_->parser.get().result_int()); }
+
+std::string HttpResponseReader::header(const std::string& name) const {
+  auto it = impl_->parser.get().find(name);
+  return it == impl_->parser.get().end() ? std::string() : std::string(it->value());
+}
+
+std::string HttpResponseReader::take_body() {
+  std::string out;
+  out.swap(impl_->parser.get().body());
+  return out;
+}
+
+}  // namespace anthro::net

@@ -1,0 +1,60 @@
+// HTTP/1.1 messages over a ByteStream: Boost.Beast parses, we write the few lines we send.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "net/byte_stream.h"
+
+namespace anthro::net {
+
+struct HttpRequest {
+  std::string method, target;
+  std::map<std::string, std::string> headers;  // names lowercased
+  std::string body;
+  bool keep_alive = true;
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? std::string() : it->second;
+  }
+};
+
+struct ReadFailure {
+  int status;  // 400 or 413 to answer with; 0 when the peer just went away
+  std::string detail;
+};
+
+// Reads one request; `pending` carries bytes past it for the next call (pipelining).
+awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& stream, std::string& pending,
+                                                                    std::size_t body_limit);
+
+std::string http_response_head(int status, const std::vector<std::pair<std::string, std::string>>& headers);
+std::string http_response(int status, std::string_view content_type, std::string_view body,
+                          std::vector<std::pair<std::string, std::string>> headers = {});
+// One piece of a chunked body; an empty `data` writes the last chunk.
+std::string http_chunk(std::string_view data);
+const char* http_reason(int status);
+
+// The client side: a response read in pieces as they arrive, so streaming bodies can be
+// timed per read. `on_head` gets the status and headers once; `on_body` every body piece.
+class HttpResponseReader {
+ public:
+  HttpResponseReader();
+  ~HttpResponseReader();
+  // Feeds bytes just read; false on a malformed response (see error()).
+  bool feed(std::string_view bytes);
+  bool head_done() const;
+  bool done() const;
+  int status() const;
+  std::string header(const std::string& name) const;
+  std::string take_body();  // body bytes parsed since the last call
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string error_;
+};
+
+}  // namespace anthro::net

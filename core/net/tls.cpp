@@ -1,0 +1,270 @@
+#include "net/tls.h"
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <sys/stat.h>
+
+#include <memory>
+
+#include "crypto/key_schedule.h"
+#include "crypto/keylog.h"
+#include "protocol/blob.h"
+#include "util/files.h"
+
+namespace anthro {
+namespace {
+
+constexpr unsigned kExtContexts =
+    SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO | SSL_EXT_TLS1_3_ENCRYPTED_EXTENSIONS;
+
+int ssl_index() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+int ctx_keylog_index() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+ExtensionState* state_of(SSL* s) { return static_cast<ExtensionState*>(SSL_get_ex_data(s, ssl_index())); }
+
+Error tls_error(const std::string& what) { return make_error("tls", what + ": " + last_tls_error()); }
+
+// Client: the offer goes into the ClientHello. Server: the answer into EncryptedExtensions
+// (ServerHello in TLS 1.2), only when anthro-v1 was selected and the offer was accepted.
+int add_extension(SSL* s, unsigned, unsigned context, const unsigned char** out, size_t* outlen, X509*,
+                  size_t, int*, void*) {
+  ExtensionState* st = state_of(s);
+  if (!st) return 0;
+  const Bytes& blob = context == SSL_EXT_CLIENT_HELLO ? st->offer : st->answer;
+  if (blob.empty()) return 0;
+  if (context != SSL_EXT_CLIENT_HELLO && selected_alpn(s) != kAlpnAnthro) return 0;
+  *out = blob.data();
+  *outlen = blob.size();
+  return 1;
+}
+
+int parse_extension(SSL* s, unsigned, unsigned context, const unsigned char* in, size_t inlen, X509*,
+                    size_t, int* al, void*) {
+  ExtensionState* st = state_of(s);
+  if (!st) return 1;
+  ByteView data(in, inlen);
+  if (context == SSL_EXT_CLIENT_HELLO) {
+    st->offer.assign(data.begin(), data.end());
+    if (!st->answer_offer) return 1;
+    auto answer = st->answer_offer(data);
+    if (!answer) {
+      st->refusal = answer.error().reason + ": " + answer.error().detail;
+      *al = SSL_AD_ILLEGAL_PARAMETER;
+      return 0;
+    }
+    st->answer = std::move(*answer);
+    return 1;
+  }
+  st->answer.assign(data.begin(), data.end());
+  auto offer = decode_blob(st->offer);
+  if (!offer) return 1;
+  if (auto refusal = check_answer(*offer, data)) {
+    st->refusal = std::string(to_string(refusal->reason)) + ": " + refusal->detail;
+    *al = SSL_AD_ILLEGAL_PARAMETER;
+    return 0;
+  }
+  return 1;
+}
+
+bool register_extension(SSL_CTX* ctx) {
+  return SSL_CTX_add_custom_ext(ctx, kNegotiationExtension, kExtContexts, add_extension, nullptr, nullptr,
+                                parse_extension, nullptr) == 1;
+}
+
+// Picks anthro-v1, else http/1.1; a ClientHello offering neither gets no_application_protocol.
+int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                unsigned inlen, void* arg) {
+  bool downgrade = arg != nullptr;
+  const unsigned char *anthro = nullptr, *http = nullptr;
+  for (unsigned i = 0; i < inlen;) {
+    unsigned len = in[i];
+    if (i + 1 + len > inlen) break;
+    std::string_view proto(reinterpret_cast<const char*>(in + i + 1), len);
+    if (proto == kAlpnAnthro) anthro = in + i + 1;
+    if (proto == kAlpnHttp) http = in + i + 1;
+    i += 1 + len;
+  }
+  static const unsigned char http_name[] = "http/1.1";
+  if (anthro && !downgrade) {
+    *out = anthro;
+    *outlen = static_cast<unsigned char>(kAlpnAnthro.size());
+  } else if (http || (anthro && downgrade)) {
+    // The downgrade fault answers http/1.1 even when only anthro-v1 was offered.
+    *out = http ? http : http_name;
+    *outlen = static_cast<unsigned char>(kAlpnHttp.size());
+  } else {
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  }
+  return SSL_TLSEXT_ERR_OK;
+}
+
+void write_keylog(const SSL* s, const char* line) {
+  auto* path = static_cast<std::string*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(s), ctx_keylog_index()));
+  if (path && !path->empty()) (void)append_keylog_line(*path, line);
+}
+
+Bytes alpn_wire(const std::vector<std::string>& protocols) {
+  Bytes wire;
+  for (const auto& p : protocols) {
+    wire.push_back(static_cast<std::uint8_t>(p.size()));
+    append(wire, as_bytes(p));
+  }
+  return wire;
+}
+
+}  // namespace
+
+std::string last_tls_error() {
+  unsigned long code = ERR_get_error();
+  if (code == 0) return "no further detail from OpenSSL";
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof buf);
+  ERR_clear_error();
+  return buf;
+}
+
+void attach_extension(SSL* ssl, ExtensionState* state) { SSL_set_ex_data(ssl, ssl_index(), state); }
+
+Result<bool> configure_server_tls(SSL_CTX* ctx, const ServerTlsConfig& config) {
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  if (SSL_CTX_use_certificate_chain_file(ctx, config.cert_path.c_str()) != 1)
+    return tls_error(config.cert_path + ": cannot load the certificate");
+  if (SSL_CTX_use_PrivateKey_file(ctx, config.key_path.c_str(), SSL_FILETYPE_PEM) != 1)
+    return tls_error(config.key_path + ": cannot load the TLS private key");
+  if (SSL_CTX_check_private_key(ctx) != 1)
+    return tls_error(config.key_path + ": the key does not match " + config.cert_path);
+  SSL_CTX_set_alpn_select_cb(ctx, select_alpn, config.alpn_downgrade ? ctx : nullptr);
+  if (!register_extension(ctx)) return tls_error("cannot register the 0xFFA1 extension");
+  return true;
+}
+
+Result<bool> configure_client_tls(SSL_CTX* ctx, const ClientTlsConfig& config) {
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  if (config.insecure) {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  } else {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    bool loaded = config.ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx) == 1
+                                         : SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(), nullptr) == 1;
+    if (!loaded) return tls_error((config.ca_file.empty() ? "system store" : config.ca_file) + ": cannot load CA");
+  }
+  Bytes wire = alpn_wire(config.alpn);
+  if (!wire.empty() && SSL_CTX_set_alpn_protos(ctx, wire.data(), static_cast<unsigned>(wire.size())) != 0)
+    return tls_error("cannot set ALPN");
+  if (!register_extension(ctx)) return tls_error("cannot register the 0xFFA1 extension");
+  if (!config.keylog_path.empty()) {
+    SSL_CTX_set_ex_data(ctx, ctx_keylog_index(), new std::string(config.keylog_path));
+    SSL_CTX_set_keylog_callback(ctx, write_keylog);
+  }
+  return true;
+}
+
+Result<bool> set_client_host(SSL* ssl, const std::string& host) {
+  bool is_ip = host.find(':') != std::string::npos ||
+               host.find_first_not_of("0123456789.") == std::string::npos;
+  if (!is_ip) SSL_set_tlsext_host_name(ssl, host.c_str());
+  X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+  int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) : X509_VERIFY_PARAM_set1_host(param, host.c_str(), 0);
+  if (ok != 1) return tls_error(host + ": cannot set the name to verify");
+  return true;
+}
+
+std::string selected_alpn(const SSL* ssl) {
+  const unsigned char* data = nullptr;
+  unsigned len = 0;
+  SSL_get0_alpn_selected(ssl, &data, &len);
+  return data ? std::string(reinterpret_cast<const char*>(data), len) : std::string();
+}
+
+std::string tls_suite_name(const SSL* ssl) {
+  const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl);
+  return cipher ? SSL_CIPHER_standard_name(cipher) : "";
+}
+
+std::string tls_version_name(const SSL* ssl) { return SSL_get_version(ssl); }
+
+namespace {
+
+struct PkeyFree { void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); } };
+struct X509Free { void operator()(X509* x) const { X509_free(x); } };
+
+bool add_ext(X509* cert, int nid, const char* value) {
+  X509V3_CTX v3;
+  X509V3_set_ctx(&v3, cert, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, nid, value);
+  if (!ext) return false;
+  bool ok = X509_add_ext(cert, ext, -1) == 1;
+  X509_EXTENSION_free(ext);
+  return ok;
+}
+
+Result<std::pair<std::string, std::string>> make_self_signed() {
+  std::unique_ptr<EVP_PKEY, PkeyFree> key(EVP_EC_gen("P-256"));
+  std::unique_ptr<X509, X509Free> cert(X509_new());
+  if (!key || !cert) return tls_error("cannot generate the endpoint key");
+  X509_set_version(cert.get(), 2);
+  std::uint8_t serial[8];
+  random_bytes(serial, sizeof serial);
+  serial[0] &= 0x7F;
+  BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
+  BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
+  BN_free(bn);
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), 10L * 365 * 24 * 3600);
+  X509_set_pubkey(cert.get(), key.get());
+  X509_NAME* name = X509_get_subject_name(cert.get());
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("anthro-workbench local endpoint"), -1, -1, 0);
+  X509_set_issuer_name(cert.get(), name);
+  if (!add_ext(cert.get(), NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1") ||
+      !add_ext(cert.get(), NID_basic_constraints, "critical,CA:FALSE") ||
+      X509_sign(cert.get(), key.get(), EVP_sha256()) == 0)
+    return tls_error("cannot sign the endpoint certificate");
+  auto to_pem = [](auto write) {
+    BIO* bio = BIO_new(BIO_s_mem());
+    write(bio);
+    char* data = nullptr;
+    long len = BIO_get_mem_data(bio, &data);
+    std::string out(data, static_cast<std::size_t>(len));
+    BIO_free(bio);
+    return out;
+  };
+  std::string cert_pem = to_pem([&](BIO* b) { PEM_write_bio_X509(b, cert.get()); });
+  std::string key_pem = to_pem([&](BIO* b) {
+    PEM_write_bio_PrivateKey(b, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
+  });
+  return std::pair{cert_pem, key_pem};
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+Result<EndpointCredentials> ensure_endpoint_credentials(const std::string& dir) {
+  EndpointCredentials c{dir + "/endpoint-cert.pem", dir + "/endpoint-key.pem", dir + "/server-static.pem"};
+  if (!exists(c.cert_path) || !exists(c.key_path)) {
+    auto pems = make_self_signed();
+    if (!pems) return pems.error();
+    if (auto w = write_file_atomic(c.key_path, pems->second, 0600); !w) return w.error();
+    if (auto w = write_file_atomic(c.cert_path, pems->first, 0600); !w) return w.error();
+  }
+  if (!exists(c.server_key_path)) {
+    auto w = write_file_atomic(c.server_key_path, x25519_private_to_pem(generate_x25519().private_key), 0600);
+    if (!w) return w.error();
+  }
+  return c;
+}
+
+}  // namespace anthro

@@ -1,0 +1,62 @@
+// TLS for anthro-v1 (spec §1): ALPN, the 0xFFA1 negotiation extension, key logging, and the
+// local endpoint's self-signed credentials. Plain OpenSSL; the sockets are elsewhere.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "util/bytes.h"
+#include "util/result.h"
+
+struct ssl_st;
+struct ssl_ctx_st;
+
+namespace anthro {
+
+inline constexpr unsigned kNegotiationExtension = 0xFFA1;
+inline constexpr std::string_view kAlpnAnthro = "anthro-v1";
+inline constexpr std::string_view kAlpnHttp = "http/1.1";
+
+// Per-connection state of the extension, attached to an SSL before its handshake.
+struct ExtensionState {
+  Bytes offer;   // client: what to send; server: what arrived
+  Bytes answer;  // server: what to send; client: what arrived
+  // Server: turns an offer into an answer, or an error whose reason names the blob rule.
+  std::function<Result<Bytes>(ByteView offer)> answer_offer;
+  std::string refusal;  // why this side failed the handshake over the extension
+};
+void attach_extension(ssl_st* ssl, ExtensionState* state);
+
+struct ServerTlsConfig {
+  std::string cert_path;
+  std::string key_path;
+  bool alpn_downgrade = false;  // the `alpn-downgrade` fault: pick http/1.1 even when anthro-v1 is offered
+};
+Result<bool> configure_server_tls(ssl_ctx_st* ctx, const ServerTlsConfig& config);
+
+struct ClientTlsConfig {
+  std::vector<std::string> alpn;  // in preference order
+  std::string ca_file;            // trust anchors; empty means the system store
+  bool insecure = false;
+  std::string keylog_path;        // SSLKEYLOGFILE; empty means none
+};
+Result<bool> configure_client_tls(ssl_ctx_st* ctx, const ClientTlsConfig& config);
+// SNI and certificate name checks for `host` (a name or an IP literal).
+Result<bool> set_client_host(ssl_st* ssl, const std::string& host);
+
+std::string selected_alpn(const ssl_st* ssl);  // empty when none was selected
+std::string tls_suite_name(const ssl_st* ssl);  // e.g. TLS_AES_256_GCM_SHA384
+std::string tls_version_name(const ssl_st* ssl);
+std::string last_tls_error();
+
+// The local endpoint's certificate, TLS key and static X25519 key, in `dir`; generated (0600)
+// on first use and reused after.
+struct EndpointCredentials {
+  std::string cert_path;
+  std::string key_path;
+  std::string server_key_path;
+};
+Result<EndpointCredentials> ensure_endpoint_credentials(const std::string& dir);
+
+}  // namespace anthro
