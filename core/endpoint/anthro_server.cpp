@@ -50,7 +50,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto self = shared_from_this();
     co_spawn(stream_->socket().get_executor(), writer_.run(), asio::detached);
     co_spawn(stream_->socket().get_executor(), watchdog(), asio::detached);
-    if (co_await negotiate()) co_await read_loop();
+    bool negotiated = co_await negotiate();
+    if (negotiated) co_await read_loop();
     // The peer's reader closing is not a cancel (spec §5): streams play out before we close.
     while (!live_streams_.empty() && !writer_.failed() && !closing_) co_await streams_done_.wait();
     co_await writer_.flush();

@@ -42,7 +42,7 @@ struct Endpoint::Impl {
   std::thread thread;
   EndpointCredentials credentials;
 
-  Result<bool> listen(const std::string& spec, SocketKind kind, std::initializer_list<const char*> schemes) {
+  Result<bool> listen(const std::string& spec, SocketKind kind, const std::vector<std::string>& schemes) {
     if (spec.empty()) return true;
     auto where = parse_listen(spec);
     if (!where) return where.error();
@@ -54,7 +54,7 @@ struct Endpoint::Impl {
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) return make_error("network", "cannot listen on " + spec + ": " + ec.message());
     auto local = acceptor->local_endpoint();
-    for (const char* scheme : schemes) listeners.push_back({scheme, host_text(local.address()), local.port()});
+    for (const auto& scheme : schemes) listeners.push_back({scheme, host_text(local.address()), local.port()});
     co_spawn(io, accept_loop(*acceptor, kind), asio::detached);
     acceptors.push_back(std::move(acceptor));
     return true;
@@ -134,11 +134,17 @@ Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) 
     ServerTlsConfig tls{c.cert_path, c.key_path, config.model.faults.alpn_downgrade};
     if (auto ok = configure_server_tls(impl->tls.native_handle(), tls); !ok) return ok.error();
   }
-  for (auto [spec, kind, schemes] : {std::tuple{config.tls_listen, SocketKind::Tls, std::initializer_list<const char*>{"anthro", "https"}},
-                                     std::tuple{config.lab_listen, SocketKind::Lab, std::initializer_list<const char*>{"anthro+lab"}},
-                                     std::tuple{config.http_listen, SocketKind::Http, std::initializer_list<const char*>{"http"}},
-                                     std::tuple{config.metrics_listen, SocketKind::Metrics, std::initializer_list<const char*>{"metrics"}}})
-    if (auto ok = impl->listen(spec, kind, schemes); !ok) return ok.error();
+  struct Socket {
+    const std::string& spec;
+    SocketKind kind;
+    std::vector<std::string> schemes;
+  };
+  const Socket sockets[] = {{config.tls_listen, SocketKind::Tls, {"anthro", "https"}},
+                            {config.lab_listen, SocketKind::Lab, {"anthro+lab"}},
+                            {config.http_listen, SocketKind::Http, {"http"}},
+                            {config.metrics_listen, SocketKind::Metrics, {"metrics"}}};
+  for (const auto& s : sockets)
+    if (auto ok = impl->listen(s.spec, s.kind, s.schemes); !ok) return ok.error();
   if (impl->listeners.empty()) return make_error("usage", "the endpoint has no socket to listen on");
   impl->thread = std::thread([io = &impl->io] { io->run(); });
   return std::unique_ptr<Endpoint>(new Endpoint(std::move(impl)));

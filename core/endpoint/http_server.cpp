@@ -51,15 +51,22 @@ class HttpConnection {
       }
       auto& req = std::get<HttpRequest>(read);
       ++state_.counters.http_requests;
-      if (!co_await serve(req) || !req.keep_alive) co_return;
+      bool served = co_await serve(req);
+      if (!served || !req.keep_alive) co_return;
     }
   }
 
  private:
-  awaitable<bool> send(std::string_view bytes) { co_return co_await stream_.write_all(as_bytes(bytes)); }
+  // By value: a coroutine keeps its parameters in its frame, but not what a view points to.
+  awaitable<bool> send(std::string bytes) {
+    bool ok = co_await stream_.write_all(as_bytes(bytes));
+    co_return ok;
+  }
 
-  awaitable<bool> send_error(Api api, int status, std::string_view type, std::string_view message, Headers extra = {}) {
-    co_return co_await send(http_response(status, "application/json", error_body(api, type, message), std::move(extra)));
+  awaitable<bool> send_error(Api api, int status, std::string type, std::string message, Headers extra = {}) {
+    std::string response = http_response(status, "application/json", error_body(api, type, message), std::move(extra));
+    bool ok = co_await send(std::move(response));
+    co_return ok;
   }
 
   awaitable<bool> serve(const HttpRequest& req) {
@@ -88,7 +95,10 @@ class HttpConnection {
       co_return co_await send_error(api, 429, "rate_limit_error", "overloaded", std::move(retry));
     }
     co_await sleep_for(timer_, (reply.plan.queue_ms + reply.plan.context_wait_ms + reply.plan.prefill_ms) / 1000.0);
-    co_return reply.request.stream ? co_await stream_reply(reply) : co_await whole_reply(reply);
+    bool sent = false;
+    if (reply.request.stream) sent = co_await stream_reply(reply);
+    else sent = co_await whole_reply(reply);
+    co_return sent;
   }
 
   bool authorised(const HttpRequest& req, Api api) const {
@@ -129,11 +139,14 @@ class HttpConnection {
                         http_chunk(messages ? anthropic.message_start(r.id, r.request.model, r.plan.input_tokens) +
                                                   anthropic.content_block_start() + anthropic.ping()
                                             : openai.role_chunk());
-    if (!co_await send(first)) co_return false;
+    bool ok = co_await send(first);
+    if (!ok) co_return false;
     for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
       co_await pace(r.plan, i);
       const std::string& text = r.plan.tokens[i].text;
-      if (!co_await send(http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text)))) co_return false;
+      std::string chunk = http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text));
+      ok = co_await send(chunk);
+      if (!ok) co_return false;
       if (r.plan.reset_after_token && i + 1 >= *r.plan.reset_after_token) {
         stream_.reset();
         co_return false;
@@ -168,7 +181,8 @@ awaitable<void> serve_metrics(std::unique_ptr<ByteStream> stream, ServerState& s
     std::string response = req.target == "/metrics"
                                ? http_response(200, "text/plain; version=0.0.4", state.metrics.text())
                                : http_response(404, "text/plain", "try /metrics\n");
-    if (!co_await stream->write_all(as_bytes(response)) || !req.keep_alive) break;
+    bool ok = co_await stream->write_all(as_bytes(response));
+    if (!ok || !req.keep_alive) break;
   }
   stream->close();
 }

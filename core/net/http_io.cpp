@@ -86,6 +86,7 @@ std::string http_chunk(std::string_view data) {
 
 struct HttpResponseReader::Impl {
   http::response_parser<http::string_body> parser;
+  std::string pending;
 };
 
 HttpResponseReader::HttpResponseReader() : impl_(std::make_unique<Impl>()) {
@@ -96,10 +97,13 @@ HttpResponseReader::HttpResponseReader() : impl_(std::make_unique<Impl>()) {
 HttpResponseReader::~HttpResponseReader() = default;
 
 bool HttpResponseReader::feed(std::string_view bytes) {
-  while (!bytes.empty() && !impl_->parser.is_done()) {
+  // Beast consumes only whole elements (the header, a chunk size line), so the rest waits here.
+  std::string& pending = impl_->pending;
+  pending.append(bytes);
+  while (!pending.empty() && !impl_->parser.is_done()) {
     boost::system::error_code ec;
-    std::size_t used = impl_->parser.put(asio::buffer(bytes.data(), bytes.size()), ec);
-    bytes.remove_prefix(used);
+    std::size_t used = impl_->parser.put(asio::buffer(pending), ec);
+    pending.erase(0, used);
     if (ec == http::error::need_more) break;
     if (ec) {
       error_ = "malformed HTTP response: " + ec.message();

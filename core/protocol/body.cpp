@@ -288,6 +288,15 @@ Bytes encode_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t re
   return out;
 }
 
+Result<std::vector<ChatMessage>> parse_messages_json(std::string_view text) {
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return body_error("not valid JSON");
+  json wrapped = {{"messages", doc}};
+  auto messages = parse_messages(wrapped);
+  if (!messages) return make_error("usage", messages.error().detail.substr(8));  // drop "REQUEST "
+  return messages;
+}
+
 std::string redact_request_json(std::string_view text) {
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {

@@ -129,6 +129,9 @@ Bytes encode_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t re
 // A body with only a stream_id and raw bytes after it, for JSON bodies given verbatim.
 Bytes encode_raw(std::uint32_t stream_id, ByteView rest);
 
+// A JSON array of {"role", "content"} messages (a session's --messages file).
+Result<std::vector<ChatMessage>> parse_messages_json(std::string_view text);
+
 // The JSON text of a REQUEST with `api_key` (and any other secret member) replaced by "***".
 // Text that is not JSON comes back unchanged.
 std::string redact_request_json(std::string_view json);

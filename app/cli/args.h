@@ -1,0 +1,42 @@
+// Command-line options of one subcommand: `--name VALUE`, `--name=VALUE`, flags, positionals.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace anthro::cli {
+
+class Args {
+ public:
+  // Parses `argv`; options in `with_value` take a value, those in `flags` do not.
+  Args(std::string command, const std::vector<std::string>& argv, std::set<std::string> with_value,
+       std::set<std::string> flags);
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  std::optional<std::string> value(const std::string& name) const;
+  std::string value_or(const std::string& name, const std::string& fallback) const;
+  std::vector<std::string> values(const std::string& name) const;  // a repeatable option
+  const std::vector<std::string>& positional() const { return positional_; }
+
+  // Typed reads; a bad value records an error naming the option (see ok()).
+  std::optional<double> number(const std::string& name);
+  std::optional<std::uint64_t> count(const std::string& name, std::uint64_t min = 0,
+                                     std::uint64_t max = UINT64_MAX);
+  void fail(const std::string& why);
+
+ private:
+  std::string command_;
+  std::map<std::string, std::vector<std::string>> values_;
+  std::vector<std::string> positional_;
+  std::string error_;
+};
+
+// The one-line usage error of cli.md: "anthro-wb COMMAND: WHY" on stderr, exit 2.
+int usage_error(const std::string& command, const std::string& why);
+
+}  // namespace anthro::cli

@@ -1,0 +1,75 @@
+// `anthro-wb endpoint`: the local anthro-v1 endpoint until SIGINT or SIGTERM.
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "endpoint/endpoint.h"
+#include "model/faults.h"
+
+namespace anthro::cli {
+
+int run_endpoint(const std::vector<std::string>& argv) {
+  Args args("endpoint", argv,
+            {"--listen", "--lab-listen", "--http-listen", "--metrics-listen", "--cert", "--key", "--server-key",
+             "--ttft-ms", "--itl-ms", "--tokens", "--seed", "--fault", "--require-api-key-env", "--max-connections"},
+            {});
+  EndpointConfig config;
+  config.tls_listen = args.value_or("--listen", "");
+  config.lab_listen = args.value_or("--lab-listen", "");
+  config.http_listen = args.value_or("--http-listen", "");
+  config.metrics_listen = args.value_or("--metrics-listen", "");
+  if (config.tls_listen.empty() && config.lab_listen.empty() && config.http_listen.empty()) {
+    config.tls_listen = "127.0.0.1:7443";
+    config.lab_listen = "127.0.0.1:7080";
+  }
+  config.cert_path = args.value_or("--cert", "");
+  config.key_path = args.value_or("--key", "");
+  config.server_key_path = args.value_or("--server-key", "");
+  if (auto v = args.value("--ttft-ms")) {
+    auto d = parse_distribution(*v, "--ttft-ms");
+    if (!d) args.fail(d.error().detail);
+    else config.model.ttft = *d;
+  }
+  if (auto v = args.value("--itl-ms")) {
+    auto d = parse_distribution(*v, "--itl-ms");
+    if (!d) args.fail(d.error().detail);
+    else config.model.itl = *d;
+  }
+  if (auto n = args.count("--tokens", 1, UINT32_MAX)) config.model.tokens = static_cast<std::uint32_t>(*n);
+  if (auto n = args.count("--seed")) config.model.seed = *n;
+  if (auto n = args.count("--max-connections", 1, 1000000)) config.max_connections = *n;
+  auto faults = parse_faults(args.values("--fault"));
+  if (!faults) args.fail(faults.error().detail);
+  else config.model.faults = *faults;
+  if (auto name = args.value("--require-api-key-env")) {
+    const char* key = std::getenv(name->c_str());
+    if (!key || !*key) args.fail("--require-api-key-env " + *name + ": that variable is not set");
+    else config.required_api_key = key;
+  }
+  if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");
+  if (!args.ok()) return usage_error("endpoint", args.error());
+
+  // Block the signals before the loop thread starts, so only sigwait sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto endpoint = Endpoint::start(config);
+  if (!endpoint) {
+    std::cerr << "anthro-wb endpoint: " << endpoint.error().detail << "\n";
+    return endpoint.error().reason == "network" ? 3 : 2;
+  }
+  for (const auto& l : (*endpoint)->listeners()) std::cout << "listening " << l.url() << "\n";
+  if (std::string faults_text = describe(config.model.faults); !faults_text.empty())
+    std::cerr << "faults: " << faults_text << "\n";
+  std::cout.flush();
+  int received = 0;
+  sigwait(&signals, &received);
+  (*endpoint)->stop();
+  return 0;
+}
+
+}  // namespace anthro::cli

@@ -1,0 +1,184 @@
+#include "model/faults.h"
+
+#include <charconv>
+#include <set>
+#include <string_view>
+
+#include "model/distribution.h"
+
+namespace anthro {
+namespace {
+
+using Problem = std::optional<std::string>;  // what is wrong with an argument, if anything
+using Argument = std::optional<std::string>;  // a fault's argument as written, if it is active
+
+std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+std::string number_text(double value) {
+  char buffer[32];
+  auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+  return std::string(buffer, end);
+}
+
+Problem read_ms(std::string_view text, double& out) {
+  auto value = parse_number(text);
+  if (!value) return "MS " + quoted(text) + " is not a number";
+  if (*value < 0) return "MS " + quoted(text) + " is negative";
+  out = *value;
+  return std::nullopt;
+}
+
+Problem read_rate(std::string_view text, double& out) {
+  auto value = parse_number(text);
+  if (!value) return "RATE " + quoted(text) + " is not a number";
+  if (*value < 0 || *value > 1)
+    return "RATE " + quoted(text) + " is out of range (a fraction 0..1)";
+  out = *value;
+  return std::nullopt;
+}
+
+Problem read_token_index(std::string_view text, std::uint32_t& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    return "TOKEN " + quoted(text) + " is not a token index (0..4294967295)";
+  return std::nullopt;
+}
+
+Problem read_stall(std::string_view arg, Faults::Stall& out) {
+  auto at = arg.find('@');
+  if (at == std::string_view::npos) return "expected MS@TOKEN";
+  if (auto problem = read_ms(arg.substr(0, at), out.ms)) return problem;
+  return read_token_index(arg.substr(at + 1), out.at_token);
+}
+
+Problem read_spikes(std::string_view arg, Faults::TailSpikes& out) {
+  auto colon = arg.find(':');
+  if (colon == std::string_view::npos) return "expected RATE:MS";
+  if (auto problem = read_rate(arg.substr(0, colon), out.rate)) return problem;
+  return read_ms(arg.substr(colon + 1), out.ms);
+}
+
+Argument flag(bool active) { return active ? Argument("") : std::nullopt; }
+Argument rate(double value) { return value > 0 ? Argument(number_text(value)) : std::nullopt; }
+Argument ms(const std::optional<double>& value) {
+  return value ? Argument(number_text(*value)) : std::nullopt;
+}
+
+struct Entry {
+  const char* name;
+  const char* syntax;  // the argument as documented; empty when the fault takes none
+  Problem (*set)(Faults&, std::string_view argument);
+  Argument (*get)(const Faults&);
+};
+
+// Lambdas without captures, so the catalogue stays one table in checklists.md order.
+const Entry kCatalogue[] = {
+    {"alpn-downgrade", "",
+     [](Faults& f, std::string_view) -> Problem { f.alpn_downgrade = true; return {}; },
+     [](const Faults& f) { return flag(f.alpn_downgrade); }},
+    {"close-after-response", "",
+     [](Faults& f, std::string_view) -> Problem { f.close_after_response = true; return {}; },
+     [](const Faults& f) { return flag(f.close_after_response); }},
+    {"context-wait", "MS",
+     [](Faults& f, std::string_view a) { return read_ms(a, f.context_wait_ms.emplace()); },
+     [](const Faults& f) { return ms(f.context_wait_ms); }},
+    {"burst", "",
+     [](Faults& f, std::string_view) -> Problem { f.burst = true; return {}; },
+     [](const Faults& f) { return flag(f.burst); }},
+    {"stall", "MS@TOKEN",
+     [](Faults& f, std::string_view a) { return read_stall(a, f.stall.emplace()); },
+     [](const Faults& f) {
+       if (!f.stall) return Argument();
+       return Argument(number_text(f.stall->ms) + "@" + std::to_string(f.stall->at_token));
+     }},
+    {"slow-cancel", "MS",
+     [](Faults& f, std::string_view a) { return read_ms(a, f.slow_cancel_ms.emplace()); },
+     [](const Faults& f) { return ms(f.slow_cancel_ms); }},
+    {"ignore-cancel", "",
+     [](Faults& f, std::string_view) -> Problem { f.ignore_cancel = true; return {}; },
+     [](const Faults& f) { return flag(f.ignore_cancel); }},
+    {"overload", "RATE",
+     [](Faults& f, std::string_view a) { return read_rate(a, f.overload_rate); },
+     [](const Faults& f) { return rate(f.overload_rate); }},
+    {"corrupt-frames", "RATE",
+     [](Faults& f, std::string_view a) { return read_rate(a, f.corrupt_frames_rate); },
+     [](const Faults& f) { return rate(f.corrupt_frames_rate); }},
+    {"skip-token-index", "RATE",
+     [](Faults& f, std::string_view a) { return read_rate(a, f.skip_token_index_rate); },
+     [](const Faults& f) { return rate(f.skip_token_index_rate); }},
+    {"tail-spikes", "RATE:MS",
+     [](Faults& f, std::string_view a) { return read_spikes(a, f.tail_spikes.emplace()); },
+     [](const Faults& f) {
+       if (!f.tail_spikes) return Argument();
+       return Argument(number_text(f.tail_spikes->rate) + ":" + number_text(f.tail_spikes->ms));
+     }},
+    {"max-tokens-u16", "",
+     [](Faults& f, std::string_view) -> Problem { f.max_tokens_u16 = true; return {}; },
+     [](const Faults& f) { return flag(f.max_tokens_u16); }},
+    {"utf8-surrogate", "",
+     [](Faults& f, std::string_view) -> Problem { f.utf8_surrogate = true; return {}; },
+     [](const Faults& f) { return flag(f.utf8_surrogate); }},
+    {"reset-mid-stream", "RATE",
+     [](Faults& f, std::string_view a) { return read_rate(a, f.reset_mid_stream_rate); },
+     [](const Faults& f) { return rate(f.reset_mid_stream_rate); }},
+};
+
+const Entry* find_entry(std::string_view name) {
+  for (const auto& entry : kCatalogue)
+    if (name == entry.name) return &entry;
+  return nullptr;
+}
+
+std::string valid_faults() {
+  std::string out;
+  for (const auto& entry : kCatalogue) {
+    if (!out.empty()) out += ", ";
+    out += entry.name;
+    if (*entry.syntax) out += std::string("=") + entry.syntax;
+  }
+  return out;
+}
+
+Problem apply(std::string_view spec, Faults& faults, std::set<std::string_view>& seen) {
+  auto equals = spec.find('=');
+  std::string_view name = spec.substr(0, equals);
+  const Entry* entry = find_entry(name);
+  if (!entry) return "unknown fault; valid faults: " + valid_faults();
+  bool has_argument = equals != std::string_view::npos;
+  if (!*entry->syntax && has_argument) return std::string(entry->name) + " takes no argument";
+  if (*entry->syntax && !has_argument)
+    return std::string(entry->name) + " needs an argument: " + entry->name + "=" + entry->syntax;
+  if (!seen.insert(entry->name).second) return std::string(entry->name) + " is given twice";
+  return entry->set(faults, has_argument ? spec.substr(equals + 1) : std::string_view());
+}
+
+}  // namespace
+
+Result<Faults> parse_faults(const std::vector<std::string>& specs) {
+  Faults faults;
+  std::set<std::string_view> seen;
+  for (const auto& spec : specs)
+    if (auto problem = apply(spec, faults, seen))
+      return make_error("fault", "--fault " + quoted(spec) + ": " + *problem);
+  return faults;
+}
+
+std::vector<std::string> fault_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : kCatalogue) names.emplace_back(entry.name);
+  return names;
+}
+
+std::string describe(const Faults& faults) {
+  std::string out;
+  for (const auto& entry : kCatalogue) {
+    auto argument = entry.get(faults);
+    if (!argument) continue;
+    if (!out.empty()) out += ' ';
+    out += entry.name;
+    if (!argument->empty()) out += "=" + *argument;
+  }
+  return out;
+}
+
+}  // namespace anthro

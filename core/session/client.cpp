@@ -1,0 +1,180 @@
+// The session client: anthro-v1 over TLS (extension or preface) or lab mode, and the HTTP
+// baseline with SSE, all on one coroutine per session.
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <sys/stat.h>
+
+#include "crypto/keylog.h"
+#include "http/messages_api.h"
+#include "net/http_io.h"
+#include "protocol/stream_decoder.h"
+#include "session/client.h"
+#include "util/files.h"
+
+namespace anthro {
+
+using namespace net;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+std::string local_endpoint_cert() {
+  auto dir = data_dir();
+  if (!dir) return {};
+  std::string path = *dir + "/endpoint-cert.pem";
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? path : std::string();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target) {
+  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+  ClientTlsConfig tls;
+  // anthro-v1 clients also offer http/1.1 so a server that refuses anthro-v1 can say so.
+  tls.alpn = target.kind == TargetKind::Anthro ? std::vector<std::string>{"anthro-v1", "http/1.1"}
+                                               : std::vector<std::string>{"http/1.1"};
+  tls.ca_file = config.ca_file;
+  tls.insecure = config.insecure;
+  tls.keylog_path = config.keylog_path;
+  if (auto ok = configure_client_tls(ctx->native_handle(), tls); !ok) return ok.error();
+  // The local endpoint's own certificate is trusted without flags (cli.md).
+  if (config.ca_file.empty() && !config.insecure)
+    if (std::string cert = local_endpoint_cert(); !cert.empty())
+      SSL_CTX_load_verify_locations(ctx->native_handle(), cert.c_str(), nullptr);
+  return ctx;
+}
+
+SessionClient::SessionClient(const SessionConfig& config, Target target, std::shared_ptr<asio::ssl::context> tls)
+    : config_(config), target_(std::move(target)), tls_(std::move(tls)) {
+  result_.target = target_.url;
+  result_.transport = target_.transport();
+}
+
+awaitable<SessionResult> SessionClient::run() {
+  bool connected = co_await connect();
+  if (connected) {
+    if (target_.kind == TargetKind::Anthro) co_await run_anthro();
+    else co_await run_http();
+  }
+  if (stream_) stream_->close();
+  co_return std::move(result_);
+}
+
+awaitable<bool> SessionClient::connect() {
+  auto ex = co_await asio::this_coro::executor;
+  tcp::resolver resolver(ex);
+  boost::system::error_code ec;
+  std::string host = target_.host, port = std::to_string(target_.port);
+  auto endpoints = co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
+  if (ec) co_return fail("cannot resolve " + target_.host + ": " + ec.message());
+  tcp::socket socket(ex);
+  double start = now_s();
+  for (const auto& entry : endpoints) {
+    socket = tcp::socket(ex);
+    socket.open(entry.endpoint().protocol(), ec);
+    if (config_.ring_kib) socket.set_option(asio::socket_base::receive_buffer_size(*config_.ring_kib * 1024), ec);
+    start = now_s();
+    co_await socket.async_connect(entry.endpoint(), asio::redirect_error(use_awaitable, ec));
+    if (!ec) break;
+  }
+  if (ec) co_return fail("cannot connect to " + target_.host + ":" + std::to_string(target_.port) + ": " + ec.message());
+  result_.connect_ms = (now_s() - start) * 1000.0;
+  socket.set_option(tcp::no_delay(true), ec);
+  handshake_start_ = now_s();
+  if (!target_.tls) {
+    stream_ = make_plain_stream(std::move(socket));
+    co_return true;
+  }
+  stream_ = make_tls_stream(std::move(socket), *tls_);
+  if (auto ok = set_client_host(stream_->ssl(), target_.host); !ok) co_return fail(ok.error().detail);
+  if (target_.kind == TargetKind::Anthro) {
+    make_offer();
+    attach_extension(stream_->ssl(), &ext_);
+  }
+  bool shook = co_await tls_handshake(*stream_, false);
+  if (!shook) {
+    std::string why = !ext_.refusal.empty() ? "negotiation refused in the TLS extension: " + ext_.refusal
+                                            : stream_->error().message();
+    long verify = SSL_get_verify_result(stream_->ssl());
+    if (verify != X509_V_OK)
+      why += std::string(" (") + X509_verify_cert_error_string(verify) + "; trusted: " +
+             (config_.ca_file.empty() ? "the system store and the local endpoint's certificate" : config_.ca_file) +
+             "; see --cacert and --insecure)";
+    co_return fail("TLS handshake with " + target_.host + " failed: " + why);
+  }
+  result_.alpn = selected_alpn(stream_->ssl());
+  result_.tls_suite = tls_suite_name(stream_->ssl());
+  if (target_.kind == TargetKind::Anthro && result_.alpn != kAlpnAnthro)
+    co_return fail("server selected " + (result_.alpn.empty() ? std::string("no ALPN") : "ALPN \"" + result_.alpn + "\"") +
+                   " instead of anthro-v1");
+  result_.handshake_ms = (now_s() - handshake_start_) * 1000.0;
+  co_return true;
+}
+
+void SessionClient::finish_figures(RequestResult& r) const {
+  r.figures = compute_figures(r.timeline);
+  // Without token frames there is no N to compare the server's count with.
+  if (!config_.stream) r.figures.usage_mismatch = false;
+}
+
+bool SessionClient::fail(std::string why) {
+  result_.error = std::move(why);
+  return false;
+}
+
+void SessionClient::make_offer() {
+  if (!ext_.offer.empty()) return;
+  client_key_ = generate_x25519();
+  Blob offer;
+  offer.max_streams = 8;
+  offer.default_max_tokens = 1024;
+  offer.flags = kFlagStreaming;
+  offer.aead = kSuiteAes256Gcm | kSuiteChaCha20Poly1305;
+  offer.ring_buffer_kib = config_.ring_kib.value_or(kDefaultRingKib);
+  do random_bytes(reinterpret_cast<std::uint8_t*>(&offer.connection_token), 8);
+  while (offer.connection_token == 0);
+  offer.x25519_public = client_key_.public_key;
+  random_bytes(offer.random.data(), offer.random.size());
+  ext_.offer = encode_blob(offer);
+}
+
+awaitable<bool> SessionClient::negotiate() {
+  make_offer();
+  Bytes answer = ext_.answer;
+  result_.extension_used = !answer.empty();
+  if (answer.empty()) {
+    // No answer in the handshake (or lab mode): the preface, with the same offer bytes.
+    Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
+    append(preface, ext_.offer);
+    bool sent = co_await stream_->write_all(preface);
+    if (!sent) co_return fail("cannot send the preface: " + stream_->error().message());
+    std::uint8_t in[kPrefaceSize];
+    std::size_t have = 0;
+    while (have < kPrefaceSize) {
+      std::size_t n = co_await stream_->read_some(in + have, kPrefaceSize - have);
+      if (n == 0) co_return fail("the server closed the connection during the preface (the offer was refused)");
+      have += n;
+    }
+    if (std::memcmp(in, kPrefaceMagic.data(), 8) != 0) co_return fail("the server's answer has no ANTHRO01 preface");
+    answer.assign(in + 8, in + kPrefaceSize);
+  }
+  Blob offer = *decode_blob(ext_.offer);
+  if (auto refusal = check_answer(offer, answer))
+    co_return fail(std::string("answer refused: ") + to_string(refusal->reason) + ": " + refusal->detail);
+  Blob answer_blob = *decode_blob(answer);
+  auto keys = client_frame_keys(client_key_.private_key, offer, answer_blob);
+  if (!keys) co_return fail("key derivation failed: " + keys.error().detail);
+  negotiated_ = negotiated_from(answer_blob);
+  keys_ = *keys;
+  result_.suite = std::string(to_string(negotiated_.suite));
+  result_.handshake_ms = (now_s() - handshake_start_) * 1000.0;
+  if (!config_.keylog_path.empty())
+    if (auto ok = append_keylog_line(config_.keylog_path, format_anthro_line(negotiated_.token, keys_)); !ok)
+      co_return fail(ok.error().detail);
+  co_return true;
+}
+
+}  // namespace anthro

@@ -1,0 +1,138 @@
+// The HTTP baseline requests of a session: the Messages API or chat completions, with SSE
+// events timed at the socket read that delivered them.
+#include "http/messages_api.h"
+#include "net/http_io.h"
+#include "session/client.h"
+
+namespace anthro {
+
+using namespace net;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+std::string host_header(const Target& t) {
+  std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
+  return host + ":" + std::to_string(t.port);
+}
+
+// The message of an API error body, or the body itself.
+std::string error_message(const std::string& body) {
+  auto pos = body.find("\"message\"");
+  if (pos == std::string::npos) return body.substr(0, 200);
+  auto start = body.find('"', body.find(':', pos) + 1);
+  auto end = start == std::string::npos ? start : body.find('"', start + 1);
+  return start == std::string::npos || end == std::string::npos ? body.substr(0, 200) : body.substr(start + 1, end - start - 1);
+}
+
+}  // namespace
+
+awaitable<void> SessionClient::run_http() {
+  for (unsigned i = 0; i < config_.repeat; ++i) {
+    RequestResult& r = result_.requests.emplace_back();
+    bool go_on = co_await http_request(r);
+    finish_figures(r);
+    if (!go_on) break;
+  }
+}
+
+awaitable<bool> SessionClient::http_request(RequestResult& r) {
+  bool messages = target_.kind == TargetKind::Messages;
+  RequestSpec spec = request_spec();
+  spec.api_key.reset();  // the key travels in a header, never in the body
+  std::string body = messages ? messages_request_json(spec) : chat_completions_request_json(spec);
+  std::string head = "POST " + target_.path + " HTTP/1.1\r\nhost: " + host_header(target_) +
+                     "\r\ncontent-type: application/json\r\naccept: " +
+                     (config_.stream ? "text/event-stream" : "application/json") + "\r\ncontent-length: " +
+                     std::to_string(body.size()) + "\r\n";
+  if (messages) head += "anthropic-version: " + std::string(kAnthropicVersion) + "\r\n";
+  if (!config_.api_key.empty())
+    head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
+  std::string request = head + "\r\n" + body;
+  bool sent = co_await stream_->write_all(as_bytes(request));
+  if (!sent) {
+    r.error = "cannot send the request: " + stream_->error().message();
+    co_return false;
+  }
+  r.timeline.request_written = now_s();
+
+  HttpResponseReader response;
+  AnthropicStreamReader anthropic;
+  OpenAiStreamReader openai;
+  std::string error_body;
+  std::uint32_t tokens = 0;
+  double t = 0;
+  SseParser sse([&](const SseEvent& event) {
+    for (const StreamUpdate& u : messages ? anthropic.on_event(event) : openai.on_event(event)) {
+      switch (u.kind) {
+        case StreamUpdate::MessageStart: if (!r.timeline.message_start) r.timeline.message_start = t; break;
+        case StreamUpdate::Token:
+          r.timeline.tokens.push_back({t, 1, u.visible_text});
+          r.text += u.text;
+          ++tokens;
+          if (config_.on_text) config_.on_text(u.text);
+          break;
+        case StreamUpdate::Stop:
+          if (u.stop_reason) r.stop_reason = u.stop_reason;
+          if (u.output_tokens) r.timeline.usage_output_tokens = u.output_tokens;
+          break;
+        case StreamUpdate::Usage:
+          if (u.output_tokens) r.timeline.usage_output_tokens = u.output_tokens;
+          break;
+        case StreamUpdate::Error: r.error = u.error_type + ": " + u.error_message; break;
+        default: break;
+      }
+    }
+  });
+  std::uint8_t buf[16384];
+  while (!response.done()) {
+    std::size_t n = co_await read_some(buf, sizeof buf);
+    t = now_s();  // stamped at the socket read, before any parsing
+    if (n == 0) {
+      r.error = "connection closed before the response ended" +
+                (stream_->error() ? " (" + stream_->error().message() + ")" : std::string());
+      co_return false;
+    }
+    if (!r.timeline.first_byte) r.timeline.first_byte = t;
+    if (!response.feed(std::string_view(reinterpret_cast<const char*>(buf), n))) {
+      r.error = response.error();
+      co_return false;
+    }
+    if (!response.head_done()) continue;
+    std::string piece = response.take_body();
+    if (response.status() != 200 || !config_.stream) {
+      error_body += piece;
+      continue;
+    }
+    sse.feed(piece);
+    if (config_.cancel_after_tokens && tokens >= *config_.cancel_after_tokens) {
+      // HTTP has no CANCEL frame: closing the connection is how a client gives up.
+      r.timeline.cancel_written = now_s();
+      r.error = "closed by the client after " + std::to_string(tokens) + " tokens";
+      stream_->close();
+      co_return false;
+    }
+  }
+  r.timeline.end = t;
+  if (response.status() != 200) {
+    r.error_code = response.status();
+    r.error = std::to_string(response.status()) + ": " + error_message(error_body);
+    if (std::string ms = response.header("retry-after-ms"); !ms.empty()) r.retry_after_ms = std::stoul(ms);
+    co_return response.header("connection") != "close";
+  }
+  if (!config_.stream) {
+    auto parsed = messages ? parse_messages_response(error_body) : parse_chat_completions_response(error_body);
+    if (!parsed) {
+      r.error = parsed.error().detail;
+      co_return false;
+    }
+    r.text = parsed->content.value_or("");
+    r.stop_reason = parsed->stop_reason;
+    r.timeline.usage_output_tokens = parsed->output_tokens;
+  }
+  co_return true;
+}
+
+}  // namespace anthro

@@ -1,0 +1,65 @@
+// Live sessions (cli.md `session`): one connection, one or more requests, every timing
+// event of spec §6 stamped with a monotonic clock when its bytes are read from the socket.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/request_figures.h"
+#include "protocol/body.h"
+#include "session/target.h"
+
+namespace anthro {
+
+struct SessionConfig {
+  std::string target;
+  std::string ca_file;
+  bool insecure = false;
+  std::string api_key;      // the value; the CLI reads it from --api-key-env
+  std::string keylog_path;  // NSS + ANTHRO_V1 lines; the CLI passes SSLKEYLOGFILE
+  std::string model = "claude-3-haiku-20240307";
+  std::vector<ChatMessage> messages;
+  std::optional<std::string> system;
+  std::optional<std::uint32_t> max_tokens;
+  bool stream = true;
+  std::optional<std::string> metadata_json;
+  unsigned repeat = 1;  // requests on the same connection, one after another
+  std::optional<std::uint32_t> cancel_after_tokens;
+  bool close_without_cancel = false;  // stop reading and close after the cancel point, sending nothing
+  double read_delay_ms = 0;           // a slow reader
+  std::optional<std::uint16_t> ring_kib;
+  double timeout_s = 60;  // per request, from REQUEST written
+  std::function<void(std::string_view)> on_text;  // token text as it arrives
+};
+
+struct RequestResult {
+  std::uint32_t stream_id = 0;
+  RequestTimeline timeline;
+  RequestFigures figures;
+  std::string text;
+  std::optional<StopReason> stop_reason;
+  std::optional<std::string> error;  // "429: overloaded", "connection reset", ...
+  std::optional<int> error_code;
+  std::optional<std::uint32_t> retry_after_ms;
+  std::uint64_t invalid_utf8_frames = 0, token_gaps = 0, token_duplicates = 0, auth_failures = 0;
+  bool probe = false;  // set by workloads that mark probe streams
+};
+
+struct SessionResult {
+  std::string target, transport, alpn, suite, tls_suite;
+  std::optional<double> connect_ms, handshake_ms;
+  bool extension_used = false;  // negotiation in the TLS extension rather than the preface
+  std::vector<RequestResult> requests;
+  std::optional<std::string> error;  // a failure before or between requests
+};
+
+// Runs a whole session on its own event loop. An error result means the session could not
+// start (bad target, unreadable CA file); network failures are in SessionResult::error.
+Result<SessionResult> run_session(const SessionConfig& config);
+
+// The JSON document of cli.md `session --format json`.
+std::string session_json(const SessionResult& result);
+
+}  // namespace anthro

@@ -1,0 +1,56 @@
+#include "session/target.h"
+
+#include <cstdlib>
+
+namespace anthro {
+namespace {
+
+Error bad(const std::string& url, const std::string& why) { return make_error("usage", "--target \"" + url + "\": " + why); }
+
+}  // namespace
+
+Result<Target> parse_target(const std::string& url) {
+  Target t;
+  t.url = url;
+  auto sep = url.find("://");
+  if (sep == std::string::npos) return bad(url, "expected SCHEME://HOST:PORT");
+  std::string scheme = url.substr(0, sep), rest = url.substr(sep + 3);
+  if (scheme == "anthro") t.kind = TargetKind::Anthro;
+  else if (scheme == "anthro+lab") t = Target{TargetKind::Anthro, false, {}, 0, {}, url};
+  else if (scheme == "https" || scheme == "http") t = Target{TargetKind::Messages, scheme == "https", {}, 0, {}, url};
+  else return bad(url, "unknown scheme \"" + scheme + "\" (anthro, anthro+lab, http, https)");
+  auto slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  if (slash != std::string::npos) t.path = rest.substr(slash);
+  std::string port;
+  if (!authority.empty() && authority.front() == '[') {
+    auto close = authority.find(']');
+    if (close == std::string::npos) return bad(url, "unclosed [ in the host");
+    t.host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':') port = authority.substr(close + 2);
+  } else {
+    auto colon = authority.rfind(':');
+    t.host = authority.substr(0, colon);
+    if (colon != std::string::npos) port = authority.substr(colon + 1);
+  }
+  if (t.host.empty()) return bad(url, "no host");
+  if (port.empty()) {
+    if (t.kind == TargetKind::Anthro) return bad(url, "anthro-v1 targets need a port");
+    t.port = t.tls ? 443 : 80;
+  } else {
+    char* end = nullptr;
+    long p = std::strtol(port.c_str(), &end, 10);
+    if (*end || p <= 0 || p > 65535) return bad(url, "bad port \"" + port + "\"");
+    t.port = static_cast<std::uint16_t>(p);
+  }
+  if (t.kind != TargetKind::Anthro) {
+    if (t.path == "/v1/messages") t.kind = TargetKind::Messages;
+    else if (t.path == "/v1/chat/completions") t.kind = TargetKind::ChatCompletions;
+    else return bad(url, "HTTP targets end in /v1/messages or /v1/chat/completions");
+  } else if (!t.path.empty() && t.path != "/") {
+    return bad(url, "anthro-v1 targets take no path");
+  }
+  return t;
+}
+
+}  // namespace anthro

@@ -1,0 +1,28 @@
+// The --target URLs of cli.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "util/result.h"
+
+namespace anthro {
+
+enum class TargetKind { Anthro, Messages, ChatCompletions };
+
+struct Target {
+  TargetKind kind = TargetKind::Anthro;
+  bool tls = true;
+  std::string host;  // without brackets
+  std::uint16_t port = 0;
+  std::string path;  // HTTP only
+  std::string url;   // as given
+  // "tls", "lab" or "http", the transport names of the JSON output.
+  std::string transport() const { return kind == TargetKind::Anthro ? (tls ? "tls" : "lab") : "http"; }
+};
+
+// anthro://host:port, anthro+lab://host:port, http(s)://host[:port]/v1/messages,
+// http(s)://host[:port]/v1/chat/completions; IPv6 hosts in brackets.
+Result<Target> parse_target(const std::string& url);
+
+}  // namespace anthro
