@@ -48,7 +48,7 @@ int run_session_command(const std::vector<std::string>& argv) {
             {"--target", "--prompt", "--messages", "--system", "--model", "--max-tokens", "--repeat",
              "--cancel-after-tokens", "--read-delay-ms", "--ring-kib", "--format", "--cacert", "--api-key-env",
              "--timeout-s"},
-            {"--no-stream", "--close-without-cancel", "--insecure"});
+            {"--no-stream", "--close-without-cancel", "--insecure", "--no-extension"});
   SessionConfig c;
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
@@ -73,6 +73,7 @@ int run_session_command(const std::vector<std::string>& argv) {
   if (auto d = args.number("--timeout-s")) c.timeout_s = *d;
   c.ca_file = args.value_or("--cacert", "");
   c.insecure = args.has("--insecure");
+  c.tls_extension = !args.has("--no-extension");
   if (auto name = args.value("--api-key-env")) {
     const char* key = std::getenv(name->c_str());
     if (!key || !*key) args.fail("--api-key-env " + *name + ": that variable is not set");

@@ -90,7 +90,7 @@ awaitable<bool> SessionClient::connect() {
   }
   stream_ = make_tls_stream(std::move(socket), *tls_);
   if (auto ok = set_client_host(stream_->ssl(), target_.host); !ok) co_return fail(ok.error().detail);
-  if (target_.kind == TargetKind::Anthro) {
+  if (target_.kind == TargetKind::Anthro && config_.tls_extension) {
     make_offer();
     attach_extension(stream_->ssl(), &ext_);
   }
@@ -149,12 +149,12 @@ awaitable<bool> SessionClient::negotiate() {
     // No answer in the handshake (or lab mode): the preface, with the same offer bytes.
     Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
     append(preface, ext_.offer);
-    bool sent = co_await stream_->write_all(preface);
+    bool sent = co_await write(preface);
     if (!sent) co_return fail("cannot send the preface: " + stream_->error().message());
     std::uint8_t in[kPrefaceSize];
     std::size_t have = 0;
     while (have < kPrefaceSize) {
-      std::size_t n = co_await stream_->read_some(in + have, kPrefaceSize - have);
+      std::size_t n = co_await read_some(in + have, kPrefaceSize - have);
       if (n == 0) co_return fail("the server closed the connection during the preface (the offer was refused)");
       have += n;
     }

@@ -25,6 +25,7 @@ class SessionClient {
   net::awaitable<bool> anthro_request(std::uint32_t stream_id, RequestResult& r);
   net::awaitable<bool> http_request(RequestResult& r);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
+  net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);
   void finish_figures(RequestResult& r) const;
   RequestSpec request_spec() const;

@@ -30,7 +30,15 @@ awaitable<std::size_t> SessionClient::read_some(std::uint8_t* data, std::size_t 
     asio::steady_timer t(co_await asio::this_coro::executor);
     co_await sleep_for(t, config_.read_delay_ms / 1000.0);
   }
-  co_return co_await stream_->read_some(data, size);
+  std::size_t n = co_await stream_->read_some(data, size);
+  if (n && config_.on_bytes) config_.on_bytes(false, as_text(ByteView(data, n)));
+  co_return n;
+}
+
+awaitable<bool> SessionClient::write(ByteView bytes) {
+  bool ok = co_await stream_->write_all(bytes);
+  if (ok && config_.on_bytes) config_.on_bytes(true, as_text(bytes));
+  co_return ok;
 }
 
 awaitable<void> SessionClient::run_anthro() {
@@ -51,7 +59,7 @@ awaitable<bool> SessionClient::anthro_request(std::uint32_t stream_id, RequestRe
   std::uint8_t flags = config_.stream ? kFlagStreaming : 0;
   Bytes frame = seal_frame(c2s, FrameType::Request, flags & negotiated_.flags, negotiated_.token, nonces.next(),
                            encode_request(stream_id, request_spec()));
-  bool sent = co_await stream_->write_all(frame);
+  bool sent = co_await write(frame);
   if (!sent) {
     r.error = "cannot send REQUEST: " + stream_->error().message();
     co_return false;
@@ -123,7 +131,7 @@ awaitable<bool> SessionClient::anthro_request(std::uint32_t stream_id, RequestRe
           }
           Bytes cancel = seal_frame(c2s, FrameType::Cancel, e.header.flags, negotiated_.token, nonces.next(),
                                     encode_cancel(stream_id, CancelReason::User));
-          bool cancelled = co_await stream_->write_all(cancel);
+          bool cancelled = co_await write(cancel);
           if (!cancelled) co_return false;
           r.timeline.cancel_written = now_s();
         }
@@ -132,6 +140,7 @@ awaitable<bool> SessionClient::anthro_request(std::uint32_t stream_id, RequestRe
         r.stop_reason = resp->stop_reason;
         r.timeline.usage_output_tokens = resp->output_tokens;
         if (resp->content) r.text += *resp->content;
+        r.server_timing = resp->timing;
         if (resp->stop_reason == StopReason::Cancelled) r.timeline.cancelled_response = t;
         co_return true;
       } else if (auto* err = std::get_if<ErrorBody>(&*e.body)) {

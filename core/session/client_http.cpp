@@ -51,7 +51,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r) {
   if (!config_.api_key.empty())
     head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
   std::string request = head + "\r\n" + body;
-  bool sent = co_await stream_->write_all(as_bytes(request));
+  bool sent = co_await write(as_bytes(request));
   if (!sent) {
     r.error = "cannot send the request: " + stream_->error().message();
     co_return false;

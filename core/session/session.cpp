@@ -63,6 +63,9 @@ json request_json(const RequestResult& r) {
             {"text", is_valid_utf8(as_bytes(r.text)) ? json(r.text) : json(nullptr)}};
   if (!is_valid_utf8(as_bytes(r.text))) j["text_hex"] = to_hex(as_bytes(r.text));
   j["itl_ms"] = f.itl_ms;
+  if (r.server_timing)
+    j["server_timing"] = {{"queue_us", r.server_timing->queue_us}, {"context_wait_us", r.server_timing->context_wait_us},
+                          {"prefill_us", r.server_timing->prefill_us}, {"decode_us", r.server_timing->decode_us}};
   return j;
 }
 

@@ -31,7 +31,10 @@ struct SessionConfig {
   double read_delay_ms = 0;           // a slow reader
   std::optional<std::uint16_t> ring_kib;
   double timeout_s = 60;  // per request, from REQUEST written
+  bool tls_extension = true;  // offer the negotiation in the TLS extension (else only the preface)
   std::function<void(std::string_view)> on_text;  // token text as it arrives
+  // Every application byte sent and received (inside TLS), for live frame views and tests.
+  std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;
 };
 
 struct RequestResult {
@@ -43,6 +46,7 @@ struct RequestResult {
   std::optional<std::string> error;  // "429: overloaded", "connection reset", ...
   std::optional<int> error_code;
   std::optional<std::uint32_t> retry_after_ms;
+  std::optional<Timing> server_timing;  // RESPONSE timing (anthro-v1 only)
   std::uint64_t invalid_utf8_frames = 0, token_gaps = 0, token_duplicates = 0, auth_failures = 0;
   bool probe = false;  // set by workloads that mark probe streams
 };

@@ -1,0 +1,232 @@
+// The local endpoint and the session client over real sockets: TLS with ALPN and the
+// extension, the preface fallback, lab mode, the HTTP baseline, timing, and the key log.
+#include <QProcess>
+#include <QtTest>
+
+#include "crypto/keylog.h"
+#include "endpoint_fixture.h"
+#include "http/sse.h"
+#include "protocol/stream_decoder.h"
+#include "util/files.h"
+
+using namespace anthro;
+using namespace anthro::test;
+
+namespace {
+
+std::string s_client(const Endpoint& endpoint, const char* alpn) {
+  QProcess p;
+  std::string url = endpoint.url("anthro");
+  QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
+  p.start("openssl", {"s_client", "-alpn", alpn, "-connect", "127.0.0.1:" + port, "-tls1_3"});
+  p.closeWriteChannel();
+  p.waitForFinished(10000);
+  return (p.readAllStandardOutput() + p.readAllStandardError()).toStdString();
+}
+
+// The decoded text of recorded session bytes, opened only with the session's key log.
+std::string decode_with_keylog(const std::string& c2s, const std::string& s2c, const std::string& keylog) {
+  KeyRing ring;
+  KeyLog log = parse_keylog(keylog, "session.keylog");
+  ring.add(log);
+  std::string text;
+  ConnectionDecoder decoder(ring, {nullptr, [&](const FrameEvent& e) {
+                                     if (e.body)
+                                       if (auto* t = std::get_if<TokenBody>(&*e.body)) text += t->text_view();
+                                   }, nullptr});
+  decoder.feed(Direction::ClientToServer, as_bytes(c2s));
+  decoder.feed(Direction::ServerToClient, as_bytes(s2c));
+  return text;
+}
+
+}  // namespace
+
+class TestEndpoint : public QObject {
+  Q_OBJECT
+ private slots:
+  void opensslSeesAnthroAlpn() {
+    EndpointFixture f;
+    f.start();
+    std::string ok = s_client(f.endpoint(), "anthro-v1");
+    QVERIFY2(ok.find("ALPN protocol: anthro-v1") != std::string::npos, ok.c_str());
+    std::string refused = s_client(f.endpoint(), "h2");
+    QVERIFY2(refused.find("no application protocol") != std::string::npos, refused.c_str());
+    QVERIFY(refused.find("ALPN protocol") == std::string::npos);
+  }
+
+  void sessionOverEachTransport_data() {
+    QTest::addColumn<QString>("scheme");
+    QTest::addColumn<bool>("extension");
+    QTest::newRow("tls extension") << "anthro" << true;
+    QTest::newRow("tls preface fallback") << "anthro" << false;
+    QTest::newRow("lab") << "anthro+lab" << false;
+  }
+
+  void sessionOverEachTransport() {
+    QFETCH(QString, scheme);
+    QFETCH(bool, extension);
+    EndpointFixture f;
+    f.start();
+    SessionConfig c = f.session(scheme.toStdString());
+    c.tls_extension = extension;
+    c.keylog_path = f.path("session.keylog");
+    std::string c2s, s2c;
+    c.on_bytes = [&](bool up, std::string_view b) { (up ? c2s : s2c) += b; };
+    SessionResult r = EndpointFixture::run(c);
+    QVERIFY2(!r.error, r.error ? r.error->c_str() : "");
+    QCOMPARE(r.extension_used, extension);
+    QCOMPARE(r.suite, std::string("aes-256-gcm"));
+    if (scheme == "anthro") {
+      QCOMPARE(r.alpn, std::string("anthro-v1"));
+      QVERIFY(!r.tls_suite.empty());
+    }
+    QCOMPARE(r.requests.size(), std::size_t{1});
+    const RequestResult& req = r.requests[0];
+    QVERIFY2(!req.error, req.error ? req.error->c_str() : "");
+    QCOMPARE(req.figures.tokens, std::uint64_t{20});
+    QCOMPARE(*req.stop_reason, StopReason::EndTurn);
+    QVERIFY(!req.figures.usage_mismatch);
+    SimulatedModel model(f.config().model);
+    QCOMPARE(req.text, model.full_text({"", "How do transport layers cut tail latency? 👋", 1024, 0}));
+
+    auto keylog = read_file(c.keylog_path);
+    QVERIFY(keylog.ok());
+    QCOMPARE(parse_keylog(*keylog, "k").anthro.size(), std::size_t{1});
+    if (scheme == "anthro") QVERIFY(!parse_keylog(*keylog, "k").tls.empty());  // NSS lines too
+    // With the extension the blobs are in the handshake; tell the decoder to expect frames.
+    std::string text = extension ? std::string() : decode_with_keylog(c2s, s2c, *keylog);
+    if (extension) {
+      KeyRing ring;
+      ring.add(parse_keylog(*keylog, "k"));
+      DirectionDecoder d(Direction::ServerToClient, PrefaceMode::None,
+                         DecoderEvents{nullptr, [&](const FrameEvent& e) {
+                                         if (e.body)
+                                           if (auto* t = std::get_if<TokenBody>(&*e.body)) text += t->text_view();
+                                       }, nullptr},
+                         [&](std::uint64_t token) { return ring.candidates(token, Direction::ServerToClient, nullptr, nullptr); });
+      d.feed(as_bytes(s2c));
+    }
+    QCOMPARE(text, req.text);
+  }
+
+  void timingMatchesTheConfiguredModel() {
+    EndpointFixture f({}, 150, 10, 50);
+    f.start();
+    SessionResult r = EndpointFixture::run(f.session("anthro+lab"));
+    const RequestFigures& fig = r.requests.at(0).figures;
+    QCOMPARE(fig.tokens, std::uint64_t{50});
+    QVERIFY2(std::abs(*fig.ttft_ms - 150) <= 3, std::to_string(*fig.ttft_ms).c_str());
+    QVERIFY2(std::abs(*fig.mean_itl_ms - 10) <= 1, std::to_string(*fig.mean_itl_ms).c_str());
+    QVERIFY(r.requests[0].server_timing);
+    QVERIFY(std::abs(double(r.requests[0].server_timing->decode_us) / 1000 - 490) < 20);
+  }
+
+  void cancelStopsTheStreamQuickly() {
+    EndpointFixture f({}, 20, 10, 200);
+    f.start();
+    SessionConfig c = f.session("anthro");
+    c.cancel_after_tokens = 5;
+    SessionResult r = EndpointFixture::run(c);
+    const RequestResult& req = r.requests.at(0);
+    QCOMPARE(*req.stop_reason, StopReason::Cancelled);
+    QVERIFY(req.figures.tokens >= 5 && req.figures.tokens < 10);
+    QVERIFY2(*req.figures.cancel_latency_ms < 5, std::to_string(*req.figures.cancel_latency_ms).c_str());
+    QCOMPARE(f.endpoint().counters().cancels, std::uint64_t{1});
+  }
+
+  void repeatedRequestsShareTheConnection() {
+    EndpointFixture f;
+    f.start();
+    SessionConfig c = f.session("anthro");
+    c.repeat = 3;
+    SessionResult r = EndpointFixture::run(c);
+    QCOMPARE(r.requests.size(), std::size_t{3});
+    QCOMPARE(r.requests[2].stream_id, 5u);
+    for (const auto& req : r.requests) QVERIFY(!req.error && req.figures.tokens == 20);
+    QCOMPARE(f.endpoint().counters().connections, std::uint64_t{1});
+  }
+
+  void httpBaselineGivesTheSameText() {
+    EndpointFixture f;
+    f.start();
+    SessionConfig anthro = f.session("anthro");
+    anthro.max_tokens = 1000;
+    std::string want = EndpointFixture::run(anthro).requests.at(0).text;
+    for (const char* path : {"/v1/messages", "/v1/chat/completions"})
+      for (const char* scheme : {"http", "https"}) {
+        SessionConfig c = f.session(scheme, path);
+        c.max_tokens = 1000;
+        SessionResult r = EndpointFixture::run(c);
+        QVERIFY2(!r.requests.at(0).error, r.requests[0].error->c_str());
+        QCOMPARE(r.requests[0].text, want);
+        QCOMPARE(r.requests[0].figures.tokens, std::uint64_t{20});
+        QVERIFY(r.requests[0].figures.time_to_message_start_ms);
+        QVERIFY(*r.requests[0].figures.ttft_ms >= *r.requests[0].figures.time_to_message_start_ms);
+        c.stream = false;
+        QCOMPARE(EndpointFixture::run(c).requests.at(0).text, want);
+      }
+  }
+
+  void sseEventSequenceIsTheSpecs() {
+    EndpointFixture f;
+    f.start();
+    SessionConfig c = f.session("http", "/v1/messages");
+    std::string body;
+    c.on_bytes = [&](bool up, std::string_view b) { if (!up) body += b; };
+    EndpointFixture::run(c);
+    std::vector<std::string> events;
+    SseParser parser([&](const SseEvent& e) { if (events.empty() || events.back() != e.event) events.push_back(e.event); });
+    parser.feed(body.substr(body.find("\r\n\r\n") + 4));  // chunk framing lines are not SSE lines
+    std::vector<std::string> want{"message_start", "content_block_start", "ping", "content_block_delta",
+                                  "content_block_stop", "message_delta", "message_stop"};
+    QCOMPARE(events, want);
+  }
+
+  void apiKeysAreRequiredWhenConfigured() {
+    EndpointFixture f;
+    f.config().required_api_key = "sk-test-123";
+    f.start();
+    for (auto [scheme, path] : {std::pair{"anthro", ""}, std::pair{"http", "/v1/messages"}, std::pair{"http", "/v1/chat/completions"}}) {
+      SessionConfig c = f.session(scheme, path);
+      QCOMPARE(*EndpointFixture::run(c).requests.at(0).error_code, 401);
+      c.api_key = "sk-test-123";
+      QVERIFY(!EndpointFixture::run(c).requests.at(0).error);
+    }
+  }
+
+  void metricsAreServed() {
+    EndpointFixture f;
+    f.start();
+    EndpointFixture::run(f.session("anthro+lab"));
+    std::string text = f.endpoint().metrics_text();
+    for (const char* name : {"anthro_transport_connection_duration_seconds_bucket", "anthro_transport_frame_decode_time_seconds_count",
+                             "anthro_transport_gpu_context_wait_seconds_sum", "anthro_transport_cancel_rate",
+                             "anthro_transport_ttft_seconds_count 1", "anthro_transport_inter_token_seconds_count 19",
+                             "anthro_transport_frame_drop_total 0"})
+      QVERIFY2(text.find(name) != std::string::npos, name);
+    std::string url = f.endpoint().url("metrics");
+    QProcess curl;
+    curl.start("curl", {"-sf", QString::fromStdString("http://" + url.substr(url.find("://") + 3) + "/metrics")});
+    if (curl.waitForStarted(5000)) {
+      curl.waitForFinished(10000);
+      QVERIFY(curl.readAllStandardOutput().contains("anthro_transport_ttft_seconds_bucket"));
+    }
+  }
+
+  void credentialsAreGeneratedOnceAndPrivate() {
+    EndpointFixture f;
+    f.start();
+    std::string cert = f.endpoint().cert_path();
+    auto first = read_file(cert);
+    QVERIFY(first.ok());
+    QFileInfo info(QString::fromStdString(cert));
+    QCOMPARE(int(info.permissions() & (QFile::ReadGroup | QFile::ReadOther)), 0);
+    f.endpoint().stop();
+    auto restarted = Endpoint::start(f.config());
+    QVERIFY(restarted.ok());
+    QCOMPARE(*read_file((*restarted)->cert_path()), *first);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestEndpoint)
+#include "test_endpoint.moc"
