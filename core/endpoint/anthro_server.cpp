@@ -113,21 +113,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
       decoder.feed(ByteView(buf.data(), n));
       if (!events.empty()) state_.metrics.frame_decoded(seconds_since(t0) / static_cast<double>(events.size()));
       for (auto& e : events) {
-        handle(e, decoder);
+        handle(e);
         if (closing_) break;
       }
       events.clear();
     }
   }
 
-  void handle(FrameEvent& e, const DirectionDecoder& decoder) {
+  void handle(FrameEvent& e) {
+    if (e.decrypted) consecutive_drops_ = 0;
     if (!e.refusal) return handle_body(e);
     switch (live_action(*e.refusal, e.header.frame_type())) {
       case LiveAction::ProtocolErrorAndClose: return protocol_error(std::string(to_string(*e.refusal)) + ": " + e.detail);
       case LiveAction::DropAndCount:
         ++state_.counters.frames_dropped;
         state_.metrics.frame_dropped();
-        if (decoder.consecutive_auth_drops() >= kMaxConsecutiveAuthDrops)
+        // Counted here, per frame: the decoder's own count covers a whole read.
+        if (++consecutive_drops_ >= kMaxConsecutiveAuthDrops)
           protocol_error("16 consecutive frames failed authentication");
         return;
       case LiveAction::BadRequestOnStream:
@@ -325,6 +327,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   NonceSequence nonces_;
   std::map<std::uint32_t, std::shared_ptr<StreamState>> live_streams_;
   Signal streams_done_;
+  unsigned consecutive_drops_ = 0;
   bool closing_ = false, negotiated_ok_ = false, finished_ = false;
 };
 

@@ -1,0 +1,264 @@
+// The endpoint under garbage and misbehaving peers: it answers what the spec says, closes
+// what it must, and keeps serving everyone else.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <QtTest>
+#include <random>
+
+#include "endpoint_fixture.h"
+#include "protocol/stream_decoder.h"
+
+using namespace anthro;
+using namespace anthro::test;
+
+namespace {
+
+std::uint16_t port_of(const std::string& url) { return static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1))); }
+
+// A blocking raw peer on the lab port, using the codec directly.
+class RawPeer {
+ public:
+  explicit RawPeer(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{3, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~RawPeer() { ::close(fd_); }
+  bool connected() const { return connected_; }
+
+  void send(ByteView bytes) { (void)!::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL); }
+  void send(std::string_view text) { send(as_bytes(text)); }
+
+  // Everything the server sends until it closes (or 3 s pass).
+  Bytes read_all() {
+    Bytes out;
+    std::uint8_t buf[4096];
+    for (;;) {
+      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) {
+        closed_ = n == 0;
+        return out;
+      }
+      out.insert(out.end(), buf, buf + n);
+    }
+  }
+  bool closed() const { return closed_; }
+
+  bool negotiate() {
+    client_ = generate_x25519();
+    offer_.max_streams = 2;
+    offer_.connection_token = 0x1122334455667788ULL;
+    offer_.x25519_public = client_.public_key;
+    Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
+    append(preface, encode_blob(offer_));
+    send(preface);
+    Bytes answer(kPrefaceSize);
+    std::size_t have = 0;
+    while (have < answer.size()) {
+      ssize_t n = ::recv(fd_, answer.data() + have, answer.size() - have, 0);
+      if (n <= 0) return false;
+      have += static_cast<std::size_t>(n);
+    }
+    Blob a = *decode_blob(ByteView(answer).subspan(8));
+    keys_ = *client_frame_keys(client_.private_key, offer_, a);
+    c2s_.emplace(static_cast<Suite>(a.aead), keys_.c2s);
+    suite_ = static_cast<Suite>(a.aead);
+    return true;
+  }
+
+  Bytes frame(FrameType type, std::uint8_t flags, const Bytes& plaintext) {
+    return seal_frame(*c2s_, type, flags, offer_.connection_token, nonces_.next(), plaintext);
+  }
+
+  Bytes request(std::uint32_t stream_id, std::uint32_t max_tokens = 5) {
+    RequestSpec spec;
+    spec.model = "m";
+    spec.messages = {{"user", "hi"}};
+    spec.max_tokens = max_tokens;
+    return frame(FrameType::Request, kFlagStreaming, encode_request(stream_id, spec));
+  }
+
+  std::vector<FrameEvent> frames(ByteView s2c) {
+    std::vector<FrameEvent> out;
+    DirectionDecoder d(Direction::ServerToClient, PrefaceMode::None,
+                       DecoderEvents{nullptr, [&](const FrameEvent& e) { out.push_back(e); }, nullptr}, nullptr);
+    d.set_key({suite_, keys_.s2c});
+    d.feed(s2c);
+    return out;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false, closed_ = false;
+  X25519KeyPair client_;
+  Blob offer_;
+  FrameKeys keys_;
+  Suite suite_ = Suite::Aes256Gcm;
+  std::optional<Aead> c2s_;
+  NonceSequence nonces_;
+};
+
+const ErrorBody* error_of(const FrameEvent& e) { return e.body ? std::get_if<ErrorBody>(&*e.body) : nullptr; }
+
+void still_serves(EndpointFixture& f) {
+  SessionResult r = EndpointFixture::run(f.session("anthro"));
+  QVERIFY2(!r.error && !r.requests.at(0).error, "the endpoint stopped serving");
+}
+
+}  // namespace
+
+class TestHardening : public QObject {
+  Q_OBJECT
+ private slots:
+  void randomBytesOnEveryPort() {
+    EndpointFixture f;
+    f.start();
+    std::mt19937 rng(7);
+    for (const char* scheme : {"anthro", "anthro+lab", "http", "metrics"})
+      for (int i = 0; i < 20; ++i) {
+        RawPeer peer(port_of(f.endpoint().url(scheme)));
+        Bytes junk(1 + rng() % 3000);
+        for (auto& b : junk) b = static_cast<std::uint8_t>(rng());
+        peer.send(junk);
+        peer.read_all();
+      }
+    still_serves(f);
+    QVERIFY(f.endpoint().counters().handshake_failures >= 20);
+  }
+
+  void httpOnTheAnthroPortIsClosedWithoutAnswer() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    peer.send("POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}");
+    QVERIFY(peer.read_all().empty());
+    QVERIFY(peer.closed());
+  }
+
+  void badOfferIsClosedWithoutAnswer() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    Blob offer;
+    offer.connection_token = 0;  // `token`
+    Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
+    append(preface, encode_blob(offer));
+    peer.send(preface);
+    QVERIFY(peer.read_all().empty());
+    QVERIFY(peer.closed());
+  }
+
+  void headerRefusalGetsProtocolErrorAndClose() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(peer.negotiate());
+    Bytes frame = peer.request(1);
+    frame[3] = 1;  // reserved byte
+    peer.send(frame);
+    auto frames = peer.frames(peer.read_all());
+    QVERIFY(peer.closed());
+    QCOMPARE(frames.size(), std::size_t{1});
+    QVERIFY(error_of(frames[0]) && error_of(frames[0])->code == 1 && error_of(frames[0])->stream_id == 0);
+    QVERIFY(std::string(error_of(frames[0])->message_view()).find("reserved") != std::string::npos);
+  }
+
+  void sixteenAuthFailuresCloseTheConnection() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(peer.negotiate());
+    Bytes bad = peer.request(1);
+    bad.back() ^= 1;
+    for (int i = 0; i < 16; ++i) peer.send(bad);
+    auto frames = peer.frames(peer.read_all());
+    QVERIFY(peer.closed());
+    QCOMPARE(frames.size(), std::size_t{1});
+    QCOMPARE(error_of(frames[0])->code, std::uint16_t{1});
+    QCOMPARE(f.endpoint().counters().frames_dropped, std::uint64_t{16});
+  }
+
+  void streamRulesAreConnectionErrors() {
+    EndpointFixture f;
+    f.start();
+    for (std::uint32_t id : {0u, 2u}) {
+      RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+      QVERIFY(peer.negotiate());
+      peer.send(peer.request(id));
+      auto frames = peer.frames(peer.read_all());
+      QVERIFY(peer.closed());
+      QVERIFY(!frames.empty() && error_of(frames.back()) && error_of(frames.back())->code == 1);
+    }
+  }
+
+  void badRequestBodyGets400AndTheConnectionGoesOn() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(peer.negotiate());
+    peer.send(peer.frame(FrameType::Request, kFlagStreaming, encode_raw(1, as_bytes(R"({"model":"m","messages":[],"max_tokens":0})"))));
+    peer.send(peer.request(3));
+    Bytes s2c;
+    auto frames = std::vector<FrameEvent>{};
+    for (int i = 0; i < 50 && (frames.empty() || !frames.back().body ||
+                               !std::holds_alternative<ResponseBody>(*frames.back().body)); ++i) {
+      Bytes more = peer.read_all();
+      append(s2c, more);
+      frames = peer.frames(s2c);
+      if (peer.closed()) break;
+    }
+    QVERIFY(!frames.empty());
+    QVERIFY(error_of(frames[0]) && error_of(frames[0])->code == 400 && error_of(frames[0])->stream_id == 1);
+    QVERIFY(std::holds_alternative<ResponseBody>(*frames.back().body));
+  }
+
+  void frameClaiming16MiBThenSilence() {
+    EndpointFixture f;
+    f.config().idle_timeout_s = 1;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(peer.negotiate());
+    Bytes frame = peer.request(1);
+    store_u32(frame.data() + 4, kMaxPayload);
+    peer.send(ByteView(frame).first(100));
+    still_serves(f);
+    peer.read_all();  // the idle timeout closes it
+    QVERIFY(peer.closed());
+  }
+
+  void clientThatStopsReadingDoesNotStallOthers() {
+    EndpointFixture f({"burst"}, 1, 0, 2000000);
+    f.config().max_queued_bytes = 256 * 1024;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(peer.negotiate());
+    peer.send(peer.request(1, 4000000));
+    QTest::qWait(300);  // the server fills the socket buffers and its bounded queue, then waits
+    SessionConfig c = f.session("anthro");
+    c.max_tokens = 10;
+    SessionResult r = EndpointFixture::run(c);
+    QVERIFY(!r.error && r.requests.at(0).figures.tokens == 10);
+  }
+
+  void maxConnectionsIsEnforced() {
+    EndpointFixture f;
+    f.config().max_connections = 2;
+    f.start();
+    RawPeer a(port_of(f.endpoint().url("anthro+lab"))), b(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(a.negotiate() && b.negotiate());
+    RawPeer c(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(c.read_all().empty() && c.closed());
+    QCOMPARE(f.endpoint().counters().refused_connections, std::uint64_t{1});
+  }
+};
+
+QTEST_GUILESS_MAIN(TestHardening)
+#include "test_hardening.moc"
