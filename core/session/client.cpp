@@ -54,13 +54,33 @@ SessionClient::SessionClient(const SessionConfig& config, Target target, std::sh
 }
 
 awaitable<SessionResult> SessionClient::run() {
-  bool connected = co_await connect();
-  if (connected) {
-    if (target_.kind == TargetKind::Anthro) co_await run_anthro();
-    else co_await run_http();
+  bool open_ok = co_await open();
+  RequestOptions options{config_.cancel_after_tokens, config_.metadata_json};
+  for (unsigned i = 0; open_ok && i < config_.repeat; ++i) {
+    bool go_on = co_await request(result_.requests.emplace_back(), options);
+    if (!go_on) break;
   }
-  if (stream_) stream_->close();
+  close();
   co_return std::move(result_);
+}
+
+awaitable<bool> SessionClient::open() {
+  bool connected = co_await connect();
+  if (!connected || target_.kind != TargetKind::Anthro) co_return connected;
+  bool negotiated = co_await negotiate();
+  co_return negotiated;
+}
+
+awaitable<bool> SessionClient::request(RequestResult& r, const RequestOptions& options) {
+  bool go_on = false;
+  if (target_.kind == TargetKind::Anthro) go_on = co_await anthro_request(r, options);
+  else go_on = co_await http_request(r, options);
+  finish_figures(r);
+  co_return go_on;
+}
+
+void SessionClient::close() {
+  if (stream_) stream_->close();
 }
 
 awaitable<bool> SessionClient::connect() {

@@ -11,19 +11,31 @@ namespace anthro {
 
 Result<std::shared_ptr<net::asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target);
 
+// What may differ between the requests of one connection (the bench varies them).
+struct RequestOptions {
+  std::optional<std::uint32_t> cancel_after_tokens;
+  std::optional<std::string> metadata_json;
+};
+
 class SessionClient {
  public:
   SessionClient(const SessionConfig& config, Target target, std::shared_ptr<net::asio::ssl::context> tls);
+  // The whole session: open, then config.repeat requests.
   net::awaitable<SessionResult> run();
+
+  // Connects and negotiates; false with result().error set on failure.
+  net::awaitable<bool> open();
+  // One request on the open connection; false when the connection cannot take another.
+  net::awaitable<bool> request(RequestResult& r, const RequestOptions& options);
+  void close();
+  SessionResult& result() { return result_; }
 
  private:
   net::awaitable<bool> connect();
   void make_offer();
   net::awaitable<bool> negotiate();
-  net::awaitable<void> run_anthro();
-  net::awaitable<void> run_http();
-  net::awaitable<bool> anthro_request(std::uint32_t stream_id, RequestResult& r);
-  net::awaitable<bool> http_request(RequestResult& r);
+  net::awaitable<bool> anthro_request(RequestResult& r, const RequestOptions& options);
+  net::awaitable<bool> http_request(RequestResult& r, const RequestOptions& options);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);
@@ -40,6 +52,7 @@ class SessionClient {
   Negotiated negotiated_;
   FrameKeys keys_;
   double handshake_start_ = 0;
+  std::uint32_t next_stream_id_ = 1;
 };
 
 }  // namespace anthro

@@ -41,24 +41,16 @@ awaitable<bool> SessionClient::write(ByteView bytes) {
   co_return ok;
 }
 
-awaitable<void> SessionClient::run_anthro() {
-  bool negotiated = co_await negotiate();
-  if (!negotiated) co_return;
-  for (unsigned i = 0; i < config_.repeat; ++i) {
-    RequestResult& r = result_.requests.emplace_back();
-    r.stream_id = 2 * i + 1;
-    bool go_on = co_await anthro_request(r.stream_id, r);
-    finish_figures(r);
-    if (!go_on) break;
-  }
-}
-
-awaitable<bool> SessionClient::anthro_request(std::uint32_t stream_id, RequestResult& r) {
+awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOptions& options) {
+  std::uint32_t stream_id = r.stream_id = next_stream_id_;
+  next_stream_id_ += 2;
+  RequestSpec spec = request_spec();
+  spec.metadata_json = options.metadata_json;
   Aead c2s(negotiated_.suite, keys_.c2s);
   static thread_local NonceSequence nonces;
   std::uint8_t flags = config_.stream ? kFlagStreaming : 0;
   Bytes frame = seal_frame(c2s, FrameType::Request, flags & negotiated_.flags, negotiated_.token, nonces.next(),
-                           encode_request(stream_id, request_spec()));
+                           encode_request(stream_id, spec));
   bool sent = co_await write(frame);
   if (!sent) {
     r.error = "cannot send REQUEST: " + stream_->error().message();
@@ -122,7 +114,7 @@ awaitable<bool> SessionClient::anthro_request(std::uint32_t stream_id, RequestRe
         r.text += tok->text_view();
         tokens += tok->token_count;
         if (config_.on_text) config_.on_text(tok->text_view());
-        if (config_.cancel_after_tokens && tokens >= *config_.cancel_after_tokens && !cancel_sent) {
+        if (options.cancel_after_tokens && tokens >= *options.cancel_after_tokens && !cancel_sent) {
           cancel_sent = true;
           if (config_.close_without_cancel) {
             r.error = "closed by the client without CANCEL";

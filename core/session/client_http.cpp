@@ -29,16 +29,7 @@ std::string error_message(const std::string& body) {
 
 }  // namespace
 
-awaitable<void> SessionClient::run_http() {
-  for (unsigned i = 0; i < config_.repeat; ++i) {
-    RequestResult& r = result_.requests.emplace_back();
-    bool go_on = co_await http_request(r);
-    finish_figures(r);
-    if (!go_on) break;
-  }
-}
-
-awaitable<bool> SessionClient::http_request(RequestResult& r) {
+awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptions& options) {
   bool messages = target_.kind == TargetKind::Messages;
   RequestSpec spec = request_spec();
   spec.api_key.reset();  // the key travels in a header, never in the body
@@ -107,7 +98,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r) {
       continue;
     }
     sse.feed(piece);
-    if (config_.cancel_after_tokens && tokens >= *config_.cancel_after_tokens) {
+    if (options.cancel_after_tokens && tokens >= *options.cancel_after_tokens) {
       // HTTP has no CANCEL frame: closing the connection is how a client gives up.
       r.timeline.cancel_written = now_s();
       r.error = "closed by the client after " + std::to_string(tokens) + " tokens";
