@@ -9,5 +9,6 @@ namespace anthro::cli {
 int run_demo(const std::vector<std::string>& args);
 int run_endpoint(const std::vector<std::string>& args);
 int run_session_command(const std::vector<std::string>& args);
+int run_bench_command(const std::vector<std::string>& args);
 
 }  // namespace anthro::cli

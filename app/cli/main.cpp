@@ -17,11 +17,12 @@ struct Command {
 const Command commands[] = {
     {"endpoint", anthro::cli::run_endpoint, "runs the local anthro-v1 endpoint until SIGINT/SIGTERM"},
     {"session", anthro::cli::run_session_command, "live requests against a target, tokens streamed to stdout"},
+    {"bench", anthro::cli::run_bench_command, "load generation against a target, with a latency summary"},
     {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
 };
 
 // Subcommands of cli.md that later work brings; named so users know they exist.
-const char* planned[] = {"bench", "capture", "decode", "analyze",
+const char* planned[] = {"capture", "decode", "analyze",
                          "diagnose", "rollout", "report"};
 
 void usage(std::ostream& out) {

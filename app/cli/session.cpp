@@ -1,12 +1,10 @@
 // `anthro-wb session`: live requests against a target, tokens streamed to stdout.
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
-#include "cli/args.h"
+#include "cli/session_options.h"
 #include "cli/commands.h"
 #include "session/session.h"
-#include "util/files.h"
 
 namespace anthro::cli {
 namespace {
@@ -44,45 +42,12 @@ void print_human(const SessionResult& s) {
 }  // namespace
 
 int run_session_command(const std::vector<std::string>& argv) {
-  Args args("session", argv,
-            {"--target", "--prompt", "--messages", "--system", "--model", "--max-tokens", "--repeat",
-             "--cancel-after-tokens", "--read-delay-ms", "--ring-kib", "--format", "--cacert", "--api-key-env",
-             "--timeout-s"},
-            {"--no-stream", "--close-without-cancel", "--insecure", "--no-extension"});
+  Args args("session", argv, with(kSessionValueOptions, {"--repeat", "--format"}), kSessionFlags);
   SessionConfig c;
-  c.target = args.value_or("--target", "");
-  if (c.target.empty()) args.fail("--target is required");
-  if (auto file = args.value("--messages")) {
-    auto text = read_file(*file);
-    auto messages = text ? parse_messages_json(*text) : Result<std::vector<ChatMessage>>(text.error());
-    if (!messages) args.fail("--messages " + *file + ": " + messages.error().detail);
-    else c.messages = *messages;
-  } else {
-    c.messages = {{"user", args.value_or("--prompt", "Hello! 👋 Tell me about transport layers.")}};
-  }
-  if (auto v = args.value("--system")) c.system = *v;
-  c.model = args.value_or("--model", c.model);
-  if (auto n = args.count("--max-tokens", 1, UINT32_MAX)) c.max_tokens = static_cast<std::uint32_t>(*n);
-  c.stream = !args.has("--no-stream");
+  read_session_options(args, c);
   if (auto n = args.count("--repeat", 1, 1000000)) c.repeat = static_cast<unsigned>(*n);
-  if (auto n = args.count("--cancel-after-tokens", 1, UINT32_MAX)) c.cancel_after_tokens = static_cast<std::uint32_t>(*n);
-  c.close_without_cancel = args.has("--close-without-cancel");
-  if (c.close_without_cancel && !c.cancel_after_tokens) c.cancel_after_tokens = 5;
-  if (auto d = args.number("--read-delay-ms")) c.read_delay_ms = *d;
-  if (auto n = args.count("--ring-kib", 64, 65535)) c.ring_kib = static_cast<std::uint16_t>(*n);
-  if (auto d = args.number("--timeout-s")) c.timeout_s = *d;
-  c.ca_file = args.value_or("--cacert", "");
-  c.insecure = args.has("--insecure");
-  c.tls_extension = !args.has("--no-extension");
-  if (auto name = args.value("--api-key-env")) {
-    const char* key = std::getenv(name->c_str());
-    if (!key || !*key) args.fail("--api-key-env " + *name + ": that variable is not set");
-    else c.api_key = key;
-  }
-  if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
   std::string format = args.value_or("--format", "text");
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
-  if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");
   if (!args.ok()) return usage_error("session", args.error());
 
   if (format == "text") c.on_text = [](std::string_view text) { std::cout << text << std::flush; };

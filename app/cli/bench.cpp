@@ -1,0 +1,74 @@
+// `anthro-wb bench`: load against a target, closed or open loop, with a summary.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/session_options.h"
+#include "session/bench.h"
+
+namespace anthro::cli {
+namespace {
+
+void print_summary(const BenchResult& r) {
+  std::printf("%s: %llu requests in %.2f s over %llu connections, %.1f tokens/s, goodput %.2f/s\n", r.target.c_str(),
+              static_cast<unsigned long long>(r.requests), r.duration_s, static_cast<unsigned long long>(r.connections),
+              r.tokens_per_s, r.goodput_per_s);
+  for (const auto& [code, n] : r.errors) std::printf("  errors %s: %llu\n", code.c_str(), static_cast<unsigned long long>(n));
+  std::printf("  %-8s %6s %9s %9s %9s %9s %9s %9s\n", "ms", "n", "p50", "p90", "p95", "p99", "mean", "stddev");
+  for (auto [name, s] : {std::pair{"TTFT", &r.ttft_ms}, std::pair{"TPOT", &r.tpot_ms}, std::pair{"ITL", &r.itl_ms},
+                         std::pair{"E2E", &r.e2e_ms}})
+    std::printf("  %-8s %6zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, s->n, s->p50, s->p90, s->p95, s->p99,
+                s->mean, s->stddev);
+}
+
+}  // namespace
+
+int run_bench_command(const std::vector<std::string>& argv) {
+  Args args("bench", argv,
+            with(kSessionValueOptions, {"--concurrency", "--rate", "--arrivals", "--requests", "--duration", "--records",
+                                        "--slo", "--cancel-rate", "--hold-connections", "--format", "--seed"}),
+            with(kSessionFlags, {"--retry-naive"}));
+  BenchConfig b;
+  read_session_options(args, b.session);
+  if (auto n = args.count("--concurrency", 1, 100000)) b.concurrency = static_cast<unsigned>(*n);
+  if (auto r = args.number("--rate")) b.rate = *r;
+  std::string arrivals = args.value_or("--arrivals", "constant");
+  if (arrivals == "poisson") b.arrivals = Arrivals::Poisson;
+  else if (arrivals != "constant") args.fail("--arrivals \"" + arrivals + "\": expected constant or poisson");
+  if (b.concurrency && b.rate > 0) args.fail("--concurrency and --rate exclude each other");
+  if (!b.concurrency && b.rate <= 0) args.fail("give --concurrency N (closed loop) or --rate R (open loop)");
+  b.requests = args.count("--requests", 1, UINT64_MAX);
+  b.duration_s = args.number("--duration");
+  if (auto slo = args.value("--slo")) {
+    auto parsed = parse_slo(*slo);
+    if (!parsed) args.fail(parsed.error().detail);
+    else b.slo = *parsed;
+  }
+  if (auto f = args.number("--cancel-rate")) {
+    if (*f < 0 || *f > 1) args.fail("--cancel-rate must be a fraction from 0 to 1");
+    b.cancel_rate = *f;
+  }
+  b.retry_naive = args.has("--retry-naive");
+  if (auto s = args.number("--hold-connections")) b.hold_connections_s = *s;
+  if (auto s = args.count("--seed")) b.seed = *s;
+  std::string format = args.value_or("--format", "text");
+  if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
+  if (!args.ok()) return usage_error("bench", args.error());
+
+  b.on_progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  auto result = run_bench(b);
+  if (!result) return usage_error("bench", result.error().detail);
+  if (auto path = args.value("--records")) {
+    if (auto ok = write_bench_records(*result, *path); !ok) {
+      std::cerr << "anthro-wb bench: " << ok.error().detail << "\n";
+      return 2;
+    }
+  }
+  if (format == "json") std::cout << bench_json(*result) << "\n";
+  else print_summary(*result);
+  bool all_failed = result->requests > 0 && result->errors.count("connection") &&
+                    result->errors.at("connection") == result->requests;
+  return all_failed ? 3 : 0;
+}
+
+}  // namespace anthro::cli

@@ -1,0 +1,52 @@
+#include "cli/session_options.h"
+
+#include <cstdlib>
+
+#include "util/files.h"
+
+namespace anthro::cli {
+
+const std::set<std::string> kSessionValueOptions = {
+    "--target", "--prompt", "--messages", "--system", "--model", "--max-tokens", "--cancel-after-tokens",
+    "--read-delay-ms", "--ring-kib", "--cacert", "--api-key-env", "--timeout-s"};
+const std::set<std::string> kSessionFlags = {"--no-stream", "--close-without-cancel", "--insecure", "--no-extension"};
+
+std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b) {
+  a.insert(b.begin(), b.end());
+  return a;
+}
+
+void read_session_options(Args& args, SessionConfig& c) {
+  c.target = args.value_or("--target", "");
+  if (c.target.empty()) args.fail("--target is required");
+  if (auto file = args.value("--messages")) {
+    auto text = read_file(*file);
+    auto messages = text ? parse_messages_json(*text) : Result<std::vector<ChatMessage>>(text.error());
+    if (!messages) args.fail("--messages " + *file + ": " + messages.error().detail);
+    else c.messages = *messages;
+  } else {
+    c.messages = {{"user", args.value_or("--prompt", "Hello! 👋 Tell me about transport layers.")}};
+  }
+  if (auto v = args.value("--system")) c.system = *v;
+  c.model = args.value_or("--model", c.model);
+  if (auto n = args.count("--max-tokens", 1, UINT32_MAX)) c.max_tokens = static_cast<std::uint32_t>(*n);
+  c.stream = !args.has("--no-stream");
+  if (auto n = args.count("--cancel-after-tokens", 1, UINT32_MAX)) c.cancel_after_tokens = static_cast<std::uint32_t>(*n);
+  c.close_without_cancel = args.has("--close-without-cancel");
+  if (c.close_without_cancel && !c.cancel_after_tokens) c.cancel_after_tokens = 5;
+  if (auto d = args.number("--read-delay-ms")) c.read_delay_ms = *d;
+  if (auto n = args.count("--ring-kib", 64, 65535)) c.ring_kib = static_cast<std::uint16_t>(*n);
+  if (auto d = args.number("--timeout-s")) c.timeout_s = *d;
+  c.ca_file = args.value_or("--cacert", "");
+  c.insecure = args.has("--insecure");
+  c.tls_extension = !args.has("--no-extension");
+  if (auto name = args.value("--api-key-env")) {
+    const char* key = std::getenv(name->c_str());
+    if (!key || !*key) args.fail("--api-key-env " + *name + ": that variable is not set");
+    else c.api_key = key;
+  }
+  if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
+  if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");
+}
+
+}  // namespace anthro::cli

@@ -1,0 +1,18 @@
+// Options that `session`, `bench` (and later `diagnose`) share: target, TLS trust, request.
+#pragma once
+
+#include "cli/args.h"
+#include "session/session.h"
+
+namespace anthro::cli {
+
+extern const std::set<std::string> kSessionValueOptions;
+extern const std::set<std::string> kSessionFlags;
+
+// Fills `c` from `args`; bad values are recorded in `args` (see Args::ok()).
+void read_session_options(Args& args, SessionConfig& c);
+
+// Merges option sets for the Args constructor.
+std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b);
+
+}  // namespace anthro::cli

@@ -1,0 +1,296 @@
+#include "session/bench.h"
+
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+#include "session/client.h"
+#include "util/files.h"
+
+namespace anthro {
+
+using namespace net;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string error_key(const RequestResult& r) {
+  if (!r.error) return {};
+  if (r.error_code) return std::to_string(*r.error_code);
+  if (r.error->find("closed by the client") != std::string::npos) return "client-closed";
+  return "connection";
+}
+
+class Bench {
+ public:
+  Bench(const BenchConfig& config, Target target, std::shared_ptr<asio::ssl::context> tls)
+      : config_(config), target_(std::move(target)), tls_(std::move(tls)), rng_(config.seed), start_(Clock::now()) {
+    result_.target = target_.url;
+    if (!config_.requests && !config_.duration_s) limit_ = 100;
+    else limit_ = config_.requests.value_or(UINT64_MAX);
+  }
+
+  awaitable<void> run() {
+    auto ex = co_await asio::this_coro::executor;
+    co_spawn(ex, progress(), asio::detached);
+    if (config_.concurrency > 0) {
+      active_ = config_.concurrency;  // counted before they start, so the wait below sees them
+      for (unsigned i = 0; i < config_.concurrency; ++i) co_spawn(ex, closed_worker(i), asio::detached);
+    } else {
+      co_await open_loop();
+    }
+    while (active_ > 0) co_await idle_->wait();
+    result_.duration_s = elapsed();
+    finished_ = true;
+    if (config_.hold_connections_s > 0) {
+      asio::steady_timer t(ex);
+      co_await sleep_for(t, config_.hold_connections_s);
+    }
+    for (auto& c : pool_) c->close();
+  }
+
+  BenchResult finish() {
+    summarize_all();
+    return std::move(result_);
+  }
+
+  void set_executor(const asio::any_io_executor& ex) { idle_ = std::make_unique<Signal>(ex); }
+
+ private:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  bool more() const {
+    return issued_ < limit_ && (!config_.duration_s || elapsed() < *config_.duration_s);
+  }
+
+  // Takes an open connection from the pool, or opens one.
+  awaitable<std::shared_ptr<SessionClient>> connection(std::uint64_t index) {
+    if (!idle_pool_.empty()) {
+      auto c = idle_pool_.back();
+      idle_pool_.pop_back();
+      co_return c;
+    }
+    auto c = std::make_shared<SessionClient>(config_.session, target_, tls_);
+    bool ok = co_await c->open();
+    if (!ok) {
+      BenchRecord& rec = result_.records.emplace_back();
+      rec.index = index;
+      rec.start_s = elapsed();
+      rec.result.error = c->result().error;
+      ++result_.errors["connection"];
+      co_return nullptr;
+    }
+    ++result_.connections;
+    pool_.push_back(c);
+    co_return c;
+  }
+
+  awaitable<void> one_request(unsigned worker) {
+    std::uint64_t index = issued_++;  // taken before any wait, so workers never overshoot
+    auto c = co_await connection(index);
+    if (!c) co_return;
+    BenchRecord rec;
+    rec.index = index;
+    rec.start_s = elapsed();
+    rec.connection = worker;
+    RequestOptions options{std::nullopt, std::nullopt};
+    if (config_.session.cancel_after_tokens) options.cancel_after_tokens = config_.session.cancel_after_tokens;
+    if (config_.cancel_rate > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < config_.cancel_rate) {
+      options.cancel_after_tokens = 5;
+      rec.cancel_requested = true;
+    }
+    bool reusable = co_await c->request(rec.result, options);
+    bool overloaded = rec.result.error_code == 429;
+    record(std::move(rec));
+    if (overloaded && more()) co_await retry(c, worker);
+    else if (reusable) idle_pool_.push_back(c);
+  }
+
+  // A 429 is retried once: after retry_after_ms, or at once when told to be naive.
+  awaitable<void> retry(std::shared_ptr<SessionClient> c, unsigned worker) {
+    std::optional<std::uint32_t> retry_after = result_.records.back().result.retry_after_ms;
+    if (!config_.retry_naive && retry_after) {
+      asio::steady_timer t(co_await asio::this_coro::executor);
+      co_await sleep_for(t, *retry_after / 1000.0);
+    }
+    if (!more()) {
+      idle_pool_.push_back(c);
+      co_return;
+    }
+    BenchRecord rec;
+    rec.index = issued_++;
+    rec.start_s = elapsed();
+    rec.connection = worker;
+    rec.retry = true;
+    bool reusable = co_await c->request(rec.result, RequestOptions{});
+    record(std::move(rec));
+    if (reusable) idle_pool_.push_back(c);
+  }
+
+  void record(BenchRecord rec) {
+    if (auto key = error_key(rec.result); !key.empty()) ++result_.errors[key];
+    result_.records.push_back(std::move(rec));
+  }
+
+  awaitable<void> closed_worker(unsigned worker) {
+    while (more()) co_await one_request(worker);
+    --active_;
+    idle_->notify();
+  }
+
+  awaitable<void> open_loop() {
+    auto ex = co_await asio::this_coro::executor;
+    asio::steady_timer t(ex);
+    std::exponential_distribution<double> poisson(config_.rate);
+    double next = 0;
+    unsigned n = 0;
+    while (more()) {
+      co_await sleep_for(t, next - elapsed());
+      if (!more()) break;
+      ++active_;
+      co_spawn(ex, arrival(n++), asio::detached);
+      next += config_.arrivals == Arrivals::Poisson ? poisson(rng_) : 1.0 / config_.rate;
+    }
+  }
+
+  awaitable<void> arrival(unsigned n) {
+    co_await one_request(n);
+    --active_;
+    idle_->notify();
+  }
+
+  awaitable<void> progress() {
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    while (!finished_) {
+      co_await sleep_for(t, 1.0);
+      if (finished_ || !config_.on_progress) continue;
+      std::uint64_t errors = 0, tokens = 0;
+      for (const auto& [_, n] : result_.errors) errors += n;
+      for (const auto& r : result_.records) tokens += r.result.figures.tokens;
+      char line[160];
+      std::snprintf(line, sizeof line, "bench: %zu requests done, %llu errors, %zu connections, %.0f tokens/s",
+                    result_.records.size(), static_cast<unsigned long long>(errors), pool_.size(),
+                    tokens / std::max(elapsed(), 1e-9));
+      config_.on_progress(line);
+    }
+  }
+
+  void summarize_all() {
+    std::vector<double> ttft, tpot, itl, e2e;
+    std::uint64_t tokens = 0, good = 0;
+    for (const auto& rec : result_.records) {
+      const RequestFigures& f = rec.result.figures;
+      tokens += f.tokens;
+      if (rec.result.error) continue;
+      if (f.ttft_ms) ttft.push_back(*f.ttft_ms);
+      if (f.tpot_ms) tpot.push_back(*f.tpot_ms);
+      if (f.e2e_ms) e2e.push_back(*f.e2e_ms);
+      itl.insert(itl.end(), f.itl_ms.begin(), f.itl_ms.end());
+      if (meets_slo(f, config_.slo)) ++good;
+    }
+    result_.requests = result_.records.size();
+    double d = std::max(result_.duration_s, 1e-9);
+    result_.tokens_per_s = static_cast<double>(tokens) / d;
+    result_.goodput_per_s = static_cast<double>(good) / d;
+    result_.ttft_ms = summarize(ttft);
+    result_.tpot_ms = summarize(tpot);
+    result_.itl_ms = summarize(itl);
+    result_.e2e_ms = summarize(e2e);
+  }
+
+  const BenchConfig& config_;
+  Target target_;
+  std::shared_ptr<asio::ssl::context> tls_;
+  std::mt19937_64 rng_;
+  Clock::time_point start_;
+  std::uint64_t limit_ = 0, issued_ = 0;
+  unsigned active_ = 0;
+  bool finished_ = false;
+  std::unique_ptr<Signal> idle_;
+  std::vector<std::shared_ptr<SessionClient>> pool_, idle_pool_;
+  BenchResult result_;
+};
+
+json summary_json(const Summary& s) {
+  auto num = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
+  return {{"n", s.n}, {"p50", num(s.p50)}, {"p90", num(s.p90)}, {"p95", num(s.p95)}, {"p99", num(s.p99)},
+          {"mean", num(s.mean)}, {"stddev", num(s.stddev)}};
+}
+
+json record_json(const BenchRecord& rec) {
+  const RequestFigures& f = rec.result.figures;
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"index", rec.index}, {"start_s", rec.start_s}, {"connection", rec.connection}, {"retry", rec.retry},
+          {"cancel_requested", rec.cancel_requested}, {"stream_id", rec.result.stream_id},
+          {"ttft_ms", opt(f.ttft_ms)}, {"tpot_ms", opt(f.tpot_ms)}, {"e2e_ms", opt(f.e2e_ms)},
+          {"mean_itl_ms", opt(f.mean_itl_ms)}, {"max_gap_ms", opt(f.max_gap_ms)}, {"tokens", f.tokens},
+          {"cancel_latency_ms", opt(f.cancel_latency_ms)},
+          {"stop_reason", rec.result.stop_reason ? json(to_string(*rec.result.stop_reason)) : json(nullptr)},
+          {"error", rec.result.error ? json(*rec.result.error) : json(nullptr)},
+          {"error_code", rec.result.error_code ? json(*rec.result.error_code) : json(nullptr)},
+          {"retry_after_ms", rec.result.retry_after_ms ? json(*rec.result.retry_after_ms) : json(nullptr)}};
+}
+
+std::string csv_field(const json& v) {
+  if (v.is_null()) return "";
+  if (!v.is_string()) return v.dump();
+  std::string s = v.get<std::string>(), out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+Result<BenchResult> run_bench(const BenchConfig& config) {
+  if (config.concurrency == 0 && config.rate <= 0)
+    return make_error("usage", "give --concurrency N (closed loop) or --rate R (open loop)");
+  auto target = parse_target(config.session.target);
+  if (!target) return target.error();
+  std::shared_ptr<asio::ssl::context> tls;
+  if (target->tls) {
+    auto ctx = make_client_tls(config.session, *target);
+    if (!ctx) return ctx.error();
+    tls = *ctx;
+  }
+  asio::io_context io;
+  Bench bench(config, *target, tls);
+  bench.set_executor(io.get_executor());
+  co_spawn(io, bench.run(), [](std::exception_ptr e) {
+    if (e) std::rethrow_exception(e);
+  });
+  io.run();
+  return bench.finish();
+}
+
+std::string bench_json(const BenchResult& r) {
+  json errors = json::object();
+  for (const auto& [k, n] : r.errors) errors[k] = n;
+  json j = {{"target", r.target}, {"requests", r.requests}, {"errors", errors}, {"duration_s", r.duration_s},
+            {"tokens_per_s", r.tokens_per_s}, {"goodput_per_s", r.goodput_per_s}, {"connections", r.connections},
+            {"summary", {{"ttft_ms", summary_json(r.ttft_ms)}, {"tpot_ms", summary_json(r.tpot_ms)},
+                         {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}}};
+  return j.dump();
+}
+
+Result<bool> write_bench_records(const BenchResult& r, const std::string& path) {
+  bool csv = path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+  std::string out;
+  std::vector<std::string> columns;
+  for (const auto& rec : r.records) {
+    json j = record_json(rec);
+    if (!csv) {
+      out += j.dump() + "\n";
+      continue;
+    }
+    if (columns.empty()) {
+      for (auto& [k, _] : j.items()) columns.push_back(k);
+      for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + columns[i];
+      out += "\n";
+    }
+    for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + csv_field(j[columns[i]]);
+    out += "\n";
+  }
+  return write_file_atomic(path, out);
+}
+
+}  // namespace anthro

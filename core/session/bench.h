@@ -1,0 +1,58 @@
+// Load generation (cli.md `bench`): closed loop over N connections, or open loop with
+// constant or Poisson arrivals that never wait on slow requests.
+#pragma once
+
+#include <functional>
+#include <map>
+
+#include "metrics/slo.h"
+#include "metrics/stats.h"
+#include "session/session.h"
+
+namespace anthro {
+
+enum class Arrivals { Constant, Poisson };
+
+struct BenchConfig {
+  SessionConfig session;       // target, prompt, TLS, client-fault options; repeat is unused
+  unsigned concurrency = 0;    // closed loop when > 0
+  double rate = 0;             // open loop: requests per second
+  Arrivals arrivals = Arrivals::Constant;
+  std::optional<std::uint64_t> requests;  // stop after this many (default 100 when no duration)
+  std::optional<double> duration_s;
+  Slo slo;
+  double cancel_rate = 0;       // fraction of requests that send CANCEL after 5 tokens
+  bool retry_naive = false;     // retry a 429 at once instead of after retry_after_ms
+  double hold_connections_s = 0;  // keep connections open this long after the last request
+  std::uint64_t seed = 1;
+  std::vector<std::string> prompts;  // cycled; empty means the session's messages
+  std::function<void(const std::string& line)> on_progress;  // about once a second
+};
+
+struct BenchRecord {
+  std::uint64_t index = 0;
+  double start_s = 0;  // since the bench started
+  unsigned connection = 0;
+  bool retry = false;
+  bool cancel_requested = false;
+  RequestResult result;
+};
+
+struct BenchResult {
+  std::string target;
+  std::uint64_t requests = 0;
+  std::map<std::string, std::uint64_t> errors;  // "429", "connection", ...
+  double duration_s = 0;
+  double tokens_per_s = 0;
+  double goodput_per_s = 0;
+  std::uint64_t connections = 0;
+  Summary ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  std::vector<BenchRecord> records;
+};
+
+Result<BenchResult> run_bench(const BenchConfig& config);
+std::string bench_json(const BenchResult& result);
+// Per-request records as JSONL, or CSV when the path ends in .csv; written atomically.
+Result<bool> write_bench_records(const BenchResult& result, const std::string& path);
+
+}  // namespace anthro
