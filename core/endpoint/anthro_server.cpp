@@ -48,7 +48,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   awaitable<void> run() {
     auto self = shared_from_this();
-    co_spawn(stream_->socket().get_executor(), writer_.run(), asio::detached);
     co_spawn(stream_->socket().get_executor(), watchdog(), asio::detached);
     bool negotiated = co_await negotiate();
     if (negotiated) co_await read_loop();
@@ -228,7 +227,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       std::string text = faults.utf8_surrogate ? to_cesu8(step.text) : step.text;
       if (s.flags & kFlagStreaming) {
         bool corrupt = std::find(plan.corrupt_token.begin(), plan.corrupt_token.end(), i) != plan.corrupt_token.end();
-        send_frame(FrameType::StreamToken, s.flags, encode_token(s.id, index, 1, as_bytes(text)), corrupt);
+        Bytes frame = seal(FrameType::StreamToken, s.flags, encode_token(s.id, index, 1, as_bytes(text)), corrupt);
+        co_await writer_.write(std::move(frame));
       }
       content += text;
       ++sent;
@@ -250,7 +250,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     response.output_tokens = sent;
     response.timing = Timing{us(plan.queue_ms), us(plan.context_wait_ms), us(plan.prefill_ms),
                              static_cast<std::uint64_t>(std::chrono::duration<double, std::micro>(last - first).count())};
-    send_frame(FrameType::Response, s.flags, encode_response(s.id, response));
+    Bytes frame = seal(FrameType::Response, s.flags, encode_response(s.id, response));
+    co_await writer_.write(std::move(frame));
     if (faults.close_after_response) {
       co_await writer_.flush();
       closing_ = true;
@@ -266,11 +267,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     return r.json.find("\"" + state_.config.required_api_key + "\"", pos) != std::string::npos;
   }
 
-  void send_frame(FrameType type, std::uint8_t flags, const Bytes& plaintext, bool corrupt = false) {
+  Bytes seal(FrameType type, std::uint8_t flags, const Bytes& plaintext, bool corrupt = false) {
     Bytes frame;
     seal_frame(*s2c_, type, flags, negotiated_.token, nonces_.next(), plaintext, frame);
     if (corrupt) frame[kHeaderSize + kNonceSize] ^= 0x01;  // a flipped ciphertext bit
-    writer_.send(std::move(frame));
+    return frame;
+  }
+
+  void send_frame(FrameType type, std::uint8_t flags, const Bytes& plaintext) {
+    writer_.send(seal(type, flags, plaintext));
   }
 
   void send_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t retry_after_ms, std::string_view message) {

@@ -73,39 +73,49 @@ awaitable<bool> tls_handshake(ByteStream& stream, bool server) {
   co_return co_await static_cast<TlsStream&>(stream).handshake(server);
 }
 
-WriteQueue::WriteQueue(ByteStream& stream)
-    : stream_(stream), has_data_(stream.socket().get_executor()), drained_(stream.socket().get_executor()) {}
+WriteQueue::WriteQueue(ByteStream& stream) : stream_(stream), drained_(stream.socket().get_executor()) {}
 
-void WriteQueue::send(Bytes bytes) {
-  if (failed_ || stopped_ || bytes.empty()) return;
+bool WriteQueue::enqueue(Bytes bytes) {
+  if (failed_ || stopped_ || bytes.empty()) return false;
   queued_ += bytes.size();
   queue_.push_back(std::move(bytes));
-  has_data_.notify();
+  if (writing_) return false;
+  writing_ = true;
+  return true;
+}
+
+void WriteQueue::send(Bytes bytes) {
+  if (enqueue(std::move(bytes))) co_spawn(stream_.socket().get_executor(), drain(), asio::detached);
+}
+
+awaitable<void> WriteQueue::write(Bytes bytes) {
+  if (enqueue(std::move(bytes))) co_await drain();
 }
 
 awaitable<void> WriteQueue::wait_below(std::size_t limit) {
   while (queued_ > limit && !failed_ && !stopped_) co_await drained_.wait();
 }
 
-awaitable<void> WriteQueue::run() {
-  while (!failed_ && !stopped_) {
-    if (queue_.empty()) {
-      co_await has_data_.wait();
-      continue;
-    }
+awaitable<void> WriteQueue::drain() {
+  while (!queue_.empty() && !failed_ && !stopped_) {
+    // What queued up meanwhile goes out in one write: one syscall and TLS record, not one per frame.
     Bytes next = std::move(queue_.front());
     queue_.pop_front();
+    while (!queue_.empty() && next.size() < 64 * 1024) {
+      append(next, queue_.front());
+      queue_.pop_front();
+    }
     bool ok = co_await stream_.write_all(next);
     queued_ -= next.size();
     if (!ok) failed_ = true;
     drained_.notify();
   }
+  writing_ = false;
   drained_.notify();
 }
 
 void WriteQueue::stop() {
   stopped_ = true;
-  has_data_.notify();
   drained_.notify();
 }
 

@@ -34,27 +34,33 @@ std::unique_ptr<ByteStream> make_tls_stream(tcp::socket socket, asio::ssl::conte
 // The TLS handshake of a stream made by make_tls_stream; false with error() set on failure.
 awaitable<bool> tls_handshake(ByteStream& stream, bool server);
 
-// Queues whole messages and writes them in order; producers may wait for the queue to drain.
+// Writes whole messages in order for several coroutines sharing one connection. A message
+// sent while nothing is being written goes out at once, in the sender's own turn of the loop;
+// otherwise it joins the queue the current writer drains.
 class WriteQueue {
  public:
   explicit WriteQueue(ByteStream& stream);
+  // From code that cannot wait: queues, and starts a writer when none is running.
   void send(Bytes bytes);
+  // Queues, and when no writer is running writes now in this coroutine.
+  awaitable<void> write(Bytes bytes);
   std::size_t queued_bytes() const { return queued_; }
   bool failed() const { return failed_; }
   // Waits until at most `limit` bytes are queued, or the stream failed.
   awaitable<void> wait_below(std::size_t limit);
   // Waits until everything queued is written, or the stream failed.
   awaitable<void> flush() { return wait_below(0); }
-  // The writer coroutine; run it once per stream.
-  awaitable<void> run();
   void stop();
 
  private:
+  bool enqueue(Bytes bytes);
+  awaitable<void> drain();
+
   ByteStream& stream_;
   std::deque<Bytes> queue_;
   std::size_t queued_ = 0;
-  bool failed_ = false, stopped_ = false;
-  Signal has_data_, drained_;
+  bool writing_ = false, failed_ = false, stopped_ = false;
+  Signal drained_;
 };
 
 }  // namespace anthro::net

@@ -1,14 +1,16 @@
-# Runs codec_bench --json --quick; checks exit 0 and one JSON line with the four ratios.
-execute_process(COMMAND "${BENCH}" --json --quick
+# Runs BENCH with ARGS (a ;-list); checks exit 0 and one JSON line whose `ratios` has every KEY.
+separate_arguments(args UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND "${BENCH}" ${args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "codec_bench --json --quick exited ${rc}\n${err}")
+  message(FATAL_ERROR "${BENCH} ${ARGS} exited ${rc}\n${err}")
 endif()
 string(STRIP "${out}" line)
 if(line MATCHES "\n" OR line STREQUAL "")
   message(FATAL_ERROR "expected exactly one line of JSON, got:\n${out}")
 endif()
-foreach(key aes-256-gcm-16KiB aes-256-gcm-256B chacha20-poly1305-16KiB chacha20-poly1305-256B)
+separate_arguments(keys UNIX_COMMAND "${KEYS}")
+foreach(key ${keys})
   string(JSON type ERROR_VARIABLE json_err TYPE "${line}" ratios ${key})
   if(json_err OR NOT type STREQUAL "NUMBER")
     message(FATAL_ERROR "ratios.${key}: ${json_err} (type ${type})\n${line}")
