@@ -213,6 +213,22 @@ class TestEndpoint : public QObject {
     }
   }
 
+  void trustNeedsTheLocalCertificateOrAFlag() {
+    EndpointFixture f;
+    f.start();
+    std::string cert = f.endpoint().cert_path();
+    QTemporaryDir elsewhere;  // a data directory without the endpoint's certificate
+    qputenv("XDG_DATA_HOME", elsewhere.path().toUtf8());
+    SessionConfig c = f.session("anthro");
+    SessionResult refused = EndpointFixture::run(c);
+    QVERIFY(refused.error && refused.error->find("certificate verify failed") != std::string::npos);
+    c.ca_file = cert;
+    QVERIFY(!EndpointFixture::run(c).error);
+    c.ca_file.clear();
+    c.insecure = true;
+    QVERIFY(!EndpointFixture::run(c).error);
+  }
+
   void credentialsAreGeneratedOnceAndPrivate() {
     EndpointFixture f;
     f.start();

@@ -7,6 +7,7 @@
 
 #include <QtTest>
 #include <random>
+#include <set>
 
 #include "endpoint_fixture.h"
 #include "protocol/stream_decoder.h"
@@ -246,6 +247,33 @@ class TestHardening : public QObject {
     c.max_tokens = 10;
     SessionResult r = EndpointFixture::run(c);
     QVERIFY(!r.error && r.requests.at(0).figures.tokens == 10);
+  }
+
+  void concurrentStreamsShareAConnectionUpToMaxStreams() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(peer.negotiate());  // offers max_streams 2
+    peer.send(peer.request(1));
+    peer.send(peer.request(3));
+    Bytes s2c;
+    std::set<std::uint32_t> finished;
+    for (int i = 0; i < 100 && finished.size() < 2; ++i) {
+      append(s2c, peer.read_all());
+      finished.clear();
+      for (const auto& e : peer.frames(s2c))
+        if (e.body && std::holds_alternative<ResponseBody>(*e.body)) finished.insert(body_stream_id(*e.body));
+      if (peer.closed()) break;
+    }
+    QCOMPARE(finished, (std::set<std::uint32_t>{1, 3}));
+
+    RawPeer greedy(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(greedy.negotiate());
+    for (std::uint32_t id : {1u, 3u, 5u}) greedy.send(greedy.request(id, 1000));
+    auto frames = greedy.frames(greedy.read_all());
+    QVERIFY(greedy.closed());
+    QVERIFY(!frames.empty() && error_of(frames.back()) && error_of(frames.back())->code == 1);
+    QVERIFY(std::string(error_of(frames.back())->message_view()).find("more than 2") != std::string::npos);
   }
 
   void maxConnectionsIsEnforced() {

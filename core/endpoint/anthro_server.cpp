@@ -241,6 +241,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         co_return;
       }
     }
+    if (closing_) co_return;  // after a connection-level ERROR nothing more is sent
     ResponseSpec response;
     response.id = "msg_" + token_hex(negotiated_.token).substr(0, 8) + "_" + std::to_string(s.id);
     response.model = s.request.model;
