@@ -24,8 +24,11 @@ int ssl_index() {
   return index;
 }
 
+// The key log path lives with the SSL_CTX and is freed with it.
+void free_keylog_path(void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) { delete static_cast<std::string*>(ptr); }
+
 int ctx_keylog_index() {
-  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, free_keylog_path);
   return index;
 }
 
