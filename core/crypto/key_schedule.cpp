@@ -19,15 +19,6 @@ void ensure_sodium() {
   if (!ready) throw std::runtime_error("libsodium failed to initialise");
 }
 
-std::string openssl_error() {
-  unsigned long code = ERR_get_error();
-  if (code == 0) return "no OpenSSL error recorded";
-  char buf[256];
-  ERR_error_string_n(code, buf, sizeof buf);
-  ERR_clear_error();
-  return buf;
-}
-
 struct KdfDeleter {
   void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c); }
 };
@@ -65,6 +56,15 @@ struct BioDeleter {
 };
 
 }  // namespace
+
+std::string openssl_error() {
+  unsigned long code = ERR_get_error();
+  if (code == 0) return "no further detail from OpenSSL";
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof buf);
+  ERR_clear_error();
+  return buf;
+}
 
 void random_bytes(std::uint8_t* out, std::size_t n) {
   ensure_sodium();

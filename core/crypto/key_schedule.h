@@ -44,4 +44,7 @@ std::string x25519_private_to_pem(const Key32& private_key);
 
 void random_bytes(std::uint8_t* out, std::size_t n);
 
+// The oldest error OpenSSL queued on this thread, as text; the queue is then cleared.
+std::string openssl_error();
+
 }  // namespace anthro

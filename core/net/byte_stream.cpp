@@ -3,48 +3,41 @@
 namespace anthro::net {
 namespace {
 
-class PlainStream : public ByteStream {
+// Reads and writes of any Asio stream, recording the error for ByteStream::error().
+template <class Inner>
+class AsioStream : public ByteStream {
  public:
-  explicit PlainStream(tcp::socket s) : socket_(std::move(s)) {}
+  template <class... A>
+  explicit AsioStream(A&&... args) : inner_(std::forward<A>(args)...) {}
   awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) override {
-    std::size_t n = co_await socket_.async_read_some(asio::buffer(data, size),
-                                                     asio::redirect_error(use_awaitable, ec_));
+    std::size_t n = co_await inner_.async_read_some(asio::buffer(data, size), asio::redirect_error(use_awaitable, ec_));
     co_return ec_ ? 0 : n;
   }
   awaitable<bool> write_all(ByteView data) override {
-    co_await asio::async_write(socket_, asio::buffer(data.data(), data.size()),
-                               asio::redirect_error(use_awaitable, ec_));
+    co_await asio::async_write(inner_, asio::buffer(data.data(), data.size()), asio::redirect_error(use_awaitable, ec_));
     co_return !ec_;
   }
-  tcp::socket& socket() override { return socket_; }
 
- private:
-  tcp::socket socket_;
+ protected:
+  Inner inner_;
 };
 
-class TlsStream : public ByteStream {
+class PlainStream : public AsioStream<tcp::socket> {
  public:
-  TlsStream(tcp::socket s, asio::ssl::context& ctx) : stream_(std::move(s), ctx) {}
-  awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) override {
-    std::size_t n = co_await stream_.async_read_some(asio::buffer(data, size),
-                                                     asio::redirect_error(use_awaitable, ec_));
-    co_return ec_ ? 0 : n;
-  }
-  awaitable<bool> write_all(ByteView data) override {
-    co_await asio::async_write(stream_, asio::buffer(data.data(), data.size()),
-                               asio::redirect_error(use_awaitable, ec_));
-    co_return !ec_;
-  }
-  tcp::socket& socket() override { return stream_.next_layer(); }
-  ssl_st* ssl() override { return stream_.native_handle(); }
-  awaitable<bool> handshake(bool server) {
-    co_await stream_.async_handshake(server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
-                                     asio::redirect_error(use_awaitable, ec_));
-    co_return !ec_;
-  }
+  using AsioStream::AsioStream;
+  tcp::socket& socket() override { return inner_; }
+};
 
- private:
-  asio::ssl::stream<tcp::socket> stream_;
+class TlsStream : public AsioStream<asio::ssl::stream<tcp::socket>> {
+ public:
+  using AsioStream::AsioStream;
+  tcp::socket& socket() override { return inner_.next_layer(); }
+  ssl_st* ssl() override { return inner_.native_handle(); }
+  awaitable<bool> handshake(bool server) {
+    co_await inner_.async_handshake(server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
+                                    asio::redirect_error(use_awaitable, ec_));
+    co_return !ec_;
+  }
 };
 
 }  // namespace

@@ -34,7 +34,7 @@ int ctx_keylog_index() {
 
 ExtensionState* state_of(SSL* s) { return static_cast<ExtensionState*>(SSL_get_ex_data(s, ssl_index())); }
 
-Error tls_error(const std::string& what) { return make_error("tls", what + ": " + last_tls_error()); }
+Error tls_error(const std::string& what) { return make_error("tls", what + ": " + openssl_error()); }
 
 // Client: the offer goes into the ClientHello. Server: the answer into EncryptedExtensions
 // (ServerHello in TLS 1.2), only when anthro-v1 was selected and the offer was accepted.
@@ -125,15 +125,6 @@ Bytes alpn_wire(const std::vector<std::string>& protocols) {
 }
 
 }  // namespace
-
-std::string last_tls_error() {
-  unsigned long code = ERR_get_error();
-  if (code == 0) return "no further detail from OpenSSL";
-  char buf[256];
-  ERR_error_string_n(code, buf, sizeof buf);
-  ERR_clear_error();
-  return buf;
-}
 
 void attach_extension(SSL* ssl, ExtensionState* state) { SSL_set_ex_data(ssl, ssl_index(), state); }
 

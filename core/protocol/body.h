@@ -46,9 +46,8 @@ struct Timing {
   std::uint64_t queue_us = 0, context_wait_us = 0, prefill_us = 0, decode_us = 0;
 };
 
-struct ResponseBody {
-  std::uint32_t stream_id = 0;
-  std::string json;
+// What a RESPONSE says; encode_response writes it, parse_response reads it back.
+struct ResponseSpec {
   std::string id;
   std::string model;
   StopReason stop_reason = StopReason::EndTurn;
@@ -56,6 +55,11 @@ struct ResponseBody {
   std::uint64_t input_tokens = 0;
   std::uint64_t output_tokens = 0;
   std::optional<Timing> timing;
+};
+
+struct ResponseBody : ResponseSpec {
+  std::uint32_t stream_id = 0;
+  std::string json;  // the body's JSON text as sent
 };
 
 struct TokenBody {
@@ -111,15 +115,6 @@ struct RequestSpec {
 };
 Bytes encode_request(std::uint32_t stream_id, const RequestSpec& spec);
 
-struct ResponseSpec {
-  std::string id;
-  std::string model;
-  StopReason stop_reason = StopReason::EndTurn;
-  std::optional<std::string> content;
-  std::uint64_t input_tokens = 0;
-  std::uint64_t output_tokens = 0;
-  std::optional<Timing> timing;
-};
 Bytes encode_response(std::uint32_t stream_id, const ResponseSpec& spec);
 Bytes encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count,
                    ByteView text);
