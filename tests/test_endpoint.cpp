@@ -6,6 +6,7 @@
 #include "crypto/keylog.h"
 #include "endpoint_fixture.h"
 #include "http/sse.h"
+#include "metrics/stats.h"
 #include "protocol/stream_decoder.h"
 #include "util/files.h"
 
@@ -112,13 +113,20 @@ class TestEndpoint : public QObject {
   void timingMatchesTheConfiguredModel() {
     EndpointFixture f({}, 150, 10, 50);
     f.start();
-    SessionResult r = EndpointFixture::run(f.session("anthro+lab"));
-    const RequestFigures& fig = r.requests.at(0).figures;
-    QCOMPARE(fig.tokens, std::uint64_t{50});
-    QVERIFY2(std::abs(*fig.ttft_ms - 150) <= 3, std::to_string(*fig.ttft_ms).c_str());
-    QVERIFY2(std::abs(*fig.mean_itl_ms - 10) <= 1, std::to_string(*fig.mean_itl_ms).c_str());
-    QVERIFY(r.requests[0].server_timing);
-    QVERIFY(std::abs(double(r.requests[0].server_timing->decode_us) / 1000 - 490) < 20);
+    SessionConfig c = f.session("anthro+lab");
+    c.repeat = 5;  // the median of five, so one descheduled moment on a busy machine is not a failure
+    SessionResult r = EndpointFixture::run(c);
+    std::vector<double> ttft, itl;
+    for (const auto& req : r.requests) {
+      QCOMPARE(req.figures.tokens, std::uint64_t{50});
+      ttft.push_back(*req.figures.ttft_ms);
+      itl.push_back(*req.figures.mean_itl_ms);
+      QVERIFY(req.server_timing && std::abs(double(req.server_timing->decode_us) / 1000 - 490) < 20);
+    }
+    QCOMPARE(ttft.size(), std::size_t{5});
+    double ttft_median = percentile(ttft, 50), itl_median = percentile(itl, 50);
+    QVERIFY2(std::abs(ttft_median - 150) <= 3, std::to_string(ttft_median).c_str());
+    QVERIFY2(std::abs(itl_median - 10) <= 1, std::to_string(itl_median).c_str());
   }
 
   void cancelStopsTheStreamQuickly() {
@@ -126,12 +134,17 @@ class TestEndpoint : public QObject {
     f.start();
     SessionConfig c = f.session("anthro");
     c.cancel_after_tokens = 5;
+    c.repeat = 3;  // the median of three, as for timing
     SessionResult r = EndpointFixture::run(c);
-    const RequestResult& req = r.requests.at(0);
-    QCOMPARE(*req.stop_reason, StopReason::Cancelled);
-    QVERIFY(req.figures.tokens >= 5 && req.figures.tokens < 10);
-    QVERIFY2(*req.figures.cancel_latency_ms < 5, std::to_string(*req.figures.cancel_latency_ms).c_str());
-    QCOMPARE(f.endpoint().counters().cancels, std::uint64_t{1});
+    std::vector<double> latencies;
+    for (const auto& req : r.requests) {
+      QCOMPARE(*req.stop_reason, StopReason::Cancelled);
+      QVERIFY(req.figures.tokens >= 5 && req.figures.tokens < 10);
+      latencies.push_back(*req.figures.cancel_latency_ms);
+    }
+    QCOMPARE(latencies.size(), std::size_t{3});
+    QVERIFY2(percentile(latencies, 50) < 5, std::to_string(percentile(latencies, 50)).c_str());
+    QCOMPARE(f.endpoint().counters().cancels, std::uint64_t{3});
   }
 
   void repeatedRequestsShareTheConnection() {
