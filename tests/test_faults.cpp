@@ -146,6 +146,20 @@ class TestFaults : public QObject {
     QVERIFY(http.text != anthro.text);
   }
 
+  void unknownModelAndTooLargeAreRefused() {
+    EndpointFixture f;
+    f.config().max_prompt_bytes = 1000;
+    f.start();
+    for (auto [scheme, path] : {std::pair{"anthro", ""}, std::pair{"http", "/v1/messages"}}) {
+      SessionConfig c = f.session(scheme, path);
+      c.model = "";
+      QCOMPARE(*EndpointFixture::run(c).requests.at(0).error_code, 404);
+      c.model = "m";
+      c.messages = {{"user", std::string(2000, 'x')}};
+      QCOMPARE(*EndpointFixture::run(c).requests.at(0).error_code, 413);
+    }
+  }
+
   void resetMidStream() {
     EndpointFixture f({"reset-mid-stream=1"});
     f.start();

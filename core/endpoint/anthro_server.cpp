@@ -196,7 +196,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
       send_error(s.id, 401, 0, "unauthorized: api_key missing or wrong");
       co_return;
     }
-    ReplyRequest rr{s.request.model, prompt_text(s.request.system, s.request.messages), s.request.effective_max_tokens(negotiated_.default_max_tokens),
+    std::string prompt = prompt_text(s.request.system, s.request.messages);
+    if (auto refusal = refuse_request(state_.config, s.request.model, prompt)) {
+      send_error(s.id, static_cast<std::uint16_t>(refusal->code), 0, refusal->message);
+      co_return;
+    }
+    ReplyRequest rr{s.request.model, prompt, s.request.effective_max_tokens(negotiated_.default_max_tokens),
                     state_.request_number++};
     ReplyPlan plan = state_.model.plan(rr);
     if (plan.overload) {

@@ -27,6 +27,7 @@ struct EndpointConfig {
   std::uint16_t max_streams = 16;          // the most the endpoint grants
   std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
+  std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
 };
 
 struct Listener {

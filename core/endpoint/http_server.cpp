@@ -84,9 +84,12 @@ class HttpConnection {
                                        : parse_chat_completions_request(req.body, &reply.include_usage);
     if (!parsed) co_return co_await send_error(api, 400, "invalid_request_error", parsed.error().detail);
     reply.request = std::move(*parsed);
+    std::string prompt = prompt_text(reply.request.system, reply.request.messages);
+    if (auto refusal = refuse_request(state_.config, reply.request.model, prompt))
+      co_return co_await send_error(api, refusal->code, refusal->type, refusal->message);
     std::uint32_t max_tokens = reply.request.max_tokens.value_or(state_.config.default_max_tokens);
     reply.plan = state_.http_model.plan(ReplyRequest{reply.request.model,
-                                                     prompt_text(reply.request.system, reply.request.messages),
+                                                     prompt,
                                                      max_tokens, state_.request_number++});
     reply.id = (api == Api::Messages ? "msg_" : "chatcmpl-") + std::to_string(state_.counters.http_requests.load());
     if (reply.plan.overload) {

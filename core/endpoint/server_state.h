@@ -32,6 +32,21 @@ inline std::string prompt_text(const std::optional<std::string>& system, const s
   return prompt;
 }
 
+// The request-level refusals both paths share: 404 unknown model, 413 too large.
+struct Refusal {
+  int code;
+  std::string type, message;
+};
+inline std::optional<Refusal> refuse_request(const EndpointConfig& config, const std::string& model,
+                                             const std::string& prompt) {
+  if (model.empty()) return Refusal{404, "not_found_error", "model: the empty name is not a model"};
+  if (prompt.size() > config.max_prompt_bytes)
+    return Refusal{413, "request_too_large", "the prompt is " + std::to_string(prompt.size()) +
+                                                 " bytes; this server takes at most " +
+                                                 std::to_string(config.max_prompt_bytes)};
+  return std::nullopt;
+}
+
 struct ServerState {
   ServerState(const EndpointConfig& c, const Key32& server_private)
       : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
