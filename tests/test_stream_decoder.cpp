@@ -238,6 +238,20 @@ class TestStreamDecoder : public QObject {
     QVERIFY(decoder.desynced());
   }
 
+  void frameTimeIsTheLatestArrivalOfItsBytes() {
+    Bytes frame = hex(vectors()["frames"][1]["frame"]);
+    for (auto [first, second] : {std::pair{1.0, 2.0}, std::pair{2.0, 1.0}}) {
+      std::vector<double> times;
+      DirectionDecoder d(Direction::ServerToClient, PrefaceMode::None,
+                         DecoderEvents{nullptr, [&](const FrameEvent& e) { times.push_back(e.ts); }, nullptr}, nullptr);
+      d.set_key({Suite::Aes256Gcm, vector_keys().s2c});
+      d.feed(ByteView(frame).first(20), first);
+      d.feed(ByteView(frame).subspan(20), second);
+      d.feed(frame, 3.0);  // whole in one piece: its own arrival
+      QCOMPARE(times, (std::vector<double>{2.0, 3.0}));
+    }
+  }
+
   void consecutiveAuthDropsAreCounted() {
     Bytes frame = hex(vectors()["frames"][1]["frame"]);
     Bytes broken = frame;

@@ -33,13 +33,17 @@ void DirectionDecoder::feed(ByteView data, double ts) {
       }
       need_ = s.need;
       buf_.assign(data.begin(), data.end());  // less than one unit, so bounded by a frame
+      unit_ts_ = ts;
       return;
     }
     std::size_t n = std::min(need_ - buf_.size(), data.size());
     buf_.insert(buf_.end(), data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n));
     data = data.subspan(n);
+    // A unit is complete when its last missing byte arrives, which for bytes delivered out of
+    // their arrival order (TCP reassembly) is the latest arrival among its pieces.
+    unit_ts_ = std::max(unit_ts_, ts);
     if (buf_.size() < need_) return;
-    Step s = step(buf_, ts);
+    Step s = step(buf_, unit_ts_);
     if (s.used == 0) {
       need_ = s.need;
       continue;

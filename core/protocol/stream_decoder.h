@@ -60,6 +60,8 @@ class DirectionDecoder {
 
   DirectionDecoder(Direction dir, PrefaceMode mode, DecoderEvents events, KeyLookup keys);
 
+  // `ts` is when `data` arrived; a unit (preface or frame) is stamped with the latest arrival
+  // among the pieces that carried its bytes.
   void feed(ByteView data, double ts = 0.0);
   // End of the direction's bytes: a partial unit is reported as `incomplete`.
   void finish();
@@ -95,6 +97,7 @@ class DirectionDecoder {
   std::optional<Aead> aead_;
   Bytes buf_;
   std::size_t need_ = 0;
+  double unit_ts_ = 0;  // the latest arrival among the buffered unit's pieces
   std::uint64_t offset_ = 0;  // stream offset of the next unconsumed byte (buf_ start, if any)
   std::uint64_t skip_ = 0;    // payload bytes of a refused frame still to pass over
   bool desynced_ = false;
