@@ -10,5 +10,7 @@ int run_demo(const std::vector<std::string>& args);
 int run_endpoint(const std::vector<std::string>& args);
 int run_session_command(const std::vector<std::string>& args);
 int run_bench_command(const std::vector<std::string>& args);
+int run_decode(const std::vector<std::string>& args);
+int run_analyze(const std::vector<std::string>& args);
 
 }  // namespace anthro::cli

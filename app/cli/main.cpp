@@ -18,12 +18,13 @@ const Command commands[] = {
     {"endpoint", anthro::cli::run_endpoint, "runs the local anthro-v1 endpoint until SIGINT/SIGTERM"},
     {"session", anthro::cli::run_session_command, "live requests against a target, tokens streamed to stdout"},
     {"bench", anthro::cli::run_bench_command, "load generation against a target, with a latency summary"},
+    {"decode", anthro::cli::run_decode, "frames of a capture file (pcap or pcapng), with keys"},
+    {"analyze", anthro::cli::run_analyze, "per-connection, per-stream timing and TCP health of a capture file"},
     {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
 };
 
 // Subcommands of cli.md that later work brings; named so users know they exist.
-const char* planned[] = {"capture", "decode", "analyze",
-                         "diagnose", "rollout", "report"};
+const char* planned[] = {"capture", "diagnose", "rollout", "report"};
 
 void usage(std::ostream& out) {
   out << "usage: anthro-wb <command> [options]\n\ncommands:\n";

@@ -1,0 +1,59 @@
+// `anthro-wb decode` and `anthro-wb analyze`: frames, timing and TCP health of a capture file.
+#include <iostream>
+
+#include "capture/analysis.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+
+namespace anthro::cli {
+namespace {
+
+struct CaptureArgs {
+  std::string file;
+  CaptureKeySources keys;
+  std::string format;
+};
+
+std::optional<CaptureArgs> read_capture_args(const std::string& command, const std::vector<std::string>& argv,
+                                             const std::string& machine_format, std::string& error) {
+  Args args(command, argv, {"--keylog", "--server-key", "--format"}, {});
+  CaptureArgs c;
+  c.keys.keylog_files = args.values("--keylog");
+  c.keys.server_key_files = args.values("--server-key");
+  c.format = args.value_or("--format", "text");
+  if (c.format != "text" && c.format != machine_format)
+    args.fail("--format \"" + c.format + "\": expected text or " + machine_format);
+  if (args.positional().size() != 1) args.fail("expects exactly one capture file (pcap or pcapng)");
+  else c.file = args.positional()[0];
+  if (!args.ok()) {
+    error = args.error();
+    return std::nullopt;
+  }
+  return c;
+}
+
+}  // namespace
+
+int run_decode(const std::vector<std::string>& argv) {
+  std::string error;
+  auto a = read_capture_args("decode", argv, "jsonl", error);
+  if (!a) return usage_error("decode", error);
+  DecodeSink sink = [](const std::string& line) { std::cout << line << "\n"; };
+  auto result = analyze_capture(a->file, a->keys, sink);
+  if (!result) return usage_error("decode", result.error().detail);
+  for (const auto& w : result->warnings) std::cerr << "anthro-wb decode: warning: " << w << "\n";
+  return 0;
+}
+
+int run_analyze(const std::vector<std::string>& argv) {
+  std::string error;
+  auto a = read_capture_args("analyze", argv, "json", error);
+  if (!a) return usage_error("analyze", error);
+  auto result = analyze_capture(a->file, a->keys);
+  if (!result) return usage_error("analyze", result.error().detail);
+  if (a->format == "json") std::cout << analysis_json(*result) << "\n";
+  else std::cout << analysis_text(*result);
+  return 0;
+}
+
+}  // namespace anthro::cli

@@ -1,0 +1,54 @@
+// One pass over a capture file: the decode events of cli.md `decode` and the per-connection,
+// per-stream timing and TCP health of `analyze`.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "capture/capture_decoder.h"
+#include "metrics/request_figures.h"
+#include "metrics/stats.h"
+
+namespace anthro {
+
+struct CaptureKeySources {
+  std::vector<std::string> keylog_files;
+  std::vector<std::string> server_key_files;  // X25519 PKCS#8 PEM
+};
+
+struct StreamAnalysis {
+  std::uint32_t stream_id = 0;
+  RequestTimeline timeline;
+  RequestFigures figures;
+  std::string text;
+  std::optional<StopReason> stop_reason;
+  std::optional<int> error_code;
+  std::uint64_t token_gaps = 0, token_duplicates = 0, invalid_utf8_frames = 0;
+  std::optional<std::string> probe;  // REQUEST metadata anthro_probe
+};
+
+struct ConnectionAnalysis {
+  CaptureConnection info;
+  std::vector<StreamAnalysis> streams;
+};
+
+struct CaptureAnalysis {
+  std::string file;
+  std::vector<ConnectionAnalysis> connections;
+  std::vector<std::string> warnings;  // truncation, malformed packets, key log problems
+  std::uint64_t packets = 0, tcp_segments = 0;
+};
+
+// One line of `decode --format jsonl`.
+using DecodeSink = std::function<void(const std::string& json_line)>;
+
+// Reads `path` once. Keys come from the files given and from the capture's own DSBs.
+// Errors (reason "input") name the file and, where it applies, the byte offset.
+Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKeySources& keys,
+                                        const DecodeSink& decode_sink = {});
+
+std::string analysis_json(const CaptureAnalysis& analysis);  // cli.md `analyze --format json`
+std::string analysis_text(const CaptureAnalysis& analysis);  // the human summary
+
+}  // namespace anthro

@@ -1,0 +1,118 @@
+#include "capture/capture_decoder.h"
+
+namespace anthro {
+
+const char* to_string(CaptureTransport t) {
+  switch (t) {
+    case CaptureTransport::Lab: return "lab";
+    case CaptureTransport::Tls: return "tls";
+    case CaptureTransport::Http: return "http";
+    case CaptureTransport::Unknown: break;
+  }
+  return "unknown";
+}
+
+namespace {
+
+Direction to_direction(TcpDir d) {
+  return d == TcpDir::ClientToServer ? Direction::ClientToServer : Direction::ServerToClient;
+}
+
+// What the first client bytes of a connection say it is.
+CaptureTransport recognise(ByteView first) {
+  if (first.size() >= 1 && first[0] == 'A') return CaptureTransport::Lab;  // confirmed by the preface
+  if (first.size() >= 3 && first[0] == 0x16 && first[1] == 0x03) return CaptureTransport::Tls;
+  std::string_view text = as_text(first.first(std::min<std::size_t>(first.size(), 8)));
+  for (std::string_view method : {"GET ", "POST ", "PUT ", "HEAD "})
+    if (text.rfind(method, 0) == 0) return CaptureTransport::Http;
+  return CaptureTransport::Lab;  // frames without a preface: a capture that starts mid-connection
+}
+
+}  // namespace
+
+struct CaptureDecoder::Conn {
+  CaptureConnection info;
+  TcpConnection* tcp = nullptr;
+  std::unique_ptr<ConnectionDecoder> anthro;
+  bool recognised = false;
+  double feeding_ts = 0;  // the arrival time of the bytes being fed, for the negotiation
+};
+
+CaptureDecoder::CaptureDecoder(const KeyRing& keys, CaptureEvents events)
+    : keys_(keys), events_(std::move(events)), tracker_([this](TcpConnection& tcp) { return events_for(tcp); }) {}
+
+CaptureDecoder::~CaptureDecoder() = default;
+
+void CaptureDecoder::feed(const TcpSegment& segment) { tracker_.feed(segment); }
+
+void CaptureDecoder::finish() {
+  tracker_.finish();
+  for (auto& c : conns_) {
+    if (c->anthro) c->anthro->finish();
+    c->info.tcp = c->tcp->health();
+    c->info.syn_ts = c->tcp->syn_ts;
+    c->info.synack_ts = c->tcp->synack_ts;
+    if (c->info.decryption.empty()) c->info.decryption = c->info.frames == 0 ? "no frames" : "ok";
+    if (events_.on_connection_end) events_.on_connection_end(c->info);
+  }
+}
+
+TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
+  auto& c = *conns_.emplace_back(std::make_unique<Conn>());
+  c.tcp = &tcp;
+  c.info.name = tcp.name();
+  TcpEvents e;
+  e.on_data = [this, &c](TcpDir dir, std::uint64_t, ByteView data, double ts) { on_data(c, dir, data, ts); };
+  e.on_gap = [this, &c](TcpDir dir, std::uint64_t offset, std::uint64_t bytes, double) {
+    if (events_.on_gap) events_.on_gap(c.info, to_direction(dir), offset, bytes);
+  };
+  return e;
+}
+
+void CaptureDecoder::on_data(Conn& c, TcpDir dir, ByteView data, double ts) {
+  if (!c.recognised) {
+    if (dir != TcpDir::ClientToServer && c.info.transport == CaptureTransport::Unknown) {
+      // The server spoke first (or the client's bytes were not captured): frames or a preface.
+      c.info.transport = CaptureTransport::Lab;
+    } else {
+      c.info.transport = recognise(data);
+    }
+    c.recognised = true;
+    if (c.info.transport == CaptureTransport::Lab) {
+      ConnectionDecoder::Events ev;
+      ev.on_negotiation = [this, &c](Direction d, const Blob& blob, std::optional<BlobRefusal> refusal) {
+        (d == Direction::ClientToServer ? c.info.offer : c.info.answer) = blob;
+        if (refusal) c.info.negotiation_refusal = refusal;
+        if (d == Direction::ServerToClient) {
+          c.info.negotiated_ts = c.feeding_ts;
+          if (!refusal && (blob.aead == kSuiteAes256Gcm || blob.aead == kSuiteChaCha20Poly1305))
+            c.info.suite = static_cast<Suite>(blob.aead);
+        }
+        if (events_.on_negotiation) events_.on_negotiation(c.info, d, blob);
+      };
+      ev.on_frame = [this, &c](const FrameEvent& e) {
+        ++c.info.frames;
+        if (e.decrypted) ++c.info.frames_opened;
+        if (e.suite) c.info.suite = e.suite;
+        if (e.no_key && c.info.decryption.empty()) c.info.decryption = "no key";
+        if (e.refusal == FrameReason::Authentication && c.info.decryption.empty())
+          c.info.decryption = "authentication: no key opens the frames";
+        if (e.decrypted && (c.info.decryption == "no key" || c.info.decryption.rfind("authentication", 0) == 0))
+          c.info.decryption.clear();
+        if (events_.on_frame) events_.on_frame(c.info, e);
+      };
+      ev.on_desync = [this, &c](const DesyncEvent& e) {
+        if (events_.on_desync) events_.on_desync(c.info, e);
+      };
+      c.anthro = std::make_unique<ConnectionDecoder>(keys_, std::move(ev), PrefaceMode::Detect);
+    } else if (c.info.transport == CaptureTransport::Tls) {
+      c.info.decryption = "TLS decryption is not available in this build";
+    }
+  }
+  if (!c.anthro) return;
+  if (dir == TcpDir::ClientToServer && !c.info.preface_start_ts) c.info.preface_start_ts = ts;
+  c.feeding_ts = ts;
+  c.anthro->feed(to_direction(dir), data, ts);
+}
+
+}  // namespace anthro

@@ -1,0 +1,132 @@
+// Captures as anthro-v1 traffic: the vector pcap with either kind of key, keys embedded in a
+// pcapng, and a live lab session captured by tcpdump agreeing with the session's own timing.
+#include <QProcess>
+#include <QtTest>
+
+#include <csignal>
+
+#include "capture/analysis.h"
+#include "capture/capture_file.h"
+#include "endpoint_fixture.h"
+#include "vectors.h"
+
+using namespace anthro;
+using namespace anthro::test;
+
+namespace {
+
+const StreamAnalysis& only_stream(const CaptureAnalysis& a) {
+  if (a.connections.size() != 1 || a.connections[0].streams.size() != 1) qFatal("expected one connection, one stream");
+  return a.connections[0].streams[0];
+}
+
+void check_vector_figures(const CaptureAnalysis& a) {
+  const auto& expected = vectors()["conversation"]["expected"];
+  QCOMPARE(a.connections.size(), std::size_t{1});
+  QCOMPARE(a.connections[0].info.frames, std::uint64_t{6});
+  QCOMPARE(a.connections[0].info.frames_opened, std::uint64_t{6});
+  QCOMPARE(a.connections[0].info.decryption, std::string("ok"));
+  QCOMPARE(a.connections[0].info.name, std::string("127.0.0.1:40000-127.0.0.1:7080"));
+  const StreamAnalysis& s = only_stream(a);
+  QCOMPARE(s.text, expected["text"].get<std::string>());
+  QVERIFY(std::abs(*s.figures.ttft_ms - expected["ttft_ms"].get<double>()) < 1e-3);
+  QVERIFY(std::abs(*s.figures.e2e_ms - expected["e2e_ms"].get<double>()) < 1e-3);
+  QVERIFY(std::abs(*s.figures.mean_itl_ms - expected["mean_itl_ms"].get<double>()) < 1e-3);
+  QVERIFY(std::abs(*s.figures.tokens_per_s - 50.0) < 1e-3);
+  QCOMPARE(s.figures.tokens, std::uint64_t{4});
+}
+
+}  // namespace
+
+class TestCaptureAnalysis : public QObject {
+  Q_OBJECT
+ private slots:
+  void vectorPcapWithKeylog() {
+    std::vector<std::string> lines;
+    auto a = analyze_capture(vectors_path("lab-conversation.pcap"), {{vectors_path("lab-conversation.keylog")}, {}},
+                             [&](const std::string& line) { lines.push_back(line); });
+    QVERIFY2(a.ok(), a.ok() ? "" : a.error().detail.c_str());
+    check_vector_figures(*a);
+    int frames = 0;
+    for (const auto& l : lines) frames += QJsonDocument::fromJson(QByteArray::fromStdString(l)).object()["kind"] == "frame";
+    QCOMPARE(frames, 6);
+  }
+
+  void vectorPcapWithServerKey() {
+    auto a = analyze_capture(vectors_path("lab-conversation.pcap"), {{}, {vectors_path("server-static.pem")}});
+    QVERIFY(a.ok());
+    check_vector_figures(*a);
+  }
+
+  void withoutKeysFramesAreNotOpened() {
+    auto a = analyze_capture(vectors_path("lab-conversation.pcap"), {});
+    QVERIFY(a.ok());
+    QCOMPARE(a->connections.at(0).info.decryption, std::string("no key"));
+    QCOMPARE(a->connections[0].info.frames, std::uint64_t{6});
+    QCOMPARE(a->connections[0].info.frames_opened, std::uint64_t{0});
+  }
+
+  void keysEmbeddedInPcapngAreUsed() {
+    auto reader = CaptureReader::open(vectors_path("lab-conversation.pcap"));
+    QVERIFY(reader.ok());
+    QTemporaryDir dir;
+    std::string path = dir.filePath("with-keys.pcapng").toStdString();
+    auto writer = PcapngWriter::create(path);
+    QVERIFY(writer.ok());
+    std::uint32_t iface = (*writer)->add_interface(kLinkEthernet, 65535);
+    (*writer)->add_secrets(read_file(vectors_path("lab-conversation.keylog")));
+    while (auto p = (*reader)->next()) (*writer)->write_packet_ns(iface, p->ts_ns, p->data, p->original_length);
+    QVERIFY((*writer)->close().ok());
+    auto a = analyze_capture(path, {});
+    QVERIFY(a.ok());
+    check_vector_figures(*a);
+  }
+
+  void badInputsNameTheFile() {
+    auto missing = analyze_capture("/no/such.pcap", {});
+    QVERIFY(!missing.ok() && missing.error().detail.find("/no/such.pcap") != std::string::npos);
+    auto bad_key = analyze_capture(vectors_path("lab-conversation.pcap"), {{}, {vectors_path("lab-conversation.keylog")}});
+    QVERIFY(!bad_key.ok() && bad_key.error().detail.find("lab-conversation.keylog") != std::string::npos);
+  }
+
+  void liveLabSessionAgreesWithItsCapture() {
+    if (QStandardPaths::findExecutable("tcpdump").isEmpty()) QSKIP("tcpdump is not installed");
+    EndpointFixture f({}, 60, 8, 15);
+    f.start();
+    std::string url = f.endpoint().url("anthro+lab");
+    QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
+    std::string pcap = f.path("live.pcap");
+    QProcess tcpdump;
+    tcpdump.start("tcpdump", {"-i", "lo", "-s", "0", "-U", "--immediate-mode", "-w", QString::fromStdString(pcap), "tcp port " + port});
+    QVERIFY(tcpdump.waitForStarted(5000));
+    tcpdump.setReadChannel(QProcess::StandardError);  // "listening on" comes on stderr
+    QByteArray err;
+    while (!err.contains("listening on") && tcpdump.waitForReadyRead(5000)) err += tcpdump.readAllStandardError();
+    if (!err.contains("listening on")) QSKIP(qPrintable("tcpdump could not capture here: " + err));
+
+    SessionConfig c = f.session("anthro+lab");
+    c.repeat = 3;
+    c.keylog_path = f.path("live.keylog");
+    SessionResult live = EndpointFixture::run(c);
+    QVERIFY(!live.error);
+    QTest::qWait(200);
+    ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
+    QVERIFY(tcpdump.waitForFinished(5000));
+
+    auto a = analyze_capture(pcap, {{c.keylog_path}, {}});
+    QVERIFY2(a.ok(), a.ok() ? "" : a.error().detail.c_str());
+    QCOMPARE(a->connections.size(), std::size_t{1});
+    const auto& streams = a->connections[0].streams;
+    QCOMPARE(streams.size(), std::size_t{3});
+    for (std::size_t i = 0; i < 3; ++i) {
+      QCOMPARE(streams[i].text, live.requests[i].text);
+      QCOMPARE(streams[i].figures.tokens, std::uint64_t{15});
+      double delta = std::abs(*streams[i].figures.ttft_ms - *live.requests[i].figures.ttft_ms);
+      QVERIFY2(delta < 1.0, std::to_string(delta).c_str());
+    }
+    QVERIFY(a->connections[0].info.syn_ts.has_value());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCaptureAnalysis)
+#include "test_capture_analysis.moc"
