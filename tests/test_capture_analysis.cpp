@@ -15,7 +15,7 @@ using namespace anthro::test;
 
 namespace {
 
-const StreamAnalysis& only_stream(const CaptureAnalysis& a) {
+const RequestResult& only_stream(const CaptureAnalysis& a) {
   if (a.connections.size() != 1 || a.connections[0].streams.size() != 1) qFatal("expected one connection, one stream");
   return a.connections[0].streams[0];
 }
@@ -27,7 +27,7 @@ void check_vector_figures(const CaptureAnalysis& a) {
   QCOMPARE(a.connections[0].info.frames_opened, std::uint64_t{6});
   QCOMPARE(a.connections[0].info.decryption, std::string("ok"));
   QCOMPARE(a.connections[0].info.name, std::string("127.0.0.1:40000-127.0.0.1:7080"));
-  const StreamAnalysis& s = only_stream(a);
+  const RequestResult& s = only_stream(a);
   QCOMPARE(s.text, expected["text"].get<std::string>());
   QVERIFY(std::abs(*s.figures.ttft_ms - expected["ttft_ms"].get<double>()) < 1e-3);
   QVERIFY(std::abs(*s.figures.e2e_ms - expected["e2e_ms"].get<double>()) < 1e-3);

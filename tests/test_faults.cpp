@@ -12,8 +12,10 @@ RequestResult one(EndpointFixture& f, const char* scheme = "anthro", std::functi
   SessionConfig c = f.session(scheme);
   if (adjust) adjust(c);
   SessionResult r = EndpointFixture::run(c);
-  if (r.requests.empty()) return RequestResult{0, {}, {}, {}, {}, r.error, {}, {}, {}};
-  return r.requests[0];
+  if (!r.requests.empty()) return r.requests[0];
+  RequestResult failed;  // the session failed before its request: report the session's error
+  failed.error = r.error;
+  return failed;
 }
 
 }  // namespace

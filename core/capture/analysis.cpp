@@ -72,12 +72,12 @@ class StreamBook {
     if (!e.decrypted || !e.body) return;
     std::uint32_t id = body_stream_id(*e.body);
     if (id == 0) return;
-    StreamAnalysis& s = streams_[id];
+    RequestResult& s = streams_[id];
     s.stream_id = id;
     std::visit([&](const auto& b) { on(s, e, b); }, *e.body);
   }
-  std::vector<StreamAnalysis> finish() {
-    std::vector<StreamAnalysis> out;
+  std::vector<RequestResult> finish() {
+    std::vector<RequestResult> out;
     for (auto& [_, s] : streams_) {
       s.figures = compute_figures(s.timeline);
       out.push_back(std::move(s));
@@ -86,14 +86,14 @@ class StreamBook {
   }
 
  private:
-  void on(StreamAnalysis& s, const FrameEvent& e, const RequestBody& r) {
+  void on(RequestResult& s, const FrameEvent& e, const RequestBody& r) {
     s.timeline.request_written = e.ts;
     auto doc = json::parse(r.json, nullptr, false);
     if (doc.is_object() && doc.contains("metadata") && doc["metadata"].is_object() &&
         doc["metadata"].contains("anthro_probe") && doc["metadata"]["anthro_probe"].is_string())
       s.probe = doc["metadata"]["anthro_probe"].get<std::string>();
   }
-  void on(StreamAnalysis& s, const FrameEvent& e, const TokenBody& t) {
+  void on(RequestResult& s, const FrameEvent& e, const TokenBody& t) {
     std::uint32_t& next = next_index_[s.stream_id];
     if (t.token_index > next) ++s.token_gaps;
     if (t.token_index < next) ++s.token_duplicates;
@@ -102,20 +102,20 @@ class StreamBook {
     s.timeline.tokens.push_back({e.ts, t.token_count, !t.text.empty()});
     s.text += t.text_view();
   }
-  void on(StreamAnalysis& s, const FrameEvent& e, const ResponseBody& r) {
+  void on(RequestResult& s, const FrameEvent& e, const ResponseBody& r) {
     s.timeline.end = e.ts;
     s.stop_reason = r.stop_reason;
     s.timeline.usage_output_tokens = r.output_tokens;
     if (r.content) s.text += *r.content;
     if (r.stop_reason == StopReason::Cancelled) s.timeline.cancelled_response = e.ts;
   }
-  void on(StreamAnalysis& s, const FrameEvent& e, const CancelBody&) { s.timeline.cancel_written = e.ts; }
-  void on(StreamAnalysis& s, const FrameEvent& e, const ErrorBody& err) {
+  void on(RequestResult& s, const FrameEvent& e, const CancelBody&) { s.timeline.cancel_written = e.ts; }
+  void on(RequestResult& s, const FrameEvent& e, const ErrorBody& err) {
     s.timeline.end = e.ts;
     s.error_code = err.code;
   }
 
-  std::map<std::uint32_t, StreamAnalysis> streams_;
+  std::map<std::uint32_t, RequestResult> streams_;
   std::map<std::uint32_t, std::uint32_t> next_index_;
 };
 

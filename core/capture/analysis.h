@@ -9,6 +9,7 @@
 #include "capture/capture_decoder.h"
 #include "metrics/request_figures.h"
 #include "metrics/stats.h"
+#include "session/session.h"
 
 namespace anthro {
 
@@ -17,20 +18,9 @@ struct CaptureKeySources {
   std::vector<std::string> server_key_files;  // X25519 PKCS#8 PEM
 };
 
-struct StreamAnalysis {
-  std::uint32_t stream_id = 0;
-  RequestTimeline timeline;
-  RequestFigures figures;
-  std::string text;
-  std::optional<StopReason> stop_reason;
-  std::optional<int> error_code;
-  std::uint64_t token_gaps = 0, token_duplicates = 0, invalid_utf8_frames = 0;
-  std::optional<std::string> probe;  // REQUEST metadata anthro_probe
-};
-
 struct ConnectionAnalysis {
   CaptureConnection info;
-  std::vector<StreamAnalysis> streams;
+  std::vector<RequestResult> streams;
 };
 
 struct CaptureAnalysis {

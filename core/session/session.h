@@ -37,6 +37,7 @@ struct SessionConfig {
   std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;
 };
 
+// One request as a live session saw it, or one stream as a capture shows it.
 struct RequestResult {
   std::uint32_t stream_id = 0;
   RequestTimeline timeline;
@@ -48,7 +49,7 @@ struct RequestResult {
   std::optional<std::uint32_t> retry_after_ms;
   std::optional<Timing> server_timing;  // RESPONSE timing (anthro-v1 only)
   std::uint64_t invalid_utf8_frames = 0, token_gaps = 0, token_duplicates = 0, auth_failures = 0;
-  bool probe = false;  // set by workloads that mark probe streams
+  std::optional<std::string> probe;  // the checklist item a probe stream feeds (REQUEST metadata anthro_probe)
 };
 
 struct SessionResult {
