@@ -51,12 +51,14 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
   std::uint8_t flags = config_.stream ? kFlagStreaming : 0;
   Bytes frame = seal_frame(c2s, FrameType::Request, flags & negotiated_.flags, negotiated_.token, nonces.next(),
                            encode_request(stream_id, spec));
+  // Stamped as the write starts: Asio writes a small message within the call, but resumes
+  // this coroutine only when the loop comes round, which under load is later.
+  r.timeline.request_written = now_s();
   bool sent = co_await write(frame);
   if (!sent) {
     r.error = "cannot send REQUEST: " + stream_->error().message();
     co_return false;
   }
-  r.timeline.request_written = now_s();
 
   std::vector<FrameEvent> events;
   DirectionDecoder decoder(Direction::ServerToClient, PrefaceMode::None,
@@ -123,9 +125,9 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
           }
           Bytes cancel = seal_frame(c2s, FrameType::Cancel, e.header.flags, negotiated_.token, nonces.next(),
                                     encode_cancel(stream_id, CancelReason::User));
+          r.timeline.cancel_written = now_s();  // as the write starts, like the REQUEST
           bool cancelled = co_await write(cancel);
           if (!cancelled) co_return false;
-          r.timeline.cancel_written = now_s();
         }
       } else if (auto* resp = std::get_if<ResponseBody>(&*e.body)) {
         r.timeline.end = t;

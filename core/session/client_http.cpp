@@ -42,12 +42,12 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptio
   if (!config_.api_key.empty())
     head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
   std::string request = head + "\r\n" + body;
+  r.timeline.request_written = now_s();  // as the write starts (see client_anthro.cpp)
   bool sent = co_await write(as_bytes(request));
   if (!sent) {
     r.error = "cannot send the request: " + stream_->error().message();
     co_return false;
   }
-  r.timeline.request_written = now_s();
 
   HttpResponseReader response;
   AnthropicStreamReader anthropic;
