@@ -89,6 +89,51 @@ class TestCaptureAnalysis : public QObject {
     QVERIFY(!bad_key.ok() && bad_key.error().detail.find("lab-conversation.keylog") != std::string::npos);
   }
 
+  void liveTlsSessionDecryptsFromItsKeyLog() {
+    if (QStandardPaths::findExecutable("tcpdump").isEmpty()) QSKIP("tcpdump is not installed");
+    EndpointFixture f({}, 60, 8, 15);
+    f.start();
+    std::string pcap = f.path("tls.pcap");
+    for (bool extension : {true, false}) {
+      std::string url = f.endpoint().url("anthro");
+      QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
+      QProcess tcpdump;
+      tcpdump.start("tcpdump", {"-i", "lo", "-s", "0", "-U", "--immediate-mode", "-w", QString::fromStdString(pcap),
+                                "tcp port " + port});
+      QVERIFY(tcpdump.waitForStarted(5000));
+      tcpdump.setReadChannel(QProcess::StandardError);
+      QByteArray err;
+      while (!err.contains("listening on") && tcpdump.waitForReadyRead(5000)) err += tcpdump.readAllStandardError();
+      if (!err.contains("listening on")) QSKIP(qPrintable("tcpdump could not capture here: " + err));
+      SessionConfig c = f.session("anthro");
+      c.repeat = 2;
+      c.tls_extension = extension;
+      c.keylog_path = f.path(extension ? "ext.keylog" : "preface.keylog");
+      SessionResult live = EndpointFixture::run(c);
+      QVERIFY(!live.error);
+      QTest::qWait(200);
+      ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
+      QVERIFY(tcpdump.waitForFinished(5000));
+
+      auto a = analyze_capture(pcap, {{c.keylog_path}, {}});
+      QVERIFY(a.ok());
+      QCOMPARE(a->connections.size(), std::size_t{1});
+      const auto& conn = a->connections[0];
+      QCOMPARE(conn.info.decryption, std::string("ok"));
+      QCOMPARE(conn.info.alpn, std::string("anthro-v1"));
+      QCOMPARE(conn.info.tls_suite, live.tls_suite);
+      QCOMPARE(conn.streams.size(), std::size_t{2});
+      for (std::size_t i = 0; i < 2; ++i) {
+        QCOMPARE(conn.streams[i].text, live.requests[i].text);
+        double delta = std::abs(*conn.streams[i].figures.ttft_ms - *live.requests[i].figures.ttft_ms);
+        QVERIFY2(delta < 1.0, std::to_string(delta).c_str());
+      }
+      auto no_key = analyze_capture(pcap, {});
+      QVERIFY(no_key.ok());
+      QCOMPARE(no_key->connections.at(0).info.decryption, std::string("TLS: no secret for this client_random"));
+    }
+  }
+
   void liveLabSessionAgreesWithItsCapture() {
     if (QStandardPaths::findExecutable("tcpdump").isEmpty()) QSKIP("tcpdump is not installed");
     EndpointFixture f({}, 60, 8, 15);

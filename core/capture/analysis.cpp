@@ -158,8 +158,9 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
     if (sink)
       sink(json{{"kind", "negotiation"}, {"conn", c.name}, {"dir", to_string(d)}, {"transport", to_string(c.transport)},
                 {d == Direction::ClientToServer ? "offer" : "answer", blob_json(b)},
-                {"suite", c.suite ? json(std::string(to_string(*c.suite))) : json(nullptr)}, {"alpn", nullptr},
-                {"tls_suite", nullptr}}
+                {"suite", c.suite ? json(std::string(to_string(*c.suite))) : json(nullptr)},
+                {"alpn", c.alpn.empty() ? json(nullptr) : json(c.alpn)},
+                {"tls_suite", c.tls_suite.empty() ? json(nullptr) : json(c.tls_suite)}}
                .dump());
   };
   events.on_gap = [&](const CaptureConnection& c, Direction d, std::uint64_t offset, std::uint64_t bytes) {
@@ -172,7 +173,8 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   };
   events.on_connection_end = [&](const CaptureConnection& c) {
     if (sink && c.transport == CaptureTransport::Tls)
-      sink(json{{"kind", "tls"}, {"conn", c.name}, {"status", c.decryption}}.dump());
+      sink(json{{"kind", "tls"}, {"conn", c.name}, {"status", c.decryption.rfind("TLS: ", 0) == 0 ? c.decryption.substr(5) : "ok"},
+                {"alpn", c.alpn}, {"tls_suite", c.tls_suite}, {"version", c.tls_version}}.dump());
     analysis.connections.push_back({c, books[c.name].finish()});
   };
 
@@ -229,8 +231,10 @@ std::string analysis_json(const CaptureAnalysis& a) {
     std::optional<double> connect_ms, handshake_ms;
     if (i.syn_ts && i.synack_ts) connect_ms = (*i.synack_ts - *i.syn_ts) * 1000;
     if (i.preface_start_ts && i.negotiated_ts) handshake_ms = (*i.negotiated_ts - *i.preface_start_ts) * 1000;
-    conns.push_back({{"conn", i.name}, {"transport", to_string(i.transport)}, {"alpn", nullptr},
-                     {"suite", i.suite ? json(std::string(to_string(*i.suite))) : json(nullptr)}, {"tls_suite", nullptr},
+    conns.push_back({{"conn", i.name}, {"transport", to_string(i.transport)},
+                     {"alpn", i.alpn.empty() ? json(nullptr) : json(i.alpn)},
+                     {"suite", i.suite ? json(std::string(to_string(*i.suite))) : json(nullptr)},
+                     {"tls_suite", i.tls_suite.empty() ? json(nullptr) : json(i.tls_suite)},
                      {"decryption", i.decryption}, {"connect_ms", opt(connect_ms)}, {"handshake_ms", opt(handshake_ms)},
                      {"tcp", {{"retransmissions", t.retransmissions}, {"out_of_order", t.out_of_order},
                               {"zero_window_events", t.zero_window_events}, {"zero_window_ms", t.zero_window_ms},

@@ -1,5 +1,7 @@
 #include "capture/capture_decoder.h"
 
+#include "capture/tls_decoder.h"
+
 namespace anthro {
 
 const char* to_string(CaptureTransport t) {
@@ -34,8 +36,10 @@ struct CaptureDecoder::Conn {
   CaptureConnection info;
   TcpConnection* tcp = nullptr;
   std::unique_ptr<ConnectionDecoder> anthro;
+  std::unique_ptr<TlsDecoder> tls;
   bool recognised = false;
-  double feeding_ts = 0;  // the arrival time of the bytes being fed, for the negotiation
+  double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
+  double feeding_tls_ts = 0;  // the same for TLS records, for a negotiation in the handshake
 };
 
 CaptureDecoder::CaptureDecoder(const KeyRing& keys, CaptureEvents events)
@@ -48,6 +52,11 @@ void CaptureDecoder::feed(const TcpSegment& segment) { tracker_.feed(segment); }
 void CaptureDecoder::finish() {
   tracker_.finish();
   for (auto& c : conns_) {
+    if (c->tls) {
+      c->tls->finish();
+      std::string status = c->tls->status();
+      if (status != "ok") c->info.decryption = "TLS: " + status;
+    }
     if (c->anthro) c->anthro->finish();
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
@@ -78,41 +87,76 @@ void CaptureDecoder::on_data(Conn& c, TcpDir dir, ByteView data, double ts) {
       c.info.transport = recognise(data);
     }
     c.recognised = true;
-    if (c.info.transport == CaptureTransport::Lab) {
-      ConnectionDecoder::Events ev;
-      ev.on_negotiation = [this, &c](Direction d, const Blob& blob, std::optional<BlobRefusal> refusal) {
-        (d == Direction::ClientToServer ? c.info.offer : c.info.answer) = blob;
-        if (refusal) c.info.negotiation_refusal = refusal;
-        if (d == Direction::ServerToClient) {
-          c.info.negotiated_ts = c.feeding_ts;
-          if (!refusal && (blob.aead == kSuiteAes256Gcm || blob.aead == kSuiteChaCha20Poly1305))
-            c.info.suite = static_cast<Suite>(blob.aead);
-        }
-        if (events_.on_negotiation) events_.on_negotiation(c.info, d, blob);
-      };
-      ev.on_frame = [this, &c](const FrameEvent& e) {
-        ++c.info.frames;
-        if (e.decrypted) ++c.info.frames_opened;
-        if (e.suite) c.info.suite = e.suite;
-        if (e.no_key && c.info.decryption.empty()) c.info.decryption = "no key";
-        if (e.refusal == FrameReason::Authentication && c.info.decryption.empty())
-          c.info.decryption = "authentication: no key opens the frames";
-        if (e.decrypted && (c.info.decryption == "no key" || c.info.decryption.rfind("authentication", 0) == 0))
-          c.info.decryption.clear();
-        if (events_.on_frame) events_.on_frame(c.info, e);
-      };
-      ev.on_desync = [this, &c](const DesyncEvent& e) {
-        if (events_.on_desync) events_.on_desync(c.info, e);
-      };
-      c.anthro = std::make_unique<ConnectionDecoder>(keys_, std::move(ev), PrefaceMode::Detect);
-    } else if (c.info.transport == CaptureTransport::Tls) {
-      c.info.decryption = "TLS decryption is not available in this build";
-    }
+    if (c.info.transport == CaptureTransport::Lab) start_anthro(c, PrefaceMode::Detect);
+    else if (c.info.transport == CaptureTransport::Tls) start_tls(c);
   }
+  if (c.tls) {
+    c.feeding_tls_ts = ts;
+    c.tls->feed(to_direction(dir), data, ts);
+    return;
+  }
+  feed_anthro(c, to_direction(dir), data, ts);
+}
+
+void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
   if (!c.anthro) return;
-  if (dir == TcpDir::ClientToServer && !c.info.preface_start_ts) c.info.preface_start_ts = ts;
+  if (dir == Direction::ClientToServer && !c.info.preface_start_ts) c.info.preface_start_ts = ts;
   c.feeding_ts = ts;
-  c.anthro->feed(to_direction(dir), data, ts);
+  c.anthro->feed(dir, data, ts);
+}
+
+void CaptureDecoder::start_anthro(Conn& c, PrefaceMode mode) {
+  ConnectionDecoder::Events ev;
+  ev.on_negotiation = [this, &c](Direction d, const Blob& blob, std::optional<BlobRefusal> refusal) {
+    (d == Direction::ClientToServer ? c.info.offer : c.info.answer) = blob;
+    if (refusal) c.info.negotiation_refusal = refusal;
+    if (d == Direction::ServerToClient) {
+      c.info.negotiated_ts = c.feeding_ts;
+      if (!refusal && (blob.aead == kSuiteAes256Gcm || blob.aead == kSuiteChaCha20Poly1305))
+        c.info.suite = static_cast<Suite>(blob.aead);
+    }
+    if (events_.on_negotiation) events_.on_negotiation(c.info, d, blob);
+  };
+  ev.on_frame = [this, &c](const FrameEvent& e) {
+    ++c.info.frames;
+    if (e.decrypted) ++c.info.frames_opened;
+    if (e.suite) c.info.suite = e.suite;
+    if (e.no_key && c.info.decryption.empty()) c.info.decryption = "no key";
+    if (e.refusal == FrameReason::Authentication && c.info.decryption.empty())
+      c.info.decryption = "authentication: no key opens the frames";
+    if (e.decrypted && (c.info.decryption == "no key" || c.info.decryption.rfind("authentication", 0) == 0))
+      c.info.decryption.clear();
+    if (events_.on_frame) events_.on_frame(c.info, e);
+  };
+  ev.on_desync = [this, &c](const DesyncEvent& e) {
+    if (events_.on_desync) events_.on_desync(c.info, e);
+  };
+  c.anthro = std::make_unique<ConnectionDecoder>(keys_, std::move(ev), mode);
+}
+
+// TLS: the records are opened with the key log's TLS secrets, and what they carry is read as
+// anthro-v1 (ALPN anthro-v1; negotiation in the extension or the preface) or left as HTTP.
+void CaptureDecoder::start_tls(Conn& c) {
+  TlsDecoder::Events ev;
+  ev.on_handshake = [this, &c](const TlsHandshakeInfo& h) {
+    c.info.alpn = h.alpn_selected;
+    c.info.tls_suite = h.cipher_suite;
+    c.info.tls_version = h.version;
+    c.info.preface_start_ts = c.tcp->first_ts();
+    if (h.alpn_selected != "anthro-v1") return;
+    bool in_extension = h.extension_offer.size() == kBlobSize && h.extension_answer.size() == kBlobSize;
+    start_anthro(c, in_extension ? PrefaceMode::None : PrefaceMode::Detect);
+    if (in_extension) {
+      c.feeding_ts = c.feeding_tls_ts;
+      c.anthro->set_blobs(h.extension_offer, h.extension_answer);
+    }
+  };
+  ev.on_application_data = [this, &c](Direction dir, ByteView plaintext, double ts) {
+    feed_anthro(c, dir, plaintext, ts);
+  };
+  const KeyRing* keys = &keys_;
+  c.tls = std::make_unique<TlsDecoder>(
+      [keys](std::string_view label, ByteView random) { return keys->tls_secret(label, random); }, std::move(ev));
 }
 
 }  // namespace anthro

@@ -22,6 +22,7 @@ struct CaptureConnection {
   std::optional<Blob> offer, answer;
   std::optional<BlobRefusal> negotiation_refusal;
   std::optional<Suite> suite;
+  std::string alpn, tls_suite, tls_version;  // TLS connections: what the handshake said
   std::optional<double> syn_ts, synack_ts, preface_start_ts, negotiated_ts;
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
@@ -47,6 +48,9 @@ class CaptureDecoder {
   struct Conn;
   TcpEvents events_for(TcpConnection& tcp);
   void on_data(Conn& c, TcpDir dir, ByteView data, double ts);
+  void feed_anthro(Conn& c, Direction dir, ByteView data, double ts);
+  void start_anthro(Conn& c, PrefaceMode mode);
+  void start_tls(Conn& c);
 
   const KeyRing& keys_;
   CaptureEvents events_;

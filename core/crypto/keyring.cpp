@@ -1,8 +1,21 @@
 #include "crypto/keyring.h"
 
+#include <algorithm>
+
 namespace anthro {
 
-void KeyRing::add(const KeyLog& log) { anthro_.insert(anthro_.end(), log.anthro.begin(), log.anthro.end()); }
+void KeyRing::add(const KeyLog& log) {
+  anthro_.insert(anthro_.end(), log.anthro.begin(), log.anthro.end());
+  tls_.insert(tls_.end(), log.tls.begin(), log.tls.end());
+}
+
+std::optional<Bytes> KeyRing::tls_secret(std::string_view label, ByteView client_random) const {
+  for (const auto& line : tls_)
+    if (line.label == label && std::equal(line.client_random.begin(), line.client_random.end(), client_random.begin(),
+                                          client_random.end()))
+      return line.secret;
+  return std::nullopt;
+}
 
 void KeyRing::add_frame_keys(std::uint64_t token, const FrameKeys& keys) {
   anthro_.push_back({token, keys});

@@ -21,7 +21,9 @@ class KeyRing {
   void add(const KeyLog& log);
   void add_frame_keys(std::uint64_t token, const FrameKeys& keys);
   void add_server_key(const Key32& private_key);
-  bool empty() const { return anthro_.empty() && server_keys_.empty(); }
+  bool empty() const { return anthro_.empty() && server_keys_.empty() && tls_.empty(); }
+  // A TLS secret by NSS label and client_random, for decrypting captured TLS.
+  std::optional<Bytes> tls_secret(std::string_view label, ByteView client_random) const;
 
   // Keys worth trying for a connection, most likely first. Without the answer the suite is
   // unknown, so each key comes as AES-256-GCM then ChaCha20-Poly1305 (spec §7).
@@ -31,6 +33,7 @@ class KeyRing {
  private:
   std::vector<AnthroKeyLine> anthro_;
   std::vector<Key32> server_keys_;
+  std::vector<TlsSecretLine> tls_;
 };
 
 }  // namespace anthro
