@@ -7,6 +7,8 @@
 
 #include "capture/analysis.h"
 #include "capture/capture_file.h"
+#include "capture/packet.h"
+#include "crypto/keylog.h"
 #include "endpoint_fixture.h"
 #include "vectors.h"
 
@@ -34,6 +36,36 @@ void check_vector_figures(const CaptureAnalysis& a) {
   QVERIFY(std::abs(*s.figures.mean_itl_ms - expected["mean_itl_ms"].get<double>()) < 1e-3);
   QVERIFY(std::abs(*s.figures.tokens_per_s - 50.0) < 1e-3);
   QCOMPARE(s.figures.tokens, std::uint64_t{4});
+}
+
+// Each direction's application bytes as our decoder sees them (decrypted for TLS).
+std::map<Direction, std::string> plaintext_of(const std::string& pcap, const std::string& keylog) {
+  KeyRing ring;
+  ring.add(parse_keylog(anthro::test::read_file(keylog), keylog));
+  std::map<Direction, std::string> out;
+  CaptureEvents events;
+  events.on_plaintext = [&](const CaptureConnection&, Direction d, ByteView b, double) { out[d] += as_text(b); };
+  CaptureDecoder decoder(ring, events);
+  auto reader = CaptureReader::open(pcap);
+  while (auto p = (*reader)->next())
+    if (auto seg = parse_tcp(*p); seg.ok() && *seg) decoder.feed(**seg);
+  decoder.finish();
+  return out;
+}
+
+// The same, as tshark decrypts it (its `data.data` field), split by the sender's port.
+std::map<std::string, std::string> tshark_plaintext(const std::string& pcap, const std::string& keylog) {
+  QProcess p;
+  p.start("tshark", {"-r", QString::fromStdString(pcap), "-o", QString::fromStdString("tls.keylog_file:" + keylog),
+                     "-o", "tcp.reassemble_out_of_order:TRUE", "-T", "fields", "-e", "tcp.srcport", "-e", "data.data"});
+  p.waitForFinished(60000);
+  std::map<std::string, std::string> out;
+  for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+    QList<QByteArray> fields = line.split('\t');
+    if (fields.size() < 2 || fields[1].isEmpty()) continue;
+    for (const QByteArray& hex : fields[1].split(',')) out[fields[0].toStdString()] += QByteArray::fromHex(hex).toStdString();
+  }
+  return out;
 }
 
 }  // namespace
@@ -127,6 +159,15 @@ class TestCaptureAnalysis : public QObject {
         QCOMPARE(conn.streams[i].text, live.requests[i].text);
         double delta = std::abs(*conn.streams[i].figures.ttft_ms - *live.requests[i].figures.ttft_ms);
         QVERIFY2(delta < 1.0, std::to_string(delta).c_str());
+      }
+      if (!QStandardPaths::findExecutable("tshark").isEmpty()) {
+        auto ours = plaintext_of(pcap, c.keylog_path);
+        auto theirs = tshark_plaintext(pcap, c.keylog_path);
+        QVERIFY(ours[Direction::ServerToClient].size() > 1000);
+        QVERIFY2(theirs[port.toStdString()] == ours[Direction::ServerToClient], "server bytes differ from tshark's");
+        QVERIFY2(theirs.size() == 2, "tshark saw no client data");
+        for (auto& [p, bytes] : theirs)
+          if (p != port.toStdString()) QVERIFY2(bytes == ours[Direction::ClientToServer], "client bytes differ from tshark's");
       }
       auto no_key = analyze_capture(pcap, {});
       QVERIFY(no_key.ok());

@@ -99,6 +99,7 @@ void CaptureDecoder::on_data(Conn& c, TcpDir dir, ByteView data, double ts) {
 }
 
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
+  if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
   if (!c.anthro) return;
   if (dir == Direction::ClientToServer && !c.info.preface_start_ts) c.info.preface_start_ts = ts;
   c.feeding_ts = ts;

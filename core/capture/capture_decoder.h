@@ -33,6 +33,8 @@ struct CaptureEvents {
   std::function<void(const CaptureConnection&, Direction, const Blob&)> on_negotiation;
   std::function<void(const CaptureConnection&, Direction, std::uint64_t offset, std::uint64_t bytes)> on_gap;
   std::function<void(const CaptureConnection&, const DesyncEvent&)> on_desync;
+  // The application bytes of a connection (decrypted for TLS), in order, as they arrive.
+  std::function<void(const CaptureConnection&, Direction, ByteView, double ts)> on_plaintext;
   // Called once per connection at the end, with its final state.
   std::function<void(const CaptureConnection&)> on_connection_end;
 };
