@@ -1,7 +1,10 @@
 // `anthro-wb decode` and `anthro-wb analyze`: frames, timing and TCP health of a capture file.
+#include <atomic>
+#include <csignal>
 #include <iostream>
 
 #include "capture/analysis.h"
+#include "capture/live_capture.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 
@@ -53,6 +56,39 @@ int run_analyze(const std::vector<std::string>& argv) {
   if (!result) return usage_error("analyze", result.error().detail);
   if (a->format == "json") std::cout << analysis_json(*result) << "\n";
   else std::cout << analysis_text(*result);
+  return 0;
+}
+
+}  // namespace anthro::cli
+
+namespace anthro::cli {
+namespace {
+std::atomic<bool> g_stop{false};
+void request_stop(int) { g_stop = true; }
+}  // namespace
+
+int run_capture(const std::vector<std::string>& argv) {
+  Args args("capture", argv, {"--interface", "--filter", "--output", "--duration", "--keylog"}, {});
+  LiveCaptureConfig c;
+  c.interface = args.value_or("--interface", "");
+  c.filter = args.value_or("--filter", "");
+  c.output = args.value_or("--output", "");
+  c.keylog_path = args.value_or("--keylog", "");
+  if (auto d = args.number("--duration")) c.duration_s = *d;
+  if (c.interface.empty()) args.fail("--interface is required (e.g. lo)");
+  if (c.output.empty()) args.fail("--output FILE.pcapng is required");
+  if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");
+  if (!args.ok()) return usage_error("capture", args.error());
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+  auto stats = run_live_capture(c, g_stop, [&] { std::cerr << "capturing on " << c.interface << std::endl; });
+  if (!stats) {
+    std::cerr << "anthro-wb capture: " << stats.error().detail << "\n";
+    return stats.error().reason == "usage" ? 2 : 3;
+  }
+  std::cout << stats->packets << " packets written to " << c.output << ", kernel drops " << stats->kernel_drops
+            << ", interface drops " << stats->interface_drops
+            << (stats->secrets_embedded ? ", keys embedded" : "") << "\n";
   return 0;
 }
 

@@ -20,11 +20,12 @@ const Command commands[] = {
     {"bench", anthro::cli::run_bench_command, "load generation against a target, with a latency summary"},
     {"decode", anthro::cli::run_decode, "frames of a capture file (pcap or pcapng), with keys"},
     {"analyze", anthro::cli::run_analyze, "per-connection, per-stream timing and TCP health of a capture file"},
+    {"capture", anthro::cli::run_capture, "live capture with libpcap into pcapng, keys embedded"},
     {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
 };
 
 // Subcommands of cli.md that later work brings; named so users know they exist.
-const char* planned[] = {"capture", "diagnose", "rollout", "report"};
+const char* planned[] = {"diagnose", "rollout", "report"};
 
 void usage(std::ostream& out) {
   out << "usage: anthro-wb <command> [options]\n\ncommands:\n";

@@ -1,0 +1,34 @@
+// Live capture with libpcap into a pcapng file, keys embedded as a Decryption Secrets Block.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "util/result.h"
+
+namespace anthro {
+
+struct LiveCaptureConfig {
+  std::string interface;
+  std::string filter;       // BPF
+  std::string output;       // .pcapng, written atomically
+  double duration_s = 0;    // 0: until stop is set
+  std::string keylog_path;  // read at the end and embedded ahead of the packets, when given
+  int snaplen = 262144;
+};
+
+struct LiveCaptureStats {
+  std::uint64_t packets = 0;
+  std::uint64_t kernel_drops = 0;     // pcap_stats ps_drop
+  std::uint64_t interface_drops = 0;  // ps_ifdrop
+  bool secrets_embedded = false;
+};
+
+// Captures until the duration passes or `stop` becomes true. `on_ready` is called once the
+// interface is capturing, so callers can start traffic only then. Errors name the interface
+// and, for permissions, what is needed.
+Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& config, const std::atomic<bool>& stop,
+                                          const std::function<void()>& on_ready = {});
+
+}  // namespace anthro
