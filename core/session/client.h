@@ -2,6 +2,7 @@
 // sessions on one loop. Internal: it exposes Asio.
 #pragma once
 
+#include "crypto/aead.h"
 #include "crypto/key_schedule.h"
 #include "net/byte_stream.h"
 #include "protocol/blob.h"
@@ -51,6 +52,7 @@ class SessionClient {
   X25519KeyPair client_key_;
   Negotiated negotiated_;
   FrameKeys keys_;
+  NonceSequence nonces_;  // for key_c2s: one sequence per connection, so no nonce repeats
   double handshake_start_ = 0;
   std::uint32_t next_stream_id_ = 1;
 };

@@ -47,9 +47,8 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
   RequestSpec spec = request_spec();
   spec.metadata_json = options.metadata_json;
   Aead c2s(negotiated_.suite, keys_.c2s);
-  static thread_local NonceSequence nonces;
   std::uint8_t flags = config_.stream ? kFlagStreaming : 0;
-  Bytes frame = seal_frame(c2s, FrameType::Request, flags & negotiated_.flags, negotiated_.token, nonces.next(),
+  Bytes frame = seal_frame(c2s, FrameType::Request, flags & negotiated_.flags, negotiated_.token, nonces_.next(),
                            encode_request(stream_id, spec));
   // Stamped as the write starts: Asio writes a small message within the call, but resumes
   // this coroutine only when the loop comes round, which under load is later.
@@ -123,7 +122,7 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
             stream_->close();
             co_return false;
           }
-          Bytes cancel = seal_frame(c2s, FrameType::Cancel, e.header.flags, negotiated_.token, nonces.next(),
+          Bytes cancel = seal_frame(c2s, FrameType::Cancel, e.header.flags, negotiated_.token, nonces_.next(),
                                     encode_cancel(stream_id, CancelReason::User));
           r.timeline.cancel_written = now_s();  // as the write starts, like the REQUEST
           bool cancelled = co_await write(cancel);
