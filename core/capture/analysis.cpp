@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "capture/capture_file.h"
 #include "capture/packet.h"
@@ -78,8 +79,8 @@ class StreamBook {
   }
   std::vector<RequestResult> finish() {
     std::vector<RequestResult> out;
-    for (auto& [_, s] : streams_) {
-      s.figures = compute_figures(s.timeline);
+    for (auto& [id, s] : streams_) {
+      if (!closed_.count(id)) s.figures = compute_figures(s.timeline);
       out.push_back(std::move(s));
     }
     return out;
@@ -108,15 +109,27 @@ class StreamBook {
     s.timeline.usage_output_tokens = r.output_tokens;
     if (r.content) s.text += *r.content;
     if (r.stop_reason == StopReason::Cancelled) s.timeline.cancelled_response = e.ts;
+    close(s);
+  }
+
+  // A stream's figures are final when it ends; its per-token samples are let go, so memory
+  // does not grow with every token of a big capture.
+  void close(RequestResult& s) {
+    s.figures = compute_figures(s.timeline);
+    s.timeline.tokens = {};
+    s.figures.itl_ms = {};
+    closed_.insert(s.stream_id);
   }
   void on(RequestResult& s, const FrameEvent& e, const CancelBody&) { s.timeline.cancel_written = e.ts; }
   void on(RequestResult& s, const FrameEvent& e, const ErrorBody& err) {
     s.timeline.end = e.ts;
     s.error_code = err.code;
+    close(s);
   }
 
   std::map<std::uint32_t, RequestResult> streams_;
   std::map<std::uint32_t, std::uint32_t> next_index_;
+  std::set<std::uint32_t> closed_;
 };
 
 Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vector<std::string>& warnings) {
