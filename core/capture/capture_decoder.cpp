@@ -20,14 +20,14 @@ Direction to_direction(TcpDir d) {
   return d == TcpDir::ClientToServer ? Direction::ClientToServer : Direction::ServerToClient;
 }
 
-// What the first client bytes of a connection say it is.
+// What the first client bytes of a connection say it is. Anything else is read as anthro-v1
+// in cleartext: the preface confirms it, or frames show a capture that starts mid-connection.
 CaptureTransport recognise(ByteView first) {
-  if (first.size() >= 1 && first[0] == 'A') return CaptureTransport::Lab;  // confirmed by the preface
   if (first.size() >= 3 && first[0] == 0x16 && first[1] == 0x03) return CaptureTransport::Tls;
   std::string_view text = as_text(first.first(std::min<std::size_t>(first.size(), 8)));
   for (std::string_view method : {"GET ", "POST ", "PUT ", "HEAD "})
     if (text.rfind(method, 0) == 0) return CaptureTransport::Http;
-  return CaptureTransport::Lab;  // frames without a preface: a capture that starts mid-connection
+  return CaptureTransport::Lab;
 }
 
 }  // namespace
