@@ -4,12 +4,14 @@
 #include <QtTest>
 
 #include <csignal>
+#include <random>
 
 #include "capture/analysis.h"
 #include "capture/capture_file.h"
 #include "capture/packet.h"
 #include "crypto/keylog.h"
 #include "endpoint_fixture.h"
+#include "util/files.h"
 #include "vectors.h"
 
 using namespace anthro;
@@ -106,12 +108,40 @@ class TestCaptureAnalysis : public QObject {
     auto writer = PcapngWriter::create(path);
     QVERIFY(writer.ok());
     std::uint32_t iface = (*writer)->add_interface(kLinkEthernet, 65535);
-    (*writer)->add_secrets(read_file(vectors_path("lab-conversation.keylog")));
+    (*writer)->add_secrets(anthro::test::read_file(vectors_path("lab-conversation.keylog")));
     while (auto p = (*reader)->next()) (*writer)->write_packet_ns(iface, p->ts_ns, p->data, p->original_length);
     QVERIFY((*writer)->close().ok());
     auto a = analyze_capture(path, {});
     QVERIFY(a.ok());
     check_vector_figures(*a);
+  }
+
+  void brokenCapturesNeverCrash() {
+    std::string original = anthro::test::read_file(vectors_path("lab-conversation.pcap"));
+    std::string keylog = vectors_path("lab-conversation.keylog");
+    QTemporaryDir dir;
+    std::string path = dir.filePath("broken.pcap").toStdString();
+    std::mt19937 rng(11);
+    int refused = 0, decoded = 0;
+    for (int i = 0; i < 1500; ++i) {
+      std::string bytes = original;
+      for (int k = 1 + rng() % 6; k > 0; --k) {
+        std::size_t at = rng() % bytes.size();
+        switch (rng() % 3) {
+          case 0: bytes[at] = static_cast<char>(rng()); break;
+          case 1: bytes.resize(at); break;
+          default: bytes.insert(at, std::string(1 + rng() % 40, static_cast<char>(rng())));
+        }
+        if (bytes.empty()) break;
+      }
+      QVERIFY(write_file_atomic(path, bytes).ok());
+      auto a = analyze_capture(path, {{keylog}, {}}, [](const std::string& line) {
+        if (line.empty() || line.front() != '{') qFatal("a decode line that is not JSON");
+      });
+      a.ok() ? ++decoded : ++refused;
+      if (!a.ok()) QVERIFY(a.error().detail.find(path) != std::string::npos);  // says which file
+    }
+    QVERIFY(decoded > 0 && refused > 0);
   }
 
   void badInputsNameTheFile() {
