@@ -1,6 +1,8 @@
 // One test per endpoint fault (checklists.md): the client observes exactly what it should.
 #include <QtTest>
 
+#include <thread>
+
 #include "endpoint_fixture.h"
 
 using namespace anthro;
@@ -160,6 +162,22 @@ class TestFaults : public QObject {
       c.messages = {{"user", std::string(2000, 'x')}};
       QCOMPARE(*EndpointFixture::run(c).requests.at(0).error_code, 413);
     }
+  }
+
+  void shutdownTellsClientsToGoElsewhere() {
+    EndpointFixture f({}, 20, 20, 500);
+    f.start();
+    SessionConfig c = f.session("anthro");
+    std::thread stopper([&] {
+      QThread::msleep(300);
+      f.endpoint().stop();
+    });
+    SessionResult r = EndpointFixture::run(c);
+    stopper.join();
+    const RequestResult& req = r.requests.at(0);
+    QCOMPARE(*req.error_code, 503);
+    QVERIFY(req.error->find("failover") != std::string::npos);
+    QVERIFY(req.figures.tokens > 0 && req.figures.tokens < 500);
   }
 
   void resetMidStream() {

@@ -39,7 +39,7 @@ struct StreamState {
   asio::steady_timer timer;  // the generator's sleeps; cancelled to wake it for CANCEL
 };
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>, public Drainable {
  public:
   Connection(std::unique_ptr<ByteStream> stream, ServerState& state, std::unique_ptr<ExtensionState> ext)
       : stream_(std::move(stream)), state_(state), ext_(std::move(ext)), writer_(*stream_), streams_(1),
@@ -48,6 +48,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   awaitable<void> run() {
     auto self = shared_from_this();
+    state_.live.insert(this);
     co_spawn(stream_->socket().get_executor(), watchdog(), asio::detached);
     bool negotiated = co_await negotiate();
     if (negotiated) co_await read_loop();
@@ -290,7 +291,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void protocol_error(const std::string& why) {
     ++state_.counters.protocol_errors;
-    if (s2c_) send_error(0, 1, 0, "protocol error: " + why);
+    end_connection(1, 0, "protocol error: " + why);
+  }
+
+  // The endpoint is going away (a failover): clients are told to retry elsewhere.
+  void drain(std::uint16_t code, std::uint32_t retry_after_ms, const std::string& why) override {
+    end_connection(code, retry_after_ms, why);
+    co_spawn(stream_->socket().get_executor(), close_when_flushed(shared_from_this()), asio::detached);
+  }
+
+  static awaitable<void> close_when_flushed(std::shared_ptr<Connection> self) {
+    co_await self->writer_.flush();
+    self->stream_->close();  // wakes the read loop
+  }
+
+  // A connection-level ERROR (stream 0), after which nothing more is sent.
+  void end_connection(std::uint16_t code, std::uint32_t retry_after_ms, const std::string& message) {
+    if (s2c_) send_error(0, code, retry_after_ms, message);
     closing_ = true;
     for (auto& [_, s] : live_streams_) {
       s->cancelled = true;
@@ -318,6 +335,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void finish() {
+    state_.live.erase(this);
     finished_ = true;
     writer_.stop();
     deadline_.cancel();

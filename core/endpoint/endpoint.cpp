@@ -1,5 +1,6 @@
 #include "endpoint/endpoint.h"
 
+#include <future>
 #include <thread>
 
 #include "endpoint/server_state.h"
@@ -156,10 +157,17 @@ Endpoint::~Endpoint() { stop(); }
 
 void Endpoint::stop() {
   if (!impl_ || !impl_->thread.joinable()) return;
-  asio::post(impl_->io, [impl = impl_.get()] {
+  // Open anthro-v1 connections hear why (ERROR 503 on stream 0, as in a failover) before the
+  // loop stops; a short grace lets those frames reach the wire.
+  std::promise<bool> drained;
+  asio::post(impl_->io, [impl = impl_.get(), &drained] {
     for (auto& a : impl->acceptors) a->close();
-    impl->io.stop();
+    std::vector<Drainable*> live(impl->state->live.begin(), impl->state->live.end());
+    for (Drainable* c : live) c->drain(503, 1000, "unavailable: the endpoint is shutting down (failover in progress)");
+    drained.set_value(!live.empty());
   });
+  if (drained.get_future().get()) std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  asio::post(impl_->io, [impl = impl_.get()] { impl->io.stop(); });
   impl_->thread.join();
 }
 

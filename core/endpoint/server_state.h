@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <set>
 
 #include "crypto/key_schedule.h"
 #include "endpoint/endpoint.h"
@@ -47,6 +48,15 @@ inline std::optional<Refusal> refuse_request(const EndpointConfig& config, const
   return std::nullopt;
 }
 
+// A live anthro-v1 connection the endpoint can ask to end with a connection-level ERROR.
+class Drainable {
+ public:
+  virtual void drain(std::uint16_t code, std::uint32_t retry_after_ms, const std::string& why) = 0;
+
+ protected:
+  ~Drainable() = default;
+};
+
 struct ServerState {
   ServerState(const EndpointConfig& c, const Key32& server_private)
       : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
@@ -60,6 +70,7 @@ struct ServerState {
   AtomicCounters counters;
   EndpointMetrics metrics;
   std::uint64_t request_number = 0;  // loop thread only
+  std::set<Drainable*> live;          // loop thread only
 };
 
 // The answer to a client's offer (spec §2), or the reason the offer is refused.
