@@ -81,6 +81,12 @@ class TestCaptureAnalysis : public QObject {
                              [&](const std::string& line) { lines.push_back(line); });
     QVERIFY2(a.ok(), a.ok() ? "" : a.error().detail.c_str());
     check_vector_figures(*a);
+    QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(analysis_json(*a))).object();
+    QJsonObject stream = doc["connections"].toArray()[0].toObject()["streams"].toArray()[0].toObject();
+    QVERIFY(std::abs(stream["ttft_ms"].toDouble() - 180) < 1e-3);
+    QCOMPARE(stream["text"].toString(), QString("Hello, world!"));
+    QCOMPARE(doc["summary"].toObject()["requests"].toInt(), 1);
+    QCOMPARE(doc["connections"].toArray()[0].toObject()["decryption"].toString(), QString("ok"));
     int frames = 0;
     for (const auto& l : lines) frames += QJsonDocument::fromJson(QByteArray::fromStdString(l)).object()["kind"] == "frame";
     QCOMPARE(frames, 6);

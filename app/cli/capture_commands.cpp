@@ -54,7 +54,10 @@ int run_analyze(const std::vector<std::string>& argv) {
   if (!a) return usage_error("analyze", error);
   auto result = analyze_capture(a->file, a->keys);
   if (!result) return usage_error("analyze", result.error().detail);
-  if (a->format == "json") std::cout << analysis_json(*result) << "\n";
+  if (a->format == "json") {
+    write_analysis_json(*result, std::cout);
+    std::cout << "\n";
+  }
   else std::cout << analysis_text(*result);
   return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <set>
 
 #include "capture/capture_file.h"
@@ -214,55 +215,81 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   return analysis;
 }
 
-std::string analysis_json(const CaptureAnalysis& a) {
-  json conns = json::array();
+namespace {
+
+json stream_json(const RequestResult& s) {
+  const RequestFigures& f = s.figures;
+  json sj = {{"stream_id", s.stream_id}, {"ttft_ms", opt(f.ttft_ms)}, {"e2e_ms", opt(f.e2e_ms)},
+             {"tokens", f.tokens}, {"mean_itl_ms", opt(f.mean_itl_ms)}, {"p99_itl_ms", opt(f.p99_itl_ms)},
+             {"max_gap_ms", opt(f.max_gap_ms)}, {"tokens_per_s", opt(f.tokens_per_s)}, {"tpot_ms", opt(f.tpot_ms)},
+             {"stop_reason", s.stop_reason ? json(to_string(*s.stop_reason)) : json(nullptr)},
+             {"cancel_latency_ms", opt(f.cancel_latency_ms)},
+             {"usage_output_tokens", f.usage_output_tokens ? json(*f.usage_output_tokens) : json(nullptr)},
+             {"error_code", s.error_code ? json(*s.error_code) : json(nullptr)},
+             {"token_gaps", s.token_gaps}, {"token_duplicates", s.token_duplicates},
+             {"invalid_utf8_frames", s.invalid_utf8_frames},
+             {"probe", s.probe ? json(*s.probe) : json(nullptr)}};
+  sj.update(text_fields(as_bytes(s.text), !is_valid_utf8(as_bytes(s.text))));
+  return sj;
+}
+
+// A connection's fields; its streams are written after them, one at a time.
+json connection_json(const CaptureConnection& i) {
+  const TcpHealth& t = i.tcp;
+  std::optional<double> connect_ms, handshake_ms;
+  if (i.syn_ts && i.synack_ts) connect_ms = (*i.synack_ts - *i.syn_ts) * 1000;
+  if (i.preface_start_ts && i.negotiated_ts) handshake_ms = (*i.negotiated_ts - *i.preface_start_ts) * 1000;
+  return {{"conn", i.name}, {"transport", to_string(i.transport)},
+          {"alpn", i.alpn.empty() ? json(nullptr) : json(i.alpn)},
+          {"suite", i.suite ? json(std::string(to_string(*i.suite))) : json(nullptr)},
+          {"tls_suite", i.tls_suite.empty() ? json(nullptr) : json(i.tls_suite)},
+          {"decryption", i.decryption}, {"connect_ms", opt(connect_ms)}, {"handshake_ms", opt(handshake_ms)},
+          {"tcp", {{"retransmissions", t.retransmissions}, {"out_of_order", t.out_of_order},
+                   {"zero_window_events", t.zero_window_events}, {"zero_window_ms", t.zero_window_ms},
+                   {"gaps", t.gaps}, {"bad_checksums", t.bad_checksums}, {"duplicate_acks", t.duplicate_acks},
+                   {"keepalives", t.keepalives}, {"window_full_events", t.window_full_events}}},
+          {"frames", i.frames}, {"frames_opened", i.frames_opened}};
+}
+
+json summary_json(const CaptureAnalysis& a) {
   std::vector<double> ttft;
   std::size_t requests = 0;
-  for (const auto& c : a.connections) {
-    const CaptureConnection& i = c.info;
-    json streams = json::array();
-    for (const auto& s : c.streams) {
-      const RequestFigures& f = s.figures;
-      json sj = {{"stream_id", s.stream_id}, {"ttft_ms", opt(f.ttft_ms)}, {"e2e_ms", opt(f.e2e_ms)},
-                 {"tokens", f.tokens}, {"mean_itl_ms", opt(f.mean_itl_ms)}, {"p99_itl_ms", opt(f.p99_itl_ms)},
-                 {"max_gap_ms", opt(f.max_gap_ms)}, {"tokens_per_s", opt(f.tokens_per_s)}, {"tpot_ms", opt(f.tpot_ms)},
-                 {"stop_reason", s.stop_reason ? json(to_string(*s.stop_reason)) : json(nullptr)},
-                 {"cancel_latency_ms", opt(f.cancel_latency_ms)},
-                 {"usage_output_tokens", f.usage_output_tokens ? json(*f.usage_output_tokens) : json(nullptr)},
-                 {"error_code", s.error_code ? json(*s.error_code) : json(nullptr)},
-                 {"token_gaps", s.token_gaps}, {"token_duplicates", s.token_duplicates},
-                 {"invalid_utf8_frames", s.invalid_utf8_frames},
-                 {"probe", s.probe ? json(*s.probe) : json(nullptr)}};
-      sj.update(text_fields(as_bytes(s.text), !is_valid_utf8(as_bytes(s.text))));
-      streams.push_back(sj);
+  for (const auto& c : a.connections)
+    for (const auto& s : c.streams)
       if (!s.probe) {
         ++requests;
-        if (f.ttft_ms) ttft.push_back(*f.ttft_ms);
+        if (s.figures.ttft_ms) ttft.push_back(*s.figures.ttft_ms);
       }
-    }
-    const TcpHealth& t = i.tcp;
-    std::optional<double> connect_ms, handshake_ms;
-    if (i.syn_ts && i.synack_ts) connect_ms = (*i.synack_ts - *i.syn_ts) * 1000;
-    if (i.preface_start_ts && i.negotiated_ts) handshake_ms = (*i.negotiated_ts - *i.preface_start_ts) * 1000;
-    conns.push_back({{"conn", i.name}, {"transport", to_string(i.transport)},
-                     {"alpn", i.alpn.empty() ? json(nullptr) : json(i.alpn)},
-                     {"suite", i.suite ? json(std::string(to_string(*i.suite))) : json(nullptr)},
-                     {"tls_suite", i.tls_suite.empty() ? json(nullptr) : json(i.tls_suite)},
-                     {"decryption", i.decryption}, {"connect_ms", opt(connect_ms)}, {"handshake_ms", opt(handshake_ms)},
-                     {"tcp", {{"retransmissions", t.retransmissions}, {"out_of_order", t.out_of_order},
-                              {"zero_window_events", t.zero_window_events}, {"zero_window_ms", t.zero_window_ms},
-                              {"gaps", t.gaps}, {"bad_checksums", t.bad_checksums}, {"duplicate_acks", t.duplicate_acks},
-                              {"keepalives", t.keepalives}, {"window_full_events", t.window_full_events}}},
-                     {"frames", i.frames}, {"frames_opened", i.frames_opened}, {"streams", streams}});
-  }
   Summary s = summarize(ttft);
   auto num = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
-  json summary = {{"requests", requests},
-                  {"ttft_ms", {{"n", s.n}, {"p50", num(s.p50)}, {"p90", num(s.p90)}, {"p95", num(s.p95)}, {"p99", num(s.p99)},
-                               {"mean", num(s.mean)}, {"stddev", num(s.stddev)}}}};
-  return json{{"file", a.file}, {"packets", a.packets}, {"tcp_segments", a.tcp_segments}, {"connections", conns},
-              {"summary", summary}, {"warnings", a.warnings}, {"findings", json::array()}, {"checklist", json::array()}}
-      .dump();
+  return {{"requests", requests},
+          {"ttft_ms", {{"n", s.n}, {"p50", num(s.p50)}, {"p90", num(s.p90)}, {"p95", num(s.p95)}, {"p99", num(s.p99)},
+                       {"mean", num(s.mean)}, {"stddev", num(s.stddev)}}}};
+}
+
+}  // namespace
+
+void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
+  // Written piece by piece: one document for a capture of millions of frames would otherwise
+  // be a second copy of everything in memory.
+  out << "{\"file\":" << json(a.file).dump() << ",\"packets\":" << a.packets << ",\"tcp_segments\":" << a.tcp_segments
+      << ",\"connections\":[";
+  for (std::size_t c = 0; c < a.connections.size(); ++c) {
+    std::string head = connection_json(a.connections[c].info).dump();
+    head.pop_back();  // the closing brace: the streams come first
+    out << (c ? "," : "") << head << ",\"streams\":[";
+    const auto& streams = a.connections[c].streams;
+    for (std::size_t i = 0; i < streams.size(); ++i) out << (i ? "," : "") << stream_json(streams[i]).dump();
+    out << "]}";
+  }
+  out << "],\"summary\":" << summary_json(a).dump() << ",\"warnings\":" << json(a.warnings).dump()
+      << ",\"findings\":[],\"checklist\":[]}";
+}
+
+std::string analysis_json(const CaptureAnalysis& a) {
+  std::ostringstream out;
+  write_analysis_json(a, out);
+  return out.str();
 }
 
 std::string analysis_text(const CaptureAnalysis& a) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,9 @@ using DecodeSink = std::function<void(const std::string& json_line)>;
 Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKeySources& keys,
                                         const DecodeSink& decode_sink = {});
 
-std::string analysis_json(const CaptureAnalysis& analysis);  // cli.md `analyze --format json`
+// cli.md `analyze --format json`, written to `out` piece by piece, or as one string.
+void write_analysis_json(const CaptureAnalysis& analysis, std::ostream& out);
+std::string analysis_json(const CaptureAnalysis& analysis);
 std::string analysis_text(const CaptureAnalysis& analysis);  // the human summary
 
 }  // namespace anthro
