@@ -70,6 +70,24 @@ std::map<std::string, std::string> tshark_plaintext(const std::string& pcap, con
   return out;
 }
 
+// tcpdump on loopback for `port`, started and listening; an empty result carries why not.
+QString start_tcpdump(QProcess& tcpdump, const std::string& pcap, const QString& port) {
+  if (QStandardPaths::findExecutable("tcpdump").isEmpty()) return "tcpdump is not installed";
+  tcpdump.start("tcpdump", {"-i", "lo", "-s", "0", "-U", "--immediate-mode", "-w", QString::fromStdString(pcap),
+                            "tcp port " + port});
+  if (!tcpdump.waitForStarted(5000)) return "tcpdump did not start";
+  tcpdump.setReadChannel(QProcess::StandardError);  // "listening on" comes on stderr
+  QByteArray err;
+  while (!err.contains("listening on") && tcpdump.waitForReadyRead(5000)) err += tcpdump.readAllStandardError();
+  return err.contains("listening on") ? QString() : "tcpdump could not capture here: " + QString::fromUtf8(err);
+}
+
+bool stop_tcpdump(QProcess& tcpdump) {
+  QTest::qWait(200);  // the last packets reach the file
+  ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
+  return tcpdump.waitForFinished(5000);
+}
+
 }  // namespace
 
 class TestCaptureAnalysis : public QObject {
@@ -158,7 +176,6 @@ class TestCaptureAnalysis : public QObject {
   }
 
   void liveTlsSessionDecryptsFromItsKeyLog() {
-    if (QStandardPaths::findExecutable("tcpdump").isEmpty()) QSKIP("tcpdump is not installed");
     EndpointFixture f({}, 60, 8, 15);
     f.start();
     std::string pcap = f.path("tls.pcap");
@@ -166,22 +183,14 @@ class TestCaptureAnalysis : public QObject {
       std::string url = f.endpoint().url("anthro");
       QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
       QProcess tcpdump;
-      tcpdump.start("tcpdump", {"-i", "lo", "-s", "0", "-U", "--immediate-mode", "-w", QString::fromStdString(pcap),
-                                "tcp port " + port});
-      QVERIFY(tcpdump.waitForStarted(5000));
-      tcpdump.setReadChannel(QProcess::StandardError);
-      QByteArray err;
-      while (!err.contains("listening on") && tcpdump.waitForReadyRead(5000)) err += tcpdump.readAllStandardError();
-      if (!err.contains("listening on")) QSKIP(qPrintable("tcpdump could not capture here: " + err));
+      if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QSKIP(qPrintable(why));
       SessionConfig c = f.session("anthro");
       c.repeat = 2;
       c.tls_extension = extension;
       c.keylog_path = f.path(extension ? "ext.keylog" : "preface.keylog");
       SessionResult live = EndpointFixture::run(c);
       QVERIFY(!live.error);
-      QTest::qWait(200);
-      ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
-      QVERIFY(tcpdump.waitForFinished(5000));
+      QVERIFY(stop_tcpdump(tcpdump));
 
       auto a = analyze_capture(pcap, {{c.keylog_path}, {}});
       QVERIFY(a.ok());
@@ -245,28 +254,20 @@ class TestCaptureAnalysis : public QObject {
   }
 
   void liveLabSessionAgreesWithItsCapture() {
-    if (QStandardPaths::findExecutable("tcpdump").isEmpty()) QSKIP("tcpdump is not installed");
     EndpointFixture f({}, 60, 8, 15);
     f.start();
     std::string url = f.endpoint().url("anthro+lab");
     QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
     std::string pcap = f.path("live.pcap");
     QProcess tcpdump;
-    tcpdump.start("tcpdump", {"-i", "lo", "-s", "0", "-U", "--immediate-mode", "-w", QString::fromStdString(pcap), "tcp port " + port});
-    QVERIFY(tcpdump.waitForStarted(5000));
-    tcpdump.setReadChannel(QProcess::StandardError);  // "listening on" comes on stderr
-    QByteArray err;
-    while (!err.contains("listening on") && tcpdump.waitForReadyRead(5000)) err += tcpdump.readAllStandardError();
-    if (!err.contains("listening on")) QSKIP(qPrintable("tcpdump could not capture here: " + err));
+    if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QSKIP(qPrintable(why));
 
     SessionConfig c = f.session("anthro+lab");
     c.repeat = 3;
     c.keylog_path = f.path("live.keylog");
     SessionResult live = EndpointFixture::run(c);
     QVERIFY(!live.error);
-    QTest::qWait(200);
-    ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
-    QVERIFY(tcpdump.waitForFinished(5000));
+    QVERIFY(stop_tcpdump(tcpdump));
 
     auto a = analyze_capture(pcap, {{c.keylog_path}, {}});
     QVERIFY2(a.ok(), a.ok() ? "" : a.error().detail.c_str());

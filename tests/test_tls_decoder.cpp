@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "capture/tls_decoder.h"
+#include "tls_test_identity.h"
 #include "crypto/keylog.h"
 
 using namespace anthro;
+using namespace anthro::test;
 
 namespace {
 
@@ -51,30 +53,8 @@ Bytes random_payload(std::size_t n, std::uint32_t seed) {
 }
 
 // One self-signed P-256 certificate for every connection: ECDSA suites need an EC key.
-struct Identity {
-  EVP_PKEY* key = nullptr;
-  X509* cert = nullptr;
-  Identity() {
-    key = EVP_EC_gen("P-256");
-    cert = X509_new();
-    X509_set_version(cert, 2);
-    ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-    X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
-    X509_set_pubkey(cert, key);
-    X509_NAME* name = X509_get_subject_name(cert);
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                               reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
-    X509_set_issuer_name(cert, name);
-    X509_sign(cert, key, EVP_sha256());
-  }
-  ~Identity() {
-    X509_free(cert);
-    EVP_PKEY_free(key);
-  }
-};
-const Identity& identity() {
-  static Identity id;
+const TlsTestIdentity& identity() {
+  static TlsTestIdentity id;
   return id;
 }
 
@@ -87,16 +67,6 @@ int ext_add(SSL* ssl, unsigned, unsigned, const unsigned char** out, size_t* out
 }
 int ext_parse(SSL*, unsigned, unsigned, const unsigned char*, size_t, X509*, size_t, int*, void*) {
   return 1;
-}
-
-int alpn_select(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
-                unsigned inlen, void*) {
-  static const unsigned char ours[] = "\x09" "anthro-v1";
-  unsigned char* sel = nullptr;
-  if (SSL_select_next_proto(&sel, outlen, ours, sizeof ours - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
-    return SSL_TLSEXT_ERR_NOACK;
-  *out = sel;
-  return SSL_TLSEXT_ERR_OK;
 }
 
 struct Options {
@@ -115,7 +85,7 @@ class Lab {
     sctx_ = make_ctx(TLS_server_method(), o);
     SSL_CTX_use_certificate(sctx_, identity().cert);
     SSL_CTX_use_PrivateKey(sctx_, identity().key);
-    SSL_CTX_set_alpn_select_cb(sctx_, alpn_select, nullptr);
+    SSL_CTX_set_alpn_select_cb(sctx_, select_anthro_alpn, nullptr);
     static const unsigned char protos[] = "\x09" "anthro-v1" "\x08" "http/1.1";
     SSL_CTX_set_alpn_protos(cctx_, protos, sizeof protos - 1);
     SSL_CTX_set_keylog_callback(cctx_, [](const SSL* ssl, const char* line) {

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "capture/capture_file.h"
 #include "crypto/aead.h"
 #include "crypto/key_schedule.h"
@@ -36,6 +37,7 @@
 #include "protocol/body.h"
 #include "protocol/frame.h"
 #include "protocol/stream_decoder.h"
+#include "tls_test_identity.h"
 
 #ifndef ANTHRO_WB
 #error "ANTHRO_WB (the path of the anthro-wb binary) must be defined"
@@ -126,48 +128,17 @@ class Wire {
 
 // ---- TLS 1.3 in memory ---------------------------------------------------------------------
 
-struct Identity {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* cert = X509_new();
-  Identity() {
-    X509_set_version(cert, 2);
-    ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-    X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
-    X509_set_pubkey(cert, key);
-    X509_NAME* name = X509_get_subject_name(cert);
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1,
-                               -1, 0);
-    X509_set_issuer_name(cert, name);
-    X509_sign(cert, key, EVP_sha256());
-  }
-  ~Identity() {
-    X509_free(cert);
-    EVP_PKEY_free(key);
-  }
-};
-
-int alpn_select(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in, unsigned inlen,
-                void*) {
-  static const unsigned char ours[] = "\x09" "anthro-v1";
-  unsigned char* sel = nullptr;
-  if (SSL_select_next_proto(&sel, outlen, ours, sizeof ours - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
-    return SSL_TLSEXT_ERR_NOACK;
-  *out = sel;
-  return SSL_TLSEXT_ERR_OK;
-}
-
 struct Contexts {
   SSL_CTX* client = SSL_CTX_new(TLS_client_method());
   SSL_CTX* server = SSL_CTX_new(TLS_server_method());
-  explicit Contexts(const Identity& id) {
+  explicit Contexts(const anthro::test::TlsTestIdentity& id) {
     for (SSL_CTX* c : {client, server}) {
       SSL_CTX_set_min_proto_version(c, TLS1_3_VERSION);
       SSL_CTX_set_max_proto_version(c, TLS1_3_VERSION);
     }
     SSL_CTX_use_certificate(server, id.cert);
     SSL_CTX_use_PrivateKey(server, id.key);
-    SSL_CTX_set_alpn_select_cb(server, alpn_select, nullptr);
+    SSL_CTX_set_alpn_select_cb(server, anthro::test::select_anthro_alpn, nullptr);
     static const unsigned char protos[] = "\x09" "anthro-v1";
     SSL_CTX_set_alpn_protos(client, protos, sizeof protos - 1);
     SSL_CTX_set_keylog_callback(client, [](const SSL*, const char* line) { (g_keylog += line) += '\n'; });
@@ -366,7 +337,7 @@ struct Generated {
 };
 
 Generated generate(const std::string& pcap, const std::string& keylog, std::uint64_t target_bytes) {
-  Identity id;
+  anthro::test::TlsTestIdentity id;
   Contexts ctx(id);
   X25519KeyPair server_key = generate_x25519();
   auto writer = PcapngWriter::create(pcap);
@@ -473,16 +444,7 @@ bool have_tshark() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json_out = false, quick = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--json") json_out = true;
-    else if (a == "--quick") quick = true;
-    else {
-      std::cerr << "usage: capture_bench [--json] [--quick]\n";
-      return 2;
-    }
-  }
+  auto [json_out, quick] = bench::parse_bench_args(argc, argv, "capture_bench");
   const char* tmp = std::getenv("TMPDIR");
   std::string dir_template = std::string(tmp && *tmp ? tmp : "/tmp") + "/anthro-capture-bench-XXXXXX";
   if (!mkdtemp(dir_template.data())) die("cannot create a temporary directory");

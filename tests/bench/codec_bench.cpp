@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_args.h"
 #include "crypto/aead.h"
 #include "protocol/frame.h"
 #include "util/bytes.h"
@@ -323,42 +324,10 @@ void print_json(const std::vector<Row>& rows, Pair sodium) {
   std::printf("%s\n", doc.dump().c_str());
 }
 
-struct Options {
-  bool json = false;
-  bool quick = false;
-};
-
-void usage(std::FILE* to) {
-  std::fprintf(to,
-               "usage: codec_bench [--json] [--quick]\n"
-               "  --json   print one JSON line instead of a table\n"
-               "  --quick  ~20 ms per figure instead of ~0.3 s (smoke test only)\n");
-}
-
-Options parse_args(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--json") {
-      o.json = true;
-    } else if (arg == "--quick") {
-      o.quick = true;
-    } else if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      std::exit(0);
-    } else {
-      std::fprintf(stderr, "codec_bench: unknown argument '%s'\n", argv[i]);
-      usage(stderr);
-      std::exit(2);
-    }
-  }
-  return o;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options opt = parse_args(argc, argv);
+  anthro::bench::BenchArgs opt = anthro::bench::parse_bench_args(argc, argv, "codec_bench");
   if (sodium_init() < 0) fail("libsodium failed to initialise");
   Timing timing = opt.quick ? Timing{0.003, 0.02 / 3, 3} : Timing{0.03, 0.1, 3};
 

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "bench_args.h"
 #include "endpoint/endpoint.h"
 #include "session/bench.h"
 
@@ -54,16 +55,7 @@ Figures measure(const std::string& target, unsigned connections) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json_out = false, quick = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--json") json_out = true;
-    else if (a == "--quick") quick = true;
-    else {
-      std::cerr << "usage: endpoint_bench [--json] [--quick]\n";
-      return 2;
-    }
-  }
+  auto [json_out, quick] = bench::parse_bench_args(argc, argv, "endpoint_bench");
   raise_fd_limit();
   char dir[] = "/tmp/anthro-endpoint-bench-XXXXXX";
   if (!mkdtemp(dir)) return 1;
