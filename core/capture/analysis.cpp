@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <set>
+#include <unordered_map>
 
 #include "capture/capture_file.h"
 #include "capture/packet.h"
@@ -67,70 +68,117 @@ json blob_json(const Blob& b) {
           {"connection_token", token_hex(b.connection_token)}};
 }
 
+// Keeps finished streams' texts in memory up to a budget, then in a temporary file.
+class TextKeeper {
+ public:
+  explicit TextKeeper(CaptureAnalysis& analysis) : analysis_(analysis) {}
+  std::optional<SpillExtent> keep(std::string& text) {
+    if (resident_ + text.size() <= CaptureAnalysis::kResidentTextBudget || text.empty()) {
+      text.shrink_to_fit();  // appending grew it up to twice its size
+      resident_ += text.size();
+      return std::nullopt;
+    }
+    if (!analysis_.spill && !spill_failed_) {
+      auto file = SpillFile::create();
+      if (file) analysis_.spill = std::make_shared<SpillFile>(std::move(*file));
+      else analysis_.warnings.push_back(file.error().detail + "; stream texts stay in memory");
+      spill_failed_ = !file;
+    }
+    std::optional<SpillExtent> extent;
+    if (analysis_.spill) extent = analysis_.spill->append(text);
+    if (!extent) {
+      resident_ += text.size();
+      return std::nullopt;
+    }
+    std::string().swap(text);  // frees: assigning an empty string keeps the capacity
+    return extent;
+  }
+
+ private:
+  CaptureAnalysis& analysis_;
+  std::size_t resident_ = 0;
+  bool spill_failed_ = false;
+};
+
 // Builds each stream's timeline from the frames as they are decoded.
 class StreamBook {
  public:
+  explicit StreamBook(TextKeeper& keeper) : keeper_(keeper) {}
   void add(const FrameEvent& e) {
     if (!e.decrypted || !e.body) return;
     std::uint32_t id = body_stream_id(*e.body);
     if (id == 0) return;
-    RequestResult& s = streams_[id];
-    s.stream_id = id;
-    std::visit([&](const auto& b) { on(s, e, b); }, *e.body);
+    Entry& entry = streams_[id];
+    entry.result.stream_id = id;
+    std::visit([&](const auto& b) { on(entry, e, b); }, *e.body);
   }
-  std::vector<RequestResult> finish() {
-    std::vector<RequestResult> out;
-    for (auto& [id, s] : streams_) {
-      if (!closed_.count(id)) s.figures = compute_figures(s.timeline);
-      out.push_back(std::move(s));
+  void finish(ConnectionAnalysis& out) {
+    std::vector<std::uint32_t> ids;
+    for (const auto& [id, entry] : streams_) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    for (std::uint32_t id : ids) {
+      Entry& entry = streams_[id];
+      if (!entry.closed) entry.result.figures = compute_figures(entry.result.timeline);
+      out.streams.push_back(std::move(entry.result));
+      out.spilled_text.push_back(entry.spilled);
     }
-    return out;
+    streams_.clear();
   }
 
  private:
-  void on(RequestResult& s, const FrameEvent& e, const RequestBody& r) {
+  struct Entry {
+    RequestResult result;
+    std::uint32_t next_index = 0;
+    bool closed = false;
+    std::optional<SpillExtent> spilled;
+  };
+
+  void on(Entry& entry, const FrameEvent& e, const RequestBody& r) {
+    RequestResult& s = entry.result;
     s.timeline.request_written = e.ts;
     auto doc = json::parse(r.json, nullptr, false);
     if (doc.is_object() && doc.contains("metadata") && doc["metadata"].is_object() &&
         doc["metadata"].contains("anthro_probe") && doc["metadata"]["anthro_probe"].is_string())
       s.probe = doc["metadata"]["anthro_probe"].get<std::string>();
   }
-  void on(RequestResult& s, const FrameEvent& e, const TokenBody& t) {
-    std::uint32_t& next = next_index_[s.stream_id];
-    if (t.token_index > next) ++s.token_gaps;
-    if (t.token_index < next) ++s.token_duplicates;
-    next = t.token_index + t.token_count;
+  void on(Entry& entry, const FrameEvent& e, const TokenBody& t) {
+    RequestResult& s = entry.result;
+    if (t.token_index > entry.next_index) ++s.token_gaps;
+    if (t.token_index < entry.next_index) ++s.token_duplicates;
+    entry.next_index = t.token_index + t.token_count;
     if (t.invalid_utf8) ++s.invalid_utf8_frames;
     s.timeline.tokens.push_back({e.ts, t.token_count, !t.text.empty()});
     s.text += t.text_view();
   }
-  void on(RequestResult& s, const FrameEvent& e, const ResponseBody& r) {
+  void on(Entry& entry, const FrameEvent& e, const ResponseBody& r) {
+    RequestResult& s = entry.result;
     s.timeline.end = e.ts;
     s.stop_reason = r.stop_reason;
     s.timeline.usage_output_tokens = r.output_tokens;
     if (r.content) s.text += *r.content;
     if (r.stop_reason == StopReason::Cancelled) s.timeline.cancelled_response = e.ts;
-    close(s);
+    close(entry);
+  }
+  void on(Entry& entry, const FrameEvent& e, const CancelBody&) { entry.result.timeline.cancel_written = e.ts; }
+  void on(Entry& entry, const FrameEvent& e, const ErrorBody& err) {
+    entry.result.timeline.end = e.ts;
+    entry.result.error_code = err.code;
+    close(entry);
   }
 
-  // A stream's figures are final when it ends; its per-token samples are let go, so memory
-  // does not grow with every token of a big capture.
-  void close(RequestResult& s) {
+  // A stream's figures are final when it ends; its per-token samples are let go, and its text
+  // may move to the temporary file, so memory does not grow with every token of a big capture.
+  void close(Entry& entry) {
+    RequestResult& s = entry.result;
     s.figures = compute_figures(s.timeline);
-    s.timeline.tokens = {};
-    s.figures.itl_ms = {};
-    closed_.insert(s.stream_id);
-  }
-  void on(RequestResult& s, const FrameEvent& e, const CancelBody&) { s.timeline.cancel_written = e.ts; }
-  void on(RequestResult& s, const FrameEvent& e, const ErrorBody& err) {
-    s.timeline.end = e.ts;
-    s.error_code = err.code;
-    close(s);
+    s.timeline.tokens = decltype(s.timeline.tokens)();  // frees; `= {}` would keep the capacity
+    s.figures.itl_ms = std::vector<double>();
+    entry.closed = true;
+    entry.spilled = keeper_.keep(s.text);
   }
 
-  std::map<std::uint32_t, RequestResult> streams_;
-  std::map<std::uint32_t, std::uint32_t> next_index_;
-  std::set<std::uint32_t> closed_;
+  TextKeeper& keeper_;
+  std::unordered_map<std::uint32_t, Entry> streams_;
 };
 
 Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vector<std::string>& warnings) {
@@ -162,10 +210,15 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   auto reader = CaptureReader::open(path);
   if (!reader) return make_error("input", reader.error().detail);
 
-  std::map<std::string, StreamBook> books;
+  TextKeeper keeper(analysis);
+  // Keyed by the decoder's connection record, whose address is stable for the whole pass.
+  std::unordered_map<const CaptureConnection*, StreamBook> books;
+  auto book = [&](const CaptureConnection& c) -> StreamBook& {
+    return books.try_emplace(&c, keeper).first->second;
+  };
   CaptureEvents events;
   events.on_frame = [&](const CaptureConnection& c, const FrameEvent& e) {
-    books[c.name].add(e);
+    book(c).add(e);
     if (sink) sink(frame_json(c, e).dump());
   };
   events.on_negotiation = [&](const CaptureConnection& c, Direction d, const Blob& b) {
@@ -189,7 +242,10 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
     if (sink && c.transport == CaptureTransport::Tls)
       sink(json{{"kind", "tls"}, {"conn", c.name}, {"status", c.decryption.rfind("TLS: ", 0) == 0 ? c.decryption.substr(5) : "ok"},
                 {"alpn", c.alpn}, {"tls_suite", c.tls_suite}, {"version", c.tls_version}}.dump());
-    analysis.connections.push_back({c, books[c.name].finish()});
+    ConnectionAnalysis done{c, {}, {}};
+    book(c).finish(done);
+    books.erase(&c);
+    analysis.connections.push_back(std::move(done));
   };
 
   CaptureDecoder decoder(ring, events);
@@ -217,7 +273,7 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
 
 namespace {
 
-json stream_json(const RequestResult& s) {
+json stream_json(const RequestResult& s, const std::string& text) {
   const RequestFigures& f = s.figures;
   json sj = {{"stream_id", s.stream_id}, {"ttft_ms", opt(f.ttft_ms)}, {"e2e_ms", opt(f.e2e_ms)},
              {"tokens", f.tokens}, {"mean_itl_ms", opt(f.mean_itl_ms)}, {"p99_itl_ms", opt(f.p99_itl_ms)},
@@ -229,7 +285,7 @@ json stream_json(const RequestResult& s) {
              {"token_gaps", s.token_gaps}, {"token_duplicates", s.token_duplicates},
              {"invalid_utf8_frames", s.invalid_utf8_frames},
              {"probe", s.probe ? json(*s.probe) : json(nullptr)}};
-  sj.update(text_fields(as_bytes(s.text), !is_valid_utf8(as_bytes(s.text))));
+  sj.update(text_fields(as_bytes(text), !is_valid_utf8(as_bytes(text))));
   return sj;
 }
 
@@ -269,6 +325,12 @@ json summary_json(const CaptureAnalysis& a) {
 
 }  // namespace
 
+std::string CaptureAnalysis::text(const ConnectionAnalysis& c, std::size_t stream) const {
+  if (stream < c.spilled_text.size() && c.spilled_text[stream] && spill)
+    return spill->read(*c.spilled_text[stream]).value_or(std::string());
+  return stream < c.streams.size() ? c.streams[stream].text : std::string();
+}
+
 void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
   // Written piece by piece: one document for a capture of millions of frames would otherwise
   // be a second copy of everything in memory.
@@ -279,7 +341,8 @@ void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
     head.pop_back();  // the closing brace: the streams come first
     out << (c ? "," : "") << head << ",\"streams\":[";
     const auto& streams = a.connections[c].streams;
-    for (std::size_t i = 0; i < streams.size(); ++i) out << (i ? "," : "") << stream_json(streams[i]).dump();
+    for (std::size_t i = 0; i < streams.size(); ++i)
+      out << (i ? "," : "") << stream_json(streams[i], a.text(a.connections[c], i)).dump();
     out << "]}";
   }
   out << "],\"summary\":" << summary_json(a).dump() << ",\"warnings\":" << json(a.warnings).dump()

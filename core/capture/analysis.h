@@ -11,6 +11,7 @@
 #include "metrics/request_figures.h"
 #include "metrics/stats.h"
 #include "session/session.h"
+#include "util/spill.h"
 
 namespace anthro {
 
@@ -22,13 +23,22 @@ struct CaptureKeySources {
 struct ConnectionAnalysis {
   CaptureConnection info;
   std::vector<RequestResult> streams;
+  // Aligned with `streams`: where a finished stream's text went once the texts kept in memory
+  // passed kResidentTextBudget (its `text` is then empty). Read it with CaptureAnalysis::text().
+  std::vector<std::optional<SpillExtent>> spilled_text;
 };
 
 struct CaptureAnalysis {
+  static constexpr std::size_t kResidentTextBudget = 8u << 20;
+
   std::string file;
   std::vector<ConnectionAnalysis> connections;
   std::vector<std::string> warnings;  // truncation, malformed packets, key log problems
   std::uint64_t packets = 0, tcp_segments = 0;
+  std::shared_ptr<SpillFile> spill;  // holds spilled stream texts; null when none was needed
+
+  // A stream's text, wherever it is kept. Empty if the temporary file cannot be read back.
+  std::string text(const ConnectionAnalysis& c, std::size_t stream) const;
 };
 
 // One line of `decode --format jsonl`.

@@ -1,5 +1,7 @@
 // AES-256-GCM and ChaCha20-Poly1305 (IETF) with one key, through OpenSSL EVP.
-// The key schedule is set up once; each call only sets the nonce.
+// The key schedule is set up once; each call only sets the nonce. Short AES-GCM messages
+// (token frames) are opened with libsodium's precomputed AES-NI state instead: OpenSSL 3's
+// per-call parameter handling costs more than the cipher itself below a few hundred bytes.
 #pragma once
 
 #include <memory>
@@ -32,8 +34,13 @@ class Aead {
   struct Ctx {
     void operator()(evp_cipher_ctx_st* c) const;
   };
+  struct ShortGcm;
+  struct ShortGcmFree {
+    void operator()(ShortGcm* s) const;
+  };
   Suite suite_;
   std::unique_ptr<evp_cipher_ctx_st, Ctx> enc_, dec_;
+  std::unique_ptr<ShortGcm, ShortGcmFree> short_gcm_;  // null without AES-NI or for ChaCha20
 };
 
 // Nonces for one sending key: 4 random bytes then a 64-bit counter, so none repeats.

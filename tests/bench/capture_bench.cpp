@@ -6,6 +6,7 @@
 // segments with correct sequence numbers and checksums. Each tool runs as a child process;
 // wall time gives MB/s over the file size and wait4() its peak RSS.
 // Ratios: throughput ours ÷ tshark, peak RSS ÷ file size (ours and tshark's).
+// With ANTHRO_BENCH_KEEP set in the environment the capture and key log are kept (for profiling).
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -492,7 +493,8 @@ int main(int argc, char** argv) {
       std::cerr << "capture_bench: note: tshark reported no decrypted data (SUM(data.len) " << ts_data
                 << "); it may not have decrypted the TLS\n";
   }
-  std::filesystem::remove_all(dir);
+  if (std::getenv("ANTHRO_BENCH_KEEP")) std::cerr << "capture_bench: kept " << pcap << " and " << keylog << "\n";
+  else std::filesystem::remove_all(dir);
 
   double ours_mbps = file_mb / ours.wall_s;
   double ts_mbps = ts_ok ? file_mb / ts.wall_s : 0;
