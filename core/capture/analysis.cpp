@@ -2,7 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <sstream>
 #include <set>
@@ -71,21 +76,21 @@ json blob_json(const Blob& b) {
 // Keeps finished streams' texts in memory up to a budget, then in a temporary file.
 class TextKeeper {
  public:
-  explicit TextKeeper(CaptureAnalysis& analysis) : analysis_(analysis) {}
+  TextKeeper(std::size_t budget, std::vector<std::string>& warnings) : budget_(budget), warnings_(warnings) {}
   std::optional<SpillExtent> keep(std::string& text) {
-    if (resident_ + text.size() <= CaptureAnalysis::kResidentTextBudget || text.empty()) {
+    if (resident_ + text.size() <= budget_ || text.empty()) {
       text.shrink_to_fit();  // appending grew it up to twice its size
       resident_ += text.size();
       return std::nullopt;
     }
-    if (!analysis_.spill && !spill_failed_) {
+    if (!spill_ && !spill_failed_) {
       auto file = SpillFile::create();
-      if (file) analysis_.spill = std::make_shared<SpillFile>(std::move(*file));
-      else analysis_.warnings.push_back(file.error().detail + "; stream texts stay in memory");
+      if (file) spill_ = std::make_shared<SpillFile>(std::move(*file));
+      else warnings_.push_back(file.error().detail + "; stream texts stay in memory");
       spill_failed_ = !file;
     }
     std::optional<SpillExtent> extent;
-    if (analysis_.spill) extent = analysis_.spill->append(text);
+    if (spill_) extent = spill_->append(text);
     if (!extent) {
       resident_ += text.size();
       return std::nullopt;
@@ -93,9 +98,12 @@ class TextKeeper {
     std::string().swap(text);  // frees: assigning an empty string keeps the capacity
     return extent;
   }
+  std::shared_ptr<const SpillFile> spill() const { return spill_; }
 
  private:
-  CaptureAnalysis& analysis_;
+  std::size_t budget_;
+  std::vector<std::string>& warnings_;
+  std::shared_ptr<SpillFile> spill_;
   std::size_t resident_ = 0;
   bool spill_failed_ = false;
 };
@@ -201,8 +209,279 @@ Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vec
 
 }  // namespace
 
+namespace {
+
+// One decoding lane: the connections routed to it, their streams and texts. Not movable: the
+// decoder's callbacks point at its members.
+class Lane {
+ public:
+  Lane(const KeyRing& ring, std::size_t text_budget, const DecodeSink& sink)
+      : ring_(ring), keeper_(text_budget, warnings_), sink_(sink), decoder_(ring_, events()) {}
+  Lane(const Lane&) = delete;
+  Lane& operator=(const Lane&) = delete;
+
+  // Keys embedded in the capture (pcapng DSBs) count from where they appear.
+  void add_secrets(const std::string& keylog_text, const std::string& origin) {
+    ring_.add(parse_keylog(keylog_text, origin));
+  }
+  void feed(const TcpSegment& segment) { decoder_.feed(segment); }
+  void finish() { decoder_.finish(); }
+  std::vector<ConnectionAnalysis>& connections() { return connections_; }
+  std::vector<std::string>& warnings() { return warnings_; }
+
+ private:
+  StreamBook& book(const CaptureConnection& c) { return books_.try_emplace(&c, keeper_).first->second; }
+  void emit(const json& line) const {
+    if (sink_) sink_(line.dump());
+  }
+  CaptureEvents events();
+
+  KeyRing ring_;
+  std::vector<std::string> warnings_;
+  TextKeeper keeper_;
+  const DecodeSink& sink_;
+  // Keyed by the decoder's connection record, whose address is stable for the whole pass.
+  std::unordered_map<const CaptureConnection*, StreamBook> books_;
+  std::vector<ConnectionAnalysis> connections_;
+  CaptureDecoder decoder_;  // last: its callbacks use the members above
+};
+
+CaptureEvents Lane::events() {
+  CaptureEvents events;
+  events.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) {
+    book(c).add(e);
+    if (sink_) emit(frame_json(c, e));
+  };
+  events.on_negotiation = [this](const CaptureConnection& c, Direction d, const Blob& b) {
+    emit({{"kind", "negotiation"}, {"conn", c.name}, {"dir", to_string(d)}, {"transport", to_string(c.transport)},
+          {d == Direction::ClientToServer ? "offer" : "answer", blob_json(b)},
+          {"suite", c.suite ? json(std::string(to_string(*c.suite))) : json(nullptr)},
+          {"alpn", c.alpn.empty() ? json(nullptr) : json(c.alpn)},
+          {"tls_suite", c.tls_suite.empty() ? json(nullptr) : json(c.tls_suite)}});
+  };
+  events.on_gap = [this](const CaptureConnection& c, Direction d, std::uint64_t offset, std::uint64_t bytes) {
+    emit({{"kind", "gap"}, {"conn", c.name}, {"dir", to_string(d)}, {"seq", offset}, {"bytes", bytes}});
+  };
+  events.on_desync = [this](const CaptureConnection& c, const DesyncEvent& e) {
+    emit({{"kind", "desync"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"offset", e.offset},
+          {"reason", e.reason}, {"detail", e.detail}});
+  };
+  events.on_connection_end = [this](const CaptureConnection& c) {
+    if (c.transport == CaptureTransport::Tls)
+      emit({{"kind", "tls"}, {"conn", c.name},
+            {"status", c.decryption.rfind("TLS: ", 0) == 0 ? c.decryption.substr(5) : "ok"},
+            {"alpn", c.alpn}, {"tls_suite", c.tls_suite}, {"version", c.tls_version}});
+    ConnectionAnalysis done{c, {}, {}, {}};
+    book(c).finish(done);
+    done.spill = keeper_.spill();
+    books_.erase(&c);
+    connections_.push_back(std::move(done));
+  };
+  return events;
+}
+
+// Segments (their payloads copied) and key log texts on their way from the reader to a lane.
+struct Batch {
+  static constexpr std::size_t kArena = 256 << 10;
+  std::vector<std::string> secrets;  // added before the segments
+  std::vector<TcpSegment> segments;  // payloads point nowhere until taken: see `offsets`
+  std::vector<std::size_t> offsets;  // of each segment's payload in `arena`
+  Bytes arena;
+  bool full(std::size_t more) const { return !segments.empty() && arena.size() + more > kArena; }
+};
+
+// A lane on its own thread, fed through a short queue so memory stays bounded.
+class LaneThread {
+ public:
+  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin)
+      : lane_(ring, text_budget, no_sink_), origin_(std::move(origin)), thread_([this] { run(); }) {}
+  ~LaneThread() { close(); }
+
+  void push(Batch batch) {
+    std::unique_lock lock(m_);
+    room_.wait(lock, [&] { return queue_.size() < kQueued; });
+    queue_.push_back(std::move(batch));
+    ready_.notify_one();
+  }
+  // Waits for the lane to drain its queue and finish its connections.
+  Lane& close() {
+    {
+      std::lock_guard lock(m_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    return lane_;
+  }
+
+ private:
+  static constexpr std::size_t kQueued = 8;
+  void run() {
+    for (;;) {
+      Batch batch;
+      {
+        std::unique_lock lock(m_);
+        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
+        if (queue_.empty()) break;
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+        room_.notify_one();
+      }
+      for (const auto& text : batch.secrets) lane_.add_secrets(text, origin_);
+      for (std::size_t i = 0; i < batch.segments.size(); ++i) {
+        TcpSegment& segment = batch.segments[i];
+        segment.payload = ByteView(batch.arena.data() + batch.offsets[i], segment.payload.size());
+        lane_.feed(segment);
+      }
+    }
+    lane_.finish();
+  }
+
+  DecodeSink no_sink_;
+  Lane lane_;
+  std::string origin_;
+  std::mutex m_;
+  std::condition_variable ready_, room_;
+  std::deque<Batch> queue_;
+  bool closed_ = false;
+  std::thread thread_;  // last: it starts running at construction
+};
+
+// The same for both directions of a connection.
+std::uint64_t connection_hash(const TcpSegment& s) {
+  const IpEndpoint& a = std::min(s.src, s.dst);
+  const IpEndpoint& b = std::max(s.src, s.dst);
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::uint8_t byte) { h = (h ^ byte) * 1099511628211ull; };
+  for (const IpEndpoint* e : {&a, &b}) {
+    for (auto byte : e->address) mix(byte);
+    mix(static_cast<std::uint8_t>(e->port >> 8));
+    mix(static_cast<std::uint8_t>(e->port));
+  }
+  return h;
+}
+
+// Both directions of a connection go to the same lane; new connections take turns, so a few
+// busy connections still spread evenly.
+class LaneChooser {
+ public:
+  explicit LaneChooser(std::size_t lanes) : lanes_(lanes) {}
+  std::size_t operator()(const TcpSegment& s) {
+    auto [it, added] = lane_.try_emplace(connection_hash(s), next_);
+    if (added) next_ = (next_ + 1) % lanes_;
+    return it->second;
+  }
+
+ private:
+  std::size_t lanes_, next_ = 0;
+  std::unordered_map<std::uint64_t, std::size_t> lane_;
+};
+
+unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
+  // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
+  if (sink) return 1;
+  if (options.threads) return options.threads;
+  if (file_size < (8u << 20)) return 1;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+}
+
+// Reads packets, hands TCP segments to the lanes; false when the caller cancelled.
+class Reader {
+ public:
+  Reader(CaptureReader& reader, CaptureAnalysis& analysis, const AnalyzeOptions& options)
+      : reader_(reader), analysis_(analysis), options_(options) {}
+
+  template <class OnSecrets, class OnSegment>
+  bool run(OnSecrets on_secrets, OnSegment on_segment) {
+    std::size_t secrets_seen = 0;
+    std::uint64_t next_progress = 0;
+    while (auto packet = reader_.next()) {
+      ++analysis_.packets;
+      if (options_.progress && packet->file_offset >= next_progress) {
+        if (!options_.progress(packet->file_offset, reader_.file_size())) return false;
+        next_progress = packet->file_offset + (1u << 20);
+      }
+      const auto& secrets = reader_.secrets();
+      for (; secrets_seen < secrets.size(); ++secrets_seen) on_secrets(secrets[secrets_seen]);
+      auto segment = parse_tcp(*packet);
+      if (!segment) {
+        if (analysis_.warnings.size() < 100)
+          analysis_.warnings.push_back(analysis_.file + ": packet " + std::to_string(packet->index + 1) + " at byte " +
+                                       std::to_string(packet->file_offset) + ": " + segment.error().detail);
+        continue;
+      }
+      if (!*segment) continue;
+      ++analysis_.tcp_segments;
+      on_segment(**segment);
+    }
+    if (options_.progress) options_.progress(reader_.file_size(), reader_.file_size());
+    return true;
+  }
+
+ private:
+  CaptureReader& reader_;
+  CaptureAnalysis& analysis_;
+  const AnalyzeOptions& options_;
+};
+
+void collect(CaptureAnalysis& analysis, Lane& lane) {
+  for (auto& c : lane.connections()) analysis.connections.push_back(std::move(c));
+  for (auto& w : lane.warnings()) analysis.warnings.push_back(std::move(w));
+}
+
+bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, const DecodeSink& sink,
+                  const AnalyzeOptions& options) {
+  Lane lane(ring, options.text_budget, sink);
+  std::string origin = analysis.file + " (DSB)";
+  bool done = Reader(reader, analysis, options)
+                  .run([&](const std::string& text) { lane.add_secrets(text, origin); },
+                       [&](const TcpSegment& segment) { lane.feed(segment); });
+  if (!done) return false;
+  lane.finish();
+  collect(analysis, lane);
+  return true;
+}
+
+bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, unsigned count,
+               const AnalyzeOptions& options) {
+  std::vector<std::unique_ptr<LaneThread>> lanes;
+  std::vector<Batch> batches(count);
+  for (unsigned i = 0; i < count; ++i)
+    lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count,
+                                                 analysis.file + " (DSB)"));
+  LaneChooser lane_of(count);
+  auto flush = [&](std::size_t i) {
+    lanes[i]->push(std::move(batches[i]));
+    batches[i] = Batch();
+  };
+  bool done = Reader(reader, analysis, options)
+                  .run(
+                      [&](const std::string& text) {
+                        // Every lane gets the keys before any later segment.
+                        for (std::size_t i = 0; i < count; ++i) {
+                          if (!batches[i].segments.empty()) flush(i);
+                          batches[i].secrets.push_back(text);
+                        }
+                      },
+                      [&](const TcpSegment& segment) {
+                        std::size_t i = lane_of(segment);
+                        if (batches[i].full(segment.payload.size())) flush(i);
+                        Batch& batch = batches[i];
+                        if (batch.arena.capacity() == 0) batch.arena.reserve(Batch::kArena);
+                        batch.offsets.push_back(batch.arena.size());
+                        batch.arena.insert(batch.arena.end(), segment.payload.begin(), segment.payload.end());
+                        batch.segments.push_back(segment);
+                      });
+  for (std::size_t i = 0; i < count; ++i)
+    if (done && (!batches[i].segments.empty() || !batches[i].secrets.empty())) flush(i);
+  for (auto& lane : lanes) collect(analysis, lane->close());
+  return done;
+}
+
+}  // namespace
+
 Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKeySources& sources,
-                                        const DecodeSink& sink) {
+                                        const DecodeSink& sink, const AnalyzeOptions& options) {
   CaptureAnalysis analysis;
   analysis.file = path;
   KeyRing ring;
@@ -210,70 +489,50 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   auto reader = CaptureReader::open(path);
   if (!reader) return make_error("input", reader.error().detail);
 
-  TextKeeper keeper(analysis);
-  // Keyed by the decoder's connection record, whose address is stable for the whole pass.
-  std::unordered_map<const CaptureConnection*, StreamBook> books;
-  auto book = [&](const CaptureConnection& c) -> StreamBook& {
-    return books.try_emplace(&c, keeper).first->second;
-  };
-  CaptureEvents events;
-  events.on_frame = [&](const CaptureConnection& c, const FrameEvent& e) {
-    book(c).add(e);
-    if (sink) sink(frame_json(c, e).dump());
-  };
-  events.on_negotiation = [&](const CaptureConnection& c, Direction d, const Blob& b) {
-    if (sink)
-      sink(json{{"kind", "negotiation"}, {"conn", c.name}, {"dir", to_string(d)}, {"transport", to_string(c.transport)},
-                {d == Direction::ClientToServer ? "offer" : "answer", blob_json(b)},
-                {"suite", c.suite ? json(std::string(to_string(*c.suite))) : json(nullptr)},
-                {"alpn", c.alpn.empty() ? json(nullptr) : json(c.alpn)},
-                {"tls_suite", c.tls_suite.empty() ? json(nullptr) : json(c.tls_suite)}}
-               .dump());
-  };
-  events.on_gap = [&](const CaptureConnection& c, Direction d, std::uint64_t offset, std::uint64_t bytes) {
-    if (sink) sink(json{{"kind", "gap"}, {"conn", c.name}, {"dir", to_string(d)}, {"seq", offset}, {"bytes", bytes}}.dump());
-  };
-  events.on_desync = [&](const CaptureConnection& c, const DesyncEvent& e) {
-    if (sink)
-      sink(json{{"kind", "desync"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"offset", e.offset},
-                {"reason", e.reason}, {"detail", e.detail}}.dump());
-  };
-  events.on_connection_end = [&](const CaptureConnection& c) {
-    if (sink && c.transport == CaptureTransport::Tls)
-      sink(json{{"kind", "tls"}, {"conn", c.name}, {"status", c.decryption.rfind("TLS: ", 0) == 0 ? c.decryption.substr(5) : "ok"},
-                {"alpn", c.alpn}, {"tls_suite", c.tls_suite}, {"version", c.tls_version}}.dump());
-    ConnectionAnalysis done{c, {}, {}};
-    book(c).finish(done);
-    books.erase(&c);
-    analysis.connections.push_back(std::move(done));
-  };
-
-  CaptureDecoder decoder(ring, events);
-  std::size_t secrets_seen = 0;
-  while (auto packet = (*reader)->next()) {
-    ++analysis.packets;
-    // Keys embedded in the capture (pcapng DSBs) count as soon as they appear.
-    const auto& secrets = (*reader)->secrets();
-    for (; secrets_seen < secrets.size(); ++secrets_seen) ring.add(parse_keylog(secrets[secrets_seen], path + " (DSB)"));
-    auto segment = parse_tcp(*packet);
-    if (!segment) {
-      if (analysis.warnings.size() < 100)
-        analysis.warnings.push_back(path + ": packet " + std::to_string(packet->index + 1) + " at byte " +
-                                    std::to_string(packet->file_offset) + ": " + segment.error().detail);
-      continue;
-    }
-    if (!*segment) continue;
-    ++analysis.tcp_segments;
-    decoder.feed(**segment);
-  }
-  decoder.finish();
+  unsigned lanes = lanes_for(options, sink, (*reader)->file_size());
+  bool done = lanes == 1 ? run_one_lane(**reader, analysis, ring, sink, options)
+                         : run_lanes(**reader, analysis, ring, lanes, options);
+  if (!done)
+    return make_error("cancelled", "analysis of " + path + " cancelled at byte " + std::to_string((*reader)->position()));
+  // Connections in the order they first appear, however the lanes split them.
+  std::stable_sort(analysis.connections.begin(), analysis.connections.end(),
+                   [](const ConnectionAnalysis& a, const ConnectionAnalysis& b) {
+                     return a.info.first_packet < b.info.first_packet;
+                   });
   for (const auto& w : (*reader)->warnings()) analysis.warnings.push_back(w);
   return analysis;
 }
 
 namespace {
 
-json stream_json(const RequestResult& s, const std::string& text) {
+// `text` (valid UTF-8) as a JSON string, escaped as nlohmann::json escapes it: the texts are
+// most of analyze's output, and its general serializer re-validates every byte.
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  std::size_t run = 0;  // start of the bytes not yet copied
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text, run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: out += "\\u00"; out += kHex[c >> 4]; out += kHex[c & 15];
+    }
+  }
+  out.append(text, run, text.size() - run);
+  out += '"';
+}
+
+// A stream as JSON; its text member is written last, by hand when it is valid UTF-8.
+std::string stream_json(const RequestResult& s, const std::string& text) {
   const RequestFigures& f = s.figures;
   json sj = {{"stream_id", s.stream_id}, {"ttft_ms", opt(f.ttft_ms)}, {"e2e_ms", opt(f.e2e_ms)},
              {"tokens", f.tokens}, {"mean_itl_ms", opt(f.mean_itl_ms)}, {"p99_itl_ms", opt(f.p99_itl_ms)},
@@ -285,8 +544,16 @@ json stream_json(const RequestResult& s, const std::string& text) {
              {"token_gaps", s.token_gaps}, {"token_duplicates", s.token_duplicates},
              {"invalid_utf8_frames", s.invalid_utf8_frames},
              {"probe", s.probe ? json(*s.probe) : json(nullptr)}};
-  sj.update(text_fields(as_bytes(text), !is_valid_utf8(as_bytes(text))));
-  return sj;
+  if (!is_valid_utf8(as_bytes(text))) {
+    sj.update(text_fields(as_bytes(text), true));
+    return sj.dump();
+  }
+  std::string out = sj.dump();
+  out.pop_back();
+  out += ",\"text\":";
+  append_json_string(out, text);
+  out += '}';
+  return out;
 }
 
 // A connection's fields; its streams are written after them, one at a time.
@@ -325,11 +592,36 @@ json summary_json(const CaptureAnalysis& a) {
 
 }  // namespace
 
-std::string CaptureAnalysis::text(const ConnectionAnalysis& c, std::size_t stream) const {
-  if (stream < c.spilled_text.size() && c.spilled_text[stream] && spill)
-    return spill->read(*c.spilled_text[stream]).value_or(std::string());
+std::string CaptureAnalysis::text(const ConnectionAnalysis& c, std::size_t stream) {
+  if (stream < c.spilled_text.size() && c.spilled_text[stream] && c.spill)
+    return c.spill->read(*c.spilled_text[stream]).value_or(std::string());
   return stream < c.streams.size() ? c.streams[stream].text : std::string();
 }
+
+namespace {
+
+// A connection's streams, comma-separated. Big captures have thousands: a second thread
+// serialises every other one of each window, which bounds the memory held to one window.
+void write_streams(const ConnectionAnalysis& c, std::ostream& out) {
+  constexpr std::size_t kWindow = 256;
+  const std::size_t n = c.streams.size();
+  auto one = [&c](std::size_t i) { return stream_json(c.streams[i], CaptureAnalysis::text(c, i)); };
+  std::vector<std::string> window;
+  for (std::size_t start = 0; start < n; start += kWindow) {
+    std::size_t count = std::min(kWindow, n - start);
+    window.assign(count, std::string());
+    auto odd = [&] {
+      for (std::size_t k = 1; k < count; k += 2) window[k] = one(start + k);
+    };
+    std::thread helper;
+    if (count > 8) helper = std::thread(odd);
+    for (std::size_t k = 0; k < count; k += helper.joinable() ? 2 : 1) window[k] = one(start + k);
+    if (helper.joinable()) helper.join();
+    for (std::size_t k = 0; k < count; ++k) out << (start + k ? "," : "") << window[k];
+  }
+}
+
+}  // namespace
 
 void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
   // Written piece by piece: one document for a capture of millions of frames would otherwise
@@ -340,9 +632,7 @@ void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
     std::string head = connection_json(a.connections[c].info).dump();
     head.pop_back();  // the closing brace: the streams come first
     out << (c ? "," : "") << head << ",\"streams\":[";
-    const auto& streams = a.connections[c].streams;
-    for (std::size_t i = 0; i < streams.size(); ++i)
-      out << (i ? "," : "") << stream_json(streams[i], a.text(a.connections[c], i)).dump();
+    write_streams(a.connections[c], out);
     out << "]}";
   }
   out << "],\"summary\":" << summary_json(a).dump() << ",\"warnings\":" << json(a.warnings).dump()

@@ -26,6 +26,7 @@ struct ConnectionAnalysis {
   // Aligned with `streams`: where a finished stream's text went once the texts kept in memory
   // passed kResidentTextBudget (its `text` is then empty). Read it with CaptureAnalysis::text().
   std::vector<std::optional<SpillExtent>> spilled_text;
+  std::shared_ptr<const SpillFile> spill;  // where they went; null when nothing was spilled
 };
 
 struct CaptureAnalysis {
@@ -35,19 +36,29 @@ struct CaptureAnalysis {
   std::vector<ConnectionAnalysis> connections;
   std::vector<std::string> warnings;  // truncation, malformed packets, key log problems
   std::uint64_t packets = 0, tcp_segments = 0;
-  std::shared_ptr<SpillFile> spill;  // holds spilled stream texts; null when none was needed
 
   // A stream's text, wherever it is kept. Empty if the temporary file cannot be read back.
-  std::string text(const ConnectionAnalysis& c, std::size_t stream) const;
+  static std::string text(const ConnectionAnalysis& c, std::size_t stream);
 };
 
 // One line of `decode --format jsonl`.
 using DecodeSink = std::function<void(const std::string& json_line)>;
 
+struct AnalyzeOptions {
+  // Called about every MiB of the file and at the end; returning false cancels the analysis.
+  std::function<bool(std::uint64_t bytes_done, std::uint64_t file_size)> progress;
+  // Decoding threads (connections are split among them); 0 picks from the machine. A decode
+  // sink always gets one, so its lines keep capture order.
+  unsigned threads = 0;
+  // Finished streams' texts kept in memory beyond this go to a temporary file.
+  std::size_t text_budget = CaptureAnalysis::kResidentTextBudget;
+};
+
 // Reads `path` once. Keys come from the files given and from the capture's own DSBs.
-// Errors (reason "input") name the file and, where it applies, the byte offset.
+// Errors (reason "input") name the file and, where it applies, the byte offset; a cancelled
+// run gives reason "cancelled". Connections come in the order of their first packet.
 Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKeySources& keys,
-                                        const DecodeSink& decode_sink = {});
+                                        const DecodeSink& decode_sink = {}, const AnalyzeOptions& options = {});
 
 // cli.md `analyze --format json`, written to `out` piece by piece, or as one string.
 void write_analysis_json(const CaptureAnalysis& analysis, std::ostream& out);

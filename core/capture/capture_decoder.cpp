@@ -47,7 +47,10 @@ CaptureDecoder::CaptureDecoder(const KeyRing& keys, CaptureEvents events)
 
 CaptureDecoder::~CaptureDecoder() = default;
 
-void CaptureDecoder::feed(const TcpSegment& segment) { tracker_.feed(segment); }
+void CaptureDecoder::feed(const TcpSegment& segment) {
+  packet_ = segment.packet_index;
+  tracker_.feed(segment);
+}
 
 void CaptureDecoder::finish() {
   tracker_.finish();
@@ -70,6 +73,7 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   auto& c = *conns_.emplace_back(std::make_unique<Conn>());
   c.tcp = &tcp;
   c.info.name = tcp.name();
+  c.info.first_packet = packet_;
   TcpEvents e;
   e.on_data = [this, &c](TcpDir dir, std::uint64_t, ByteView data, double ts) { on_data(c, dir, data, ts); };
   e.on_gap = [this, &c](TcpDir dir, std::uint64_t offset, std::uint64_t bytes, double) {

@@ -17,6 +17,7 @@ const char* to_string(CaptureTransport t);
 // What one connection of the capture is, as far as the decoder got.
 struct CaptureConnection {
   std::string name;  // client_ip:port-server_ip:port
+  std::uint64_t first_packet = 0;  // index in the file of the packet that opened it
   CaptureTransport transport = CaptureTransport::Unknown;
   std::string decryption;  // "ok", "no key", or why frames could not be opened
   std::optional<Blob> offer, answer;
@@ -56,6 +57,7 @@ class CaptureDecoder {
 
   const KeyRing& keys_;
   CaptureEvents events_;
+  std::uint64_t packet_ = 0;  // of the segment being fed
   std::vector<std::unique_ptr<Conn>> conns_;
   TcpTracker tracker_;
 };
