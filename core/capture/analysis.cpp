@@ -215,8 +215,8 @@ namespace {
 // decoder's callbacks point at its members.
 class Lane {
  public:
-  Lane(const KeyRing& ring, std::size_t text_budget, const DecodeSink& sink)
-      : ring_(ring), keeper_(text_budget, warnings_), sink_(sink), decoder_(ring_, events()) {}
+  Lane(const KeyRing& ring, std::size_t text_budget, const DecodeSink& sink, const AnalyzeOptions* observer = nullptr)
+      : ring_(ring), keeper_(text_budget, warnings_), sink_(sink), observer_(observer), decoder_(ring_, events()) {}
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
 
@@ -240,6 +240,7 @@ class Lane {
   std::vector<std::string> warnings_;
   TextKeeper keeper_;
   const DecodeSink& sink_;
+  const AnalyzeOptions* observer_;  // its on_frame and on_negotiation, when set
   // Keyed by the decoder's connection record, whose address is stable for the whole pass.
   std::unordered_map<const CaptureConnection*, StreamBook> books_;
   std::vector<ConnectionAnalysis> connections_;
@@ -251,8 +252,10 @@ CaptureEvents Lane::events() {
   events.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) {
     book(c).add(e);
     if (sink_) emit(frame_json(c, e));
+    if (observer_ && observer_->on_frame) observer_->on_frame(c, e);
   };
   events.on_negotiation = [this](const CaptureConnection& c, Direction d, const Blob& b) {
+    if (observer_ && observer_->on_negotiation) observer_->on_negotiation(c, d, b);
     emit({{"kind", "negotiation"}, {"conn", c.name}, {"dir", to_string(d)}, {"transport", to_string(c.transport)},
           {d == Direction::ClientToServer ? "offer" : "answer", blob_json(b)},
           {"suite", c.suite ? json(std::string(to_string(*c.suite))) : json(nullptr)},
@@ -379,7 +382,7 @@ class LaneChooser {
 
 unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
   // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
-  if (sink) return 1;
+  if (sink || options.on_frame || options.on_negotiation) return 1;
   if (options.threads) return options.threads;
   if (file_size < (8u << 20)) return 1;
   return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
@@ -431,7 +434,7 @@ void collect(CaptureAnalysis& analysis, Lane& lane) {
 
 bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, const DecodeSink& sink,
                   const AnalyzeOptions& options) {
-  Lane lane(ring, options.text_budget, sink);
+  Lane lane(ring, options.text_budget, sink, &options);
   std::string origin = analysis.file + " (DSB)";
   bool done = Reader(reader, analysis, options)
                   .run([&](const std::string& text) { lane.add_secrets(text, origin); },

@@ -52,6 +52,9 @@ struct AnalyzeOptions {
   unsigned threads = 0;
   // Finished streams' texts kept in memory beyond this go to a temporary file.
   std::size_t text_budget = CaptureAnalysis::kResidentTextBudget;
+  // Sees every frame and negotiation in capture order (one thread, like a decode sink).
+  std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;
+  std::function<void(const CaptureConnection&, Direction, const Blob&)> on_negotiation;
 };
 
 // Reads `path` once. Keys come from the files given and from the capture's own DSBs.

@@ -1,5 +1,9 @@
 #include "protocol/describe.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
 namespace anthro {
 
 std::string describe_body(const Body& body) {
@@ -30,6 +34,100 @@ std::string describe_status(const FrameEvent& e) {
   if (e.refusal) return std::string(to_string(*e.refusal)) + ": " + e.detail;
   if (e.no_key) return "no key";
   return "ok";
+}
+
+namespace {
+
+std::string number(std::uint64_t v) { return std::to_string(v); }
+
+bool names_api_key(std::string_view text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  return doc.is_object() && doc.contains("api_key");
+}
+
+void body_fields(const Body& body, std::size_t at, std::size_t end, std::vector<FrameField>& out) {
+  out.push_back({"stream_id", number(body_stream_id(body)), at, at + 4, 1});
+  std::visit(
+      [&](const auto& b) {
+        using T = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<T, RequestBody>) {
+          out.push_back({"json", redact_request_json(b.json), at + 4, end, 1});
+        } else if constexpr (std::is_same_v<T, ResponseBody>) {
+          out.push_back({"json", b.json, at + 4, end, 1});
+        } else if constexpr (std::is_same_v<T, TokenBody>) {
+          out.push_back({"token_index", number(b.token_index), at + 4, at + 8, 1});
+          out.push_back({"token_count", number(b.token_count), at + 8, at + 10, 1});
+          out.push_back({"text", b.invalid_utf8 ? to_hex(b.text) + " (invalid UTF-8)" : std::string(b.text_view()),
+                         at + 10, end, 1});
+        } else if constexpr (std::is_same_v<T, CancelBody>) {
+          static const char* names[] = {"user", "deadline", "shutdown"};
+          out.push_back({"reason", number(b.raw_reason) + " (" + names[static_cast<int>(b.reason())] + ")", at + 4,
+                         at + 6, 1});
+        } else {
+          out.push_back({"code", number(b.code), at + 4, at + 6, 1});
+          out.push_back({"retry_after_ms", number(b.retry_after_ms), at + 6, at + 10, 1});
+          out.push_back({"message", b.invalid_utf8 ? to_hex(b.message) : std::string(b.message_view()), at + 10, end, 1});
+        }
+      },
+      body);
+}
+
+}  // namespace
+
+std::vector<FrameField> frame_fields(ByteView frame, bool decrypted, const Body* body) {
+  std::vector<FrameField> out;
+  if (frame.size() < kHeaderSize) {
+    out.push_back({"bytes", to_hex(frame), 0, frame.size(), 0});
+    return out;
+  }
+  FrameHeader h = parse_header(frame.data());
+  char flags[8];
+  std::snprintf(flags, sizeof flags, "0x%02x", h.flags);
+  out.push_back({"header", "", 0, kHeaderSize, 0});
+  out.push_back({"version", number(h.version), 0, 1, 1});
+  out.push_back({"type", number(h.type) + " (" + to_string(h.frame_type()) + ")", 1, 2, 1});
+  out.push_back({"flags", flags, 2, 3, 1});
+  out.push_back({"reserved", number(h.reserved), 3, 4, 1});
+  out.push_back({"payload_length", number(h.payload_length), 4, 8, 1});
+  out.push_back({"connection_token", token_hex(h.token), 8, 16, 1});
+  const std::size_t size = frame.size();
+  if (size < kHeaderSize + kNonceSize) return out;
+  out.push_back({"nonce", to_hex(frame.subspan(kHeaderSize, kNonceSize)), kHeaderSize, kHeaderSize + kNonceSize, 0});
+  const std::size_t body_at = kHeaderSize + kNonceSize;
+  const std::size_t tag_at = size >= body_at + kTagSize ? size - kTagSize : size;
+  if (!decrypted) {
+    out.push_back({"ciphertext", "not decrypted", body_at, tag_at, 0});
+  } else {
+    out.push_back({"body", "", body_at, tag_at, 0});
+    if (body) body_fields(*body, body_at, tag_at, out);
+  }
+  if (tag_at < size) out.push_back({"tag", to_hex(frame.subspan(tag_at)), tag_at, size, 0});
+  return out;
+}
+
+bool mask_secrets(std::span<std::uint8_t> json_text) {
+  std::string_view text(reinterpret_cast<const char*>(json_text.data()), json_text.size());
+  bool masked = false;
+  constexpr std::string_view key = "\"api_key\"";
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    std::size_t i = at + key.size();
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    if (i >= text.size() || text[i] != ':') continue;  // "api_key" as a value, not a member name
+    ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    if (i >= text.size() || text[i] != '"') continue;
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) json_text[i++] = '*';
+      json_text[i] = '*';
+    }
+    masked = true;
+  }
+  if (!masked && text.find("api_key") == std::string_view::npos && names_api_key(text)) {
+    // Named through escapes (\u0061pi_key): no literal to find, so nothing of it is shown.
+    std::fill(json_text.begin(), json_text.end(), '*');
+    masked = true;
+  }
+  return masked;
 }
 
 }  // namespace anthro

@@ -109,6 +109,7 @@ DirectionDecoder::Step DirectionDecoder::step_frame(ByteView avail, double ts) {
     FrameEvent ev = start_event(ts, header);
     ev.refusal = refusal->reason;
     ev.detail = refusal->detail;
+    ev.wire = avail.first(kHeaderSize);
     if (events_.on_frame) events_.on_frame(ev);
     if (!length_is_valid(header)) {
       desync(to_string(refusal->reason), "cannot find the next frame after a frame with " +
@@ -120,7 +121,8 @@ DirectionDecoder::Step DirectionDecoder::step_frame(ByteView avail, double ts) {
   }
   if (avail.size() < header.frame_size()) return {0, header.frame_size()};
   FrameEvent ev = start_event(ts, header);
-  open_frame_event(avail.first(header.frame_size()), ev);
+  ev.wire = avail.first(header.frame_size());
+  open_frame_event(ev.wire, ev);
   if (events_.on_frame) events_.on_frame(ev);
   return {header.frame_size(), 0};
 }

@@ -33,6 +33,9 @@ struct FrameEvent {
   std::optional<Suite> suite;
   Bytes plaintext;
   std::optional<Body> body;
+  // The frame's bytes as they arrived (only the header when it was refused there). Valid
+  // only during the on_frame callback.
+  ByteView wire;
 };
 
 struct DesyncEvent {

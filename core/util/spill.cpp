@@ -31,13 +31,13 @@ Result<SpillFile> SpillFile::create() {
 }
 
 SpillFile::SpillFile(SpillFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), size_(std::exchange(other.size_, 0)) {}
+    : fd_(std::exchange(other.fd_, -1)), size_(other.size_.exchange(0)) {}
 
 SpillFile& SpillFile::operator=(SpillFile&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
-    size_ = std::exchange(other.size_, 0);
+    size_ = other.size_.exchange(0);
   }
   return *this;
 }
@@ -47,15 +47,16 @@ SpillFile::~SpillFile() {
 }
 
 std::optional<SpillExtent> SpillFile::append(std::string_view data) {
-  SpillExtent extent{size_, data.size()};
+  const std::uint64_t at = size_.load(std::memory_order_relaxed);  // one writer appends
+  SpillExtent extent{at, data.size()};
   std::size_t done = 0;
   while (done < data.size()) {
-    ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(size_ + done));
+    ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(at + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return std::nullopt;  // a short tail is overwritten by the next append
     done += static_cast<std::size_t>(n);
   }
-  size_ += data.size();
+  size_.store(at + data.size(), std::memory_order_release);
   return extent;
 }
 

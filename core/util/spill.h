@@ -3,6 +3,7 @@
 // The file has no name (O_TMPFILE, else unlinked at once), mode 0600, and is gone when closed.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,12 +31,13 @@ class SpillFile {
   // Reads back what append() wrote; false on an I/O error.
   bool read(const SpillExtent& extent, char* out) const;
   std::optional<std::string> read(const SpillExtent& extent) const;
-  std::uint64_t size() const { return size_; }
+  // Safe to call while another thread appends (reads of written extents are too).
+  std::uint64_t size() const { return size_.load(std::memory_order_acquire); }
 
  private:
   explicit SpillFile(int fd) : fd_(fd) {}
   int fd_ = -1;
-  std::uint64_t size_ = 0;
+  std::atomic<std::uint64_t> size_{0};
 };
 
 }  // namespace anthro

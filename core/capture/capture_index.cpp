@@ -1,0 +1,253 @@
+#include "capture/capture_index.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "protocol/frame.h"
+
+namespace anthro {
+namespace {
+
+constexpr std::size_t kSealedPrefix = kHeaderSize + kNonceSize;
+
+// The frame as the index keeps it: header and nonce, plaintext for ciphertext, tag; secrets masked.
+void decoded_frame(const FrameEvent& e, Bytes& out) {
+  out.clear();
+  if (!e.decrypted || e.wire.size() < kSealedPrefix + kTagSize) {
+    out.assign(e.wire.begin(), e.wire.end());
+    return;
+  }
+  out.assign(e.wire.begin(), e.wire.begin() + kSealedPrefix);
+  out.insert(out.end(), e.plaintext.begin(), e.plaintext.end());
+  out.insert(out.end(), e.wire.end() - kTagSize, e.wire.end());
+  if (e.header.frame_type() == FrameType::Request && e.plaintext.size() > 4)
+    mask_secrets(std::span<std::uint8_t>(out.data() + kSealedPrefix + 4, e.plaintext.size() - 4));
+}
+
+std::string pretty(const Body& body) {
+  std::string text;
+  if (const auto* r = std::get_if<RequestBody>(&body)) text = redact_request_json(r->json);
+  else if (const auto* r = std::get_if<ResponseBody>(&body)) text = r->json;
+  else return {};
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  return doc.is_discarded() ? text : doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<CaptureIndex>> CaptureIndex::create() {
+  auto rows = SpillFile::create();
+  if (!rows) return rows.error();
+  auto data = SpillFile::create();
+  if (!data) return data.error();
+  return std::shared_ptr<CaptureIndex>(new CaptureIndex(std::move(*rows), std::move(*data)));
+}
+
+Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources& keys,
+                                std::function<bool(std::uint64_t, std::uint64_t)> progress) {
+  AnalyzeOptions options;
+  options.progress = std::move(progress);
+  options.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) { on_frame(c, e); };
+  options.on_negotiation = [this](const CaptureConnection& c, Direction, const Blob&) {
+    std::uint32_t id = connection_id(c);
+    std::lock_guard lock(m_);
+    connections_[id] = c;
+  };
+  auto result = analyze_capture(path, keys, {}, options);
+  flush_rows();
+  if (result) {
+    // Connections with frames keep the ids their rows carry; the others follow in file order.
+    std::unordered_map<std::string, std::size_t> by_name;
+    std::lock_guard lock(m_);
+    std::vector<CaptureConnection> final_list(connections_.size());
+    std::vector<bool> placed(connections_.size());
+    for (std::size_t id = 0; id < connections_.size(); ++id)
+      by_name[connections_[id].name + "#" + std::to_string(connections_[id].first_packet)] = id;
+    std::vector<CaptureConnection> rest;
+    for (const auto& c : result->connections) {
+      auto it = by_name.find(c.info.name + "#" + std::to_string(c.info.first_packet));
+      if (it != by_name.end()) final_list[it->second] = c.info, placed[it->second] = true;
+      else rest.push_back(c.info);
+    }
+    for (std::size_t id = 0; id < final_list.size(); ++id)
+      if (!placed[id]) final_list[id] = connections_[id];
+    final_list.insert(final_list.end(), rest.begin(), rest.end());
+    connections_ = std::move(final_list);
+    analysis_ = std::make_shared<const CaptureAnalysis>(std::move(*result));
+  }
+  finished_.store(true, std::memory_order_release);
+  if (!result) return result.error();
+  if (write_failed_) return make_error("io", "the temporary files of the capture index could not be written (disk full?)");
+  return true;
+}
+
+std::uint32_t CaptureIndex::connection_id(const CaptureConnection& c) {
+  auto [it, added] = seen_.try_emplace(&c, static_cast<std::uint32_t>(seen_.size()));
+  if (added) {
+    std::lock_guard lock(m_);
+    connections_.push_back(c);
+  }
+  return it->second;
+}
+
+void CaptureIndex::on_frame(const CaptureConnection& c, const FrameEvent& e) {
+  FrameRow row;
+  row.ts = e.ts;
+  row.stream_offset = e.offset;
+  row.connection = connection_id(c);
+  row.type = e.header.type;
+  row.flags = e.header.flags;
+  row.dir = e.dir;
+  row.status = e.refusal ? FrameStatus::Refused : e.no_key ? FrameStatus::NoKey : FrameStatus::Ok;
+  if (e.refusal) row.refusal = *e.refusal;
+  if (e.body) {
+    row.stream_id = body_stream_id(*e.body);
+    if (const auto* t = std::get_if<TokenBody>(&*e.body)) row.token_count = t->token_count;
+  }
+  decoded_frame(e, record_);
+  row.data_size = static_cast<std::uint32_t>(record_.size());
+  // A refusal's detail follows the frame's bytes.
+  if (e.refusal || e.no_key) {
+    std::string detail = e.detail.substr(0, 0xFFFF);
+    row.detail_size = static_cast<std::uint16_t>(detail.size());
+    record_.insert(record_.end(), detail.begin(), detail.end());
+  }
+  auto extent = data_.append(as_text(record_));
+  row.data_offset = extent ? extent->offset : 0;
+  if (!extent) {
+    row.data_size = row.detail_size = 0;
+    write_failed_ = true;
+  }
+  pending_.push_back(row);
+  if (pending_.size() == kRowsPerPage) flush_rows();
+}
+
+void CaptureIndex::flush_rows() {
+  if (pending_.empty()) return;
+  std::string_view bytes(reinterpret_cast<const char*>(pending_.data()), pending_.size() * sizeof(FrameRow));
+  // After a failed write later rows would land at the wrong offsets: publishing stops there.
+  if (!write_failed_ && rows_.append(bytes))
+    published_.store(published_.load() + pending_.size(), std::memory_order_release);
+  else
+    write_failed_ = true;
+  pending_.clear();
+}
+
+bool CaptureIndex::read_rows(std::size_t first, std::size_t count, FrameRow* out) const {
+  return rows_.read({first * sizeof(FrameRow), count * sizeof(FrameRow)}, reinterpret_cast<char*>(out));
+}
+
+std::optional<FrameRow> CaptureIndex::row(std::size_t i) const {
+  std::size_t available = frame_count();
+  if (i >= available) return std::nullopt;
+  std::size_t first = i / kRowsPerPage * kRowsPerPage;
+  std::lock_guard lock(m_);
+  for (std::size_t k = pages_.size(); k-- > 0;) {
+    Page& p = pages_[k];
+    if (p.first == first && i < p.first + p.count) {
+      FrameRow r = p.rows[i - first];
+      std::rotate(pages_.begin() + static_cast<std::ptrdiff_t>(k), pages_.begin() + static_cast<std::ptrdiff_t>(k) + 1,
+                  pages_.end());
+      return r;
+    }
+  }
+  Page page;
+  page.first = first;
+  page.count = std::min(kRowsPerPage, available - first);
+  page.rows.resize(page.count);
+  if (!read_rows(first, page.count, page.rows.data())) return std::nullopt;
+  FrameRow r = page.rows[i - first];
+  std::erase_if(pages_, [&](const Page& p) { return p.first == first; });
+  if (pages_.size() == kCachedPages) pages_.erase(pages_.begin());
+  pages_.push_back(std::move(page));
+  return r;
+}
+
+std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
+  {
+    std::lock_guard lock(m_);
+    for (const auto& [index, d] : details_)
+      if (index == i) return *d;
+  }
+  auto r = row(i);
+  if (!r) return std::nullopt;
+  auto d = std::make_shared<FrameDetail>();
+  d->row = *r;
+  std::string stored(r->data_size + r->detail_size, '\0');
+  if (!data_.read({r->data_offset, stored.size()}, stored.data())) return std::nullopt;
+  d->bytes.assign(stored.begin(), stored.begin() + r->data_size);
+  std::string detail_text = stored.substr(r->data_size);
+  bool opened = r->status == FrameStatus::Ok && d->bytes.size() >= kSealedPrefix + kTagSize;
+  if (opened) {
+    ByteView plaintext(d->bytes.data() + kSealedPrefix, d->bytes.size() - kSealedPrefix - kTagSize);
+    auto body = parse_body(static_cast<FrameType>(r->type), r->flags, plaintext);
+    if (body) d->body = std::move(*body);
+    else detail_text = body.error().detail;
+  }
+  d->fields = frame_fields(d->bytes, opened, d->body ? &*d->body : nullptr);
+  if (d->body) {
+    d->summary = describe_body(*d->body);
+    d->pretty_json = pretty(*d->body);
+  }
+  if (r->status == FrameStatus::Refused) d->status = std::string(to_string(r->refusal)) + ": " + detail_text;
+  else if (r->status == FrameStatus::NoKey) d->status = "no key" + (detail_text.empty() ? "" : ": " + detail_text);
+  else if (!d->body && opened) d->status = "body: " + detail_text;
+  else d->status = "ok";
+  std::lock_guard lock(m_);
+  if (details_.size() == kCachedDetails) details_.erase(details_.begin());
+  details_.emplace_back(i, d);
+  return *d;
+}
+
+std::vector<CaptureConnection> CaptureIndex::connections() const {
+  std::lock_guard lock(m_);
+  return connections_;
+}
+
+std::shared_ptr<const CaptureAnalysis> CaptureIndex::analysis() const {
+  std::lock_guard lock(m_);
+  return analysis_;
+}
+
+std::vector<std::uint32_t> CaptureIndex::select(const FrameFilter& filter, const std::atomic<bool>* cancelled) const {
+  std::vector<std::uint32_t> out;
+  const std::size_t n = frame_count();
+  std::vector<FrameRow> rows(kRowsPerPage);
+  // Frames lie in the data file in row order: read it in large blocks, not frame by frame.
+  std::string block;
+  std::uint64_t block_at = 0;
+  auto frame_bytes = [&](const FrameRow& r) -> std::string_view {
+    if (r.data_offset < block_at || r.data_offset + r.data_size > block_at + block.size()) {
+      block_at = r.data_offset;
+      block.resize(std::max<std::size_t>(r.data_size, std::min<std::uint64_t>(1u << 20, data_.size() - block_at)));
+      if (!data_.read({block_at, block.size()}, block.data())) block.clear();
+    }
+    if (r.data_offset + r.data_size > block_at + block.size()) return {};
+    return std::string_view(block).substr(r.data_offset - block_at, r.data_size);
+  };
+  for (std::size_t first = 0; first < n; first += kRowsPerPage) {
+    if (cancelled && cancelled->load(std::memory_order_relaxed)) break;
+    std::size_t count = std::min(kRowsPerPage, n - first);
+    if (!read_rows(first, count, rows.data())) break;
+    for (std::size_t k = 0; k < count; ++k) {
+      const FrameRow& r = rows[k];
+      if (filter.connection && r.connection != *filter.connection) continue;
+      if (filter.stream_id && r.stream_id != *filter.stream_id) continue;
+      if (filter.type && r.type != *filter.type) continue;
+      if (!filter.text.empty()) {
+        if (r.status != FrameStatus::Ok || r.data_size < kSealedPrefix + kTagSize) continue;
+        std::string_view body = frame_bytes(r);
+        if (body.size() < kSealedPrefix + kTagSize) continue;
+        body = body.substr(kSealedPrefix, body.size() - kSealedPrefix - kTagSize);
+        if (body.find(filter.text) == std::string_view::npos) continue;
+      }
+      out.push_back(static_cast<std::uint32_t>(first + k));
+    }
+  }
+  return out;
+}
+
+}  // namespace anthro

@@ -1,0 +1,116 @@
+// The capture inspector's data. One indexing pass over a capture file (analyze_capture with
+// an observer) writes a fixed-size row per frame and the frame's decoded bytes to two unnamed
+// temporary files; readers then page through millions of frames while only small caches stay
+// in memory. Rows become readable while the pass still runs, so a view can fill as it loads.
+//
+// Threads: load() runs once, on a worker thread; every other member may be called from any
+// thread at any time.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "capture/analysis.h"
+#include "protocol/describe.h"
+#include "util/spill.h"
+
+namespace anthro {
+
+enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
+
+struct FrameRow {
+  double ts = 0;
+  std::uint64_t data_offset = 0;    // of the frame's bytes in the index's frame file
+  std::uint64_t stream_offset = 0;  // of the frame in its direction's byte stream
+  std::uint32_t data_size = 0;
+  std::uint16_t detail_size = 0;    // a refusal's detail text, stored after the frame's bytes
+  std::uint32_t connection = 0;     // index into connections()
+  std::uint32_t stream_id = 0;      // 0 when the body was not read
+  std::uint32_t token_count = 0;    // STREAM_TOKEN only
+  std::uint8_t type = 0, flags = 0;
+  Direction dir = Direction::ClientToServer;
+  FrameStatus status = FrameStatus::Ok;
+  FrameReason refusal = FrameReason::Version;  // when status is Refused
+};
+
+// Everything a detail view shows of one frame. `bytes` are the frame as decoded: header and
+// nonce as sent, the plaintext body in place of the ciphertext when it was opened, then the
+// tag; an api_key's characters are '*' there and in the fields.
+struct FrameDetail {
+  FrameRow row;
+  Bytes bytes;
+  std::vector<FrameField> fields;
+  std::optional<Body> body;
+  std::string summary;      // one line, as describe_body
+  std::string status;       // "ok", "no key", or the reason with its detail
+  std::string pretty_json;  // REQUEST / RESPONSE bodies, indented; secrets redacted
+};
+
+struct FrameFilter {
+  std::optional<std::uint32_t> connection;
+  std::optional<std::uint32_t> stream_id;
+  std::optional<std::uint8_t> type;
+  std::string text;  // found in the decoded body (case-sensitive bytes)
+  bool empty() const { return !connection && !stream_id && !type && text.empty(); }
+};
+
+class CaptureIndex {
+ public:
+  // Errors (reason "io") when the temporary files cannot be made.
+  static Result<std::shared_ptr<CaptureIndex>> create();
+
+  // The indexing pass. `progress` as AnalyzeOptions::progress (false cancels). Errors as
+  // analyze_capture's. Call once.
+  Result<bool> load(const std::string& path, const CaptureKeySources& keys,
+                    std::function<bool(std::uint64_t done, std::uint64_t total)> progress = {});
+
+  std::size_t frame_count() const { return published_.load(std::memory_order_acquire); }
+  bool finished() const { return finished_.load(std::memory_order_acquire); }
+  // Reads row `i` < frame_count(); nullopt only on an I/O error of the temporary file.
+  std::optional<FrameRow> row(std::size_t i) const;
+  std::optional<FrameDetail> detail(std::size_t i) const;
+  // The connections seen so far, in order of appearance; final once finished().
+  std::vector<CaptureConnection> connections() const;
+  // The per-stream analysis; null until finished().
+  std::shared_ptr<const CaptureAnalysis> analysis() const;
+  // Rows matching `filter`, in order; stops early (returning what it has) when `cancelled`.
+  std::vector<std::uint32_t> select(const FrameFilter& filter, const std::atomic<bool>* cancelled = nullptr) const;
+
+  // Memory the caches may hold (bytes), for budgets and tests.
+  static constexpr std::size_t kRowsPerPage = 1024, kCachedPages = 64, kCachedDetails = 256;
+
+ private:
+  CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)), data_(std::move(data)) {}
+  void on_frame(const CaptureConnection& c, const FrameEvent& e);
+  std::uint32_t connection_id(const CaptureConnection& c);
+  void flush_rows();
+  bool read_rows(std::size_t first, std::size_t count, FrameRow* out) const;
+
+  SpillFile rows_, data_;
+  std::atomic<std::size_t> published_{0};
+  std::atomic<bool> finished_{false};
+
+  // Loader-only state.
+  std::vector<FrameRow> pending_;
+  std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // the decoder's record -> id
+  Bytes record_;
+  bool write_failed_ = false;
+
+  mutable std::mutex m_;  // guards what follows
+  std::vector<CaptureConnection> connections_;
+  std::shared_ptr<const CaptureAnalysis> analysis_;
+  struct Page {
+    std::size_t first = 0, count = 0;
+    std::vector<FrameRow> rows;
+  };
+  mutable std::vector<Page> pages_;  // most recently used last
+  mutable std::vector<std::pair<std::size_t, std::shared_ptr<const FrameDetail>>> details_;
+};
+
+}  // namespace anthro
