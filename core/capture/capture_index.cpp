@@ -115,18 +115,18 @@ void CaptureIndex::on_frame(const CaptureConnection& c, const FrameEvent& e) {
     row.detail_size = static_cast<std::uint16_t>(detail.size());
     record_.insert(record_.end(), detail.begin(), detail.end());
   }
-  auto extent = data_.append(as_text(record_));
-  row.data_offset = extent ? extent->offset : 0;
-  if (!extent) {
-    row.data_size = row.detail_size = 0;
-    write_failed_ = true;
-  }
+  // Buffered: one write per page of rows, not one per frame.
+  row.data_offset = data_.size() + pending_data_.size();
+  pending_data_.insert(pending_data_.end(), record_.begin(), record_.end());
   pending_.push_back(row);
-  if (pending_.size() == kRowsPerPage) flush_rows();
+  if (pending_.size() == kRowsPerPage || pending_data_.size() >= (1u << 20)) flush_rows();
 }
 
 void CaptureIndex::flush_rows() {
   if (pending_.empty()) return;
+  // A row is published only after its frame's bytes are written.
+  if (!write_failed_ && !data_.append(as_text(pending_data_))) write_failed_ = true;
+  pending_data_.clear();
   std::string_view bytes(reinterpret_cast<const char*>(pending_.data()), pending_.size() * sizeof(FrameRow));
   // After a failed write later rows would land at the wrong offsets: publishing stops there.
   if (!write_failed_ && rows_.append(bytes))

@@ -99,7 +99,7 @@ class CaptureIndex {
   // Loader-only state.
   std::vector<FrameRow> pending_;
   std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // the decoder's record -> id
-  Bytes record_;
+  Bytes record_, pending_data_;
   bool write_failed_ = false;
 
   mutable std::mutex m_;  // guards what follows
