@@ -26,6 +26,8 @@ struct Segment {
   std::uint16_t window = 65535;
   bool bad_checksum = false;
   std::uint16_t client_port = 40000;
+  std::uint32_t client_isn = 1000, server_isn = 5000;
+  std::optional<std::size_t> captured;  // payload bytes in the file (a snaplen cut), when set
 };
 
 inline std::uint16_t checksum(const std::uint8_t* p, std::size_t n, std::uint32_t sum = 0) {
@@ -37,7 +39,7 @@ inline std::uint16_t checksum(const std::uint8_t* p, std::size_t n, std::uint32_
 
 // Ethernet + IPv4 + TCP, client 127.0.0.1:<client_port>, server 127.0.0.1:7080.
 inline Bytes packet(const Segment& s) {
-  const std::uint32_t client_isn = 1000, server_isn = 5000;
+  const std::uint32_t client_isn = s.client_isn, server_isn = s.server_isn;
   Bytes tcp(20);
   store_u16(tcp.data(), s.from_client ? s.client_port : 7080);
   store_u16(tcp.data() + 2, s.from_client ? 7080 : s.client_port);
@@ -86,7 +88,9 @@ inline void write_capture(const std::string& path, const std::vector<Segment>& s
   double ts = 1700000000.0;
   for (const Segment& s : segments) {
     Bytes p = packet(s);
-    (*writer)->write_packet(ts += 0.001, p, static_cast<std::uint32_t>(p.size()));
+    auto wire = static_cast<std::uint32_t>(p.size());
+    if (s.captured) p.resize(p.size() - s.payload.size() + std::min(*s.captured, s.payload.size()));
+    (*writer)->write_packet(ts += 0.001, p, wire);
   }
   if (!(*writer)->close()) qFatal("cannot close the capture");
 }

@@ -3,6 +3,7 @@
 // window, then analysed as a user would.
 #include <QtTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -89,6 +90,110 @@ class TestCaptureTcp : public QObject {
     CaptureAnalysis a = analyse(segments);
     QCOMPARE(a.connections[0].info.tcp.zero_window_events, std::uint64_t{1});
     QVERIFY(a.connections[0].info.tcp.zero_window_ms > 0);
+  }
+
+  void sequenceNumbersWrapAround() {
+    auto segments = conversation(40);
+    for (auto& segment : segments) {
+      segment.client_isn = 0xFFFFFF80;  // the client's bytes cross 2^32 after 127
+      segment.server_isn = 0xFFFFFFF0;  // the server's after 15
+    }
+    std::shuffle(segments.begin() + kHandshake, segments.end(), std::mt19937(3));
+    CaptureAnalysis a = analyse(segments);
+    QCOMPARE(text_of(a), std::string("Hello, world!"));
+    QCOMPARE(a.connections[0].info.tcp.gaps, std::uint64_t{0});
+  }
+
+  void aCaptureThatStartsMidStream() {
+    auto segments = conversation(100);
+    segments.erase(segments.begin(), segments.begin() + kHandshake);  // no handshake
+    CaptureAnalysis a = analyse(segments);
+    QCOMPARE(text_of(a), std::string("Hello, world!"));
+
+    // It starts after both prefaces: the frames are found and opened with the key log alone.
+    std::vector<Segment> late;
+    const auto& conv = vectors()["conversation"];
+    for (bool client : {true, false}) {
+      Bytes bytes = hex(conv[client ? "client_to_server" : "server_to_client"]);
+      late.push_back({client, static_cast<std::uint32_t>(kPrefaceSize),
+                      Bytes(bytes.begin() + static_cast<std::ptrdiff_t>(kPrefaceSize), bytes.end())});
+    }
+    CaptureAnalysis b = analyse(late);
+    QCOMPARE(b.connections[0].info.frames_opened, std::uint64_t{6});
+    QCOMPARE(text_of(b), std::string("Hello, world!"));
+    QVERIFY(!b.connections[0].info.offer);
+  }
+
+  void keepAlivesAreCountedNotDelivered() {
+    auto segments = conversation(100);
+    std::size_t c2s = hex(vectors()["conversation"]["client_to_server"]).size();
+    Segment probe{true, static_cast<std::uint32_t>(c2s - 1), {0x00}, 0x10};  // one old byte
+    Segment empty{true, static_cast<std::uint32_t>(c2s - 1), {}, 0x10};
+    segments.insert(segments.end() - 1, probe);
+    segments.insert(segments.end() - 1, empty);
+    CaptureAnalysis a = analyse(segments);
+    QCOMPARE(a.connections[0].info.tcp.keepalives, std::uint64_t{2});
+    QCOMPARE(a.connections[0].info.tcp.retransmissions, std::uint64_t{0});
+    QCOMPARE(text_of(a), std::string("Hello, world!"));
+  }
+
+  void duplicateAcksAreCounted() {
+    auto segments = conversation(100);
+    std::size_t c2s = hex(vectors()["conversation"]["client_to_server"]).size();
+    Segment ack{true, static_cast<std::uint32_t>(c2s), {}, 0x10};  // acknowledges none of the server's bytes
+    // After the server's first data segment, the client repeats the same ACK three times.
+    auto first_server_data = std::find_if(segments.begin() + kHandshake, segments.end(),
+                                          [](const Segment& s) { return !s.from_client; });
+    segments.insert(first_server_data + 1, {ack, ack, ack});
+    CaptureAnalysis a = analyse(segments);
+    QCOMPARE(a.connections[0].info.tcp.duplicate_acks, std::uint64_t{3});
+    QCOMPARE(text_of(a), std::string("Hello, world!"));
+  }
+
+  void aFullWindowIsCounted() {
+    auto segments = conversation(100);
+    for (auto& s : segments)
+      if (s.from_client) s.window = 100;  // the client can take 100 unacknowledged bytes
+    CaptureAnalysis a = analyse(segments);
+    // The server's first 100-byte segment fills it; nothing is acknowledged, so every later one does too.
+    std::uint64_t server_segments = 0;
+    for (std::size_t i = kHandshake; i < segments.size(); ++i) server_segments += !segments[i].from_client;
+    QCOMPARE(a.connections[0].info.tcp.window_full_events, server_segments);
+    QCOMPARE(text_of(a), std::string("Hello, world!"));
+  }
+
+  void snaplenCutsAreGapsWithTheirSize() {
+    auto segments = conversation(100);
+    Segment& cut = segments.back();  // the end of the server's RESPONSE frame
+    const std::size_t lost = cut.payload.size() - 10;
+    cut.captured = 10;
+    CaptureAnalysis a = analyse(segments);
+    QCOMPARE(a.connections[0].info.tcp.gaps, std::uint64_t{1});
+    QCOMPARE(a.connections[0].info.tcp.gap_bytes, std::uint64_t{lost});
+    QCOMPARE(a.connections[0].info.frames_opened, std::uint64_t{5});  // all but the cut RESPONSE
+    QCOMPARE(text_of(a), std::string("Hello, world!"));
+    QVERIFY(!a.connections[0].streams[0].stop_reason);
+  }
+
+  void finAndRstAreSeen() {
+    auto segments = conversation(100);
+    std::size_t c2s = hex(vectors()["conversation"]["client_to_server"]).size();
+    std::size_t s2c = hex(vectors()["conversation"]["server_to_client"]).size();
+    segments.push_back({false, static_cast<std::uint32_t>(s2c), {}, 0x11});  // FIN+ACK
+    segments.push_back({true, static_cast<std::uint32_t>(c2s), {}, 0x14});   // RST+ACK
+    CaptureAnalysis a = analyse(segments);
+    const TcpHealth& t = a.connections[0].info.tcp;
+    QVERIFY(t.fin_server);
+    QVERIFY(!t.fin_client);
+    QVERIFY(t.rst);
+    QCOMPARE(text_of(a), std::string("Hello, world!"));
+
+    // The same four-tuple used again after the close is a second connection.
+    auto again = conversation(100);
+    segments.insert(segments.end(), again.begin(), again.end());
+    CaptureAnalysis b = analyse(segments);
+    QCOMPARE(b.connections.size(), std::size_t{2});
+    QCOMPARE(b.connections[1].streams.at(0).text, std::string("Hello, world!"));
   }
 
   // Connections split among decoding threads, and texts moved out of memory, give exactly
