@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
-  qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-l10n-tools libqcustomplot-dev
+  qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-l10n-tools qt6-svg-dev libqcustomplot-dev
   libssl-dev libsodium-dev libpcap-dev nlohmann-json3-dev libboost-dev
   xvfb xauth tshark tcpdump imagemagick poppler-utils openssl
   clang-14 libclang-rt-14-dev

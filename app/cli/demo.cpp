@@ -1,15 +1,23 @@
 // `anthro-wb demo`: the headless main job. The embedded endpoint, a live anthro-v1 session
-// over TLS with its key log, that session's bytes decoded back by a passive observer holding
-// only the key log, and anthro-v1 against the HTTP baseline under the same load.
+// over TLS captured on the loopback interface with its key log embedded in the pcapng, that
+// capture analysed as `analyze` would (capture-derived TTFT against the session's own), and
+// anthro-v1 against the HTTP baseline under the same load. Without permission to capture, the
+// session's own bytes are decoded instead and the demo says why.
+#include <condition_variable>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "capture/analysis.h"
+#include "capture/live_capture.h"
 #include "crypto/keylog.h"
 #include "endpoint/endpoint.h"
 #include "protocol/describe.h"
 #include "session/bench.h"
+#include "session/target.h"
 #include "util/files.h"
 
 namespace anthro::cli {
@@ -46,6 +54,69 @@ int decode_own_bytes(const std::string& c2s, const std::string& s2c, const std::
   down.feed(as_bytes(s2c));
   std::cout << "  " << frames << " frames, " << refused << " not opened\n";
   return refused == 0 && frames > 0 ? 0 : 1;
+}
+
+// Captures loopback traffic to `port` on a thread until stop(); the session may start once
+// ready() returns true.
+class LoopbackCapture {
+ public:
+  LoopbackCapture(std::uint16_t port, std::string output, std::string keylog) {
+    LiveCaptureConfig c;
+    c.interface = "lo";
+    c.filter = "tcp port " + std::to_string(port);
+    c.output = std::move(output);
+    c.keylog_path = std::move(keylog);
+    thread_ = std::thread([this, c] {
+      auto stats = run_live_capture(c, stop_, [this] { set_state(State::Ready); });
+      result_ = stats ? std::string() : stats.error().detail;
+      if (stats) packets_ = stats->packets;
+      set_state(State::Done);
+    });
+  }
+  ~LoopbackCapture() { stop(); }
+  bool ready() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return state_ != State::Starting; });
+    return state_ == State::Ready;
+  }
+  // The error that stopped it, or empty.
+  std::string stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return result_;
+  }
+  std::uint64_t packets() const { return packets_; }
+
+ private:
+  enum class State { Starting, Ready, Done };
+  void set_state(State s) {
+    std::lock_guard lock(m_);
+    if (state_ != State::Done) state_ = s;
+    cv_.notify_all();
+  }
+  std::atomic<bool> stop_{false};
+  std::mutex m_;
+  std::condition_variable cv_;
+  State state_ = State::Starting;
+  std::string result_;
+  std::uint64_t packets_ = 0;
+  std::thread thread_;
+};
+
+int analyse_own_capture(const std::string& pcapng, const RequestResult& live) {
+  auto a = analyze_capture(pcapng, {});  // no key file: the keys are in the capture's DSB
+  if (!a) return std::cerr << "  " << a.error().detail << "\n", 1;
+  for (const auto& c : a->connections) {
+    std::cout << "  " << c.info.name << ": " << to_string(c.info.transport) << ", ALPN " << c.info.alpn << ", "
+              << c.info.tls_suite << ", decryption " << c.info.decryption << ", " << c.info.frames << " frames\n";
+    for (const auto& s : c.streams)
+      std::cout << "    stream " << s.stream_id << ": TTFT " << ms(s.figures.ttft_ms) << " (the session measured "
+                << ms(live.figures.ttft_ms) << "), E2E " << ms(s.figures.e2e_ms) << ", " << s.figures.tokens
+                << " tokens, mean ITL " << ms(s.figures.mean_itl_ms) << "\n";
+  }
+  bool ok = !a->connections.empty() && a->connections[0].info.decryption == "ok";
+  std::cout << "  " << (ok ? "decrypted with the keys embedded in the capture" : "not decrypted") << "\n";
+  return ok ? 0 : 1;
 }
 
 void compare_paths(const Endpoint& endpoint) {
@@ -90,8 +161,14 @@ int run_demo(const std::vector<std::string>& args) {
   std::string c2s, s2c;
   s.on_bytes = [&](bool up, std::string_view b) { (up ? c2s : s2c) += b; };
   s.on_text = [](std::string_view t) { std::cout << t << std::flush; };
-  std::cout << "\n2. A live session over TLS (ALPN anthro-v1, negotiation in the TLS extension):\n  ";
+  std::string pcapng = *dir + "/demo-session.pcapng";
+  auto target = parse_target(s.target);
+  LoopbackCapture capture(target ? target->port : 0, pcapng, keylog);
+  bool capturing = capture.ready();
+  std::cout << "\n2. A live session over TLS (ALPN anthro-v1, negotiation in the TLS extension)"
+            << (capturing ? ", captured on lo" : "") << ":\n  ";
   auto result = run_session(s);
+  std::string capture_error = capture.stop();
   if (!result || result->error || result->requests.empty()) {
     std::cerr << "\nanthro-wb demo: session failed: " << (result ? result->error.value_or("no request") : result.error().detail) << "\n";
     return 3;
@@ -102,8 +179,15 @@ int run_demo(const std::vector<std::string>& args) {
             << ms(r.figures.e2e_ms) << ", " << r.figures.tokens << " tokens, mean ITL " << ms(r.figures.mean_itl_ms)
             << ", p99 ITL " << ms(r.figures.p99_itl_ms) << "\n  key log (NSS and ANTHRO_V1 lines, mode 0600): " << keylog << "\n";
 
-  std::cout << "\n3. The session's own bytes, decoded by an observer holding only the key log:\n";
-  int decoded = decode_own_bytes(c2s, s2c, keylog);
+  int decoded = 0;
+  if (capture_error.empty()) {
+    std::cout << "\n3. The capture (" << pcapng << ", " << capture.packets() << " packets), analysed:\n";
+    decoded = analyse_own_capture(pcapng, r);
+  } else {
+    std::cout << "\n3. No capture (" << capture_error << ").\n   The session's own bytes, decoded by an observer "
+              << "holding only the key log:\n";
+    decoded = decode_own_bytes(c2s, s2c, keylog);
+  }
   compare_paths(**endpoint);
   (*endpoint)->stop();
   return decoded;

@@ -405,7 +405,10 @@ class Reader {
         next_progress = packet->file_offset + (1u << 20);
       }
       const auto& secrets = reader_.secrets();
-      for (; secrets_seen < secrets.size(); ++secrets_seen) on_secrets(secrets[secrets_seen]);
+      for (; secrets_seen < secrets.size(); ++secrets_seen) {
+        analysis_.embedded_keylogs.push_back(secrets[secrets_seen]);
+        on_secrets(secrets[secrets_seen]);
+      }
       auto segment = parse_tcp(*packet);
       if (!segment) {
         if (analysis_.warnings.size() < 100)

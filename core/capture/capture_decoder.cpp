@@ -57,6 +57,7 @@ void CaptureDecoder::finish() {
   for (auto& c : conns_) {
     if (c->tls) {
       c->tls->finish();
+      c->info.tls_client_random = c->tls->handshake().client_random;
       std::string status = c->tls->status();
       if (status != "ok") c->info.decryption = "TLS: " + status;
     }
@@ -146,6 +147,7 @@ void CaptureDecoder::start_tls(Conn& c) {
   ev.on_handshake = [this, &c](const TlsHandshakeInfo& h) {
     c.info.alpn = h.alpn_selected;
     c.info.tls_suite = h.cipher_suite;
+    c.info.tls_client_random = h.client_random;
     c.info.tls_version = h.version;
     c.info.preface_start_ts = c.tcp->first_ts();
     if (h.alpn_selected != "anthro-v1") return;

@@ -24,6 +24,7 @@ struct CaptureConnection {
   std::optional<BlobRefusal> negotiation_refusal;
   std::optional<Suite> suite;
   std::string alpn, tls_suite, tls_version;  // TLS connections: what the handshake said
+  Bytes tls_client_random;                   // which key log lines belong to it
   std::optional<double> syn_ts, synack_ts, preface_start_ts, negotiated_ts;
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
