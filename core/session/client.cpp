@@ -53,13 +53,17 @@ SessionClient::SessionClient(const SessionConfig& config, Target target, std::sh
   result_.transport = target_.transport();
 }
 
-awaitable<SessionResult> SessionClient::run() {
+awaitable<SessionResult> SessionClient::run(std::function<void(const RequestResult&)> on_request) {
   bool open_ok = co_await open();
   RequestOptions options{config_.cancel_after_tokens, config_.metadata_json};
-  for (unsigned i = 0; open_ok && i < config_.repeat; ++i) {
-    bool go_on = co_await request(result_.requests.emplace_back(), options);
+  for (unsigned i = 0; open_ok && i < config_.repeat && !cancel_requested_; ++i) {
+    RequestResult& r = result_.requests.emplace_back();
+    bool go_on = co_await request(r, options);
+    if (on_request) on_request(r);
     if (!go_on) break;
   }
+  if (cancel_requested_ && result_.requests.empty() && (open_ok || closed_for_cancel_))
+    result_.error = "cancelled by the client before the first request";
   close();
   co_return std::move(result_);
 }
@@ -73,14 +77,45 @@ awaitable<bool> SessionClient::open() {
 
 awaitable<bool> SessionClient::request(RequestResult& r, const RequestOptions& options) {
   bool go_on = false;
+  current_ = &r;
   if (target_.kind == TargetKind::Anthro) go_on = co_await anthro_request(r, options);
   else go_on = co_await http_request(r, options);
+  current_ = nullptr;
   finish_figures(r);
   co_return go_on;
 }
 
 void SessionClient::close() {
   if (stream_) stream_->close();
+}
+
+void SessionClient::request_cancel(bool close_connection) {
+  cancel_requested_ = true;
+  bool anthro = target_.kind == TargetKind::Anthro;
+  if (anthro && in_flight_ && !in_flight_->cancel_sent) {
+    if (in_flight_->reading) {
+      // The loop writes nothing while it waits for bytes, so this write overlaps no other.
+      co_spawn(stream_->socket().get_executor(), write_cancel(seal_cancel(*in_flight_), close_connection),
+               asio::detached);
+      return;
+    }
+    if (!close_connection) return;  // the REQUEST is being written: the loop sends CANCEL after it
+  }
+  if (anthro && !close_connection) return;  // nothing in flight, or CANCEL already sent
+  if (!anthro && current_ && !current_->timeline.cancel_written) current_->timeline.cancel_written = now_s();
+  close_for_cancel();
+}
+
+awaitable<void> SessionClient::write_cancel(Bytes frame, bool close_after) {
+  co_await write(frame);
+  if (close_after) close_for_cancel();
+}
+
+void SessionClient::close_for_cancel() {
+  closed_for_cancel_ = true;
+  boost::system::error_code ignored;
+  if (stream_) stream_->close();
+  else if (connecting_) connecting_->close(ignored);
 }
 
 awaitable<bool> SessionClient::connect() {
@@ -92,7 +127,10 @@ awaitable<bool> SessionClient::connect() {
   if (ec) co_return fail("cannot resolve " + target_.host + ": " + ec.message());
   tcp::socket socket(ex);
   double start = now_s();
+  connecting_ = &socket;  // for request_cancel(true)
+  struct Done { tcp::socket*& p; ~Done() { p = nullptr; } } done{connecting_};
   for (const auto& entry : endpoints) {
+    if (closed_for_cancel_) break;
     socket = tcp::socket(ex);
     socket.open(entry.endpoint().protocol(), ec);
     if (config_.ring_kib) socket.set_option(asio::socket_base::receive_buffer_size(*config_.ring_kib * 1024), ec);
@@ -100,6 +138,7 @@ awaitable<bool> SessionClient::connect() {
     co_await socket.async_connect(entry.endpoint(), asio::redirect_error(use_awaitable, ec));
     if (!ec) break;
   }
+  if (closed_for_cancel_) co_return fail("cancelled by the client while connecting");
   if (ec) co_return fail("cannot connect to " + target_.host + ":" + std::to_string(target_.port) + ": " + ec.message());
   result_.connect_ms = (now_s() - start) * 1000.0;
   socket.set_option(tcp::no_delay(true), ec);

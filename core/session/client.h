@@ -21,8 +21,8 @@ struct RequestOptions {
 class SessionClient {
  public:
   SessionClient(const SessionConfig& config, Target target, std::shared_ptr<net::asio::ssl::context> tls);
-  // The whole session: open, then config.repeat requests.
-  net::awaitable<SessionResult> run();
+  // The whole session: open, then config.repeat requests; `on_request` sees each one finished.
+  net::awaitable<SessionResult> run(std::function<void(const RequestResult&)> on_request = nullptr);
 
   // Connects and negotiates; false with result().error set on failure.
   net::awaitable<bool> open();
@@ -30,6 +30,16 @@ class SessionClient {
   net::awaitable<bool> request(RequestResult& r, const RequestOptions& options);
   void close();
   SessionResult& result() { return result_; }
+
+  // Stops the session; call it on the client's executor (post it there from other threads).
+  // anthro-v1: a request in flight gets a CANCEL at once (written alongside the pending read,
+  // or right after the REQUEST when that is still being written) and is read until its
+  // RESPONSE. HTTP: the connection is closed, the only cancel the HTTP APIs have, and the
+  // request ends with error "cancelled by the client (connection closed)". No further request
+  // starts. `close_connection` also closes an anthro-v1 connection (once the CANCEL is
+  // written), or the connect under way, for a caller that will not wait for the RESPONSE.
+  void request_cancel(bool close_connection = false);
+  bool cancel_requested() const { return cancel_requested_; }
 
  private:
   net::awaitable<bool> connect();
@@ -43,6 +53,18 @@ class SessionClient {
   void finish_figures(RequestResult& r) const;
   RequestSpec request_spec() const;
 
+  // The anthro-v1 request whose frames are being read, for a CANCEL; lives in anthro_request.
+  struct InFlight {
+    RequestResult& r;
+    Aead& c2s;
+    std::uint8_t flags;  // the REQUEST's, which CANCEL copies (spec §4)
+    bool reading = false;  // waiting for bytes, no write under way: a CANCEL may go out alongside
+    bool cancel_sent = false;
+  };
+  Bytes seal_cancel(InFlight& f);  // stamps cancel_written: call it just before the write
+  net::awaitable<void> write_cancel(Bytes frame, bool close_after);
+  void close_for_cancel();
+
   const SessionConfig& config_;
   Target target_;
   std::shared_ptr<net::asio::ssl::context> tls_;
@@ -55,6 +77,12 @@ class SessionClient {
   NonceSequence nonces_;  // for key_c2s: one sequence per connection, so no nonce repeats
   double handshake_start_ = 0;
   std::uint32_t next_stream_id_ = 1;
+  // request_cancel(); all on the client's executor.
+  bool cancel_requested_ = false;
+  bool closed_for_cancel_ = false;
+  RequestResult* current_ = nullptr;  // the request under way
+  InFlight* in_flight_ = nullptr;
+  net::tcp::socket* connecting_ = nullptr;
 };
 
 }  // namespace anthro

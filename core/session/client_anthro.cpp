@@ -41,22 +41,39 @@ awaitable<bool> SessionClient::write(ByteView bytes) {
   co_return ok;
 }
 
+Bytes SessionClient::seal_cancel(InFlight& f) {
+  f.cancel_sent = true;
+  Bytes frame = seal_frame(f.c2s, FrameType::Cancel, f.flags, negotiated_.token, nonces_.next(),
+                           encode_cancel(f.r.stream_id, CancelReason::User));
+  f.r.timeline.cancel_written = now_s();  // as the write starts, like the REQUEST
+  return frame;
+}
+
 awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOptions& options) {
   std::uint32_t stream_id = r.stream_id = next_stream_id_;
   next_stream_id_ += 2;
   RequestSpec spec = request_spec();
   spec.metadata_json = options.metadata_json;
   Aead c2s(negotiated_.suite, keys_.c2s);
-  std::uint8_t flags = config_.stream ? kFlagStreaming : 0;
-  Bytes frame = seal_frame(c2s, FrameType::Request, flags & negotiated_.flags, negotiated_.token, nonces_.next(),
+  std::uint8_t flags = (config_.stream ? kFlagStreaming : 0) & negotiated_.flags;
+  Bytes frame = seal_frame(c2s, FrameType::Request, flags, negotiated_.token, nonces_.next(),
                            encode_request(stream_id, spec));
+  InFlight in_flight{r, c2s, flags};
+  in_flight_ = &in_flight;  // request_cancel() may now send a CANCEL for this stream
+  struct Clear { InFlight*& p; ~Clear() { p = nullptr; } } clear_in_flight{in_flight_};
   // Stamped as the write starts: Asio writes a small message within the call, but resumes
   // this coroutine only when the loop comes round, which under load is later.
   r.timeline.request_written = now_s();
   bool sent = co_await write(frame);
   if (!sent) {
-    r.error = "cannot send REQUEST: " + stream_->error().message();
+    r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
+                                 : "cannot send REQUEST: " + stream_->error().message();
     co_return false;
+  }
+  if (cancel_requested_ && !in_flight.cancel_sent) {  // request_cancel() came during the write
+    Bytes cancel = seal_cancel(in_flight);
+    bool cancelled = co_await write(cancel);
+    if (!cancelled) co_return false;
   }
 
   std::vector<FrameEvent> events;
@@ -65,7 +82,6 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
   decoder.set_key({negotiated_.suite, keys_.s2c});
   decoder.set_header_context(HeaderContext{negotiated_.token, negotiated_.flags});
   std::uint32_t expected_index = 0, tokens = 0;
-  bool cancel_sent = false;
   std::vector<std::uint8_t> buf(64 * 1024);
   asio::steady_timer deadline(co_await asio::this_coro::executor);
   deadline.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.timeout_s)));
@@ -79,12 +95,15 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
   struct Cancel { asio::steady_timer& t; ~Cancel() { t.cancel(); } } cancel_deadline{deadline};
 
   for (;;) {
+    in_flight.reading = true;
     std::size_t n = co_await read_some(buf.data(), buf.size());
+    in_flight.reading = false;
     double t = now_s();  // stamped at the socket read, before any parsing
     if (n == 0) {
-      r.error = timed_out ? "no RESPONSE within " + std::to_string(config_.timeout_s) + " s"
-                          : "connection closed before RESPONSE" +
-                                (stream_->error() ? " (" + stream_->error().message() + ")" : std::string());
+      r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
+                : timed_out        ? "no RESPONSE within " + std::to_string(config_.timeout_s) + " s"
+                                   : "connection closed before RESPONSE" +
+                                  (stream_->error() ? " (" + stream_->error().message() + ")" : std::string());
       co_return false;
     }
     decoder.feed(ByteView(buf.data(), n), t);
@@ -115,16 +134,14 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
         r.text += tok->text_view();
         tokens += tok->token_count;
         if (config_.on_text) config_.on_text(tok->text_view());
-        if (options.cancel_after_tokens && tokens >= *options.cancel_after_tokens && !cancel_sent) {
-          cancel_sent = true;
+        if (options.cancel_after_tokens && tokens >= *options.cancel_after_tokens && !in_flight.cancel_sent) {
           if (config_.close_without_cancel) {
+            in_flight.cancel_sent = true;
             r.error = "closed by the client without CANCEL";
             stream_->close();
             co_return false;
           }
-          Bytes cancel = seal_frame(c2s, FrameType::Cancel, e.header.flags, negotiated_.token, nonces_.next(),
-                                    encode_cancel(stream_id, CancelReason::User));
-          r.timeline.cancel_written = now_s();  // as the write starts, like the REQUEST
+          Bytes cancel = seal_cancel(in_flight);
           bool cancelled = co_await write(cancel);
           if (!cancelled) co_return false;
         }

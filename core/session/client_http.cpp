@@ -45,7 +45,8 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptio
   r.timeline.request_written = now_s();  // as the write starts (see client_anthro.cpp)
   bool sent = co_await write(as_bytes(request));
   if (!sent) {
-    r.error = "cannot send the request: " + stream_->error().message();
+    r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
+                                 : "cannot send the request: " + stream_->error().message();
     co_return false;
   }
 
@@ -82,8 +83,9 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptio
     std::size_t n = co_await read_some(buf, sizeof buf);
     t = now_s();  // stamped at the socket read, before any parsing
     if (n == 0) {
-      r.error = "connection closed before the response ended" +
-                (stream_->error() ? " (" + stream_->error().message() + ")" : std::string());
+      r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
+                                   : "connection closed before the response ended" +
+                                         (stream_->error() ? " (" + stream_->error().message() + ")" : std::string());
       co_return false;
     }
     if (!r.timeline.first_byte) r.timeline.first_byte = t;
