@@ -1,12 +1,46 @@
-// anthro-workbench: the desktop app.
+// anthro-workbench [CAPTURE] [--keylog FILE]... [--server-key PEM]...
 #include <QApplication>
+#include <QCommandLineParser>
 
+#include "language.h"
+#include "keys_panel.h"
 #include "main_window.h"
+#include "screenshot_tour.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
+  QApplication::setOrganizationName("anthro-workbench");
   QApplication::setApplicationName("anthro-workbench");
+  QApplication::setApplicationVersion(ANTHRO_VERSION);
+  anthro::gui::install_default_language();
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QApplication::translate("main", "anthro-v1 Workbench: live sessions, captures, latency charts."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption keylog("keylog", QApplication::translate("main", "NSS key log with ANTHRO_V1 lines (repeatable)."), "FILE");
+  QCommandLineOption server_key("server-key", QApplication::translate("main", "Server static X25519 key, PEM (repeatable)."), "PEM");
+  QCommandLineOption screenshots("screenshots", QApplication::translate("main", "Take the README screenshots into DIR and exit."), "DIR");
+  QCommandLineOption vectors("vectors", QApplication::translate("main", "The spec's vectors directory (for --screenshots)."), "DIR",
+                             "../shared/spec/vectors");
+  screenshots.setFlags(QCommandLineOption::HiddenFromHelp);
+  vectors.setFlags(QCommandLineOption::HiddenFromHelp);
+  parser.addOption(keylog);
+  parser.addOption(server_key);
+  parser.addOption(screenshots);
+  parser.addOption(vectors);
+  parser.addPositionalArgument("capture", QApplication::translate("main", "A pcap or pcapng file to open."), "[CAPTURE]");
+  parser.process(app);
+
   anthro::gui::MainWindow window;
-  window.show();
+  if (!parser.isSet(screenshots)) window.show();
+  const QStringList captures = parser.positionalArguments();
+  if (parser.isSet(screenshots))
+    return anthro::gui::run_screenshot_tour(window, parser.value(screenshots), parser.value(vectors));
+  for (const QString& path : captures) window.openCapture(path, parser.values(keylog), parser.values(server_key));
+  if (captures.isEmpty()) {
+    for (const QString& k : parser.values(keylog)) window.keysPanel()->addKeylog(k);
+    for (const QString& k : parser.values(server_key)) window.keysPanel()->addServerKey(k);
+  }
   return QApplication::exec();
 }

@@ -1,22 +1,322 @@
 #include "main_window.h"
 
-#include <QHeaderView>
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
 #include <QStatusBar>
-#include <QTableView>
+#include <QTabBar>
+#include <QTabWidget>
 
-#include "frame_table_model.h"
+#include "capture_inspector.h"
+#include "endpoint/endpoint.h"
+#include "keys_panel.h"
+#include "language.h"
+#include "session_panel.h"
+#include "welcome_page.h"
 
 namespace anthro::gui {
+namespace {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), frames_(new widgets::FrameTableModel(this)) {
+constexpr int kMaxRecent = 10;
+
+bool is_capture(const QString& path) {
+  QString s = path.toLower();
+  return s.endsWith(".pcap") || s.endsWith(".pcapng") || s.endsWith(".cap");
+}
+bool is_pem(const QString& path) { return path.toLower().endsWith(".pem"); }
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      tabs_(new QTabWidget(this)),
+      welcome_(nullptr),
+      session_(new widgets::SessionPanel(this)),
+      keys_(new widgets::KeysPanel(this)),
+      log_(new QPlainTextEdit(this)),
+      keys_dock_(new QDockWidget(this)),
+      log_dock_(new QDockWidget(this)),
+      endpoint_label_(new QLabel(this)) {
+  setObjectName("MainWindow");
+  setAcceptDrops(true);
+  tabs_->setDocumentMode(true);
+  tabs_->setTabsClosable(true);
+  tabs_->setMovable(true);
+  setCentralWidget(tabs_);
+
+  auto* welcome = new WelcomePage(this);
+  welcome_ = welcome;
+  tabs_->addTab(welcome_, QString());
+  tabs_->addTab(session_, QString());
+  for (int i = 0; i < 2; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
+  connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int i) {
+    QWidget* page = tabs_->widget(i);
+    if (page == welcome_ || page == session_) return;
+    tabs_->removeTab(i);
+    page->deleteLater();
+  });
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (auto* inspector = currentInspector(); inspector && inspector->index() && inspector->index()->finished()) {
+      auto a = inspector->index()->analysis();
+      keys_->showCapture(inspector->path(), inspector->index()->connections(),
+                         a ? a->embedded_keylogs : std::vector<std::string>{});
+    }
+  });
+
+  log_->setReadOnly(true);
+  log_->setObjectName("log");
+  log_->setMaximumBlockCount(5000);
+  log_dock_->setObjectName("logDock");
+  log_dock_->setWidget(log_);
+  keys_dock_->setObjectName("keysDock");
+  keys_dock_->setWidget(keys_);
+  addDockWidget(Qt::BottomDockWidgetArea, log_dock_);
+  addDockWidget(Qt::RightDockWidgetArea, keys_dock_);
+  statusBar()->addPermanentWidget(endpoint_label_);
+
+  connect(keys_, &widgets::KeysPanel::message, this, &MainWindow::log);
+  connect(keys_, &widgets::KeysPanel::keysChanged, this, &MainWindow::reloadCapturesWithKeys);
+  connect(session_, &widgets::SessionPanel::message, this, &MainWindow::log);
+  connect(session_, &widgets::SessionPanel::captureReady, this, [this](const QString& path) {
+    log(tr("Session capture written to %1").arg(path));
+    openCapture(path);
+  });
+  connect(welcome, &WelcomePage::openCaptureRequested, this, &MainWindow::openCaptureDialog);
+  connect(welcome, &WelcomePage::newSessionRequested, this, [this] { showPage(session_); });
+  connect(welcome, &WelcomePage::startCaptureRequested, this, &MainWindow::startCapture);
+  connect(welcome, &WelcomePage::recentRequested, this, [this](const QString& path) { openCapture(path); });
+
+  buildMenus();
+  startEndpoint();
+  retranslate();
+  updateRecentMenu();
+
+  QSettings settings;
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 900);
+  restoreState(settings.value("window/state").toByteArray());
+}
+
+MainWindow::~MainWindow() {
+  // Pages that run sessions or loads stop before the endpoint they talk to.
+  delete tabs_;
+  tabs_ = nullptr;
+  if (endpoint_) endpoint_->stop();
+}
+
+void MainWindow::startEndpoint() {
+  EndpointConfig config;
+  config.tls_listen = "127.0.0.1:0";
+  config.lab_listen = "127.0.0.1:0";
+  config.http_listen = "127.0.0.1:0";
+  config.model.ttft = {150, 40, true};
+  config.model.itl = {12, 3};
+  auto started = Endpoint::start(config);
+  if (!started) {
+    log(tr("The embedded endpoint did not start: %1").arg(QString::fromStdString(started.error().detail)));
+    return;
+  }
+  endpoint_ = std::move(*started);
+  session_->setEmbeddedTargets(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
+                               endpointUrl("http") + "/v1/messages");
+  log(tr("Embedded endpoint: %1 (TLS), %2 (lab), %3 (HTTP baseline)")
+          .arg(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("http")));
+}
+
+QString MainWindow::endpointUrl(const QString& scheme) const {
+  return endpoint_ ? QString::fromStdString(endpoint_->url(scheme.toStdString())) : QString();
+}
+
+void MainWindow::buildMenus() {
+  file_menu_ = menuBar()->addMenu(QString());
+  open_action_ = file_menu_->addAction(QString(), QKeySequence::Open, this, &MainWindow::openCaptureDialog);
+  recent_menu_ = file_menu_->addMenu(QString());
+  file_menu_->addSeparator();
+  add_keylog_action_ = file_menu_->addAction(QString(), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Add key log"), {}, tr("Key logs (*.log *.txt *.keylog);;All files (*)"));
+    if (!path.isEmpty()) keys_->addKeylog(path);
+  });
+  add_pem_action_ = file_menu_->addAction(QString(), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Add server key"), {}, tr("PEM keys (*.pem);;All files (*)"));
+    if (!path.isEmpty()) keys_->addServerKey(path);
+  });
+  file_menu_->addSeparator();
+  quit_action_ = file_menu_->addAction(QString(), QKeySequence::Quit, this, &QWidget::close);
+
+  session_menu_ = menuBar()->addMenu(QString());
+  new_session_action_ = session_menu_->addAction(QString(), QKeySequence::New, this, [this] { showPage(session_); });
+  start_capture_action_ = session_menu_->addAction(QString(), this, &MainWindow::startCapture);
+
+  view_menu_ = menuBar()->addMenu(QString());
+  view_menu_->addAction(keys_dock_->toggleViewAction());
+  view_menu_->addAction(log_dock_->toggleViewAction());
+  language_menu_ = view_menu_->addMenu(QString());
+  auto* group = new QActionGroup(this);
+  for (auto [code, name] : {std::pair{"en", "English"}, std::pair{"zh_CN", "简体中文"}}) {
+    QAction* a = language_menu_->addAction(QString::fromUtf8(name));
+    a->setCheckable(true);
+    a->setData(QString::fromLatin1(code));
+    a->setChecked(current_language() == QLatin1String(code));
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [this, a] { setLanguage(a->data().toString()); });
+  }
+
+  help_menu_ = menuBar()->addMenu(QString());
+  about_action_ = help_menu_->addAction(QString(), this, [this] {
+    QMessageBox::about(this, tr("About anthro-v1 Workbench"),
+                       tr("<h3>anthro-v1 Workbench %1</h3><p>Live sessions, captures and latency diagnosis for "
+                          "anthro-v1 and the HTTP Messages API it replaces.</p><p>Qt %2, QCustomPlot, OpenSSL, "
+                          "libsodium, libpcap.</p>")
+                           .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+  });
+}
+
+void MainWindow::retranslate() {
   setWindowTitle(tr("anthro-v1 Workbench"));
-  auto* table = new QTableView(this);
-  table->setModel(frames_);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->verticalHeader()->hide();
-  setCentralWidget(table);
-  statusBar()->showMessage(tr("Live sessions and captures are not in this build yet."));
-  resize(1000, 600);
+  tabs_->setTabText(tabs_->indexOf(welcome_), tr("Welcome"));
+  tabs_->setTabText(tabs_->indexOf(session_), tr("Live session"));
+  keys_dock_->setWindowTitle(tr("Keys"));
+  log_dock_->setWindowTitle(tr("Log"));
+  file_menu_->setTitle(tr("&File"));
+  open_action_->setText(tr("&Open Capture…"));
+  recent_menu_->setTitle(tr("Open &Recent"));
+  add_keylog_action_->setText(tr("Add &Key Log…"));
+  add_pem_action_->setText(tr("Add &Server Key (PEM)…"));
+  quit_action_->setText(tr("&Quit"));
+  session_menu_->setTitle(tr("&Session"));
+  new_session_action_->setText(tr("&New Live Session"));
+  start_capture_action_->setText(tr("Start &Capture…"));
+  view_menu_->setTitle(tr("&View"));
+  language_menu_->setTitle(tr("&Language"));
+  help_menu_->setTitle(tr("&Help"));
+  about_action_->setText(tr("&About"));
+  endpoint_label_->setText(endpoint_ ? tr("Embedded endpoint %1").arg(endpointUrl("anthro")) : tr("No embedded endpoint"));
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslate();
+  QMainWindow::changeEvent(event);
+}
+
+void MainWindow::setLanguage(const QString& locale) {
+  QSettings().setValue("ui/language", locale);
+  install_language(locale);
+  log(tr("Language: %1").arg(locale));
+}
+
+void MainWindow::showPage(QWidget* page) { tabs_->setCurrentWidget(page); }
+
+widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QStringList& keylogs,
+                                                   const QStringList& server_keys) {
+  for (const QString& k : keylogs) keys_->addKeylog(k);
+  for (const QString& k : server_keys) keys_->addServerKey(k);
+  CaptureKeySources keys;
+  for (const QString& k : keys_->keylogs()) keys.keylog_files.push_back(k.toStdString());
+  for (const QString& k : keys_->serverKeys()) keys.server_key_files.push_back(k.toStdString());
+  auto* inspector = new widgets::CaptureInspector(this);
+  connect(inspector, &widgets::CaptureInspector::message, this, &MainWindow::log);
+  connect(inspector, &widgets::CaptureInspector::loaded, this, [this, inspector](bool ok, const QString&) {
+    if (!ok || !inspector->index()) return;
+    auto a = inspector->index()->analysis();
+    if (currentInspector() == inspector)
+      keys_->showCapture(inspector->path(), inspector->index()->connections(),
+                         a ? a->embedded_keylogs : std::vector<std::string>{});
+  });
+  int tab = tabs_->addTab(inspector, QFileInfo(path).fileName());
+  tabs_->setTabToolTip(tab, path);
+  tabs_->setCurrentIndex(tab);
+  inspector->open(path, keys);
+  addRecent(QFileInfo(path).absoluteFilePath());
+  return inspector;
+}
+
+widgets::CaptureInspector* MainWindow::currentInspector() const {
+  return tabs_ ? qobject_cast<widgets::CaptureInspector*>(tabs_->currentWidget()) : nullptr;
+}
+
+void MainWindow::reloadCapturesWithKeys() {
+  // New keys may open what could not be opened: reload the shown capture with them.
+  auto* inspector = currentInspector();
+  if (!inspector) return;
+  CaptureKeySources keys;
+  for (const QString& k : keys_->keylogs()) keys.keylog_files.push_back(k.toStdString());
+  for (const QString& k : keys_->serverKeys()) keys.server_key_files.push_back(k.toStdString());
+  inspector->open(inspector->path(), keys);
+}
+
+void MainWindow::openCaptureDialog() {
+  QSettings settings;
+  QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), settings.value("ui/lastDir").toString(),
+                                              tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
+  if (path.isEmpty()) return;
+  settings.setValue("ui/lastDir", QFileInfo(path).absolutePath());
+  openCapture(path);
+}
+
+void MainWindow::startCapture() {
+  showPage(session_);
+  log(tr("Tick \"Capture this session's traffic\" and send: the capture opens here when the session ends. "
+         "For other traffic use `anthro-wb capture -i IFACE -w FILE.pcapng`."));
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value("files/recent").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("files/recent", recent);
+  updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+  QStringList recent = QSettings().value("files/recent").toStringList();
+  recent_menu_->clear();
+  for (const QString& path : recent) recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openCapture(path); })->setToolTip(path);
+  recent_menu_->setEnabled(!recent.isEmpty());
+  if (auto* welcome = qobject_cast<WelcomePage*>(welcome_)) welcome->setRecentFiles(recent);
+}
+
+void MainWindow::log(const QString& text) {
+  log_->appendPlainText(QDateTime::currentDateTime().toString("HH:mm:ss  ") + text);
+  statusBar()->showMessage(text, 8000);
+}
+
+QString MainWindow::logText() const { return log_->toPlainText(); }
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  QStringList captures;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    QString path = url.toLocalFile();
+    if (path.isEmpty()) continue;
+    if (is_capture(path)) captures << path;
+    else if (is_pem(path)) keys_->addServerKey(path);
+    else keys_->addKeylog(path);
+  }
+  for (const QString& path : captures) openCapture(path);
+  event->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  QMainWindow::closeEvent(event);
 }
 
 }  // namespace anthro::gui

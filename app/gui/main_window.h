@@ -1,11 +1,29 @@
-// The workbench's main window. For now: the frame table, filled by the decoder.
+// The workbench's main window: a welcome page, one tab per open capture (the inspector), the
+// live session page, the keys panel and the log. It owns the embedded local endpoint, started
+// with the window on free loopback ports, so a new session needs no configuration.
 #pragma once
 
 #include <QMainWindow>
+#include <memory>
+
+#include "capture/analysis.h"
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QTabWidget;
+
+namespace anthro {
+class Endpoint;
+}
 
 namespace anthro::widgets {
-class FrameTableModel;
-}
+class CaptureInspector;
+class KeysPanel;
+class SessionPanel;
+}  // namespace anthro::widgets
 
 namespace anthro::gui {
 
@@ -13,10 +31,61 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
-  widgets::FrameTableModel* frames() const { return frames_; }
+  ~MainWindow() override;
+
+  // Opens a capture in a new tab with the key files given plus those of the keys panel.
+  widgets::CaptureInspector* openCapture(const QString& path, const QStringList& keylogs = {},
+                                         const QStringList& server_keys = {});
+  widgets::CaptureInspector* currentInspector() const;
+  widgets::SessionPanel* sessionPanel() const { return session_; }
+  widgets::KeysPanel* keysPanel() const { return keys_; }
+  QTabWidget* tabs() const { return tabs_; }
+  // The embedded endpoint's URL for a scheme (anthro, anthro+lab, http, https), or empty.
+  QString endpointUrl(const QString& scheme) const;
+  // Appends to the log panel (errors never open a dialog).
+  void log(const QString& text);
+  QString logText() const;
+  void showPage(QWidget* page);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
  private:
-  widgets::FrameTableModel* frames_;
+  void buildMenus();
+  void retranslate();
+  void startEndpoint();
+  void openCaptureDialog();
+  void startCapture();
+  void addRecent(const QString& path);
+  void updateRecentMenu();
+  void reloadCapturesWithKeys();
+  void setLanguage(const QString& locale);
+
+  std::unique_ptr<Endpoint> endpoint_;
+  QTabWidget* tabs_;
+  QWidget* welcome_;
+  widgets::SessionPanel* session_;
+  widgets::KeysPanel* keys_;
+  QPlainTextEdit* log_;
+  QDockWidget* keys_dock_;
+  QDockWidget* log_dock_;
+  QLabel* endpoint_label_;
+  QMenu* file_menu_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QMenu* session_menu_ = nullptr;
+  QMenu* view_menu_ = nullptr;
+  QMenu* language_menu_ = nullptr;
+  QMenu* help_menu_ = nullptr;
+  QAction* open_action_ = nullptr;
+  QAction* add_keylog_action_ = nullptr;
+  QAction* add_pem_action_ = nullptr;
+  QAction* quit_action_ = nullptr;
+  QAction* new_session_action_ = nullptr;
+  QAction* start_capture_action_ = nullptr;
+  QAction* about_action_ = nullptr;
 };
 
 }  // namespace anthro::gui

@@ -1,0 +1,39 @@
+#include "language.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+#include <QSettings>
+#include <QTranslator>
+
+namespace anthro::gui {
+namespace {
+
+QString g_current = QStringLiteral("en");
+
+QTranslator& translator() {
+  static QTranslator t;
+  return t;
+}
+
+}  // namespace
+
+QString current_language() { return g_current; }
+
+void install_language(const QString& code) {
+  QCoreApplication::removeTranslator(&translator());
+  g_current = QStringLiteral("en");
+  // English is the source language: no translator needed.
+  // Installing or removing a translator sends QEvent::LanguageChange to every widget.
+  if (code == QLatin1String("zh_CN") && translator().load(QStringLiteral(":/i18n/anthro_workbench_zh_CN.qm"))) {
+    QCoreApplication::installTranslator(&translator());
+    g_current = code;
+  }
+}
+
+void install_default_language() {
+  QString saved = QSettings().value("ui/language").toString();
+  if (saved.isEmpty()) saved = QLocale::system().name().startsWith("zh") ? QStringLiteral("zh_CN") : QStringLiteral("en");
+  install_language(saved);
+}
+
+}  // namespace anthro::gui

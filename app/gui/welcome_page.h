@@ -1,0 +1,38 @@
+// The first page: what a user can do, and the captures opened recently.
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+
+namespace anthro::gui {
+
+class WelcomePage : public QWidget {
+  Q_OBJECT
+ public:
+  explicit WelcomePage(QWidget* parent = nullptr);
+  void setRecentFiles(const QStringList& paths);
+
+ signals:
+  void openCaptureRequested();
+  void newSessionRequested();
+  void startCaptureRequested();
+  void recentRequested(const QString& path);
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void retranslate();
+  QLabel* title_;
+  QLabel* subtitle_;
+  QPushButton* open_;
+  QPushButton* session_;
+  QPushButton* capture_;
+  QLabel* recent_title_;
+  QListWidget* recent_;
+};
+
+}  // namespace anthro::gui

@@ -1,0 +1,197 @@
+// The workbench as a user drives it, offscreen: the vector capture through the real main
+// window, a live session against the embedded endpoint with its TTFT chart and Cancel, and a
+// capture of a million frames loading while the event loop stays responsive.
+#include <QtTest>
+
+#include <QElapsedTimer>
+#include <QTableView>
+#include <QTreeWidget>
+#include <fstream>
+
+#include "capture_generator.h"
+#include "capture_inspector.h"
+#include "connections_model.h"
+#include "keys_panel.h"
+#include "frame_detail_view.h"
+#include "frame_table_model.h"
+#include "hex_view.h"
+#include "latency_charts.h"
+#include "main_window.h"
+#include "session_panel.h"
+#include "vectors.h"
+
+using namespace anthro;
+using namespace anthro::test;
+using namespace anthro::widgets;
+
+namespace {
+
+// Resident memory of this process in bytes (VmRSS).
+std::uint64_t rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
+bool wait_loaded(CaptureInspector* inspector, int timeout_ms) {
+  QElapsedTimer t;
+  t.start();
+  while (inspector->loading() && t.elapsed() < timeout_ms) QTest::qWait(20);
+  return !inspector->loading();
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(data_.isValid());
+    qputenv("XDG_DATA_HOME", data_.path().toUtf8());  // the endpoint's generated credentials
+  }
+
+  void vectorCaptureThroughTheMainWindow() {
+    gui::MainWindow window;
+    window.show();
+    CaptureInspector* inspector = window.openCapture(QString::fromStdString(vectors_path("lab-conversation.pcap")),
+                                                     {QString::fromStdString(vectors_path("lab-conversation.keylog"))});
+    QVERIFY(wait_loaded(inspector, 10000));
+    QCOMPARE(inspector->frames()->rowCount(), 6);  // the negotiation is not a frame row
+    QCOMPARE(inspector->connections()->rowCount(), 1);
+    const auto& conn = inspector->connections()->connections()[0];
+    QVERIFY(conn.offer && conn.answer);  // it is shown with the connection instead
+    QCOMPARE(conn.decryption, std::string("ok"));
+
+    // The first STREAM_TOKEN: its text in the detail view, its bytes highlighted in the hex view.
+    int token_row = -1;
+    for (int row = 0; row < 6 && token_row < 0; ++row)
+      if (inspector->frames()->data(inspector->frames()->index(row, FrameTableModel::Type), Qt::DisplayRole) ==
+          "STREAM_TOKEN")
+        token_row = row;
+    QCOMPARE(token_row, 1);
+    inspector->frameView()->selectRow(token_row);
+    QCOMPARE(inspector->detailView()->fieldValue("text"), QString("Hello"));
+    QVERIFY(inspector->detailView()->selectField("text"));
+    auto [begin, end] = inspector->hexView()->highlight();
+    QCOMPARE(end - begin, qsizetype{5});
+    QCOMPARE(inspector->hexView()->bytes().mid(begin, end - begin), QByteArray("Hello"));
+    QVERIFY(inspector->hexView()->rowText(begin / HexView::kBytesPerRow).contains("48 65") ||
+            inspector->hexView()->rowText(end / HexView::kBytesPerRow).contains("6c 6f"));
+
+    // Clicking a byte of the text selects the field again.
+    inspector->detailView()->selectField("nonce");
+    QTest::mouseClick(inspector->hexView()->viewport(), Qt::LeftButton, {},
+                      inspector->hexView()->byteRect(begin + 2).center());
+    QCOMPARE(inspector->detailView()->tree()->currentItem()->text(0), QString("text"));
+
+    // The keys panel says which connection the key log opened.
+    auto found = window.keysPanel()->tree()->findItems("127.0.0.1", Qt::MatchContains | Qt::MatchRecursive, 0);
+    QCOMPARE(found.size(), 1);
+  }
+
+  void filterBarNarrowsTheList() {
+    gui::MainWindow window;
+    CaptureInspector* inspector = window.openCapture(QString::fromStdString(vectors_path("lab-conversation.pcap")),
+                                                     {QString::fromStdString(vectors_path("lab-conversation.keylog"))});
+    QVERIFY(wait_loaded(inspector, 10000));
+    inspector->applyFilter("type:STREAM_TOKEN");
+    QTRY_COMPARE(inspector->frames()->rowCount(), 4);
+    inspector->applyFilter("world");
+    QTRY_COMPARE(inspector->frames()->rowCount(), 1);
+    inspector->applyFilter("conn:x");  // refused inline, the list stays
+    QCOMPARE(inspector->frames()->rowCount(), 1);
+    inspector->applyFilter("");
+    QCOMPARE(inspector->frames()->rowCount(), 6);
+  }
+
+  void brokenCaptureIsReportedInline() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("garbage.pcap");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray(100, 'x'));
+    f.close();
+    gui::MainWindow window;
+    QSignalSpy loaded(window.openCapture(path), &CaptureInspector::loaded);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(loaded.at(0).at(0).toBool(), false);
+    QVERIFY(loaded.at(0).at(1).toString().contains("garbage.pcap"));
+    QVERIFY(window.logText().contains("garbage.pcap"));
+  }
+
+  void liveSessionFillsTheTtftChart() {
+    gui::MainWindow window;
+    window.show();
+    SessionPanel* panel = window.sessionPanel();
+    QVERIFY(!window.endpointUrl("anthro").isEmpty());
+    panel->setTarget(window.endpointUrl("anthro"));
+    panel->setRepeat(3);
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel->send());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(panel->results().size(), std::size_t{3});
+    std::vector<double> measured;
+    for (const auto& r : panel->results()) measured.push_back(*r.figures.ttft_ms);
+    QCOMPARE(panel->charts()->ttftValues(0), measured);  // exactly what the session measured
+    QVERIFY(!panel->answer().isEmpty());
+  }
+
+  void cancelEndsTheAnswerAsCancelled() {
+    gui::MainWindow window;
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro"));
+    panel->setRepeat(1);
+    panel->setPrompt("Write a long essay about tail latency.");
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel->send());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->answer().size() > 10, 10000);  // mid-stream
+    panel->cancel();
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(panel->results().size(), std::size_t{1});
+    QVERIFY(panel->results()[0].stop_reason);
+    QCOMPARE(*panel->results()[0].stop_reason, StopReason::Cancelled);
+  }
+
+  void aMillionFramesLoadWithoutFreezing() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("million.pcap");
+    write_capture(path.toStdString(), many_connections(20, 50, 1000));  // 20 × 50 × 1002 frames
+    const std::uint64_t file_size = QFileInfo(path).size();
+    gui::MainWindow window;
+    window.show();
+    const std::uint64_t rss_before = rss_bytes();
+    std::uint64_t rss_peak = rss_before;
+
+    QElapsedTimer clock;
+    qint64 last = 0, worst_gap = 0;
+    QTimer watchdog;
+    watchdog.setInterval(10);
+    connect(&watchdog, &QTimer::timeout, [&] {
+      qint64 now = clock.elapsed();
+      worst_gap = std::max(worst_gap, now - last);
+      last = now;
+      rss_peak = std::max(rss_peak, rss_bytes());
+    });
+    clock.start();
+    watchdog.start();
+    CaptureInspector* inspector = window.openCapture(path, {QString::fromStdString(vectors_path("lab-conversation.keylog"))});
+    // Scroll through the list while it loads, as a user would.
+    QTimer scroller;
+    connect(&scroller, &QTimer::timeout, [&] { inspector->frameView()->scrollToBottom(); });
+    scroller.start(200);
+    QVERIFY(wait_loaded(inspector, 300000));
+    watchdog.stop();
+    QCOMPARE(inspector->frames()->rowCount(), 20 * 50 * 1002);
+    qInfo("file %.1f MB, worst event-loop gap %lld ms, RSS growth %.1f MB", file_size / 1048576.0,
+          static_cast<long long>(worst_gap), (rss_peak - rss_before) / 1048576.0);
+    QVERIFY2(worst_gap <= 100, qPrintable(QString("event loop blocked for %1 ms").arg(worst_gap)));
+    QVERIFY2(rss_peak - rss_before <= file_size / 4, "memory beyond the index budget (a quarter of the file)");
+  }
+
+ private:
+  QTemporaryDir data_;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

@@ -1,0 +1,316 @@
+#include "capture_inspector.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "connections_model.h"
+#include "frame_detail_view.h"
+#include "frame_table_model.h"
+#include "hex_view.h"
+
+namespace anthro::widgets {
+
+bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error) {
+  filter = {};
+  QStringList words;
+  for (const QString& part : text.split(' ', Qt::SkipEmptyParts)) {
+    auto number = [&](const QString& value, const char* what, auto& out) {
+      bool ok = false;
+      unsigned v = value.toUInt(&ok);
+      if (!ok) error = QObject::tr("%1 needs a number: \"%2\"").arg(what, part);
+      else out = v;
+      return ok;
+    };
+    if (part.startsWith("conn:")) {
+      std::optional<std::uint32_t> conn;
+      if (!number(part.mid(5), "conn:", conn)) return false;
+      if (*conn == 0) {
+        error = QObject::tr("connections are numbered from 1: \"%1\"").arg(part);
+        return false;
+      }
+      filter.connection = *conn - 1;
+    } else if (part.startsWith("stream:")) {
+      if (!number(part.mid(7), "stream:", filter.stream_id)) return false;
+    } else if (part.startsWith("type:")) {
+      QString name = part.mid(5).toUpper();
+      std::optional<std::uint8_t> type;
+      for (std::uint8_t t = 1; t <= 5; ++t)
+        if (name == QLatin1String(to_string(static_cast<FrameType>(t)))) type = t;
+      if (!type) {
+        error = QObject::tr("unknown frame type \"%1\" (REQUEST, RESPONSE, STREAM_TOKEN, CANCEL, ERROR)").arg(part.mid(5));
+        return false;
+      }
+      filter.type = type;
+    } else {
+      words << part;
+    }
+  }
+  filter.text = words.join(' ').toStdString();
+  return true;
+}
+
+CaptureInspector::CaptureInspector(QWidget* parent)
+    : QWidget(parent),
+      frames_(new FrameTableModel(this)),
+      connections_(new ConnectionsModel(this)),
+      filter_(new QLineEdit(this)),
+      progress_(new QProgressBar(this)),
+      cancel_button_(new QPushButton(tr("Cancel"), this)),
+      status_(new QLabel(this)),
+      frame_view_(new QTableView(this)),
+      connection_view_(new QTableView(this)),
+      detail_(new FrameDetailView(this)),
+      hex_(new HexView(this)),
+      lower_tabs_(new QTabWidget(this)),
+      poll_timer_(new QTimer(this)) {
+  filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
+  filter_->setClearButtonEnabled(true);
+  progress_->setRange(0, 1000);
+  progress_->setMaximumWidth(220);
+  progress_->setTextVisible(true);
+  progress_->hide();
+  cancel_button_->hide();
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(filter_, 1);
+  bar->addWidget(status_);
+  bar->addWidget(progress_);
+  bar->addWidget(cancel_button_);
+
+  frame_view_->setModel(frames_);
+  frame_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  frame_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  frame_view_->verticalHeader()->hide();
+  frame_view_->verticalHeader()->setDefaultSectionSize(frame_view_->fontMetrics().height() + 6);
+  frame_view_->horizontalHeader()->setStretchLastSection(true);
+  frame_view_->setShowGrid(false);
+  frame_view_->setAlternatingRowColors(true);
+  frame_view_->setWordWrap(false);
+  const int digit = frame_view_->fontMetrics().horizontalAdvance('0');
+  const int widths[] = {9, 12, 5, 9, 14, 7, 7};
+  for (int c = 0; c < FrameTableModel::Summary; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
+
+  connection_view_->setModel(connections_);
+  connection_view_->verticalHeader()->hide();
+  connection_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  connection_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  connection_view_->horizontalHeader()->setStretchLastSection(true);
+  connection_view_->setAlternatingRowColors(true);
+
+  auto* frame_split = new QSplitter(Qt::Horizontal, this);
+  frame_split->addWidget(detail_);
+  frame_split->addWidget(hex_);
+  frame_split->setStretchFactor(0, 1);
+  frame_split->setStretchFactor(1, 1);
+  lower_tabs_->addTab(frame_split, tr("Frame"));
+  lower_tabs_->addTab(connection_view_, tr("Connections"));
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(frame_view_);
+  split->addWidget(lower_tabs_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addLayout(bar);
+  layout->addWidget(split, 1);
+
+  poll_timer_->setInterval(50);
+  connect(poll_timer_, &QTimer::timeout, this, &CaptureInspector::poll);
+  connect(cancel_button_, &QPushButton::clicked, this, &CaptureInspector::cancelLoading);
+  connect(filter_, &QLineEdit::returnPressed, this, [this] { applyFilter(filter_->text()); });
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& t) {
+    if (t.isEmpty()) applyFilter({});
+  });
+  connect(frame_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &CaptureInspector::showCurrentFrame);
+  connect(frames_, &QAbstractItemModel::modelReset, this, [this] {
+    connect(frame_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &CaptureInspector::showCurrentFrame, Qt::UniqueConnection);
+  });
+  connect(detail_, &FrameDetailView::fieldSelected, hex_, &HexView::setHighlight);
+  connect(hex_, &HexView::byteClicked, this, &CaptureInspector::selectFieldAt);
+}
+
+CaptureInspector::~CaptureInspector() {
+  cancel_ = true;
+  filter_cancel_ = true;
+  if (loader_.joinable()) loader_.join();
+  if (filter_thread_.joinable()) filter_thread_.join();
+}
+
+void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) {
+  cancelLoading();
+  if (loader_.joinable()) loader_.join();
+  path_ = path;
+  keys_ = keys;
+  auto index = CaptureIndex::create();
+  if (!index) {
+    status_->setText(QString::fromStdString(index.error().detail));
+    emit loaded(false, status_->text());
+    return;
+  }
+  index_ = *index;
+  frames_->setIndex(index_);
+  connections_->setConnections({});
+  detail_->clear();
+  hex_->clear();
+  cancel_ = false;
+  load_done_ = false;
+  done_bytes_ = 0;
+  total_bytes_ = 0;
+  progress_->setValue(0);
+  progress_->show();
+  cancel_button_->show();
+  status_->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+  loader_ = std::thread([this, index = index_, file = path.toStdString(), keys] {
+    load_result_ = index->load(file, keys, [this](std::uint64_t done, std::uint64_t total) {
+      done_bytes_ = done;
+      total_bytes_ = total;
+      return !cancel_.load();
+    });
+    load_done_.store(true, std::memory_order_release);
+  });
+  poll_timer_->start();
+}
+
+void CaptureInspector::cancelLoading() { cancel_ = true; }
+
+void CaptureInspector::poll() {
+  if (!index_) return;
+  if (!active_filter_.isEmpty() && !filtering()) {
+    // Rows that arrive while a filter is shown are matched when loading ends.
+  } else {
+    frames_->poll();
+  }
+  if (total_bytes_ > 0)
+    progress_->setValue(static_cast<int>(1000.0 * static_cast<double>(done_bytes_) / static_cast<double>(total_bytes_)));
+  progress_->setFormat(tr("%1 frames").arg(index_->frame_count()));
+  if (++polls_ % 10 == 0) connections_->setConnections(index_->connections());
+  if (frames_->rowCount() > 0 && !frame_view_->currentIndex().isValid()) selectFrame(frames_->frameAt(0));
+  if (load_done_.load(std::memory_order_acquire)) finishLoading();
+}
+
+void CaptureInspector::finishLoading() {
+  poll_timer_->stop();
+  loader_.join();
+  frames_->poll();
+  connections_->setConnections(index_->connections());
+  progress_->hide();
+  cancel_button_->hide();
+  const QString name = QFileInfo(path_).fileName();
+  QString text;
+  bool ok = static_cast<bool>(load_result_);
+  if (ok) {
+    std::size_t opened = 0;
+    for (const auto& c : index_->connections()) opened += c.decryption == "ok";
+    text = tr("%1: %2 frames, %3 connections (%4 decrypted)")
+               .arg(name)
+               .arg(index_->frame_count())
+               .arg(index_->connections().size())
+               .arg(opened);
+    if (auto a = index_->analysis())
+      for (const auto& w : a->warnings) emit message(QString::fromStdString(w));
+  } else {
+    text = QString::fromStdString(load_result_.error().detail);
+  }
+  status_->setText(text);
+  if (!active_filter_.isEmpty()) applyFilter(active_filter_);
+  emit message(text);
+  emit loaded(ok, text);
+}
+
+void CaptureInspector::applyFilter(const QString& text) {
+  if (!index_) return;
+  FrameFilter filter;
+  QString error;
+  if (!parse_frame_filter(text, filter, error)) {
+    filter_->setStyleSheet("QLineEdit { border: 1px solid #d03a3a; }");
+    status_->setText(error);
+    return;
+  }
+  filter_->setStyleSheet({});
+  active_filter_ = filter.empty() ? QString() : text;
+  if (filter.empty()) {
+    frames_->setSelection(std::nullopt);
+    frames_->poll();
+    status_->setText(tr("%1 frames").arg(index_->frame_count()));
+    return;
+  }
+  runFilter(std::move(filter));
+}
+
+void CaptureInspector::runFilter(FrameFilter filter) {
+  filter_cancel_ = true;
+  if (filter_thread_.joinable()) filter_thread_.join();
+  filter_cancel_ = false;
+  status_->setText(tr("Filtering…"));
+  QPointer<CaptureInspector> self(this);
+  filter_thread_ = std::thread([this, self, filter = std::move(filter), index = index_] {
+    auto rows = index->select(filter, &filter_cancel_);
+    if (filter_cancel_) return;
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [self, rows = std::move(rows)]() mutable {
+          if (!self) return;
+          if (self->filter_thread_.joinable()) self->filter_thread_.join();
+          const std::size_t n = rows.size();
+          self->frames_->setSelection(std::move(rows));
+          self->status_->setText(tr("%1 of %2 frames").arg(n).arg(self->index_->frame_count()));
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void CaptureInspector::selectFrame(std::size_t frame) {
+  int row = frames_->rowOf(frame);
+  if (row < 0) return;
+  QModelIndex index = frames_->index(row, 0);
+  frame_view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  frame_view_->scrollTo(index);
+}
+
+void CaptureInspector::showCurrentFrame() {
+  QModelIndex current = frame_view_->currentIndex();
+  if (!current.isValid() || !index_) return;
+  std::size_t frame = frames_->frameAt(current.row());
+  auto d = index_->detail(frame);
+  if (!d) {
+    detail_->clear();
+    hex_->clear();
+    return;
+  }
+  detail_->showFrame(frame, *d);
+  hex_->setBytes(QByteArray(reinterpret_cast<const char*>(d->bytes.data()), static_cast<qsizetype>(d->bytes.size())));
+  hex_->setHighlight(0, 0);
+}
+
+void CaptureInspector::selectFieldAt(qsizetype offset) {
+  QModelIndex current = frame_view_->currentIndex();
+  if (!current.isValid()) return;
+  auto d = index_->detail(frames_->frameAt(current.row()));
+  if (!d) return;
+  // The narrowest field holding the byte: a body part rather than the whole body.
+  const FrameField* best = nullptr;
+  for (const auto& f : d->fields)
+    if (static_cast<std::size_t>(offset) >= f.begin && static_cast<std::size_t>(offset) < f.end &&
+        (!best || f.end - f.begin < best->end - best->begin))
+      best = &f;
+  if (best) detail_->selectField(QString::fromStdString(best->name));
+}
+
+}  // namespace anthro::widgets

@@ -1,0 +1,96 @@
+// One capture file in the workbench: the frame list (filterable), the selected frame's fields
+// and bytes, the connections with their decryption status, loading with progress and Cancel.
+// The index is built on a worker thread; the UI thread only polls it, so it never blocks on
+// file I/O or decryption.
+#pragma once
+
+#include <QPointer>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include "capture/capture_index.h"
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTableView;
+class QTimer;
+
+namespace anthro::widgets {
+
+class ConnectionsModel;
+class FrameDetailView;
+class FrameTableModel;
+class HexView;
+
+class CaptureInspector : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CaptureInspector(QWidget* parent = nullptr);
+  ~CaptureInspector() override;
+
+  // Starts loading `path` with `keys` (plus the capture's own DSB keys). Errors are reported
+  // through loaded() and shown inline.
+  void open(const QString& path, const CaptureKeySources& keys);
+  QString path() const { return path_; }
+  const CaptureKeySources& keys() const { return keys_; }
+  bool loading() const { return loader_.joinable(); }
+  void cancelLoading();
+
+  // "conn:2 stream:7 type:STREAM_TOKEN some text": every part optional. Empty shows all.
+  void applyFilter(const QString& filter);
+  bool filtering() const { return filter_thread_.joinable(); }
+  void selectFrame(std::size_t frame);
+
+  std::shared_ptr<const CaptureIndex> index() const { return index_; }
+  FrameTableModel* frames() const { return frames_; }
+  ConnectionsModel* connections() const { return connections_; }
+  QTableView* frameView() const { return frame_view_; }
+  FrameDetailView* detailView() const { return detail_; }
+  HexView* hexView() const { return hex_; }
+  QTabWidget* lowerTabs() const { return lower_tabs_; }
+
+ signals:
+  void loaded(bool ok, const QString& message);
+  void message(const QString& text);  // for the log panel
+
+ private:
+  void poll();
+  void finishLoading();
+  void showCurrentFrame();
+  void selectFieldAt(qsizetype offset);
+  void runFilter(FrameFilter filter);
+
+  QString path_;
+  CaptureKeySources keys_;
+  std::shared_ptr<CaptureIndex> index_;
+  std::thread loader_, filter_thread_;
+  std::atomic<bool> cancel_{false}, filter_cancel_{false}, load_done_{false};
+  std::atomic<std::uint64_t> done_bytes_{0}, total_bytes_{0};
+  Result<bool> load_result_{true};
+  QString active_filter_;
+
+  FrameTableModel* frames_;
+  ConnectionsModel* connections_;
+  QLineEdit* filter_;
+  QProgressBar* progress_;
+  QPushButton* cancel_button_;
+  QLabel* status_;
+  QTableView* frame_view_;
+  QTableView* connection_view_;
+  FrameDetailView* detail_;
+  HexView* hex_;
+  QTabWidget* lower_tabs_;
+  QTimer* poll_timer_;
+  int polls_ = 0;
+};
+
+// Parses the filter syntax of CaptureInspector::applyFilter; false with `error` set when a
+// part cannot be read (e.g. "conn:x").
+bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error);
+
+}  // namespace anthro::widgets

@@ -1,0 +1,87 @@
+#include "connections_model.h"
+
+#include <QBrush>
+#include <QColor>
+
+namespace anthro::widgets {
+
+void ConnectionsModel::setConnections(std::vector<CaptureConnection> connections) {
+  const int old_rows = static_cast<int>(rows_.size());
+  const int new_rows = static_cast<int>(connections.size());
+  if (new_rows < old_rows) {
+    beginResetModel();
+    rows_ = std::move(connections);
+    endResetModel();
+    return;
+  }
+  if (new_rows > old_rows) beginInsertRows({}, old_rows, new_rows - 1);
+  rows_ = std::move(connections);
+  if (new_rows > old_rows) endInsertRows();
+  if (old_rows > 0) emit dataChanged(index(0, 0), index(old_rows - 1, ColumnCount - 1));
+}
+
+int ConnectionsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int ConnectionsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+namespace {
+
+QVariant count(std::uint64_t n) { return QVariant::fromValue<qulonglong>(n); }
+
+bool decrypted(const CaptureConnection& c) { return c.decryption == "ok"; }
+
+}  // namespace
+
+QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid()) return {};
+  const CaptureConnection& c = rows_[static_cast<std::size_t>(index.row())];
+  if (role == Qt::ForegroundRole && index.column() == Decryption && !decrypted(c) && !c.decryption.empty())
+    return QBrush(QColor(0xD0, 0x3A, 0x3A));
+  if (role == Qt::ToolTipRole && index.column() == Decryption) return QString::fromStdString(c.decryption);
+  if (role == Qt::TextAlignmentRole)
+    return QVariant::fromValue(Qt::AlignVCenter | (index.column() >= Frames || index.column() == Number ? Qt::AlignRight : Qt::AlignLeft));
+  if (role != Qt::DisplayRole) return {};
+  const TcpHealth& t = c.tcp;
+  switch (index.column()) {
+    case Number: return index.row() + 1;
+    case Name: return QString::fromStdString(c.name);
+    case Transport: return QString::fromLatin1(to_string(c.transport));
+    case Alpn: return QString::fromStdString(c.alpn);
+    case Suite: return c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString();
+    case TlsSuite: return QString::fromStdString(c.tls_suite.empty() ? std::string() : c.tls_suite + " " + c.tls_version);
+    case Decryption: return c.decryption.empty() ? tr("(loading)") : QString::fromStdString(c.decryption);
+    case Frames: return count(c.frames);
+    case Retransmissions: return count(t.retransmissions);
+    case OutOfOrder: return count(t.out_of_order);
+    case ZeroWindows:
+      return t.zero_window_events ? QString("%1 (%2 ms)").arg(t.zero_window_events).arg(t.zero_window_ms, 0, 'f', 1)
+                                  : QString("0");
+    case Gaps: return t.gaps ? QString("%1 (%2 B)").arg(t.gaps).arg(t.gap_bytes) : QString("0");
+    case BadChecksums: return count(t.bad_checksums);
+  }
+  return {};
+}
+
+QVariant ConnectionsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case Number: return tr("#");
+    case Name: return tr("Connection");
+    case Transport: return tr("Transport");
+    case Alpn: return tr("ALPN");
+    case Suite: return tr("anthro-v1 suite");
+    case TlsSuite: return tr("TLS");
+    case Decryption: return tr("Decryption");
+    case Frames: return tr("Frames");
+    case Retransmissions: return tr("Retrans.");
+    case OutOfOrder: return tr("Out of order");
+    case ZeroWindows: return tr("Zero window");
+    case Gaps: return tr("Gaps");
+    case BadChecksums: return tr("Bad checksums");
+  }
+  return {};
+}
+
+}  // namespace anthro::widgets

@@ -1,0 +1,89 @@
+#include "frame_detail_view.h"
+
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace anthro::widgets {
+
+namespace {
+constexpr int kBeginRole = Qt::UserRole + 1;
+constexpr int kEndRole = Qt::UserRole + 2;
+}  // namespace
+
+FrameDetailView::FrameDetailView(QWidget* parent)
+    : QWidget(parent), tree_(new QTreeWidget(this)), json_(new QPlainTextEdit(this)) {
+  tree_->setColumnCount(3);
+  tree_->setHeaderLabels({tr("Field"), tr("Value"), tr("Bytes")});
+  tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  tree_->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+  tree_->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+  tree_->header()->setStretchLastSection(false);
+  tree_->setUniformRowHeights(true);
+  json_->setReadOnly(true);
+  json_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  json_->setPlaceholderText(tr("REQUEST and RESPONSE bodies appear here as JSON (api_key redacted)."));
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(tree_);
+  split->addWidget(json_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+  connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+    if (!item || !item->data(0, kBeginRole).isValid()) return;
+    emit fieldSelected(item->data(0, kBeginRole).toLongLong(), item->data(0, kEndRole).toLongLong());
+  });
+}
+
+void FrameDetailView::showFrame(std::size_t frame, const FrameDetail& d) {
+  tree_->clear();
+  auto* top = new QTreeWidgetItem(tree_);
+  top->setText(0, tr("Frame %1").arg(frame + 1));
+  top->setText(1, tr("%1, %2 bytes, %3")
+                      .arg(QString::fromLatin1(to_string(static_cast<FrameType>(d.row.type))))
+                      .arg(d.bytes.size())
+                      .arg(QString::fromStdString(d.status)));
+  QTreeWidgetItem* parent = nullptr;
+  for (const FrameField& f : d.fields) {
+    auto* item = f.depth == 0 || !parent ? new QTreeWidgetItem(tree_) : new QTreeWidgetItem(parent);
+    if (f.depth == 0) parent = item;
+    item->setText(0, QString::fromStdString(f.name));
+    QString value = QString::fromStdString(f.value);
+    if (value.size() > 200) value = value.left(200) + QStringLiteral("…");
+    item->setText(1, value);
+    item->setToolTip(1, QString::fromStdString(f.value).left(4000));
+    item->setText(2, f.end > f.begin ? QString("%1–%2").arg(f.begin).arg(f.end - 1) : QString());
+    item->setData(0, kBeginRole, QVariant::fromValue<qlonglong>(static_cast<qlonglong>(f.begin)));
+    item->setData(0, kEndRole, QVariant::fromValue<qlonglong>(static_cast<qlonglong>(f.end)));
+  }
+  tree_->expandAll();
+  json_->setPlainText(QString::fromStdString(d.pretty_json));
+}
+
+void FrameDetailView::clear() {
+  tree_->clear();
+  json_->clear();
+}
+
+QTreeWidgetItem* FrameDetailView::find(const QString& name) const {
+  auto items = tree_->findItems(name, Qt::MatchExactly | Qt::MatchRecursive, 0);
+  return items.isEmpty() ? nullptr : items.first();
+}
+
+QString FrameDetailView::fieldValue(const QString& name) const {
+  auto* item = find(name);
+  return item ? item->text(1) : QString();
+}
+
+bool FrameDetailView::selectField(const QString& name) {
+  auto* item = find(name);
+  if (item) tree_->setCurrentItem(item);
+  return item;
+}
+
+}  // namespace anthro::widgets

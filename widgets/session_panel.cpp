@@ -1,0 +1,373 @@
+#include "session_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTemporaryDir>
+#include <QVBoxLayout>
+
+#include "capture/live_capture.h"
+#include "latency_charts.h"
+#include "session/bench.h"
+#include "session/live_session.h"
+#include "session/target.h"
+
+namespace anthro::widgets {
+namespace {
+
+constexpr int kMaxRecentTargets = 10;
+
+RequestPoint point_of(const RequestResult& r, double t_s, int request) {
+  RequestPoint p;
+  p.t_s = t_s;
+  p.ttft_ms = r.figures.ttft_ms;
+  p.tokens_per_s = r.figures.tokens_per_s;
+  p.itl_ms = r.figures.itl_ms;
+  p.request = request;
+  return p;
+}
+
+QString ms(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 1) + " ms" : QStringLiteral("–"); }
+
+// Runs `f` on the UI thread if `target` still exists.
+template <class F>
+void post(QObject* target, F f) {
+  QMetaObject::invokeMethod(
+      target, [p = QPointer<QObject>(target), f = std::move(f)]() mutable {
+        if (p) f();
+      },
+      Qt::QueuedConnection);
+}
+
+}  // namespace
+
+SessionPanel::SessionPanel(QWidget* parent)
+    : QWidget(parent),
+      target_(new QComboBox(this)),
+      key_source_(new QComboBox(this)),
+      api_key_(new QLineEdit(this)),
+      model_(new QLineEdit(QStringLiteral("claude-3-haiku-20240307"), this)),
+      max_tokens_(new QSpinBox(this)),
+      system_(new QLineEdit(this)),
+      prompt_(new QPlainTextEdit(this)),
+      stream_(new QCheckBox(tr("Stream"), this)),
+      repeat_(new QSpinBox(this)),
+      capture_(new QCheckBox(tr("Capture this session's traffic into the inspector"), this)),
+      send_(new QPushButton(tr("Send"), this)),
+      cancel_(new QPushButton(tr("Cancel"), this)),
+      answer_(new QPlainTextEdit(this)),
+      figures_(new QLabel(this)),
+      concurrency_(new QSpinBox(this)),
+      rate_(new QDoubleSpinBox(this)),
+      requests_(new QSpinBox(this)),
+      series_(new QComboBox(this)),
+      load_button_(new QPushButton(tr("Run load"), this)),
+      load_status_(new QLabel(this)),
+      charts_(new LatencyCharts(this)) {
+  target_->setEditable(true);
+  target_->setInsertPolicy(QComboBox::NoInsert);
+  target_->setMinimumContentsLength(40);
+  target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
+                         "https://host/v1/chat/completions"));
+  key_source_->addItems({tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed below")});
+  api_key_->setEchoMode(QLineEdit::Password);
+  api_key_->setPlaceholderText(tr("API key (kept in memory only, never saved)"));
+  api_key_->setEnabled(false);
+  connect(key_source_, &QComboBox::currentIndexChanged, this, [this](int i) { api_key_->setEnabled(i == 3); });
+  max_tokens_->setRange(1, 1 << 20);
+  max_tokens_->setValue(256);
+  system_->setPlaceholderText(tr("System prompt (optional)"));
+  prompt_->setPlainText(tr("Explain tail latency in one paragraph."));
+  prompt_->setMaximumHeight(90);
+  stream_->setChecked(true);
+  repeat_->setRange(1, 1000);
+  repeat_->setPrefix(tr("× "));
+  repeat_->setToolTip(tr("Requests on the same connection, one after another"));
+  cancel_->setEnabled(false);
+  answer_->setReadOnly(true);
+  answer_->setPlaceholderText(tr("The answer streams here."));
+  figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  concurrency_->setRange(0, 4096);
+  concurrency_->setValue(4);
+  concurrency_->setSpecialValueText(tr("open loop"));
+  rate_->setRange(0, 100000);
+  rate_->setSuffix(tr(" req/s"));
+  rate_->setToolTip(tr("Open loop (used when concurrency is 0): constant arrivals at this rate"));
+  requests_->setRange(1, 1000000);
+  requests_->setValue(50);
+  series_->addItems({tr("as baseline"), tr("as candidate")});
+  charts_->setSeriesName(0, tr("baseline"));
+  charts_->setSeriesName(1, tr("candidate"));
+
+  auto* request_box = new QGroupBox(tr("Request"), this);
+  auto* form = new QFormLayout(request_box);
+  auto* target_row = new QHBoxLayout;
+  target_row->addWidget(target_, 1);
+  target_row->addWidget(key_source_);
+  target_row->addWidget(api_key_);
+  form->addRow(tr("Target"), target_row);
+  auto* model_row = new QHBoxLayout;
+  model_row->addWidget(model_, 1);
+  model_row->addWidget(new QLabel(tr("max_tokens"), this));
+  model_row->addWidget(max_tokens_);
+  model_row->addWidget(stream_);
+  form->addRow(tr("Model"), model_row);
+  form->addRow(tr("System"), system_);
+  form->addRow(tr("Message"), prompt_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(capture_);
+  buttons->addStretch(1);
+  buttons->addWidget(repeat_);
+  buttons->addWidget(send_);
+  buttons->addWidget(cancel_);
+  form->addRow(buttons);
+
+  auto* answer_box = new QGroupBox(tr("Answer"), this);
+  auto* answer_layout = new QVBoxLayout(answer_box);
+  answer_layout->addWidget(answer_, 1);
+  answer_layout->addWidget(figures_);
+
+  auto* load_box = new QGroupBox(tr("Load"), this);
+  auto* load_layout = new QHBoxLayout(load_box);
+  load_layout->addWidget(new QLabel(tr("Concurrency"), this));
+  load_layout->addWidget(concurrency_);
+  load_layout->addWidget(new QLabel(tr("Rate"), this));
+  load_layout->addWidget(rate_);
+  load_layout->addWidget(new QLabel(tr("Requests"), this));
+  load_layout->addWidget(requests_);
+  load_layout->addWidget(series_);
+  load_layout->addWidget(load_button_);
+  load_layout->addWidget(load_status_, 1);
+
+  auto* left = new QWidget(this);
+  auto* left_layout = new QVBoxLayout(left);
+  left_layout->setContentsMargins(0, 0, 0, 0);
+  left_layout->addWidget(request_box);
+  left_layout->addWidget(answer_box, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(left);
+  split->addWidget(charts_);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(split, 1);
+  layout->addWidget(load_box);
+
+  connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
+  connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);
+  connect(load_button_, &QPushButton::clicked, this, &SessionPanel::runLoad);
+  for (const QString& url : recentTargets()) target_->addItem(url);
+}
+
+SessionPanel::~SessionPanel() {
+  session_.reset();  // cancels and joins
+  capture_stop_ = true;
+  if (capture_thread_.joinable()) capture_thread_.join();
+  if (load_thread_.joinable()) load_thread_.join();
+}
+
+void SessionPanel::setEmbeddedTargets(const QString& anthro, const QString& lab, const QString& https_messages,
+                                      const QString& http_messages) {
+  int at = 0;
+  for (const QString& url : {anthro, lab, https_messages, http_messages})
+    if (!url.isEmpty() && target_->findText(url) < 0) target_->insertItem(at++, url);
+  target_->insertSeparator(at);
+  if (target_->findText("https://api.anthropic.com/v1/messages") < 0) target_->addItem("https://api.anthropic.com/v1/messages");
+  target_->setCurrentIndex(0);
+}
+
+void SessionPanel::setTarget(const QString& url) { target_->setCurrentText(url); }
+QString SessionPanel::target() const { return target_->currentText().trimmed(); }
+void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text); }
+void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }
+QString SessionPanel::answer() const { return answer_->toPlainText(); }
+bool SessionPanel::running() const { return session_ && !session_->finished(); }
+
+QStringList SessionPanel::recentTargets() const { return QSettings().value("session/recentTargets").toStringList(); }
+
+void SessionPanel::rememberTarget(const QString& url) {
+  // Only URLs are kept: API keys never reach the settings file.
+  QStringList recent = recentTargets();
+  recent.removeAll(url);
+  recent.prepend(url);
+  while (recent.size() > kMaxRecentTargets) recent.removeLast();
+  QSettings().setValue("session/recentTargets", recent);
+}
+
+SessionConfig SessionPanel::config() const {
+  SessionConfig c;
+  c.target = target().toStdString();
+  c.model = model_->text().trimmed().toStdString();
+  c.max_tokens = static_cast<std::uint32_t>(max_tokens_->value());
+  if (!system_->text().trimmed().isEmpty()) c.system = system_->text().toStdString();
+  c.messages = {{"user", prompt_->toPlainText().toStdString()}};
+  c.stream = stream_->isChecked();
+  c.repeat = static_cast<unsigned>(repeat_->value());
+  switch (key_source_->currentIndex()) {
+    case 1: c.api_key = qEnvironmentVariable("ANTHROPIC_API_KEY").toStdString(); break;
+    case 2: c.api_key = qEnvironmentVariable("OPENAI_API_KEY").toStdString(); break;
+    case 3: c.api_key = api_key_->text().toStdString(); break;
+    default: break;
+  }
+  return c;
+}
+
+bool SessionPanel::send() {
+  if (running()) {
+    emit message(tr("A session is already running; cancel it first."));
+    return false;
+  }
+  SessionConfig c = config();
+  auto parsed = parse_target(c.target);
+  if (!parsed) {
+    emit message(QString::fromStdString(parsed.error().detail));
+    return false;
+  }
+  if (key_source_->currentIndex() == 1 && c.api_key.empty())
+    emit message(tr("ANTHROPIC_API_KEY is not set in the environment; sending without a key."));
+  answer_->clear();
+  figures_->clear();
+  results_.clear();
+  rememberTarget(target());
+
+  if (capture_->isChecked()) {
+    // The capture must be listening before the first byte is sent: the session starts from on_ready.
+    QTemporaryDir dir(QDir::tempPath() + "/anthro-session-XXXXXX");
+    dir.setAutoRemove(false);
+    capture_path_ = dir.filePath("session.pcapng");
+    capture_keylog_ = dir.filePath("keys.log");
+    c.keylog_path = capture_keylog_.toStdString();
+    LiveCaptureConfig lc;
+    lc.interface = "lo";
+    lc.filter = "tcp port " + std::to_string(parsed->port);
+    lc.output = capture_path_.toStdString();
+    lc.keylog_path = c.keylog_path;
+    capture_stop_ = false;
+    if (capture_thread_.joinable()) capture_thread_.join();
+    capture_thread_ = std::thread([this, lc] {
+      auto stats = run_live_capture(lc, capture_stop_, [this] { post(this, [this] { emit message(tr("Capturing on lo…")); }); });
+      post(this, [this, stats] {
+        if (!stats) emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
+        else emit captureReady(capture_path_);
+      });
+    });
+  }
+
+  LiveSessionEvents events;
+  events.on_text = [this](std::uint32_t, std::string_view text) {
+    post(this, [this, t = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))] { onText(t); });
+  };
+  events.on_request_done = [this](const RequestResult& r) { post(this, [this, r] { onRequestDone(r); }); };
+  events.on_finished = [this](const SessionResult& r) { post(this, [this, r] { onFinished(r); }); };
+  auto started = LiveSession::start(c, std::move(events));
+  if (!started) {
+    emit message(QString::fromStdString(started.error().detail));
+    stopCapture();
+    return false;
+  }
+  session_ = std::move(*started);
+  updateButtons();
+  return true;
+}
+
+void SessionPanel::cancel() {
+  if (session_) session_->cancel();
+}
+
+void SessionPanel::onText(const QString& text) {
+  answer_->moveCursor(QTextCursor::End);
+  answer_->insertPlainText(text);
+}
+
+void SessionPanel::onRequestDone(const RequestResult& r) {
+  results_.push_back(r);
+  if (series_start_ < 0) series_start_ = r.timeline.request_written;
+  charts_->addPoints(0, {point_of(r, r.timeline.request_written - series_start_, next_request_++)});
+  QString stop = r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
+                               : QString::fromStdString(r.error.value_or("no RESPONSE"));
+  figures_->setText(tr("stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6")
+                        .arg(r.stream_id)
+                        .arg(ms(r.figures.ttft_ms), ms(r.figures.e2e_ms))
+                        .arg(r.figures.tokens)
+                        .arg(ms(r.figures.mean_itl_ms), stop));
+  if (results_.size() > 1) answer_->appendPlainText(QString());
+}
+
+void SessionPanel::onFinished(const SessionResult& result) {
+  if (result.error) emit message(tr("Session: %1").arg(QString::fromStdString(*result.error)));
+  stopCapture();
+  updateButtons();
+  emit sessionFinished(!result.error);
+}
+
+void SessionPanel::stopCapture() {
+  capture_stop_ = true;  // the capture thread writes the file and reports captureReady
+}
+
+void SessionPanel::updateButtons() {
+  bool busy = running();
+  send_->setEnabled(!busy);
+  cancel_->setEnabled(busy);
+}
+
+void SessionPanel::setLoadSeries(int series) { series_->setCurrentIndex(series); }
+
+void SessionPanel::runLoad() {
+  if (loadRunning()) {
+    emit message(tr("A load is already running."));
+    return;
+  }
+  BenchConfig b;
+  b.session = config();
+  b.concurrency = static_cast<unsigned>(concurrency_->value());
+  b.rate = rate_->value();
+  if (b.concurrency == 0 && b.rate <= 0) {
+    emit message(tr("Set a concurrency, or a rate for an open loop."));
+    return;
+  }
+  b.requests = static_cast<std::uint64_t>(requests_->value());
+  const int series = series_->currentIndex();
+  b.on_progress = [this](const std::string& line) {
+    post(this, [this, l = QString::fromStdString(line)] { load_status_->setText(l); });
+  };
+  rememberTarget(target());
+  load_button_->setEnabled(false);
+  load_status_->setText(tr("Running…"));
+  load_thread_ = std::thread([this, b, series] {
+    auto result = run_bench(b);
+    post(this, [this, result, series] {
+      load_thread_.join();
+      load_button_->setEnabled(true);
+      if (!result) {
+        load_status_->setText(QString::fromStdString(result.error().detail));
+        emit message(load_status_->text());
+        emit loadFinished(false);
+        return;
+      }
+      std::vector<RequestPoint> points;
+      for (const auto& rec : result->records) points.push_back(point_of(rec.result, rec.start_s, static_cast<int>(rec.index)));
+      charts_->addPoints(series, points);
+      load_status_->setText(tr("%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms")
+                                .arg(result->requests)
+                                .arg(result->tokens_per_s, 0, 'f', 0)
+                                .arg(result->ttft_ms.p50, 0, 'f', 1)
+                                .arg(result->ttft_ms.p99, 0, 'f', 1));
+      emit loadFinished(true);
+    });
+  });
+}
+
+}  // namespace anthro::widgets

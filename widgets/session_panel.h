@@ -1,0 +1,108 @@
+// The live session page: a target, a request composer, the answer as it streams, Cancel (a
+// real CANCEL frame on anthro-v1), a load panel driving core's bench, the latency charts, and
+// optionally a capture of the session's own traffic for the inspector. Sessions and loads run
+// on core's threads; their events come back to the UI thread queued.
+#pragma once
+
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include "session/session.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QDoubleSpinBox;
+
+namespace anthro {
+class LiveSession;
+}
+
+namespace anthro::widgets {
+
+class LatencyCharts;
+
+class SessionPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SessionPanel(QWidget* parent = nullptr);
+  ~SessionPanel() override;
+
+  // The embedded endpoint's URLs, offered first in the target list.
+  void setEmbeddedTargets(const QString& anthro, const QString& lab, const QString& https_messages,
+                          const QString& http_messages);
+  void setTarget(const QString& url);
+  QString target() const;
+  void setPrompt(const QString& text);
+  void setRepeat(int requests);
+
+  // Starts a session with the composer's request; false (and a message) when one is running
+  // or the target is malformed.
+  bool send();
+  void cancel();
+  bool running() const;
+  void runLoad();
+  void setLoadSeries(int series);  // 0 baseline, 1 candidate
+  bool loadRunning() const { return load_thread_.joinable(); }
+
+  QString answer() const;
+  LatencyCharts* charts() const { return charts_; }
+  // The requests of the last session, as measured.
+  const std::vector<RequestResult>& results() const { return results_; }
+  QStringList recentTargets() const;
+
+ signals:
+  void message(const QString& text);
+  void sessionFinished(bool ok);
+  void loadFinished(bool ok);
+  // A capture of a session's own traffic is ready (pcapng with its keys embedded).
+  void captureReady(const QString& path);
+
+ private:
+  SessionConfig config() const;
+  void onText(const QString& text);
+  void onRequestDone(const RequestResult& r);
+  void onFinished(const SessionResult& result);
+  void updateButtons();
+  void rememberTarget(const QString& url);
+  void stopCapture();
+
+  QComboBox* target_;
+  QComboBox* key_source_;
+  QLineEdit* api_key_;
+  QLineEdit* model_;
+  QSpinBox* max_tokens_;
+  QLineEdit* system_;
+  QPlainTextEdit* prompt_;
+  QCheckBox* stream_;
+  QSpinBox* repeat_;
+  QCheckBox* capture_;
+  QPushButton* send_;
+  QPushButton* cancel_;
+  QPlainTextEdit* answer_;
+  QLabel* figures_;
+  QSpinBox* concurrency_;
+  QDoubleSpinBox* rate_;
+  QSpinBox* requests_;
+  QComboBox* series_;
+  QPushButton* load_button_;
+  QLabel* load_status_;
+  LatencyCharts* charts_;
+
+  std::unique_ptr<LiveSession> session_;
+  std::vector<RequestResult> results_;
+  double series_start_ = -1;  // monotonic seconds of the first request plotted
+  int next_request_ = 0;
+  std::thread load_thread_;
+  std::thread capture_thread_;
+  std::atomic<bool> capture_stop_{false};
+  QString capture_path_, capture_keylog_;
+};
+
+}  // namespace anthro::widgets
