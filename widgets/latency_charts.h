@@ -1,0 +1,97 @@
+// Live latency charts for up to two series of requests (e.g. "baseline" and "candidate"):
+// TTFT per request over time with P50/P95/P99 lines, token rate over time, an ITL histogram
+// and the TTFT CDF. Each chart is its own QCustomPlot, so each can be exported on its own.
+//
+// addPoints() only stores the batch and marks the widget dirty; a coalescing 50 ms timer
+// applies pending points to the charts and queues one replot, so feeding thousands of points
+// a second costs one replot per 50 ms. At most maxPoints() requests (kMaxPoints unless
+// changed) are held per series, and at most kMaxItlSamples inter-token latencies; beyond
+// that the oldest are dropped, from the held data and from every chart.
+//
+// qcustomplot.h is deliberately not included here (it costs ~8 s per translation unit).
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QCustomPlot;
+
+namespace anthro::widgets {
+
+struct RequestPoint {
+  double t_s = 0;  // when the request started, seconds since the series began
+  std::optional<double> ttft_ms;
+  std::optional<double> tokens_per_s;
+  std::vector<double> itl_ms;  // inter-token latencies of this request
+  int request = 0;             // caller's id, given back by requestClicked
+};
+
+class LatencyCharts : public QWidget {
+  Q_OBJECT
+ public:
+  enum Chart { TtftOverTime, TokenRate, ItlHistogram, TtftCdf };
+  Q_ENUM(Chart)
+
+  static constexpr int kSeriesCount = 2;
+  static constexpr std::size_t kMaxPoints = 2'000'000;         // requests held per series
+  static constexpr std::size_t kMaxItlSamples = 32'000'000;    // ITL samples held per series
+
+  struct Percentiles {
+    double p50 = 0, p95 = 0, p99 = 0;
+  };
+
+  explicit LatencyCharts(QWidget* parent = nullptr);
+  ~LatencyCharts() override;
+
+  // series is 0 or 1; other values are ignored (or give empty results).
+  void setSeriesName(int series, const QString& name);
+  QString seriesName(int series) const;
+
+  // Stores the batch (cheap); the charts follow within ~50 ms, or at once with flush().
+  // Values that are not finite are treated as missing; a point whose t_s is not finite is
+  // ignored.
+  void addPoints(int series, const std::vector<RequestPoint>& batch);
+  void clear();
+
+  // Exactly the TTFT values held for the series, oldest first (points without TTFT skipped).
+  std::vector<double> ttftValues(int series) const;
+  std::size_t pointCount(int series) const;     // requests held
+  std::size_t itlSampleCount(int series) const;  // inter-token latencies held
+  // numpy-linear percentiles of ttftValues(series); nullopt without TTFT values.
+  std::optional<Percentiles> ttftPercentiles(int series) const;
+
+  // The per-series bound on held requests (kMaxPoints by default); lowering it drops the
+  // oldest at once.
+  void setMaxPoints(std::size_t max_points);
+  std::size_t maxPoints() const;
+
+  // Applies pending points to the charts now and queues a replot (the timer does this
+  // otherwise).
+  void flush();
+
+  // The chart's plot, for tests and benches (owned by this widget).
+  QCustomPlot* plot(Chart chart) const;
+
+  // Writes the chart as PNG, PDF or SVG, chosen by the extension of path (case-insensitive).
+  // Writes path + ".tmp" and renames it over path, so path is never half-written. On failure
+  // returns false, leaves no file and sets *error to a message naming the path.
+  bool exportChart(Chart chart, const QString& path, QString* error = nullptr);
+
+ signals:
+  // A point of the TTFT or token-rate chart was clicked: the series and the RequestPoint's
+  // `request`.
+  void requestClicked(int series, int request);
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> d_;
+};
+
+}  // namespace anthro::widgets
