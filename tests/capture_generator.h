@@ -27,7 +27,7 @@ struct Segment {
   bool bad_checksum = false;
   std::uint16_t client_port = 40000;
   std::uint32_t client_isn = 1000, server_isn = 5000;
-  std::optional<std::size_t> captured;  // payload bytes in the file (a snaplen cut), when set
+  std::optional<std::size_t> captured = std::nullopt;  // payload bytes in the file (a snaplen cut), when set
 };
 
 inline std::uint16_t checksum(const std::uint8_t* p, std::size_t n, std::uint32_t sum = 0) {
@@ -120,7 +120,10 @@ inline std::vector<Segment> many_connections(unsigned connections, unsigned stre
     Bytes up = c2s_preface, down = s2c_preface;
     for (unsigned k = 0; k < streams; ++k) {
       std::uint32_t id = 2 * k + 1;
-      RequestSpec request{"m", {{"user", "hi"}}, 100};
+      RequestSpec request;
+      request.model = "m";
+      request.messages = {{"user", "hi"}};
+      request.max_tokens = 100;
       request.api_key = api_key;
       seal_frame(c2s_key, FrameType::Request, 1, line.token, c2s_nonces.next(), encode_request(id, request), up);
       for (unsigned t = 0; t < tokens; ++t)

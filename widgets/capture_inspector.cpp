@@ -19,6 +19,7 @@
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "hex_view.h"
+#include "latency_charts.h"
 
 namespace anthro::widgets {
 
@@ -74,6 +75,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       detail_(new FrameDetailView(this)),
       hex_(new HexView(this)),
       lower_tabs_(new QTabWidget(this)),
+      charts_(new LatencyCharts(this)),
       poll_timer_(new QTimer(this)) {
   filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
   filter_->setClearButtonEnabled(true);
@@ -117,6 +119,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   frame_split->setStretchFactor(1, 1);
   lower_tabs_->addTab(frame_split, tr("Frame"));
   lower_tabs_->addTab(connection_view_, tr("Connections"));
+  lower_tabs_->addTab(charts_, tr("Charts"));
+  charts_->setSeriesName(0, tr("streams"));
+  connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) { showStream(request); });
 
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(frame_view_);
@@ -229,9 +234,50 @@ void CaptureInspector::finishLoading() {
     text = QString::fromStdString(load_result_.error().detail);
   }
   status_->setText(text);
+  fillCharts();
   if (!active_filter_.isEmpty()) applyFilter(active_filter_);
   emit message(text);
   emit loaded(ok, text);
+}
+
+void CaptureInspector::fillCharts() {
+  charts_->clear();
+  chart_streams_.clear();
+  auto analysis = index_ ? index_->analysis() : nullptr;
+  if (!analysis) return;
+  // Connections are matched to the index's numbering by name and first packet.
+  const auto connections = index_->connections();
+  double first = -1;
+  for (const auto& c : analysis->connections)
+    for (const auto& s : c.streams)
+      if (first < 0 || s.timeline.request_written < first) first = s.timeline.request_written;
+  std::vector<RequestPoint> points;
+  for (const auto& c : analysis->connections) {
+    std::uint32_t conn = 0;
+    for (std::size_t i = 0; i < connections.size(); ++i)
+      if (connections[i].name == c.info.name && connections[i].first_packet == c.info.first_packet)
+        conn = static_cast<std::uint32_t>(i);
+    for (const auto& s : c.streams) {
+      RequestPoint p;
+      p.t_s = s.timeline.request_written - first;
+      p.ttft_ms = s.figures.ttft_ms;
+      p.tokens_per_s = s.figures.tokens_per_s;
+      p.request = static_cast<int>(chart_streams_.size());
+      chart_streams_.emplace_back(conn, s.stream_id);
+      points.push_back(std::move(p));
+    }
+  }
+  charts_->addPoints(0, points);
+}
+
+void CaptureInspector::showStream(int request) {
+  if (request < 0 || static_cast<std::size_t>(request) >= chart_streams_.size()) return;
+  auto [conn, stream] = chart_streams_[static_cast<std::size_t>(request)];
+  QString filter = QString("conn:%1 stream:%2").arg(conn + 1).arg(stream);
+  filter_->setText(filter);
+  applyFilter(filter);
+  lower_tabs_->setCurrentIndex(0);
+  emit message(tr("Stream %1 of connection %2").arg(stream).arg(conn + 1));
 }
 
 void CaptureInspector::applyFilter(const QString& text) {

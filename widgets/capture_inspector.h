@@ -26,6 +26,7 @@ class ConnectionsModel;
 class FrameDetailView;
 class FrameTableModel;
 class HexView;
+class LatencyCharts;
 
 class CaptureInspector : public QWidget {
   Q_OBJECT
@@ -53,6 +54,8 @@ class CaptureInspector : public QWidget {
   FrameDetailView* detailView() const { return detail_; }
   HexView* hexView() const { return hex_; }
   QTabWidget* lowerTabs() const { return lower_tabs_; }
+  // The capture's streams on the same charts as a live session (filled when loading ends).
+  LatencyCharts* charts() const { return charts_; }
 
  signals:
   void loaded(bool ok, const QString& message);
@@ -64,6 +67,8 @@ class CaptureInspector : public QWidget {
   void showCurrentFrame();
   void selectFieldAt(qsizetype offset);
   void runFilter(FrameFilter filter);
+  void fillCharts();
+  void showStream(int request);
 
   QString path_;
   CaptureKeySources keys_;
@@ -85,6 +90,8 @@ class CaptureInspector : public QWidget {
   FrameDetailView* detail_;
   HexView* hex_;
   QTabWidget* lower_tabs_;
+  LatencyCharts* charts_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> chart_streams_;  // request id -> (connection, stream)
   QTimer* poll_timer_;
   int polls_ = 0;
 };

@@ -160,7 +160,7 @@ SessionPanel::SessionPanel(QWidget* parent)
   split->addWidget(left);
   split->addWidget(charts_);
   split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
+  split->setStretchFactor(1, 5);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(split, 1);

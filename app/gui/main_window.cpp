@@ -82,8 +82,11 @@ MainWindow::MainWindow(QWidget* parent)
   log_dock_->setWidget(log_);
   keys_dock_->setObjectName("keysDock");
   keys_dock_->setWidget(keys_);
+  // Both at the bottom, tabbed: the pages keep the full width for tables and charts.
   addDockWidget(Qt::BottomDockWidgetArea, log_dock_);
-  addDockWidget(Qt::RightDockWidgetArea, keys_dock_);
+  addDockWidget(Qt::BottomDockWidgetArea, keys_dock_);
+  tabifyDockWidget(log_dock_, keys_dock_);
+  log_dock_->raise();
   statusBar()->addPermanentWidget(endpoint_label_);
 
   connect(keys_, &widgets::KeysPanel::message, this, &MainWindow::log);
@@ -105,7 +108,8 @@ MainWindow::MainWindow(QWidget* parent)
 
   QSettings settings;
   if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 900);
-  restoreState(settings.value("window/state").toByteArray());
+  if (!restoreState(settings.value("window/state").toByteArray()))
+    resizeDocks({log_dock_}, {fontMetrics().height() * 8}, Qt::Vertical);
 }
 
 MainWindow::~MainWindow() {

@@ -1,4 +1,688 @@
-<?xml version="1.0" encoding="utf-8"?>
-<!DOCTYPE TS>
+<?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
+<context>
+    <name>QObject</name>
+    <message>
+        <source>%1 needs a number: "%2"</source>
+        <translation>%1 需要一个数字："%2"</translation>
+    </message>
+    <message>
+        <source>connections are numbered from 1: "%1"</source>
+        <translation>连接从 1 开始编号："%1"</translation>
+    </message>
+    <message>
+        <source>unknown frame type "%1" (REQUEST, RESPONSE, STREAM_TOKEN, CANCEL, ERROR)</source>
+        <translation>未知的帧类型 "%1"（REQUEST、RESPONSE、STREAM_TOKEN、CANCEL、ERROR）</translation>
+    </message>
+    <message>
+        <source>opens no connection of this capture</source>
+        <translation>不能解开此抓包中的任何连接</translation>
+    </message>
+    <message numerus="yes">
+        <source>opens %n connection(s)</source>
+        <translation><numerusform>可解开 %n 个连接</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>anthro::gui::MainWindow</name>
+    <message>
+        <source>Session capture written to %1</source>
+        <translation>会话抓包已写入 %1</translation>
+    </message>
+    <message>
+        <source>The embedded endpoint did not start: %1</source>
+        <translation>内置端点未能启动：%1</translation>
+    </message>
+    <message>
+        <source>Embedded endpoint: %1 (TLS), %2 (lab), %3 (HTTP baseline)</source>
+        <translation>内置端点：%1（TLS）、%2（实验明文）、%3（HTTP 基线）</translation>
+    </message>
+    <message>
+        <source>Add key log</source>
+        <translation>添加密钥日志</translation>
+    </message>
+    <message>
+        <source>Key logs (*.log *.txt *.keylog);;All files (*)</source>
+        <translation>密钥日志 (*.log *.txt *.keylog);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add server key</source>
+        <translation>添加服务器密钥</translation>
+    </message>
+    <message>
+        <source>PEM keys (*.pem);;All files (*)</source>
+        <translation>PEM 密钥 (*.pem);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>About anthro-v1 Workbench</source>
+        <translation>关于 anthro-v1 工作台</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;anthro-v1 Workbench %1&lt;/h3&gt;&lt;p&gt;Live sessions, captures and latency diagnosis for anthro-v1 and the HTTP Messages API it replaces.&lt;/p&gt;&lt;p&gt;Qt %2, QCustomPlot, OpenSSL, libsodium, libpcap.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;anthro-v1 工作台 %1&lt;/h3&gt;&lt;p&gt;面向 anthro-v1 及其所替代的 HTTP Messages API 的实时会话、抓包与延迟诊断。&lt;/p&gt;&lt;p&gt;Qt %2、QCustomPlot、OpenSSL、libsodium、libpcap。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>anthro-v1 Workbench</source>
+        <translation>anthro-v1 工作台</translation>
+    </message>
+    <message>
+        <source>Welcome</source>
+        <translation>欢迎</translation>
+    </message>
+    <message>
+        <source>Live session</source>
+        <translation>实时会话</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open Capture…</source>
+        <translation>打开抓包(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Add &amp;Key Log…</source>
+        <translation>添加密钥日志(&amp;K)…</translation>
+    </message>
+    <message>
+        <source>Add &amp;Server Key (PEM)…</source>
+        <translation>添加服务器密钥 PEM(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Session</source>
+        <translation>会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;New Live Session</source>
+        <translation>新建实时会话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Start &amp;Capture…</source>
+        <translation>开始抓包(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About</source>
+        <translation>关于(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Embedded endpoint %1</source>
+        <translation>内置端点 %1</translation>
+    </message>
+    <message>
+        <source>No embedded endpoint</source>
+        <translation>无内置端点</translation>
+    </message>
+    <message>
+        <source>Language: %1</source>
+        <translation>界面语言：%1</translation>
+    </message>
+    <message>
+        <source>Open capture</source>
+        <translation>打开抓包</translation>
+    </message>
+    <message>
+        <source>Captures (*.pcap *.pcapng *.cap);;All files (*)</source>
+        <translation>抓包文件 (*.pcap *.pcapng *.cap);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Tick "Capture this session's traffic" and send: the capture opens here when the session ends. For other traffic use `anthro-wb capture -i IFACE -w FILE.pcapng`.</source>
+        <translation>勾选“抓取本会话的流量”后发送：会话结束时抓包会在此打开。其他流量请用 `anthro-wb capture -i 网卡 -w 文件.pcapng`。</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::gui::WelcomePage</name>
+    <message>
+        <source>No recent captures. Drop a .pcap, .pcapng, key log or PEM file anywhere.</source>
+        <translation>没有最近的抓包。可将 .pcap、.pcapng、密钥日志或 PEM 文件拖到窗口任意位置。</translation>
+    </message>
+    <message>
+        <source>anthro-v1 Workbench</source>
+        <translation>anthro-v1 工作台</translation>
+    </message>
+    <message>
+        <source>Live sessions against anthro-v1 or the HTTP Messages API, captures decoded with keys, TTFT and token-rate charts. The embedded local endpoint is running: a new session works without any configuration.</source>
+        <translation>针对 anthro-v1 或 HTTP Messages API 的实时会话、用密钥解码的抓包、TTFT 与 token 速率图表。内置本地端点已在运行：新建会话无需任何配置。</translation>
+    </message>
+    <message>
+        <source>New live session</source>
+        <translation>新建实时会话</translation>
+    </message>
+    <message>
+        <source>Open capture…</source>
+        <translation>打开抓包…</translation>
+    </message>
+    <message>
+        <source>Start capture…</source>
+        <translation>开始抓包…</translation>
+    </message>
+    <message>
+        <source>Recent captures</source>
+        <translation>最近的抓包</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::CaptureInspector</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)</source>
+        <translation>过滤：conn:1 stream:3 type:STREAM_TOKEN 文本…（回车应用）</translation>
+    </message>
+    <message>
+        <source>Frame</source>
+        <translation>帧</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>%1 frames</source>
+        <translation>%1 帧</translation>
+    </message>
+    <message>
+        <source>%1: %2 frames, %3 connections (%4 decrypted)</source>
+        <translation>%1：%2 帧，%3 个连接（%4 个已解密）</translation>
+    </message>
+    <message>
+        <source>Filtering…</source>
+        <translation>正在过滤…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 frames</source>
+        <translation>%2 帧中的 %1 帧</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::ConnectionsModel</name>
+    <message>
+        <source>(loading)</source>
+        <translation>（加载中）</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Transport</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>ALPN</source>
+        <translation>ALPN</translation>
+    </message>
+    <message>
+        <source>anthro-v1 suite</source>
+        <translation>anthro-v1 套件</translation>
+    </message>
+    <message>
+        <source>TLS</source>
+        <translation>TLS</translation>
+    </message>
+    <message>
+        <source>Decryption</source>
+        <translation>解密</translation>
+    </message>
+    <message>
+        <source>Frames</source>
+        <translation>帧数</translation>
+    </message>
+    <message>
+        <source>Retrans.</source>
+        <translation>重传</translation>
+    </message>
+    <message>
+        <source>Out of order</source>
+        <translation>乱序</translation>
+    </message>
+    <message>
+        <source>Zero window</source>
+        <translation>零窗口</translation>
+    </message>
+    <message>
+        <source>Gaps</source>
+        <translation>缺口</translation>
+    </message>
+    <message>
+        <source>Bad checksums</source>
+        <translation>校验和错误</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::FrameDetailView</name>
+    <message>
+        <source>Field</source>
+        <translation>字段</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>字节</translation>
+    </message>
+    <message>
+        <source>REQUEST and RESPONSE bodies appear here as JSON (api_key redacted).</source>
+        <translation>REQUEST 与 RESPONSE 的消息体以 JSON 显示在此（api_key 已隐去）。</translation>
+    </message>
+    <message>
+        <source>Frame %1</source>
+        <translation>第 %1 帧</translation>
+    </message>
+    <message>
+        <source>%1, %2 bytes, %3</source>
+        <translation>%1，%2 字节，%3</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::FrameTableModel</name>
+    <message>
+        <source>(unreadable)</source>
+        <translation>（无法读取）</translation>
+    </message>
+    <message>
+        <source>No.</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <source>Time (s)</source>
+        <translation>时间 (s)</translation>
+    </message>
+    <message>
+        <source>Conn</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Direction</source>
+        <translation>方向</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Token 数</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::KeysPanel</name>
+    <message>
+        <source>Key</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Contents</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Key log %1 changed; re-reading it</source>
+        <translation>密钥日志 %1 已变化，正在重新读取</translation>
+    </message>
+    <message>
+        <source>Key log files</source>
+        <translation>密钥日志文件</translation>
+    </message>
+    <message>
+        <source>%1 ANTHRO_V1, %2 TLS secrets</source>
+        <translation>%1 条 ANTHRO_V1，%2 条 TLS 密钥</translation>
+    </message>
+    <message>
+        <source>Server keys (PEM)</source>
+        <translation>服务器密钥（PEM）</translation>
+    </message>
+    <message>
+        <source>X25519, public %1…</source>
+        <translation>X25519，公钥 %1…</translation>
+    </message>
+    <message>
+        <source>In %1 (DSB)</source>
+        <translation>%1 内（DSB）</translation>
+    </message>
+    <message>
+        <source>block %1</source>
+        <translation>第 %1 块</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::LatencyCharts</name>
+    <message>
+        <source>No data</source>
+        <translation>无数据</translation>
+    </message>
+    <message>
+        <source>Time to first token</source>
+        <translation>首 token 时间</translation>
+    </message>
+    <message>
+        <source>request start (s)</source>
+        <translation>请求开始 (s)</translation>
+    </message>
+    <message>
+        <source>TTFT (ms)</source>
+        <translation>TTFT (ms)</translation>
+    </message>
+    <message>
+        <source>Token rate</source>
+        <translation>Token 速率</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>tokens/s</translation>
+    </message>
+    <message>
+        <source>Inter-token latency</source>
+        <translation>Token 间延迟</translation>
+    </message>
+    <message>
+        <source>ITL (ms)</source>
+        <translation>ITL (ms)</translation>
+    </message>
+    <message>
+        <source>samples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>TTFT distribution</source>
+        <translation>TTFT 分布</translation>
+    </message>
+    <message>
+        <source>fraction</source>
+        <translation>比例</translation>
+    </message>
+    <message>
+        <source>last bar: ≥ %1 ms (%2 samples)</source>
+        <translation>最后一柱：≥ %1 ms（%2 个样本）</translation>
+    </message>
+    <message>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Cannot export to %1: unknown chart</source>
+        <translation>无法导出到 %1：未知图表</translation>
+    </message>
+    <message>
+        <source>Cannot export to %1: unknown file type "%2" (use .png, .pdf or .svg)</source>
+        <translation>无法导出到 %1：未知文件类型 "%2"（请用 .png、.pdf 或 .svg）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::SessionPanel</name>
+    <message>
+        <source>Stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>Capture this session's traffic into the inspector</source>
+        <translation>抓取本会话的流量并在检查器中打开</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Run load</source>
+        <translation>运行压测</translation>
+    </message>
+    <message>
+        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions</source>
+        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions</translation>
+    </message>
+    <message>
+        <source>No API key</source>
+        <translation>不用 API 密钥</translation>
+    </message>
+    <message>
+        <source>From $ANTHROPIC_API_KEY</source>
+        <translation>取自 $ANTHROPIC_API_KEY</translation>
+    </message>
+    <message>
+        <source>From $OPENAI_API_KEY</source>
+        <translation>取自 $OPENAI_API_KEY</translation>
+    </message>
+    <message>
+        <source>Typed below</source>
+        <translation>在右侧输入</translation>
+    </message>
+    <message>
+        <source>API key (kept in memory only, never saved)</source>
+        <translation>API 密钥（仅保存在内存中，从不写盘）</translation>
+    </message>
+    <message>
+        <source>System prompt (optional)</source>
+        <translation>系统提示（可选）</translation>
+    </message>
+    <message>
+        <source>Explain tail latency in one paragraph.</source>
+        <translation>用一段话解释尾延迟。</translation>
+    </message>
+    <message>
+        <source>× </source>
+        <translation>× </translation>
+    </message>
+    <message>
+        <source>Requests on the same connection, one after another</source>
+        <translation>同一连接上依次发送的请求数</translation>
+    </message>
+    <message>
+        <source>The answer streams here.</source>
+        <translation>回答会在此流式显示。</translation>
+    </message>
+    <message>
+        <source>open loop</source>
+        <translation>开环</translation>
+    </message>
+    <message>
+        <source> req/s</source>
+        <translation> 请求/秒</translation>
+    </message>
+    <message>
+        <source>Open loop (used when concurrency is 0): constant arrivals at this rate</source>
+        <translation>开环（并发为 0 时使用）：按此速率匀速到达</translation>
+    </message>
+    <message>
+        <source>as baseline</source>
+        <translation>作为基线</translation>
+    </message>
+    <message>
+        <source>as candidate</source>
+        <translation>作为候选</translation>
+    </message>
+    <message>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>max_tokens</source>
+        <translation>max_tokens</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation>压测</translation>
+    </message>
+    <message>
+        <source>Concurrency</source>
+        <translation>并发</translation>
+    </message>
+    <message>
+        <source>Rate</source>
+        <translation>速率</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>A session is already running; cancel it first.</source>
+        <translation>已有会话在运行，请先取消。</translation>
+    </message>
+    <message>
+        <source>ANTHROPIC_API_KEY is not set in the environment; sending without a key.</source>
+        <translation>环境变量中没有 ANTHROPIC_API_KEY，将不带密钥发送。</translation>
+    </message>
+    <message>
+        <source>Capturing on lo…</source>
+        <translation>正在 lo 上抓包…</translation>
+    </message>
+    <message>
+        <source>Capture failed: %1</source>
+        <translation>抓包失败：%1</translation>
+    </message>
+    <message>
+        <source>stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6</source>
+        <translation>流 %1：TTFT %2，端到端 %3，%4 个 token，平均 ITL %5，结束原因 %6</translation>
+    </message>
+    <message>
+        <source>Session: %1</source>
+        <translation>会话：%1</translation>
+    </message>
+    <message>
+        <source>A load is already running.</source>
+        <translation>已有压测在运行。</translation>
+    </message>
+    <message>
+        <source>Set a concurrency, or a rate for an open loop.</source>
+        <translation>请设置并发，或为开环设置速率。</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms</source>
+        <translation>%1 个请求，%2 tokens/s，TTFT p50 %3 ms，p99 %4 ms</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>anthro-v1 Workbench: live sessions, captures, latency charts.</source>
+        <translation>anthro-v1 工作台：实时会话、抓包、延迟图表。</translation>
+    </message>
+    <message>
+        <source>NSS key log with ANTHRO_V1 lines (repeatable).</source>
+        <translation>含 ANTHRO_V1 行的 NSS 密钥日志（可重复）。</translation>
+    </message>
+    <message>
+        <source>Server static X25519 key, PEM (repeatable).</source>
+        <translation>服务器静态 X25519 密钥，PEM 格式（可重复）。</translation>
+    </message>
+    <message>
+        <source>Take the README screenshots into DIR and exit.</source>
+        <translation>将 README 截图保存到 DIR 后退出。</translation>
+    </message>
+    <message>
+        <source>The spec's vectors directory (for --screenshots).</source>
+        <translation>规范测试向量目录（用于 --screenshots）。</translation>
+    </message>
+    <message>
+        <source>A pcap or pcapng file to open.</source>
+        <translation>要打开的 pcap 或 pcapng 文件。</translation>
+    </message>
+</context>
 </TS>

@@ -59,9 +59,11 @@ class TestFrameTableModel : public QObject {
     QSignalSpy inserts(&model, &QAbstractItemModel::rowsInserted);
     model.setIndex(index);
     resets.clear();
-    std::thread loader([&] { index->load(path, {{vectors_path("lab-conversation.keylog")}, {}}); });
+    bool loaded_ok = false;
+    std::thread loader([&] { loaded_ok = static_cast<bool>(index->load(path, {{vectors_path("lab-conversation.keylog")}, {}})); });
     while (!index->finished()) model.poll();
     loader.join();
+    QVERIFY(loaded_ok);
     model.poll();
     QCOMPARE(model.rowCount(), 6 * 60 * 62);
     QCOMPARE(resets.size(), 0);
