@@ -20,6 +20,7 @@
 #include "frame_table_model.h"
 #include "hex_view.h"
 #include "latency_charts.h"
+#include "retranslator.h"
 
 namespace anthro::widgets {
 
@@ -68,7 +69,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       connections_(new ConnectionsModel(this)),
       filter_(new QLineEdit(this)),
       progress_(new QProgressBar(this)),
-      cancel_button_(new QPushButton(tr("Cancel"), this)),
+      cancel_button_(new QPushButton(this)),
       status_(new QLabel(this)),
       frame_view_(new QTableView(this)),
       connection_view_(new QTableView(this)),
@@ -77,7 +78,6 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       lower_tabs_(new QTabWidget(this)),
       charts_(new LatencyCharts(this)),
       poll_timer_(new QTimer(this)) {
-  filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
   filter_->setClearButtonEnabled(true);
   progress_->setRange(0, 1000);
   progress_->setMaximumWidth(220);
@@ -117,10 +117,20 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   frame_split->addWidget(hex_);
   frame_split->setStretchFactor(0, 1);
   frame_split->setStretchFactor(1, 1);
-  lower_tabs_->addTab(frame_split, tr("Frame"));
-  lower_tabs_->addTab(connection_view_, tr("Connections"));
-  lower_tabs_->addTab(charts_, tr("Charts"));
-  charts_->setSeriesName(0, tr("streams"));
+  lower_tabs_->addTab(frame_split, QString());
+  lower_tabs_->addTab(connection_view_, QString());
+  lower_tabs_->addTab(charts_, QString());
+  (new Retranslator(this))->add([this] {
+    filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
+    cancel_button_->setText(tr("Cancel"));
+    lower_tabs_->setTabText(0, tr("Frame"));
+    lower_tabs_->setTabText(1, tr("Connections"));
+    lower_tabs_->setTabText(2, tr("Charts"));
+    charts_->setSeriesName(0, tr("streams"));
+    // The models translate their headers when asked; tell the views to ask again.
+    emit frames_->headerDataChanged(Qt::Horizontal, 0, FrameTableModel::ColumnCount - 1);
+    emit connections_->headerDataChanged(Qt::Horizontal, 0, ConnectionsModel::ColumnCount - 1);
+  });
   connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) { showStream(request); });
 
   auto* split = new QSplitter(Qt::Vertical, this);

@@ -7,6 +7,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "retranslator.h"
+
 namespace anthro::widgets {
 
 namespace {
@@ -17,7 +19,6 @@ constexpr int kEndRole = Qt::UserRole + 2;
 FrameDetailView::FrameDetailView(QWidget* parent)
     : QWidget(parent), tree_(new QTreeWidget(this)), json_(new QPlainTextEdit(this)) {
   tree_->setColumnCount(3);
-  tree_->setHeaderLabels({tr("Field"), tr("Value"), tr("Bytes")});
   tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   tree_->header()->setSectionResizeMode(1, QHeaderView::Stretch);
   tree_->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
@@ -25,7 +26,6 @@ FrameDetailView::FrameDetailView(QWidget* parent)
   tree_->setUniformRowHeights(true);
   json_->setReadOnly(true);
   json_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  json_->setPlaceholderText(tr("REQUEST and RESPONSE bodies appear here as JSON (api_key redacted)."));
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(tree_);
   split->addWidget(json_);
@@ -34,6 +34,10 @@ FrameDetailView::FrameDetailView(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
+  (new Retranslator(this))->add([this] {
+    tree_->setHeaderLabels({tr("Field"), tr("Value"), tr("Bytes")});
+    json_->setPlaceholderText(tr("REQUEST and RESPONSE bodies appear here as JSON (api_key redacted)."));
+  });
   connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
     if (!item || !item->data(0, kBeginRole).isValid()) return;
     emit fieldSelected(item->data(0, kBeginRole).toLongLong(), item->data(0, kEndRole).toLongLong());

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "crypto/key_schedule.h"
+#include "retranslator.h"
 #include "crypto/keylog.h"
 #include "util/files.h"
 
@@ -47,7 +48,6 @@ void add_connections(QTreeWidgetItem* item, const QStringList& names, bool have_
 
 KeysPanel::KeysPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget(this)), watcher_(new QFileSystemWatcher(this)) {
   tree_->setColumnCount(3);
-  tree_->setHeaderLabels({tr("Key"), tr("Contents"), tr("Connections")});
   tree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -59,7 +59,10 @@ KeysPanel::KeysPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget(t
     rebuild();
     emit keysChanged();
   });
-  rebuild();
+  (new Retranslator(this))->add([this] {
+    tree_->setHeaderLabels({tr("Key"), tr("Contents"), tr("Connections")});
+    rebuild();
+  });
 }
 
 bool KeysPanel::addKeylog(const QString& path) {

@@ -389,6 +389,7 @@ struct LatencyCharts::Impl {
   QCustomPlot* makePlot(Chart chart, const QString& title, const QString& x_label,
                         const QString& y_label);
   void build();
+  void retranslate();
   void applyTheme();
   void applyMargins();
   void styleGraph(QCPGraph* g, int s, Dots dots = Dots::Screen);
@@ -475,11 +476,23 @@ QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart, const QString& title,
   return plot;
 }
 
+// Titles and axis labels in the current language (again on every language change).
+void LatencyCharts::Impl::retranslate() {
+  const QString texts[4][3] = {{tr("Time to first token"), tr("request start (s)"), tr("TTFT (ms)")},
+                               {tr("Token rate"), tr("request start (s)"), tr("tokens/s")},
+                               {tr("Inter-token latency"), tr("ITL (ms)"), tr("samples")},
+                               {tr("TTFT distribution"), tr("TTFT (ms)"), tr("fraction")}};
+  for (int chart = 0; chart < 4; ++chart) {
+    titles[chart]->setText(texts[chart][0]);
+    plots[chart]->xAxis->setLabel(texts[chart][1]);
+    plots[chart]->yAxis->setLabel(texts[chart][2]);
+    empty_notes[chart]->setText(tr("No data"));
+  }
+}
+
 void LatencyCharts::Impl::build() {
-  makePlot(TtftOverTime, tr("Time to first token"), tr("request start (s)"), tr("TTFT (ms)"));
-  makePlot(TokenRate, tr("Token rate"), tr("request start (s)"), tr("tokens/s"));
-  makePlot(ItlHistogram, tr("Inter-token latency"), tr("ITL (ms)"), tr("samples"));
-  makePlot(TtftCdf, tr("TTFT distribution"), tr("TTFT (ms)"), tr("fraction"));
+  for (Chart chart : {TtftOverTime, TokenRate, ItlHistogram, TtftCdf}) makePlot(chart, {}, {}, {});
+  retranslate();
 
   for (int s = 0; s < kSeriesCount; ++s) {
     ttft[s] = new SeriesGraph(plots[TtftOverTime]->xAxis, plots[TtftOverTime]->yAxis);
@@ -1247,6 +1260,10 @@ void LatencyCharts::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
   if (!d_ || !d_->plots[0]) return;
   switch (event->type()) {
+    case QEvent::LanguageChange:
+      d_->retranslate();
+      for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+      break;
     case QEvent::PaletteChange:
     case QEvent::StyleChange:
     case QEvent::FontChange:

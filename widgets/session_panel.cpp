@@ -20,6 +20,7 @@
 
 #include "capture/live_capture.h"
 #include "latency_charts.h"
+#include "retranslator.h"
 #include "session/bench.h"
 #include "session/live_session.h"
 #include "session/target.h"
@@ -62,70 +63,63 @@ SessionPanel::SessionPanel(QWidget* parent)
       max_tokens_(new QSpinBox(this)),
       system_(new QLineEdit(this)),
       prompt_(new QPlainTextEdit(this)),
-      stream_(new QCheckBox(tr("Stream"), this)),
+      stream_(new QCheckBox(this)),
       repeat_(new QSpinBox(this)),
-      capture_(new QCheckBox(tr("Capture this session's traffic into the inspector"), this)),
-      send_(new QPushButton(tr("Send"), this)),
-      cancel_(new QPushButton(tr("Cancel"), this)),
+      capture_(new QCheckBox(this)),
+      send_(new QPushButton(this)),
+      cancel_(new QPushButton(this)),
       answer_(new QPlainTextEdit(this)),
       figures_(new QLabel(this)),
       concurrency_(new QSpinBox(this)),
       rate_(new QDoubleSpinBox(this)),
       requests_(new QSpinBox(this)),
       series_(new QComboBox(this)),
-      load_button_(new QPushButton(tr("Run load"), this)),
+      load_button_(new QPushButton(this)),
       load_status_(new QLabel(this)),
       charts_(new LatencyCharts(this)) {
   target_->setEditable(true);
   target_->setInsertPolicy(QComboBox::NoInsert);
   target_->setMinimumContentsLength(40);
-  target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
-                         "https://host/v1/chat/completions"));
-  key_source_->addItems({tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed below")});
+  key_source_->addItems({QString(), QString(), QString(), QString()});
   api_key_->setEchoMode(QLineEdit::Password);
-  api_key_->setPlaceholderText(tr("API key (kept in memory only, never saved)"));
   api_key_->setEnabled(false);
   connect(key_source_, &QComboBox::currentIndexChanged, this, [this](int i) { api_key_->setEnabled(i == 3); });
   max_tokens_->setRange(1, 1 << 20);
   max_tokens_->setValue(256);
-  system_->setPlaceholderText(tr("System prompt (optional)"));
   prompt_->setPlainText(tr("Explain tail latency in one paragraph."));
   prompt_->setMaximumHeight(90);
   stream_->setChecked(true);
   repeat_->setRange(1, 1000);
-  repeat_->setPrefix(tr("× "));
-  repeat_->setToolTip(tr("Requests on the same connection, one after another"));
   cancel_->setEnabled(false);
   answer_->setReadOnly(true);
-  answer_->setPlaceholderText(tr("The answer streams here."));
   figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   concurrency_->setRange(0, 4096);
   concurrency_->setValue(4);
-  concurrency_->setSpecialValueText(tr("open loop"));
   rate_->setRange(0, 100000);
-  rate_->setSuffix(tr(" req/s"));
-  rate_->setToolTip(tr("Open loop (used when concurrency is 0): constant arrivals at this rate"));
   requests_->setRange(1, 1000000);
   requests_->setValue(50);
-  series_->addItems({tr("as baseline"), tr("as candidate")});
-  charts_->setSeriesName(0, tr("baseline"));
-  charts_->setSeriesName(1, tr("candidate"));
+  series_->addItems({QString(), QString()});
 
-  auto* request_box = new QGroupBox(tr("Request"), this);
+  auto* request_box = new QGroupBox(this);
+  auto* target_label = new QLabel(this);
+  auto* model_label = new QLabel(this);
+  auto* max_tokens_label = new QLabel(this);
+  auto* system_label = new QLabel(this);
+  auto* message_label = new QLabel(this);
   auto* form = new QFormLayout(request_box);
   auto* target_row = new QHBoxLayout;
   target_row->addWidget(target_, 1);
   target_row->addWidget(key_source_);
   target_row->addWidget(api_key_);
-  form->addRow(tr("Target"), target_row);
+  form->addRow(target_label, target_row);
   auto* model_row = new QHBoxLayout;
   model_row->addWidget(model_, 1);
-  model_row->addWidget(new QLabel(tr("max_tokens"), this));
+  model_row->addWidget(max_tokens_label);
   model_row->addWidget(max_tokens_);
   model_row->addWidget(stream_);
-  form->addRow(tr("Model"), model_row);
-  form->addRow(tr("System"), system_);
-  form->addRow(tr("Message"), prompt_);
+  form->addRow(model_label, model_row);
+  form->addRow(system_label, system_);
+  form->addRow(message_label, prompt_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(capture_);
   buttons->addStretch(1);
@@ -134,18 +128,21 @@ SessionPanel::SessionPanel(QWidget* parent)
   buttons->addWidget(cancel_);
   form->addRow(buttons);
 
-  auto* answer_box = new QGroupBox(tr("Answer"), this);
+  auto* answer_box = new QGroupBox(this);
   auto* answer_layout = new QVBoxLayout(answer_box);
   answer_layout->addWidget(answer_, 1);
   answer_layout->addWidget(figures_);
 
-  auto* load_box = new QGroupBox(tr("Load"), this);
+  auto* load_box = new QGroupBox(this);
+  auto* concurrency_label = new QLabel(this);
+  auto* rate_label = new QLabel(this);
+  auto* requests_label = new QLabel(this);
   auto* load_layout = new QHBoxLayout(load_box);
-  load_layout->addWidget(new QLabel(tr("Concurrency"), this));
+  load_layout->addWidget(concurrency_label);
   load_layout->addWidget(concurrency_);
-  load_layout->addWidget(new QLabel(tr("Rate"), this));
+  load_layout->addWidget(rate_label);
   load_layout->addWidget(rate_);
-  load_layout->addWidget(new QLabel(tr("Requests"), this));
+  load_layout->addWidget(requests_label);
   load_layout->addWidget(requests_);
   load_layout->addWidget(series_);
   load_layout->addWidget(load_button_);
@@ -165,6 +162,41 @@ SessionPanel::SessionPanel(QWidget* parent)
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(split, 1);
   layout->addWidget(load_box);
+
+  (new Retranslator(this))->add([=, this] {
+    stream_->setText(tr("Stream"));
+    capture_->setText(tr("Capture this session's traffic into the inspector"));
+    send_->setText(tr("Send"));
+    cancel_->setText(tr("Cancel"));
+    load_button_->setText(tr("Run load"));
+    target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
+                           "https://host/v1/chat/completions"));
+    const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed below")};
+    for (int i = 0; i < 4; ++i) key_source_->setItemText(i, sources[i]);
+    api_key_->setPlaceholderText(tr("API key (kept in memory only, never saved)"));
+    system_->setPlaceholderText(tr("System prompt (optional)"));
+    repeat_->setPrefix(tr("× "));
+    repeat_->setToolTip(tr("Requests on the same connection, one after another"));
+    answer_->setPlaceholderText(tr("The answer streams here."));
+    concurrency_->setSpecialValueText(tr("open loop"));
+    rate_->setSuffix(tr(" req/s"));
+    rate_->setToolTip(tr("Open loop (used when concurrency is 0): constant arrivals at this rate"));
+    series_->setItemText(0, tr("as baseline"));
+    series_->setItemText(1, tr("as candidate"));
+    charts_->setSeriesName(0, tr("baseline"));
+    charts_->setSeriesName(1, tr("candidate"));
+    request_box->setTitle(tr("Request"));
+    target_label->setText(tr("Target"));
+    model_label->setText(tr("Model"));
+    max_tokens_label->setText(tr("max_tokens"));
+    system_label->setText(tr("System"));
+    message_label->setText(tr("Message"));
+    answer_box->setTitle(tr("Answer"));
+    load_box->setTitle(tr("Load"));
+    concurrency_label->setText(tr("Concurrency"));
+    rate_label->setText(tr("Rate"));
+    requests_label->setText(tr("Requests"));
+  });
 
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
   connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);

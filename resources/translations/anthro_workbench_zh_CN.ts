@@ -227,6 +227,18 @@
         <source>%1 of %2 frames</source>
         <translation>%2 帧中的 %1 帧</translation>
     </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>streams</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>Stream %1 of connection %2</source>
+        <translation>连接 %2 的流 %1</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::ConnectionsModel</name>

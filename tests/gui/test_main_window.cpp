@@ -4,6 +4,9 @@
 #include <QtTest>
 
 #include <QElapsedTimer>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTreeWidget>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "hex_view.h"
+#include "language.h"
 #include "latency_charts.h"
 #include "main_window.h"
 #include "session_panel.h"
@@ -118,6 +122,28 @@ class TestMainWindow : public QObject {
     QCOMPARE(loaded.at(0).at(0).toBool(), false);
     QVERIFY(loaded.at(0).at(1).toString().contains("garbage.pcap"));
     QVERIFY(window.logText().contains("garbage.pcap"));
+  }
+
+  void languageSwitchesWhileRunning() {
+    gui::MainWindow window;
+    CaptureInspector* inspector = window.openCapture(QString::fromStdString(vectors_path("lab-conversation.pcap")));
+    QVERIFY(wait_loaded(inspector, 10000));
+    auto send_text = [&] {
+      for (auto* b : window.sessionPanel()->findChildren<QPushButton*>())
+        if (b->text() == "Send" || b->text() == QString::fromUtf8("发送")) return b->text();
+      return QString();
+    };
+    QCOMPARE(send_text(), QString("Send"));
+    gui::install_language("zh_CN");
+    QCOMPARE(gui::current_language(), QString("zh_CN"));
+    QTRY_COMPARE(send_text(), QString::fromUtf8("发送"));  // LanguageChange events are posted
+    QCOMPARE(inspector->lowerTabs()->tabText(1), QString::fromUtf8("连接"));
+    QCOMPARE(inspector->frames()->headerData(FrameTableModel::Type, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QString::fromUtf8("类型"));
+    QVERIFY(window.menuBar()->actions().at(0)->text().contains(QString::fromUtf8("文件")));
+    gui::install_language("en");
+    QTRY_COMPARE(send_text(), QString("Send"));
+    QCOMPARE(inspector->lowerTabs()->tabText(1), QString("Connections"));
   }
 
   void liveSessionFillsTheTtftChart() {
