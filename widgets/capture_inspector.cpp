@@ -131,6 +131,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
     emit frames_->headerDataChanged(Qt::Horizontal, 0, FrameTableModel::ColumnCount - 1);
     emit connections_->headerDataChanged(Qt::Horizontal, 0, ConnectionsModel::ColumnCount - 1);
   });
+  connect(charts_, &LatencyCharts::message, this, &CaptureInspector::message);
   connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) { showStream(request); });
 
   auto* split = new QSplitter(Qt::Vertical, this);

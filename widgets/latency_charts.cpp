@@ -6,7 +6,9 @@
 #include <QDir>
 #include <QEvent>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QMenu>
 #include <QGridLayout>
 #include <QPainter>
 #include <QSvgGenerator>
@@ -390,6 +392,7 @@ struct LatencyCharts::Impl {
                         const QString& y_label);
   void build();
   void retranslate();
+  void exportWithDialog(Chart chart);
   void applyTheme();
   void applyMargins();
   void styleGraph(QCPGraph* g, int s, Dots dots = Dots::Screen);
@@ -473,7 +476,23 @@ QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart, const QString& title,
   plots[chart] = plot;
   QObject::connect(plot, &QCustomPlot::plottableClick, q,
                    [this](QCPAbstractPlottable* p, int index, QMouseEvent*) { onClick(p, index); });
+  plot->setContextMenuPolicy(Qt::CustomContextMenu);
+  QObject::connect(plot, &QWidget::customContextMenuRequested, q, [this, chart, plot](const QPoint& at) {
+    QMenu menu(plot);
+    menu.addAction(tr("Export chart…"), q, [this, chart] { exportWithDialog(chart); });
+    menu.exec(plot->mapToGlobal(at));
+  });
   return plot;
+}
+
+// Asks where to write the chart; the outcome goes to the log, never to a dialog.
+void LatencyCharts::Impl::exportWithDialog(Chart chart) {
+  QString path = QFileDialog::getSaveFileName(q, tr("Export chart"), titles[chart]->text() + ".png",
+                                              tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (q->exportChart(chart, path, &error)) emit q->message(tr("Chart written to %1").arg(path));
+  else emit q->message(error);
 }
 
 // Titles and axis labels in the current language (again on every language change).

@@ -85,6 +85,8 @@ class LatencyCharts : public QWidget {
   // A point of the TTFT or token-rate chart was clicked: the series and the RequestPoint's
   // `request`.
   void requestClicked(int series, int request);
+  // What happened to an export the user asked for from a chart's context menu.
+  void message(const QString& text);
 
  protected:
   void changeEvent(QEvent* event) override;

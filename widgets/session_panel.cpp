@@ -198,6 +198,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     requests_label->setText(tr("Requests"));
   });
 
+  connect(charts_, &LatencyCharts::message, this, &SessionPanel::message);
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
   connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);
   connect(load_button_, &QPushButton::clicked, this, &SessionPanel::runLoad);
