@@ -226,6 +226,7 @@ void SessionPanel::setTarget(const QString& url) { target_->setCurrentText(url);
 QString SessionPanel::target() const { return target_->currentText().trimmed(); }
 void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text); }
 void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }
+void SessionPanel::setCaptureTraffic(bool on) { capture_->setChecked(on); }
 QString SessionPanel::answer() const { return answer_->toPlainText(); }
 bool SessionPanel::running() const { return session_ && !session_->finished(); }
 

@@ -41,6 +41,8 @@ class SessionPanel : public QWidget {
   QString target() const;
   void setPrompt(const QString& text);
   void setRepeat(int requests);
+  // Capture the session's own traffic on lo (libpcap; needs the capture permission).
+  void setCaptureTraffic(bool on);
 
   // Starts a session with the composer's request; false (and a message) when one is running
   // or the target is malformed.

@@ -163,6 +163,37 @@ class TestMainWindow : public QObject {
     QVERIFY(!panel->answer().isEmpty());
   }
 
+  void aSessionCapturesItsOwnTraffic() {
+    gui::MainWindow window;
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro"));
+    panel->setRepeat(2);
+    panel->setCaptureTraffic(true);
+    QSignalSpy ready(panel, &SessionPanel::captureReady);
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel->send());
+    QVERIFY(finished.wait(30000));
+    if (ready.isEmpty() && !ready.wait(15000)) {
+      if (window.logText().contains("permission", Qt::CaseInsensitive)) QSKIP("no permission to capture on lo here");
+      QFAIL(qPrintable("no capture: " + window.logText()));
+    }
+    // The main window opened it: the session's TLS connection, decrypted with the embedded keys.
+    auto* inspector = window.currentInspector();
+    QVERIFY(inspector);
+    QVERIFY(wait_loaded(inspector, 20000));
+    const auto& conns = inspector->connections()->connections();
+    QCOMPARE(conns.size(), std::size_t{1});
+    QCOMPARE(conns[0].decryption, std::string("ok"));
+    QCOMPARE(conns[0].alpn, std::string("anthro-v1"));
+    auto analysis = inspector->index()->analysis();
+    QCOMPARE(analysis->connections.at(0).streams.size(), std::size_t{2});
+    for (std::size_t i = 0; i < 2; ++i) {
+      double captured = *analysis->connections[0].streams[i].figures.ttft_ms;
+      double live = *panel->results()[i].figures.ttft_ms;
+      QVERIFY2(std::abs(captured - live) < 1.0, qPrintable(QString("TTFT %1 vs %2").arg(captured).arg(live)));
+    }
+  }
+
   void cancelEndsTheAnswerAsCancelled() {
     gui::MainWindow window;
     SessionPanel* panel = window.sessionPanel();
