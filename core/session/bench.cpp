@@ -244,16 +244,10 @@ std::string csv_field(const json& v) {
 Result<BenchResult> run_bench(const BenchConfig& config) {
   if (config.concurrency == 0 && config.rate <= 0)
     return make_error("usage", "give --concurrency N (closed loop) or --rate R (open loop)");
-  auto target = parse_target(config.session.target);
-  if (!target) return target.error();
-  std::shared_ptr<asio::ssl::context> tls;
-  if (target->tls) {
-    auto ctx = make_client_tls(config.session, *target);
-    if (!ctx) return ctx.error();
-    tls = *ctx;
-  }
+  auto setup = prepare_client(config.session);
+  if (!setup) return setup.error();
   asio::io_context io;
-  Bench bench(config, *target, tls);
+  Bench bench(config, setup->target, setup->tls);
   bench.set_executor(io.get_executor());
   co_spawn(io, bench.run(), [](std::exception_ptr e) {
     if (e) std::rethrow_exception(e);

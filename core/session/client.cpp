@@ -47,6 +47,18 @@ Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig&
   return ctx;
 }
 
+Result<ClientSetup> prepare_client(const SessionConfig& config) {
+  auto target = parse_target(config.target);
+  if (!target) return target.error();
+  ClientSetup setup{*target, nullptr};
+  if (target->tls) {
+    auto ctx = make_client_tls(config, *target);
+    if (!ctx) return ctx.error();
+    setup.tls = *ctx;
+  }
+  return setup;
+}
+
 SessionClient::SessionClient(const SessionConfig& config, Target target, std::shared_ptr<asio::ssl::context> tls)
     : config_(config), target_(std::move(target)), tls_(std::move(tls)) {
   result_.target = target_.url;

@@ -12,6 +12,14 @@ namespace anthro {
 
 Result<std::shared_ptr<net::asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target);
 
+// The parsed target and, for TLS targets, the client context: what every client loop needs
+// before it starts. Errors: a malformed target or an unreadable CA file.
+struct ClientSetup {
+  Target target;
+  std::shared_ptr<net::asio::ssl::context> tls;  // null for cleartext targets
+};
+Result<ClientSetup> prepare_client(const SessionConfig& config);
+
 // What may differ between the requests of one connection (the bench varies them).
 struct RequestOptions {
   std::optional<std::uint32_t> cancel_after_tokens;

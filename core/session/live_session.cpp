@@ -53,14 +53,8 @@ struct LiveSession::Impl {
 };
 
 Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, LiveSessionEvents events) {
-  auto target = parse_target(config.target);
-  if (!target) return target.error();
-  std::shared_ptr<asio::ssl::context> tls;
-  if (target->tls) {
-    auto ctx = make_client_tls(config, *target);
-    if (!ctx) return ctx.error();
-    tls = *ctx;
-  }
+  auto setup = prepare_client(config);
+  if (!setup) return setup.error();
   auto impl = std::make_unique<Impl>();
   Impl* p = impl.get();
   p->config = std::move(config);
@@ -74,7 +68,7 @@ Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, Li
       p->events.on_text(requests.empty() ? 0 : requests.back().stream_id, text);
     };
   }
-  p->client = std::make_unique<SessionClient>(p->config, *target, tls);
+  p->client = std::make_unique<SessionClient>(p->config, setup->target, setup->tls);
   p->thread = std::thread([p] { p->run(); });
   return std::unique_ptr<LiveSession>(new LiveSession(std::move(impl)));
 }

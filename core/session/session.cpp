@@ -10,16 +10,10 @@ using namespace net;
 using nlohmann::json;
 
 Result<SessionResult> run_session(const SessionConfig& config) {
-  auto target = parse_target(config.target);
-  if (!target) return target.error();
-  std::shared_ptr<asio::ssl::context> tls;
-  if (target->tls) {
-    auto ctx = make_client_tls(config, *target);
-    if (!ctx) return ctx.error();
-    tls = *ctx;
-  }
+  auto setup = prepare_client(config);
+  if (!setup) return setup.error();
   asio::io_context io;
-  SessionClient client(config, *target, tls);
+  SessionClient client(config, setup->target, setup->tls);
   SessionResult result;
   co_spawn(io, client.run(), [&](std::exception_ptr e, SessionResult r) {
     if (e) std::rethrow_exception(e);
