@@ -23,6 +23,7 @@
 #include "endpoint/endpoint.h"
 #include "keys_panel.h"
 #include "language.h"
+#include "retranslator.h"
 #include "session_panel.h"
 #include "welcome_page.h"
 
@@ -103,7 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
 
   buildMenus();
   startEndpoint();
-  retranslate();
+  (new widgets::Retranslator(this))->add([this] { retranslate(); });
   updateRecentMenu();
 
   QSettings settings;
@@ -206,11 +207,6 @@ void MainWindow::retranslate() {
   help_menu_->setTitle(tr("&Help"));
   about_action_->setText(tr("&About"));
   endpoint_label_->setText(endpoint_ ? tr("Embedded endpoint %1").arg(endpointUrl("anthro")) : tr("No embedded endpoint"));
-}
-
-void MainWindow::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::LanguageChange) retranslate();
-  QMainWindow::changeEvent(event);
 }
 
 void MainWindow::setLanguage(const QString& locale) {

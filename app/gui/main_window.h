@@ -51,7 +51,6 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
-  void changeEvent(QEvent* event) override;
 
  private:
   void buildMenus();

@@ -9,6 +9,8 @@
 #include <QStyle>
 #include <QVBoxLayout>
 
+#include "retranslator.h"
+
 namespace anthro::gui {
 
 WelcomePage::WelcomePage(QWidget* parent)
@@ -64,7 +66,7 @@ WelcomePage::WelcomePage(QWidget* parent)
   connect(capture_, &QPushButton::clicked, this, &WelcomePage::startCaptureRequested);
   connect(recent_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { emit recentRequested(item->data(Qt::UserRole).toString()); });
-  retranslate();
+  (new widgets::Retranslator(this))->add([this] { retranslate(); });
 }
 
 void WelcomePage::setRecentFiles(const QStringList& paths) {
@@ -79,11 +81,6 @@ void WelcomePage::setRecentFiles(const QStringList& paths) {
     auto* item = new QListWidgetItem(tr("No recent captures. Drop a .pcap, .pcapng, key log or PEM file anywhere."), recent_);
     item->setFlags(Qt::NoItemFlags);
   }
-}
-
-void WelcomePage::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::LanguageChange) retranslate();
-  QWidget::changeEvent(event);
 }
 
 void WelcomePage::retranslate() {

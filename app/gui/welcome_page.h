@@ -21,9 +21,6 @@ class WelcomePage : public QWidget {
   void startCaptureRequested();
   void recentRequested(const QString& path);
 
- protected:
-  void changeEvent(QEvent* event) override;
-
  private:
   void retranslate();
   QLabel* title_;
