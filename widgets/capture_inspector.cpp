@@ -273,6 +273,7 @@ void CaptureInspector::fillCharts() {
       p.t_s = s.timeline.request_written - first;
       p.ttft_ms = s.figures.ttft_ms;
       p.tokens_per_s = s.figures.tokens_per_s;
+      p.itl_ms = s.figures.itl_ms;
       p.request = static_cast<int>(chart_streams_.size());
       chart_streams_.emplace_back(conn, s.stream_id);
       points.push_back(std::move(p));
@@ -284,15 +285,14 @@ void CaptureInspector::fillCharts() {
 void CaptureInspector::showStream(int request) {
   if (request < 0 || static_cast<std::size_t>(request) >= chart_streams_.size()) return;
   auto [conn, stream] = chart_streams_[static_cast<std::size_t>(request)];
-  QString filter = QString("conn:%1 stream:%2").arg(conn + 1).arg(stream);
-  filter_->setText(filter);
-  applyFilter(filter);
+  applyFilter(QString("conn:%1 stream:%2").arg(conn + 1).arg(stream));
   lower_tabs_->setCurrentIndex(0);
   emit message(tr("Stream %1 of connection %2").arg(stream).arg(conn + 1));
 }
 
 void CaptureInspector::applyFilter(const QString& text) {
   if (!index_) return;
+  if (filter_->text() != text) filter_->setText(text);
   FrameFilter filter;
   QString error;
   if (!parse_frame_filter(text, filter, error)) {

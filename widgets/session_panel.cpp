@@ -199,6 +199,12 @@ SessionPanel::SessionPanel(QWidget* parent)
   });
 
   connect(charts_, &LatencyCharts::message, this, &SessionPanel::message);
+  connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) {
+    if (request < 0 || static_cast<std::size_t>(request) >= plotted_.size()) return;
+    const auto& [capture, stream] = plotted_[static_cast<std::size_t>(request)];
+    if (capture.isEmpty()) emit message(tr("Stream %1 was not captured: tick the capture option to see its frames.").arg(stream));
+    else emit streamClicked(capture, stream);
+  });
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
   connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);
   connect(load_button_, &QPushButton::clicked, this, &SessionPanel::runLoad);
@@ -228,7 +234,7 @@ void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text);
 void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }
 void SessionPanel::setCaptureTraffic(bool on) { capture_->setChecked(on); }
 QString SessionPanel::answer() const { return answer_->toPlainText(); }
-bool SessionPanel::running() const { return session_ && !session_->finished(); }
+bool SessionPanel::running() const { return pending_start_ || (session_ && !session_->finished()); }
 
 QStringList SessionPanel::recentTargets() const { return QSettings().value("session/recentTargets").toStringList(); }
 
@@ -277,39 +283,54 @@ bool SessionPanel::send() {
   results_.clear();
   rememberTarget(target());
 
-  if (capture_->isChecked()) {
-    // The capture must be listening before the first byte is sent: the session starts from on_ready.
-    QTemporaryDir dir(QDir::tempPath() + "/anthro-session-XXXXXX");
-    dir.setAutoRemove(false);
-    capture_path_ = dir.filePath("session.pcapng");
-    capture_keylog_ = dir.filePath("keys.log");
-    c.keylog_path = capture_keylog_.toStdString();
-    LiveCaptureConfig lc;
-    lc.interface = "lo";
-    lc.filter = "tcp port " + std::to_string(parsed->port);
-    lc.output = capture_path_.toStdString();
-    lc.keylog_path = c.keylog_path;
-    capture_stop_ = false;
-    if (capture_thread_.joinable()) capture_thread_.join();
-    capture_thread_ = std::thread([this, lc] {
-      auto stats = run_live_capture(lc, capture_stop_, [this] { post(this, [this] { emit message(tr("Capturing on lo…")); }); });
-      post(this, [this, stats] {
-        if (!stats) emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
-        else emit captureReady(capture_path_);
+  if (!capture_->isChecked()) return startSession(std::move(c));
+
+  // The capture must be listening before the first byte is sent: the session starts when it is
+  // ready, or without it when it cannot start (the reason goes to the log).
+  QTemporaryDir dir(QDir::tempPath() + "/anthro-session-XXXXXX");
+  dir.setAutoRemove(false);
+  capture_path_ = dir.filePath("session.pcapng");
+  capture_keylog_ = dir.filePath("keys.log");
+  c.keylog_path = capture_keylog_.toStdString();
+  LiveCaptureConfig lc;
+  lc.interface = "lo";
+  lc.filter = "tcp port " + std::to_string(parsed->port);
+  lc.output = capture_path_.toStdString();
+  lc.keylog_path = c.keylog_path;
+  capture_stop_ = false;
+  if (capture_thread_.joinable()) capture_thread_.join();
+  pending_start_ = true;
+  updateButtons();
+  capture_thread_ = std::thread([this, lc, c] {
+    auto stats = run_live_capture(lc, capture_stop_, [this, c] {
+      post(this, [this, c] {
+        emit message(tr("Capturing on lo…"));
+        startSession(c);
       });
     });
-  }
+    post(this, [this, stats, c] {
+      if (!stats) emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
+      if (pending_start_) startSession(c);  // never got ready: go on without a capture
+      else if (stats) emit captureReady(capture_path_);
+    });
+  });
+  return true;
+}
 
+bool SessionPanel::startSession(SessionConfig c) {
+  pending_start_ = false;
   LiveSessionEvents events;
   events.on_text = [this](std::uint32_t, std::string_view text) {
     post(this, [this, t = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))] { onText(t); });
   };
   events.on_request_done = [this](const RequestResult& r) { post(this, [this, r] { onRequestDone(r); }); };
   events.on_finished = [this](const SessionResult& r) { post(this, [this, r] { onFinished(r); }); };
-  auto started = LiveSession::start(c, std::move(events));
+  auto started = LiveSession::start(std::move(c), std::move(events));
   if (!started) {
     emit message(QString::fromStdString(started.error().detail));
     stopCapture();
+    updateButtons();
+    emit sessionFinished(false);
     return false;
   }
   session_ = std::move(*started);
@@ -318,6 +339,13 @@ bool SessionPanel::send() {
 }
 
 void SessionPanel::cancel() {
+  if (pending_start_) {  // the capture is still starting: nothing was sent
+    pending_start_ = false;
+    stopCapture();
+    updateButtons();
+    emit sessionFinished(false);
+    return;
+  }
   if (session_) session_->cancel();
 }
 
@@ -329,7 +357,9 @@ void SessionPanel::onText(const QString& text) {
 void SessionPanel::onRequestDone(const RequestResult& r) {
   results_.push_back(r);
   if (series_start_ < 0) series_start_ = r.timeline.request_written;
-  charts_->addPoints(0, {point_of(r, r.timeline.request_written - series_start_, next_request_++)});
+  // Session requests are numbered from 0 on the charts, load requests below 0.
+  plotted_.push_back({capture_->isChecked() ? capture_path_ : QString(), r.stream_id});
+  charts_->addPoints(0, {point_of(r, r.timeline.request_written - series_start_, static_cast<int>(plotted_.size() - 1))});
   QString stop = r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
                                : QString::fromStdString(r.error.value_or("no RESPONSE"));
   figures_->setText(tr("stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6")
@@ -392,7 +422,8 @@ void SessionPanel::runLoad() {
         return;
       }
       std::vector<RequestPoint> points;
-      for (const auto& rec : result->records) points.push_back(point_of(rec.result, rec.start_s, static_cast<int>(rec.index)));
+      for (const auto& rec : result->records)
+        points.push_back(point_of(rec.result, rec.start_s, -1 - static_cast<int>(rec.index)));
       charts_->addPoints(series, points);
       load_status_->setText(tr("%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms")
                                 .arg(result->requests)

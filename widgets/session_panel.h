@@ -65,9 +65,12 @@ class SessionPanel : public QWidget {
   void loadFinished(bool ok);
   // A capture of a session's own traffic is ready (pcapng with its keys embedded).
   void captureReady(const QString& path);
+  // A session request's point was clicked on a chart, and the session was captured.
+  void streamClicked(const QString& capture, std::uint32_t stream_id);
 
  private:
   SessionConfig config() const;
+  bool startSession(SessionConfig c);
   void onText(const QString& text);
   void onRequestDone(const RequestResult& r);
   void onFinished(const SessionResult& result);
@@ -100,11 +103,12 @@ class SessionPanel : public QWidget {
   std::unique_ptr<LiveSession> session_;
   std::vector<RequestResult> results_;
   double series_start_ = -1;  // monotonic seconds of the first request plotted
-  int next_request_ = 0;
+  std::vector<std::pair<QString, std::uint32_t>> plotted_;  // chart request id -> (capture, stream)
   std::thread load_thread_;
   std::thread capture_thread_;
   std::atomic<bool> capture_stop_{false};
   QString capture_path_, capture_keylog_;
+  bool pending_start_ = false;  // waiting for the capture to listen before sending
 };
 
 }  // namespace anthro::widgets

@@ -97,6 +97,15 @@ MainWindow::MainWindow(QWidget* parent)
     log(tr("Session capture written to %1").arg(path));
     openCapture(path);
   });
+  connect(session_, &widgets::SessionPanel::streamClicked, this, [this](const QString& capture, std::uint32_t stream) {
+    for (int i = 0; i < tabs_->count(); ++i)
+      if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i)); inspector && inspector->path() == capture) {
+        showPage(inspector);
+        inspector->applyFilter(QString("stream:%1").arg(stream));
+        return;
+      }
+    log(tr("The capture %1 is no longer open").arg(capture));
+  });
   connect(welcome, &WelcomePage::openCaptureRequested, this, &MainWindow::openCaptureDialog);
   connect(welcome, &WelcomePage::newSessionRequested, this, [this] { showPage(session_); });
   connect(welcome, &WelcomePage::startCaptureRequested, this, &MainWindow::startCapture);

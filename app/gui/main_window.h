@@ -39,6 +39,8 @@ class MainWindow : public QMainWindow {
   widgets::CaptureInspector* currentInspector() const;
   widgets::SessionPanel* sessionPanel() const { return session_; }
   widgets::KeysPanel* keysPanel() const { return keys_; }
+  QDockWidget* keysDock() const { return keys_dock_; }
+  QDockWidget* logDock() const { return log_dock_; }
   QTabWidget* tabs() const { return tabs_; }
   // The embedded endpoint's URL for a scheme (anthro, anthro+lab, http, https), or empty.
   QString endpointUrl(const QString& scheme) const;

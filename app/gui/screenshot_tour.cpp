@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QPixmap>
 #include <QTabWidget>
@@ -77,11 +78,25 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   panel->setLoadSeries(1);
   wait_load();
   panel->setTarget(window.endpointUrl("anthro"));
+  panel->setRepeat(6);
+  panel->setCaptureTraffic(true);
   bool finished = false;
   auto c = QObject::connect(panel, &SessionPanel::sessionFinished, panel, [&] { finished = true; });
   panel->send();
-  wait_for([&] { return finished; }, 60000);
+  wait_for([&] { return finished; }, 120000);
   QObject::disconnect(c);
+  // The session's capture opens in the inspector (when capturing on lo is permitted).
+  wait_for([&] { return window.currentInspector() && window.currentInspector() != inspector; }, 20000);
+  if (auto* captured = window.currentInspector(); captured && captured != inspector) {
+    wait_for([&] { return !captured->loading(); }, 20000);
+    captured->lowerTabs()->setCurrentIndex(2);
+    ok = save(window, dir, "capture-charts.png") && ok;
+    window.keysDock()->raise();
+    captured->lowerTabs()->setCurrentIndex(1);
+    ok = save(window, dir, "keys.png") && ok;
+    window.logDock()->raise();
+  }
+  window.showPage(panel);
   ok = save(window, dir, "live-session.png") && ok;
 
   install_language("zh_CN");

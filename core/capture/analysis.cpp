@@ -111,7 +111,7 @@ class TextKeeper {
 // Builds each stream's timeline from the frames as they are decoded.
 class StreamBook {
  public:
-  explicit StreamBook(TextKeeper& keeper) : keeper_(keeper) {}
+  StreamBook(TextKeeper& keeper, bool keep_itl) : keeper_(keeper), keep_itl_(keep_itl) {}
   void add(const FrameEvent& e) {
     if (!e.decrypted || !e.body) return;
     std::uint32_t id = body_stream_id(*e.body);
@@ -180,12 +180,13 @@ class StreamBook {
     RequestResult& s = entry.result;
     s.figures = compute_figures(s.timeline);
     s.timeline.tokens = decltype(s.timeline.tokens)();  // frees; `= {}` would keep the capacity
-    s.figures.itl_ms = std::vector<double>();
+    if (!keep_itl_) s.figures.itl_ms = std::vector<double>();
     entry.closed = true;
     entry.spilled = keeper_.keep(s.text);
   }
 
   TextKeeper& keeper_;
+  bool keep_itl_;
   std::unordered_map<std::uint32_t, Entry> streams_;
 };
 
@@ -230,7 +231,9 @@ class Lane {
   std::vector<std::string>& warnings() { return warnings_; }
 
  private:
-  StreamBook& book(const CaptureConnection& c) { return books_.try_emplace(&c, keeper_).first->second; }
+  StreamBook& book(const CaptureConnection& c) {
+    return books_.try_emplace(&c, keeper_, observer_ && observer_->keep_itl_samples).first->second;
+  }
   void emit(const json& line) const {
     if (sink_) sink_(line.dump());
   }
@@ -296,8 +299,9 @@ struct Batch {
 // A lane on its own thread, fed through a short queue so memory stays bounded.
 class LaneThread {
  public:
-  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin)
-      : lane_(ring, text_budget, no_sink_), origin_(std::move(origin)), thread_([this] { run(); }) {}
+  // `options` as for one lane; several lanes never have an on_frame observer (lanes_for).
+  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin, const AnalyzeOptions& options)
+      : lane_(ring, text_budget, no_sink_, &options), origin_(std::move(origin)), thread_([this] { run(); }) {}
   ~LaneThread() { close(); }
 
   void push(Batch batch) {
@@ -453,8 +457,7 @@ bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& 
   std::vector<std::unique_ptr<LaneThread>> lanes;
   std::vector<Batch> batches(count);
   for (unsigned i = 0; i < count; ++i)
-    lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count,
-                                                 analysis.file + " (DSB)"));
+    lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count, analysis.file + " (DSB)", options));
   LaneChooser lane_of(count);
   auto flush = [&](std::size_t i) {
     lanes[i]->push(std::move(batches[i]));

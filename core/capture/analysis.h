@@ -53,6 +53,9 @@ struct AnalyzeOptions {
   unsigned threads = 0;
   // Finished streams' texts kept in memory beyond this go to a temporary file.
   std::size_t text_budget = CaptureAnalysis::kResidentTextBudget;
+  // Keep each finished stream's ITL samples (figures.itl_ms), e.g. for a histogram; 8 bytes
+  // per token. Off, they are let go when the stream ends.
+  bool keep_itl_samples = false;
   // Sees every frame and negotiation in capture order (one thread, like a decode sink).
   std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;
   std::function<void(const CaptureConnection&, Direction, const Blob&)> on_negotiation;

@@ -50,6 +50,7 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
                                 std::function<bool(std::uint64_t, std::uint64_t)> progress) {
   AnalyzeOptions options;
   options.progress = std::move(progress);
+  options.keep_itl_samples = true;  // the inspector's ITL histogram
   options.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) { on_frame(c, e); };
   options.on_negotiation = [this](const CaptureConnection& c, Direction, const Blob&) {
     std::uint32_t id = connection_id(c);

@@ -11,6 +11,8 @@
 #include <QTreeWidget>
 #include <fstream>
 
+#include <qcustomplot.h>
+
 #include "capture_generator.h"
 #include "capture_inspector.h"
 #include "connections_model.h"
@@ -192,6 +194,22 @@ class TestMainWindow : public QObject {
       double live = *panel->results()[i].figures.ttft_ms;
       QVERIFY2(std::abs(captured - live) < 1.0, qPrintable(QString("TTFT %1 vs %2").arg(captured).arg(live)));
     }
+    // Clicking the second request's TTFT point shows that stream's frames.
+    QCustomPlot* plot = panel->charts()->plot(LatencyCharts::TtftOverTime);
+    window.resize(1500, 920);
+    window.show();
+    window.showPage(panel);
+    panel->charts()->flush();
+    QTest::qWait(100);
+    plot->replot();
+    QCPGraph* graph = plot->graph(0);
+    double x = graph->data()->at(1)->key, y = graph->data()->at(1)->value;
+    QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(int(graph->keyAxis()->coordToPixel(x)), int(graph->valueAxis()->coordToPixel(y))));
+    QCOMPARE(window.currentInspector(), inspector);
+    const std::uint32_t stream = panel->results()[1].stream_id;
+    QTRY_COMPARE(inspector->frames()->rowCount(), int(panel->results()[1].figures.tokens + 2));
+    for (int row = 0; row < inspector->frames()->rowCount(); ++row)
+      QCOMPARE(inspector->frames()->data(inspector->frames()->index(row, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), stream);
   }
 
   void cancelEndsTheAnswerAsCancelled() {
