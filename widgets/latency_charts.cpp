@@ -1,33 +1,29 @@
 #include "latency_charts.h"
 
-// The only widget translation unit that includes qcustomplot.h (~8 s, 650 MB to compile).
-#include <qcustomplot.h>
+// The only widget translation unit that includes qcustomplot.h (~8 s, 650 MB to compile),
+// through chart_items.h.
+#include "chart_items.h"
+#include "chart_math.h"
 
 #include <QDir>
 #include <QEvent>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QGridLayout>
-#include <QPainter>
-#include <QSvgGenerator>
 #include <QTimer>
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
 #include <deque>
 #include <limits>
-#include <numeric>
 #include <utility>
-
-#include <stdio.h>  // ::rename: atomic replacement of the target on POSIX
 
 namespace anthro::widgets {
 namespace {
+
+using namespace chart_detail;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kFlushIntervalMs = 50;
@@ -35,306 +31,7 @@ constexpr int kFlushIntervalMs = 50;
 constexpr int kDotLimit = 5'000;
 constexpr double kSparseDot = 5.5, kDenseDot = 4;
 constexpr int kSparseAlpha = 210, kDenseAlpha = 80;
-// A CDF of more values is drawn through this many evenly spaced ranks (plus the last).
-constexpr std::size_t kCdfPoints = 2'000;
 constexpr std::array<double, 3> kPercentiles = {50, 95, 99};
-
-// ITL samples are kept as buckets of a log histogram (0.5% wide, from 1 µs to ~20 min):
-// 2 bytes a sample, and the displayed bins are re-binned from the bucket counts in O(buckets).
-constexpr double kItlMinMs = 1e-3;
-constexpr double kItlGrowth = 1.005;
-constexpr int kItlBuckets = 4200;
-
-const std::vector<double>& itlBucketValues() {
-  static const std::vector<double> values = [] {
-    std::vector<double> v(kItlBuckets);
-    v[0] = 0;  // below 1 µs
-    for (int b = 1; b < kItlBuckets; ++b) v[b] = kItlMinMs * std::pow(kItlGrowth, b - 0.5);
-    return v;
-  }();
-  return values;
-}
-
-// Lower edge of a bucket (bucket 0 starts at 0).
-double bucketLow(int bucket) {
-  return bucket <= 0 ? 0 : kItlMinMs * std::pow(kItlGrowth, bucket - 1);
-}
-
-std::uint16_t itlBucket(double ms) {
-  static const double log_growth = std::log(kItlGrowth);
-  if (!(ms >= kItlMinMs)) return 0;
-  double b = std::floor(std::log(ms / kItlMinMs) / log_growth) + 1;
-  return static_cast<std::uint16_t>(std::min<double>(b, kItlBuckets - 1));
-}
-
-double finiteOr(const std::optional<double>& v, double fallback) {
-  return v && std::isfinite(*v) ? *v : fallback;
-}
-
-// numpy's default ("linear") percentile of sorted values, as anthro::percentile.
-double percentileOfSorted(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return kNaN;
-  double rank = p / 100 * static_cast<double>(sorted.size() - 1);
-  double below = std::floor(rank);
-  auto lo = static_cast<std::size_t>(below);
-  std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return std::lerp(sorted[lo], sorted[hi], rank - below);
-}
-
-void mergeSorted(std::vector<double>& sorted, std::vector<double> add) {
-  if (add.empty()) return;
-  std::sort(add.begin(), add.end());
-  auto old = static_cast<std::ptrdiff_t>(sorted.size());
-  sorted.insert(sorted.end(), add.begin(), add.end());
-  std::inplace_merge(sorted.begin(), sorted.begin() + old, sorted.end());
-}
-
-// Removes one occurrence of each value of `remove` (a sub-multiset of `sorted`).
-void removeSorted(std::vector<double>& sorted, std::vector<double> remove) {
-  if (remove.empty() || sorted.empty()) return;
-  std::sort(remove.begin(), remove.end());
-  auto out = std::lower_bound(sorted.begin(), sorted.end(), remove.front());
-  auto r = remove.begin();
-  for (auto in = out; in != sorted.end(); ++in) {
-    while (r != remove.end() && *r < *in) ++r;
-    if (r != remove.end() && *r == *in) {
-      ++r;
-      continue;
-    }
-    *out++ = *in;
-  }
-  sorted.erase(out, sorted.end());
-}
-
-// Removes one data point per (key, value) of `remove` from a graph's key-sorted container.
-// Only the prefix up to the largest removed key is touched (the oldest points usually have
-// the smallest keys), and the removed slots end up at the front, where removeBefore() drops
-// them without moving the rest.
-void removeFromGraph(QCPGraphDataContainer& data, std::vector<std::pair<double, double>> remove) {
-  if (remove.empty() || data.isEmpty()) return;
-  std::sort(remove.begin(), remove.end());
-  QCPGraphData* const begin = &*data.begin();
-  QCPGraphData* const prefix_end = std::upper_bound(
-      begin, begin + data.size(), remove.back().first,
-      [](double key, const QCPGraphData& d) { return key < d.key; });
-  const auto n = static_cast<std::size_t>(prefix_end - begin);
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::pair(begin[a].key, begin[a].value) < std::pair(begin[b].key, begin[b].value);
-  });
-  std::vector<char> drop(n, 0);
-  std::size_t dropped = 0;
-  auto r = remove.begin();
-  for (std::uint32_t i : order) {
-    const std::pair<double, double> kv(begin[i].key, begin[i].value);
-    while (r != remove.end() && *r < kv) ++r;
-    if (r != remove.end() && *r == kv) {
-      drop[i] = 1;
-      ++dropped;
-      ++r;
-    }
-  }
-  if (dropped == 0) return;
-  if (dropped == static_cast<std::size_t>(data.size())) {
-    data.clear();
-    return;
-  }
-  std::size_t write = n;
-  for (std::size_t i = n; i-- > 0;)
-    if (!drop[i]) begin[--write] = begin[i];
-  for (std::size_t i = 0; i < write; ++i)
-    begin[i].key = -std::numeric_limits<double>::infinity();
-  data.removeBefore(begin[write].key);
-}
-
-void addToGraph(QCPGraphDataContainer& data, QVector<QCPGraphData> add) {
-  if (add.isEmpty()) return;
-  std::stable_sort(add.begin(), add.end(),
-                   [](const QCPGraphData& a, const QCPGraphData& b) { return a.key < b.key; });
-  data.add(add, true);
-}
-
-// Rounds a positive step up to 1, 2, 2.5 or 5 times a power of ten.
-double niceStep(double step) {
-  if (!(step > 0) || !std::isfinite(step)) return 1;
-  double magnitude = std::pow(10.0, std::floor(std::log10(step)));
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (step <= m * magnitude * (1 + 1e-9)) return m * magnitude;
-  return 10 * magnitude;
-}
-
-QColor mix(const QColor& a, const QColor& b, double t) {
-  return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
-                          static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
-                          static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
-
-QColor withAlpha(QColor c, int alpha) {
-  c.setAlpha(alpha);
-  return c;
-}
-
-QString formatMs(double v) {
-  if (std::fabs(v) >= 100) return QString::number(v, 'f', 0);
-  if (std::fabs(v) >= 10) return QString::number(v, 'f', 1);
-  return QString::number(v, 'f', 2);
-}
-
-// Decorations that never take a click from the data points under them.
-class PassiveLine : public QCPItemStraightLine {
- public:
-  using QCPItemStraightLine::QCPItemStraightLine;
-  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
-};
-
-class PassiveText : public QCPItemText {
- public:
-  using QCPItemText::QCPItemText;
-  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
-};
-
-// A request series drawn as dots. Its legend key is a solid dot whatever the dots on the chart
-// look like. With adaptive sampling on, it samples its dots itself, as QCPGraph does for
-// scatters (per pixel column: the lowest, the highest, and every k-th point so that about one
-// dot per 4 pixels of the column's value span remains, which keeps the density visible),
-// but without QCPGraph's division by a zero span, which draws *every* point of a column
-// whose values are all equal (e.g. a server pacing tokens at a fixed rate).
-class SeriesGraph : public QCPGraph {
- public:
-  using QCPGraph::QCPGraph;
-  QColor key_colour;
-
- protected:
-  void draw(QCPPainter* painter) override {
-    if (!mAdaptiveSampling || mLineStyle != lsNone || mScatterStyle.isNone() || !mKeyAxis ||
-        !mValueAxis || mDataContainer->isEmpty() || mKeyAxis->range().size() <= 0) {
-      QCPGraph::draw(painter);
-      return;
-    }
-    QVector<QPointF> dots;
-    sampleDots(&dots);
-    drawScatterPlot(painter, dots, mScatterStyle);
-  }
-
-  void sampleDots(QVector<QPointF>* dots) const {
-    QCPAxis* key_axis = mKeyAxis.data();
-    QCPAxis* value_axis = mValueAxis.data();
-    QCPGraphDataContainer::const_iterator begin, end;
-    getVisibleDataBounds(begin, end, QCPDataRange(0, mDataContainer->size()));
-    const QCPRange values = value_axis->range();
-    auto visible = [&](double v) { return v >= values.lower && v <= values.upper; };
-    auto it = begin;
-    while (it != end) {
-      // One pixel column: [it, column_end), the points left of the next pixel's key.
-      const double next_pixel = std::floor(key_axis->coordToPixel(it->key)) + 1;
-      const double limit = key_axis->pixelToCoord(next_pixel);
-      const bool forward = limit > it->key;  // else a reversed axis: one point per step
-      auto column_end = it;
-      auto lowest = end, highest = end;
-      double low = std::numeric_limits<double>::infinity(), high = -low;
-      int count = 0;
-      do {
-        const double v = column_end->value;
-        if (v < low && v >= values.lower) {
-          low = v;
-          lowest = column_end;
-        }
-        if (v > high && v <= values.upper) {
-          high = v;
-          highest = column_end;
-        }
-        ++column_end;
-        ++count;
-      } while (forward && column_end != end && column_end->key < limit);
-      if (lowest != end && visible(lowest->value)) {
-        const double span = std::fabs(value_axis->coordToPixel(high) - value_axis->coordToPixel(low));
-        const int keep = std::max(1, static_cast<int>(span / 4));
-        const int every = std::max(1, (count + keep - 1) / keep);
-        int countdown = 0;
-        for (auto p = it; p != column_end; ++p) {
-          const bool nth = countdown == 0;
-          countdown = nth ? every - 1 : countdown - 1;
-          if ((nth || p == lowest || p == highest) && visible(p->value))
-            dots->append(coordsToPixels(p->key, p->value));
-        }
-      }
-      it = column_end;
-    }
-  }
-
-  // Pixmap dots centred by their size in device-independent pixels (QCPScatterStyle uses
-  // device pixels, which puts high-DPI pixmaps off centre).
-  void drawScatterPlot(QCPPainter* painter, const QVector<QPointF>& dots,
-                       const QCPScatterStyle& style) const override {
-    if (style.shape() != QCPScatterStyle::ssPixmap) {
-      QCPGraph::drawScatterPlot(painter, dots, style);
-      return;
-    }
-    const QPixmap& pixmap = style.pixmap();
-    const QSizeF half = pixmap.deviceIndependentSize() / 2;
-    for (const QPointF& dot : dots)
-      painter->drawPixmap(QPointF(dot.x() - half.width(), dot.y() - half.height()), pixmap);
-  }
-
-  void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override {
-    const double d = std::min(rect.height(), 8.0);
-    painter->setAntialiasing(true);
-    painter->setPen(Qt::NoPen);
-    painter->setBrush(key_colour);
-    painter->drawEllipse(QRectF(rect.center().x() - d / 2, rect.center().y() - d / 2, d, d));
-  }
-};
-
-QPixmap dotPixmap(const QColor& colour, double diameter, double pixel_ratio) {
-  const int side = static_cast<int>(std::ceil(diameter)) + 1;
-  const int device_side = static_cast<int>(std::ceil(side * pixel_ratio));
-  QPixmap pixmap(device_side, device_side);
-  pixmap.setDevicePixelRatio(pixel_ratio);
-  pixmap.fill(Qt::transparent);
-  QPainter painter(&pixmap);
-  painter.setRenderHint(QPainter::Antialiasing);
-  painter.setPen(Qt::NoPen);
-  painter.setBrush(colour);
-  const double inset = (side - diameter) / 2;
-  painter.drawEllipse(QRectF(inset, inset, diameter, diameter));
-  return pixmap;
-}
-
-// Sample counts: 800k, 1.2M rather than 800000, 1.2e+06.
-class CountTicker : public QCPAxisTicker {
- protected:
-  QString getTickLabel(double tick, const QLocale& locale, QChar, int) override {
-    const double magnitude = std::fabs(tick);
-    if (magnitude >= 1e6) return locale.toString(tick / 1e6, 'g', 4) + QLatin1Char('M');
-    if (magnitude >= 1e4) return locale.toString(tick / 1e3, 'g', 4) + QLatin1Char('k');
-    return locale.toString(tick, 'g', 6);
-  }
-};
-
-struct Theme {
-  QColor base, text, muted, axis, grid;
-  std::array<QColor, LatencyCharts::kSeriesCount> series, strong;
-};
-
-Theme themeFor(const QPalette& palette) {
-  Theme t;
-  t.base = palette.color(QPalette::Base);
-  t.text = palette.color(QPalette::Text);
-  const bool dark = t.base.lightnessF() < 0.5;
-  t.muted = mix(t.base, t.text, 0.72);
-  t.axis = mix(t.base, t.text, 0.45);
-  t.grid = mix(t.base, t.text, dark ? 0.16 : 0.11);
-  // Blue and orange (Okabe-Ito based): colour-blind safe, distinct on light and dark bases.
-  if (dark) {
-    t.series = {QColor(0x5a, 0xa9, 0xe6), QColor(0xf0, 0xa2, 0x3b)};
-    t.strong = {QColor(0xa8, 0xd4, 0xf7), QColor(0xff, 0xd0, 0x8a)};
-  } else {
-    t.series = {QColor(0x1f, 0x6f, 0xb4), QColor(0xe0, 0x7b, 0x00)};
-    t.strong = {QColor(0x0b, 0x3c, 0x6b), QColor(0x8a, 0x45, 0x00)};
-  }
-  return t;
-}
 
 }  // namespace
 
@@ -357,10 +54,7 @@ struct LatencyCharts::Impl {
     std::vector<Stored> dropped;
     bool rebuild = false;
     std::vector<double> sorted_ttft, sorted_tps;  // synced values, ascending
-    // ITL samples as log-histogram buckets, oldest first, and the counts per bucket.
-    std::deque<std::uint16_t> itl;
-    std::uint64_t itl_added = 0, itl_dropped = 0;
-    std::vector<std::uint64_t> itl_counts = std::vector<std::uint64_t>(kItlBuckets, 0);
+    ItlSamples itl;
   };
 
   LatencyCharts* q;
@@ -388,8 +82,7 @@ struct LatencyCharts::Impl {
 
   explicit Impl(LatencyCharts* owner) : q(owner) {}
 
-  QCustomPlot* makePlot(Chart chart, const QString& title, const QString& x_label,
-                        const QString& y_label);
+  QCustomPlot* makePlot(Chart chart);
   void build();
   void retranslate();
   void exportWithDialog(Chart chart);
@@ -405,74 +98,14 @@ struct LatencyCharts::Impl {
   void onClick(QCPAbstractPlottable* plottable, int data_index);
 };
 
-QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart, const QString& title,
-                                           const QString& x_label, const QString& y_label) {
-  auto* plot = new QCustomPlot(q);
+QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart) {
+  const ChartFrame frame = makeChartFrame(q);
+  QCustomPlot* plot = frame.plot;
   plot->setObjectName(QStringLiteral("latency-chart-%1").arg(int(chart)));
-  plot->setInteractions(QCP::Interactions());
-  plot->setSelectionTolerance(8);
-  plot->setMinimumSize(320, 220);
-
-  // Header row: title on the left, a one-line legend on the right, outside the data area.
-  plot->plotLayout()->insertRow(0);
-  auto* header = new QCPLayoutGrid;
-  plot->plotLayout()->addElement(0, 0, header);
-  plot->plotLayout()->setRowStretchFactor(0, 0.001);
-  plot->plotLayout()->setRowSpacing(0);
-  header->setAutoMargins(QCP::msNone);
-  header->setColumnSpacing(8);
-  auto* title_element = new QCPTextElement(plot, title);
-  title_element->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
-  title_element->setAutoMargins(QCP::msNone);
-  title_element->setMargins(QMargins(0, 6, 0, 4));
-  header->addElement(0, 0, title_element);
-  plot->legend->setVisible(true);
-  plot->axisRect()->insetLayout()->take(plot->legend);
-  header->addElement(0, 1, plot->legend);
-  header->setColumnStretchFactor(0, 1);
-  header->setColumnStretchFactor(1, 0.001);
-  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  plot->legend->setAutoMargins(QCP::msNone);
-  plot->legend->setMargins(QMargins(0, 6, 0, 4));
-  plot->legend->setColumnSpacing(14);
-  plot->legend->setRowSpacing(0);
-  plot->legend->setIconSize(16, 10);
-  plot->legend->setIconTextPadding(6);
-  plot->legend->setBorderPen(Qt::NoPen);
-  plot->legend->setBrush(Qt::NoBrush);
-  plot->legend->setSelectableParts(QCPLegend::spNone);
-
-  // Percentile lines are drawn above the data points.
-  plot->addLayer(QStringLiteral("thresholds"), plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
-
-  auto* rect = plot->axisRect();
-  rect->setAutoMargins(QCP::msNone);
-  plot->xAxis->setLabel(x_label);
-  plot->yAxis->setLabel(y_label);
-  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
-    axis->setSubTicks(false);
-    axis->setTickLengthIn(0);
-    axis->setTickLengthOut(4);
-    axis->setTickLabelPadding(4);
-    axis->setLabelPadding(6);
-    axis->setNumberFormat(QStringLiteral("g"));
-    axis->setNumberPrecision(6);
-    axis->setSelectableParts(QCPAxis::spNone);
-    axis->ticker()->setTickCount(6);
-  }
-  plot->xAxis->grid()->setVisible(true);
-
-  auto* note = new PassiveText(plot);
-  note->setClipToAxisRect(false);
-  note->position->setType(QCPItemPosition::ptAxisRectRatio);
-  note->position->setAxisRect(rect);
-  note->position->setCoords(0.5, 0.5);
-  note->setPositionAlignment(Qt::AlignCenter);
-  note->setText(tr("No data"));
-  empty_notes[chart] = note;
-
-  titles[chart] = title_element;
-  headers[chart] = header;
+  frame.note->setText(tr("No data"));
+  empty_notes[chart] = frame.note;
+  titles[chart] = frame.title;
+  headers[chart] = frame.header;
   plots[chart] = plot;
   QObject::connect(plot, &QCustomPlot::plottableClick, q,
                    [this](QCPAbstractPlottable* p, int index, QMouseEvent*) { onClick(p, index); });
@@ -510,7 +143,7 @@ void LatencyCharts::Impl::retranslate() {
 }
 
 void LatencyCharts::Impl::build() {
-  for (Chart chart : {TtftOverTime, TokenRate, ItlHistogram, TtftCdf}) makePlot(chart, {}, {}, {});
+  for (Chart chart : {TtftOverTime, TokenRate, ItlHistogram, TtftCdf}) makePlot(chart);
   retranslate();
 
   for (int s = 0; s < kSeriesCount; ++s) {
@@ -527,21 +160,13 @@ void LatencyCharts::Impl::build() {
       p->removeFromLegend();
     }
     for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
-      auto* line = new PassiveLine(plots[TtftOverTime]);
+      auto* line = makeLevelLine(plots[TtftOverTime], 0, QStringLiteral("thresholds"));
       line->setObjectName(QStringLiteral("p%1-%2").arg(kPercentiles[i]).arg(s));
-      line->point1->setCoords(0, 0);
-      line->point2->setCoords(1, 0);
-      line->setLayer(QStringLiteral("thresholds"));
       line->setVisible(false);
       pct_lines[s][i] = line;
-      auto* label = new PassiveText(plots[TtftOverTime]);
+      auto* label = makeMarginLabel(plots[TtftOverTime]);
       label->setObjectName(QStringLiteral("p%1-%2-label").arg(kPercentiles[i]).arg(s));
-      label->setClipToAxisRect(false);
-      label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-      label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-      label->position->setAxisRect(plots[TtftOverTime]->axisRect());
       label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-      label->setPadding(QMargins(6, 0, 0, 0));
       label->setVisible(false);
       pct_labels[s][i] = label;
     }
@@ -549,39 +174,19 @@ void LatencyCharts::Impl::build() {
   // Reading percentiles off the CDF: faint guides at 0.50, 0.95 and 0.99.
   for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
     double y = kPercentiles[i] / 100;
-    auto* guide = new PassiveLine(plots[TtftCdf]);
-    guide->point1->setCoords(0, y);
-    guide->point2->setCoords(1, y);
-    guide->setLayer(QStringLiteral("grid"));
-    cdf_guides[i] = guide;
-    auto* label = new PassiveText(plots[TtftCdf]);
-    label->setClipToAxisRect(false);
-    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    label->position->setAxisRect(plots[TtftCdf]->axisRect());
+    cdf_guides[i] = makeLevelLine(plots[TtftCdf], y, QStringLiteral("grid"));
+    auto* label = makeMarginLabel(plots[TtftCdf]);
     label->position->setCoords(1, y);
     label->setPositionAlignment(Qt::AlignLeft | (i == 1 ? Qt::AlignTop : i == 2 ? Qt::AlignBottom
                                                                                : Qt::AlignVCenter));
-    label->setPadding(QMargins(6, 0, 0, 0));
     label->setText(QStringLiteral("p%1").arg(kPercentiles[i]));
     cdf_guide_labels[i] = label;
   }
-  auto fraction_ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-  fraction_ticker->setTickStep(0.25);
-  fraction_ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
-  plots[TtftCdf]->yAxis->setTicker(fraction_ticker);
-  plots[TtftCdf]->yAxis->setNumberFormat(QStringLiteral("f"));
-  plots[TtftCdf]->yAxis->setNumberPrecision(2);
-  plots[TtftCdf]->yAxis->setRange(0, 1.02);
+  makeFractionAxis(plots[TtftCdf]->yAxis);
   plots[ItlHistogram]->yAxis->setTicker(QSharedPointer<CountTicker>::create());
   plots[ItlHistogram]->yAxis->ticker()->setTickCount(6);
 
-  hist_note = new PassiveText(plots[ItlHistogram]);
-  hist_note->position->setType(QCPItemPosition::ptAxisRectRatio);
-  hist_note->position->setAxisRect(plots[ItlHistogram]->axisRect());
-  hist_note->position->setCoords(1, 0);
-  hist_note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-  hist_note->setPadding(QMargins(0, 4, 4, 0));
+  hist_note = makeCornerNote(plots[ItlHistogram]);
   hist_note->setVisible(false);
 
   QObject::connect(plots[TtftOverTime], &QCustomPlot::afterLayout, q,
@@ -630,23 +235,9 @@ void LatencyCharts::Impl::applyTheme() {
   QFont small = font;
   small.setPointSizeF(font.pointSizeF() > 0 ? font.pointSizeF() * 0.9 : 8);
   for (int c = 0; c < 4; ++c) {
-    QCustomPlot* plot = plots[c];
-    plot->setBackground(QBrush(theme.base));
-    plot->axisRect()->setBackground(QBrush(theme.base));
-    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
-      axis->setBasePen(QPen(theme.axis, 1));
-      axis->setTickPen(QPen(theme.axis, 1));
-      axis->setTickLabelColor(theme.text);
-      axis->setTickLabelFont(font);
-      axis->setLabelColor(theme.muted);
-      axis->setLabelFont(font);
-      axis->grid()->setPen(QPen(theme.grid, 1, Qt::SolidLine));
-      axis->grid()->setZeroLinePen(Qt::NoPen);
-    }
+    stylePlot(plots[c], theme, font);
     titles[c]->setFont(title_font);
     titles[c]->setTextColor(theme.text);
-    plot->legend->setFont(font);
-    plot->legend->setTextColor(theme.text);
     empty_notes[c]->setColor(theme.muted);
     empty_notes[c]->setFont(font);
   }
@@ -723,11 +314,7 @@ void LatencyCharts::Impl::dropOldest(Series& s, std::size_t count) {
         s.dropped.shrink_to_fit();
       }
     }
-    while (s.itl_dropped < p.itl_end && !s.itl.empty()) {
-      --s.itl_counts[s.itl.front()];
-      s.itl.pop_front();
-      ++s.itl_dropped;
-    }
+    s.itl.dropUpTo(p.itl_end);
   }
 }
 
@@ -852,23 +439,7 @@ void LatencyCharts::Impl::updateCharts() {
       pct_labels[s][i]->setProperty("value", v);
       pct_labels[s][i]->setVisible(true);
     }
-    QVector<QCPGraphData> points;
-    const std::size_t n = sorted.size();
-    if (n > 0) {
-      const double dn = static_cast<double>(n);
-      points.append(QCPGraphData(sorted.front(), 0));
-      if (n <= kCdfPoints) {
-        for (std::size_t i = 0; i < n; ++i)
-          points.append(QCPGraphData(sorted[i], static_cast<double>(i + 1) / dn));
-      } else {
-        for (std::size_t j = 0; j < kCdfPoints; ++j) {
-          auto rank = static_cast<std::size_t>(std::llround(
-              static_cast<double>(j) * static_cast<double>(n - 1) / double(kCdfPoints - 1)));
-          points.append(QCPGraphData(sorted[rank], static_cast<double>(rank + 1) / dn));
-        }
-      }
-    }
-    cdf[s]->data()->set(points, true);
+    cdf[s]->data()->set(cdfPoints(sorted), true);
   }
   if (any_ttft) {
     double span = std::max(ttft_hi - ttft_lo, std::max(ttft_hi * 0.05, 1.0));
@@ -889,18 +460,15 @@ void LatencyCharts::Impl::updateCharts() {
   updateLegends();
 }
 
-// Bins shared by both series: Freedman-Diaconis width rounded to a nice step, 12..60 bins
-// over min..p99.9 (extended to the maximum when that stays readable, else the samples beyond
-// go to one overflow bar at the end, explained by a note in the corner).
+// Bins shared by both series (see histogramBins); the samples beyond the last regular bin,
+// if any, are one overflow bar explained by a note in the corner.
 void LatencyCharts::Impl::updateHistogram() {
-  const auto& values = itlBucketValues();
   std::vector<std::uint64_t> combined(kItlBuckets, 0);
-  std::uint64_t total = 0;
   for (const Series& s : series)
-    for (int b = 0; b < kItlBuckets; ++b) combined[b] += s.itl_counts[b];
-  for (auto c : combined) total += c;
+    for (int b = 0; b < kItlBuckets; ++b) combined[b] += s.itl.counts()[b];
+  const std::optional<HistogramBins> layout = histogramBins(combined);
   hist_note->setVisible(false);
-  if (total == 0) {
+  if (!layout) {
     for (auto* bars : hist) bars->data()->clear();
     plots[ItlHistogram]->xAxis->setRange(0, 50);
     plots[ItlHistogram]->yAxis->setRange(0, 10);
@@ -908,61 +476,12 @@ void LatencyCharts::Impl::updateHistogram() {
     return;
   }
   empty_notes[ItlHistogram]->setVisible(false);
-  // The sample of rank floor(p * (n - 1)), counting from 0.
-  auto quantile = [&](double p) {
-    const auto rank = static_cast<std::uint64_t>(std::floor(p * static_cast<double>(total - 1)));
-    std::uint64_t cumulative = 0;
-    for (int b = 0; b < kItlBuckets; ++b) {
-      cumulative += combined[b];
-      if (cumulative > rank) return values[b];
-    }
-    return values[kItlBuckets - 1];
-  };
-  int first = 0, last = kItlBuckets - 1;
-  while (combined[first] == 0) ++first;
-  while (combined[last] == 0) --last;
-  const double lo = values[first], hi = values[last];
-  const double q25 = quantile(0.25), q75 = quantile(0.75), q999 = quantile(0.999);
-  const double visible_hi = std::max(q999, q75);
-  const double span = visible_hi - lo;
-  double width = 2 * (q75 - q25) / std::cbrt(static_cast<double>(total));
-  if (!(width > 0)) width = span > 0 ? span / 30 : std::max(lo * 0.02, 0.01);
-  if (span > 0) width = std::clamp(width, span / 60, std::max(span / 12, 1e-6));
-  width = niceStep(width);
-  const double start = std::floor(lo / width) * width;
-  auto bins = static_cast<std::size_t>(std::floor((visible_hi - start) / width)) + 1;
-  // Fold the tail into the regular bins when that stays readable, else one overflow bar.
-  const auto bins_to_max = static_cast<std::size_t>(std::floor((hi - start) / width)) + 1;
-  const bool overflow = bins_to_max > std::max<std::size_t>(bins + 3, bins * 5 / 4);
-  if (!overflow) bins = bins_to_max;
-  const std::size_t bar_count = bins + (overflow ? 1 : 0);
-
+  const double start = layout->start, width = layout->width;
+  const std::size_t bar_count = layout->barCount();
   double max_count = 0;
   std::uint64_t overflow_total = 0;
   for (int s = 0; s < kSeriesCount; ++s) {
-    std::vector<std::uint64_t> counts(bar_count, 0);
-    for (int b = first; b <= last; ++b) {
-      const std::uint64_t c = series[s].itl_counts[b];
-      if (c == 0) continue;
-      // Spread the bucket's samples over the bins its interval overlaps, in whole samples
-      // (rounded cumulatively, so the counts add up exactly): bins never alias with buckets.
-      const double from = (bucketLow(b) - start) / width, to = (bucketLow(b + 1) - start) / width;
-      auto slot = [&](double x) {
-        if (x < 0) return std::size_t{0};
-        auto i = static_cast<std::size_t>(x);
-        return i >= bins ? (overflow ? bins : bins - 1) : i;
-      };
-      std::size_t i = slot(from);
-      const std::size_t i_end = slot(to);
-      std::uint64_t given = 0;
-      for (; i < i_end; ++i) {
-        const double fraction = std::clamp((static_cast<double>(i + 1) - from) / (to - from), 0.0, 1.0);
-        const auto upto = static_cast<std::uint64_t>(std::llround(fraction * static_cast<double>(c)));
-        counts[i] += upto - given;
-        given = upto;
-      }
-      counts[i_end] += c - given;
-    }
+    const std::vector<std::uint64_t> counts = binCounts(series[s].itl.counts(), *layout);
     QVector<QCPBarsData> data;
     data.reserve(static_cast<int>(bar_count));
     for (std::size_t i = 0; i < bar_count; ++i) {
@@ -971,13 +490,13 @@ void LatencyCharts::Impl::updateHistogram() {
       data.append(QCPBarsData(start + (static_cast<double>(i) + 0.5) * width, count));
       max_count = std::max(max_count, count);
     }
-    if (overflow) overflow_total += counts[bins];
+    if (layout->overflow) overflow_total += counts[layout->bins];
     hist[s]->setWidth(width);
     hist[s]->data()->set(data, true);
   }
-  if (overflow && overflow_total > 0) {
+  if (layout->overflow && overflow_total > 0) {
     hist_note->setText(tr("last bar: ≥ %1 ms (%2 samples)")
-                           .arg(formatMs(start + static_cast<double>(bins) * width))
+                           .arg(formatMs(start + static_cast<double>(layout->bins) * width))
                            .arg(overflow_total));
     hist_note->setVisible(true);
   }
@@ -1022,20 +541,11 @@ void LatencyCharts::Impl::placePercentileLabels() {
   // Highest value (smallest pixel y) first.
   std::sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) { return a.y < b.y; });
   const QRect rect = plot->axisRect()->rect();
-  const double top = rect.top() + gap / 2, bottom = rect.bottom() - gap / 2;
-  for (std::size_t i = 1; i < labels.size(); ++i)
-    labels[i].y = std::max(labels[i].y, labels[i - 1].y + gap);
-  if (labels.back().y > bottom) {
-    labels.back().y = bottom;
-    for (std::size_t i = labels.size() - 1; i-- > 0;)
-      labels[i].y = std::min(labels[i].y, labels[i + 1].y - gap);
-  }
-  if (labels.front().y < top) {
-    labels.front().y = top;
-    for (std::size_t i = 1; i < labels.size(); ++i)
-      labels[i].y = std::max(labels[i].y, labels[i - 1].y + gap);
-  }
-  for (const Label& l : labels) l.item->position->setCoords(1, plot->yAxis->pixelToCoord(l.y));
+  std::vector<double> ys;
+  for (const Label& l : labels) ys.push_back(l.y);
+  spreadLabels(ys, gap, rect.top() + gap / 2, rect.bottom() - gap / 2);
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    labels[i].item->position->setCoords(1, plot->yAxis->pixelToCoord(ys[i]));
 }
 
 void LatencyCharts::Impl::onClick(QCPAbstractPlottable* plottable, int data_index) {
@@ -1090,25 +600,16 @@ void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch
     stored.ttft = finiteOr(p.ttft_ms, kNaN);
     stored.tps = finiteOr(p.tokens_per_s, kNaN);
     stored.request = p.request;
-    for (double itl : p.itl_ms) {
-      if (!std::isfinite(itl)) continue;
-      std::uint16_t b = itlBucket(itl);
-      s.itl.push_back(b);
-      ++s.itl_counts[b];
-      ++s.itl_added;
-    }
-    stored.itl_end = s.itl_added;
+    for (double itl : p.itl_ms)
+      if (std::isfinite(itl)) s.itl.add(itl);
+    stored.itl_end = s.itl.added();
     if (std::isfinite(stored.ttft)) ++s.ttft_held;
     s.points.push_back(stored);
     ++s.unsynced;
     ++added;
   }
   if (s.points.size() > d_->max_points) d_->dropOldest(s, s.points.size() - d_->max_points);
-  while (s.itl.size() > kMaxItlSamples) {
-    --s.itl_counts[s.itl.front()];
-    s.itl.pop_front();
-    ++s.itl_dropped;
-  }
+  s.itl.dropBeyond(kMaxItlSamples);
   if (added == 0) return;
   d_->dirty = true;
   if (!d_->timer.isActive()) d_->timer.start();
@@ -1214,9 +715,6 @@ bool LatencyCharts::exportChart(Chart chart, const QString& path, QString* error
     width = 900;
     height = 540;
   }
-  const QString tmp = path + QStringLiteral(".tmp");
-  QString reason;
-  bool ok = false;
   // Vector formats get vector dots (pixmap dots would be embedded as images); the PNG, drawn
   // at twice the size, dots drawn for that.
   auto restyle = [&](Impl::Dots dots) {
@@ -1226,52 +724,16 @@ bool LatencyCharts::exportChart(Chart chart, const QString& path, QString* error
     }
   };
   restyle(suffix == QLatin1String("png") ? Impl::Dots::Png : Impl::Dots::Vector);
-  if (suffix == QLatin1String("png")) {
-    ok = p->savePng(tmp, width, height, 2.0);
-  } else if (suffix == QLatin1String("pdf")) {
-    ok = p->savePdf(tmp, width, height, QCP::epAllowCosmetic,
-                    QStringLiteral("anthro-v1 Workbench"), d_->titles[chart]->text());
-    ok = ok && QFileInfo(tmp).size() > 0;
-  } else {
-    QFile file(tmp);
-    if (file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-      QSvgGenerator generator;
-      generator.setOutputDevice(&file);
-      generator.setSize(QSize(width, height));
-      generator.setViewBox(QRect(0, 0, width, height));
-      generator.setResolution(p->logicalDpiX());  // fonts sized as on screen
-      generator.setTitle(d_->titles[chart]->text());
-      generator.setDescription(QStringLiteral("anthro-v1 Workbench"));
-      QCPPainter painter;
-      if (painter.begin(&generator)) {
-        p->toPainter(&painter, width, height);
-        ok = painter.end();
-      }
-      ok = ok && file.flush() && file.error() == QFileDevice::NoError;
-      if (file.error() != QFileDevice::NoError) reason = file.errorString();
-      file.close();
-    } else {
-      reason = file.errorString();
-    }
-  }
+  QString reason;
+  const bool ok =
+      writePlot(p, suffix, path, QSize(width, height), d_->titles[chart]->text(), &reason);
   restyle(Impl::Dots::Screen);
   // Exports lay the plot out at their own size: lay it out for the screen again.
   p->replot(QCustomPlot::rpQueuedReplot);
-  if (!ok) {
-    if (reason.isEmpty()) {  // QCustomPlot only says false: ask the file system why
-      QFile probe(tmp);
-      if (!probe.open(QIODevice::WriteOnly)) reason = probe.errorString();
-    }
-    QFile::remove(tmp);
+  if (!ok)
     return fail(reason.isEmpty()
                     ? tr("Cannot write %1").arg(QDir::toNativeSeparators(path))
                     : tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), reason));
-  }
-  if (::rename(QFile::encodeName(tmp).constData(), QFile::encodeName(path).constData()) != 0) {
-    const QString why = QString::fromLocal8Bit(std::strerror(errno));
-    QFile::remove(tmp);
-    return fail(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), why));
-  }
   return true;
 }
 
