@@ -320,6 +320,13 @@ inline void removeFromGraph(QCPGraphDataContainer& data,
   data.removeBefore(begin[write].key);
 }
 
+inline QVector<QCPGraphData> graphData(const std::vector<std::pair<double, double>>& points) {
+  QVector<QCPGraphData> data;
+  data.reserve(static_cast<qsizetype>(points.size()));
+  for (const auto& [key, value] : points) data.append(QCPGraphData(key, value));
+  return data;
+}
+
 inline void addToGraph(QCPGraphDataContainer& data, QVector<QCPGraphData> add) {
   if (add.isEmpty()) return;
   std::stable_sort(add.begin(), add.end(),

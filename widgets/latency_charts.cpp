@@ -4,6 +4,7 @@
 // through chart_items.h.
 #include "chart_items.h"
 #include "chart_math.h"
+#include "chart_series.h"
 
 #include <QDir>
 #include <QEvent>
@@ -36,29 +37,8 @@ constexpr std::array<double, 3> kPercentiles = {50, 95, 99};
 }  // namespace
 
 struct LatencyCharts::Impl {
-  // One held request; NaN marks a missing value.
-  struct Stored {
-    double t = 0, ttft = kNaN, tps = kNaN;
-    std::uint64_t itl_end = 0;  // ITL samples ever added up to and including this point
-    int request = 0;
-  };
-
-  struct Series {
-    QString name;
-    std::deque<Stored> points;  // oldest first
-    std::size_t ttft_held = 0;
-    // Points at the back not yet in the graphs/sorted values, and synced points dropped
-    // since (to remove from them). `rebuild` replaces both when dropping that much is
-    // cheaper done by rebuilding.
-    std::size_t unsynced = 0;
-    std::vector<Stored> dropped;
-    bool rebuild = false;
-    std::vector<double> sorted_ttft, sorted_tps;  // synced values, ascending
-    ItlSamples itl;
-  };
-
   LatencyCharts* q;
-  std::array<Series, kSeriesCount> series;
+  std::array<ChartSeries, kSeriesCount> series;
   std::size_t max_points = kMaxPoints;
   bool dirty = false;
   QTimer timer;
@@ -89,8 +69,7 @@ struct LatencyCharts::Impl {
   void applyTheme();
   void applyMargins();
   void styleGraph(QCPGraph* g, int s, Dots dots = Dots::Screen);
-  void dropOldest(Series& s, std::size_t count);
-  void sync(Series& s, int index);
+  void sync(ChartSeries& s, int index);
   void updateCharts();
   void updateHistogram();
   void updateLegends();
@@ -298,92 +277,18 @@ void LatencyCharts::Impl::styleGraph(QCPGraph* g, int s, Dots dots) {
   g->setScatterStyle(QCPScatterStyle(dot_pixmaps[s][dense ? 1 : 0]));
 }
 
-void LatencyCharts::Impl::dropOldest(Series& s, std::size_t count) {
-  for (std::size_t i = 0; i < count && !s.points.empty(); ++i) {
-    const Stored p = s.points.front();
-    s.points.pop_front();
-    if (std::isfinite(p.ttft)) --s.ttft_held;
-    if (s.points.size() < s.unsynced) {
-      --s.unsynced;  // never reached the charts
-    } else if (!s.rebuild) {
-      s.dropped.push_back(p);
-      // Removing more than a quarter of what the charts hold: rebuild them instead.
-      if (s.dropped.size() > (s.points.size() + s.dropped.size()) / 4 + 64) {
-        s.rebuild = true;
-        s.dropped.clear();
-        s.dropped.shrink_to_fit();
-      }
-    }
-    s.itl.dropUpTo(p.itl_end);
-  }
-}
-
-void LatencyCharts::Impl::sync(Series& s, int index) {
-  if (s.rebuild) {
-    QVector<QCPGraphData> t, r;
-    std::vector<double> st, sr;
-    for (const Stored& p : s.points) {
-      if (std::isfinite(p.ttft)) {
-        t.append(QCPGraphData(p.t, p.ttft));
-        st.push_back(p.ttft);
-      }
-      if (std::isfinite(p.tps)) {
-        r.append(QCPGraphData(p.t, p.tps));
-        sr.push_back(p.tps);
-      }
-    }
-    auto by_key = [](const QCPGraphData& a, const QCPGraphData& b) { return a.key < b.key; };
-    std::stable_sort(t.begin(), t.end(), by_key);
-    std::stable_sort(r.begin(), r.end(), by_key);
-    ttft[index]->data()->set(t, true);
-    tps[index]->data()->set(r, true);
-    std::sort(st.begin(), st.end());
-    std::sort(sr.begin(), sr.end());
-    s.sorted_ttft = std::move(st);
-    s.sorted_tps = std::move(sr);
-    s.rebuild = false;
-    s.dropped.clear();
-    s.unsynced = 0;
+// Brings the TTFT and token-rate graphs in line with the held requests.
+void LatencyCharts::Impl::sync(ChartSeries& s, int index) {
+  SeriesSync change = s.sync();
+  if (change.rebuild) {
+    ttft[index]->data()->set(graphData(change.added_ttft), true);
+    tps[index]->data()->set(graphData(change.added_tps), true);
     return;
   }
-  if (!s.dropped.empty()) {
-    std::vector<std::pair<double, double>> t, r;
-    std::vector<double> vt, vr;
-    for (const Stored& p : s.dropped) {
-      if (std::isfinite(p.ttft)) {
-        t.emplace_back(p.t, p.ttft);
-        vt.push_back(p.ttft);
-      }
-      if (std::isfinite(p.tps)) {
-        r.emplace_back(p.t, p.tps);
-        vr.push_back(p.tps);
-      }
-    }
-    removeFromGraph(*ttft[index]->data(), std::move(t));
-    removeFromGraph(*tps[index]->data(), std::move(r));
-    removeSorted(s.sorted_ttft, std::move(vt));
-    removeSorted(s.sorted_tps, std::move(vr));
-    s.dropped.clear();
-  }
-  if (s.unsynced > 0) {
-    QVector<QCPGraphData> t, r;
-    std::vector<double> vt, vr;
-    for (auto it = s.points.end() - static_cast<std::ptrdiff_t>(s.unsynced); it != s.points.end(); ++it) {
-      if (std::isfinite(it->ttft)) {
-        t.append(QCPGraphData(it->t, it->ttft));
-        vt.push_back(it->ttft);
-      }
-      if (std::isfinite(it->tps)) {
-        r.append(QCPGraphData(it->t, it->tps));
-        vr.push_back(it->tps);
-      }
-    }
-    addToGraph(*ttft[index]->data(), std::move(t));
-    addToGraph(*tps[index]->data(), std::move(r));
-    mergeSorted(s.sorted_ttft, std::move(vt));
-    mergeSorted(s.sorted_tps, std::move(vr));
-    s.unsynced = 0;
-  }
+  removeFromGraph(*ttft[index]->data(), std::move(change.removed_ttft));
+  removeFromGraph(*tps[index]->data(), std::move(change.removed_tps));
+  addToGraph(*ttft[index]->data(), graphData(change.added_ttft));
+  addToGraph(*tps[index]->data(), graphData(change.added_tps));
 }
 
 void LatencyCharts::Impl::updateCharts() {
@@ -398,7 +303,7 @@ void LatencyCharts::Impl::updateCharts() {
       t_lo = std::min(t_lo, data->constBegin()->key);
       t_hi = std::max(t_hi, (data->constEnd() - 1)->key);
     }
-    const Series& ser = series[s];
+    const ChartSeries& ser = series[s];
     if (!ser.sorted_ttft.empty()) {
       any_ttft = true;
       ttft_lo = std::min(ttft_lo, ser.sorted_ttft.front());
@@ -464,7 +369,7 @@ void LatencyCharts::Impl::updateCharts() {
 // if any, are one overflow bar explained by a note in the corner.
 void LatencyCharts::Impl::updateHistogram() {
   std::vector<std::uint64_t> combined(kItlBuckets, 0);
-  for (const Series& s : series)
+  for (const ChartSeries& s : series)
     for (int b = 0; b < kItlBuckets; ++b) combined[b] += s.itl.counts()[b];
   const std::optional<HistogramBins> layout = histogramBins(combined);
   hist_note->setVisible(false);
@@ -591,11 +496,11 @@ QString LatencyCharts::seriesName(int series) const {
 
 void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch) {
   if (series < 0 || series >= kSeriesCount || batch.empty()) return;
-  Impl::Series& s = d_->series[series];
+  ChartSeries& s = d_->series[series];
   std::size_t added = 0;
   for (const RequestPoint& p : batch) {
     if (!std::isfinite(p.t_s)) continue;
-    Impl::Stored stored;
+    StoredRequest stored;
     stored.t = p.t_s;
     stored.ttft = finiteOr(p.ttft_ms, kNaN);
     stored.tps = finiteOr(p.tokens_per_s, kNaN);
@@ -603,12 +508,10 @@ void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch
     for (double itl : p.itl_ms)
       if (std::isfinite(itl)) s.itl.add(itl);
     stored.itl_end = s.itl.added();
-    if (std::isfinite(stored.ttft)) ++s.ttft_held;
-    s.points.push_back(stored);
-    ++s.unsynced;
+    s.add(stored);
     ++added;
   }
-  if (s.points.size() > d_->max_points) d_->dropOldest(s, s.points.size() - d_->max_points);
+  if (s.points.size() > d_->max_points) s.dropOldest(s.points.size() - d_->max_points);
   s.itl.dropBeyond(kMaxItlSamples);
   if (added == 0) return;
   d_->dirty = true;
@@ -617,9 +520,9 @@ void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch
 
 void LatencyCharts::clear() {
   for (int i = 0; i < kSeriesCount; ++i) {
-    Impl::Series& s = d_->series[i];
+    ChartSeries& s = d_->series[i];
     QString name = s.name;
-    s = Impl::Series{};
+    s = ChartSeries{};
     s.name = name;
     d_->ttft[i]->data()->clear();
     d_->tps[i]->data()->clear();
@@ -633,9 +536,9 @@ void LatencyCharts::clear() {
 std::vector<double> LatencyCharts::ttftValues(int series) const {
   std::vector<double> values;
   if (series < 0 || series >= kSeriesCount) return values;
-  const Impl::Series& s = d_->series[series];
+  const ChartSeries& s = d_->series[series];
   values.reserve(s.ttft_held);
-  for (const Impl::Stored& p : s.points)
+  for (const StoredRequest& p : s.points)
     if (std::isfinite(p.ttft)) values.push_back(p.ttft);
   return values;
 }
@@ -652,10 +555,10 @@ std::size_t LatencyCharts::itlSampleCount(int series) const {
 
 std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int series) const {
   if (series < 0 || series >= kSeriesCount) return std::nullopt;
-  const Impl::Series& s = d_->series[series];
+  const ChartSeries& s = d_->series[series];
   std::vector<double> fresh;
   const std::vector<double>* sorted = &s.sorted_ttft;
-  if (s.unsynced > 0 || !s.dropped.empty() || s.rebuild) {
+  if (s.pending()) {
     fresh = ttftValues(series);
     std::sort(fresh.begin(), fresh.end());
     sorted = &fresh;
@@ -670,7 +573,7 @@ void LatencyCharts::setMaxPoints(std::size_t max_points) {
   bool dropped = false;
   for (auto& s : d_->series) {
     if (s.points.size() > d_->max_points) {
-      d_->dropOldest(s, s.points.size() - d_->max_points);
+      s.dropOldest(s.points.size() - d_->max_points);
       dropped = true;
     }
   }
