@@ -1,6 +1,8 @@
 // The bench against the local endpoint: closed and open loop, retries, records.
 #include <QtTest>
 
+#include <atomic>
+
 #include "endpoint_fixture.h"
 #include "session/bench.h"
 #include "util/files.h"
@@ -29,6 +31,27 @@ class TestBench : public QObject {
     QVERIFY(r->errors.empty());
     QVERIFY(std::abs(r->goodput_per_s * r->duration_s - 40) < 1e-6);
     QVERIFY(r->tokens_per_s > 0);
+  }
+
+  void aStopFlagEndsTheLoadEarly() {
+    EndpointFixture f;
+    f.start();
+    BenchConfig b;
+    b.session = f.session("anthro");
+    b.concurrency = 2;
+    b.requests = 100000;
+    std::atomic<bool> stop{false};
+    b.stop = &stop;
+    std::uint64_t seen = 0;
+    b.on_progress = [&](const std::string&) {
+      if (++seen == 2) stop = true;  // after about two seconds
+    };
+    auto r = run_bench(b);
+    QVERIFY(r.ok());
+    QVERIFY(r->requests > 0);
+    QVERIFY(r->requests < 100000);
+    QCOMPARE(r->records.size(), std::size_t(r->requests));  // those in flight finished and count
+    QVERIFY(r->errors.empty());
   }
 
   void openLoopDoesNotWaitForSlowRequests() {

@@ -214,6 +214,7 @@ SessionPanel::SessionPanel(QWidget* parent)
 SessionPanel::~SessionPanel() {
   session_.reset();  // cancels and joins
   capture_stop_ = true;
+  load_stop_ = true;  // requests in flight finish; no new one starts
   if (capture_thread_.joinable()) capture_thread_.join();
   if (load_thread_.joinable()) load_thread_.join();
 }
@@ -403,6 +404,8 @@ void SessionPanel::runLoad() {
     return;
   }
   b.requests = static_cast<std::uint64_t>(requests_->value());
+  load_stop_ = false;
+  b.stop = &load_stop_;
   const int series = series_->currentIndex();
   b.on_progress = [this](const std::string& line) {
     post(this, [this, l = QString::fromStdString(line)] { load_status_->setText(l); });

@@ -106,7 +106,7 @@ class SessionPanel : public QWidget {
   std::vector<std::pair<QString, std::uint32_t>> plotted_;  // chart request id -> (capture, stream)
   std::thread load_thread_;
   std::thread capture_thread_;
-  std::atomic<bool> capture_stop_{false};
+  std::atomic<bool> capture_stop_{false}, load_stop_{false};
   QString capture_path_, capture_keylog_;
   bool pending_start_ = false;  // waiting for the capture to listen before sending
 };

@@ -60,6 +60,7 @@ class Bench {
  private:
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   bool more() const {
+    if (config_.stop && config_.stop->load()) return false;
     return issued_ < limit_ && (!config_.duration_s || elapsed() < *config_.duration_s);
   }
 

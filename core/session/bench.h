@@ -2,6 +2,7 @@
 // constant or Poisson arrivals that never wait on slow requests.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 
@@ -27,6 +28,8 @@ struct BenchConfig {
   std::uint64_t seed = 1;
   std::vector<std::string> prompts;  // cycled; empty means the session's messages
   std::function<void(const std::string& line)> on_progress;  // about once a second
+  // When set and true, no further request starts; those in flight finish (another thread may set it).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct BenchRecord {
