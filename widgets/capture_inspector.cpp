@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "connection_detail_view.h"
 #include "connections_model.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
@@ -73,6 +74,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       status_(new QLabel(this)),
       frame_view_(new QTableView(this)),
       connection_view_(new QTableView(this)),
+      connection_detail_(new ConnectionDetailView(this)),
       detail_(new FrameDetailView(this)),
       hex_(new HexView(this)),
       lower_tabs_(new QTabWidget(this)),
@@ -118,7 +120,12 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   frame_split->setStretchFactor(0, 1);
   frame_split->setStretchFactor(1, 1);
   lower_tabs_->addTab(frame_split, QString());
-  lower_tabs_->addTab(connection_view_, QString());
+  auto* connection_split = new QSplitter(Qt::Horizontal, this);
+  connection_split->addWidget(connection_view_);
+  connection_split->addWidget(connection_detail_);
+  connection_split->setStretchFactor(0, 3);
+  connection_split->setStretchFactor(1, 2);
+  lower_tabs_->addTab(connection_split, QString());
   lower_tabs_->addTab(charts_, QString());
   (new Retranslator(this))->add([this] {
     filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
@@ -158,6 +165,12 @@ CaptureInspector::CaptureInspector(QWidget* parent)
     connect(frame_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &CaptureInspector::showCurrentFrame, Qt::UniqueConnection);
   });
+  connect(connection_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            const auto& rows = connections_->connections();
+            if (current.isValid() && static_cast<std::size_t>(current.row()) < rows.size())
+              connection_detail_->showConnection(rows[static_cast<std::size_t>(current.row())]);
+          });
   connect(detail_, &FrameDetailView::fieldSelected, hex_, &HexView::setHighlight);
   connect(hex_, &HexView::byteClicked, this, &CaptureInspector::selectFieldAt);
 }
@@ -226,6 +239,7 @@ void CaptureInspector::finishLoading() {
   loader_.join();
   frames_->poll();
   connections_->setConnections(index_->connections());
+  if (connections_->rowCount() > 0) connection_view_->selectRow(0);
   progress_->hide();
   cancel_button_->hide();
   const QString name = QFileInfo(path_).fileName();

@@ -22,6 +22,7 @@ class QTimer;
 
 namespace anthro::widgets {
 
+class ConnectionDetailView;
 class ConnectionsModel;
 class FrameDetailView;
 class FrameTableModel;
@@ -50,6 +51,7 @@ class CaptureInspector : public QWidget {
   std::shared_ptr<const CaptureIndex> index() const { return index_; }
   FrameTableModel* frames() const { return frames_; }
   ConnectionsModel* connections() const { return connections_; }
+  ConnectionDetailView* connectionDetail() const { return connection_detail_; }
   QTableView* frameView() const { return frame_view_; }
   FrameDetailView* detailView() const { return detail_; }
   HexView* hexView() const { return hex_; }
@@ -87,6 +89,7 @@ class CaptureInspector : public QWidget {
   QLabel* status_;
   QTableView* frame_view_;
   QTableView* connection_view_;
+  ConnectionDetailView* connection_detail_;
   FrameDetailView* detail_;
   HexView* hex_;
   QTabWidget* lower_tabs_;

@@ -157,6 +157,10 @@
         <source>Tick "Capture this session's traffic" and send: the capture opens here when the session ends. For other traffic use `anthro-wb capture -i IFACE -w FILE.pcapng`.</source>
         <translation>勾选“抓取本会话的流量”后发送：会话结束时抓包会在此打开。其他流量请用 `anthro-wb capture -i 网卡 -w 文件.pcapng`。</translation>
     </message>
+    <message>
+        <source>The capture %1 is no longer open</source>
+        <translation>抓包 %1 已不再打开</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>
@@ -238,6 +242,89 @@
     <message>
         <source>Stream %1 of connection %2</source>
         <translation>连接 %2 的流 %1</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::ConnectionDetailView</name>
+    <message>
+        <source>Field</source>
+        <translation>字段</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>decryption</source>
+        <translation>解密</translation>
+    </message>
+    <message>
+        <source>frames</source>
+        <translation>帧</translation>
+    </message>
+    <message>
+        <source>%1 (%2 opened)</source>
+        <translation>%1（已解开 %2）</translation>
+    </message>
+    <message>
+        <source>negotiation</source>
+        <translation>协商</translation>
+    </message>
+    <message>
+        <source>refused</source>
+        <translation>被拒绝</translation>
+    </message>
+    <message>
+        <source>client → server</source>
+        <translation>客户端 → 服务器</translation>
+    </message>
+    <message>
+        <source>server → client</source>
+        <translation>服务器 → 客户端</translation>
+    </message>
+    <message>
+        <source>retransmissions</source>
+        <translation>重传</translation>
+    </message>
+    <message>
+        <source>out of order</source>
+        <translation>乱序</translation>
+    </message>
+    <message>
+        <source>gaps</source>
+        <translation>缺口</translation>
+    </message>
+    <message>
+        <source>%1 (%2 bytes)</source>
+        <translation>%1（%2 字节）</translation>
+    </message>
+    <message>
+        <source>zero window</source>
+        <translation>零窗口</translation>
+    </message>
+    <message>
+        <source>%1 (%2 ms)</source>
+        <translation>%1（%2 ms）</translation>
+    </message>
+    <message>
+        <source>window full</source>
+        <translation>窗口满</translation>
+    </message>
+    <message>
+        <source>duplicate ACKs</source>
+        <translation>重复 ACK</translation>
+    </message>
+    <message>
+        <source>keep-alives</source>
+        <translation>保活</translation>
+    </message>
+    <message>
+        <source>bad checksums</source>
+        <translation>校验和错误</translation>
+    </message>
+    <message>
+        <source>closed</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>
@@ -684,6 +771,10 @@
     <message>
         <source>%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms</source>
         <translation>%1 个请求，%2 tokens/s，TTFT p50 %3 ms，p99 %4 ms</translation>
+    </message>
+    <message>
+        <source>Stream %1 was not captured: tick the capture option to see its frames.</source>
+        <translation>流 %1 未被抓包：勾选抓包选项后才能查看它的帧。</translation>
     </message>
 </context>
 <context>

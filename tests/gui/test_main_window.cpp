@@ -15,6 +15,7 @@
 
 #include "capture_generator.h"
 #include "capture_inspector.h"
+#include "connection_detail_view.h"
 #include "connections_model.h"
 #include "keys_panel.h"
 #include "frame_detail_view.h"
@@ -68,6 +69,8 @@ class TestMainWindow : public QObject {
     const auto& conn = inspector->connections()->connections()[0];
     QVERIFY(conn.offer && conn.answer);  // it is shown with the connection instead
     QCOMPARE(conn.decryption, std::string("ok"));
+    QCOMPARE(inspector->connectionDetail()->value("offer", "connection_token"), QString("1234567890abcdef"));
+    QCOMPARE(inspector->connectionDetail()->value("answer", "max_streams"), QString("4"));
 
     // The first STREAM_TOKEN: its text in the detail view, its bytes highlighted in the hex view.
     int token_row = -1;
