@@ -168,7 +168,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     capture_->setText(tr("Capture this session's traffic into the inspector"));
     send_->setText(tr("Send"));
     cancel_->setText(tr("Cancel"));
-    load_button_->setText(tr("Run load"));
+    load_button_->setText(loadRunning() ? tr("Stop load") : tr("Run load"));
     target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
                            "https://host/v1/chat/completions"));
     const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed below")};
@@ -207,7 +207,10 @@ SessionPanel::SessionPanel(QWidget* parent)
   });
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
   connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);
-  connect(load_button_, &QPushButton::clicked, this, &SessionPanel::runLoad);
+  connect(load_button_, &QPushButton::clicked, this, [this] {
+    if (loadRunning()) stopLoad();
+    else runLoad();
+  });
   for (const QString& url : recentTargets()) target_->addItem(url);
 }
 
@@ -390,6 +393,13 @@ void SessionPanel::updateButtons() {
 
 void SessionPanel::setLoadSeries(int series) { series_->setCurrentIndex(series); }
 
+void SessionPanel::stopLoad() {
+  if (!loadRunning()) return;
+  load_stop_ = true;  // requests in flight finish, then the results are plotted as usual
+  load_button_->setEnabled(false);
+  load_status_->setText(tr("Stopping: waiting for the requests in flight…"));
+}
+
 void SessionPanel::runLoad() {
   if (loadRunning()) {
     emit message(tr("A load is already running."));
@@ -411,13 +421,14 @@ void SessionPanel::runLoad() {
     post(this, [this, l = QString::fromStdString(line)] { load_status_->setText(l); });
   };
   rememberTarget(target());
-  load_button_->setEnabled(false);
+  load_button_->setText(tr("Stop load"));
   load_status_->setText(tr("Running…"));
   load_thread_ = std::thread([this, b, series] {
     auto result = run_bench(b);
     post(this, [this, result, series] {
       load_thread_.join();
       load_button_->setEnabled(true);
+      load_button_->setText(tr("Run load"));
       if (!result) {
         load_status_->setText(QString::fromStdString(result.error().detail));
         emit message(load_status_->text());

@@ -51,6 +51,7 @@ class SessionPanel : public QWidget {
   bool running() const;
   void runLoad();
   void setLoadSeries(int series);  // 0 baseline, 1 candidate
+  void stopLoad();                 // no new request starts; what finished is plotted
   bool loadRunning() const { return load_thread_.joinable(); }
 
   QString answer() const;

@@ -776,6 +776,14 @@
         <source>Stream %1 was not captured: tick the capture option to see its frames.</source>
         <translation>流 %1 未被抓包：勾选抓包选项后才能查看它的帧。</translation>
     </message>
+    <message>
+        <source>Stop load</source>
+        <translation>停止压测</translation>
+    </message>
+    <message>
+        <source>Stopping: waiting for the requests in flight…</source>
+        <translation>正在停止：等待进行中的请求完成…</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

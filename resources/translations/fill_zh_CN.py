@@ -152,6 +152,8 @@ ZH = {
     "Capture this session's traffic into the inspector": '抓取本会话的流量并在检查器中打开',
     'Send': '发送',
     'Run load': '运行压测',
+    'Stop load': '停止压测',
+    'Stopping: waiting for the requests in flight…': '正在停止：等待进行中的请求完成…',
     'anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions':
         'anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions',
     'No API key': '不用 API 密钥',

@@ -215,6 +215,21 @@ class TestMainWindow : public QObject {
       QCOMPARE(inspector->frames()->data(inspector->frames()->index(row, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), stream);
   }
 
+  void aLoadCanBeStopped() {
+    gui::MainWindow window;
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro+lab"));
+    QSignalSpy finished(panel, &SessionPanel::loadFinished);
+    panel->runLoad();  // 50 requests at concurrency 4: several seconds
+    QVERIFY(panel->loadRunning());
+    QTest::qWait(1500);
+    panel->stopLoad();
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    const std::size_t plotted = panel->charts()->pointCount(0);
+    QVERIFY2(plotted > 0 && plotted < 50, qPrintable(QString::number(plotted)));
+  }
+
   void cancelEndsTheAnswerAsCancelled() {
     gui::MainWindow window;
     SessionPanel* panel = window.sessionPanel();
