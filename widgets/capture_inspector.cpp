@@ -221,11 +221,7 @@ void CaptureInspector::cancelLoading() { cancel_ = true; }
 
 void CaptureInspector::poll() {
   if (!index_) return;
-  if (!active_filter_.isEmpty() && !filtering()) {
-    // Rows that arrive while a filter is shown are matched when loading ends.
-  } else {
-    frames_->poll();
-  }
+  frames_->poll();  // a filtered view takes no rows; loading's end matches them against the filter
   if (total_bytes_ > 0)
     progress_->setValue(static_cast<int>(1000.0 * static_cast<double>(done_bytes_) / static_cast<double>(total_bytes_)));
   progress_->setFormat(tr("%1 frames").arg(index_->frame_count()));

@@ -228,11 +228,12 @@ void MainWindow::showPage(QWidget* page) { tabs_->setCurrentWidget(page); }
 
 widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QStringList& keylogs,
                                                    const QStringList& server_keys) {
+  // Keys given with this capture are for it: adding them must not reload the capture shown now.
+  adding_keys_ = true;
   for (const QString& k : keylogs) keys_->addKeylog(k);
   for (const QString& k : server_keys) keys_->addServerKey(k);
-  CaptureKeySources keys;
-  for (const QString& k : keys_->keylogs()) keys.keylog_files.push_back(k.toStdString());
-  for (const QString& k : keys_->serverKeys()) keys.server_key_files.push_back(k.toStdString());
+  adding_keys_ = false;
+  CaptureKeySources keys = keySources();
   auto* inspector = new widgets::CaptureInspector(this);
   connect(inspector, &widgets::CaptureInspector::message, this, &MainWindow::log);
   connect(inspector, &widgets::CaptureInspector::loaded, this, [this, inspector](bool ok, const QString&) {
@@ -257,11 +258,15 @@ widgets::CaptureInspector* MainWindow::currentInspector() const {
 void MainWindow::reloadCapturesWithKeys() {
   // New keys may open what could not be opened: reload the shown capture with them.
   auto* inspector = currentInspector();
-  if (!inspector) return;
+  if (!inspector || adding_keys_) return;
+  inspector->open(inspector->path(), keySources());
+}
+
+CaptureKeySources MainWindow::keySources() const {
   CaptureKeySources keys;
   for (const QString& k : keys_->keylogs()) keys.keylog_files.push_back(k.toStdString());
   for (const QString& k : keys_->serverKeys()) keys.server_key_files.push_back(k.toStdString());
-  inspector->open(inspector->path(), keys);
+  return keys;
 }
 
 void MainWindow::openCaptureDialog() {

@@ -63,9 +63,11 @@ class MainWindow : public QMainWindow {
   void addRecent(const QString& path);
   void updateRecentMenu();
   void reloadCapturesWithKeys();
+  CaptureKeySources keySources() const;  // the keys panel's files
   void setLanguage(const QString& locale);
 
   std::unique_ptr<Endpoint> endpoint_;
+  bool adding_keys_ = false;
   QTabWidget* tabs_;
   QWidget* welcome_;
   widgets::SessionPanel* session_;

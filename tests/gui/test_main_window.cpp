@@ -99,6 +99,27 @@ class TestMainWindow : public QObject {
     QCOMPARE(found.size(), 1);
   }
 
+  void keysGivenWithACaptureDoNotReloadAnother() {
+    gui::MainWindow window;
+    const QString pcap = QString::fromStdString(vectors_path("lab-conversation.pcap"));
+    CaptureInspector* first = window.openCapture(pcap);
+    QVERIFY(wait_loaded(first, 10000));
+    QSignalSpy first_loads(first, &CaptureInspector::loaded);
+    CaptureInspector* second = window.openCapture(pcap, {QString::fromStdString(vectors_path("lab-conversation.keylog"))});
+    QVERIFY(wait_loaded(second, 10000));
+    QCOMPARE(second->connections()->connections().at(0).decryption, std::string("ok"));
+    QTest::qWait(100);
+    QCOMPARE(first_loads.size(), 0);
+    // A key added on its own does reload the capture shown, which now decrypts.
+    window.showPage(first);
+    window.keysPanel()->remove(QString::fromStdString(vectors_path("lab-conversation.keylog")));
+    QTRY_COMPARE_WITH_TIMEOUT(first_loads.size(), 1, 10000);
+    QSignalSpy again(first, &CaptureInspector::loaded);
+    QVERIFY(window.keysPanel()->addKeylog(QString::fromStdString(vectors_path("lab-conversation.keylog"))));
+    QVERIFY(again.wait(10000));
+    QCOMPARE(first->connections()->connections().at(0).decryption, std::string("ok"));
+  }
+
   void filterBarNarrowsTheList() {
     gui::MainWindow window;
     CaptureInspector* inspector = window.openCapture(QString::fromStdString(vectors_path("lab-conversation.pcap")),
