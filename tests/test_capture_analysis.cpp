@@ -29,7 +29,7 @@ void check_vector_figures(const CaptureAnalysis& a) {
   QCOMPARE(a.connections.size(), std::size_t{1});
   QCOMPARE(a.connections[0].info.frames, std::uint64_t{6});
   QCOMPARE(a.connections[0].info.frames_opened, std::uint64_t{6});
-  QCOMPARE(a.connections[0].info.decryption, std::string("ok"));
+  QCOMPARE(decryption_text(a.connections[0].info), std::string("ok"));
   QCOMPARE(a.connections[0].info.name, std::string("127.0.0.1:40000-127.0.0.1:7080"));
   const RequestResult& s = only_stream(a);
   QCOMPARE(s.text, expected["text"].get<std::string>());
@@ -90,6 +90,25 @@ bool stop_tcpdump(QProcess& tcpdump) {
 
 }  // namespace
 
+// The capture's TTFTs against the session's own, request by request: in Release the packet
+// times and the socket-read stamps agree within 1 ms (median over the requests). Under the
+// sanitizers everything runs several times slower; a TTFT taken from the wrong event would
+// still be off by at least one token gap (the fixtures' configured 8 ms ITL).
+static bool ttfts_agree(const std::vector<RequestResult>& captured, const std::vector<RequestResult>& live) {
+#ifdef ANTHRO_SANITIZED
+  const double bound = 8.0;
+#else
+  const double bound = 1.0;
+#endif
+  std::vector<double> deltas;
+  for (std::size_t i = 0; i < captured.size() && i < live.size(); ++i)
+    deltas.push_back(std::abs(*captured[i].figures.ttft_ms - *live[i].figures.ttft_ms));
+  double median = percentile(deltas, 50);
+  if (median < bound) return true;
+  qWarning("median TTFT difference %.3f ms (bound %.1f ms)", median, bound);
+  return false;
+}
+
 class TestCaptureAnalysis : public QObject {
   Q_OBJECT
  private slots:
@@ -119,7 +138,7 @@ class TestCaptureAnalysis : public QObject {
   void withoutKeysFramesAreNotOpened() {
     auto a = analyze_capture(vectors_path("lab-conversation.pcap"), {});
     QVERIFY(a.ok());
-    QCOMPARE(a->connections.at(0).info.decryption, std::string("no key"));
+    QCOMPARE(decryption_text(a->connections.at(0).info), std::string("no key"));
     QCOMPARE(a->connections[0].info.frames, std::uint64_t{6});
     QCOMPARE(a->connections[0].info.frames_opened, std::uint64_t{0});
   }
@@ -183,9 +202,9 @@ class TestCaptureAnalysis : public QObject {
       std::string url = f.endpoint().url("anthro");
       QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
       QProcess tcpdump;
-      if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QSKIP(qPrintable(why));
+      if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QFAIL(qPrintable(why));
       SessionConfig c = f.session("anthro");
-      c.repeat = 2;
+      c.repeat = 5;
       c.tls_extension = extension;
       c.keylog_path = f.path(extension ? "ext.keylog" : "preface.keylog");
       SessionResult live = EndpointFixture::run(c);
@@ -196,15 +215,12 @@ class TestCaptureAnalysis : public QObject {
       QVERIFY(a.ok());
       QCOMPARE(a->connections.size(), std::size_t{1});
       const auto& conn = a->connections[0];
-      QCOMPARE(conn.info.decryption, std::string("ok"));
+      QCOMPARE(decryption_text(conn.info), std::string("ok"));
       QCOMPARE(conn.info.alpn, std::string("anthro-v1"));
       QCOMPARE(conn.info.tls_suite, live.tls_suite);
-      QCOMPARE(conn.streams.size(), std::size_t{2});
-      for (std::size_t i = 0; i < 2; ++i) {
-        QCOMPARE(conn.streams[i].text, live.requests[i].text);
-        double delta = std::abs(*conn.streams[i].figures.ttft_ms - *live.requests[i].figures.ttft_ms);
-        QVERIFY2(delta < 1.0, std::to_string(delta).c_str());
-      }
+      QCOMPARE(conn.streams.size(), std::size_t{5});
+      for (std::size_t i = 0; i < 5; ++i) QCOMPARE(conn.streams[i].text, live.requests[i].text);
+      QVERIFY(ttfts_agree(conn.streams, live.requests));
       if (!QStandardPaths::findExecutable("tshark").isEmpty()) {
         auto ours = plaintext_of(pcap, c.keylog_path);
         auto theirs = tshark_plaintext(pcap, c.keylog_path);
@@ -216,7 +232,7 @@ class TestCaptureAnalysis : public QObject {
       }
       auto no_key = analyze_capture(pcap, {});
       QVERIFY(no_key.ok());
-      QCOMPARE(no_key->connections.at(0).info.decryption, std::string("TLS: no secret for this client_random"));
+      QCOMPARE(decryption_text(no_key->connections.at(0).info), std::string("TLS: no secret for this client_random"));
     }
   }
 
@@ -249,7 +265,7 @@ class TestCaptureAnalysis : public QObject {
     QVERIFY(capture.readAllStandardOutput().contains("keys embedded"));
     auto a = analyze_capture(out, {});  // no key file: the keys are in the pcapng
     QVERIFY(a.ok());
-    QCOMPARE(a->connections.at(0).info.decryption, std::string("ok"));
+    QCOMPARE(decryption_text(a->connections.at(0).info), std::string("ok"));
     QCOMPARE(a->connections[0].streams.at(0).text, live.requests.at(0).text);
   }
 
@@ -260,7 +276,7 @@ class TestCaptureAnalysis : public QObject {
     QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
     std::string pcap = f.path("live.pcap");
     QProcess tcpdump;
-    if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QSKIP(qPrintable(why));
+    if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QFAIL(qPrintable(why));
 
     SessionConfig c = f.session("anthro+lab");
     c.repeat = 3;
@@ -277,9 +293,8 @@ class TestCaptureAnalysis : public QObject {
     for (std::size_t i = 0; i < 3; ++i) {
       QCOMPARE(streams[i].text, live.requests[i].text);
       QCOMPARE(streams[i].figures.tokens, std::uint64_t{15});
-      double delta = std::abs(*streams[i].figures.ttft_ms - *live.requests[i].figures.ttft_ms);
-      QVERIFY2(delta < 1.0, std::to_string(delta).c_str());
     }
+    QVERIFY(ttfts_agree(streams, live.requests));
     QVERIFY(a->connections[0].info.syn_ts.has_value());
   }
 };

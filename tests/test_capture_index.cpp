@@ -63,7 +63,7 @@ class TestCaptureIndex : public QObject {
     auto connections = index->connections();
     QCOMPARE(connections.size(), std::size_t{1});
     QVERIFY(connections[0].offer && connections[0].answer);
-    QCOMPARE(connections[0].decryption, std::string("ok"));
+    QCOMPARE(decryption_text(connections[0]), std::string("ok"));
     auto analysis = index->analysis();
     QVERIFY(analysis);
     QVERIFY(std::abs(*analysis->connections.at(0).streams.at(0).figures.ttft_ms - 180.0) < 1e-3);

@@ -243,7 +243,7 @@ void CaptureInspector::finishLoading() {
   bool ok = static_cast<bool>(load_result_);
   if (ok) {
     std::size_t opened = 0;
-    for (const auto& c : index_->connections()) opened += c.decryption == "ok";
+    for (const auto& c : index_->connections()) opened += c.decryption == DecryptionState::Ok;
     text = tr("%1: %2 frames, %3 connections (%4 decrypted)")
                .arg(name)
                .arg(index_->frame_count())

@@ -45,7 +45,7 @@ void ConnectionDetailView::rebuild() {
   clear();
   const CaptureConnection& c = shown_;
   auto* top = new QTreeWidgetItem(this, {QString::fromStdString(c.name), QString::fromLatin1(to_string(c.transport))});
-  add(top, tr("decryption"), QString::fromStdString(c.decryption));
+  add(top, tr("decryption"), QString::fromStdString(decryption_text(c)));
   add(top, tr("frames"), tr("%1 (%2 opened)").arg(c.frames).arg(c.frames_opened));
   if (c.offer || c.answer || c.negotiation_refusal) {
     auto* negotiation = new QTreeWidgetItem(this, {tr("negotiation"), c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString()});

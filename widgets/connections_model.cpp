@@ -30,16 +30,16 @@ namespace {
 
 QVariant count(std::uint64_t n) { return QVariant::fromValue<qulonglong>(n); }
 
-bool decrypted(const CaptureConnection& c) { return c.decryption == "ok"; }
+bool decrypted(const CaptureConnection& c) { return c.decryption == DecryptionState::Ok; }
 
 }  // namespace
 
 QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const CaptureConnection& c = rows_[static_cast<std::size_t>(index.row())];
-  if (role == Qt::ForegroundRole && index.column() == Decryption && !decrypted(c) && !c.decryption.empty())
+  if (role == Qt::ForegroundRole && index.column() == Decryption && !decrypted(c) && c.decryption != DecryptionState::Pending)
     return QBrush(QColor(0xD0, 0x3A, 0x3A));
-  if (role == Qt::ToolTipRole && index.column() == Decryption) return QString::fromStdString(c.decryption);
+  if (role == Qt::ToolTipRole && index.column() == Decryption) return QString::fromStdString(decryption_text(c));
   if (role == Qt::TextAlignmentRole)
     return QVariant::fromValue(Qt::AlignVCenter | (index.column() >= Frames || index.column() == Number ? Qt::AlignRight : Qt::AlignLeft));
   if (role != Qt::DisplayRole) return {};
@@ -51,7 +51,8 @@ QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
     case Alpn: return QString::fromStdString(c.alpn);
     case Suite: return c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString();
     case TlsSuite: return QString::fromStdString(c.tls_suite.empty() ? std::string() : c.tls_suite + " " + c.tls_version);
-    case Decryption: return c.decryption.empty() ? tr("(loading)") : QString::fromStdString(c.decryption);
+    case Decryption:
+      return c.decryption == DecryptionState::Pending ? tr("(loading)") : QString::fromStdString(decryption_text(c));
     case Frames: return count(c.frames);
     case Retransmissions: return count(t.retransmissions);
     case OutOfOrder: return count(t.out_of_order);

@@ -84,4 +84,11 @@ int usage_error(const std::string& command, const std::string& why) {
   return 2;
 }
 
+int exit_code(ErrorClass kind) { return kind == ErrorClass::Network ? 3 : 2; }
+
+int error_exit(const std::string& command, const Error& error) {
+  std::cerr << "anthro-wb " << command << ": " << error.detail << "\n";
+  return exit_code(error.kind);
+}
+
 }  // namespace anthro::cli

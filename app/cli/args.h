@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "util/result.h"
+
 namespace anthro::cli {
 
 class Args {
@@ -38,5 +40,10 @@ class Args {
 
 // The one-line usage error of cli.md: "anthro-wb COMMAND: WHY" on stderr, exit 2.
 int usage_error(const std::string& command, const std::string& why);
+
+// cli.md's exit code for a failure: 3 for the network or an endpoint, else 2.
+int exit_code(ErrorClass kind);
+// `error` as one line on stderr, as usage_error does; returns its exit code.
+int error_exit(const std::string& command, const Error& error);
 
 }  // namespace anthro::cli

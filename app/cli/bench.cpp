@@ -57,7 +57,7 @@ int run_bench_command(const std::vector<std::string>& argv) {
 
   b.on_progress = [](const std::string& line) { std::cerr << line << "\n"; };
   auto result = run_bench(b);
-  if (!result) return usage_error("bench", result.error().detail);
+  if (!result) return error_exit("bench", result.error());
   if (auto path = args.value("--records")) {
     if (auto ok = write_bench_records(*result, *path); !ok) {
       std::cerr << "anthro-wb bench: " << ok.error().detail << "\n";

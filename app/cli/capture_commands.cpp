@@ -43,7 +43,7 @@ int run_decode(const std::vector<std::string>& argv) {
   if (!a) return usage_error("decode", error);
   DecodeSink sink = [](const std::string& line) { std::cout << line << "\n"; };
   auto result = analyze_capture(a->file, a->keys, sink);
-  if (!result) return usage_error("decode", result.error().detail);
+  if (!result) return error_exit("decode", result.error());
   for (const auto& w : result->warnings) std::cerr << "anthro-wb decode: warning: " << w << "\n";
   return 0;
 }
@@ -53,7 +53,7 @@ int run_analyze(const std::vector<std::string>& argv) {
   auto a = read_capture_args("analyze", argv, "json", error);
   if (!a) return usage_error("analyze", error);
   auto result = analyze_capture(a->file, a->keys);
-  if (!result) return usage_error("analyze", result.error().detail);
+  if (!result) return error_exit("analyze", result.error());
   if (a->format == "json") {
     write_analysis_json(*result, std::cout);
     std::cout << "\n";
@@ -85,10 +85,7 @@ int run_capture(const std::vector<std::string>& argv) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   auto stats = run_live_capture(c, g_stop, [&] { std::cerr << "capturing on " << c.interface << std::endl; });
-  if (!stats) {
-    std::cerr << "anthro-wb capture: " << stats.error().detail << "\n";
-    return stats.error().reason == "usage" ? 2 : 3;
-  }
+  if (!stats) return error_exit("capture", stats.error());
   std::cout << stats->packets << " packets written to " << c.output << ", kernel drops " << stats->kernel_drops
             << ", interface drops " << stats->interface_drops
             << (stats->secrets_embedded ? ", keys embedded" : "") << "\n";

@@ -108,13 +108,13 @@ int analyse_own_capture(const std::string& pcapng, const RequestResult& live) {
   if (!a) return std::cerr << "  " << a.error().detail << "\n", 1;
   for (const auto& c : a->connections) {
     std::cout << "  " << c.info.name << ": " << to_string(c.info.transport) << ", ALPN " << c.info.alpn << ", "
-              << c.info.tls_suite << ", decryption " << c.info.decryption << ", " << c.info.frames << " frames\n";
+              << c.info.tls_suite << ", decryption " << decryption_text(c.info) << ", " << c.info.frames << " frames\n";
     for (const auto& s : c.streams)
       std::cout << "    stream " << s.stream_id << ": TTFT " << ms(s.figures.ttft_ms) << " (the session measured "
                 << ms(live.figures.ttft_ms) << "), E2E " << ms(s.figures.e2e_ms) << ", " << s.figures.tokens
                 << " tokens, mean ITL " << ms(s.figures.mean_itl_ms) << "\n";
   }
-  bool ok = !a->connections.empty() && a->connections[0].info.decryption == "ok";
+  bool ok = !a->connections.empty() && a->connections[0].info.decryption == DecryptionState::Ok;
   std::cout << "  " << (ok ? "decrypted with the keys embedded in the capture" : "not decrypted") << "\n";
   return ok ? 0 : 1;
 }

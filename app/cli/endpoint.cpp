@@ -58,10 +58,7 @@ int run_endpoint(const std::vector<std::string>& argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto endpoint = Endpoint::start(config);
-  if (!endpoint) {
-    std::cerr << "anthro-wb endpoint: " << endpoint.error().detail << "\n";
-    return endpoint.error().reason == "network" ? 3 : 2;
-  }
+  if (!endpoint) return error_exit("endpoint", endpoint.error());
   for (const auto& l : (*endpoint)->listeners()) std::cout << "listening " << l.url() << "\n";
   if (std::string faults_text = describe(config.model.faults); !faults_text.empty())
     std::cerr << "faults: " << faults_text << "\n";

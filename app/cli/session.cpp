@@ -52,7 +52,7 @@ int run_session_command(const std::vector<std::string>& argv) {
 
   if (format == "text") c.on_text = [](std::string_view text) { std::cout << text << std::flush; };
   auto result = run_session(c);
-  if (!result) return usage_error("session", result.error().detail);
+  if (!result) return error_exit("session", result.error());
   if (format == "json") std::cout << session_json(*result) << "\n";
   else print_human(*result);
   bool failed = result->error.has_value();

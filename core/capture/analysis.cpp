@@ -2,7 +2,6 @@
 // each stream's timeline built as its frames are decoded. The JSON and text forms of the result
 // are in analysis_output.cpp.
 #include "capture/analysis.h"
-#include "capture/analysis_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +15,7 @@
 #include "capture/capture_file.h"
 #include "capture/packet.h"
 #include "crypto/keylog.h"
+#include "metrics/request_json.h"
 #include "util/files.h"
 
 namespace anthro {
@@ -119,7 +119,7 @@ class StreamBook {
     std::sort(ids.begin(), ids.end());
     for (std::uint32_t id : ids) {
       Entry& entry = streams_[id];
-      if (!entry.closed) entry.result.figures = compute_figures(entry.result.timeline);
+      if (!entry.closed) entry.recorder.finish();
       out.streams.push_back(std::move(entry.result));
       out.spilled_text.push_back(entry.spilled);
     }
@@ -128,42 +128,27 @@ class StreamBook {
 
  private:
   struct Entry {
+    Entry() : recorder(result) {}
+    Entry(const Entry&) = delete;
     RequestResult result;
-    std::uint32_t next_index = 0;
+    RequestRecorder recorder;  // builds `result`
     bool closed = false;
     std::optional<SpillExtent> spilled;
   };
 
   void on(Entry& entry, const FrameEvent& e, const RequestBody& r) {
-    RequestResult& s = entry.result;
-    s.timeline.request_written = e.ts;
-    auto doc = json::parse(r.json, nullptr, false);
-    if (doc.is_object() && doc.contains("metadata") && doc["metadata"].is_object() &&
-        doc["metadata"].contains("anthro_probe") && doc["metadata"]["anthro_probe"].is_string())
-      s.probe = doc["metadata"]["anthro_probe"].get<std::string>();
+    entry.recorder.request_sent(e.ts, probe_of_request(r.json));
   }
   void on(Entry& entry, const FrameEvent& e, const TokenBody& t) {
-    RequestResult& s = entry.result;
-    if (t.token_index > entry.next_index) ++s.token_gaps;
-    if (t.token_index < entry.next_index) ++s.token_duplicates;
-    entry.next_index = t.token_index + t.token_count;
-    if (t.invalid_utf8) ++s.invalid_utf8_frames;
-    s.timeline.tokens.push_back({e.ts, t.token_count, !t.text.empty()});
-    s.text += t.text_view();
+    entry.recorder.tokens(e.ts, t.token_count, t.text_view(), !t.text.empty(), t.token_index, t.invalid_utf8);
   }
   void on(Entry& entry, const FrameEvent& e, const ResponseBody& r) {
-    RequestResult& s = entry.result;
-    s.timeline.end = e.ts;
-    s.stop_reason = r.stop_reason;
-    s.timeline.usage_output_tokens = r.output_tokens;
-    if (r.content) s.text += *r.content;
-    if (r.stop_reason == StopReason::Cancelled) s.timeline.cancelled_response = e.ts;
+    entry.recorder.response(e.ts, r.stop_reason, r.output_tokens, r.content.value_or(""), r.timing);
     close(entry);
   }
-  void on(Entry& entry, const FrameEvent& e, const CancelBody&) { entry.result.timeline.cancel_written = e.ts; }
+  void on(Entry& entry, const FrameEvent& e, const CancelBody&) { entry.recorder.cancel_sent(e.ts); }
   void on(Entry& entry, const FrameEvent& e, const ErrorBody& err) {
-    entry.result.timeline.end = e.ts;
-    entry.result.error_code = err.code;
+    entry.recorder.server_error(e.ts, err.code, err.retry_after_ms, err.message_view());
     close(entry);
   }
 
@@ -171,7 +156,7 @@ class StreamBook {
   // may move to the temporary file, so memory does not grow with every token of a big capture.
   void close(Entry& entry) {
     RequestResult& s = entry.result;
-    s.figures = compute_figures(s.timeline);
+    entry.recorder.finish();
     s.timeline.tokens = decltype(s.timeline.tokens)();  // frees; `= {}` would keep the capacity
     if (!keep_itl_) s.figures.itl_ms = std::vector<double>();
     entry.closed = true;
@@ -186,16 +171,16 @@ class StreamBook {
 Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vector<std::string>& warnings) {
   for (const auto& path : sources.keylog_files) {
     auto text = read_file(path);
-    if (!text) return make_error("input", text.error().detail);
+    if (!text) return make_error(ErrorClass::Input, text.error().detail);
     KeyLog log = parse_keylog(*text, path);
     warnings.insert(warnings.end(), log.problems.begin(), log.problems.end());
     ring.add(log);
   }
   for (const auto& path : sources.server_key_files) {
     auto pem = read_file(path);
-    if (!pem) return make_error("input", pem.error().detail);
+    if (!pem) return make_error(ErrorClass::Input, pem.error().detail);
     auto key = load_x25519_private_pem(*pem, path);
-    if (!key) return make_error("input", key.error().detail);
+    if (!key) return make_error(ErrorClass::Input, key.error().detail);
     ring.add_server_key(*key);
   }
   return true;
@@ -268,7 +253,7 @@ CaptureEvents Lane::events() {
   events.on_connection_end = [this](const CaptureConnection& c) {
     if (c.transport == CaptureTransport::Tls)
       emit({{"kind", "tls"}, {"conn", c.name},
-            {"status", c.decryption.rfind("TLS: ", 0) == 0 ? c.decryption.substr(5) : "ok"},
+            {"status", c.decryption == DecryptionState::Tls ? c.decryption_detail : "ok"},
             {"alpn", c.alpn}, {"tls_suite", c.tls_suite}, {"version", c.tls_version}});
     ConnectionAnalysis done{c, {}, {}, {}};
     book(c).finish(done);
@@ -489,13 +474,13 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   KeyRing ring;
   if (auto ok = load_keys(sources, ring, analysis.warnings); !ok) return ok.error();
   auto reader = CaptureReader::open(path);
-  if (!reader) return make_error("input", reader.error().detail);
+  if (!reader) return make_error(ErrorClass::Input, reader.error().detail);
 
   unsigned lanes = lanes_for(options, sink, (*reader)->file_size());
   bool done = lanes == 1 ? run_one_lane(**reader, analysis, ring, sink, options)
                          : run_lanes(**reader, analysis, ring, lanes, options);
   if (!done)
-    return make_error("cancelled", "analysis of " + path + " cancelled at byte " + std::to_string((*reader)->position()));
+    return make_error(ErrorClass::Cancelled, "analysis of " + path + " cancelled at byte " + std::to_string((*reader)->position()));
   // Connections in the order they first appear, however the lanes split them.
   std::stable_sort(analysis.connections.begin(), analysis.connections.end(),
                    [](const ConnectionAnalysis& a, const ConnectionAnalysis& b) {

@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "capture/capture_decoder.h"
-#include "metrics/request_figures.h"
+#include "metrics/request_result.h"
 #include "metrics/stats.h"
-#include "session/session.h"
 #include "util/spill.h"
 
 namespace anthro {

@@ -42,6 +42,18 @@ struct CaptureDecoder::Conn {
   double feeding_tls_ts = 0;  // the same for TLS records, for a negotiation in the handshake
 };
 
+std::string decryption_text(const CaptureConnection& c) {
+  switch (c.decryption) {
+    case DecryptionState::Pending: return "";
+    case DecryptionState::Ok: return "ok";
+    case DecryptionState::NoFrames: return "no frames";
+    case DecryptionState::NoKey: return "no key";
+    case DecryptionState::Authentication: return "authentication: no key opens the frames";
+    case DecryptionState::Tls: return "TLS: " + c.decryption_detail;
+  }
+  return "";
+}
+
 CaptureDecoder::CaptureDecoder(const KeyRing& keys, CaptureEvents events)
     : keys_(keys), events_(std::move(events)), tracker_([this](TcpConnection& tcp) { return events_for(tcp); }) {}
 
@@ -58,14 +70,17 @@ void CaptureDecoder::finish() {
     if (c->tls) {
       c->tls->finish();
       c->info.tls_client_random = c->tls->handshake().client_random;
-      std::string status = c->tls->status();
-      if (status != "ok") c->info.decryption = "TLS: " + status;
+      if (!c->tls->decrypted()) {
+        c->info.decryption = DecryptionState::Tls;
+        c->info.decryption_detail = c->tls->status();
+      }
     }
     if (c->anthro) c->anthro->finish();
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
     c->info.synack_ts = c->tcp->synack_ts;
-    if (c->info.decryption.empty()) c->info.decryption = c->info.frames == 0 ? "no frames" : "ok";
+    if (c->info.decryption == DecryptionState::Pending)
+      c->info.decryption = c->info.frames == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
     if (events_.on_connection_end) events_.on_connection_end(c->info);
   }
 }
@@ -127,11 +142,10 @@ void CaptureDecoder::start_anthro(Conn& c, PrefaceMode mode) {
     ++c.info.frames;
     if (e.decrypted) ++c.info.frames_opened;
     if (e.suite) c.info.suite = e.suite;
-    if (e.no_key && c.info.decryption.empty()) c.info.decryption = "no key";
-    if (e.refusal == FrameReason::Authentication && c.info.decryption.empty())
-      c.info.decryption = "authentication: no key opens the frames";
-    if (e.decrypted && (c.info.decryption == "no key" || c.info.decryption.rfind("authentication", 0) == 0))
-      c.info.decryption.clear();
+    DecryptionState& d = c.info.decryption;
+    if (e.no_key && d == DecryptionState::Pending) d = DecryptionState::NoKey;
+    if (e.refusal == FrameReason::Authentication && d == DecryptionState::Pending) d = DecryptionState::Authentication;
+    if (e.decrypted && (d == DecryptionState::NoKey || d == DecryptionState::Authentication)) d = DecryptionState::Pending;
     if (events_.on_frame) events_.on_frame(c.info, e);
   };
   ev.on_desync = [this, &c](const DesyncEvent& e) {

@@ -14,12 +14,23 @@ namespace anthro {
 enum class CaptureTransport { Unknown, Lab, Tls, Http };
 const char* to_string(CaptureTransport t);
 
+// Whether a connection's frames could be read and, when not, why.
+enum class DecryptionState {
+  Pending,         // the pass has not finished the connection
+  Ok,              // its frames were opened
+  NoFrames,        // no anthro-v1 frame in it
+  NoKey,           // frames, and no key for their connection token
+  Authentication,  // keys were tried and none opened the frames
+  Tls,             // its TLS records could not be decrypted (decryption_detail says why)
+};
+
 // What one connection of the capture is, as far as the decoder got.
 struct CaptureConnection {
   std::string name;  // client_ip:port-server_ip:port
   std::uint64_t first_packet = 0;  // index in the file of the packet that opened it
   CaptureTransport transport = CaptureTransport::Unknown;
-  std::string decryption;  // "ok", "no key", or why frames could not be opened
+  DecryptionState decryption = DecryptionState::Pending;
+  std::string decryption_detail;  // Tls: the TLS decoder's reason
   std::optional<Blob> offer, answer;
   std::optional<BlobRefusal> negotiation_refusal;
   std::optional<Suite> suite;
@@ -29,6 +40,10 @@ struct CaptureConnection {
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
 };
+
+// cli.md's `decryption`: "ok", "no frames", "no key", "authentication: no key opens the frames",
+// "TLS: <why>"; empty while pending.
+std::string decryption_text(const CaptureConnection& c);
 
 struct CaptureEvents {
   std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;

@@ -21,16 +21,16 @@ struct PcapClose {
 Error capture_error(const LiveCaptureConfig& c, int status, pcap_t* p) {
   std::string why = p ? pcap_geterr(p) : "";
   if (status == PCAP_ERROR_PERM_DENIED || status == PCAP_ERROR_PROMISC_PERM_DENIED)
-    return make_error("permission", "capture on " + c.interface + " is not permitted: run as root, or give the "
+    return make_error(ErrorClass::Network, "permission", "capture on " + c.interface + " is not permitted: run as root, or give the "
                                     "program CAP_NET_RAW and CAP_NET_ADMIN (setcap cap_net_raw,cap_net_admin+eip)");
-  if (status == PCAP_ERROR_NO_SUCH_DEVICE) return make_error("usage", "no interface named \"" + c.interface + "\"");
-  return make_error("capture", c.interface + ": " + (why.empty() ? pcap_statustostr(status) : why));
+  if (status == PCAP_ERROR_NO_SUCH_DEVICE) return make_error(ErrorClass::Usage, "no interface named \"" + c.interface + "\"");
+  return make_error(ErrorClass::Network, "capture", c.interface + ": " + (why.empty() ? pcap_statustostr(status) : why));
 }
 
 Result<std::unique_ptr<pcap_t, PcapClose>> open_interface(const LiveCaptureConfig& c) {
   char err[PCAP_ERRBUF_SIZE] = {0};
   std::unique_ptr<pcap_t, PcapClose> p(pcap_create(c.interface.c_str(), err));
-  if (!p) return make_error("capture", c.interface + ": " + err);
+  if (!p) return make_error(ErrorClass::Network, "capture", c.interface + ": " + err);
   pcap_set_snaplen(p.get(), c.snaplen);
   pcap_set_immediate_mode(p.get(), 1);  // every packet as it comes, so timings are the wire's
   pcap_set_tstamp_precision(p.get(), PCAP_TSTAMP_PRECISION_NANO);
@@ -38,10 +38,10 @@ Result<std::unique_ptr<pcap_t, PcapClose>> open_interface(const LiveCaptureConfi
   if (!c.filter.empty()) {
     bpf_program program{};
     if (pcap_compile(p.get(), &program, c.filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0)
-      return make_error("usage", "--filter \"" + c.filter + "\": " + pcap_geterr(p.get()));
+      return make_error(ErrorClass::Usage, "--filter \"" + c.filter + "\": " + pcap_geterr(p.get()));
     int set = pcap_setfilter(p.get(), &program);
     pcap_freecode(&program);
-    if (set != 0) return make_error("capture", c.interface + ": " + pcap_geterr(p.get()));
+    if (set != 0) return make_error(ErrorClass::Network, "capture", c.interface + ": " + pcap_geterr(p.get()));
   }
   return p;
 }

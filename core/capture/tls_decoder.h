@@ -63,6 +63,7 @@ class TlsDecoder {
   // "unsupported suite TLS_…", "unsupported version …", "malformed …"; or, with no failure,
   // what is still missing ("no ServerHello seen", "no application data").
   std::string status() const;
+  bool decrypted() const { return failure_.empty() && app_data_seen_; }  // status() is "ok"
   const TlsHandshakeInfo& handshake() const { return info_; }
 
  private:

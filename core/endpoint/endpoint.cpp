@@ -16,15 +16,15 @@ enum class SocketKind { Tls, Lab, Http, Metrics };
 
 Result<tcp::endpoint> parse_listen(const std::string& text) {
   auto colon = text.rfind(':');
-  if (colon == std::string::npos) return make_error("usage", "\"" + text + "\": expected HOST:PORT");
+  if (colon == std::string::npos) return make_error(ErrorClass::Usage, "\"" + text + "\": expected HOST:PORT");
   std::string host = text.substr(0, colon), port = text.substr(colon + 1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   boost::system::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (ec) return make_error("usage", "\"" + text + "\": \"" + host + "\" is not an IP address");
+  if (ec) return make_error(ErrorClass::Usage, "\"" + text + "\": \"" + host + "\" is not an IP address");
   char* end = nullptr;
   long p = std::strtol(port.c_str(), &end, 10);
-  if (port.empty() || *end || p < 0 || p > 65535) return make_error("usage", "\"" + text + "\": bad port");
+  if (port.empty() || *end || p < 0 || p > 65535) return make_error(ErrorClass::Usage, "\"" + text + "\": bad port");
   return tcp::endpoint(address, static_cast<std::uint16_t>(p));
 }
 
@@ -53,7 +53,7 @@ struct Endpoint::Impl {
     if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
     if (!ec) acceptor->bind(*where, ec);
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) return make_error("network", "cannot listen on " + spec + ": " + ec.message());
+    if (ec) return make_error(ErrorClass::Network, "cannot listen on " + spec + ": " + ec.message());
     auto local = acceptor->local_endpoint();
     for (const auto& scheme : schemes) listeners.push_back({scheme, host_text(local.address()), local.port()});
     co_spawn(io, accept_loop(*acceptor, kind), asio::detached);
@@ -146,7 +146,7 @@ Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) 
                             {config.metrics_listen, SocketKind::Metrics, {"metrics"}}};
   for (const auto& s : sockets)
     if (auto ok = impl->listen(s.spec, s.kind, s.schemes); !ok) return ok.error();
-  if (impl->listeners.empty()) return make_error("usage", "the endpoint has no socket to listen on");
+  if (impl->listeners.empty()) return make_error(ErrorClass::Usage, "the endpoint has no socket to listen on");
   impl->thread = std::thread([io = &impl->io] { io->run(); });
   return std::unique_ptr<Endpoint>(new Endpoint(std::move(impl)));
 }

@@ -293,7 +293,7 @@ Result<std::vector<ChatMessage>> parse_messages_json(std::string_view text) {
   if (doc.is_discarded()) return body_error("not valid JSON");
   json wrapped = {{"messages", doc}};
   auto messages = parse_messages(wrapped);
-  if (!messages) return make_error("usage", messages.error().detail.substr(8));  // drop "REQUEST "
+  if (!messages) return make_error(ErrorClass::Usage, messages.error().detail.substr(8));  // drop "REQUEST "
   return messages;
 }
 

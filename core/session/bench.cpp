@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "metrics/request_json.h"
 #include "session/client.h"
 #include "util/files.h"
 
@@ -18,7 +19,7 @@ namespace {
 std::string error_key(const RequestResult& r) {
   if (!r.error) return {};
   if (r.error_code) return std::to_string(*r.error_code);
-  if (r.error->find("closed by the client") != std::string::npos) return "client-closed";
+  if (r.end == RequestEnd::ClientClosed) return "client-closed";
   return "connection";
 }
 
@@ -212,30 +213,19 @@ class Bench {
   BenchResult result_;
 };
 
-json summary_json(const Summary& s) {
-  auto num = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
-  return {{"n", s.n}, {"p50", num(s.p50)}, {"p90", num(s.p90)}, {"p95", num(s.p95)}, {"p99", num(s.p99)},
-          {"mean", num(s.mean)}, {"stddev", num(s.stddev)}};
-}
-
+// A record: the request's own fields, then where and when the bench ran it.
 json record_json(const BenchRecord& rec) {
-  const RequestFigures& f = rec.result.figures;
-  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  return {{"index", rec.index}, {"start_s", rec.start_s}, {"connection", rec.connection}, {"retry", rec.retry},
-          {"cancel_requested", rec.cancel_requested}, {"stream_id", rec.result.stream_id},
-          {"ttft_ms", opt(f.ttft_ms)}, {"tpot_ms", opt(f.tpot_ms)}, {"e2e_ms", opt(f.e2e_ms)},
-          {"mean_itl_ms", opt(f.mean_itl_ms)}, {"max_gap_ms", opt(f.max_gap_ms)}, {"tokens", f.tokens},
-          {"cancel_latency_ms", opt(f.cancel_latency_ms)},
-          {"stop_reason", rec.result.stop_reason ? json(to_string(*rec.result.stop_reason)) : json(nullptr)},
-          {"error", rec.result.error ? json(*rec.result.error) : json(nullptr)},
-          {"error_code", rec.result.error_code ? json(*rec.result.error_code) : json(nullptr)},
-          {"retry_after_ms", rec.result.retry_after_ms ? json(*rec.result.retry_after_ms) : json(nullptr)}};
+  json j = request_json(rec.result, {.text = false});
+  j.update({{"index", rec.index}, {"start_s", rec.start_s}, {"connection", rec.connection}, {"retry", rec.retry},
+            {"cancel_requested", rec.cancel_requested}});
+  return j;
 }
 
+// Numbers and booleans as they are; strings, and objects as their JSON, quoted.
 std::string csv_field(const json& v) {
   if (v.is_null()) return "";
-  if (!v.is_string()) return v.dump();
-  std::string s = v.get<std::string>(), out = "\"";
+  if (v.is_primitive() && !v.is_string()) return v.dump();
+  std::string s = v.is_string() ? v.get<std::string>() : v.dump(), out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
@@ -244,7 +234,7 @@ std::string csv_field(const json& v) {
 
 Result<BenchResult> run_bench(const BenchConfig& config) {
   if (config.concurrency == 0 && config.rate <= 0)
-    return make_error("usage", "give --concurrency N (closed loop) or --rate R (open loop)");
+    return make_error(ErrorClass::Usage, "give --concurrency N (closed loop) or --rate R (open loop)");
   auto setup = prepare_client(config.session);
   if (!setup) return setup.error();
   asio::io_context io;

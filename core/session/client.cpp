@@ -89,11 +89,12 @@ awaitable<bool> SessionClient::open() {
 
 awaitable<bool> SessionClient::request(RequestResult& r, const RequestOptions& options) {
   bool go_on = false;
-  current_ = &r;
-  if (target_.kind == TargetKind::Anthro) go_on = co_await anthro_request(r, options);
-  else go_on = co_await http_request(r, options);
+  RequestRecorder rec(r);
+  current_ = &rec;
+  if (target_.kind == TargetKind::Anthro) go_on = co_await anthro_request(r, rec, options);
+  else go_on = co_await http_request(r, rec, options);
   current_ = nullptr;
-  finish_figures(r);
+  rec.finish(config_.stream);
   co_return go_on;
 }
 
@@ -114,7 +115,7 @@ void SessionClient::request_cancel(bool close_connection) {
     if (!close_connection) return;  // the REQUEST is being written: the loop sends CANCEL after it
   }
   if (anthro && !close_connection) return;  // nothing in flight, or CANCEL already sent
-  if (!anthro && current_ && !current_->timeline.cancel_written) current_->timeline.cancel_written = now_s();
+  if (!anthro && current_) current_->cancel_sent(now_s());
   close_for_cancel();
 }
 
@@ -185,10 +186,8 @@ awaitable<bool> SessionClient::connect() {
   co_return true;
 }
 
-void SessionClient::finish_figures(RequestResult& r) const {
-  r.figures = compute_figures(r.timeline);
-  // Without token frames there is no N to compare the server's count with.
-  if (!config_.stream) r.figures.usage_mismatch = false;
+std::string SessionClient::stream_error() const {
+  return stream_->error() ? " (" + stream_->error().message() + ")" : std::string();
 }
 
 bool SessionClient::fail(std::string why) {

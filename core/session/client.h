@@ -26,6 +26,9 @@ struct RequestOptions {
   std::optional<std::string> metadata_json;
 };
 
+// A request's error when request_cancel() closed its connection.
+inline constexpr const char* kCancelClosed = "cancelled by the client (connection closed)";
+
 class SessionClient {
  public:
   SessionClient(const SessionConfig& config, Target target, std::shared_ptr<net::asio::ssl::context> tls);
@@ -53,17 +56,18 @@ class SessionClient {
   net::awaitable<bool> connect();
   void make_offer();
   net::awaitable<bool> negotiate();
-  net::awaitable<bool> anthro_request(RequestResult& r, const RequestOptions& options);
-  net::awaitable<bool> http_request(RequestResult& r, const RequestOptions& options);
+  net::awaitable<bool> anthro_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
+  net::awaitable<bool> http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);
-  void finish_figures(RequestResult& r) const;
+  std::string stream_error() const;  // " (reason)" when the stream failed, else empty
   RequestSpec request_spec() const;
 
   // The anthro-v1 request whose frames are being read, for a CANCEL; lives in anthro_request.
   struct InFlight {
     RequestResult& r;
+    RequestRecorder& rec;
     Aead& c2s;
     std::uint8_t flags;  // the REQUEST's, which CANCEL copies (spec §4)
     bool reading = false;  // waiting for bytes, no write under way: a CANCEL may go out alongside
@@ -88,7 +92,7 @@ class SessionClient {
   // request_cancel(); all on the client's executor.
   bool cancel_requested_ = false;
   bool closed_for_cancel_ = false;
-  RequestResult* current_ = nullptr;  // the request under way
+  RequestRecorder* current_ = nullptr;  // the request under way
   InFlight* in_flight_ = nullptr;
   net::tcp::socket* connecting_ = nullptr;
 };

@@ -45,11 +45,11 @@ Bytes SessionClient::seal_cancel(InFlight& f) {
   f.cancel_sent = true;
   Bytes frame = seal_frame(f.c2s, FrameType::Cancel, f.flags, negotiated_.token, nonces_.next(),
                            encode_cancel(f.r.stream_id, CancelReason::User));
-  f.r.timeline.cancel_written = now_s();  // as the write starts, like the REQUEST
+  f.rec.cancel_sent(now_s());  // as the write starts, like the REQUEST
   return frame;
 }
 
-awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOptions& options) {
+awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
   std::uint32_t stream_id = r.stream_id = next_stream_id_;
   next_stream_id_ += 2;
   RequestSpec spec = request_spec();
@@ -58,16 +58,16 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
   std::uint8_t flags = (config_.stream ? kFlagStreaming : 0) & negotiated_.flags;
   Bytes frame = seal_frame(c2s, FrameType::Request, flags, negotiated_.token, nonces_.next(),
                            encode_request(stream_id, spec));
-  InFlight in_flight{r, c2s, flags};
+  InFlight in_flight{r, rec, c2s, flags};
   in_flight_ = &in_flight;  // request_cancel() may now send a CANCEL for this stream
   struct Clear { InFlight*& p; ~Clear() { p = nullptr; } } clear_in_flight{in_flight_};
   // Stamped as the write starts: Asio writes a small message within the call, but resumes
   // this coroutine only when the loop comes round, which under load is later.
-  r.timeline.request_written = now_s();
+  rec.request_sent(now_s(), options.metadata_json ? probe_of_metadata(*options.metadata_json) : std::nullopt);
   bool sent = co_await write(frame);
   if (!sent) {
-    r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
-                                 : "cannot send REQUEST: " + stream_->error().message();
+    if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
+    else rec.ended(RequestEnd::SendFailed, "cannot send REQUEST: " + stream_->error().message());
     co_return false;
   }
   if (cancel_requested_ && !in_flight.cancel_sent) {  // request_cancel() came during the write
@@ -81,7 +81,6 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
                            DecoderEvents{nullptr, [&](const FrameEvent& e) { events.push_back(e); }, nullptr}, nullptr);
   decoder.set_key({negotiated_.suite, keys_.s2c});
   decoder.set_header_context(HeaderContext{negotiated_.token, negotiated_.flags});
-  std::uint32_t expected_index = 0, tokens = 0;
   std::vector<std::uint8_t> buf(64 * 1024);
   asio::steady_timer deadline(co_await asio::this_coro::executor);
   deadline.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.timeout_s)));
@@ -100,10 +99,9 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
     in_flight.reading = false;
     double t = now_s();  // stamped at the socket read, before any parsing
     if (n == 0) {
-      r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
-                : timed_out        ? "no RESPONSE within " + std::to_string(config_.timeout_s) + " s"
-                                   : "connection closed before RESPONSE" +
-                                  (stream_->error() ? " (" + stream_->error().message() + ")" : std::string());
+      if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
+      else if (timed_out) rec.ended(RequestEnd::Timeout, "no RESPONSE within " + std::to_string(config_.timeout_s) + " s");
+      else rec.ended(RequestEnd::ConnectionClosed, "connection closed before RESPONSE" + stream_error());
       co_return false;
     }
     decoder.feed(ByteView(buf.data(), n), t);
@@ -111,33 +109,28 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
       if (e.refusal) {
         if (*e.refusal == FrameReason::Authentication) ++r.auth_failures;
         if (is_header_reason(*e.refusal)) {
-          r.error = std::string("protocol error from server: ") + to_string(*e.refusal) + ": " + e.detail;
+          rec.ended(RequestEnd::ProtocolError,
+                    std::string("protocol error from server: ") + to_string(*e.refusal) + ": " + e.detail);
           co_return false;
         }
         continue;
       }
       if (!e.body || body_stream_id(*e.body) != stream_id) {
         if (auto* err = std::get_if<ErrorBody>(&*e.body); err && err->stream_id == 0) {
-          r.error = "connection error " + std::to_string(err->code) + ": " + std::string(err->message_view());
+          rec.ended(RequestEnd::ConnectionError,
+                    "connection error " + std::to_string(err->code) + ": " + std::string(err->message_view()), t);
           r.error_code = err->code;
-          r.timeline.end = t;
           co_return false;
         }
         continue;  // a frame for another stream is reported and ignored
       }
       if (auto* tok = std::get_if<TokenBody>(&*e.body)) {
-        if (tok->token_index > expected_index) ++r.token_gaps;
-        if (tok->token_index < expected_index) ++r.token_duplicates;
-        expected_index = tok->token_index + tok->token_count;
-        if (tok->invalid_utf8) ++r.invalid_utf8_frames;
-        r.timeline.tokens.push_back({t, tok->token_count, !tok->text.empty()});
-        r.text += tok->text_view();
-        tokens += tok->token_count;
+        rec.tokens(t, tok->token_count, tok->text_view(), !tok->text.empty(), tok->token_index, tok->invalid_utf8);
         if (config_.on_text) config_.on_text(tok->text_view());
-        if (options.cancel_after_tokens && tokens >= *options.cancel_after_tokens && !in_flight.cancel_sent) {
+        if (options.cancel_after_tokens && rec.tokens_seen() >= *options.cancel_after_tokens && !in_flight.cancel_sent) {
           if (config_.close_without_cancel) {
             in_flight.cancel_sent = true;
-            r.error = "closed by the client without CANCEL";
+            rec.ended(RequestEnd::ClientClosed, "closed by the client without CANCEL");
             stream_->close();
             co_return false;
           }
@@ -146,18 +139,10 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, const RequestOpt
           if (!cancelled) co_return false;
         }
       } else if (auto* resp = std::get_if<ResponseBody>(&*e.body)) {
-        r.timeline.end = t;
-        r.stop_reason = resp->stop_reason;
-        r.timeline.usage_output_tokens = resp->output_tokens;
-        if (resp->content) r.text += *resp->content;
-        r.server_timing = resp->timing;
-        if (resp->stop_reason == StopReason::Cancelled) r.timeline.cancelled_response = t;
+        rec.response(t, resp->stop_reason, resp->output_tokens, resp->content.value_or(""), resp->timing);
         co_return true;
       } else if (auto* err = std::get_if<ErrorBody>(&*e.body)) {
-        r.timeline.end = t;
-        r.error_code = err->code;
-        r.retry_after_ms = err->retry_after_ms;
-        r.error = std::to_string(err->code) + ": " + std::string(err->message_view());
+        rec.server_error(t, err->code, err->retry_after_ms, err->message_view());
         co_return true;
       }
     }

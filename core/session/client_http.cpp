@@ -1,5 +1,7 @@
 // The HTTP baseline requests of a session: the Messages API or chat completions, with SSE
 // events timed at the socket read that delivered them.
+#include <charconv>
+
 #include "http/messages_api.h"
 #include "net/http_io.h"
 #include "session/client.h"
@@ -27,9 +29,18 @@ std::string error_message(const std::string& body) {
   return start == std::string::npos || end == std::string::npos ? body.substr(0, 200) : body.substr(start + 1, end - start - 1);
 }
 
+// The retry-after-ms header; nothing when it is absent or not a number.
+std::optional<std::uint32_t> retry_after_ms(const HttpResponseReader& response) {
+  std::string ms = response.header("retry-after-ms");
+  std::uint32_t value = 0;
+  auto [end, ec] = std::from_chars(ms.data(), ms.data() + ms.size(), value);
+  if (ms.empty() || ec != std::errc() || end != ms.data() + ms.size()) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
-awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptions& options) {
+awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
   bool messages = target_.kind == TargetKind::Messages;
   RequestSpec spec = request_spec();
   spec.api_key.reset();  // the key travels in a header, never in the body
@@ -42,11 +53,11 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptio
   if (!config_.api_key.empty())
     head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
   std::string request = head + "\r\n" + body;
-  r.timeline.request_written = now_s();  // as the write starts (see client_anthro.cpp)
+  rec.request_sent(now_s(), probe_of_request(body));  // as the write starts (see client_anthro.cpp)
   bool sent = co_await write(as_bytes(request));
   if (!sent) {
-    r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
-                                 : "cannot send the request: " + stream_->error().message();
+    if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
+    else rec.ended(RequestEnd::SendFailed, "cannot send the request: " + stream_->error().message());
     co_return false;
   }
 
@@ -54,24 +65,21 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptio
   AnthropicStreamReader anthropic;
   OpenAiStreamReader openai;
   std::string error_body;
-  std::uint32_t tokens = 0;
   double t = 0;
   SseParser sse([&](const SseEvent& event) {
     for (const StreamUpdate& u : messages ? anthropic.on_event(event) : openai.on_event(event)) {
       switch (u.kind) {
-        case StreamUpdate::MessageStart: if (!r.timeline.message_start) r.timeline.message_start = t; break;
+        case StreamUpdate::MessageStart: rec.message_start(t); break;
         case StreamUpdate::Token:
-          r.timeline.tokens.push_back({t, 1, u.visible_text});
-          r.text += u.text;
-          ++tokens;
+          rec.tokens(t, 1, u.text, u.visible_text);
           if (config_.on_text) config_.on_text(u.text);
           break;
         case StreamUpdate::Stop:
           if (u.stop_reason) r.stop_reason = u.stop_reason;
-          if (u.output_tokens) r.timeline.usage_output_tokens = u.output_tokens;
+          if (u.output_tokens) rec.usage(*u.output_tokens);
           break;
         case StreamUpdate::Usage:
-          if (u.output_tokens) r.timeline.usage_output_tokens = u.output_tokens;
+          if (u.output_tokens) rec.usage(*u.output_tokens);
           break;
         case StreamUpdate::Error: r.error = u.error_type + ": " + u.error_message; break;
         default: break;
@@ -83,14 +91,13 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptio
     std::size_t n = co_await read_some(buf, sizeof buf);
     t = now_s();  // stamped at the socket read, before any parsing
     if (n == 0) {
-      r.error = closed_for_cancel_ ? "cancelled by the client (connection closed)"
-                                   : "connection closed before the response ended" +
-                                         (stream_->error() ? " (" + stream_->error().message() + ")" : std::string());
+      if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
+      else rec.ended(RequestEnd::ConnectionClosed, "connection closed before the response ended" + stream_error());
       co_return false;
     }
-    if (!r.timeline.first_byte) r.timeline.first_byte = t;
+    rec.first_byte(t);
     if (!response.feed(std::string_view(reinterpret_cast<const char*>(buf), n))) {
-      r.error = response.error();
+      rec.ended(RequestEnd::ProtocolError, response.error());
       co_return false;
     }
     if (!response.head_done()) continue;
@@ -100,31 +107,28 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, const RequestOptio
       continue;
     }
     sse.feed(piece);
-    if (options.cancel_after_tokens && tokens >= *options.cancel_after_tokens) {
+    if (options.cancel_after_tokens && rec.tokens_seen() >= *options.cancel_after_tokens) {
       // HTTP has no CANCEL frame: closing the connection is how a client gives up.
-      r.timeline.cancel_written = now_s();
-      r.error = "closed by the client after " + std::to_string(tokens) + " tokens";
+      rec.cancel_sent(now_s());
+      rec.ended(RequestEnd::ClientClosed, "closed by the client after " + std::to_string(rec.tokens_seen()) + " tokens");
       stream_->close();
       co_return false;
     }
   }
-  r.timeline.end = t;
   if (response.status() != 200) {
-    r.error_code = response.status();
-    r.error = std::to_string(response.status()) + ": " + error_message(error_body);
-    if (std::string ms = response.header("retry-after-ms"); !ms.empty()) r.retry_after_ms = std::stoul(ms);
+    rec.server_error(t, response.status(), retry_after_ms(response), error_message(error_body));
     co_return response.header("connection") != "close";
   }
   if (!config_.stream) {
     auto parsed = messages ? parse_messages_response(error_body) : parse_chat_completions_response(error_body);
     if (!parsed) {
-      r.error = parsed.error().detail;
+      rec.ended(RequestEnd::ProtocolError, parsed.error().detail, t);
       co_return false;
     }
-    r.text = parsed->content.value_or("");
-    r.stop_reason = parsed->stop_reason;
-    r.timeline.usage_output_tokens = parsed->output_tokens;
+    rec.response(t, parsed->stop_reason, parsed->output_tokens, parsed->content.value_or(""));
+    co_return true;
   }
+  rec.response(t, r.stop_reason, std::nullopt, "");
   co_return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/request_json.h"
 #include "session/client.h"
 
 namespace anthro {
@@ -27,42 +28,6 @@ namespace {
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-json request_json(const RequestResult& r) {
-  const RequestFigures& f = r.figures;
-  json j = {{"stream_id", r.stream_id},
-            {"ttft_ms", opt(f.ttft_ms)},
-            {"ttfot_ms", opt(f.ttfot_ms)},
-            {"e2e_ms", opt(f.e2e_ms)},
-            {"tokens", f.tokens},
-            {"usage_output_tokens", f.usage_output_tokens ? json(*f.usage_output_tokens) : json(nullptr)},
-            {"mean_itl_ms", opt(f.mean_itl_ms)},
-            {"p99_itl_ms", opt(f.p99_itl_ms)},
-            {"max_gap_ms", opt(f.max_gap_ms)},
-            {"tokens_per_s", opt(f.tokens_per_s)},
-            {"tpot_ms", opt(f.tpot_ms)},
-            {"jitter_ms", opt(f.jitter_ms)},
-            {"ttfb_ms", opt(f.ttfb_ms)},
-            {"time_to_message_start_ms", opt(f.time_to_message_start_ms)},
-            {"stop_reason", r.stop_reason ? json(to_string(*r.stop_reason)) : json(nullptr)},
-            {"cancel_latency_ms", opt(f.cancel_latency_ms)},
-            {"error", r.error ? json(*r.error) : json(nullptr)},
-            {"error_code", r.error_code ? json(*r.error_code) : json(nullptr)},
-            {"retry_after_ms", r.retry_after_ms ? json(*r.retry_after_ms) : json(nullptr)},
-            {"usage_mismatch", f.usage_mismatch},
-            {"invalid_utf8_frames", r.invalid_utf8_frames},
-            {"token_gaps", r.token_gaps},
-            {"token_duplicates", r.token_duplicates},
-            {"auth_failures", r.auth_failures},
-            // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
-            {"text", is_valid_utf8(as_bytes(r.text)) ? json(r.text) : json(nullptr)}};
-  if (!is_valid_utf8(as_bytes(r.text))) j["text_hex"] = to_hex(as_bytes(r.text));
-  j["itl_ms"] = f.itl_ms;
-  if (r.server_timing)
-    j["server_timing"] = {{"queue_us", r.server_timing->queue_us}, {"context_wait_us", r.server_timing->context_wait_us},
-                          {"prefill_us", r.server_timing->prefill_us}, {"decode_us", r.server_timing->decode_us}};
-  return j;
-}
-
 }  // namespace
 
 std::string session_json(const SessionResult& s) {
@@ -76,7 +41,7 @@ std::string session_json(const SessionResult& s) {
             {"handshake_ms", opt(s.handshake_ms)},
             {"error", s.error ? json(*s.error) : json(nullptr)},
             {"requests", json::array()}};
-  for (const auto& r : s.requests) j["requests"].push_back(request_json(r));
+  for (const auto& r : s.requests) j["requests"].push_back(request_json(r, {.text = true, .itl_samples = true}));
   return j.dump();
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/request_figures.h"
+#include "metrics/request_result.h"
 #include "protocol/body.h"
 #include "session/target.h"
 
@@ -35,21 +35,6 @@ struct SessionConfig {
   std::function<void(std::string_view)> on_text;  // token text as it arrives
   // Every application byte sent and received (inside TLS), for live frame views and tests.
   std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;
-};
-
-// One request as a live session saw it, or one stream as a capture shows it.
-struct RequestResult {
-  std::uint32_t stream_id = 0;
-  RequestTimeline timeline;
-  RequestFigures figures;
-  std::string text;
-  std::optional<StopReason> stop_reason;
-  std::optional<std::string> error;  // "429: overloaded", "connection reset", ...
-  std::optional<int> error_code;
-  std::optional<std::uint32_t> retry_after_ms;
-  std::optional<Timing> server_timing;  // RESPONSE timing (anthro-v1 only)
-  std::uint64_t invalid_utf8_frames = 0, token_gaps = 0, token_duplicates = 0, auth_failures = 0;
-  std::optional<std::string> probe;  // the checklist item a probe stream feeds (REQUEST metadata anthro_probe)
 };
 
 struct SessionResult {

@@ -5,7 +5,7 @@
 namespace anthro {
 namespace {
 
-Error bad(const std::string& url, const std::string& why) { return make_error("usage", "--target \"" + url + "\": " + why); }
+Error bad(const std::string& url, const std::string& why) { return make_error(ErrorClass::Usage, "--target \"" + url + "\": " + why); }
 
 }  // namespace
 

@@ -7,11 +7,30 @@
 
 namespace anthro {
 
+// What kind of failure, for a caller that must choose what follows (the CLI's exit code).
+enum class ErrorClass {
+  Input,      // a file, packet, frame or answer was malformed or unreadable
+  Usage,      // the caller asked for something impossible (a bad option, target or filter)
+  Network,    // a socket, an interface or a peer failed
+  Cancelled,  // the caller stopped the work
+};
+// "input", "usage", "network", "cancelled"
+inline const char* to_string(ErrorClass kind) {
+  switch (kind) {
+    case ErrorClass::Input: return "input";
+    case ErrorClass::Usage: return "usage";
+    case ErrorClass::Network: return "network";
+    case ErrorClass::Cancelled: return "cancelled";
+  }
+  return "input";
+}
+
 // `reason` is a short stable name (a spec reason such as "authentication");
 // `detail` says what was wrong and where, for a person.
 struct Error {
   std::string reason;
   std::string detail;
+  ErrorClass kind = ErrorClass::Input;
 };
 
 template <class T>
@@ -36,6 +55,13 @@ class [[nodiscard]] Result {
 
 inline Error make_error(std::string reason, std::string detail) {
   return Error{std::move(reason), std::move(detail)};
+}
+inline Error make_error(ErrorClass kind, std::string reason, std::string detail) {
+  return Error{std::move(reason), std::move(detail), kind};
+}
+// An error whose reason is its class's name.
+inline Error make_error(ErrorClass kind, std::string detail) {
+  return Error{to_string(kind), std::move(detail), kind};
 }
 
 }  // namespace anthro

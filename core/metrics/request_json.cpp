@@ -1,0 +1,111 @@
+#include "metrics/request_json.h"
+
+#include <cmath>
+
+#include "metrics/stats.h"
+
+namespace anthro {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json timing_json(const Timing& t) {
+  return {{"queue_us", t.queue_us}, {"context_wait_us", t.context_wait_us}, {"prefill_us", t.prefill_us},
+          {"decode_us", t.decode_us}};
+}
+
+// `text` (valid UTF-8) as a JSON string, escaped as nlohmann::json escapes it, without its
+// general serializer re-validating every byte.
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  std::size_t run = 0;  // start of the bytes not yet copied
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text, run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: out += "\\u00"; out += kHex[c >> 4]; out += kHex[c & 15];
+    }
+  }
+  out.append(text, run, text.size() - run);
+  out += '"';
+}
+
+}  // namespace
+
+json text_fields(ByteView text, bool invalid) {
+  if (!invalid) return {{"text", std::string(as_text(text))}};
+  return {{"text", nullptr}, {"invalid_utf8", true}, {"text_hex", to_hex(text)}};
+}
+
+json request_json(const RequestResult& r, RequestJsonParts parts) {
+  const RequestFigures& f = r.figures;
+  json j = {{"stream_id", r.stream_id},
+            {"end", to_string(r.end)},
+            {"ttft_ms", opt(f.ttft_ms)},
+            {"ttfot_ms", opt(f.ttfot_ms)},
+            {"ttfb_ms", opt(f.ttfb_ms)},
+            {"time_to_message_start_ms", opt(f.time_to_message_start_ms)},
+            {"e2e_ms", opt(f.e2e_ms)},
+            {"tokens", f.tokens},
+            {"usage_output_tokens", opt(f.usage_output_tokens)},
+            {"usage_mismatch", f.usage_mismatch},
+            {"mean_itl_ms", opt(f.mean_itl_ms)},
+            {"p99_itl_ms", opt(f.p99_itl_ms)},
+            {"max_gap_ms", opt(f.max_gap_ms)},
+            {"jitter_ms", opt(f.jitter_ms)},
+            {"tokens_per_s", opt(f.tokens_per_s)},
+            {"tpot_ms", opt(f.tpot_ms)},
+            {"stop_reason", r.stop_reason ? json(to_string(*r.stop_reason)) : json(nullptr)},
+            {"cancel_latency_ms", opt(f.cancel_latency_ms)},
+            {"error", opt(r.error)},
+            {"error_code", opt(r.error_code)},
+            {"retry_after_ms", opt(r.retry_after_ms)},
+            {"server_timing", r.server_timing ? timing_json(*r.server_timing) : json(nullptr)},
+            {"invalid_utf8_frames", r.invalid_utf8_frames},
+            {"token_gaps", r.token_gaps},
+            {"token_duplicates", r.token_duplicates},
+            {"auth_failures", r.auth_failures},
+            {"probe", opt(r.probe)}};
+  if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
+  // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
+  if (parts.text) j.update(text_fields(as_bytes(r.text), !is_valid_utf8(as_bytes(r.text))));
+  return j;
+}
+
+std::string request_json_line(const RequestResult& r, std::string_view text, bool itl_samples) {
+  json j = request_json(r, {false, itl_samples});
+  if (!is_valid_utf8(as_bytes(text))) {
+    j.update(text_fields(as_bytes(text), true));
+    return j.dump();
+  }
+  std::string out = j.dump();
+  out.pop_back();  // the closing brace: the text comes last
+  out += ",\"text\":";
+  append_json_string(out, text);
+  out += '}';
+  return out;
+}
+
+json summary_json(const Summary& s) {
+  auto num = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
+  return {{"n", s.n}, {"p50", num(s.p50)}, {"p90", num(s.p90)}, {"p95", num(s.p95)}, {"p99", num(s.p99)},
+          {"mean", num(s.mean)}, {"stddev", num(s.stddev)}};
+}
+
+}  // namespace anthro

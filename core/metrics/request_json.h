@@ -1,0 +1,29 @@
+// The one JSON form of a request record: cli.md `session` requests[], `analyze` streams[] and
+// `bench` records. Internal to core: it exposes nlohmann::json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "metrics/request_result.h"
+#include "util/bytes.h"
+
+namespace anthro {
+
+struct RequestJsonParts {
+  bool text = true;          // the answer text (hex when it is not UTF-8)
+  bool itl_samples = false;  // every ITL sample, as "itl_ms"
+};
+
+nlohmann::json request_json(const RequestResult& r, RequestJsonParts parts = {});
+
+// As one line of text, with `text` standing for r.text (a capture's texts may wait in a
+// temporary file). Valid UTF-8 is escaped directly: texts are most of analyze's output.
+std::string request_json_line(const RequestResult& r, std::string_view text, bool itl_samples = false);
+
+// {"text": ...} for valid UTF-8, else {"text": null, "invalid_utf8": true, "text_hex": ...}.
+nlohmann::json text_fields(ByteView text, bool invalid);
+
+// Summary statistics as JSON, NaN (no samples) as null.
+nlohmann::json summary_json(const struct Summary& s);
+
+}  // namespace anthro

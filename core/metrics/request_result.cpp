@@ -1,0 +1,107 @@
+#include "metrics/request_result.h"
+
+#include <nlohmann/json.hpp>
+
+namespace anthro {
+
+const char* to_string(RequestEnd end) {
+  switch (end) {
+    case RequestEnd::Open: return "open";
+    case RequestEnd::Response: return "response";
+    case RequestEnd::Error: return "error";
+    case RequestEnd::ConnectionError: return "connection_error";
+    case RequestEnd::ProtocolError: return "protocol_error";
+    case RequestEnd::ConnectionClosed: return "connection_closed";
+    case RequestEnd::Timeout: return "timeout";
+    case RequestEnd::SendFailed: return "send_failed";
+    case RequestEnd::ClientClosed: return "client_closed";
+    case RequestEnd::CancelClosed: return "cancel_closed";
+  }
+  return "open";
+}
+
+namespace {
+
+std::optional<std::string> probe_in(const nlohmann::json& metadata) {
+  if (!metadata.is_object()) return std::nullopt;
+  auto probe = metadata.find("anthro_probe");
+  if (probe == metadata.end() || !probe->is_string()) return std::nullopt;
+  return probe->get<std::string>();
+}
+
+}  // namespace
+
+std::optional<std::string> probe_of_request(std::string_view request_json) {
+  auto doc = nlohmann::json::parse(request_json, nullptr, false);
+  if (!doc.is_object() || !doc.contains("metadata")) return std::nullopt;
+  return probe_in(doc["metadata"]);
+}
+
+std::optional<std::string> probe_of_metadata(std::string_view metadata_json) {
+  return probe_in(nlohmann::json::parse(metadata_json, nullptr, false));
+}
+
+void RequestRecorder::request_sent(double t, std::optional<std::string> probe) {
+  r_.timeline.request_written = t;
+  r_.probe = std::move(probe);
+}
+
+void RequestRecorder::first_byte(double t) {
+  if (!r_.timeline.first_byte) r_.timeline.first_byte = t;
+}
+
+void RequestRecorder::message_start(double t) {
+  if (!r_.timeline.message_start) r_.timeline.message_start = t;
+}
+
+void RequestRecorder::tokens(double t, std::uint32_t count, std::string_view text, bool visible,
+                             std::optional<std::uint32_t> index, bool invalid_utf8) {
+  if (index) {
+    if (*index > next_index_) ++r_.token_gaps;
+    if (*index < next_index_) ++r_.token_duplicates;
+    next_index_ = *index + count;
+  }
+  if (invalid_utf8) ++r_.invalid_utf8_frames;
+  r_.timeline.tokens.push_back({t, count, visible});
+  r_.text += text;
+  tokens_ += count;
+}
+
+void RequestRecorder::usage(std::uint64_t output_tokens) { r_.timeline.usage_output_tokens = output_tokens; }
+
+void RequestRecorder::cancel_sent(double t) {
+  if (!r_.timeline.cancel_written) r_.timeline.cancel_written = t;
+}
+
+void RequestRecorder::response(double t, std::optional<StopReason> stop, std::optional<std::uint64_t> output_tokens,
+                               std::string_view content, std::optional<Timing> timing) {
+  r_.end = RequestEnd::Response;
+  r_.timeline.end = t;
+  if (stop) r_.stop_reason = stop;
+  if (output_tokens) r_.timeline.usage_output_tokens = output_tokens;
+  r_.text += content;
+  if (timing) r_.server_timing = timing;
+  if (stop == StopReason::Cancelled) r_.timeline.cancelled_response = t;
+}
+
+void RequestRecorder::server_error(double t, int code, std::optional<std::uint32_t> retry_after_ms,
+                                   std::string_view message) {
+  r_.end = RequestEnd::Error;
+  r_.timeline.end = t;
+  r_.error_code = code;
+  r_.retry_after_ms = retry_after_ms;
+  r_.error = std::to_string(code) + ": " + std::string(message);
+}
+
+void RequestRecorder::ended(RequestEnd end, std::string why, std::optional<double> t) {
+  r_.end = end;
+  r_.error = std::move(why);
+  if (t) r_.timeline.end = t;
+}
+
+void RequestRecorder::finish(bool streamed) {
+  r_.figures = compute_figures(r_.timeline);
+  if (!streamed) r_.figures.usage_mismatch = false;
+}
+
+}  // namespace anthro

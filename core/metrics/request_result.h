@@ -1,0 +1,87 @@
+// One request as a live session saw it, or one stream as a capture shows it: the record that
+// figures, charts, checklist items and reports read, with one meaning wherever it came from.
+// RequestRecorder builds it from protocol-neutral events; request_json.h writes it as JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "metrics/request_figures.h"
+#include "protocol/body.h"
+
+namespace anthro {
+
+// How a request ended, as the client or the capture saw it.
+enum class RequestEnd {
+  Open,              // no end seen: the capture stops first, or the request is under way
+  Response,          // a RESPONSE frame, or the HTTP response read to its end
+  Error,             // an ERROR frame for the stream, or an HTTP error status
+  ConnectionError,   // an ERROR on stream 0: the server gave up the whole connection
+  ProtocolError,     // the server's bytes could not be read (a refused frame, a bad HTTP response)
+  ConnectionClosed,  // the connection closed before the request ended
+  Timeout,           // no end within the client's timeout
+  SendFailed,        // the request could not be written
+  ClientClosed,      // the client closed on purpose after its cancel point (no CANCEL frame)
+  CancelClosed,      // a cancel that closed the connection (HTTP's only cancel, or a forced one)
+};
+// "open", "response", "error", "connection_error", "protocol_error", "connection_closed",
+// "timeout", "send_failed", "client_closed", "cancel_closed".
+const char* to_string(RequestEnd end);
+
+struct RequestResult {
+  std::uint32_t stream_id = 0;
+  RequestTimeline timeline;
+  RequestFigures figures;
+  std::string text;
+  RequestEnd end = RequestEnd::Open;
+  std::optional<StopReason> stop_reason;
+  std::optional<std::string> error;  // for a person: "429: overloaded", "connection closed before RESPONSE", ...
+  std::optional<int> error_code;
+  std::optional<std::uint32_t> retry_after_ms;
+  std::optional<Timing> server_timing;  // RESPONSE timing (anthro-v1 only)
+  std::uint64_t invalid_utf8_frames = 0, token_gaps = 0, token_duplicates = 0, auth_failures = 0;
+  std::optional<std::string> probe;  // the checklist item a probe stream feeds (REQUEST metadata anthro_probe)
+};
+
+// Builds a RequestResult from events in arrival order, stamped in seconds (a monotonic clock
+// live, packet times in a capture). The anthro-v1 client, the HTTP client and capture analysis
+// all feed it, so the timeline and its figures are built one way.
+class RequestRecorder {
+ public:
+  explicit RequestRecorder(RequestResult& r) : r_(r) {}
+
+  // `probe`: the checklist item the request feeds (probe_of_request, probe_of_metadata).
+  void request_sent(double t, std::optional<std::string> probe = std::nullopt);
+  void first_byte(double t);     // HTTP: the first response byte
+  void message_start(double t);  // HTTP: message_start or the role chunk
+  // `count` tokens with their text; `index` is the first token's index where the protocol
+  // numbers them (anthro-v1), for gaps and repeats. `visible` is false for thinking deltas.
+  void tokens(double t, std::uint32_t count, std::string_view text, bool visible,
+              std::optional<std::uint32_t> index = std::nullopt, bool invalid_utf8 = false);
+  void usage(std::uint64_t output_tokens);
+  void cancel_sent(double t);  // the first cancel counts
+  // The server's own end of the stream.
+  void response(double t, std::optional<StopReason> stop, std::optional<std::uint64_t> output_tokens, std::string_view content,
+                std::optional<Timing> timing = std::nullopt);
+  void server_error(double t, int code, std::optional<std::uint32_t> retry_after_ms, std::string_view message);
+  // The request ended without the server's end: how, and why for a person.
+  void ended(RequestEnd end, std::string why, std::optional<double> t = std::nullopt);
+  // Computes the figures; `streamed` false (a non-streaming request) has no token frames to
+  // hold the server's usage against.
+  void finish(bool streamed = true);
+
+  std::uint64_t tokens_seen() const { return tokens_; }
+
+ private:
+  RequestResult& r_;
+  std::uint32_t next_index_ = 0;
+  std::uint64_t tokens_ = 0;
+};
+
+// metadata.anthro_probe of a request body's JSON, or of its metadata object alone.
+std::optional<std::string> probe_of_request(std::string_view request_json);
+std::optional<std::string> probe_of_metadata(std::string_view metadata_json);
+
+}  // namespace anthro
