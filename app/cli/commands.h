@@ -13,5 +13,6 @@ int run_bench_command(const std::vector<std::string>& args);
 int run_decode(const std::vector<std::string>& args);
 int run_analyze(const std::vector<std::string>& args);
 int run_capture(const std::vector<std::string>& args);
+int run_diagnose(const std::vector<std::string>& args);
 
 }  // namespace anthro::cli

@@ -21,11 +21,12 @@ const Command commands[] = {
     {"decode", anthro::cli::run_decode, "frames of a capture file (pcap or pcapng), with keys"},
     {"analyze", anthro::cli::run_analyze, "per-connection, per-stream timing and TCP health of a capture file"},
     {"capture", anthro::cli::run_capture, "live capture with libpcap into pcapng, keys embedded"},
+    {"diagnose", anthro::cli::run_diagnose, "the latency-diagnosis checklist: a live target, a capture, this machine"},
     {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
 };
 
 // Subcommands of cli.md that later work brings; named so users know they exist.
-const char* planned[] = {"diagnose", "rollout", "report"};
+const char* planned[] = {"rollout", "report"};
 
 void usage(std::ostream& out) {
   out << "usage: anthro-wb <command> [options]\n\ncommands:\n";

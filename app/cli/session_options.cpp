@@ -16,7 +16,7 @@ std::set<std::string> with(std::set<std::string> a, const std::set<std::string>&
   return a;
 }
 
-void read_session_options(Args& args, SessionConfig& c) {
+void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
   if (auto file = args.value("--messages")) {
@@ -46,7 +46,8 @@ void read_session_options(Args& args, SessionConfig& c) {
     else c.api_key = key;
   }
   if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
-  if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");
+  if (!positional_allowed && !args.positional().empty())
+    args.fail("unexpected argument \"" + args.positional()[0] + "\"");
 }
 
 }  // namespace anthro::cli

@@ -9,8 +9,9 @@ namespace anthro::cli {
 extern const std::set<std::string> kSessionValueOptions;
 extern const std::set<std::string> kSessionFlags;
 
-// Fills `c` from `args`; bad values are recorded in `args` (see Args::ok()).
-void read_session_options(Args& args, SessionConfig& c);
+// Fills `c` from `args`; bad values are recorded in `args` (see Args::ok()). `diagnose` takes
+// a capture file as its positional argument; the other commands take none.
+void read_session_options(Args& args, SessionConfig& c, bool positional_allowed = false);
 
 // Merges option sets for the Args constructor.
 std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b);

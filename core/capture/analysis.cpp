@@ -137,7 +137,7 @@ class StreamBook {
   };
 
   void on(Entry& entry, const FrameEvent& e, const RequestBody& r) {
-    entry.recorder.request_sent(e.ts, probe_of_request(r.json));
+    entry.recorder.request_sent(e.ts, meta_of_request(r.json));
   }
   void on(Entry& entry, const FrameEvent& e, const TokenBody& t) {
     entry.recorder.tokens(e.ts, t.token_count, t.text_view(), !t.text.empty(), t.token_index, t.invalid_utf8);

@@ -1,6 +1,8 @@
 #include "capture/capture_decoder.h"
 
 #include "capture/tls_decoder.h"
+#include "metrics/request_result.h"
+#include "net/http_io.h"
 
 namespace anthro {
 
@@ -37,6 +39,7 @@ struct CaptureDecoder::Conn {
   TcpConnection* tcp = nullptr;
   std::unique_ptr<ConnectionDecoder> anthro;
   std::unique_ptr<TlsDecoder> tls;
+  std::unique_ptr<net::HttpRequestReader> http;  // HTTP connections: the client's requests
   bool recognised = false;
   double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
   double feeding_tls_ts = 0;  // the same for TLS records, for a negotiation in the handshake
@@ -95,6 +98,14 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   e.on_gap = [this, &c](TcpDir dir, std::uint64_t offset, std::uint64_t bytes, double) {
     if (events_.on_gap) events_.on_gap(c.info, to_direction(dir), offset, bytes);
   };
+  e.on_close = [&c](TcpDir dir, double ts, bool) {
+    if (c.info.first_close) return;
+    c.info.first_close = to_direction(dir);
+    c.info.closed_ts = ts;
+  };
+  e.on_zero_window = [&c](TcpDir dir, double start, double end) {
+    if (to_direction(dir) == Direction::ServerToClient) c.info.client_zero_windows.emplace_back(start, end);
+  };
   return e;
 }
 
@@ -109,6 +120,7 @@ void CaptureDecoder::on_data(Conn& c, TcpDir dir, ByteView data, double ts) {
     c.recognised = true;
     if (c.info.transport == CaptureTransport::Lab) start_anthro(c, PrefaceMode::Detect);
     else if (c.info.transport == CaptureTransport::Tls) start_tls(c);
+    else if (c.info.transport == CaptureTransport::Http) c.http = std::make_unique<net::HttpRequestReader>();
   }
   if (c.tls) {
     c.feeding_tls_ts = ts;
@@ -120,6 +132,7 @@ void CaptureDecoder::on_data(Conn& c, TcpDir dir, ByteView data, double ts) {
 
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
+  if (c.http && dir == Direction::ClientToServer) read_http(c, data);
   if (!c.anthro) return;
   if (dir == Direction::ClientToServer && !c.info.preface_start_ts) c.info.preface_start_ts = ts;
   c.feeding_ts = ts;
@@ -154,6 +167,18 @@ void CaptureDecoder::start_anthro(Conn& c, PrefaceMode mode) {
   c.anthro = std::make_unique<ConnectionDecoder>(keys_, std::move(ev), mode);
 }
 
+// An HTTP connection's requests, counted with those the workbench sent as probes.
+void CaptureDecoder::read_http(Conn& c, ByteView data) {
+  if (!c.http->feed(as_text(data))) {
+    c.http.reset();  // a malformed request: the rest of the connection is not read as HTTP
+    return;
+  }
+  for (const auto& body : c.http->take_bodies()) {
+    ++c.info.http_requests;
+    if (meta_of_request(body).probe) ++c.info.http_probe_requests;
+  }
+}
+
 // TLS: the records are opened with the key log's TLS secrets, and what they carry is read as
 // anthro-v1 (ALPN anthro-v1; negotiation in the extension or the preface) or left as HTTP.
 void CaptureDecoder::start_tls(Conn& c) {
@@ -164,6 +189,9 @@ void CaptureDecoder::start_tls(Conn& c) {
     c.info.tls_client_random = h.client_random;
     c.info.tls_version = h.version;
     c.info.preface_start_ts = c.tcp->first_ts();
+    c.info.alpn_offered = h.alpn_offered;
+    if (h.alpn_selected == "http/1.1" || (h.alpn_selected.empty() && !h.alpn_offered.empty()))
+      c.http = std::make_unique<net::HttpRequestReader>();
     if (h.alpn_selected != "anthro-v1") return;
     bool in_extension = h.extension_offer.size() == kBlobSize && h.extension_answer.size() == kBlobSize;
     start_anthro(c, in_extension ? PrefaceMode::None : PrefaceMode::Detect);

@@ -37,6 +37,12 @@ struct CaptureConnection {
   std::string alpn, tls_suite, tls_version;  // TLS connections: what the handshake said
   Bytes tls_client_random;                   // which key log lines belong to it
   std::optional<double> syn_ts, synack_ts, preface_start_ts, negotiated_ts;
+  std::vector<std::string> alpn_offered;  // TLS: the ClientHello's ALPN list
+  std::optional<Direction> first_close;   // who sent the first FIN or RST
+  std::optional<double> closed_ts;        // when
+  // The client's receive window at zero (its ring full), from start to end.
+  std::vector<std::pair<double, double>> client_zero_windows;
+  std::uint64_t http_requests = 0, http_probe_requests = 0;  // HTTP: requests read; those marked anthro_probe
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
 };
@@ -70,6 +76,7 @@ class CaptureDecoder {
   void feed_anthro(Conn& c, Direction dir, ByteView data, double ts);
   void start_anthro(Conn& c, PrefaceMode mode);
   void start_tls(Conn& c);
+  void read_http(Conn& c, ByteView data);
 
   const KeyRing& keys_;
   CaptureEvents events_;

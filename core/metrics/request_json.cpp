@@ -81,7 +81,8 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
             {"token_gaps", r.token_gaps},
             {"token_duplicates", r.token_duplicates},
             {"auth_failures", r.auth_failures},
-            {"probe", opt(r.probe)}};
+            {"probe", opt(r.probe)},
+            {"max_tokens", opt(r.max_tokens)}};
   if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
   // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
   if (parts.text) j.update(text_fields(as_bytes(r.text), !is_valid_utf8(as_bytes(r.text))));

@@ -31,19 +31,23 @@ std::optional<std::string> probe_in(const nlohmann::json& metadata) {
 
 }  // namespace
 
-std::optional<std::string> probe_of_request(std::string_view request_json) {
+RequestMeta meta_of_request(std::string_view request_json) {
+  RequestMeta meta;
   auto doc = nlohmann::json::parse(request_json, nullptr, false);
-  if (!doc.is_object() || !doc.contains("metadata")) return std::nullopt;
-  return probe_in(doc["metadata"]);
+  if (!doc.is_object()) return meta;
+  if (doc.contains("metadata")) meta.probe = probe_in(doc["metadata"]);
+  if (auto m = doc.find("max_tokens"); m != doc.end() && m->is_number_unsigned()) meta.max_tokens = m->get<std::uint64_t>();
+  return meta;
 }
 
 std::optional<std::string> probe_of_metadata(std::string_view metadata_json) {
   return probe_in(nlohmann::json::parse(metadata_json, nullptr, false));
 }
 
-void RequestRecorder::request_sent(double t, std::optional<std::string> probe) {
+void RequestRecorder::request_sent(double t, RequestMeta meta) {
   r_.timeline.request_written = t;
-  r_.probe = std::move(probe);
+  r_.probe = std::move(meta.probe);
+  r_.max_tokens = meta.max_tokens;
 }
 
 void RequestRecorder::first_byte(double t) {

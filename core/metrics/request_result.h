@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/request_figures.h"
 #include "protocol/body.h"
@@ -43,7 +44,21 @@ struct RequestResult {
   std::optional<Timing> server_timing;  // RESPONSE timing (anthro-v1 only)
   std::uint64_t invalid_utf8_frames = 0, token_gaps = 0, token_duplicates = 0, auth_failures = 0;
   std::optional<std::string> probe;  // the checklist item a probe stream feeds (REQUEST metadata anthro_probe)
+  std::optional<std::uint64_t> max_tokens;  // as the REQUEST asked
+  // Live anthro-v1 only: decrypt + verify time per frame, and the fullest the client's receive
+  // buffer got (bytes) against what it holds.
+  std::vector<float> frame_decode_ms;
+  std::uint64_t ring_high_water = 0, ring_capacity = 0;
 };
+
+// What a request body says that the record keeps.
+struct RequestMeta {
+  std::optional<std::string> probe;  // metadata.anthro_probe
+  std::optional<std::uint64_t> max_tokens;
+};
+// The meta of a request body's JSON (anthro-v1 REQUEST or HTTP), or of its metadata object alone.
+RequestMeta meta_of_request(std::string_view request_json);
+std::optional<std::string> probe_of_metadata(std::string_view metadata_json);
 
 // Builds a RequestResult from events in arrival order, stamped in seconds (a monotonic clock
 // live, packet times in a capture). The anthro-v1 client, the HTTP client and capture analysis
@@ -52,8 +67,7 @@ class RequestRecorder {
  public:
   explicit RequestRecorder(RequestResult& r) : r_(r) {}
 
-  // `probe`: the checklist item the request feeds (probe_of_request, probe_of_metadata).
-  void request_sent(double t, std::optional<std::string> probe = std::nullopt);
+  void request_sent(double t, RequestMeta meta = {});
   void first_byte(double t);     // HTTP: the first response byte
   void message_start(double t);  // HTTP: message_start or the role chunk
   // `count` tokens with their text; `index` is the first token's index where the protocol
@@ -79,9 +93,5 @@ class RequestRecorder {
   std::uint32_t next_index_ = 0;
   std::uint64_t tokens_ = 0;
 };
-
-// metadata.anthro_probe of a request body's JSON, or of its metadata object alone.
-std::optional<std::string> probe_of_request(std::string_view request_json);
-std::optional<std::string> probe_of_metadata(std::string_view metadata_json);
 
 }  // namespace anthro

@@ -129,4 +129,46 @@ std::string HttpResponseReader::take_body() {
   return out;
 }
 
+struct HttpRequestReader::Impl {
+  explicit Impl(std::size_t limit) : limit(limit) { reset(); }
+  void reset() {
+    parser.emplace();
+    parser->body_limit(limit);
+  }
+  std::size_t limit;
+  std::optional<http::request_parser<http::string_body>> parser;
+  std::string pending;
+  std::vector<std::string> bodies;
+};
+
+HttpRequestReader::HttpRequestReader(std::size_t body_limit) : impl_(std::make_unique<Impl>(body_limit)) {}
+HttpRequestReader::~HttpRequestReader() = default;
+
+bool HttpRequestReader::feed(std::string_view bytes) {
+  if (!error_.empty()) return false;
+  std::string& pending = impl_->pending;
+  pending.append(bytes);
+  while (!pending.empty()) {
+    boost::system::error_code ec;
+    std::size_t used = impl_->parser->put(asio::buffer(pending), ec);
+    pending.erase(0, used);
+    if (ec == http::error::need_more) break;
+    if (ec) {
+      error_ = "malformed HTTP request: " + ec.message();
+      return false;
+    }
+    if (impl_->parser->is_done()) {
+      impl_->bodies.push_back(std::move(impl_->parser->get().body()));
+      impl_->reset();  // the next request on the connection (keep-alive)
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> HttpRequestReader::take_bodies() {
+  std::vector<std::string> out;
+  out.swap(impl_->bodies);
+  return out;
+}
+
 }  // namespace anthro::net

@@ -57,4 +57,21 @@ class HttpResponseReader {
   std::string error_;
 };
 
+// Requests in bytes that arrive in pieces (a captured connection's client side): each
+// complete request's body, in order. Bodies beyond `body_limit` are refused.
+class HttpRequestReader {
+ public:
+  explicit HttpRequestReader(std::size_t body_limit = 1u << 20);
+  ~HttpRequestReader();
+  // False on a malformed request (see error()); nothing more is read after one.
+  bool feed(std::string_view bytes);
+  std::vector<std::string> take_bodies();  // bodies of the requests completed since the last call
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string error_;
+};
+
 }  // namespace anthro::net

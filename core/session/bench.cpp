@@ -16,6 +16,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
 std::string error_key(const RequestResult& r) {
   if (!r.error) return {};
   if (r.error_code) return std::to_string(*r.error_code);
@@ -37,7 +39,7 @@ class Bench {
     co_spawn(ex, progress(), asio::detached);
     if (config_.concurrency > 0) {
       active_ = config_.concurrency;  // counted before they start, so the wait below sees them
-      for (unsigned i = 0; i < config_.concurrency; ++i) co_spawn(ex, closed_worker(i), asio::detached);
+      for (unsigned i = 0; i < config_.concurrency; ++i) co_spawn(ex, closed_worker(), asio::detached);
     } else {
       co_await open_loop();
     }
@@ -48,7 +50,8 @@ class Bench {
       asio::steady_timer t(ex);
       co_await sleep_for(t, config_.hold_connections_s);
     }
-    for (auto& c : pool_) c->close();
+    for (auto& link : pool_)
+      if (!result_.connection_log[link.id].closed) drop(link);
   }
 
   BenchResult finish() {
@@ -65,68 +68,90 @@ class Bench {
     return issued_ < limit_ && (!config_.duration_s || elapsed() < *config_.duration_s);
   }
 
+  // A pooled connection and its entry in the connection log.
+  struct Link {
+    std::shared_ptr<SessionClient> client;
+    unsigned id = 0;
+  };
+
   // Takes an open connection from the pool, or opens one.
-  awaitable<std::shared_ptr<SessionClient>> connection(std::uint64_t index) {
+  awaitable<std::optional<Link>> connection(std::uint64_t index) {
     if (!idle_pool_.empty()) {
-      auto c = idle_pool_.back();
+      Link link = idle_pool_.back();
       idle_pool_.pop_back();
-      co_return c;
+      co_return link;
     }
     auto c = std::make_shared<SessionClient>(config_.session, target_, tls_);
+    Link link{c, static_cast<unsigned>(result_.connection_log.size())};
+    BenchConnection& log = result_.connection_log.emplace_back();
+    log.opened = now_s();
     bool ok = co_await c->open();
+    result_.connection_log[link.id].alpn = c->result().alpn;
     if (!ok) {
+      result_.connection_log[link.id].error = c->result().error;
+      result_.connection_log[link.id].closed = now_s();
       BenchRecord& rec = result_.records.emplace_back();
       rec.index = index;
       rec.start_s = elapsed();
+      rec.connection = link.id;
       rec.result.error = c->result().error;
       ++result_.errors["connection"];
-      co_return nullptr;
+      co_return std::nullopt;
     }
     ++result_.connections;
-    pool_.push_back(c);
-    co_return c;
+    pool_.push_back(link);
+    co_return link;
   }
 
-  awaitable<void> one_request(unsigned worker) {
-    std::uint64_t index = issued_++;  // taken before any wait, so workers never overshoot
-    auto c = co_await connection(index);
-    if (!c) co_return;
-    BenchRecord rec;
-    rec.index = index;
-    rec.start_s = elapsed();
-    rec.connection = worker;
-    RequestOptions options{std::nullopt, std::nullopt};
+  // A connection that cannot take another request.
+  void drop(const Link& link) {
+    link.client->close();
+    result_.connection_log[link.id].closed = now_s();
+  }
+
+  RequestOptions options_for(std::uint64_t index, BenchRecord& rec) {
+    RequestOptions options = config_.plan ? config_.plan(index) : RequestOptions{};
+    if (options.metadata_json) return options;  // a probe asks exactly what it needs
     if (config_.session.cancel_after_tokens) options.cancel_after_tokens = config_.session.cancel_after_tokens;
     if (config_.cancel_rate > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < config_.cancel_rate) {
       options.cancel_after_tokens = 5;
       rec.cancel_requested = true;
     }
-    bool reusable = co_await c->request(rec.result, options);
-    bool overloaded = rec.result.error_code == 429;
-    record(std::move(rec));
-    if (overloaded && more()) co_await retry(c, worker);
-    else if (reusable) idle_pool_.push_back(c);
+    return options;
   }
 
-  // A 429 is retried once: after retry_after_ms, or at once when told to be naive.
-  awaitable<void> retry(std::shared_ptr<SessionClient> c, unsigned worker) {
-    std::optional<std::uint32_t> retry_after = result_.records.back().result.retry_after_ms;
-    if (!config_.retry_naive && retry_after) {
-      asio::steady_timer t(co_await asio::this_coro::executor);
-      co_await sleep_for(t, *retry_after / 1000.0);
+  awaitable<void> one_request() {
+    std::uint64_t index = issued_++;  // taken before any wait, so workers never overshoot
+    auto link = co_await connection(index);
+    if (!link) co_return;
+    BenchRecord first;
+    RequestOptions options = options_for(index, first);
+    // A 429 is retried with the same options, up to max_retries: after retry_after_ms, or at
+    // once when told to be naive. A polite client also waits after the last 429 before it
+    // sends anything else on the connection.
+    for (unsigned attempt = 0;; ++attempt) {
+      BenchRecord rec = attempt == 0 ? std::move(first) : BenchRecord{};
+      rec.index = index;  // a retry is the same request again
+      rec.start_s = elapsed();
+      rec.connection = link->id;
+      rec.retry = attempt > 0;
+      ++result_.connection_log[link->id].requests;
+      bool reusable = co_await link->client->request(rec.result, options);
+      std::optional<std::uint32_t> retry_after = rec.result.error_code == 429 ? rec.result.retry_after_ms : std::nullopt;
+      bool overloaded = rec.result.error_code == 429;
+      record(std::move(rec));
+      if (!reusable) {
+        drop(*link);
+        co_return;
+      }
+      if (!overloaded) break;
+      if (!config_.retry_naive && retry_after) {
+        asio::steady_timer t(co_await asio::this_coro::executor);
+        co_await sleep_for(t, *retry_after / 1000.0);
+      }
+      if (attempt >= config_.max_retries || !more()) break;
     }
-    if (!more()) {
-      idle_pool_.push_back(c);
-      co_return;
-    }
-    BenchRecord rec;
-    rec.index = issued_++;
-    rec.start_s = elapsed();
-    rec.connection = worker;
-    rec.retry = true;
-    bool reusable = co_await c->request(rec.result, RequestOptions{});
-    record(std::move(rec));
-    if (reusable) idle_pool_.push_back(c);
+    idle_pool_.push_back(*link);
   }
 
   void record(BenchRecord rec) {
@@ -134,8 +159,8 @@ class Bench {
     result_.records.push_back(std::move(rec));
   }
 
-  awaitable<void> closed_worker(unsigned worker) {
-    while (more()) co_await one_request(worker);
+  awaitable<void> closed_worker() {
+    while (more()) co_await one_request();
     --active_;
     idle_->notify();
   }
@@ -145,18 +170,17 @@ class Bench {
     asio::steady_timer t(ex);
     std::exponential_distribution<double> poisson(config_.rate);
     double next = 0;
-    unsigned n = 0;
     while (more()) {
       co_await sleep_for(t, next - elapsed());
       if (!more()) break;
       ++active_;
-      co_spawn(ex, arrival(n++), asio::detached);
+      co_spawn(ex, arrival(), asio::detached);
       next += config_.arrivals == Arrivals::Poisson ? poisson(rng_) : 1.0 / config_.rate;
     }
   }
 
-  awaitable<void> arrival(unsigned n) {
-    co_await one_request(n);
+  awaitable<void> arrival() {
+    co_await one_request();
     --active_;
     idle_->notify();
   }
@@ -209,7 +233,7 @@ class Bench {
   unsigned active_ = 0;
   bool finished_ = false;
   std::unique_ptr<Signal> idle_;
-  std::vector<std::shared_ptr<SessionClient>> pool_, idle_pool_;
+  std::vector<Link> pool_, idle_pool_;
   BenchResult result_;
 };
 

@@ -19,7 +19,7 @@ struct BenchConfig {
   unsigned concurrency = 0;    // closed loop when > 0
   double rate = 0;             // open loop: requests per second
   Arrivals arrivals = Arrivals::Constant;
-  std::optional<std::uint64_t> requests;  // stop after this many (default 100 when no duration)
+  std::optional<std::uint64_t> requests;  // stop after this many, retries not counted (default 100 when no duration)
   std::optional<double> duration_s;
   Slo slo;
   double cancel_rate = 0;       // fraction of requests that send CANCEL after 5 tokens
@@ -30,12 +30,26 @@ struct BenchConfig {
   std::function<void(const std::string& line)> on_progress;  // about once a second
   // When set and true, no further request starts; those in flight finish (another thread may set it).
   const std::atomic<bool>* stop = nullptr;
+  // What request `index` asks (probes, prompts, max_tokens). A request the plan gives no
+  // metadata (not a probe) also gets the session's cancel point and --cancel-rate.
+  std::function<RequestOptions(std::uint64_t index)> plan;
+  unsigned max_retries = 3;  // of one request answered 429
+};
+
+// One connection of the bench: what it negotiated and how long it lived, in the clock of the
+// requests' timelines (seconds, monotonic).
+struct BenchConnection {
+  std::string alpn;
+  double opened = 0;
+  std::optional<double> closed;
+  std::uint64_t requests = 0;
+  std::optional<std::string> error;  // it could not be opened
 };
 
 struct BenchRecord {
-  std::uint64_t index = 0;
+  std::uint64_t index = 0;  // the request's number; its retries share it
   double start_s = 0;  // since the bench started
-  unsigned connection = 0;
+  unsigned connection = 0;  // index into BenchResult::connection_log
   bool retry = false;
   bool cancel_requested = false;
   RequestResult result;
@@ -51,6 +65,7 @@ struct BenchResult {
   std::uint64_t connections = 0;
   Summary ttft_ms, tpot_ms, itl_ms, e2e_ms;
   std::vector<BenchRecord> records;
+  std::vector<BenchConnection> connection_log;  // every connection opened or tried, in order
 };
 
 Result<BenchResult> run_bench(const BenchConfig& config);

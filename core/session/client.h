@@ -20,12 +20,6 @@ struct ClientSetup {
 };
 Result<ClientSetup> prepare_client(const SessionConfig& config);
 
-// What may differ between the requests of one connection (the bench varies them).
-struct RequestOptions {
-  std::optional<std::uint32_t> cancel_after_tokens;
-  std::optional<std::string> metadata_json;
-};
-
 // A request's error when request_cancel() closed its connection.
 inline constexpr const char* kCancelClosed = "cancelled by the client (connection closed)";
 
@@ -62,7 +56,8 @@ class SessionClient {
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);
   std::string stream_error() const;  // " (reason)" when the stream failed, else empty
-  RequestSpec request_spec() const;
+  RequestSpec request_spec(const RequestOptions& options) const;
+  void note_ring(RequestResult& r, std::size_t just_read);
 
   // The anthro-v1 request whose frames are being read, for a CANCEL; lives in anthro_request.
   struct InFlight {

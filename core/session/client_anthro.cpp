@@ -13,16 +13,32 @@ double now_s() { return std::chrono::duration<double>(Clock::now().time_since_ep
 
 }  // namespace
 
-RequestSpec SessionClient::request_spec() const {
+RequestSpec SessionClient::request_spec(const RequestOptions& options) const {
   RequestSpec spec;
   spec.model = config_.model;
-  spec.messages = config_.messages;
-  spec.max_tokens = config_.max_tokens;
+  spec.messages = options.messages.value_or(config_.messages);
+  spec.max_tokens = options.max_tokens ? options.max_tokens : config_.max_tokens;
   spec.stream = config_.stream;
   spec.system = config_.system;
   if (!config_.api_key.empty()) spec.api_key = config_.api_key;
-  spec.metadata_json = config_.metadata_json;
+  spec.metadata_json = options.metadata_json;
   return spec;
+}
+
+// The fullest the receive buffer got: what was just read plus what still waits in the kernel.
+// A ring that fills makes TCP advertise a zero window (ring-buffer-stall).
+void SessionClient::note_ring(RequestResult& r, std::size_t just_read) {
+  boost::system::error_code ec;
+  auto& socket = stream_->socket();
+  std::size_t waiting = socket.available(ec);
+  if (ec) return;
+  r.ring_high_water = std::max<std::uint64_t>(r.ring_high_water, waiting + just_read);
+  if (r.ring_capacity == 0) {
+    asio::socket_base::receive_buffer_size size;
+    socket.get_option(size, ec);
+    // Linux doubles SO_RCVBUF for its bookkeeping; half of it holds data.
+    if (!ec) r.ring_capacity = static_cast<std::uint64_t>(size.value()) / 2;
+  }
 }
 
 awaitable<std::size_t> SessionClient::read_some(std::uint8_t* data, std::size_t size) {
@@ -52,8 +68,7 @@ Bytes SessionClient::seal_cancel(InFlight& f) {
 awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
   std::uint32_t stream_id = r.stream_id = next_stream_id_;
   next_stream_id_ += 2;
-  RequestSpec spec = request_spec();
-  spec.metadata_json = options.metadata_json;
+  RequestSpec spec = request_spec(options);
   Aead c2s(negotiated_.suite, keys_.c2s);
   std::uint8_t flags = (config_.stream ? kFlagStreaming : 0) & negotiated_.flags;
   Bytes frame = seal_frame(c2s, FrameType::Request, flags, negotiated_.token, nonces_.next(),
@@ -63,7 +78,8 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
   struct Clear { InFlight*& p; ~Clear() { p = nullptr; } } clear_in_flight{in_flight_};
   // Stamped as the write starts: Asio writes a small message within the call, but resumes
   // this coroutine only when the loop comes round, which under load is later.
-  rec.request_sent(now_s(), options.metadata_json ? probe_of_metadata(*options.metadata_json) : std::nullopt);
+  rec.request_sent(now_s(), {options.metadata_json ? probe_of_metadata(*options.metadata_json) : std::nullopt,
+                            spec.max_tokens});
   bool sent = co_await write(frame);
   if (!sent) {
     if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
@@ -98,13 +114,17 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
     std::size_t n = co_await read_some(buf.data(), buf.size());
     in_flight.reading = false;
     double t = now_s();  // stamped at the socket read, before any parsing
+    if (n) note_ring(r, n);
     if (n == 0) {
       if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
       else if (timed_out) rec.ended(RequestEnd::Timeout, "no RESPONSE within " + std::to_string(config_.timeout_s) + " s");
       else rec.ended(RequestEnd::ConnectionClosed, "connection closed before RESPONSE" + stream_error());
       co_return false;
     }
+    double decode_start = now_s();
     decoder.feed(ByteView(buf.data(), n), t);
+    double decode_ms = (now_s() - decode_start) * 1000 / std::max<std::size_t>(events.size(), 1);  // decrypt + verify, per frame
+    r.frame_decode_ms.insert(r.frame_decode_ms.end(), events.size(), static_cast<float>(decode_ms));
     for (auto& e : events) {
       if (e.refusal) {
         if (*e.refusal == FrameReason::Authentication) ++r.auth_failures;
@@ -128,7 +148,7 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
         rec.tokens(t, tok->token_count, tok->text_view(), !tok->text.empty(), tok->token_index, tok->invalid_utf8);
         if (config_.on_text) config_.on_text(tok->text_view());
         if (options.cancel_after_tokens && rec.tokens_seen() >= *options.cancel_after_tokens && !in_flight.cancel_sent) {
-          if (config_.close_without_cancel) {
+          if (config_.close_without_cancel || options.close_without_cancel) {
             in_flight.cancel_sent = true;
             rec.ended(RequestEnd::ClientClosed, "closed by the client without CANCEL");
             stream_->close();

@@ -42,7 +42,7 @@ std::optional<std::uint32_t> retry_after_ms(const HttpResponseReader& response) 
 
 awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
   bool messages = target_.kind == TargetKind::Messages;
-  RequestSpec spec = request_spec();
+  RequestSpec spec = request_spec(options);
   spec.api_key.reset();  // the key travels in a header, never in the body
   std::string body = messages ? messages_request_json(spec) : chat_completions_request_json(spec);
   std::string head = "POST " + target_.path + " HTTP/1.1\r\nhost: " + host_header(target_) +
@@ -53,7 +53,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   if (!config_.api_key.empty())
     head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
   std::string request = head + "\r\n" + body;
-  rec.request_sent(now_s(), probe_of_request(body));  // as the write starts (see client_anthro.cpp)
+  rec.request_sent(now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   bool sent = co_await write(as_bytes(request));
   if (!sent) {
     if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);

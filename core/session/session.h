@@ -37,6 +37,15 @@ struct SessionConfig {
   std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;
 };
 
+// What may differ between the requests of one connection (the bench varies them).
+struct RequestOptions {
+  std::optional<std::uint32_t> cancel_after_tokens;
+  std::optional<std::string> metadata_json;
+  std::optional<std::uint32_t> max_tokens;           // else the session's
+  std::optional<std::vector<ChatMessage>> messages;  // else the session's
+  bool close_without_cancel = false;                 // at the cancel point (or the session's option)
+};
+
 struct SessionResult {
   std::string target, transport, alpn, suite, tls_suite;
   std::optional<double> connect_ms, handshake_ms;

@@ -1,0 +1,85 @@
+// `anthro-wb diagnose`: the latency checklist against a live target, a capture and this machine.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/session_options.h"
+#include "diagnosis/diagnose.h"
+#include "util/files.h"
+
+namespace anthro::cli {
+namespace {
+
+const std::set<std::string> kValues = {"--requests", "--concurrency", "--baseline", "--keylog", "--server-key",
+                                       "--sysfs-root", "--procfs-root", "--threshold", "--checklist", "--format",
+                                       "--fail-on", "--output", "--lang", "--cancel-rate", "--hold-connections",
+                                       "--seed"};
+const std::set<std::string> kFlags = {"--system", "--retry-naive", "--quiet"};
+
+void read_live(Args& args, DiagnoseConfig& d) {
+  LiveWorkloadConfig live;
+  read_session_options(args, live.session, true);
+  if (auto n = args.count("--requests", 1, 10000000)) live.requests = *n;
+  if (auto n = args.count("--concurrency", 1, 10000)) live.concurrency = static_cast<unsigned>(*n);
+  live.baseline = args.value_or("--baseline", "");
+  if (auto f = args.number("--cancel-rate")) {
+    if (*f < 0 || *f > 1) args.fail("--cancel-rate must be a fraction from 0 to 1");
+    live.cancel_rate = *f;
+  }
+  live.retry_naive = args.has("--retry-naive");
+  if (auto s = args.number("--hold-connections")) live.hold_connections_s = *s;
+  if (auto s = args.count("--seed")) live.seed = *s;
+  d.live = std::move(live);
+}
+
+void read_checklist(Args& args, DiagnoseConfig& d) {
+  if (auto file = args.value("--checklist")) {
+    auto loaded = load_checklist(*file);
+    if (!loaded) return args.fail(loaded.error().detail);
+    d.checklist = std::move(*loaded);
+  }
+  for (const auto& spec : args.values("--threshold"))
+    if (auto ok = apply_threshold(d.checklist, spec); !ok) args.fail(ok.error().detail);
+}
+
+}  // namespace
+
+int run_diagnose(const std::vector<std::string>& argv) {
+  Args args("diagnose", argv, with(with(kSessionValueOptions, kValues), {}), with(kSessionFlags, kFlags));
+  DiagnoseConfig d;
+  if (args.has("--target")) read_live(args, d);
+  if (args.positional().size() > 1) args.fail("expects at most one capture file");
+  if (args.positional().size() == 1) d.capture = args.positional()[0];
+  d.keys.keylog_files = args.values("--keylog");
+  d.keys.server_key_files = args.values("--server-key");
+  if (args.has("--system") || args.has("--sysfs-root") || args.has("--procfs-root")) {
+    SystemProbeConfig s;
+    s.sysfs_root = args.value_or("--sysfs-root", s.sysfs_root);
+    s.procfs_root = args.value_or("--procfs-root", s.procfs_root);
+    s.run_chronyc = !args.has("--sysfs-root");  // a fake tree is not this machine's clock
+    d.system = s;
+  }
+  read_checklist(args, d);
+  std::string format = args.value_or("--format", "text");
+  if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
+  std::string fail_on = args.value_or("--fail-on", "fail");
+  if (fail_on != "fail" && fail_on != "warn") args.fail("--fail-on \"" + fail_on + "\": expected fail or warn");
+  std::string lang = args.value_or("--lang", "en");
+  if (lang != "en" && lang != "zh_CN") args.fail("--lang \"" + lang + "\": expected en or zh_CN");
+  if (!d.live && !d.capture && !d.system) args.fail("give a --target URL, a capture file, or --system");
+  if (!args.ok()) return usage_error("diagnose", args.error());
+
+  if (!args.has("--quiet")) d.on_progress = [](const std::string& stage) { std::cerr << "diagnose: " << stage << "\n"; };
+  auto result = run_diagnosis(d);
+  if (!result) return error_exit("diagnose", result.error());
+  std::string json = diagnosis_json(*result, lang, &d.checklist);
+  if (auto path = args.value("--output")) {
+    if (auto ok = write_file_atomic(*path, json + "\n"); !ok) return error_exit("diagnose", ok.error());
+  }
+  if (format == "json") std::cout << json << "\n";
+  else std::cout << diagnosis_text(*result, d.checklist, lang);
+  Verdict worst = result->worst();
+  bool failed = worst == Verdict::Fail || (fail_on == "warn" && worst == Verdict::Warn);
+  return failed ? 1 : 0;
+}
+
+}  // namespace anthro::cli

@@ -1,0 +1,73 @@
+#include "diagnosis/diagnose.h"
+
+#include <chrono>
+#include <thread>
+
+namespace anthro {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool stopped(const DiagnoseConfig& c) { return c.stop && c.stop->load(); }
+
+void say(const DiagnoseConfig& c, const std::string& stage) {
+  if (c.on_progress) c.on_progress(stage);
+}
+
+Result<Observations> observe_live(const DiagnoseConfig& config) {
+  LiveWorkloadConfig live = *config.live;
+  live.stop = config.stop;
+  auto progress = config.on_progress;
+  if (progress) live.on_progress = [progress](const std::string& line) { progress("live: " + line); };
+  say(config, "live: running the workload against " + live.session.target);
+  return run_live_workload(live);
+}
+
+Result<Observations> observe_file(const DiagnoseConfig& config) {
+  say(config, "capture: reading " + *config.capture);
+  AnalyzeOptions options;
+  options.progress = [&config](std::uint64_t done, std::uint64_t size) {
+    if (config.on_progress && size) config.on_progress("capture: " + std::to_string(done * 100 / size) + " %");
+    return !stopped(config);
+  };
+  auto analysis = analyze_capture(*config.capture, config.keys, {}, options);
+  if (!analysis) return analysis.error();
+  return observe_capture(*analysis);
+}
+
+}  // namespace
+
+Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config) {
+  if (!config.live && !config.capture && !config.system)
+    return make_error(ErrorClass::Usage, "nothing to diagnose: give a target, a capture file or --system");
+  Observations o;
+  double system_start = now_s();
+  if (config.system) {
+    say(config, "system: reading this machine's state");
+    o.system = read_system_state(*config.system);
+  }
+  if (config.live) {
+    auto live = observe_live(config);
+    if (!live) return live.error();
+    merge_observations(o, std::move(*live));
+  }
+  if (stopped(config)) return make_error(ErrorClass::Cancelled, "diagnosis cancelled");
+  if (config.capture) {
+    auto file = observe_file(config);
+    if (!file) return file.error();
+    merge_observations(o, std::move(*file));
+  }
+  if (config.system) {
+    // NIC drops are a rate: the second reading at least a second after the first.
+    double wait = 1.0 - (now_s() - system_start);
+    if (wait > 0 && !stopped(config)) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    add_nic_reading(o.system, *config.system);
+  }
+  if (stopped(config)) return make_error(ErrorClass::Cancelled, "diagnosis cancelled");
+  say(config, "evaluating " + std::to_string(config.checklist.items.size()) + " items");
+  return evaluate(config.checklist, o);
+}
+
+}  // namespace anthro

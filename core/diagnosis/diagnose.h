@@ -1,0 +1,29 @@
+// cli.md `diagnose`: the checklist walked against any mix of a live run, a capture and this
+// machine. The CLI, the GUI's Diagnosis page and the tests all call run_diagnosis.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+
+#include "diagnosis/diagnosis.h"
+#include "diagnosis/live_workload.h"
+#include "diagnosis/system_probes.h"
+
+namespace anthro {
+
+struct DiagnoseConfig {
+  Checklist checklist = builtin_latency_checklist();
+  std::optional<LiveWorkloadConfig> live;
+  std::optional<std::string> capture;
+  CaptureKeySources keys;
+  std::optional<SystemProbeConfig> system;
+  std::function<void(const std::string& stage)> on_progress;  // "live: 120/207 requests", ...
+  const std::atomic<bool>* stop = nullptr;                    // set: stops as soon as it can
+};
+
+// Errors: no source given, a bad target (usage), an unreadable capture or key file (input),
+// cancelled (reason "cancelled").
+Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config);
+
+}  // namespace anthro

@@ -1,0 +1,73 @@
+// A diagnosis: every checklist item with its verdict and the evidence behind it, from any mix
+// of a live run, a capture and this machine (cli.md `diagnose`). The result JSON is what the
+// report issue renders; the GUI's Diagnosis page shows the same structure.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "capture/analysis.h"
+#include "diagnosis/checklist.h"
+#include "diagnosis/observations.h"
+#include "util/result.h"
+
+namespace anthro {
+
+// One request, stream or connection behind a verdict: where a user can jump to.
+struct EvidenceRef {
+  std::string conn;                        // connection name, as in the capture or live run
+  std::optional<std::uint32_t> stream_id;  // anthro-v1 stream
+  std::optional<std::uint64_t> request;    // index into Observations::requests
+  std::optional<double> value;             // the figure this reference contributes
+};
+
+struct ItemResult {
+  std::string id;
+  Verdict verdict = Verdict::Inconclusive;
+  std::string reason;                 // one line for a person
+  std::string statistic_name;         // "p99 TTFT", "reuse", ...
+  std::optional<double> statistic;
+  std::string unit;
+  std::size_t n = 0;                  // samples behind the statistic
+  std::size_t need_more = 0;          // inconclusive: samples still needed
+  std::string threshold;              // as text: "> 800 ms fail; stddev/median > 0.5 warn"
+  std::vector<ProbeSource> sources;   // the sources that measured it
+  std::vector<EvidenceRef> refs;      // at most kMaxRefs, worst first
+  std::vector<double> samples;        // the distribution shown in the evidence chart
+  std::string note;                   // manual items: the person's note
+  static constexpr std::size_t kMaxRefs = 50;
+};
+
+struct Diagnosis {
+  static constexpr int kSchemaVersion = 1;
+  std::string checklist_id, checklist_origin;
+  std::vector<ProbeSource> sources;
+  std::vector<ItemResult> items;  // in checklist order
+  Observations observations;
+  std::vector<std::string> warnings;
+
+  Verdict worst() const;
+  const ItemResult* item(std::string_view id) const;
+};
+
+// Every item of `checklist` against what was observed. An item no given source can measure is
+// inconclusive, naming the source that would.
+Diagnosis evaluate(const Checklist& checklist, const Observations& observations);
+// One item on its own (the GUI's re-run, and manual ticks keep their notes).
+ItemResult evaluate_item(const ChecklistItem& item, const Observations& observations);
+
+// A capture's analysis as observations (its connections, streams and TCP health).
+Observations observe_capture(const CaptureAnalysis& analysis);
+// Adds `more` to `into` (a live run and a capture diagnosed together).
+void merge_observations(Observations& into, Observations more);
+
+// cli.md `diagnose --format json`: connections, summary, findings and checklist, plus
+// schema_version, kind "diagnosis" and each item's evidence.
+std::string diagnosis_json(const Diagnosis& d, std::string_view lang = "en", const Checklist* checklist = nullptr);
+// One line per item, verdict first.
+std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang = "en");
+
+}  // namespace anthro

@@ -1,0 +1,133 @@
+// A diagnosis as cli.md's JSON document and as one line per item for a person.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+#include "diagnosis/diagnosis.h"
+#include "metrics/request_json.h"
+#include "metrics/stats.h"
+
+namespace anthro {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json sources_json(const std::vector<ProbeSource>& sources) {
+  json out = json::array();
+  for (ProbeSource s : sources) out.push_back(to_string(s));
+  return out;
+}
+
+json ref_json(const EvidenceRef& r) {
+  return {{"conn", r.conn}, {"stream_id", opt(r.stream_id)}, {"request", opt(r.request)}, {"value", opt(r.value)}};
+}
+
+// At most this many samples go into the JSON per item: enough for a chart, not a dump.
+constexpr std::size_t kMaxSamples = 2000;
+
+json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view lang) {
+  json refs = json::array();
+  for (const auto& ref : r.refs) refs.push_back(ref_json(ref));
+  std::vector<double> samples = r.samples;
+  if (samples.size() > kMaxSamples) {  // evenly thinned; the statistic was computed on all of them
+    std::vector<double> thin;
+    for (std::size_t i = 0; i < kMaxSamples; ++i) thin.push_back(samples[i * samples.size() / kMaxSamples]);
+    samples.swap(thin);
+  }
+  json j = {{"id", r.id},
+            {"verdict", to_string(r.verdict)},
+            {"evidence", r.reason},
+            {"n", r.n},
+            {"need_more", r.need_more},
+            {"threshold", r.threshold},
+            {"statistic_name", r.statistic_name},
+            {"statistic", opt(r.statistic)},
+            {"unit", r.unit},
+            {"sources", sources_json(r.sources)},
+            {"refs", refs},
+            {"samples", samples},
+            {"note", r.note}};
+  if (item) {
+    j["title"] = item->title.in(lang);
+    j["remedy"] = item->remedy.in(lang);
+  }
+  return j;
+}
+
+json connection_json(const Observations& o, std::size_t index) {
+  const ObservedConnection& c = o.connections[index];
+  json streams = json::array();
+  for (const auto& q : o.requests)
+    if (q.connection == index) streams.push_back(request_json(q.result, {.text = true}));
+  return {{"conn", c.name},      {"alpn", c.alpn.empty() ? json(nullptr) : json(c.alpn)}, {"anthro", c.anthro},
+          {"opened", opt(c.opened)}, {"closed", opt(c.closed)}, {"streams", streams}};
+}
+
+json system_json(const SystemState& s) {
+  if (!s.probed) return nullptr;
+  return {{"openssl", s.openssl_text},    {"governors", s.governors},   {"cpu_mhz", opt(s.cpu_mhz)},
+          {"nic_interfaces", s.nic_interfaces}, {"clock_offset_ms", opt(s.clock_offset_ms)},
+          {"rmem_max", opt(s.rmem_max)},  {"wmem_max", opt(s.wmem_max)}, {"problems", s.problems}};
+}
+
+}  // namespace
+
+std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Checklist* checklist) {
+  const Observations& o = d.observations;
+  json connections = json::array();
+  for (std::size_t i = 0; i < o.connections.size(); ++i) connections.push_back(connection_json(o, i));
+  std::vector<double> ttft;
+  std::size_t requests = 0;
+  for (const auto& q : o.requests)
+    if (!q.result.probe && q.result.timeline.request_written > 0) {
+      ++requests;
+      if (q.result.figures.ttft_ms) ttft.push_back(*q.result.figures.ttft_ms);
+    }
+  json findings = json::array(), items = json::array();
+  for (const auto& r : d.items) {
+    const ChecklistItem* item = checklist ? checklist->item(r.id) : nullptr;
+    items.push_back(item_json(r, item, lang));
+    if (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)
+      findings.push_back({{"id", r.id}, {"verdict", to_string(r.verdict)}, {"evidence", r.reason},
+                          {"conn", r.refs.empty() ? json(nullptr) : json(r.refs.front().conn)}});
+  }
+  json doc = {{"kind", "diagnosis"},
+              {"schema_version", Diagnosis::kSchemaVersion},
+              {"checklist_id", d.checklist_id},
+              {"checklist_origin", d.checklist_origin},
+              {"sources", sources_json(d.sources)},
+              {"target", o.target.empty() ? json(nullptr) : json(o.target)},
+              {"capture", o.capture_file.empty() ? json(nullptr) : json(o.capture_file)},
+              {"verdict", to_string(d.worst())},
+              {"connections", connections},
+              {"summary", {{"requests", requests}, {"ttft_ms", summary_json(summarize(ttft))}}},
+              {"findings", findings},
+              {"checklist", items},
+              {"system", system_json(o.system)},
+              {"warnings", d.warnings}};
+  return doc.dump();
+}
+
+std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang) {
+  std::string out;
+  char line[256];
+  for (const auto& r : d.items) {
+    const ChecklistItem* item = checklist.item(r.id);
+    std::snprintf(line, sizeof line, "%-12s %-22s ", to_string(r.verdict), r.id.c_str());
+    out += line + r.reason;
+    if (r.n) out += " (n=" + std::to_string(r.n) + ")";
+    out += "\n";
+    if (item && (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)) out += "             remedy: " + item->remedy.in(lang) + "\n";
+  }
+  for (const auto& w : d.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace anthro

@@ -1,0 +1,602 @@
+// The probes of the latency checklist: each reads the observations (live, captured or both,
+// in one shape) and judges its statistic against the item's thresholds.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <functional>
+
+#include "diagnosis/diagnosis.h"
+#include "metrics/stats.h"
+
+namespace anthro {
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string threshold_text(const ChecklistItem& item) {
+  std::string out;
+  for (const auto& t : item.thresholds)
+    out += (out.empty() ? "" : "; ") + t.name + (t.compare == Compare::Above ? " > " : " < ") + number(t.value) +
+           (t.unit.empty() ? "" : " " + t.unit) + " → " + to_string(t.verdict);
+  return out;
+}
+
+// Collects an item's verdict: enough samples, then each threshold the statistics cross.
+class Judge {
+ public:
+  Judge(const ChecklistItem& item, ItemResult& r) : item_(item), r_(r) {}
+
+  // False (and inconclusive, with the number still needed) when n is below the item's minimum.
+  bool enough(std::size_t n) {
+    r_.n = n;
+    if (n >= item_.min_n && n > 0) return true;
+    r_.verdict = Verdict::Inconclusive;
+    r_.need_more = std::max<std::size_t>(item_.min_n, 1) - n;
+    r_.reason = "need " + std::to_string(r_.need_more) + " more " + (item_.n_unit.empty() ? "samples" : item_.n_unit) +
+                " (have " + std::to_string(n) + ")";
+    return false;
+  }
+
+  // The statistic shown for the item; `name` says what it is.
+  void show(std::string name, double value, std::string unit) {
+    r_.statistic_name = std::move(name);
+    r_.statistic = value;
+    r_.unit = std::move(unit);
+  }
+
+  // `value` against the threshold `name`; `what` describes the value for the reason line.
+  void check(std::string_view name, double value, const std::string& what) {
+    const Threshold* t = item_.threshold(name);
+    if (!t || !t->crossed(value)) return;
+    if (severity(t->verdict) > severity(verdict_)) verdict_ = t->verdict;
+    crossed_.push_back(what + " " + number(value) + (t->unit.empty() ? "" : " " + t->unit) +
+                       (t->compare == Compare::Above ? " > " : " < ") + number(t->value));
+  }
+  void flag(Verdict v, const std::string& why) {
+    if (severity(v) > severity(verdict_)) verdict_ = v;
+    crossed_.push_back(why);
+  }
+
+  void finish(const std::string& pass_reason) {
+    r_.verdict = verdict_;
+    if (verdict_ == Verdict::Pass) {
+      r_.reason = pass_reason;
+      return;
+    }
+    r_.reason.clear();
+    for (const auto& c : crossed_) r_.reason += (r_.reason.empty() ? "" : "; ") + c;
+  }
+
+ private:
+  const ChecklistItem& item_;
+  ItemResult& r_;
+  Verdict verdict_ = Verdict::Pass;
+  std::vector<std::string> crossed_;
+};
+
+using Probe = std::function<void(const ChecklistItem&, const Observations&, ItemResult&)>;
+
+bool ordinary(const ObservedRequest& q) { return !q.result.probe && q.result.timeline.request_written > 0; }
+
+EvidenceRef ref_of(const Observations& o, std::size_t index, std::optional<double> value = std::nullopt) {
+  const ObservedRequest& q = o.requests[index];
+  EvidenceRef ref;
+  if (q.connection < o.connections.size()) ref.conn = o.connections[q.connection].name;
+  if (q.anthro) ref.stream_id = q.result.stream_id;
+  ref.request = index;
+  ref.value = value;
+  return ref;
+}
+
+// Keeps the worst references (largest value first), at most ItemResult::kMaxRefs.
+void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
+  std::stable_sort(refs.begin(), refs.end(),
+                   [](const EvidenceRef& a, const EvidenceRef& b) { return a.value.value_or(0) > b.value.value_or(0); });
+  if (refs.size() > ItemResult::kMaxRefs) refs.resize(ItemResult::kMaxRefs);
+  r.refs = std::move(refs);
+}
+
+std::string pct(double fraction) { return number(fraction * 100) + " %"; }
+
+// ---- the probes ----
+
+void alpn(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t n = 0, wrong = 0;
+  std::string got;
+  std::vector<EvidenceRef> refs;
+  for (const auto& c : o.connections) {
+    if (!c.offered_anthro || c.alpn.empty()) continue;  // lab connections have no ALPN
+    ++n;
+    if (c.alpn != "anthro-v1") {
+      ++wrong;
+      got = c.alpn;
+      refs.push_back({c.name, std::nullopt, std::nullopt, std::nullopt});
+    }
+  }
+  bool old_openssl = o.system.openssl_version && *o.system.openssl_version < 0x10002000UL;
+  if (o.system.openssl_version) ++n;
+  if (!j.enough(n)) return;
+  j.show("connections without anthro-v1", static_cast<double>(wrong), "connections");
+  if (wrong) j.flag(Verdict::Fail, std::to_string(wrong) + " of the connections that offered anthro-v1 got \"" + got + "\"");
+  if (old_openssl) j.flag(Verdict::Fail, o.system.openssl_text + " cannot offer ALPN (1.0.2 or later needed)");
+  keep_refs(r, refs);
+  j.finish("every connection that offered anthro-v1 got it" +
+           (o.system.openssl_text.empty() ? std::string() : "; " + o.system.openssl_text + " offers ALPN"));
+}
+
+void http_fallback(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t n = 0, http = 0;
+  std::vector<EvidenceRef> refs;
+  for (const auto& c : o.connections) {
+    if (c.alpn.empty() || c.probe_only) continue;
+    ++n;
+    if (!c.offered_anthro && (c.alpn == "http/1.1" || c.alpn == "h2")) {
+      ++http;
+      refs.push_back({c.name, std::nullopt, std::nullopt, std::nullopt});
+    }
+  }
+  if (!j.enough(n)) return;
+  j.show("HTTP connections", static_cast<double>(http), "connections");
+  j.check("connections", static_cast<double>(http), "connections that spoke HTTP without offering anthro-v1:");
+  keep_refs(r, refs);
+  j.finish("no client spoke HTTP to the server instead of anthro-v1");
+}
+
+void connection_reuse(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::vector<bool> used(o.connections.size());
+  std::size_t requests = 0;
+  for (const auto& q : o.requests) {
+    if (!q.anthro || q.result.timeline.request_written <= 0) continue;
+    ++requests;
+    if (q.connection < used.size()) used[q.connection] = true;
+  }
+  std::size_t connections = std::count(used.begin(), used.end(), true);
+  if (!j.enough(requests)) return;
+  double reuse = 1.0 - static_cast<double>(connections) / static_cast<double>(requests);
+  j.show("reuse", reuse, "");
+  j.check("reuse", reuse, std::to_string(connections) + " connections for " + std::to_string(requests) + " requests: reuse");
+  j.finish("reuse " + number(reuse) + " (" + std::to_string(connections) + " connections, " + std::to_string(requests) +
+           " requests)");
+}
+
+void frame_decode_time(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::vector<double> samples;
+  for (const auto& q : o.requests) samples.insert(samples.end(), q.result.frame_decode_ms.begin(), q.result.frame_decode_ms.end());
+  std::size_t powersave = std::count(o.system.governors.begin(), o.system.governors.end(), "powersave");
+  bool live = o.live && !samples.empty();
+  if (live && !j.enough(samples.size())) return;
+  if (!live && o.system.probed) r.n = o.system.governors.size();
+  if (!live && r.n == 0 && !j.enough(0)) return;
+  if (live) {
+    double p99 = percentile(samples, 99);
+    j.show("p99 frame decode time", p99, "ms");
+    j.check("p99", p99, "p99 decrypt + verify");
+    r.samples = std::move(samples);
+  }
+  if (powersave)
+    j.flag(Verdict::Warn, "CPU frequency governor is powersave on " + std::to_string(powersave) + " of " +
+                              std::to_string(o.system.governors.size()) + " CPUs");
+  j.finish(live ? "p99 " + number(*r.statistic) + " ms over " + std::to_string(r.n) + " frames"
+                : "no CPU runs the powersave governor");
+}
+
+void gpu_context_wait(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::vector<double> waits;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    const auto& t = o.requests[i].result.server_timing;
+    if (!t || !ordinary(o.requests[i])) continue;
+    waits.push_back(t->context_wait_us / 1000.0);
+    refs.push_back(ref_of(o, i, waits.back()));
+  }
+  if (!j.enough(waits.size())) return;
+  double p95 = percentile(waits, 95);
+  j.show("p95 context wait", p95, "ms");
+  j.check("p95", p95, "p95 GPU context wait");
+  if (r.verdict != Verdict::Fail) j.check("rebalance", p95, "p95 GPU context wait (rebalance)");
+  keep_refs(r, refs);
+  r.samples = std::move(waits);
+  j.finish("p95 " + number(p95) + " ms");
+}
+
+void nic_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  const auto& nic = o.system.nic;
+  if (!j.enough(nic.size())) return;
+  double seconds = std::max(nic.back().t - nic.front().t, 1e-3);
+  double rate = static_cast<double>(nic.back().drops - std::min(nic.back().drops, nic.front().drops)) / seconds;
+  j.show("drops", rate, "1/s");
+  j.check("drops_per_s", rate, "NIC drops");
+  j.finish(number(rate) + " drops/s over " + number(seconds) + " s");
+}
+
+bool overlaps(const std::vector<std::pair<double, double>>& windows, double from, double to) {
+  return std::any_of(windows.begin(), windows.end(), [&](const auto& w) { return w.first <= to && w.second >= from; });
+}
+
+// A stream during which the client's ring was full: live from the buffer's high-water mark,
+// captured from the client's zero windows.
+bool ring_full(const Observations& o, const ObservedRequest& q) {
+  const RequestResult& s = q.result;
+  if (s.ring_capacity > 0 && s.ring_high_water * 10 >= s.ring_capacity * 9) return true;
+  if (q.connection >= o.connections.size()) return false;
+  double end = s.timeline.end.value_or(s.timeline.request_written + (s.figures.e2e_ms.value_or(0) / 1000));
+  return overlaps(o.connections[q.connection].client_zero_windows, s.timeline.request_written, end);
+}
+
+bool is_stream(const ObservedRequest& q) { return q.anthro && q.result.timeline.request_written > 0; }
+
+void ring_buffer_stall(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t n = 0, full = 0;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    if (!is_stream(o.requests[i])) continue;
+    ++n;
+    if (ring_full(o, o.requests[i])) {
+      ++full;
+      refs.push_back(ref_of(o, i, static_cast<double>(o.requests[i].result.ring_high_water)));
+    }
+  }
+  if (!j.enough(n)) return;
+  j.show("streams with a full receive ring", static_cast<double>(full), "streams");
+  j.check("zero_windows", static_cast<double>(full), "streams whose receive ring filled (zero window):");
+  keep_refs(r, refs);
+  j.finish("the client's receive ring never filled during a stream");
+}
+
+void server_stall(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t n = 0;
+  double worst = 0;
+  std::vector<EvidenceRef> refs;
+  const Threshold* t = item.threshold("max_gap");
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    const auto& q = o.requests[i];
+    if (!is_stream(q) || !q.result.figures.max_gap_ms) continue;
+    ++n;
+    double gap = *q.result.figures.max_gap_ms;
+    if (ring_full(o, q)) continue;  // the client's window was shut: not the server's pause
+    worst = std::max(worst, gap);
+    if (t && t->crossed(gap)) refs.push_back(ref_of(o, i, gap));
+  }
+  if (!j.enough(n)) return;
+  j.show("longest token gap with the window open", worst, "ms");
+  if (!refs.empty()) j.check("max_gap", worst, std::to_string(refs.size()) + " streams paused; longest gap");
+  keep_refs(r, refs);
+  j.finish("longest gap " + number(worst) + " ms over " + std::to_string(n) + " streams");
+}
+
+// Streams that ended without RESPONSE or ERROR, and who cut them.
+enum class Cut { None, Server, Client };
+Cut cut_of(const Observations& o, const ObservedRequest& q) {
+  switch (q.result.end) {
+    case RequestEnd::ConnectionClosed: return Cut::Server;
+    case RequestEnd::ClientClosed: return Cut::Client;
+    case RequestEnd::Open: {
+      if (q.connection >= o.connections.size()) return Cut::None;
+      const auto& c = o.connections[q.connection];
+      if (c.server_closed_first) return Cut::Server;
+      if (c.client_closed_first && !q.result.timeline.cancel_written) return Cut::Client;
+      return Cut::None;
+    }
+    default: return Cut::None;
+  }
+}
+
+void count_cuts(const ChecklistItem& item, const Observations& o, ItemResult& r, Cut which, const std::string& what,
+                const std::string& pass) {
+  Judge j(item, r);
+  std::size_t n = 0;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    if (o.requests[i].result.timeline.request_written <= 0) continue;
+    ++n;
+    if (cut_of(o, o.requests[i]) == which) refs.push_back(ref_of(o, i, static_cast<double>(o.requests[i].result.figures.tokens)));
+  }
+  if (!j.enough(n)) return;
+  j.show(what, static_cast<double>(refs.size()), "streams");
+  j.check("streams", static_cast<double>(refs.size()), what + ":");
+  keep_refs(r, refs);
+  j.finish(pass);
+}
+
+void connection_reset(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  count_cuts(item, o, r, Cut::Server, "streams cut before RESPONSE or ERROR", "every stream ended with RESPONSE or ERROR");
+}
+
+void cancel_not_sent(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  count_cuts(item, o, r, Cut::Client, "streams the client abandoned without CANCEL", "every stream the client gave up was cancelled");
+}
+
+void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  const Threshold* timeout = item.threshold("timeout");
+  double limit_ms = timeout ? timeout->value : 1000;
+  std::vector<double> latencies;
+  std::vector<EvidenceRef> refs;
+  std::size_t n = 0, unanswered = 0;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    const RequestResult& s = o.requests[i].result;
+    if (s.probe != item.id && s.probe != "cancel-latency") continue;
+    if (!s.timeline.cancel_written) continue;
+    if (s.end != RequestEnd::Response) continue;  // cut or refused: says nothing about cancel handling
+    ++n;
+    std::optional<double> ms = s.figures.cancel_latency_ms;
+    if (!ms || *ms > limit_ms) {
+      ++unanswered;
+      refs.push_back(ref_of(o, i, limit_ms));
+      continue;
+    }
+    latencies.push_back(*ms);
+    refs.push_back(ref_of(o, i, *ms));
+  }
+  if (!j.enough(n)) return;
+  if (unanswered)
+    j.flag(timeout ? timeout->verdict : Verdict::Fail,
+           std::to_string(unanswered) + " of " + std::to_string(n) + " CANCELs got no cancelled RESPONSE within " +
+               number(limit_ms) + " ms");
+  if (!latencies.empty()) {
+    double p95 = percentile(latencies, 95);
+    j.show("p95 cancel latency", p95, "ms");
+    j.check("p95", p95, "p95 cancel latency");
+  }
+  keep_refs(r, refs);
+  r.samples = latencies;
+  j.finish("p95 " + (r.statistic ? number(*r.statistic) : std::string("-")) + " ms over " + std::to_string(n) + " probes");
+}
+
+void retry_after_ignored(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  // Requests by connection, in the order they were sent.
+  std::map<std::size_t, std::vector<std::size_t>> by_connection;
+  for (std::size_t i = 0; i < o.requests.size(); ++i)
+    if (o.requests[i].result.timeline.request_written > 0) by_connection[o.requests[i].connection].push_back(i);
+  std::size_t n = 0;
+  std::vector<EvidenceRef> refs;
+  for (auto& [_, list] : by_connection) {
+    std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
+      return o.requests[a].result.timeline.request_written < o.requests[b].result.timeline.request_written;
+    });
+    for (std::size_t k = 0; k + 1 < list.size(); ++k) {
+      const RequestResult& overloaded = o.requests[list[k]].result;
+      if (overloaded.error_code != 429 || !overloaded.retry_after_ms || !overloaded.timeline.end) continue;
+      ++n;
+      double waited_ms = (o.requests[list[k + 1]].result.timeline.request_written - *overloaded.timeline.end) * 1000;
+      // A millisecond of slack: the timer and the stamps are not the same instant.
+      if (waited_ms + 1 < *overloaded.retry_after_ms) refs.push_back(ref_of(o, list[k + 1], *overloaded.retry_after_ms - waited_ms));
+    }
+  }
+  if (!j.enough(n)) return;
+  j.show("retries before retry_after_ms", static_cast<double>(refs.size()), "retries");
+  j.check("early_retries", static_cast<double>(refs.size()), "of " + std::to_string(n) + " 429s, retried early:");
+  keep_refs(r, refs);
+  j.finish("every request after a 429 waited its retry_after_ms (" + std::to_string(n) + " 429s)");
+}
+
+void frame_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::uint64_t drops = o.frames_refused;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    const RequestResult& s = o.requests[i].result;
+    std::uint64_t bad = s.token_gaps + s.token_duplicates + s.auth_failures;  // frames_refused counts the last
+    drops += s.token_gaps + s.token_duplicates;
+    if (bad) refs.push_back(ref_of(o, i, static_cast<double>(bad)));
+  }
+  if (!j.enough(o.frames)) return;
+  double rate = static_cast<double>(drops) / static_cast<double>(o.frames);
+  j.show("dropped frames", rate, "");
+  j.check("rate", rate, std::to_string(drops) + " of " + std::to_string(o.frames) + " frames refused, skipped or repeated: rate");
+  keep_refs(r, refs);
+  j.finish("no frame refused, skipped or repeated in " + std::to_string(o.frames) + " frames");
+}
+
+void ttft_tail(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::vector<double> ttft;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    const auto& q = o.requests[i];
+    if (!ordinary(q) || !q.result.figures.ttft_ms) continue;
+    ttft.push_back(*q.result.figures.ttft_ms);
+    refs.push_back(ref_of(o, i, ttft.back()));
+  }
+  if (!j.enough(ttft.size())) return;
+  Summary s = summarize(ttft);
+  j.show("p99 TTFT", s.p99, "ms");
+  j.check("p99", s.p99, "p99 TTFT");
+  if (s.p50 > 0) j.check("jitter", s.stddev / s.p50, "TTFT stddev/median");
+  keep_refs(r, refs);
+  r.samples = std::move(ttft);
+  j.finish("p99 " + number(s.p99) + " ms, stddev/median " + number(s.p50 > 0 ? s.stddev / s.p50 : 0));
+}
+
+void max_tokens_truncation(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t n = 0;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    const RequestResult& s = o.requests[i].result;
+    if (!s.max_tokens || *s.max_tokens <= 0xFFFF || s.end != RequestEnd::Response) continue;
+    ++n;
+    std::uint64_t kept = *s.max_tokens & 0xFFFF;
+    std::uint64_t got = s.figures.usage_output_tokens.value_or(s.figures.tokens);
+    if (s.stop_reason == StopReason::MaxTokens && got == kept) refs.push_back(ref_of(o, i, static_cast<double>(got)));
+  }
+  if (!j.enough(n)) return;
+  j.show("truncated requests", static_cast<double>(refs.size()), "probes");
+  j.check("truncated", static_cast<double>(refs.size()), "requests with max_tokens > 65535 stopped at max_tokens mod 65536:");
+  keep_refs(r, refs);
+  j.finish("max_tokens above 65535 was honoured");
+}
+
+// A candidate stream that is whole: what it says can be compared with the baseline's.
+bool whole(const RequestResult& s) {
+  return s.end == RequestEnd::Response && s.token_gaps == 0 && s.token_duplicates == 0 && s.auth_failures == 0;
+}
+
+void utf8_mismatch(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t n = 0;
+  std::vector<EvidenceRef> refs;
+  for (const auto& pair : o.utf8_pairs) {
+    if (!pair.baseline || !pair.candidate) continue;
+    const RequestResult& base = o.requests[*pair.baseline].result;
+    const RequestResult& cand = o.requests[*pair.candidate].result;
+    if (cand.invalid_utf8_frames) {
+      ++n;
+      refs.push_back(ref_of(o, *pair.candidate, static_cast<double>(cand.invalid_utf8_frames)));
+    } else if (whole(cand) && base.end == RequestEnd::Response) {
+      ++n;
+      if (cand.text != base.text) refs.push_back(ref_of(o, *pair.candidate, 1));
+    }
+  }
+  if (o.utf8_pairs.empty()) {  // a capture: any token text that is not UTF-8
+    for (std::size_t i = 0; i < o.requests.size(); ++i) {
+      const RequestResult& s = o.requests[i].result;
+      if (!is_stream(o.requests[i]) || s.end == RequestEnd::Open) continue;
+      ++n;
+      if (s.invalid_utf8_frames) refs.push_back(ref_of(o, i, static_cast<double>(s.invalid_utf8_frames)));
+    }
+  }
+  if (!j.enough(n)) return;
+  j.show("mismatches", static_cast<double>(refs.size()), o.utf8_pairs.empty() ? "streams" : "pairs");
+  j.check("mismatches", static_cast<double>(refs.size()), "texts corrupted on anthro-v1 (invalid UTF-8 or differing from the baseline):");
+  keep_refs(r, refs);
+  j.finish("4-byte UTF-8 arrived intact (" + std::to_string(n) + (o.utf8_pairs.empty() ? " streams)" : " pairs)"));
+}
+
+void connection_duration(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::vector<double> seconds;
+  std::vector<EvidenceRef> refs;
+  for (const auto& c : o.connections) {
+    if (!c.anthro || !c.opened || !c.closed) continue;
+    seconds.push_back(*c.closed - *c.opened);
+    refs.push_back({c.name, std::nullopt, std::nullopt, seconds.back()});
+  }
+  if (!j.enough(seconds.size())) return;
+  double p95 = percentile(seconds, 95);
+  j.show("p95 connection duration", p95, "s");
+  j.check("p95", p95, "p95 connection duration");
+  keep_refs(r, refs);
+  r.samples = std::move(seconds);
+  j.finish("p95 " + number(p95) + " s over " + std::to_string(r.n) + " connections");
+}
+
+void cancel_rate(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t n = 0, cancels = 0;
+  std::vector<EvidenceRef> refs;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    const auto& q = o.requests[i];
+    if (!ordinary(q) || !q.anthro) continue;
+    ++n;
+    if (q.result.timeline.cancel_written) {
+      ++cancels;
+      refs.push_back(ref_of(o, i, 1));
+    }
+  }
+  if (!j.enough(n)) return;
+  double rate = static_cast<double>(cancels) / static_cast<double>(n);
+  j.show("cancel rate", rate, "");
+  j.check("rate", rate, std::to_string(cancels) + " CANCELs in " + std::to_string(n) + " requests: rate");
+  keep_refs(r, refs);
+  j.finish(std::to_string(cancels) + " CANCELs in " + std::to_string(n) + " requests (" + pct(rate) + ")");
+}
+
+const std::map<std::string, Probe>& probes() {
+  static const std::map<std::string, Probe> table = {
+      {"alpn", alpn},
+      {"http-fallback", http_fallback},
+      {"connection-reuse", connection_reuse},
+      {"frame-decode-time", frame_decode_time},
+      {"gpu-context-wait", gpu_context_wait},
+      {"nic-drops", nic_drops},
+      {"ring-buffer-stall", ring_buffer_stall},
+      {"server-stall", server_stall},
+      {"connection-reset", connection_reset},
+      {"cancel-not-sent", cancel_not_sent},
+      {"cancel-latency", cancel_latency},
+      {"retry-after-ignored", retry_after_ignored},
+      {"frame-drops", frame_drops},
+      {"ttft-tail", ttft_tail},
+      {"max-tokens-truncation", max_tokens_truncation},
+      {"utf8-mismatch", utf8_mismatch},
+      {"connection-duration", connection_duration},
+      {"cancel-rate", cancel_rate},
+  };
+  return table;
+}
+
+bool given(const Observations& o, ProbeSource s) {
+  switch (s) {
+    case ProbeSource::Live: return o.live;
+    case ProbeSource::Capture: return o.capture;
+    case ProbeSource::System: return o.system.probed;
+  }
+  return false;
+}
+
+}  // namespace
+
+ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
+  ItemResult r;
+  r.id = item.id;
+  r.threshold = threshold_text(item);
+  if (item.probe == "manual") {
+    r.verdict = Verdict::Manual;
+    r.reason = "a person checks this item and ticks it with a note";
+    return r;
+  }
+  for (ProbeSource s : item.sources)
+    if (given(o, s)) r.sources.push_back(s);
+  if (r.sources.empty()) {
+    std::string would;
+    for (ProbeSource s : item.sources) would += (would.empty() ? "" : " or ") + std::string(to_string(s));
+    r.verdict = Verdict::Inconclusive;
+    r.need_more = std::max<std::size_t>(item.min_n, 1);
+    r.reason = "not measured: a " + would + " source would measure it";
+    return r;
+  }
+  probes().at(item.probe)(item, o, r);
+  return r;
+}
+
+Verdict Diagnosis::worst() const {
+  Verdict w = Verdict::Pass;
+  for (const auto& i : items)
+    if (severity(i.verdict) > severity(w)) w = i.verdict;
+  return w;
+}
+
+const ItemResult* Diagnosis::item(std::string_view id) const {
+  for (const auto& i : items)
+    if (i.id == id) return &i;
+  return nullptr;
+}
+
+Diagnosis evaluate(const Checklist& checklist, const Observations& o) {
+  Diagnosis d;
+  d.checklist_id = checklist.id;
+  d.checklist_origin = checklist.origin;
+  for (ProbeSource s : {ProbeSource::Live, ProbeSource::Capture, ProbeSource::System})
+    if (given(o, s)) d.sources.push_back(s);
+  for (const auto& item : checklist.items) d.items.push_back(evaluate_item(item, o));
+  d.warnings = o.warnings;
+  d.observations = o;
+  return d;
+}
+
+}  // namespace anthro

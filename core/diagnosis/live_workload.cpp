@@ -1,0 +1,185 @@
+#include "diagnosis/live_workload.h"
+
+#include <nlohmann/json.hpp>
+
+#include "session/bench.h"
+#include "session/target.h"
+
+namespace anthro {
+namespace {
+
+// Varied prompts, 4-byte UTF-8 among them (the simulated model's replies carry it anyway).
+const std::vector<std::string>& prompts() {
+  static const std::vector<std::string> list = {
+      "Why does TCP slow start hurt short requests?",
+      "总结一下长尾延迟的常见原因。",
+      "Write two lines about rockets 🚀 and latency ⏱️.",
+      "¿Qué cambia entre HTTP/1.1 y HTTP/2?",
+      "Explain AEAD nonces to an SRE 🔐.",
+      "Какие метрики важны для стриминга токенов?",
+  };
+  return list;
+}
+
+std::string probe_metadata(const char* id) { return nlohmann::json{{"anthro_probe", id}}.dump(); }
+
+std::vector<ChatMessage> user(const std::string& text) { return {ChatMessage{"user", text}}; }
+
+const std::string kUtf8Prompt = "Reply with emoji 😀🧪 and CJK 漢字: is 4-byte UTF-8 intact?";
+
+// The requests in the order they are sent: ordinary ones with the probes spread among them.
+std::vector<RequestOptions> make_plan(const LiveWorkloadConfig& c) {
+  std::vector<RequestOptions> probes;
+  for (unsigned i = 0; i < c.cancel_probes; ++i) {
+    RequestOptions p;
+    p.metadata_json = probe_metadata(kProbeCancel);
+    p.cancel_after_tokens = 5;
+    probes.push_back(p);
+  }
+  if (c.max_tokens_probe) {
+    RequestOptions p;
+    p.metadata_json = probe_metadata(kProbeMaxTokens);
+    p.max_tokens = kMaxTokensProbe;
+    probes.push_back(p);
+  }
+  if (c.utf8_pair) {
+    RequestOptions p;
+    p.metadata_json = probe_metadata(kProbeUtf8);
+    p.messages = user(kUtf8Prompt);
+    probes.push_back(p);
+  }
+  // Probes evenly spread; a client that closes without CANCEL abandons as many ordinary
+  // requests as there are cancel probes, evenly spread too.
+  std::size_t total = c.requests + probes.size();
+  std::vector<bool> probe_at(total, false), abandon_at(c.requests, false);
+  for (std::size_t k = 0; k < probes.size(); ++k) probe_at[(k + 1) * total / (probes.size() + 1)] = true;
+  std::size_t abandon = c.session.close_without_cancel ? std::max(c.cancel_probes, 1u) : 0;
+  for (std::size_t a = 0; a < abandon && c.requests; ++a) abandon_at[(a + 1) * c.requests / (abandon + 1)] = true;
+  std::vector<RequestOptions> plan;
+  std::size_t next_probe = 0, ordinary = 0;
+  for (std::size_t i = 0; i < total; ++i) {
+    if (probe_at[i] && next_probe < probes.size()) {
+      plan.push_back(probes[next_probe++]);
+      continue;
+    }
+    RequestOptions o;
+    o.messages = user(prompts()[ordinary % prompts().size()]);
+    if (ordinary < abandon_at.size() && abandon_at[ordinary]) {
+      o.cancel_after_tokens = 5;
+      o.close_without_cancel = true;
+    }
+    ++ordinary;
+    plan.push_back(std::move(o));
+  }
+  while (next_probe < probes.size()) plan.push_back(probes[next_probe++]);
+  return plan;
+}
+
+// The HTTP baseline for the utf8 pair: given, or the target's own TLS port (ALPN http/1.1).
+std::string baseline_url(const LiveWorkloadConfig& c, const Target& t) {
+  if (!c.baseline.empty()) return c.baseline;
+  if (!t.tls) return {};
+  std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
+  return "https://" + host + ":" + std::to_string(t.port) + "/v1/messages";
+}
+
+// The same prompt over the HTTP baseline: its answer is what the anthro-v1 one must equal.
+void add_utf8_baseline(const LiveWorkloadConfig& config, const Target& target, std::optional<std::size_t> candidate,
+                       Observations& o) {
+  std::string url = baseline_url(config, target);
+  if (url.empty()) {
+    o.warnings.push_back("utf8-mismatch: no HTTP baseline for " + config.session.target + " (give --baseline URL)");
+    return;
+  }
+  SessionConfig s = config.session;
+  s.target = url;
+  s.messages = user(kUtf8Prompt);
+  s.metadata_json = probe_metadata(kProbeUtf8);
+  s.repeat = 1;
+  s.cancel_after_tokens.reset();
+  s.close_without_cancel = false;
+  s.read_delay_ms = 0;
+  s.ring_kib.reset();
+  auto session = run_session(s);
+  if (!session) {
+    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + session.error().detail);
+    return;
+  }
+  ObservedConnection c;
+  c.name = "live-baseline";
+  c.alpn = session->alpn;
+  c.probe_only = true;
+  o.connections.push_back(std::move(c));
+  if (session->error || session->requests.empty()) {
+    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + session->error.value_or("no request"));
+    return;
+  }
+  ObservedRequest q;
+  q.connection = o.connections.size() - 1;
+  q.anthro = false;
+  q.index = o.requests.size();
+  q.result = std::move(session->requests.front());
+  o.requests.push_back(std::move(q));
+  o.utf8_pairs.push_back({o.requests.size() - 1, candidate});
+}
+
+}  // namespace
+
+Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
+  auto target = parse_target(config.session.target);
+  if (!target) return target.error();
+  std::vector<RequestOptions> plan = make_plan(config);
+
+  BenchConfig b;
+  b.session = config.session;
+  b.session.close_without_cancel = false;  // the plan decides every cancel point
+  b.session.cancel_after_tokens.reset();
+  b.session.stream = true;
+  b.concurrency = std::max(config.concurrency, 1u);
+  b.requests = plan.size();
+  b.cancel_rate = config.cancel_rate;
+  b.retry_naive = config.retry_naive;
+  b.hold_connections_s = config.hold_connections_s;
+  b.seed = config.seed;
+  b.stop = config.stop;
+  b.on_progress = config.on_progress;
+  b.plan = [&plan](std::uint64_t index) { return plan[index % plan.size()]; };
+  auto bench = run_bench(b);
+  if (!bench) return bench.error();
+
+  Observations o;
+  o.live = true;
+  o.target = config.session.target;
+  bool anthro = target->kind == TargetKind::Anthro;
+  for (std::size_t i = 0; i < bench->connection_log.size(); ++i) {
+    const BenchConnection& log = bench->connection_log[i];
+    ObservedConnection c;
+    c.name = "live#" + std::to_string(i + 1);
+    c.alpn = log.alpn;
+    c.offered_anthro = anthro;
+    c.anthro = anthro && !log.error;
+    c.opened = log.opened;
+    c.closed = log.closed;
+    o.connections.push_back(std::move(c));
+  }
+  std::optional<std::size_t> utf8_candidate;
+  for (auto& rec : bench->records) {
+    ObservedRequest q;
+    q.connection = rec.connection;
+    q.index = rec.index;
+    q.retry = rec.retry;
+    q.anthro = anthro;
+    q.result = std::move(rec.result);
+    if (anthro) {
+      o.frames += q.result.timeline.tokens.size() + (q.result.end == RequestEnd::Response || q.result.end == RequestEnd::Error) +
+                  q.result.auth_failures;
+      o.frames_refused += q.result.auth_failures;
+    }
+    if (q.result.probe == kProbeUtf8 && q.result.end == RequestEnd::Response) utf8_candidate = o.requests.size();
+    o.requests.push_back(std::move(q));
+  }
+  if (config.utf8_pair && anthro) add_utf8_baseline(config, *target, utf8_candidate, o);
+  return o;
+}
+
+}  // namespace anthro

@@ -1,0 +1,40 @@
+// The standard live workload of checklists.md: streaming requests over a few reused
+// connections with varied prompts (4-byte UTF-8 included), plus probe streams marked with
+// REQUEST metadata {"anthro_probe": ID}: cancel probes, a max_tokens probe and the utf8 pair
+// (the same prompt over the HTTP baseline and anthro-v1). Client faults come from the options.
+#pragma once
+
+#include <atomic>
+#include <functional>
+
+#include "diagnosis/observations.h"
+#include "session/session.h"
+
+namespace anthro {
+
+struct LiveWorkloadConfig {
+  SessionConfig session;  // target, trust, API key, client faults (close_without_cancel, read delay, ring)
+  std::string baseline;   // HTTP baseline for the utf8 pair; empty: the target's own (https://host:port/v1/messages)
+  std::uint64_t requests = 200;  // ordinary requests, probes not counted
+  unsigned concurrency = 4;      // one connection each, reused
+  double cancel_rate = 0;        // fraction of ordinary requests that send CANCEL after 5 tokens
+  bool retry_naive = false;      // retry a 429 at once
+  double hold_connections_s = 0;
+  unsigned cancel_probes = 5;
+  bool max_tokens_probe = true;
+  bool utf8_pair = true;
+  std::uint64_t seed = 1;
+  std::function<void(const std::string& line)> on_progress;  // about once a second
+  const std::atomic<bool>* stop = nullptr;  // set: no further request starts
+};
+
+// The probe ids the workload marks its probe streams with.
+inline constexpr const char* kProbeCancel = "cancel-latency";
+inline constexpr const char* kProbeMaxTokens = "max-tokens-truncation";
+inline constexpr const char* kProbeUtf8 = "utf8-mismatch";
+inline constexpr std::uint32_t kMaxTokensProbe = 65538;  // > 65535: a 16-bit server keeps 2
+
+// Errors: a bad target or trust setting (usage); network failures are in the observations.
+Result<Observations> run_live_workload(const LiveWorkloadConfig& config);
+
+}  // namespace anthro

@@ -1,0 +1,72 @@
+// What the sources of a diagnosis measured, in one shape whether it came from a live run or a
+// capture, so each checklist item is computed one way. Built by observe_capture (capture
+// analysis) and the live workload (live_workload.h); system probes fill `system`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/request_result.h"
+
+namespace anthro {
+
+struct ObservedConnection {
+  std::string name;   // capture: client-server address pair; live: "live#N"
+  std::string alpn;   // what the server selected; empty when none (lab, cleartext)
+  bool offered_anthro = false;  // the client offered anthro-v1 in ALPN (or spoke it in the clear)
+  bool anthro = false;          // anthro-v1 frames flowed on it
+  bool probe_only = false;      // it carried only the workbench's own probe requests
+  std::optional<double> opened, closed;  // seconds, the clock of its requests
+  // Intervals in which the client advertised a zero receive window (its ring was full).
+  std::vector<std::pair<double, double>> client_zero_windows;
+  bool client_closed_first = false;  // the client sent FIN or RST before the server did
+  bool server_closed_first = false;
+};
+
+struct ObservedRequest {
+  RequestResult result;
+  std::size_t connection = 0;  // index into Observations::connections
+  std::uint64_t index = 0;     // the request's number in the run, or in the capture
+  bool retry = false;          // a retry of the request before it (live)
+  bool anthro = true;          // anthro-v1, else the HTTP baseline
+};
+
+// A prompt sent over the HTTP baseline and over anthro-v1 (the utf8-mismatch probe).
+struct Utf8Pair {
+  std::optional<std::size_t> baseline, candidate;  // indexes into Observations::requests
+};
+
+struct NicReading {
+  double t = 0;  // seconds, monotonic
+  std::uint64_t drops = 0;  // rx_missed_errors + rx_dropped + rx_fifo_errors over the interfaces
+};
+
+struct SystemState {
+  bool probed = false;
+  std::optional<unsigned long> openssl_version;  // OPENSSL_VERSION_NUMBER form
+  std::string openssl_text;
+  std::vector<std::string> governors;  // per CPU, as read
+  std::optional<double> cpu_mhz;       // the mean current frequency
+  std::vector<NicReading> nic;
+  std::vector<std::string> nic_interfaces;
+  std::optional<double> clock_offset_ms;     // chronyc tracking, when chronyc exists
+  std::optional<std::uint64_t> rmem_max, wmem_max;  // net.core.{r,w}mem_max
+  std::vector<std::string> problems;         // what could not be read, and why
+};
+
+struct Observations {
+  bool live = false, capture = false;
+  std::string target, baseline, capture_file;
+  std::vector<ObservedConnection> connections;
+  std::vector<ObservedRequest> requests;  // HTTP-baseline requests included (see `connections`)
+  std::vector<Utf8Pair> utf8_pairs;
+  // Frames that could not be used though keys were there (authentication failures); the
+  // token-index gaps and repeats are per request.
+  std::uint64_t frames = 0, frames_refused = 0;
+  SystemState system;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace anthro

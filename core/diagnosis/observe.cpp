@@ -1,0 +1,82 @@
+// Observations from a capture's analysis, and two sets of observations merged.
+#include <algorithm>
+
+#include "diagnosis/diagnosis.h"
+
+namespace anthro {
+
+namespace {
+
+ObservedConnection connection_of(const CaptureConnection& info) {
+  ObservedConnection c;
+  c.name = info.name;
+  c.alpn = info.alpn;
+  const auto& offered = info.alpn_offered;
+  c.offered_anthro = info.transport == CaptureTransport::Lab ||
+                     std::find(offered.begin(), offered.end(), "anthro-v1") != offered.end();
+  c.anthro = info.frames > 0;
+  c.probe_only = info.http_requests > 0 && info.http_requests == info.http_probe_requests;
+  c.opened = info.syn_ts ? info.syn_ts : info.preface_start_ts;
+  c.closed = info.closed_ts;
+  c.client_zero_windows = info.client_zero_windows;
+  c.client_closed_first = info.first_close == Direction::ClientToServer;
+  c.server_closed_first = info.first_close == Direction::ServerToClient;
+  return c;
+}
+
+// Frames whose keys were there: the ones that did not open were damaged on the way.
+bool keys_known(const CaptureConnection& info) {
+  return info.decryption == DecryptionState::Ok || info.decryption == DecryptionState::Authentication;
+}
+
+}  // namespace
+
+Observations observe_capture(const CaptureAnalysis& analysis) {
+  Observations o;
+  o.capture = true;
+  o.capture_file = analysis.file;
+  for (const auto& ca : analysis.connections) {
+    o.connections.push_back(connection_of(ca.info));
+    if (keys_known(ca.info)) {
+      o.frames += ca.info.frames;
+      o.frames_refused += ca.info.frames - std::min(ca.info.frames, ca.info.frames_opened);
+    } else if (ca.info.frames > 0) {
+      o.warnings.push_back(ca.info.name + ": frames not decrypted (" + decryption_text(ca.info) + ")");
+    }
+    for (std::size_t i = 0; i < ca.streams.size(); ++i) {
+      ObservedRequest q;
+      q.connection = o.connections.size() - 1;
+      q.index = o.requests.size();
+      q.result = ca.streams[i];
+      q.result.text = CaptureAnalysis::text(ca, i);
+      o.requests.push_back(std::move(q));
+    }
+  }
+  for (const auto& w : analysis.warnings) o.warnings.push_back(w);
+  return o;
+}
+
+void merge_observations(Observations& into, Observations more) {
+  std::size_t connections = into.connections.size(), requests = into.requests.size();
+  into.live |= more.live;
+  into.capture |= more.capture;
+  if (into.target.empty()) into.target = more.target;
+  if (into.baseline.empty()) into.baseline = more.baseline;
+  if (into.capture_file.empty()) into.capture_file = more.capture_file;
+  for (auto& c : more.connections) into.connections.push_back(std::move(c));
+  for (auto& q : more.requests) {
+    q.connection += connections;
+    into.requests.push_back(std::move(q));
+  }
+  for (auto& p : more.utf8_pairs) {
+    if (p.baseline) *p.baseline += requests;
+    if (p.candidate) *p.candidate += requests;
+    into.utf8_pairs.push_back(p);
+  }
+  into.frames += more.frames;
+  into.frames_refused += more.frames_refused;
+  if (!into.system.probed) into.system = std::move(more.system);
+  for (auto& w : more.warnings) into.warnings.push_back(std::move(w));
+}
+
+}  // namespace anthro
