@@ -1,6 +1,5 @@
 #include "capture_inspector.h"
 
-#include <QCoreApplication>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,9 +18,12 @@
 #include "connections_model.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
+#include "gui_thread.h"
 #include "hex_view.h"
 #include "latency_charts.h"
+#include "request_point.h"
 #include "retranslator.h"
+#include "worker.h"
 
 namespace anthro::widgets {
 
@@ -79,7 +81,8 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       hex_(new HexView(this)),
       lower_tabs_(new QTabWidget(this)),
       charts_(new LatencyCharts(this)),
-      poll_timer_(new QTimer(this)) {
+      poll_timer_(new QTimer(this)),
+      inbox_(std::make_shared<Inbox>(this)) {
   filter_->setClearButtonEnabled(true);
   progress_->setRange(0, 1000);
   progress_->setMaximumWidth(220);
@@ -175,16 +178,11 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   connect(hex_, &HexView::byteClicked, this, &CaptureInspector::selectFieldAt);
 }
 
-CaptureInspector::~CaptureInspector() {
-  cancel_ = true;
-  filter_cancel_ = true;
-  if (loader_.joinable()) loader_.join();
-  if (filter_thread_.joinable()) filter_thread_.join();
-}
+CaptureInspector::~CaptureInspector() { inbox_->close(); }  // the workers stop and are joined off this thread
 
 void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) {
-  cancelLoading();
-  if (loader_.joinable()) loader_.join();
+  loader_.reset();  // the previous load stops; its result is never shown
+  stopFilter();
   path_ = path;
   keys_ = keys;
   auto index = CaptureIndex::create();
@@ -198,49 +196,50 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   connections_->setConnections({});
   detail_->clear();
   hex_->clear();
-  cancel_ = false;
-  load_done_ = false;
-  done_bytes_ = 0;
-  total_bytes_ = 0;
+  load_progress_ = std::make_shared<LoadProgress>();
   progress_->setValue(0);
   progress_->show();
   cancel_button_->show();
   status_->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
-  loader_ = std::thread([this, index = index_, file = path.toStdString(), keys] {
-    load_result_ = index->load(file, keys, [this](std::uint64_t done, std::uint64_t total) {
-      done_bytes_ = done;
-      total_bytes_ = total;
-      return !cancel_.load();
+  loader_ = std::make_unique<Worker>([this, inbox = inbox_, index = index_, progress = load_progress_,
+                                      file = path.toStdString(), keys](const std::atomic<bool>& stop) {
+    auto result = index->load(file, keys, [&](std::uint64_t done, std::uint64_t total) {
+      progress->done = done;
+      progress->total = total;
+      return !stop.load();
     });
-    load_done_.store(true, std::memory_order_release);
+    inbox->post([this, index, result] {
+      if (index == index_) finishLoading(result);  // else a later open() replaced this load
+    });
   });
   poll_timer_->start();
 }
 
-void CaptureInspector::cancelLoading() { cancel_ = true; }
+void CaptureInspector::cancelLoading() {
+  if (loader_) loader_->stop();
+}
 
 void CaptureInspector::poll() {
   if (!index_) return;
   frames_->poll();  // a filtered view takes no rows; loading's end matches them against the filter
-  if (total_bytes_ > 0)
-    progress_->setValue(static_cast<int>(1000.0 * static_cast<double>(done_bytes_) / static_cast<double>(total_bytes_)));
+  const std::uint64_t done = load_progress_->done, total = load_progress_->total;
+  if (total > 0) progress_->setValue(static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)));
   progress_->setFormat(tr("%1 frames").arg(index_->frame_count()));
   if (++polls_ % 10 == 0) connections_->setConnections(index_->connections());
   if (frames_->rowCount() > 0 && !frame_view_->currentIndex().isValid()) selectFrame(frames_->frameAt(0));
-  if (load_done_.load(std::memory_order_acquire)) finishLoading();
 }
 
-void CaptureInspector::finishLoading() {
+void CaptureInspector::finishLoading(const Result<bool>& result) {
   poll_timer_->stop();
-  loader_.join();
-  frames_->poll();
+  loader_.reset();
+  poll();  // the rows, progress and selection as the load left them
   connections_->setConnections(index_->connections());
   if (connections_->rowCount() > 0) connection_view_->selectRow(0);
   progress_->hide();
   cancel_button_->hide();
   const QString name = QFileInfo(path_).fileName();
   QString text;
-  bool ok = static_cast<bool>(load_result_);
+  bool ok = static_cast<bool>(result);
   if (ok) {
     std::size_t opened = 0;
     for (const auto& c : index_->connections()) opened += c.decryption == DecryptionState::Ok;
@@ -252,7 +251,7 @@ void CaptureInspector::finishLoading() {
     if (auto a = index_->analysis())
       for (const auto& w : a->warnings) emit message(QString::fromStdString(w));
   } else {
-    text = QString::fromStdString(load_result_.error().detail);
+    text = QString::fromStdString(result.error().detail);
   }
   status_->setText(text);
   fillCharts();
@@ -279,14 +278,8 @@ void CaptureInspector::fillCharts() {
       if (connections[i].name == c.info.name && connections[i].first_packet == c.info.first_packet)
         conn = static_cast<std::uint32_t>(i);
     for (const auto& s : c.streams) {
-      RequestPoint p;
-      p.t_s = s.timeline.request_written - first;
-      p.ttft_ms = s.figures.ttft_ms;
-      p.tokens_per_s = s.figures.tokens_per_s;
-      p.itl_ms = s.figures.itl_ms;
-      p.request = static_cast<int>(chart_streams_.size());
+      points.push_back(request_point(s, s.timeline.request_written - first, static_cast<int>(chart_streams_.size())));
       chart_streams_.emplace_back(conn, s.stream_id);
-      points.push_back(std::move(p));
     }
   }
   charts_->addPoints(0, points);
@@ -313,6 +306,7 @@ void CaptureInspector::applyFilter(const QString& text) {
   filter_->setStyleSheet({});
   active_filter_ = filter.empty() ? QString() : text;
   if (filter.empty()) {
+    stopFilter();
     frames_->setSelection(std::nullopt);
     frames_->poll();
     status_->setText(tr("%1 frames").arg(index_->frame_count()));
@@ -322,25 +316,30 @@ void CaptureInspector::applyFilter(const QString& text) {
 }
 
 void CaptureInspector::runFilter(FrameFilter filter) {
-  filter_cancel_ = true;
-  if (filter_thread_.joinable()) filter_thread_.join();
-  filter_cancel_ = false;
+  stopFilter();
   status_->setText(tr("Filtering…"));
-  QPointer<CaptureInspector> self(this);
-  filter_thread_ = std::thread([this, self, filter = std::move(filter), index = index_] {
-    auto rows = index->select(filter, &filter_cancel_);
-    if (filter_cancel_) return;
-    QMetaObject::invokeMethod(
-        QCoreApplication::instance(),
-        [self, rows = std::move(rows)]() mutable {
-          if (!self) return;
-          if (self->filter_thread_.joinable()) self->filter_thread_.join();
-          const std::size_t n = rows.size();
-          self->frames_->setSelection(std::move(rows));
-          self->status_->setText(tr("%1 of %2 frames").arg(n).arg(self->index_->frame_count()));
-        },
-        Qt::QueuedConnection);
+  filter_worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = filter_run_, filter = std::move(filter),
+                                             index = index_](const std::atomic<bool>& stop) {
+    auto rows = index->select(filter, &stop);
+    if (stop) return;
+    inbox->post([this, run, rows = std::move(rows)]() mutable {
+      if (run == filter_run_) showFiltered(std::move(rows));
+    });
   });
+}
+
+void CaptureInspector::showFiltered(std::vector<std::uint32_t> rows) {
+  filter_worker_.reset();
+  const std::size_t n = rows.size();
+  frames_->setSelection(std::move(rows));
+  status_->setText(tr("%1 of %2 frames").arg(n).arg(index_->frame_count()));
+}
+
+// The filter under way stops, and its rows are never shown: they would replace what a later
+// filter, a cleared filter or another capture shows.
+void CaptureInspector::stopFilter() {
+  filter_worker_.reset();
+  ++filter_run_;
 }
 
 void CaptureInspector::selectFrame(std::size_t frame) {

@@ -1,14 +1,14 @@
 // One capture file in the workbench: the frame list (filterable), the selected frame's fields
 // and bytes, the connections with their decryption status, loading with progress and Cancel.
-// The index is built on a worker thread; the UI thread only polls it, so it never blocks on
-// file I/O or decryption.
+// The index is built on a worker thread; the UI thread polls it for the growing frame list and
+// the progress bar, and gets the load's result posted, so it never blocks on file I/O or
+// decryption.
 #pragma once
 
-#include <QPointer>
 #include <QWidget>
 #include <atomic>
 #include <memory>
-#include <thread>
+#include <vector>
 
 #include "capture/capture_index.h"
 
@@ -27,7 +27,9 @@ class ConnectionsModel;
 class FrameDetailView;
 class FrameTableModel;
 class HexView;
+class Inbox;
 class LatencyCharts;
+class Worker;
 
 class CaptureInspector : public QWidget {
   Q_OBJECT
@@ -40,12 +42,12 @@ class CaptureInspector : public QWidget {
   void open(const QString& path, const CaptureKeySources& keys);
   QString path() const { return path_; }
   const CaptureKeySources& keys() const { return keys_; }
-  bool loading() const { return loader_.joinable(); }
+  bool loading() const { return loader_ != nullptr; }
   void cancelLoading();
 
   // "conn:2 stream:7 type:STREAM_TOKEN some text": every part optional. Empty shows all.
   void applyFilter(const QString& filter);
-  bool filtering() const { return filter_thread_.joinable(); }
+  bool filtering() const { return filter_worker_ != nullptr; }
   void selectFrame(std::size_t frame);
 
   std::shared_ptr<const CaptureIndex> index() const { return index_; }
@@ -64,21 +66,27 @@ class CaptureInspector : public QWidget {
   void message(const QString& text);  // for the log panel
 
  private:
+  // A load's byte counts, for the progress bar; each load has its own.
+  struct LoadProgress {
+    std::atomic<std::uint64_t> done{0}, total{0};
+  };
+
   void poll();
-  void finishLoading();
+  void finishLoading(const Result<bool>& result);
   void showCurrentFrame();
   void selectFieldAt(qsizetype offset);
   void runFilter(FrameFilter filter);
+  void showFiltered(std::vector<std::uint32_t> rows);
+  void stopFilter();
   void fillCharts();
   void showStream(int request);
 
   QString path_;
   CaptureKeySources keys_;
   std::shared_ptr<CaptureIndex> index_;
-  std::thread loader_, filter_thread_;
-  std::atomic<bool> cancel_{false}, filter_cancel_{false}, load_done_{false};
-  std::atomic<std::uint64_t> done_bytes_{0}, total_bytes_{0};
-  Result<bool> load_result_{true};
+  std::unique_ptr<Worker> loader_, filter_worker_;  // the current load and filter, until their results are shown
+  std::shared_ptr<LoadProgress> load_progress_;
+  int filter_run_ = 0;  // numbers the filters, so only the last one's rows are shown
   QString active_filter_;
 
   FrameTableModel* frames_;
@@ -97,6 +105,7 @@ class CaptureInspector : public QWidget {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> chart_streams_;  // request id -> (connection, stream)
   QTimer* poll_timer_;
   int polls_ = 0;
+  std::shared_ptr<Inbox> inbox_;
 };
 
 // Parses the filter syntax of CaptureInspector::applyFilter; false with `error` set when a

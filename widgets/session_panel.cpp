@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -18,39 +17,21 @@
 #include <QTemporaryDir>
 #include <QVBoxLayout>
 
-#include "capture/live_capture.h"
+#include "gui_thread.h"
 #include "latency_charts.h"
+#include "request_point.h"
 #include "retranslator.h"
 #include "session/bench.h"
 #include "session/live_session.h"
 #include "session/target.h"
+#include "worker.h"
 
 namespace anthro::widgets {
 namespace {
 
 constexpr int kMaxRecentTargets = 10;
 
-RequestPoint point_of(const RequestResult& r, double t_s, int request) {
-  RequestPoint p;
-  p.t_s = t_s;
-  p.ttft_ms = r.figures.ttft_ms;
-  p.tokens_per_s = r.figures.tokens_per_s;
-  p.itl_ms = r.figures.itl_ms;
-  p.request = request;
-  return p;
-}
-
 QString ms(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 1) + " ms" : QStringLiteral("–"); }
-
-// Runs `f` on the UI thread if `target` still exists.
-template <class F>
-void post(QObject* target, F f) {
-  QMetaObject::invokeMethod(
-      target, [p = QPointer<QObject>(target), f = std::move(f)]() mutable {
-        if (p) f();
-      },
-      Qt::QueuedConnection);
-}
 
 }  // namespace
 
@@ -76,7 +57,8 @@ SessionPanel::SessionPanel(QWidget* parent)
       series_(new QComboBox(this)),
       load_button_(new QPushButton(this)),
       load_status_(new QLabel(this)),
-      charts_(new LatencyCharts(this)) {
+      charts_(new LatencyCharts(this)),
+      inbox_(std::make_shared<Inbox>(this)) {
   target_->setEditable(true);
   target_->setInsertPolicy(QComboBox::NoInsert);
   target_->setMinimumContentsLength(40);
@@ -215,11 +197,10 @@ SessionPanel::SessionPanel(QWidget* parent)
 }
 
 SessionPanel::~SessionPanel() {
-  session_.reset();  // cancels and joins
-  capture_stop_ = true;
-  load_stop_ = true;  // requests in flight finish; no new one starts
-  if (capture_thread_.joinable()) capture_thread_.join();
-  if (load_thread_.joinable()) load_thread_.join();
+  inbox_->close();
+  // The session cancels and the workers stop (a load's requests in flight finish) on the
+  // reaper thread, not this one.
+  reap([session = std::shared_ptr<LiveSession>(std::move(session_))] {});
 }
 
 void SessionPanel::setEmbeddedTargets(const QString& anthro, const QString& lab, const QString& https_messages,
@@ -238,7 +219,7 @@ void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text);
 void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }
 void SessionPanel::setCaptureTraffic(bool on) { capture_->setChecked(on); }
 QString SessionPanel::answer() const { return answer_->toPlainText(); }
-bool SessionPanel::running() const { return pending_start_ || (session_ && !session_->finished()); }
+bool SessionPanel::running() const { return state_ != State::Idle; }
 
 QStringList SessionPanel::recentTargets() const { return QSettings().value("session/recentTargets").toStringList(); }
 
@@ -287,64 +268,80 @@ bool SessionPanel::send() {
   results_.clear();
   rememberTarget(target());
 
-  if (!capture_->isChecked()) return startSession(std::move(c));
-
-  // The capture must be listening before the first byte is sent: the session starts when it is
-  // ready, or without it when it cannot start (the reason goes to the log).
-  QTemporaryDir dir(QDir::tempPath() + "/anthro-session-XXXXXX");
-  dir.setAutoRemove(false);
-  capture_path_ = dir.filePath("session.pcapng");
-  capture_keylog_ = dir.filePath("keys.log");
-  c.keylog_path = capture_keylog_.toStdString();
-  LiveCaptureConfig lc;
-  lc.interface = "lo";
-  lc.filter = "tcp port " + std::to_string(parsed->port);
-  lc.output = capture_path_.toStdString();
-  lc.keylog_path = c.keylog_path;
-  capture_stop_ = false;
-  if (capture_thread_.joinable()) capture_thread_.join();
-  pending_start_ = true;
-  updateButtons();
-  capture_thread_ = std::thread([this, lc, c] {
-    auto stats = run_live_capture(lc, capture_stop_, [this, c] {
-      post(this, [this, c] {
-        emit message(tr("Capturing on lo…"));
-        startSession(c);
-      });
-    });
-    post(this, [this, stats, c] {
-      if (!stats) emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
-      if (pending_start_) startSession(c);  // never got ready: go on without a capture
-      else if (stats) emit captureReady(capture_path_);
-    });
-  });
+  if (!capture_->isChecked()) return startSession(std::move(c), {});
+  startCapture(std::move(c), parsed->port);
   return true;
 }
 
-bool SessionPanel::startSession(SessionConfig c) {
-  pending_start_ = false;
+// The capture must be listening before the first byte is sent: the session starts when it is
+// ready, or without it when it cannot start (the reason goes to the log). Each capture has its
+// own directory, file and stop flag, and opens only once the previous one has written its file,
+// so one capture never holds another session's packets.
+void SessionPanel::startCapture(SessionConfig c, std::uint16_t port) {
+  QTemporaryDir dir(QDir::tempPath() + "/anthro-session-XXXXXX");
+  dir.setAutoRemove(false);
+  const QString path = dir.filePath("session.pcapng");
+  c.keylog_path = dir.filePath("keys.log").toStdString();
+  LiveCaptureConfig lc;
+  lc.interface = "lo";
+  lc.filter = "tcp port " + std::to_string(port);
+  lc.output = path.toStdString();
+  lc.keylog_path = c.keylog_path;
+  const int run = ++capture_run_;
+  auto previous = capture_worker_ ? capture_worker_->finished() : std::shared_future<void>();
+  state_ = State::StartingCapture;
+  updateButtons();
+  capture_worker_ = std::make_unique<Worker>([this, inbox = inbox_, lc, c, path, run,
+                                              previous](const std::atomic<bool>& stop) {
+    if (previous.valid()) previous.wait();
+    auto stats = run_live_capture(lc, stop, [&] {
+      inbox->post([this, c, path, run] { onCaptureListening(run, c, path); });
+    });
+    inbox->post([this, c, path, run, stats] { onCaptureEnded(run, c, path, stats); });
+  });
+}
+
+void SessionPanel::onCaptureListening(int run, const SessionConfig& c, const QString& path) {
+  if (run != capture_run_ || state_ != State::StartingCapture) return;  // cancelled meanwhile
+  emit message(tr("Capturing on lo…"));
+  startSession(c, path);
+}
+
+void SessionPanel::onCaptureEnded(int run, const SessionConfig& c, const QString& path,
+                                  const Result<LiveCaptureStats>& stats) {
+  if (!stats) emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
+  if (run == capture_run_ && state_ == State::StartingCapture) startSession(c, {});  // never got ready: go on without it
+  else if (stats) emit captureReady(path);
+}
+
+bool SessionPanel::startSession(SessionConfig c, const QString& capture_path) {
   LiveSessionEvents events;
-  events.on_text = [this](std::uint32_t, std::string_view text) {
-    post(this, [this, t = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))] { onText(t); });
+  events.on_text = [this, inbox = inbox_](std::uint32_t, std::string_view text) {
+    inbox->post([this, t = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))] { onText(t); });
   };
-  events.on_request_done = [this](const RequestResult& r) { post(this, [this, r] { onRequestDone(r); }); };
-  events.on_finished = [this](const SessionResult& r) { post(this, [this, r] { onFinished(r); }); };
+  events.on_request_done = [this, inbox = inbox_](const RequestResult& r) { inbox->post([this, r] { onRequestDone(r); }); };
+  events.on_finished = [this, inbox = inbox_](const SessionResult& r) { inbox->post([this, r] { onFinished(r); }); };
   auto started = LiveSession::start(std::move(c), std::move(events));
   if (!started) {
     emit message(QString::fromStdString(started.error().detail));
+    state_ = State::Idle;
     stopCapture();
     updateButtons();
     emit sessionFinished(false);
     return false;
   }
+  // The previous session has finished; its thread is joined off this one all the same.
+  reap([previous = std::shared_ptr<LiveSession>(std::move(session_))] {});
   session_ = std::move(*started);
+  session_capture_ = capture_path;
+  state_ = State::Running;
   updateButtons();
   return true;
 }
 
 void SessionPanel::cancel() {
-  if (pending_start_) {  // the capture is still starting: nothing was sent
-    pending_start_ = false;
+  if (state_ == State::StartingCapture) {  // nothing was sent yet
+    state_ = State::Idle;
     stopCapture();
     updateButtons();
     emit sessionFinished(false);
@@ -362,8 +359,8 @@ void SessionPanel::onRequestDone(const RequestResult& r) {
   results_.push_back(r);
   if (series_start_ < 0) series_start_ = r.timeline.request_written;
   // Session requests are numbered from 0 on the charts, load requests below 0.
-  plotted_.push_back({capture_->isChecked() ? capture_path_ : QString(), r.stream_id});
-  charts_->addPoints(0, {point_of(r, r.timeline.request_written - series_start_, static_cast<int>(plotted_.size() - 1))});
+  plotted_.push_back({session_capture_, r.stream_id});
+  charts_->addPoints(0, {request_point(r, r.timeline.request_written - series_start_, static_cast<int>(plotted_.size() - 1))});
   QString stop = r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
                                : QString::fromStdString(r.error.value_or("no RESPONSE"));
   figures_->setText(tr("stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6")
@@ -376,13 +373,14 @@ void SessionPanel::onRequestDone(const RequestResult& r) {
 
 void SessionPanel::onFinished(const SessionResult& result) {
   if (result.error) emit message(tr("Session: %1").arg(QString::fromStdString(*result.error)));
+  state_ = State::Idle;
   stopCapture();
   updateButtons();
   emit sessionFinished(!result.error);
 }
 
 void SessionPanel::stopCapture() {
-  capture_stop_ = true;  // the capture thread writes the file and reports captureReady
+  if (capture_worker_) capture_worker_->stop();  // it writes the file and reports captureReady
 }
 
 void SessionPanel::updateButtons() {
@@ -395,7 +393,7 @@ void SessionPanel::setLoadSeries(int series) { series_->setCurrentIndex(series);
 
 void SessionPanel::stopLoad() {
   if (!loadRunning()) return;
-  load_stop_ = true;  // requests in flight finish, then the results are plotted as usual
+  load_->stop();  // requests in flight finish, then the results are plotted as usual
   load_button_->setEnabled(false);
   load_status_->setText(tr("Stopping: waiting for the requests in flight…"));
 }
@@ -414,39 +412,40 @@ void SessionPanel::runLoad() {
     return;
   }
   b.requests = static_cast<std::uint64_t>(requests_->value());
-  load_stop_ = false;
-  b.stop = &load_stop_;
   const int series = series_->currentIndex();
-  b.on_progress = [this](const std::string& line) {
-    post(this, [this, l = QString::fromStdString(line)] { load_status_->setText(l); });
-  };
   rememberTarget(target());
   load_button_->setText(tr("Stop load"));
   load_status_->setText(tr("Running…"));
-  load_thread_ = std::thread([this, b, series] {
+  load_ = std::make_unique<Worker>([this, inbox = inbox_, b, series](const std::atomic<bool>& stop) mutable {
+    b.stop = &stop;
+    b.on_progress = [this, inbox](const std::string& line) {
+      inbox->post([this, l = QString::fromStdString(line)] { load_status_->setText(l); });
+    };
     auto result = run_bench(b);
-    post(this, [this, result, series] {
-      load_thread_.join();
-      load_button_->setEnabled(true);
-      load_button_->setText(tr("Run load"));
-      if (!result) {
-        load_status_->setText(QString::fromStdString(result.error().detail));
-        emit message(load_status_->text());
-        emit loadFinished(false);
-        return;
-      }
-      std::vector<RequestPoint> points;
-      for (const auto& rec : result->records)
-        points.push_back(point_of(rec.result, rec.start_s, -1 - static_cast<int>(rec.index)));
-      charts_->addPoints(series, points);
-      load_status_->setText(tr("%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms")
-                                .arg(result->requests)
-                                .arg(result->tokens_per_s, 0, 'f', 0)
-                                .arg(result->ttft_ms.p50, 0, 'f', 1)
-                                .arg(result->ttft_ms.p99, 0, 'f', 1));
-      emit loadFinished(true);
-    });
+    inbox->post([this, result, series] { onLoadDone(result, series); });
   });
+}
+
+void SessionPanel::onLoadDone(const Result<BenchResult>& result, int series) {
+  load_.reset();
+  load_button_->setEnabled(true);
+  load_button_->setText(tr("Run load"));
+  if (!result) {
+    load_status_->setText(QString::fromStdString(result.error().detail));
+    emit message(load_status_->text());
+    emit loadFinished(false);
+    return;
+  }
+  std::vector<RequestPoint> points;
+  for (const auto& rec : result->records)
+    points.push_back(request_point(rec.result, rec.start_s, -1 - static_cast<int>(rec.index)));
+  charts_->addPoints(series, points);
+  load_status_->setText(tr("%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms")
+                            .arg(result->requests)
+                            .arg(result->tokens_per_s, 0, 'f', 0)
+                            .arg(result->ttft_ms.p50, 0, 'f', 1)
+                            .arg(result->ttft_ms.p99, 0, 'f', 1));
+  emit loadFinished(true);
 }
 
 }  // namespace anthro::widgets

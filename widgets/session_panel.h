@@ -1,14 +1,13 @@
 // The live session page: a target, a request composer, the answer as it streams, Cancel (a
 // real CANCEL frame on anthro-v1), a load panel driving core's bench, the latency charts, and
-// optionally a capture of the session's own traffic for the inspector. Sessions and loads run
-// on core's threads; their events come back to the UI thread queued.
+// optionally a capture of the session's own traffic for the inspector. Sessions, loads and
+// captures run on threads of their own; their results come back through an Inbox.
 #pragma once
 
 #include <QWidget>
-#include <atomic>
 #include <memory>
-#include <thread>
 
+#include "capture/live_capture.h"
 #include "session/session.h"
 
 class QCheckBox;
@@ -22,11 +21,14 @@ class QDoubleSpinBox;
 
 namespace anthro {
 class LiveSession;
+struct BenchResult;
 }
 
 namespace anthro::widgets {
 
+class Inbox;
 class LatencyCharts;
+class Worker;
 
 class SessionPanel : public QWidget {
   Q_OBJECT
@@ -52,7 +54,7 @@ class SessionPanel : public QWidget {
   void runLoad();
   void setLoadSeries(int series);  // 0 baseline, 1 candidate
   void stopLoad();                 // no new request starts; what finished is plotted
-  bool loadRunning() const { return load_thread_.joinable(); }
+  bool loadRunning() const { return load_ != nullptr; }
 
   QString answer() const;
   LatencyCharts* charts() const { return charts_; }
@@ -70,11 +72,17 @@ class SessionPanel : public QWidget {
   void streamClicked(const QString& capture, std::uint32_t stream_id);
 
  private:
+  enum class State { Idle, StartingCapture, Running };
+
   SessionConfig config() const;
-  bool startSession(SessionConfig c);
+  void startCapture(SessionConfig c, std::uint16_t port);
+  void onCaptureListening(int run, const SessionConfig& c, const QString& path);
+  void onCaptureEnded(int run, const SessionConfig& c, const QString& path, const Result<LiveCaptureStats>& stats);
+  bool startSession(SessionConfig c, const QString& capture_path);
   void onText(const QString& text);
   void onRequestDone(const RequestResult& r);
   void onFinished(const SessionResult& result);
+  void onLoadDone(const Result<BenchResult>& result, int series);
   void updateButtons();
   void rememberTarget(const QString& url);
   void stopCapture();
@@ -101,15 +109,17 @@ class SessionPanel : public QWidget {
   QLabel* load_status_;
   LatencyCharts* charts_;
 
+  std::shared_ptr<Inbox> inbox_;
+  State state_ = State::Idle;
   std::unique_ptr<LiveSession> session_;
+  QString session_capture_;  // the file capturing the session under way, or empty
   std::vector<RequestResult> results_;
   double series_start_ = -1;  // monotonic seconds of the first request plotted
   std::vector<std::pair<QString, std::uint32_t>> plotted_;  // chart request id -> (capture, stream)
-  std::thread load_thread_;
-  std::thread capture_thread_;
-  std::atomic<bool> capture_stop_{false}, load_stop_{false};
-  QString capture_path_, capture_keylog_;
-  bool pending_start_ = false;  // waiting for the capture to listen before sending
+  std::unique_ptr<Worker> load_;
+  // The last capture started; it may still be writing its file when the next one starts.
+  std::unique_ptr<Worker> capture_worker_;
+  int capture_run_ = 0;  // numbers the captures, to tell the current one's reports from older ones'
 };
 
 }  // namespace anthro::widgets

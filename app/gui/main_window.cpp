@@ -123,7 +123,8 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
-  // Pages that run sessions or loads stop before the endpoint they talk to.
+  // Pages tell their sessions and loads to stop before the endpoint they talk to stops; the
+  // endpoint tells the connections still open why they end.
   delete tabs_;
   tabs_ = nullptr;
   if (endpoint_) endpoint_->stop();

@@ -9,7 +9,12 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeWidget>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include <qcustomplot.h>
 
@@ -39,6 +44,63 @@ std::uint64_t rss_bytes() {
   for (std::string line; std::getline(status, line);)
     if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
   return 0;
+}
+
+// The event loop's heartbeat: the worst gap between 10 ms ticks, and a watchdog thread that
+// fails the test when the loop is stuck, since a blocked UI thread cannot fail it itself.
+class LoopWatch {
+ public:
+  explicit LoopWatch(int stuck_ms = 10000) {
+    clock_.start();
+    timer_.setInterval(10);
+    QObject::connect(&timer_, &QTimer::timeout, [this] {
+      const qint64 now = clock_.elapsed();
+      worst_gap_ = std::max(worst_gap_, now - last_);
+      last_ = now;
+      beat_ = now;
+    });
+    timer_.start();
+    watchdog_ = std::thread([this, stuck_ms] {
+      std::unique_lock lock(mutex_);
+      while (!done_) {
+        wake_.wait_for(lock, std::chrono::milliseconds(100));
+        if (!done_ && clock_.elapsed() - beat_ > stuck_ms)
+          qFatal("the event loop has been blocked for over %d ms", stuck_ms);
+      }
+    });
+  }
+  ~LoopWatch() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    watchdog_.join();
+  }
+  qint64 worstGap() const { return worst_gap_; }
+
+ private:
+  QElapsedTimer clock_;
+  QTimer timer_;
+  qint64 last_ = 0, worst_gap_ = 0;
+  std::atomic<qint64> beat_{0};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread watchdog_;
+};
+
+QPushButton* send_button(SessionPanel* panel) {
+  for (auto* b : panel->findChildren<QPushButton*>())
+    if (b->text() == "Send") return b;
+  return nullptr;
+}
+
+CaptureInspector* inspector_of(gui::MainWindow& window, const QString& path) {
+  for (int i = 0; i < window.tabs()->count(); ++i)
+    if (auto* inspector = qobject_cast<CaptureInspector*>(window.tabs()->widget(i)); inspector && inspector->path() == path)
+      return inspector;
+  return nullptr;
 }
 
 bool wait_loaded(CaptureInspector* inspector, int timeout_ms) {
@@ -132,6 +194,20 @@ class TestMainWindow : public QObject {
     inspector->applyFilter("conn:x");  // refused inline, the list stays
     QCOMPARE(inspector->frames()->rowCount(), 1);
     inspector->applyFilter("");
+    QCOMPARE(inspector->frames()->rowCount(), 6);
+  }
+
+  // Clearing the filter while a filter runs: the list shows every frame, also once that
+  // filter's rows arrive.
+  void clearingTheFilterDropsTheFilterUnderWay() {
+    gui::MainWindow window;
+    CaptureInspector* inspector = window.openCapture(QString::fromStdString(vectors_path("lab-conversation.pcap")),
+                                                     {QString::fromStdString(vectors_path("lab-conversation.keylog"))});
+    QVERIFY(wait_loaded(inspector, 10000));
+    inspector->applyFilter("type:STREAM_TOKEN");
+    inspector->applyFilter("");
+    QCOMPARE(inspector->frames()->rowCount(), 6);
+    QTest::qWait(300);
     QCOMPARE(inspector->frames()->rowCount(), 6);
   }
 
@@ -234,6 +310,50 @@ class TestMainWindow : public QObject {
     QTRY_COMPARE(inspector->frames()->rowCount(), int(panel->results()[1].figures.tokens + 2));
     for (int row = 0; row < inspector->frames()->rowCount(); ++row)
       QCOMPARE(inspector->frames()->data(inspector->frames()->index(row, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), stream);
+  }
+
+  // Send clicked the moment a captured session ends, while its capture is still writing the
+  // file: the window stays responsive, the second session runs, and each capture opens whole.
+  void sendRightAfterACapturedSessionEnds() {
+    gui::MainWindow window;
+    window.show();
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro"));
+    panel->setRepeat(2);
+    panel->setCaptureTraffic(true);
+    QPushButton* send = send_button(panel);
+    QVERIFY(send);
+    QSignalSpy ready(panel, &SessionPanel::captureReady);
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    int sessions_ended = 0;
+    bool clicked_enabled = false;
+    connect(panel, &SessionPanel::sessionFinished, panel, [&] {
+      if (++sessions_ended != 1) return;
+      clicked_enabled = send->isEnabled();
+      QTest::mouseClick(send, Qt::LeftButton);
+    });
+    LoopWatch loop;
+    QVERIFY(panel->send());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 30000);
+    QVERIFY(clicked_enabled);
+    if (ready.size() < 2) QTRY_COMPARE_WITH_TIMEOUT(ready.size(), 2, 15000);
+    if (window.logText().contains("permission", Qt::CaseInsensitive)) QSKIP("no permission to capture on lo here");
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QCOMPARE(finished.at(1).at(0).toBool(), true);
+    const QString first = ready.at(0).at(0).toString(), second = ready.at(1).at(0).toString();
+    QVERIFY2(first != second, qPrintable(first));
+    for (const QString& path : {first, second}) {
+      CaptureInspector* inspector = inspector_of(window, path);
+      QVERIFY2(inspector, qPrintable(path));
+      QVERIFY(wait_loaded(inspector, 20000));
+      const auto& conns = inspector->connections()->connections();
+      QCOMPARE(conns.size(), std::size_t{1});
+      QCOMPARE(conns[0].decryption, std::string("ok"));
+      QCOMPARE(inspector->index()->analysis()->connections.at(0).streams.size(), std::size_t{2});
+    }
+    QTest::qWait(300);  // no stray session starts later
+    QCOMPARE(finished.size(), 2);
+    QVERIFY2(loop.worstGap() <= 250, qPrintable(QString("event loop blocked for %1 ms").arg(loop.worstGap())));
   }
 
   void aLoadCanBeStopped() {
