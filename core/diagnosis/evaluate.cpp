@@ -331,11 +331,18 @@ void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult
     if (s.probe != item.id && s.probe != "cancel-latency") continue;
     if (!s.timeline.cancel_written) continue;
     if (s.end != RequestEnd::Response) continue;  // cut or refused: says nothing about cancel handling
-    ++n;
     std::optional<double> ms = s.figures.cancel_latency_ms;
-    if (!ms || *ms > limit_ms) {
+    if (!ms) {
+      // Not cancelled: ignored, if the stream went on past the limit; else it may just have
+      // been ending anyway, which says nothing either way.
+      double after_ms = (*s.timeline.end - *s.timeline.cancel_written) * 1000;
+      if (after_ms <= limit_ms) continue;
+      ms = after_ms;
+    }
+    ++n;
+    if (*ms > limit_ms) {
       ++unanswered;
-      refs.push_back(ref_of(o, i, limit_ms));
+      refs.push_back(ref_of(o, i, *ms));
       continue;
     }
     latencies.push_back(*ms);

@@ -76,10 +76,11 @@ class Bench {
 
   // Takes an open connection from the pool, or opens one.
   awaitable<std::optional<Link>> connection(std::uint64_t index) {
-    if (!idle_pool_.empty()) {
+    while (!idle_pool_.empty()) {
       Link link = idle_pool_.back();
       idle_pool_.pop_back();
-      co_return link;
+      if (link.client->idle_and_open()) co_return link;
+      drop(link);  // the server closed it while it waited in the pool
     }
     auto c = std::make_shared<SessionClient>(config_.session, target_, tls_);
     Link link{c, static_cast<unsigned>(result_.connection_log.size())};
@@ -109,34 +110,49 @@ class Bench {
     result_.connection_log[link.id].closed = now_s();
   }
 
-  RequestOptions options_for(std::uint64_t index, BenchRecord& rec) {
+  RequestOptions options_for(std::uint64_t index, bool& cancel_requested) {
     RequestOptions options = config_.plan ? config_.plan(index) : RequestOptions{};
     if (options.metadata_json) return options;  // a probe asks exactly what it needs
     if (config_.session.cancel_after_tokens) options.cancel_after_tokens = config_.session.cancel_after_tokens;
     if (config_.cancel_rate > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < config_.cancel_rate) {
       options.cancel_after_tokens = 5;
-      rec.cancel_requested = true;
+      cancel_requested = true;
     }
     return options;
+  }
+
+  // A reused connection that the server closed just as the request went out: nothing came
+  // back, so the server never answered it. Clients retry such a request on a new connection.
+  static bool stale(const RequestResult& r, std::uint64_t earlier_requests) {
+    bool cut = r.end == RequestEnd::ConnectionClosed || r.end == RequestEnd::SendFailed;
+    return earlier_requests > 0 && cut && !r.timeline.first_byte;
   }
 
   awaitable<void> one_request() {
     std::uint64_t index = issued_++;  // taken before any wait, so workers never overshoot
     auto link = co_await connection(index);
     if (!link) co_return;
-    BenchRecord first;
-    RequestOptions options = options_for(index, first);
+    bool cancel_requested = false;
+    RequestOptions options = options_for(index, cancel_requested);
     // A 429 is retried with the same options, up to max_retries: after retry_after_ms, or at
     // once when told to be naive. A polite client also waits after the last 429 before it
     // sends anything else on the connection.
-    for (unsigned attempt = 0;; ++attempt) {
-      BenchRecord rec = attempt == 0 ? std::move(first) : BenchRecord{};
+    for (unsigned attempt = 0;;) {
+      BenchRecord rec;
       rec.index = index;  // a retry is the same request again
       rec.start_s = elapsed();
       rec.connection = link->id;
       rec.retry = attempt > 0;
-      ++result_.connection_log[link->id].requests;
+      rec.cancel_requested = cancel_requested;
+      std::uint64_t earlier = result_.connection_log[link->id].requests++;
       bool reusable = co_await link->client->request(rec.result, options);
+      if (stale(rec.result, earlier)) {
+        drop(*link);
+        --result_.connection_log[link->id].requests;
+        link = co_await connection(index);
+        if (!link) co_return;
+        continue;  // the same attempt again, on a new connection
+      }
       std::optional<std::uint32_t> retry_after = rec.result.error_code == 429 ? rec.result.retry_after_ms : std::nullopt;
       bool overloaded = rec.result.error_code == 429;
       record(std::move(rec));
@@ -149,7 +165,7 @@ class Bench {
         asio::steady_timer t(co_await asio::this_coro::executor);
         co_await sleep_for(t, *retry_after / 1000.0);
       }
-      if (attempt >= config_.max_retries || !more()) break;
+      if (++attempt > config_.max_retries || !more()) break;
     }
     idle_pool_.push_back(*link);
   }

@@ -2,7 +2,10 @@
 // baseline with SSE, all on one coroutine per session.
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+
+#include <cerrno>
 
 #include "crypto/keylog.h"
 #include "http/messages_api.h"
@@ -100,6 +103,13 @@ awaitable<bool> SessionClient::request(RequestResult& r, const RequestOptions& o
 
 void SessionClient::close() {
   if (stream_) stream_->close();
+}
+
+bool SessionClient::idle_and_open() {
+  if (!stream_ || closed_for_cancel_) return false;
+  char byte;
+  ssize_t n = ::recv(stream_->socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);  // nothing to read, not closed
 }
 
 void SessionClient::request_cancel(bool close_connection) {

@@ -34,6 +34,9 @@ class SessionClient {
   // One request on the open connection; false when the connection cannot take another.
   net::awaitable<bool> request(RequestResult& r, const RequestOptions& options);
   void close();
+  // False when the server has closed the idle connection (or sent something between
+  // requests): a pool must not send the next request on it.
+  bool idle_and_open();
   SessionResult& result() { return result_; }
 
   // Stops the session; call it on the client's executor (post it there from other threads).

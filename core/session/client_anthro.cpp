@@ -114,7 +114,10 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
     std::size_t n = co_await read_some(buf.data(), buf.size());
     in_flight.reading = false;
     double t = now_s();  // stamped at the socket read, before any parsing
-    if (n) note_ring(r, n);
+    if (n) {
+      rec.first_byte(t);
+      note_ring(r, n);
+    }
     if (n == 0) {
       if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
       else if (timed_out) rec.ended(RequestEnd::Timeout, "no RESPONSE within " + std::to_string(config_.timeout_s) + " s");
