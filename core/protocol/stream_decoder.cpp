@@ -136,14 +136,10 @@ FrameEvent DirectionDecoder::start_event(double ts, const FrameHeader& header) c
   return ev;
 }
 
-bool DirectionDecoder::try_open(Aead& aead, ByteView frame, Bytes& plaintext) {
-  return open_frame(aead, frame, plaintext);
-}
-
 void DirectionDecoder::open_frame_event(ByteView frame, FrameEvent& ev) {
   bool opened = false;
   if (aead_) {
-    opened = try_open(*aead_, frame, ev.plaintext);
+    opened = open_frame(*aead_, frame, ev.plaintext);
   } else {
     auto candidates = keys_ ? keys_(ev.header.token) : std::vector<KeyCandidate>{};
     if (candidates.empty()) {
@@ -153,7 +149,7 @@ void DirectionDecoder::open_frame_event(ByteView frame, FrameEvent& ev) {
     }
     for (const auto& c : candidates) {
       Aead aead(c.suite, c.key);
-      if (try_open(aead, frame, ev.plaintext)) {
+      if (open_frame(aead, frame, ev.plaintext)) {
         aead_.emplace(std::move(aead));
         opened = true;
         break;
