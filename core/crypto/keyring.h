@@ -4,12 +4,9 @@
 #include <vector>
 
 #include "crypto/keylog.h"
-#include "protocol/suite.h"
+#include "util/vocabulary.h"
 
 namespace anthro {
-
-enum class Direction { ClientToServer, ServerToClient };
-inline const char* to_string(Direction d) { return d == Direction::ClientToServer ? "c2s" : "s2c"; }
 
 struct KeyCandidate {
   Suite suite;

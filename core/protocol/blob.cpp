@@ -24,16 +24,6 @@ const char* to_string(BlobReason reason) {
   return "?";
 }
 
-std::string_view to_string(Suite suite) {
-  return suite == Suite::Aes256Gcm ? "aes-256-gcm" : "chacha20-poly1305";
-}
-
-std::optional<Suite> parse_suite(std::string_view name) {
-  if (name == "aes-256-gcm") return Suite::Aes256Gcm;
-  if (name == "chacha20-poly1305") return Suite::ChaCha20Poly1305;
-  return std::nullopt;
-}
-
 Bytes encode_blob(const Blob& b) {
   Bytes out(kBlobSize, 0);
   std::uint8_t* p = out.data();

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "protocol/suite.h"
 #include "util/bytes.h"
 #include "util/result.h"
+#include "util/vocabulary.h"
 
 namespace anthro {
 
