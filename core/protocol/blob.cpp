@@ -153,4 +153,12 @@ Negotiated negotiated_from(const Blob& answer) {
   return n;
 }
 
+Result<FrameKeys> client_frame_keys(const Key32& client_private, const Blob& offer, const Blob& answer) {
+  return frame_keys(client_private, answer.x25519_public, offer.connection_token, offer.random);
+}
+
+Result<FrameKeys> server_frame_keys(const Key32& server_private, const Blob& offer) {
+  return frame_keys(server_private, offer.x25519_public, offer.connection_token, offer.random);
+}
+
 }  // namespace anthro

@@ -228,8 +228,15 @@ void ConnectionDecoder::update_context() {
 }
 
 std::vector<KeyCandidate> ConnectionDecoder::lookup(Direction dir, std::uint64_t token) const {
-  return keys_.candidates(token, dir, offer_ ? &*offer_ : nullptr,
-                          answer_valid_ ? &*answer_ : nullptr);
+  std::optional<OfferShare> share;
+  if (offer_) share = OfferShare{offer_->connection_token, offer_->x25519_public, offer_->random};
+  return keys_.candidates(token, dir, share ? &*share : nullptr, answered_suite());
+}
+
+std::optional<Suite> ConnectionDecoder::answered_suite() const {
+  if (!answer_valid_) return std::nullopt;
+  if (answer_->aead != kSuiteAes256Gcm && answer_->aead != kSuiteChaCha20Poly1305) return std::nullopt;
+  return static_cast<Suite>(answer_->aead);
 }
 
 }  // namespace anthro

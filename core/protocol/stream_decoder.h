@@ -130,6 +130,7 @@ class ConnectionDecoder {
   void on_blob(Direction dir, ByteView blob);
   void update_context();
   std::vector<KeyCandidate> lookup(Direction dir, std::uint64_t token) const;
+  std::optional<Suite> answered_suite() const;
 
   const KeyRing& keys_;
   Events events_;
