@@ -1,6 +1,7 @@
 // Spec §2 against the vectors: blob fields both ways, and every negative with its reason.
 #include <QtTest>
 
+#include "protocol/blob.h"
 #include "vectors.h"
 
 using namespace anthro;
@@ -50,6 +51,18 @@ class TestBlob : public QObject {
     QCOMPARE(n.suite, Suite::Aes256Gcm);
     QCOMPARE(n.max_streams, std::uint16_t{4});
     QCOMPARE(n.flags, std::uint8_t{1});
+  }
+
+  void frameKeysFromTheBlobs() {
+    const auto& k = vectors()["keys"];
+    auto offer = decode_blob(hex(vectors()["blobs"]["offer"]));
+    auto answer = decode_blob(hex(vectors()["blobs"]["answer"]));
+    QVERIFY(offer.ok() && answer.ok());
+    auto client = client_frame_keys(key32(k["client_ephemeral_private"]), *offer, *answer);
+    auto server = server_frame_keys(key32(k["server_static_private"]), *offer);
+    QVERIFY(client.ok() && server.ok());
+    QVERIFY(*client == vector_keys());
+    QVERIFY(*server == vector_keys());
   }
 
   void everyNegativeHasItsReason() {

@@ -106,7 +106,7 @@ class TestEndpoint : public QObject {
                                          if (e.body)
                                            if (auto* t = std::get_if<TokenBody>(&*e.body)) text += t->text_view();
                                        }, nullptr},
-                         [&](std::uint64_t token) { return ring.candidates(token, Direction::ServerToClient, nullptr, nullptr); });
+                         [&](std::uint64_t token) { return ring.candidates(token, Direction::ServerToClient, nullptr, std::nullopt); });
       d.feed(as_bytes(s2c));
     }
     QCOMPARE(text, req.text);

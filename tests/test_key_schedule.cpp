@@ -42,11 +42,11 @@ class TestKeySchedule : public QObject {
 
   void frameKeysFromEitherSide() {
     const auto& k = vectors()["keys"];
-    auto offer = decode_blob(hex(vectors()["blobs"]["offer"]));
-    auto answer = decode_blob(hex(vectors()["blobs"]["answer"]));
-    QVERIFY(offer.ok() && answer.ok());
-    auto client = client_frame_keys(key32(k["client_ephemeral_private"]), *offer, *answer);
-    auto server = server_frame_keys(key32(k["server_static_private"]), *offer);
+    Key32 client_random = key32(k["client_random"]);
+    auto client = frame_keys(key32(k["client_ephemeral_private"]), key32(k["server_static_public"]),
+                             vector_token(), client_random);
+    auto server = frame_keys(key32(k["server_static_private"]), key32(k["client_ephemeral_public"]),
+                             vector_token(), client_random);
     QVERIFY(client.ok() && server.ok());
     QVERIFY(*client == vector_keys());
     QVERIFY(*server == vector_keys());

@@ -153,7 +153,7 @@ class TestStreamDecoder : public QObject {
     DirectionDecoder decoder(Direction::ServerToClient, PrefaceMode::Detect,
                              DecoderEvents{nullptr, [&](const FrameEvent& e) { frames.push_back(e); }, nullptr},
                              [&](std::uint64_t token) {
-                               return ring.candidates(token, Direction::ServerToClient, nullptr, nullptr);
+                               return ring.candidates(token, Direction::ServerToClient, nullptr, std::nullopt);
                              });
     Bytes s2c = hex(vectors()["conversation"]["server_to_client"]);
     decoder.feed(ByteView(s2c).subspan(kPrefaceSize));
@@ -169,7 +169,7 @@ class TestStreamDecoder : public QObject {
     DirectionDecoder chacha(Direction::ServerToClient, PrefaceMode::Detect,
                             DecoderEvents{nullptr, [&](const FrameEvent& e) { frames.push_back(e); }, nullptr},
                             [&](std::uint64_t token) {
-                              return vring.candidates(token, Direction::ServerToClient, nullptr, nullptr);
+                              return vring.candidates(token, Direction::ServerToClient, nullptr, std::nullopt);
                             });
     chacha.feed(hex(vectors()["frames"][8]["frame"]));
     QCOMPARE(frames.size(), std::size_t{1});

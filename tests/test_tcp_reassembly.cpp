@@ -15,8 +15,8 @@ using namespace anthro;
 
 namespace {
 
-constexpr TcpDir C2S = TcpDir::ClientToServer;
-constexpr TcpDir S2C = TcpDir::ServerToClient;
+constexpr Direction C2S = Direction::ClientToServer;
+constexpr Direction S2C = Direction::ServerToClient;
 
 IpEndpoint v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d, std::uint16_t port) {
   IpEndpoint e;
@@ -68,10 +68,10 @@ class Wire {
 
 // Records every event.
 struct Recorder {
-  struct Data { TcpDir dir; std::uint64_t offset; std::string bytes; double ts; };
-  struct Gap { TcpDir dir; std::uint64_t offset, bytes; double ts; };
-  struct Close { TcpDir dir; double ts; bool rst; };
-  struct Zero { TcpDir dir; double start, end; };
+  struct Data { Direction dir; std::uint64_t offset; std::string bytes; double ts; };
+  struct Gap { Direction dir; std::uint64_t offset, bytes; double ts; };
+  struct Close { Direction dir; double ts; bool rst; };
+  struct Zero { Direction dir; double start, end; };
   std::vector<Data> data;
   std::vector<Gap> gaps;
   std::vector<Close> closes;
@@ -80,29 +80,29 @@ struct Recorder {
 
   TcpEvents events() {
     TcpEvents e;
-    e.on_data = [this](TcpDir d, std::uint64_t off, ByteView b, double ts) {
+    e.on_data = [this](Direction d, std::uint64_t off, ByteView b, double ts) {
       data.push_back({d, off, std::string(as_text(b)), ts});
       order.push_back("data");
     };
-    e.on_gap = [this](TcpDir d, std::uint64_t off, std::uint64_t n, double ts) {
+    e.on_gap = [this](Direction d, std::uint64_t off, std::uint64_t n, double ts) {
       gaps.push_back({d, off, n, ts});
       order.push_back("gap");
     };
-    e.on_close = [this](TcpDir d, double ts, bool rst) {
+    e.on_close = [this](Direction d, double ts, bool rst) {
       closes.push_back({d, ts, rst});
       order.push_back("close");
     };
-    e.on_zero_window = [this](TcpDir d, double s, double en) { zeros.push_back({d, s, en}); };
+    e.on_zero_window = [this](Direction d, double s, double en) { zeros.push_back({d, s, en}); };
     return e;
   }
-  std::string text(TcpDir dir) const {
+  std::string text(Direction dir) const {
     std::string out;
     for (const auto& d : data)
       if (d.dir == dir) out += d.bytes;
     return out;
   }
   // Each delivered byte's ts, and a check that data and gaps tile the stream exactly once.
-  std::vector<double> byte_ts(TcpDir dir) const {
+  std::vector<double> byte_ts(Direction dir) const {
     std::vector<double> out;
     std::uint64_t next = 0;
     for (const auto& d : data) {
@@ -113,7 +113,7 @@ struct Recorder {
     }
     return out;
   }
-  bool tiles(TcpDir dir) const {  // data and gaps, sorted by offset, leave no hole or overlap
+  bool tiles(Direction dir) const {  // data and gaps, sorted by offset, leave no hole or overlap
     std::vector<std::pair<std::uint64_t, std::uint64_t>> r;
     for (const auto& d : data)
       if (d.dir == dir) r.emplace_back(d.offset, d.bytes.size());
@@ -294,12 +294,12 @@ class TestTcpReassembly : public QObject {
     Wire big;
     std::uint64_t delivered = 0, last_offset = 0, gaps = 0;
     TcpEvents e;
-    e.on_data = [&](TcpDir, std::uint64_t off, ByteView b, double) {
+    e.on_data = [&](Direction, std::uint64_t off, ByteView b, double) {
       if (off != delivered) ++gaps;
       delivered += b.size();
       last_offset = off;
     };
-    e.on_gap = [&](TcpDir, std::uint64_t, std::uint64_t, double) { ++gaps; };
+    e.on_gap = [&](Direction, std::uint64_t, std::uint64_t, double) { ++gaps; };
     const std::string chunk(65536, 'x');
     std::uint32_t seq = 0x80000000u;
     TcpConnection stream(big.s2c(seq, 1, chunk, 0), e);
@@ -564,12 +564,12 @@ class TestTcpReassembly : public QObject {
     const std::size_t limit = std::size_t{1} << 20;
     std::uint64_t delivered = 0, next = 1448, gap_offset = 99, gap_bytes = 0, gaps = 0, misplaced = 0;
     TcpEvents e;
-    e.on_data = [&](TcpDir, std::uint64_t off, ByteView b, double) {
+    e.on_data = [&](Direction, std::uint64_t off, ByteView b, double) {
       if (off != next) ++misplaced;
       next = off + b.size();
       delivered += b.size();
     };
-    e.on_gap = [&](TcpDir, std::uint64_t off, std::uint64_t n, double) {
+    e.on_gap = [&](Direction, std::uint64_t off, std::uint64_t n, double) {
       ++gaps;
       gap_offset = off;
       gap_bytes = n;

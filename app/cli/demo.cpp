@@ -36,7 +36,7 @@ int decode_own_bytes(const std::string& c2s, const std::string& s2c, const std::
   ring.add(parse_keylog(*keylog, keylog_path));
   int frames = 0, refused = 0;
   DirectionDecoder::KeyLookup lookup = [&](std::uint64_t token) {
-    return ring.candidates(token, Direction::ServerToClient, nullptr, nullptr);
+    return ring.candidates(token, Direction::ServerToClient, nullptr, std::nullopt);
   };
   auto print = [&](const FrameEvent& e) {
     ++frames;
@@ -48,7 +48,7 @@ int decode_own_bytes(const std::string& c2s, const std::string& s2c, const std::
       std::cout << "  ...\n";
   };
   DirectionDecoder up(Direction::ClientToServer, PrefaceMode::None, DecoderEvents{nullptr, print, nullptr},
-                      [&](std::uint64_t token) { return ring.candidates(token, Direction::ClientToServer, nullptr, nullptr); });
+                      [&](std::uint64_t token) { return ring.candidates(token, Direction::ClientToServer, nullptr, std::nullopt); });
   DirectionDecoder down(Direction::ServerToClient, PrefaceMode::None, DecoderEvents{nullptr, print, nullptr}, lookup);
   up.feed(as_bytes(c2s));
   down.feed(as_bytes(s2c));

@@ -18,10 +18,6 @@ const char* to_string(CaptureTransport t) {
 
 namespace {
 
-Direction to_direction(TcpDir d) {
-  return d == TcpDir::ClientToServer ? Direction::ClientToServer : Direction::ServerToClient;
-}
-
 // What the first client bytes of a connection say it is. Anything else is read as anthro-v1
 // in cleartext: the preface confirms it, or frames show a capture that starts mid-connection.
 CaptureTransport recognise(ByteView first) {
@@ -94,9 +90,11 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   c.info.name = tcp.name();
   c.info.first_packet = packet_;
   TcpEvents e;
-  e.on_data = [this, &c](TcpDir dir, std::uint64_t, ByteView data, double ts) { on_data(c, dir, data, ts); };
-  e.on_gap = [this, &c](TcpDir dir, std::uint64_t offset, std::uint64_t bytes, double) {
-    if (events_.on_gap) events_.on_gap(c.info, to_direction(dir), offset, bytes);
+  e.on_data = [this, &c](Direction dir, std::uint64_t, ByteView data, double ts) {
+    on_data(c, dir, data, ts);
+  };
+  e.on_gap = [this, &c](Direction dir, std::uint64_t offset, std::uint64_t bytes, double) {
+    if (events_.on_gap) events_.on_gap(c.info, dir, offset, bytes);
   };
   e.on_close = [&c](TcpDir dir, double ts, bool) {
     if (c.info.first_close) return;
@@ -109,9 +107,9 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   return e;
 }
 
-void CaptureDecoder::on_data(Conn& c, TcpDir dir, ByteView data, double ts) {
+void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
   if (!c.recognised) {
-    if (dir != TcpDir::ClientToServer && c.info.transport == CaptureTransport::Unknown) {
+    if (dir != Direction::ClientToServer && c.info.transport == CaptureTransport::Unknown) {
       // The server spoke first (or the client's bytes were not captured): frames or a preface.
       c.info.transport = CaptureTransport::Lab;
     } else {
@@ -124,10 +122,10 @@ void CaptureDecoder::on_data(Conn& c, TcpDir dir, ByteView data, double ts) {
   }
   if (c.tls) {
     c.feeding_tls_ts = ts;
-    c.tls->feed(to_direction(dir), data, ts);
+    c.tls->feed(dir, data, ts);
     return;
   }
-  feed_anthro(c, to_direction(dir), data, ts);
+  feed_anthro(c, dir, data, ts);
 }
 
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {

@@ -72,7 +72,7 @@ class CaptureDecoder {
  private:
   struct Conn;
   TcpEvents events_for(TcpConnection& tcp);
-  void on_data(Conn& c, TcpDir dir, ByteView data, double ts);
+  void on_data(Conn& c, Direction dir, ByteView data, double ts);
   void feed_anthro(Conn& c, Direction dir, ByteView data, double ts);
   void start_anthro(Conn& c, PrefaceMode mode);
   void start_tls(Conn& c);

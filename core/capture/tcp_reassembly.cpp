@@ -21,8 +21,8 @@ namespace {
 
 constexpr std::uint8_t kMaxWindowShift = 14;  // RFC 7323 §2.3
 
-TcpDir other(TcpDir dir) {
-  return dir == TcpDir::ClientToServer ? TcpDir::ServerToClient : TcpDir::ClientToServer;
+Direction other(Direction dir) {
+  return dir == Direction::ClientToServer ? Direction::ServerToClient : Direction::ClientToServer;
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ std::string TcpConnection::name() const { return client_.text() + "-" + server_.
 
 // The window shift a sender applies to the windows it advertises: known once both SYNs were
 // seen, and 0 unless both carried the option.
-std::optional<std::uint8_t> TcpConnection::shift(TcpDir sender) const {
+std::optional<std::uint8_t> TcpConnection::shift(Direction sender) const {
   if (!c2s_.syn_seen || !s2c_.syn_seen) return std::nullopt;
   if (!c2s_.wscale || !s2c_.wscale) return std::uint8_t{0};
   return std::min(*stream(sender).wscale, kMaxWindowShift);
@@ -64,11 +64,11 @@ bool TcpConnection::starts_new_connection(const TcpSegment& segment) const {
 
 void TcpConnection::feed(const TcpSegment& segment) {
   if (finished_) return;
-  TcpDir dir;
+  Direction dir;
   if (segment.src == client_ && segment.dst == server_)
-    dir = TcpDir::ClientToServer;
+    dir = Direction::ClientToServer;
   else if (segment.src == server_ && segment.dst == client_)
-    dir = TcpDir::ServerToClient;
+    dir = Direction::ServerToClient;
   else
     return;
   first_ts_ = std::min(first_ts_, segment.ts);
@@ -126,7 +126,7 @@ void TcpConnection::feed(const TcpSegment& segment) {
       me.fin_seen = true;
       me.fin_off = static_cast<std::uint64_t>(at);
       me.fin_ts = segment.ts;
-      (dir == TcpDir::ClientToServer ? health_.fin_client : health_.fin_server) = true;
+      (dir == Direction::ClientToServer ? health_.fin_client : health_.fin_server) = true;
       me.snd_nxt = std::max(me.snd_nxt, me.fin_off + 1);  // the FIN takes one sequence number
       maybe_close(dir);
     } else if (at >= 0 && static_cast<std::uint64_t>(at) == me.fin_off) {
@@ -137,8 +137,8 @@ void TcpConnection::feed(const TcpSegment& segment) {
 }
 
 // Windows and acknowledgements that `dir`'s sender advertises about the bytes it receives.
-void TcpConnection::on_ack(TcpDir dir, const TcpSegment& segment) {
-  const TcpDir data_dir = other(dir);
+void TcpConnection::on_ack(Direction dir, const TcpSegment& segment) {
+  const Direction data_dir = other(dir);
   Stream& data = stream(data_dir);
   Stream& me = stream(dir);
   const bool syn = segment.flags & kSyn;
@@ -178,7 +178,7 @@ void TcpConnection::on_ack(TcpDir dir, const TcpSegment& segment) {
   me.sent_window = segment.window;
 }
 
-void TcpConnection::on_payload(TcpDir dir, const TcpSegment& segment, std::int64_t start,
+void TcpConnection::on_payload(Direction dir, const TcpSegment& segment, std::int64_t start,
                                bool& retransmission) {
   Stream& me = stream(dir);
   const std::int64_t end = start + segment.payload_length;
@@ -231,7 +231,7 @@ void TcpConnection::on_payload(TcpDir dir, const TcpSegment& segment, std::int64
 
 // New bytes [from, to) (data == nullptr: cut by the snaplen): delivered when in order, else
 // held, making room first by giving up the oldest holes.
-void TcpConnection::place(TcpDir dir, std::uint64_t from, std::uint64_t to, const std::uint8_t* data,
+void TcpConnection::place(Direction dir, std::uint64_t from, std::uint64_t to, const std::uint8_t* data,
                           double ts) {
   Stream& me = stream(dir);
   const std::size_t cost = kTcpChunkOverhead + (data ? static_cast<std::size_t>(to - from) : 0);
@@ -265,7 +265,7 @@ void TcpConnection::place(TcpDir dir, std::uint64_t from, std::uint64_t to, cons
 }
 
 // Gives up the bytes up to `to` as never captured, then delivers what follows in order.
-void TcpConnection::skip_hole(TcpDir dir, std::uint64_t to, double ts) {
+void TcpConnection::skip_hole(Direction dir, std::uint64_t to, double ts) {
   Stream& me = stream(dir);
   if (to > me.next) {
     gap(dir, me.next, to - me.next, ts);
@@ -274,7 +274,7 @@ void TcpConnection::skip_hole(TcpDir dir, std::uint64_t to, double ts) {
   flush(dir);
 }
 
-void TcpConnection::flush(TcpDir dir) {
+void TcpConnection::flush(Direction dir) {
   Stream& me = stream(dir);
   while (!me.held.empty() && me.held.begin()->first <= me.next) {
     auto node = me.held.extract(me.held.begin());
@@ -292,24 +292,24 @@ void TcpConnection::flush(TcpDir dir) {
   maybe_close(dir);
 }
 
-void TcpConnection::deliver(TcpDir dir, std::uint64_t offset, ByteView data, double ts) {
+void TcpConnection::deliver(Direction dir, std::uint64_t offset, ByteView data, double ts) {
   if (events_.on_data && !data.empty()) events_.on_data(dir, offset, data, ts);
 }
 
-void TcpConnection::gap(TcpDir dir, std::uint64_t offset, std::uint64_t bytes, double ts) {
+void TcpConnection::gap(Direction dir, std::uint64_t offset, std::uint64_t bytes, double ts) {
   ++health_.gaps;
   health_.gap_bytes += bytes;
   if (events_.on_gap) events_.on_gap(dir, offset, bytes, ts);
 }
 
-void TcpConnection::maybe_close(TcpDir dir) {
+void TcpConnection::maybe_close(Direction dir) {
   Stream& me = stream(dir);
   if (!me.fin_seen || me.fin_reported || me.next < me.fin_off) return;
   me.fin_reported = true;
   if (events_.on_close) events_.on_close(dir, me.fin_ts, false);
 }
 
-void TcpConnection::end_zero_window(TcpDir dir, double ts) {
+void TcpConnection::end_zero_window(Direction dir, double ts) {
   Stream& data = stream(dir);
   if (!data.zw_open) return;
   data.zw_open = false;
@@ -320,7 +320,7 @@ void TcpConnection::end_zero_window(TcpDir dir, double ts) {
 
 void TcpConnection::finish() {
   if (finished_) return;
-  for (TcpDir dir : {TcpDir::ClientToServer, TcpDir::ServerToClient}) {
+  for (Direction dir : {Direction::ClientToServer, Direction::ServerToClient}) {
     Stream& me = stream(dir);
     while (!me.held.empty()) skip_hole(dir, me.held.begin()->first, me.held.begin()->second.ts);
     if (me.fin_seen && me.fin_off > me.next) skip_hole(dir, me.fin_off, me.fin_ts);

@@ -46,10 +46,9 @@
 
 #include "capture/tcp_segment.h"
 #include "util/bytes.h"
+#include "util/vocabulary.h"
 
 namespace anthro {
-
-enum class TcpDir { ClientToServer, ServerToClient };
 
 inline constexpr std::size_t kTcpChunkOverhead = 128;  // a map node, a vector and bookkeeping
 
@@ -64,16 +63,17 @@ struct TcpEvents {
   // In-order NEW bytes, each delivered exactly once; `ts` is when those bytes first arrived (a
   // retransmission never moves it later; bytes buffered out of order keep their own first-arrival
   // time). `offset` is the stream offset of data[0]. `data` is valid only during the call.
-  std::function<void(TcpDir, std::uint64_t offset, ByteView data, double ts)> on_data;
+  std::function<void(Direction, std::uint64_t offset, ByteView data, double ts)> on_data;
   // Bytes never captured, reported once when the stream moves past them (at finish, when a
   // snaplen cut them, or when buffered data beyond the hole exceeds the per-direction limit).
   // `ts` is the arrival of the segment that showed them missing (the snaplen-cut segment, the
   // data after the hole, or the FIN).
-  std::function<void(TcpDir, std::uint64_t offset, std::uint64_t bytes, double ts)> on_gap;
-  std::function<void(TcpDir, double ts, bool rst)> on_close;  // FIN (rst=false) or RST, of TcpDir's sender
-  // The receiver of TcpDir's bytes advertised window 0 from start to end (ServerToClient: the
+  std::function<void(Direction, std::uint64_t offset, std::uint64_t bytes, double ts)> on_gap;
+  // FIN (rst=false) or RST, of the direction's sender.
+  std::function<void(Direction, double ts, bool rst)> on_close;
+  // The receiver of the direction's bytes advertised window 0 from start to end (ServerToClient: the
   // client's receive buffer was full).
-  std::function<void(TcpDir, double start, double end)> on_zero_window;
+  std::function<void(Direction, double start, double end)> on_zero_window;
 };
 
 class TcpConnection {
@@ -95,9 +95,9 @@ class TcpConnection {
   bool finished() const { return finished_; }
   bool closed() const { return health_.rst || (health_.fin_client && health_.fin_server); }
   // Out-of-order bytes held now / at most so far (with kTcpChunkOverhead per piece).
-  std::size_t buffered_bytes(TcpDir dir) const { return stream(dir).buffered; }
-  std::size_t peak_buffered_bytes(TcpDir dir) const { return stream(dir).peak_buffered; }
-  std::uint64_t delivered_offset(TcpDir dir) const { return stream(dir).next; }  // next offset to deliver
+  std::size_t buffered_bytes(Direction dir) const { return stream(dir).buffered; }
+  std::size_t peak_buffered_bytes(Direction dir) const { return stream(dir).peak_buffered; }
+  std::uint64_t delivered_offset(Direction dir) const { return stream(dir).next; }  // next offset to deliver
 
  private:
   friend class TcpTracker;
@@ -135,19 +135,19 @@ class TcpConnection {
     std::int64_t offset_of(std::uint32_t seq) const;
   };
 
-  const Stream& stream(TcpDir dir) const { return dir == TcpDir::ClientToServer ? c2s_ : s2c_; }
-  Stream& stream(TcpDir dir) { return dir == TcpDir::ClientToServer ? c2s_ : s2c_; }
+  const Stream& stream(Direction dir) const { return dir == Direction::ClientToServer ? c2s_ : s2c_; }
+  Stream& stream(Direction dir) { return dir == Direction::ClientToServer ? c2s_ : s2c_; }
   bool starts_new_connection(const TcpSegment& segment) const;
-  std::optional<std::uint8_t> shift(TcpDir sender) const;
-  void on_ack(TcpDir dir, const TcpSegment& segment);
-  void on_payload(TcpDir dir, const TcpSegment& segment, std::int64_t start, bool& retransmission);
-  void place(TcpDir dir, std::uint64_t from, std::uint64_t to, const std::uint8_t* data, double ts);
-  void skip_hole(TcpDir dir, std::uint64_t to, double ts);
-  void flush(TcpDir dir);
-  void deliver(TcpDir dir, std::uint64_t offset, ByteView data, double ts);
-  void gap(TcpDir dir, std::uint64_t offset, std::uint64_t bytes, double ts);
-  void maybe_close(TcpDir dir);
-  void end_zero_window(TcpDir dir, double ts);
+  std::optional<std::uint8_t> shift(Direction sender) const;
+  void on_ack(Direction dir, const TcpSegment& segment);
+  void on_payload(Direction dir, const TcpSegment& segment, std::int64_t start, bool& retransmission);
+  void place(Direction dir, std::uint64_t from, std::uint64_t to, const std::uint8_t* data, double ts);
+  void skip_hole(Direction dir, std::uint64_t to, double ts);
+  void flush(Direction dir);
+  void deliver(Direction dir, std::uint64_t offset, ByteView data, double ts);
+  void gap(Direction dir, std::uint64_t offset, std::uint64_t bytes, double ts);
+  void maybe_close(Direction dir);
+  void end_zero_window(Direction dir, double ts);
 
   TcpEvents events_;
   std::size_t max_buffered_;

@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "protocol/suite.h"
 #include "util/bytes.h"
+#include "util/vocabulary.h"
 
 struct evp_cipher_ctx_st;
 

@@ -118,17 +118,11 @@ FrameKeys derive_frame_keys(const Key32& shared, std::uint64_t token, const Key3
   return keys;
 }
 
-Result<FrameKeys> client_frame_keys(const Key32& client_private, const Blob& offer,
-                                    const Blob& answer) {
-  auto shared = x25519_shared(client_private, answer.x25519_public);
+Result<FrameKeys> frame_keys(const Key32& own_private, const Key32& peer_public, std::uint64_t token,
+                             const Key32& client_random) {
+  auto shared = x25519_shared(own_private, peer_public);
   if (!shared) return shared.error();
-  return derive_frame_keys(*shared, offer.connection_token, offer.random);
-}
-
-Result<FrameKeys> server_frame_keys(const Key32& server_private, const Blob& offer) {
-  auto shared = x25519_shared(server_private, offer.x25519_public);
-  if (!shared) return shared.error();
-  return derive_frame_keys(*shared, offer.connection_token, offer.random);
+  return derive_frame_keys(*shared, token, client_random);
 }
 
 Result<Key32> load_x25519_private_pem(std::string_view pem, const std::string& origin) {

@@ -3,7 +3,6 @@
 
 #include <string>
 
-#include "protocol/blob.h"
 #include "util/bytes.h"
 #include "util/result.h"
 
@@ -31,11 +30,12 @@ Key32 hkdf_extract(ByteView salt, const Key32& shared);
 Key32 hkdf_expand(const Key32& prk, std::string_view info);
 FrameKeys derive_frame_keys(const Key32& shared, std::uint64_t token, const Key32& client_random);
 
-// The client's side: its ephemeral private key and the server's answer.
-Result<FrameKeys> client_frame_keys(const Key32& client_private, const Blob& offer,
-                                    const Blob& answer);
-// The server's side, and an observer holding the server's static key: only the offer is needed.
-Result<FrameKeys> server_frame_keys(const Key32& server_private, const Blob& offer);
+// Either side's view of the X25519 agreement gives the same keys: the client passes its
+// ephemeral private key and the server's public key, the server (or an observer holding the
+// server's static key) its private key and the client's. The token and client random are the
+// offer's. Fails with reason `zero-shared`.
+Result<FrameKeys> frame_keys(const Key32& own_private, const Key32& peer_public, std::uint64_t token,
+                             const Key32& client_random);
 
 // Server static keys as PKCS#8 PEM, the form `openssl genpkey -algorithm X25519` writes.
 // `origin` names the input (a path) in errors.

@@ -23,8 +23,8 @@ void KeyRing::add_frame_keys(std::uint64_t token, const FrameKeys& keys) {
 
 void KeyRing::add_server_key(const Key32& private_key) { server_keys_.push_back(private_key); }
 
-std::vector<KeyCandidate> KeyRing::candidates(std::uint64_t token, Direction dir, const Blob* offer,
-                                              const Blob* answer) const {
+std::vector<KeyCandidate> KeyRing::candidates(std::uint64_t token, Direction dir, const OfferShare* offer,
+                                              std::optional<Suite> suite) const {
   std::vector<Key32> keys;
   auto add_key = [&](const FrameKeys& fk) {
     const Key32& k = dir == Direction::ClientToServer ? fk.c2s : fk.s2c;
@@ -34,13 +34,13 @@ std::vector<KeyCandidate> KeyRing::candidates(std::uint64_t token, Direction dir
   };
   for (const auto& line : anthro_)
     if (line.token == token) add_key(line.keys);
-  if (offer && offer->connection_token == token)
+  if (offer && offer->token == token)
     for (const auto& server_key : server_keys_)
-      if (auto fk = server_frame_keys(server_key, *offer)) add_key(*fk);
+      if (auto fk = frame_keys(server_key, offer->client_public, token, offer->client_random)) add_key(*fk);
 
   std::vector<Suite> suites;
-  if (answer && (answer->aead == kSuiteAes256Gcm || answer->aead == kSuiteChaCha20Poly1305))
-    suites.push_back(static_cast<Suite>(answer->aead));
+  if (suite)
+    suites.push_back(*suite);
   else
     suites = {Suite::Aes256Gcm, Suite::ChaCha20Poly1305};
   std::vector<KeyCandidate> out;

@@ -4,16 +4,20 @@
 #include <vector>
 
 #include "crypto/keylog.h"
-#include "protocol/suite.h"
+#include "util/vocabulary.h"
 
 namespace anthro {
-
-enum class Direction { ClientToServer, ServerToClient };
-inline const char* to_string(Direction d) { return d == Direction::ClientToServer ? "c2s" : "s2c"; }
 
 struct KeyCandidate {
   Suite suite;
   Key32 key;
+};
+
+// What the offer carries for the key schedule, so server static keys can derive a connection's keys.
+struct OfferShare {
+  std::uint64_t token = 0;
+  Key32 client_public{};
+  Key32 client_random{};
 };
 
 class KeyRing {
@@ -25,10 +29,10 @@ class KeyRing {
   // A TLS secret by NSS label and client_random, for decrypting captured TLS.
   std::optional<Bytes> tls_secret(std::string_view label, ByteView client_random) const;
 
-  // Keys worth trying for a connection, most likely first. Without the answer the suite is
-  // unknown, so each key comes as AES-256-GCM then ChaCha20-Poly1305 (spec §7).
-  std::vector<KeyCandidate> candidates(std::uint64_t token, Direction dir, const Blob* offer,
-                                       const Blob* answer) const;
+  // Keys worth trying for a connection, most likely first. Without the answer's suite each key
+  // comes as AES-256-GCM then ChaCha20-Poly1305 (spec §7).
+  std::vector<KeyCandidate> candidates(std::uint64_t token, Direction dir, const OfferShare* offer,
+                                       std::optional<Suite> suite) const;
 
  private:
   std::vector<AnthroKeyLine> anthro_;

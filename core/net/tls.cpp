@@ -184,8 +184,6 @@ std::string tls_suite_name(const SSL* ssl) {
   return cipher ? SSL_CIPHER_standard_name(cipher) : "";
 }
 
-std::string tls_version_name(const SSL* ssl) { return SSL_get_version(ssl); }
-
 namespace {
 
 struct PkeyFree { void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); } };

@@ -47,7 +47,6 @@ Result<bool> set_client_host(ssl_st* ssl, const std::string& host);
 
 std::string selected_alpn(const ssl_st* ssl);  // empty when none was selected
 std::string tls_suite_name(const ssl_st* ssl);  // e.g. TLS_AES_256_GCM_SHA384
-std::string tls_version_name(const ssl_st* ssl);
 
 // The local endpoint's certificate, TLS key and static X25519 key, in `dir`; generated (0600)
 // on first use and reused after.

@@ -24,16 +24,6 @@ const char* to_string(BlobReason reason) {
   return "?";
 }
 
-std::string_view to_string(Suite suite) {
-  return suite == Suite::Aes256Gcm ? "aes-256-gcm" : "chacha20-poly1305";
-}
-
-std::optional<Suite> parse_suite(std::string_view name) {
-  if (name == "aes-256-gcm") return Suite::Aes256Gcm;
-  if (name == "chacha20-poly1305") return Suite::ChaCha20Poly1305;
-  return std::nullopt;
-}
-
 Bytes encode_blob(const Blob& b) {
   Bytes out(kBlobSize, 0);
   std::uint8_t* p = out.data();
@@ -161,6 +151,14 @@ Negotiated negotiated_from(const Blob& answer) {
   n.default_max_tokens = answer.default_max_tokens;
   n.ring_buffer_kib = answer.ring_buffer_kib;
   return n;
+}
+
+Result<FrameKeys> client_frame_keys(const Key32& client_private, const Blob& offer, const Blob& answer) {
+  return frame_keys(client_private, answer.x25519_public, offer.connection_token, offer.random);
+}
+
+Result<FrameKeys> server_frame_keys(const Key32& server_private, const Blob& offer) {
+  return frame_keys(server_private, offer.x25519_public, offer.connection_token, offer.random);
 }
 
 }  // namespace anthro

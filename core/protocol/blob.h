@@ -4,9 +4,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "protocol/suite.h"
+#include "crypto/key_schedule.h"
 #include "util/bytes.h"
 #include "util/result.h"
+#include "util/vocabulary.h"
 
 namespace anthro {
 
@@ -71,5 +72,10 @@ struct Negotiated {
   std::uint16_t ring_buffer_kib = kDefaultRingKib;
 };
 Negotiated negotiated_from(const Blob& answer);
+
+// The frame keys of §3 from the blobs: the client with its ephemeral private key and the
+// server's answer; the server, or an observer holding its static key, from the offer alone.
+Result<FrameKeys> client_frame_keys(const Key32& client_private, const Blob& offer, const Blob& answer);
+Result<FrameKeys> server_frame_keys(const Key32& server_private, const Blob& offer);
 
 }  // namespace anthro

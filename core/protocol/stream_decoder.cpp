@@ -136,14 +136,10 @@ FrameEvent DirectionDecoder::start_event(double ts, const FrameHeader& header) c
   return ev;
 }
 
-bool DirectionDecoder::try_open(Aead& aead, ByteView frame, Bytes& plaintext) {
-  return open_frame(aead, frame, plaintext);
-}
-
 void DirectionDecoder::open_frame_event(ByteView frame, FrameEvent& ev) {
   bool opened = false;
   if (aead_) {
-    opened = try_open(*aead_, frame, ev.plaintext);
+    opened = open_frame(*aead_, frame, ev.plaintext);
   } else {
     auto candidates = keys_ ? keys_(ev.header.token) : std::vector<KeyCandidate>{};
     if (candidates.empty()) {
@@ -153,7 +149,7 @@ void DirectionDecoder::open_frame_event(ByteView frame, FrameEvent& ev) {
     }
     for (const auto& c : candidates) {
       Aead aead(c.suite, c.key);
-      if (try_open(aead, frame, ev.plaintext)) {
+      if (open_frame(aead, frame, ev.plaintext)) {
         aead_.emplace(std::move(aead));
         opened = true;
         break;
@@ -232,8 +228,15 @@ void ConnectionDecoder::update_context() {
 }
 
 std::vector<KeyCandidate> ConnectionDecoder::lookup(Direction dir, std::uint64_t token) const {
-  return keys_.candidates(token, dir, offer_ ? &*offer_ : nullptr,
-                          answer_valid_ ? &*answer_ : nullptr);
+  std::optional<OfferShare> share;
+  if (offer_) share = OfferShare{offer_->connection_token, offer_->x25519_public, offer_->random};
+  return keys_.candidates(token, dir, share ? &*share : nullptr, answered_suite());
+}
+
+std::optional<Suite> ConnectionDecoder::answered_suite() const {
+  if (!answer_valid_) return std::nullopt;
+  if (answer_->aead != kSuiteAes256Gcm && answer_->aead != kSuiteChaCha20Poly1305) return std::nullopt;
+  return static_cast<Suite>(answer_->aead);
 }
 
 }  // namespace anthro

@@ -89,7 +89,6 @@ class DirectionDecoder {
   Step step_frame(ByteView avail, double ts);
   FrameEvent start_event(double ts, const FrameHeader& header) const;
   void open_frame_event(ByteView frame, FrameEvent& ev);
-  bool try_open(Aead& aead, ByteView frame, Bytes& plaintext);
   void desync(std::string reason, std::string detail);
 
   Direction dir_;
@@ -131,6 +130,7 @@ class ConnectionDecoder {
   void on_blob(Direction dir, ByteView blob);
   void update_context();
   std::vector<KeyCandidate> lookup(Direction dir, std::uint64_t token) const;
+  std::optional<Suite> answered_suite() const;
 
   const KeyRing& keys_;
   Events events_;

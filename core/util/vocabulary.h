@@ -1,4 +1,5 @@
-// The two AEAD suites of anthro-v1 and their bits in the blob's `aead` field.
+// Words every layer shares: the AEAD suites and the two directions of a connection. They live
+// below crypto and protocol so neither has to include the other to name them.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 
 namespace anthro {
 
+// The suites' bits in the blob's `aead` field (spec §2); the enum uses the same values.
 inline constexpr std::uint8_t kSuiteAes256Gcm = 0x01;
 inline constexpr std::uint8_t kSuiteChaCha20Poly1305 = 0x02;
 
@@ -18,6 +20,10 @@ enum class Suite : std::uint8_t {
 // "aes-256-gcm" / "chacha20-poly1305", the names the CLI and vectors use.
 std::string_view to_string(Suite suite);
 std::optional<Suite> parse_suite(std::string_view name);
-inline std::uint8_t suite_bit(Suite suite) { return static_cast<std::uint8_t>(suite); }
+
+// The client is the side that sends the offer (in a capture: the sender of the SYN).
+enum class Direction { ClientToServer, ServerToClient };
+// "c2s" / "s2c".
+const char* to_string(Direction d);
 
 }  // namespace anthro
