@@ -96,13 +96,13 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   e.on_gap = [this, &c](Direction dir, std::uint64_t offset, std::uint64_t bytes, double) {
     if (events_.on_gap) events_.on_gap(c.info, dir, offset, bytes);
   };
-  e.on_close = [&c](TcpDir dir, double ts, bool) {
+  e.on_close = [&c](Direction dir, double ts, bool) {
     if (c.info.first_close) return;
-    c.info.first_close = to_direction(dir);
+    c.info.first_close = dir;
     c.info.closed_ts = ts;
   };
-  e.on_zero_window = [&c](TcpDir dir, double start, double end) {
-    if (to_direction(dir) == Direction::ServerToClient) c.info.client_zero_windows.emplace_back(start, end);
+  e.on_zero_window = [&c](Direction dir, double start, double end) {
+    if (dir == Direction::ServerToClient) c.info.client_zero_windows.emplace_back(start, end);
   };
   return e;
 }
