@@ -234,7 +234,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
       if (s.flags & kFlagStreaming) {
         bool corrupt = std::find(plan.corrupt_token.begin(), plan.corrupt_token.end(), i) != plan.corrupt_token.end();
         Bytes frame = seal(FrameType::StreamToken, s.flags, encode_token(s.id, index, 1, as_bytes(text)), corrupt);
-        co_await writer_.write(std::move(frame));
+        // A burst queues frames as fast as the socket takes them (bounded by wait_below above),
+        // so they leave in big writes that fill a slow reader's ring.
+        if (faults.burst) writer_.send(std::move(frame));
+        else co_await writer_.write(std::move(frame));
       }
       content += text;
       ++sent;
