@@ -75,9 +75,11 @@ const std::vector<std::string>& probe_names() {
   return names;
 }
 
-bool valid_id(const std::string& id) {
-  if (id.empty() || id.front() == '-') return false;
-  return std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+// Item ids: lower-case letters, digits and '-'; threshold names may also hold '_'.
+bool valid_id(const std::string& id, char extra = '-') {
+  if (id.empty() || id.front() == '-' || id.front() == '_') return false;
+  return std::all_of(id.begin(), id.end(),
+                     [&](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == extra; });
 }
 
 // Reads one checklist document, naming where a field is wrong.
@@ -190,7 +192,9 @@ class Reader {
       std::string at = "thresholds[" + std::to_string(i) + "]";
       if (!t.is_object()) return fail(place, at, "expected an object");
       Threshold th;
-      if (auto ok = id(t, place, "name", th.name); !ok) return fail(place, at + ".name", "missing or not an id");
+      if (!t.contains("name") || !t["name"].is_string() || !valid_id(t["name"].get<std::string>(), '_'))
+        return fail(place, at + ".name", "missing, or not a name of lower-case letters, digits, '-' and '_'");
+      th.name = t["name"].get<std::string>();
       if (!t.contains("value") || !t["value"].is_number()) return fail(place, at + ".value", "missing or not a number");
       th.value = t["value"].get<double>();
       if (t.contains("unit")) {
