@@ -348,7 +348,7 @@ class TestMainWindow : public QObject {
       QVERIFY(wait_loaded(inspector, 20000));
       const auto& conns = inspector->connections()->connections();
       QCOMPARE(conns.size(), std::size_t{1});
-      QCOMPARE(conns[0].decryption, std::string("ok"));
+      QCOMPARE(decryption_text(conns[0]), std::string("ok"));
       QCOMPARE(inspector->index()->analysis()->connections.at(0).streams.size(), std::size_t{2});
     }
     QTest::qWait(300);  // no stray session starts later
