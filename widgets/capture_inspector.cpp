@@ -73,6 +73,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       filter_(new QLineEdit(this)),
       progress_(new QProgressBar(this)),
       cancel_button_(new QPushButton(this)),
+      diagnose_button_(new QPushButton(this)),
       status_(new QLabel(this)),
       frame_view_(new QTableView(this)),
       connection_view_(new QTableView(this)),
@@ -96,6 +97,8 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   bar->addWidget(status_);
   bar->addWidget(progress_);
   bar->addWidget(cancel_button_);
+  bar->addWidget(diagnose_button_);
+  diagnose_button_->setEnabled(false);
 
   frame_view_->setModel(frames_);
   frame_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -133,6 +136,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   (new Retranslator(this))->add([this] {
     filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
     cancel_button_->setText(tr("Cancel"));
+    diagnose_button_->setText(tr("Diagnose this capture"));
     lower_tabs_->setTabText(0, tr("Frame"));
     lower_tabs_->setTabText(1, tr("Connections"));
     lower_tabs_->setTabText(2, tr("Charts"));
@@ -158,6 +162,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   poll_timer_->setInterval(50);
   connect(poll_timer_, &QTimer::timeout, this, &CaptureInspector::poll);
   connect(cancel_button_, &QPushButton::clicked, this, &CaptureInspector::cancelLoading);
+  connect(diagnose_button_, &QPushButton::clicked, this, &CaptureInspector::diagnoseRequested);
   connect(filter_, &QLineEdit::returnPressed, this, [this] { applyFilter(filter_->text()); });
   connect(filter_, &QLineEdit::textChanged, this, [this](const QString& t) {
     if (t.isEmpty()) applyFilter({});
@@ -182,6 +187,7 @@ CaptureInspector::~CaptureInspector() { inbox_->close(); }  // the workers stop 
 
 void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) {
   loader_.reset();  // the previous load stops; its result is never shown
+  diagnose_button_->setEnabled(false);
   stopFilter();
   path_ = path;
   keys_ = keys;
@@ -254,8 +260,14 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
     text = QString::fromStdString(result.error().detail);
   }
   status_->setText(text);
+  diagnose_button_->setEnabled(ok);
   fillCharts();
-  if (!active_filter_.isEmpty()) applyFilter(active_filter_);
+  if (pending_jump_) {
+    auto [conn, stream] = *std::exchange(pending_jump_, std::nullopt);
+    showConnectionStream(conn, stream);
+  } else if (!active_filter_.isEmpty()) {
+    applyFilter(active_filter_);
+  }
   emit message(text);
   emit loaded(ok, text);
 }
@@ -291,6 +303,23 @@ void CaptureInspector::showStream(int request) {
   applyFilter(QString("conn:%1 stream:%2").arg(conn + 1).arg(stream));
   lower_tabs_->setCurrentIndex(0);
   emit message(tr("Stream %1 of connection %2").arg(stream).arg(conn + 1));
+}
+
+void CaptureInspector::showConnectionStream(const QString& conn, int stream) {
+  if (loading()) {
+    pending_jump_ = {conn, stream};
+    return;
+  }
+  const auto connections = index_ ? index_->connections() : std::vector<CaptureConnection>{};
+  for (std::size_t i = 0; i < connections.size(); ++i) {
+    if (connections[i].name != conn.toStdString()) continue;
+    QString filter = QString("conn:%1").arg(i + 1);
+    if (stream >= 0) filter += QString(" stream:%1").arg(stream);
+    applyFilter(filter);
+    lower_tabs_->setCurrentIndex(0);
+    return;
+  }
+  emit message(tr("No connection %1 in %2").arg(conn, QFileInfo(path_).fileName()));
 }
 
 void CaptureInspector::applyFilter(const QString& text) {

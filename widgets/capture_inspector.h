@@ -8,6 +8,7 @@
 #include <QWidget>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "capture/capture_index.h"
@@ -49,6 +50,9 @@ class CaptureInspector : public QWidget {
   void applyFilter(const QString& filter);
   bool filtering() const { return filter_worker_ != nullptr; }
   void selectFrame(std::size_t frame);
+  // Filters to the frames of the connection named `conn` (as the analysis names it), of
+  // `stream` (-1: every stream); waits for the load to end when the file is still loading.
+  void showConnectionStream(const QString& conn, int stream);
 
   std::shared_ptr<const CaptureIndex> index() const { return index_; }
   FrameTableModel* frames() const { return frames_; }
@@ -64,6 +68,7 @@ class CaptureInspector : public QWidget {
  signals:
   void loaded(bool ok, const QString& message);
   void message(const QString& text);  // for the log panel
+  void diagnoseRequested();           // "Diagnose this capture" was clicked
 
  private:
   // A load's byte counts, for the progress bar; each load has its own.
@@ -94,6 +99,8 @@ class CaptureInspector : public QWidget {
   QLineEdit* filter_;
   QProgressBar* progress_;
   QPushButton* cancel_button_;
+  QPushButton* diagnose_button_;
+  std::optional<std::pair<QString, int>> pending_jump_;  // showConnectionStream during a load
   QLabel* status_;
   QTableView* frame_view_;
   QTableView* connection_view_;

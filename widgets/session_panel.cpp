@@ -2,7 +2,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -14,11 +13,11 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QTemporaryDir>
 #include <QVBoxLayout>
 
 #include "gui_thread.h"
 #include "latency_charts.h"
+#include "loopback_capture.h"
 #include "request_point.h"
 #include "retranslator.h"
 #include "session/bench.h"
@@ -57,6 +56,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       series_(new QComboBox(this)),
       load_button_(new QPushButton(this)),
       load_status_(new QLabel(this)),
+      diagnose_button_(new QPushButton(this)),
       charts_(new LatencyCharts(this)),
       inbox_(std::make_shared<Inbox>(this)) {
   target_->setEditable(true);
@@ -129,6 +129,8 @@ SessionPanel::SessionPanel(QWidget* parent)
   load_layout->addWidget(series_);
   load_layout->addWidget(load_button_);
   load_layout->addWidget(load_status_, 1);
+  load_layout->addWidget(diagnose_button_);
+  diagnose_button_->hide();  // shown when a load has ended: its target is worth diagnosing
 
   auto* left = new QWidget(this);
   auto* left_layout = new QVBoxLayout(left);
@@ -151,6 +153,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     send_->setText(tr("Send"));
     cancel_->setText(tr("Cancel"));
     load_button_->setText(loadRunning() ? tr("Stop load") : tr("Run load"));
+    diagnose_button_->setText(tr("Diagnose this target…"));
     target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
                            "https://host/v1/chat/completions"));
     const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed below")};
@@ -188,6 +191,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     else emit streamClicked(capture, stream);
   });
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
+  connect(diagnose_button_, &QPushButton::clicked, this, [this] { emit diagnoseRequested(target()); });
   connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);
   connect(load_button_, &QPushButton::clicked, this, [this] {
     if (loadRunning()) stopLoad();
@@ -278,27 +282,18 @@ bool SessionPanel::send() {
 // own directory, file and stop flag, and opens only once the previous one has written its file,
 // so one capture never holds another session's packets.
 void SessionPanel::startCapture(SessionConfig c, std::uint16_t port) {
-  QTemporaryDir dir(QDir::tempPath() + "/anthro-session-XXXXXX");
-  dir.setAutoRemove(false);
-  const QString path = dir.filePath("session.pcapng");
-  c.keylog_path = dir.filePath("keys.log").toStdString();
-  LiveCaptureConfig lc;
-  lc.interface = "lo";
-  lc.filter = "tcp port " + std::to_string(port);
-  lc.output = path.toStdString();
-  lc.keylog_path = c.keylog_path;
+  const LoopbackCaptureFiles files = new_capture_files("anthro-session");
+  c.keylog_path = files.keylog.toStdString();
+  const QString path = files.pcapng;
   const int run = ++capture_run_;
   auto previous = capture_worker_ ? capture_worker_->finished() : std::shared_future<void>();
   state_ = State::StartingCapture;
   updateButtons();
-  capture_worker_ = std::make_unique<Worker>([this, inbox = inbox_, lc, c, path, run,
-                                              previous](const std::atomic<bool>& stop) {
-    if (previous.valid()) previous.wait();
-    auto stats = run_live_capture(lc, stop, [&] {
-      inbox->post([this, c, path, run] { onCaptureListening(run, c, path); });
-    });
-    inbox->post([this, c, path, run, stats] { onCaptureEnded(run, c, path, stats); });
-  });
+  capture_worker_ = start_loopback_capture(
+      files, port, previous, [this, inbox = inbox_, c, path, run] { inbox->post([this, c, path, run] { onCaptureListening(run, c, path); }); },
+      [this, inbox = inbox_, c, path, run](const Result<LiveCaptureStats>& stats) {
+        inbox->post([this, c, path, run, stats] { onCaptureEnded(run, c, path, stats); });
+      });
 }
 
 void SessionPanel::onCaptureListening(int run, const SessionConfig& c, const QString& path) {
@@ -440,6 +435,7 @@ void SessionPanel::onLoadDone(const Result<BenchResult>& result, int series) {
   for (const auto& rec : result->records)
     points.push_back(request_point(rec.result, rec.start_s, -1 - static_cast<int>(rec.index)));
   charts_->addPoints(series, points);
+  diagnose_button_->show();
   load_status_->setText(tr("%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms")
                             .arg(result->requests)
                             .arg(result->tokens_per_s, 0, 'f', 0)

@@ -70,6 +70,8 @@ class SessionPanel : public QWidget {
   void captureReady(const QString& path);
   // A session request's point was clicked on a chart, and the session was captured.
   void streamClicked(const QString& capture, std::uint32_t stream_id);
+  // "Diagnose this target", offered when a load has ended.
+  void diagnoseRequested(const QString& target);
 
  private:
   enum class State { Idle, StartingCapture, Running };
@@ -107,6 +109,7 @@ class SessionPanel : public QWidget {
   QComboBox* series_;
   QPushButton* load_button_;
   QLabel* load_status_;
+  QPushButton* diagnose_button_;
   LatencyCharts* charts_;
 
   std::shared_ptr<Inbox> inbox_;

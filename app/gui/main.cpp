@@ -1,4 +1,4 @@
-// anthro-workbench [CAPTURE] [--keylog FILE]... [--server-key PEM]...
+// anthro-workbench [CAPTURE] [--keylog FILE]... [--server-key PEM]... [--fault NAME[=ARG]]...
 #include <QApplication>
 #include <QCommandLineParser>
 
@@ -23,16 +23,21 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshots("screenshots", QApplication::translate("main", "Take the README screenshots into DIR and exit."), "DIR");
   QCommandLineOption vectors("vectors", QApplication::translate("main", "The spec's vectors directory (for --screenshots)."), "DIR",
                              "../shared/spec/vectors");
+  QCommandLineOption fault("fault", QApplication::translate("main", "A fault of the embedded endpoint, as `anthro-wb endpoint --fault` (repeatable)."),
+                           "NAME[=ARG]");
   screenshots.setFlags(QCommandLineOption::HiddenFromHelp);
   vectors.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addOption(keylog);
   parser.addOption(server_key);
+  parser.addOption(fault);
   parser.addOption(screenshots);
   parser.addOption(vectors);
   parser.addPositionalArgument("capture", QApplication::translate("main", "A pcap or pcapng file to open."), "[CAPTURE]");
   parser.process(app);
 
-  anthro::gui::MainWindow window;
+  std::vector<std::string> faults;
+  for (const QString& f : parser.values(fault)) faults.push_back(f.toStdString());
+  anthro::gui::MainWindow window(nullptr, faults);
   if (!parser.isSet(screenshots)) window.show();
   const QStringList captures = parser.positionalArguments();
   if (parser.isSet(screenshots))

@@ -20,9 +20,11 @@
 #include <QTabWidget>
 
 #include "capture_inspector.h"
+#include "diagnosis_page.h"
 #include "endpoint/endpoint.h"
 #include "keys_panel.h"
 #include "language.h"
+#include "model/faults.h"
 #include "retranslator.h"
 #include "session_panel.h"
 #include "welcome_page.h"
@@ -40,11 +42,12 @@ bool is_pem(const QString& path) { return path.toLower().endsWith(".pem"); }
 
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent)
+MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults)
     : QMainWindow(parent),
       tabs_(new QTabWidget(this)),
       welcome_(nullptr),
       session_(new widgets::SessionPanel(this)),
+      diagnosis_(new widgets::DiagnosisPage(this)),
       keys_(new widgets::KeysPanel(this)),
       log_(new QPlainTextEdit(this)),
       keys_dock_(new QDockWidget(this)),
@@ -61,14 +64,16 @@ MainWindow::MainWindow(QWidget* parent)
   welcome_ = welcome;
   tabs_->addTab(welcome_, QString());
   tabs_->addTab(session_, QString());
-  for (int i = 0; i < 2; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
+  tabs_->addTab(diagnosis_, QString());
+  for (int i = 0; i < 3; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
   connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int i) {
     QWidget* page = tabs_->widget(i);
-    if (page == welcome_ || page == session_) return;
+    if (page == welcome_ || page == session_ || page == diagnosis_) return;
     tabs_->removeTab(i);
     page->deleteLater();
   });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (tabs_->currentWidget() == diagnosis_) refreshDiagnosisSources();
     if (auto* inspector = currentInspector(); inspector && inspector->index() && inspector->index()->finished()) {
       auto a = inspector->index()->analysis();
       keys_->showCapture(inspector->path(), inspector->index()->connections(),
@@ -111,8 +116,9 @@ MainWindow::MainWindow(QWidget* parent)
   connect(welcome, &WelcomePage::startCaptureRequested, this, &MainWindow::startCapture);
   connect(welcome, &WelcomePage::recentRequested, this, [this](const QString& path) { openCapture(path); });
 
+  connectDiagnosis();
   buildMenus();
-  startEndpoint();
+  startEndpoint(endpoint_faults);
   (new widgets::Retranslator(this))->add([this] { retranslate(); });
   updateRecentMenu();
 
@@ -130,13 +136,15 @@ MainWindow::~MainWindow() {
   if (endpoint_) endpoint_->stop();
 }
 
-void MainWindow::startEndpoint() {
+void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   EndpointConfig config;
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
   config.model.ttft = {150, 40, true};
   config.model.itl = {12, 3};
+  if (auto parsed = parse_faults(faults)) config.model.faults = *parsed;
+  else log(tr("Endpoint faults ignored: %1").arg(QString::fromStdString(parsed.error().detail)));
   auto started = Endpoint::start(config);
   if (!started) {
     log(tr("The embedded endpoint did not start: %1").arg(QString::fromStdString(started.error().detail)));
@@ -145,8 +153,47 @@ void MainWindow::startEndpoint() {
   endpoint_ = std::move(*started);
   session_->setEmbeddedTargets(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
                                endpointUrl("http") + "/v1/messages");
+  diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages"});
   log(tr("Embedded endpoint: %1 (TLS), %2 (lab), %3 (HTTP baseline)")
           .arg(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("http")));
+  if (!faults.empty()) log(tr("Embedded endpoint faults: %1").arg(QString::fromStdString(describe(config.model.faults))));
+}
+
+// The Diagnosis page reaches the inspector (its run's capture, evidence jumps) and is reached
+// from a loaded capture and from the end of a live load.
+void MainWindow::connectDiagnosis() {
+  connect(diagnosis_, &widgets::DiagnosisPage::message, this, &MainWindow::log);
+  connect(diagnosis_, &widgets::DiagnosisPage::captureReady, this, [this](const QString& path) {
+    log(tr("Diagnosis capture written to %1").arg(path));
+    QWidget* shown = tabs_->currentWidget();
+    openCapture(path);
+    showPage(shown);  // the person is reading verdicts: the capture waits in its tab
+  });
+  connect(diagnosis_, &widgets::DiagnosisPage::jumpToFrames, this, &MainWindow::jumpToFrames);
+  connect(session_, &widgets::SessionPanel::diagnoseRequested, this, [this](const QString& target) {
+    diagnosis_->setTarget(target);
+    diagnosis_->setUseLive(true);
+    showPage(diagnosis_);
+    log(tr("Diagnosis of %1: pick the sources and run it").arg(target));
+  });
+}
+
+void MainWindow::refreshDiagnosisSources() {
+  std::vector<std::pair<QString, CaptureKeySources>> open;
+  for (int i = 0; i < tabs_->count(); ++i)
+    if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i)))
+      open.emplace_back(inspector->path(), inspector->keys());
+  diagnosis_->setOpenCaptures(open, keySources());
+}
+
+void MainWindow::jumpToFrames(const QString& capture, const QString& conn, int stream) {
+  widgets::CaptureInspector* target = nullptr;
+  for (int i = 0; i < tabs_->count() && !target; ++i)
+    if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i)); inspector && inspector->path() == capture)
+      target = inspector;
+  if (!target) target = openCapture(capture);
+  showPage(target);
+  target->showConnectionStream(conn, stream);
 }
 
 QString MainWindow::endpointUrl(const QString& scheme) const {
@@ -172,6 +219,7 @@ void MainWindow::buildMenus() {
   session_menu_ = menuBar()->addMenu(QString());
   new_session_action_ = session_menu_->addAction(QString(), QKeySequence::New, this, [this] { showPage(session_); });
   start_capture_action_ = session_menu_->addAction(QString(), this, &MainWindow::startCapture);
+  diagnose_action_ = session_menu_->addAction(QString(), this, [this] { showPage(diagnosis_); });
 
   view_menu_ = menuBar()->addMenu(QString());
   view_menu_->addAction(keys_dock_->toggleViewAction());
@@ -201,6 +249,8 @@ void MainWindow::retranslate() {
   setWindowTitle(tr("anthro-v1 Workbench"));
   tabs_->setTabText(tabs_->indexOf(welcome_), tr("Welcome"));
   tabs_->setTabText(tabs_->indexOf(session_), tr("Live session"));
+  tabs_->setTabText(tabs_->indexOf(diagnosis_), tr("Diagnosis"));
+  diagnosis_->setLanguage(current_language());
   keys_dock_->setWindowTitle(tr("Keys"));
   log_dock_->setWindowTitle(tr("Log"));
   file_menu_->setTitle(tr("&File"));
@@ -212,6 +262,7 @@ void MainWindow::retranslate() {
   session_menu_->setTitle(tr("&Session"));
   new_session_action_->setText(tr("&New Live Session"));
   start_capture_action_->setText(tr("Start &Capture…"));
+  diagnose_action_->setText(tr("&Diagnose Latency…"));
   view_menu_->setTitle(tr("&View"));
   language_menu_->setTitle(tr("&Language"));
   help_menu_->setTitle(tr("&Help"));
@@ -237,6 +288,10 @@ widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QS
   CaptureKeySources keys = keySources();
   auto* inspector = new widgets::CaptureInspector(this);
   connect(inspector, &widgets::CaptureInspector::message, this, &MainWindow::log);
+  connect(inspector, &widgets::CaptureInspector::diagnoseRequested, this, [this, inspector] {
+    showPage(diagnosis_);
+    diagnosis_->diagnoseCapture(inspector->path(), inspector->keys());
+  });
   connect(inspector, &widgets::CaptureInspector::loaded, this, [this, inspector](bool ok, const QString&) {
     if (!ok || !inspector->index()) return;
     auto a = inspector->index()->analysis();

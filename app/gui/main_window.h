@@ -5,6 +5,8 @@
 
 #include <QMainWindow>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "capture/analysis.h"
 
@@ -21,6 +23,7 @@ class Endpoint;
 
 namespace anthro::widgets {
 class CaptureInspector;
+class DiagnosisPage;
 class KeysPanel;
 class SessionPanel;
 }  // namespace anthro::widgets
@@ -30,7 +33,9 @@ namespace anthro::gui {
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(QWidget* parent = nullptr);
+  // `endpoint_faults` as on the command line ("stall=800@10"): the embedded endpoint misbehaves
+  // on demand, for demonstrations and the diagnosis tests.
+  explicit MainWindow(QWidget* parent = nullptr, std::vector<std::string> endpoint_faults = {});
   ~MainWindow() override;
 
   // Opens a capture in a new tab with the key files given plus those of the keys panel.
@@ -39,6 +44,7 @@ class MainWindow : public QMainWindow {
   widgets::CaptureInspector* currentInspector() const;
   widgets::SessionPanel* sessionPanel() const { return session_; }
   widgets::KeysPanel* keysPanel() const { return keys_; }
+  widgets::DiagnosisPage* diagnosisPage() const { return diagnosis_; }
   QDockWidget* keysDock() const { return keys_dock_; }
   QDockWidget* logDock() const { return log_dock_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -57,7 +63,10 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void retranslate();
-  void startEndpoint();
+  void startEndpoint(const std::vector<std::string>& faults);
+  void connectDiagnosis();
+  void refreshDiagnosisSources();
+  void jumpToFrames(const QString& capture, const QString& conn, int stream);
   void openCaptureDialog();
   void startCapture();
   void addRecent(const QString& path);
@@ -71,6 +80,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_;
   QWidget* welcome_;
   widgets::SessionPanel* session_;
+  widgets::DiagnosisPage* diagnosis_;
   widgets::KeysPanel* keys_;
   QPlainTextEdit* log_;
   QDockWidget* keys_dock_;
@@ -88,6 +98,7 @@ class MainWindow : public QMainWindow {
   QAction* quit_action_ = nullptr;
   QAction* new_session_action_ = nullptr;
   QAction* start_capture_action_ = nullptr;
+  QAction* diagnose_action_ = nullptr;
   QAction* about_action_ = nullptr;
 };
 

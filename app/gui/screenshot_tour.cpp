@@ -10,6 +10,10 @@
 #include <cstdio>
 
 #include "capture_inspector.h"
+#include "diagnosis_model.h"
+#include "diagnosis_page.h"
+#include "endpoint/endpoint.h"
+#include "model/faults.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "language.h"
@@ -41,6 +45,33 @@ bool save(MainWindow& window, const QString& dir, const QString& name) {
   bool ok = window.grab().save(path);
   std::printf("%s %s\n", ok ? "saved" : "FAILED", qPrintable(path));
   return ok;
+}
+
+// The Diagnosis page after a run against a second local endpoint that stalls mid-stream, so a
+// flagged item and its evidence are on screen while the window's own endpoint stays healthy.
+bool diagnosis_shot(MainWindow& window, const QString& dir) {
+  EndpointConfig config;
+  config.tls_listen = "127.0.0.1:0";
+  config.model.ttft = {150, 40, true};
+  config.model.itl = {12, 3};
+  config.model.faults = *parse_faults({"stall=800@10"});
+  auto endpoint = Endpoint::start(config);
+  if (!endpoint) return false;
+  widgets::DiagnosisPage* page = window.diagnosisPage();
+  window.showPage(page);
+  page->setTarget(QString::fromStdString((*endpoint)->url("anthro")));
+  page->setWorkload(40, 4);
+  page->setCaptureRun(true);
+  page->setUseSystem(true);
+  bool finished = false;
+  auto c = QObject::connect(page, &widgets::DiagnosisPage::finished, page, [&] { finished = true; });
+  page->run();
+  wait_for([&] { return finished; }, 180000);
+  QObject::disconnect(c);
+  (*endpoint)->stop();
+  window.showPage(page);
+  page->selectItem("server-stall");
+  return save(window, dir, "diagnosis.png");
 }
 
 }  // namespace
@@ -98,12 +129,15 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   }
   window.showPage(panel);
   ok = save(window, dir, "live-session.png") && ok;
+  ok = diagnosis_shot(window, dir) && ok;
 
   install_language("zh_CN");
   window.showPage(window.tabs()->widget(0));
   ok = save(window, dir, "welcome-zh_CN.png") && ok;
   window.showPage(panel);
   ok = save(window, dir, "live-session-zh_CN.png") && ok;
+  window.showPage(window.diagnosisPage());
+  ok = save(window, dir, "diagnosis-zh_CN.png") && ok;
   install_language("en");
   return ok ? 0 : 1;
 }

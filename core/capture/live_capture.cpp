@@ -33,6 +33,7 @@ Result<std::unique_ptr<pcap_t, PcapClose>> open_interface(const LiveCaptureConfi
   if (!p) return make_error(ErrorClass::Network, "capture", c.interface + ": " + err);
   pcap_set_snaplen(p.get(), c.snaplen);
   pcap_set_immediate_mode(p.get(), 1);  // every packet as it comes, so timings are the wire's
+  pcap_set_buffer_size(p.get(), 32 << 20);  // bursts of several streams on lo overflowed the 2 MiB default
   pcap_set_tstamp_precision(p.get(), PCAP_TSTAMP_PRECISION_NANO);
   if (int status = pcap_activate(p.get()); status < 0) return capture_error(c, status, p.get());
   if (!c.filter.empty()) {

@@ -161,6 +161,30 @@
         <source>The capture %1 is no longer open</source>
         <translation>抓包 %1 已不再打开</translation>
     </message>
+    <message>
+        <source>Endpoint faults ignored: %1</source>
+        <translation>已忽略端点故障设置：%1</translation>
+    </message>
+    <message>
+        <source>Embedded endpoint faults: %1</source>
+        <translation>内置端点故障：%1</translation>
+    </message>
+    <message>
+        <source>Diagnosis capture written to %1</source>
+        <translation>诊断抓包已写入 %1</translation>
+    </message>
+    <message>
+        <source>Diagnosis of %1: pick the sources and run it</source>
+        <translation>诊断 %1：选择来源后运行</translation>
+    </message>
+    <message>
+        <source>Diagnosis</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <source>&amp;Diagnose Latency…</source>
+        <translation>延迟诊断(&amp;D)…</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>
@@ -242,6 +266,14 @@
     <message>
         <source>Stream %1 of connection %2</source>
         <translation>连接 %2 的流 %1</translation>
+    </message>
+    <message>
+        <source>Diagnose this capture</source>
+        <translation>诊断此抓包</translation>
+    </message>
+    <message>
+        <source>No connection %1 in %2</source>
+        <translation>%2 中没有连接 %1</translation>
     </message>
 </context>
 <context>
@@ -384,6 +416,270 @@
     <message>
         <source>Bad checksums</source>
         <translation>校验和错误</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::DiagnosisModel</name>
+    <message>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>warn</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>inconclusive</source>
+        <translation>证据不足</translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation>人工</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>checked: %1</source>
+        <translation>已检查：%1</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Item</source>
+        <translation>检查项</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::DiagnosisPage</name>
+    <message>
+        <source>Run diagnosis</source>
+        <translation>运行诊断</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Capture to diagnose</source>
+        <translation>要诊断的抓包</translation>
+    </message>
+    <message>
+        <source>Captures (*.pcap *.pcapng *.cap);;All files (*)</source>
+        <translation>抓包文件 (*.pcap *.pcapng *.cap);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>数据来源</translation>
+    </message>
+    <message>
+        <source>Live target</source>
+        <translation>实时目标</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Concurrency</source>
+        <translation>并发</translation>
+    </message>
+    <message>
+        <source>Capture this run's traffic (evidence jumps to frames)</source>
+        <translation>抓取本次运行的流量（证据可跳转到帧）</translation>
+    </message>
+    <message>
+        <source>Capture</source>
+        <translation>抓包</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>This machine (OpenSSL, CPU governor, NIC drops, socket buffers)</source>
+        <translation>本机（OpenSSL、CPU 调频策略、网卡丢包、套接字缓冲区）</translation>
+    </message>
+    <message>
+        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages</source>
+        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages</translation>
+    </message>
+    <message>
+        <source>A capture open in the inspector, or a file</source>
+        <translation>检查器中已打开的抓包，或一个文件</translation>
+    </message>
+    <message>
+        <source>Pick a capture, or untick the capture source.</source>
+        <translation>请选择一个抓包，或取消勾选抓包来源。</translation>
+    </message>
+    <message>
+        <source>Tick a source: a live target, a capture or this machine.</source>
+        <translation>请勾选一个来源：实时目标、抓包或本机。</translation>
+    </message>
+    <message>
+        <source>Run the diagnosis once before re-running an item.</source>
+        <translation>请先完整运行一次诊断，再单独重跑某项。</translation>
+    </message>
+    <message>
+        <source>A diagnosis is already running; cancel it first.</source>
+        <translation>已有诊断在运行；请先取消。</translation>
+    </message>
+    <message>
+        <source>Starting the capture on lo…</source>
+        <translation>正在 lo 上启动抓包…</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>%1 items, %2 flagged; worst: %3</source>
+        <translation>共 %1 项，%2 项被标记；最差：%3</translation>
+    </message>
+    <message>
+        <source>Diagnosis done</source>
+        <translation>诊断完成</translation>
+    </message>
+    <message>
+        <source>Writing the run's capture…</source>
+        <translation>正在写入本次运行的抓包…</translation>
+    </message>
+    <message>
+        <source>Capture failed: %1</source>
+        <translation>抓包失败：%1</translation>
+    </message>
+    <message>
+        <source>The capture lost %1 packets: some streams may not decode</source>
+        <translation>抓包丢失了 %1 个数据包：部分流可能无法解码</translation>
+    </message>
+    <message>
+        <source>Diagnosis done; its capture failed, so evidence cannot jump to frames</source>
+        <translation>诊断完成；抓包失败，证据无法跳转到帧</translation>
+    </message>
+    <message>
+        <source>Matching the run's connections to its capture…</source>
+        <translation>正在将本次运行的连接与抓包对应…</translation>
+    </message>
+    <message>
+        <source>Diagnosis done; no connection of the run was found in its capture</source>
+        <translation>诊断完成；抓包中找不到本次运行的连接</translation>
+    </message>
+    <message>
+        <source>Diagnosis done; evidence jumps to the frames of %1</source>
+        <translation>诊断完成；证据可跳转到 %1 中的帧</translation>
+    </message>
+    <message>
+        <source>Diagnosis cancelled</source>
+        <translation>诊断已取消</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>%1 was measured live without a capture: tick "Capture this run's traffic" to see its frames.</source>
+        <translation>%1 是在没有抓包的情况下实时测得的：勾选“抓取本次运行的流量”即可查看其帧。</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::EvidenceChart</name>
+    <message>
+        <source>count</source>
+        <translation>数量</translation>
+    </message>
+    <message>
+        <source>seconds since the request</source>
+        <translation>自请求起的秒数</translation>
+    </message>
+    <message>
+        <source>gap before the token (ms)</source>
+        <translation>该 token 前的间隔 (ms)</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::EvidenceView</name>
+    <message>
+        <source>Statistic</source>
+        <translation>统计量</translation>
+    </message>
+    <message>
+        <source>n</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>Measured by</source>
+        <translation>测量来源</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Click a stream to see its frames in the capture inspector</source>
+        <translation>点击一个流，在抓包检查器中查看它的帧</translation>
+    </message>
+    <message>
+        <source>Manual check</source>
+        <translation>人工检查</translation>
+    </message>
+    <message>
+        <source>Checked</source>
+        <translation>已检查</translation>
+    </message>
+    <message>
+        <source>What you checked, and what you found</source>
+        <translation>检查了什么、发现了什么</translation>
+    </message>
+    <message>
+        <source>Remedy</source>
+        <translation>补救措施</translation>
+    </message>
+    <message>
+        <source>Re-run this item</source>
+        <translation>单独重跑此项</translation>
+    </message>
+    <message>
+        <source>Run the diagnosis, then pick an item.</source>
+        <translation>先运行诊断，再选择一个检查项。</translation>
+    </message>
+    <message>
+        <source>Not run yet.</source>
+        <translation>尚未运行。</translation>
+    </message>
+    <message>
+        <source> (%1 more needed, at least %2)</source>
+        <translation>（还需 %1 个，至少 %2 个）</translation>
+    </message>
+    <message>
+        <source>Token gaps of stream %1, the longest pause</source>
+        <translation>流 %1 的 token 间隔（停顿最长者）</translation>
+    </message>
+    <message>
+        <source>No distribution for this item: its evidence is listed below.</source>
+        <translation>此项没有分布图：证据列在下方。</translation>
     </message>
 </context>
 <context>
@@ -784,6 +1080,10 @@
         <source>Stopping: waiting for the requests in flight…</source>
         <translation>正在停止：等待进行中的请求完成…</translation>
     </message>
+    <message>
+        <source>Diagnose this target…</source>
+        <translation>诊断此目标…</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -810,6 +1110,10 @@
     <message>
         <source>A pcap or pcapng file to open.</source>
         <translation>要打开的 pcap 或 pcapng 文件。</translation>
+    </message>
+    <message>
+        <source>A fault of the embedded endpoint, as `anthro-wb endpoint --fault` (repeatable).</source>
+        <translation>内置端点的故障，同 `anthro-wb endpoint --fault`（可重复）。</translation>
     </message>
 </context>
 </TS>

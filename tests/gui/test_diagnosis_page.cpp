@@ -1,0 +1,211 @@
+// The Diagnosis page as a user drives it, offscreen, against the main window's embedded
+// endpoint with a fault on: the flagged item shows with its evidence, and a click on the
+// evidence lands on that stream's frames in the capture inspector; the same from a loaded
+// capture ("Diagnose this capture"); Cancel; an item re-run alone; a manual item ticked.
+#include <QtTest>
+
+#include <QCheckBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeWidget>
+
+#include "capture_inspector.h"
+#include "diagnosis_model.h"
+#include "diagnosis_page.h"
+#include "evidence_chart.h"
+#include "evidence_view.h"
+#include "frame_table_model.h"
+#include "main_window.h"
+
+using namespace anthro;
+using namespace anthro::widgets;
+
+namespace {
+
+Verdict verdict_of(DiagnosisPage* page, const QString& id) {
+  int row = page->model()->rowOf(id);
+  return static_cast<Verdict>(page->model()->data(page->model()->index(row, 0), DiagnosisModel::VerdictRole).toInt());
+}
+
+bool wait_loaded(CaptureInspector* inspector, int timeout_ms) {
+  QElapsedTimer t;
+  t.start();
+  while (inspector->loading() && t.elapsed() < timeout_ms) QTest::qWait(20);
+  return !inspector->loading();
+}
+
+// Clicks the evidence list's row `ref` as a user would.
+void click_ref(EvidenceView* view, int ref) {
+  QTreeWidgetItem* item = view->refs()->topLevelItem(ref);
+  QVERIFY(item);
+  view->refs()->scrollToItem(item);
+  QTest::mouseClick(view->refs()->viewport(), Qt::LeftButton, {}, view->refs()->visualItemRect(item).center());
+}
+
+// The inspector shows only the frames of `stream` on connection `conn` (the analysis' name),
+// and that stream paused for longer than `gap_ms` between two tokens.
+void check_frames(CaptureInspector* inspector, const std::string& conn, std::uint32_t stream, double gap_ms) {
+  QVERIFY(wait_loaded(inspector, 30000));
+  auto analysis = inspector->index()->analysis();
+  const RequestResult* shown = nullptr;
+  std::uint32_t conn_number = 0;
+  for (std::size_t c = 0; c < analysis->connections.size(); ++c)
+    if (analysis->connections[c].info.name == conn)
+      for (const auto& s : analysis->connections[c].streams)
+        if (s.stream_id == stream) shown = &s, conn_number = static_cast<std::uint32_t>(c + 1);
+  QVERIFY2(shown, qPrintable(QString::fromStdString(conn)));
+  QVERIFY2(*shown->figures.max_gap_ms > gap_ms, qPrintable(QString::number(*shown->figures.max_gap_ms)));
+  QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 10000);  // else the rows may be the last jump's
+  FrameTableModel* frames = inspector->frames();
+  QTRY_COMPARE_WITH_TIMEOUT(frames->rowCount(), int(shown->figures.tokens + 2), 10000);  // REQUEST, tokens, RESPONSE
+  for (int row = 0; row < frames->rowCount(); ++row) {
+    QCOMPARE(frames->data(frames->index(row, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), stream);
+    QCOMPARE(frames->data(frames->index(row, FrameTableModel::Connection), Qt::DisplayRole).toUInt(), conn_number);
+  }
+}
+
+}  // namespace
+
+class TestDiagnosisPage : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(data_.isValid());
+    qputenv("XDG_DATA_HOME", data_.path().toUtf8());  // the endpoint's generated credentials
+  }
+
+  // stall=800@10: every stream pauses 800 ms at its tenth token; server-stall must warn, and
+  // its evidence must open that stream's frames in the run's own capture.
+  void aLiveRunFlagsTheStallAndJumpsToItsFrames() {
+    gui::MainWindow window(nullptr, {"stall=800@10"});
+    window.resize(1500, 920);
+    window.show();
+    DiagnosisPage* page = window.diagnosisPage();
+    window.showPage(page);
+    page->setTarget(window.endpointUrl("anthro"));
+    page->setWorkload(40, 4);
+    page->setCaptureRun(true);
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QSignalSpy captured(page, &DiagnosisPage::captureReady);
+    QPushButton* run = nullptr;
+    for (auto* b : page->findChildren<QPushButton*>())
+      if (b->text() == "Run diagnosis") run = b;
+    QVERIFY(run);
+    QTest::mouseClick(run, Qt::LeftButton);
+    QVERIFY(page->running());
+    QVERIFY(finished.wait(120000));
+    if (captured.isEmpty() && window.logText().contains("permission", Qt::CaseInsensitive))
+      QSKIP("no permission to capture on lo here");
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QCOMPARE(captured.size(), 1);
+
+    const QString stall_reason = page->model()->data(page->model()->index(page->model()->rowOf("server-stall"), 2), Qt::DisplayRole).toString();
+    QVERIFY2(verdict_of(page, "server-stall") == Verdict::Warn, qPrintable(stall_reason + "\n" + window.logText()));
+    QCOMPARE(verdict_of(page, "gpu-context-wait"), Verdict::Pass);  // only the mapped item is flagged
+    QCOMPARE(verdict_of(page, "ttft-tail"), Verdict::Inconclusive);  // 40 requests < 100
+    QCOMPARE(page->model()->data(page->model()->index(page->model()->rowOf("server-stall"), 0), Qt::DisplayRole).toString(),
+             QString("warn"));
+
+    page->selectItem("server-stall");
+    EvidenceView* evidence = page->evidence();
+    QVERIFY(evidence->figure("statistic").contains("ms"));
+    QVERIFY(evidence->figure("threshold").contains("500"));
+    QCOMPARE(evidence->chart()->kind(), EvidenceChart::Kind::Timeline);
+    QVERIFY(evidence->refs()->topLevelItemCount() > 0);
+    const ItemResult& result = *page->model()->row(page->model()->rowOf("server-stall")).result;
+    const auto& run_info = *page->model()->row(page->model()->rowOf("server-stall")).run;
+    const EvidenceRef& ref = result.refs.at(0);
+    QVERIFY(ref.stream_id);
+    QVERIFY2(run_info.conn_names.count(ref.conn), ref.conn.c_str());
+
+    click_ref(evidence, 0);
+    CaptureInspector* inspector = window.currentInspector();
+    QVERIFY(inspector);
+    QCOMPARE(inspector->path(), captured.at(0).at(0).toString());
+    check_frames(inspector, run_info.conn_names.at(ref.conn), *ref.stream_id, 500);
+
+    // From that capture, "Diagnose this capture": the same item flagged, from packets alone.
+    QSignalSpy again(page, &DiagnosisPage::finished);
+    emit inspector->diagnoseRequested();
+    QCOMPARE(window.tabs()->currentWidget(), page);
+    QVERIFY(again.wait(60000));
+    QCOMPARE(again.at(0).at(0).toBool(), true);
+    QCOMPARE(verdict_of(page, "server-stall"), Verdict::Warn);
+    const ItemResult& from_capture = *page->model()->row(page->model()->rowOf("server-stall")).result;
+    page->selectItem("server-stall");
+    click_ref(evidence, 1);
+    QCOMPARE(window.currentInspector(), inspector);
+    check_frames(inspector, from_capture.refs.at(1).conn, *from_capture.refs.at(1).stream_id, 500);
+  }
+
+  void cancelStopsARun() {
+    gui::MainWindow window;
+    DiagnosisPage* page = window.diagnosisPage();
+    page->setTarget(window.endpointUrl("anthro+lab"));
+    page->setWorkload(2000, 4);
+    page->setCaptureRun(false);
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QVERIFY(page->run());
+    QTest::qWait(800);
+    QElapsedTimer t;
+    t.start();
+    page->cancel();
+    QVERIFY(t.elapsed() < 200);  // never waits on the worker
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    QVERIFY(!page->running());
+    QVERIFY(page->run());  // a new run starts at once; the old worker's reports are dropped
+    page->cancel();
+  }
+
+  // An item re-run alone gets a fresh result; the others keep theirs. A manual item is ticked
+  // with a note.
+  void anItemRerunsAloneAndAManualItemIsTicked() {
+    gui::MainWindow window;
+    DiagnosisPage* page = window.diagnosisPage();
+    Checklist checklist = builtin_latency_checklist();
+    ChecklistItem manual;
+    manual.id = "runbook-read";
+    manual.probe = "manual";
+    manual.title = {"The on-call runbook was read", "已阅读值班手册"};
+    manual.remedy = {"Read it.", "去读。"};
+    checklist.items.push_back(manual);
+    page->setChecklist(checklist);
+    page->setTarget(window.endpointUrl("anthro+lab"));
+    page->setWorkload(20, 4);
+    page->setCaptureRun(false);
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(verdict_of(page, "connection-reset"), Verdict::Pass);
+    QCOMPARE(verdict_of(page, "runbook-read"), Verdict::Manual);
+    const auto before = page->model()->row(page->model()->rowOf("connection-reuse")).run;
+
+    page->selectItem("connection-reset");
+    QVERIFY(page->evidence()->rerunButton()->isEnabled());
+    QTest::mouseClick(page->evidence()->rerunButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.last().at(0).toBool(), true);
+    QVERIFY(page->model()->row(page->model()->rowOf("connection-reset")).run != before);
+    QCOMPARE(page->model()->row(page->model()->rowOf("connection-reuse")).run, before);
+
+    page->selectItem("runbook-read");
+    QVERIFY(page->evidence()->tickBox()->isVisible() || !window.isVisible());
+    page->evidence()->noteEdit()->setText("read on 2024-05-01");
+    page->evidence()->tickBox()->setChecked(true);
+    const int row = page->model()->rowOf("runbook-read");
+    QVERIFY(page->model()->row(row).ticked);
+    QCOMPARE(page->model()->data(page->model()->index(row, DiagnosisModel::ReasonColumn), Qt::DisplayRole).toString(),
+             QString("checked: read on 2024-05-01"));
+    page->setLanguage("zh_CN");
+    QCOMPARE(page->model()->title(row), QString::fromUtf8("已阅读值班手册"));
+  }
+
+ private:
+  QTemporaryDir data_;
+};
+
+QTEST_MAIN(TestDiagnosisPage)
+#include "test_diagnosis_page.moc"
