@@ -13,4 +13,4 @@ ctest --test-dir "$root/build/test" --output-on-failure
 
 bash "$root/installer/build.sh" build/asan -DCMAKE_BUILD_TYPE=Debug -DANTHRO_BUILD_GUI=OFF \
   -DANTHRO_SANITIZE=address,undefined
-ctest --test-dir "$root/build/asan" --output-on-failure
+ctest --test-dir "$root/build/asan" --output-on-failure --label-exclude timing

@@ -69,6 +69,7 @@ void CaptureDecoder::finish() {
     if (c->tls) {
       c->tls->finish();
       c->info.tls_client_random = c->tls->handshake().client_random;
+      c->info.alpn_offered = c->tls->handshake().alpn_offered;  // in the clear, keys or not
       if (!c->tls->decrypted()) {
         c->info.decryption = DecryptionState::Tls;
         c->info.decryption_detail = c->tls->status();
@@ -103,6 +104,9 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   };
   e.on_zero_window = [&c](Direction dir, double start, double end) {
     if (dir == Direction::ServerToClient) c.info.client_zero_windows.emplace_back(start, end);
+  };
+  e.on_window_full = [&c](Direction dir, double ts) {
+    if (dir == Direction::ServerToClient) c.info.client_zero_windows.emplace_back(ts, ts);
   };
   return e;
 }

@@ -40,7 +40,8 @@ struct CaptureConnection {
   std::vector<std::string> alpn_offered;  // TLS: the ClientHello's ALPN list
   std::optional<Direction> first_close;   // who sent the first FIN or RST
   std::optional<double> closed_ts;        // when
-  // The client's receive window at zero (its ring full), from start to end.
+  // The client's receive window at zero (its ring full), from start to end, or filled by the
+  // server's bytes at an instant (start == end).
   std::vector<std::pair<double, double>> client_zero_windows;
   std::uint64_t http_requests = 0, http_probe_requests = 0;  // HTTP: requests read; those marked anthro_probe
   TcpHealth tcp;

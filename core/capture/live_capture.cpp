@@ -1,5 +1,6 @@
 #include "capture/live_capture.h"
 
+#include <algorithm>
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <unistd.h>
@@ -27,11 +28,16 @@ Error capture_error(const LiveCaptureConfig& c, int status, pcap_t* p) {
   return make_error(ErrorClass::Network, "capture", c.interface + ": " + (why.empty() ? pcap_statustostr(status) : why));
 }
 
+constexpr int kLargestPacket = 65535 + 256;  // an IP packet and any link header
+
 Result<std::unique_ptr<pcap_t, PcapClose>> open_interface(const LiveCaptureConfig& c) {
   char err[PCAP_ERRBUF_SIZE] = {0};
   std::unique_ptr<pcap_t, PcapClose> p(pcap_create(c.interface.c_str(), err));
   if (!p) return make_error(ErrorClass::Network, "capture", c.interface + ": " + err);
-  pcap_set_snaplen(p.get(), c.snaplen);
+  // Immediate mode gives every packet a ring slot of the snaplen's size: a 256 KiB snaplen
+  // leaves a 32 MiB ring 128 slots, which a burst on lo overflows. No packet is larger than
+  // 64 KiB (the largest IP packet; GRO and lo's MTU included), so that is what it needs.
+  pcap_set_snaplen(p.get(), std::min(c.snaplen, kLargestPacket));
   pcap_set_immediate_mode(p.get(), 1);  // every packet as it comes, so timings are the wire's
   pcap_set_buffer_size(p.get(), 32 << 20);  // bursts of several streams on lo overflowed the 2 MiB default
   pcap_set_tstamp_precision(p.get(), PCAP_TSTAMP_PRECISION_NANO);

@@ -210,8 +210,10 @@ void TcpConnection::on_payload(Direction dir, const TcpSegment& segment, std::in
   if (!pieces.empty()) {
     if (pieces.front().first < me.data_end) ++health_.out_of_order;
     if (to > me.data_end && shift(dir) && me.rwnd_known && me.acked_known && me.rwnd > 0 &&
-        to > me.acked && to - me.acked >= me.rwnd)
+        to > me.acked && to - me.acked >= me.rwnd) {
       ++health_.window_full_events;
+      if (events_.on_window_full) events_.on_window_full(dir, segment.ts);
+    }
   }
   me.data_end = std::max(me.data_end, to);
   me.snd_nxt = std::max(me.snd_nxt, to);

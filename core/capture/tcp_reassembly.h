@@ -74,6 +74,9 @@ struct TcpEvents {
   // The receiver of the direction's bytes advertised window 0 from start to end (ServerToClient: the
   // client's receive buffer was full).
   std::function<void(Direction, double start, double end)> on_zero_window;
+  // Direction's sender filled the receiver's whole advertised window (a full receive ring,
+  // though the window never reached 0).
+  std::function<void(Direction, double ts)> on_window_full;
 };
 
 class TcpConnection {

@@ -25,6 +25,29 @@ Result<Observations> observe_live(const DiagnoseConfig& config) {
   return run_live_workload(live);
 }
 
+// A capture whose encrypted connections all stayed closed measures nothing.
+bool keys_opened_something(const CaptureAnalysis& a) {
+  bool encrypted = false;
+  for (const auto& c : a.connections) {
+    // A decrypted TLS handshake tells its ALPN even when no application data followed.
+    if (c.info.decryption == DecryptionState::Ok || !c.info.alpn.empty()) return true;
+    encrypted |= c.info.decryption == DecryptionState::NoKey || c.info.decryption == DecryptionState::Authentication ||
+                 c.info.decryption == DecryptionState::Tls;
+  }
+  return !encrypted;
+}
+
+Error no_keys(const CaptureAnalysis& a) {
+  std::string why;
+  for (const auto& c : a.connections)
+    if (c.info.decryption != DecryptionState::NoFrames) {
+      why = c.info.name + ": " + decryption_text(c.info);
+      break;
+    }
+  return make_error(ErrorClass::Input, a.file + ": no connection could be decrypted (" + why +
+                                           "); give its key log with --keylog FILE or the server key with --server-key PEM");
+}
+
 Result<Observations> observe_file(const DiagnoseConfig& config) {
   say(config, "capture: reading " + *config.capture);
   AnalyzeOptions options;
@@ -34,7 +57,7 @@ Result<Observations> observe_file(const DiagnoseConfig& config) {
   };
   auto analysis = analyze_capture(*config.capture, config.keys, {}, options);
   if (!analysis) return analysis.error();
-  return observe_capture(*analysis);
+  return keys_opened_something(*analysis) ? Result<Observations>(observe_capture(*analysis)) : no_keys(*analysis);
 }
 
 }  // namespace

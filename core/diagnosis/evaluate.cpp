@@ -132,19 +132,24 @@ void alpn(const ChecklistItem& item, const Observations& o, ItemResult& r) {
 
 void http_fallback(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
-  std::size_t n = 0, http = 0;
+  std::size_t n = 0, spoke_http = 0;
   std::vector<EvidenceRef> refs;
   for (const auto& c : o.connections) {
-    if (c.alpn.empty() || c.probe_only) continue;
+    bool known = !c.alpn.empty() || !c.alpn_offered.empty();
+    if (!known || c.probe_only) continue;
     ++n;
-    if (!c.offered_anthro && (c.alpn == "http/1.1" || c.alpn == "h2")) {
-      ++http;
+    // Without keys a TLS 1.3 answer is hidden, but a client that did not offer anthro-v1 and
+    // offered HTTP shows itself in the ClientHello.
+    auto http = [](const std::string& p) { return p == "http/1.1" || p == "h2"; };
+    bool offered_http = std::any_of(c.alpn_offered.begin(), c.alpn_offered.end(), http);
+    if (!c.offered_anthro && (http(c.alpn) || (c.alpn.empty() && offered_http))) {
+      ++spoke_http;
       refs.push_back({c.name, std::nullopt, std::nullopt, std::nullopt});
     }
   }
   if (!j.enough(n)) return;
-  j.show("HTTP connections", static_cast<double>(http), "connections");
-  j.check("connections", static_cast<double>(http), "connections that spoke HTTP without offering anthro-v1:");
+  j.show("HTTP connections", static_cast<double>(spoke_http), "connections");
+  j.check("connections", static_cast<double>(spoke_http), "connections that spoke HTTP without offering anthro-v1:");
   keep_refs(r, refs);
   j.finish("no client spoke HTTP to the server instead of anthro-v1");
 }
@@ -286,6 +291,9 @@ Cut cut_of(const Observations& o, const ObservedRequest& q) {
     case RequestEnd::Open: {
       if (q.connection >= o.connections.size()) return Cut::None;
       const auto& c = o.connections[q.connection];
+      // A stream that got nothing may be a REQUEST that crossed the server's close of an idle
+      // connection, which clients resend: only a stream under way counts as cut.
+      if (q.result.figures.tokens == 0) return Cut::None;
       if (c.server_closed_first) return Cut::Server;
       if (c.client_closed_first && !q.result.timeline.cancel_written) return Cut::Client;
       return Cut::None;

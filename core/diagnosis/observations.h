@@ -14,7 +14,8 @@ namespace anthro {
 
 struct ObservedConnection {
   std::string name;   // capture: client-server address pair; live: "live#N"
-  std::string alpn;   // what the server selected; empty when none (lab, cleartext)
+  std::string alpn;   // what the server selected; empty when none (lab, cleartext) or hidden
+  std::vector<std::string> alpn_offered;  // the ClientHello's list, when captured
   bool offered_anthro = false;  // the client offered anthro-v1 in ALPN (or spoke it in the clear)
   bool anthro = false;          // anthro-v1 frames flowed on it
   bool probe_only = false;      // it carried only the workbench's own probe requests

@@ -1,0 +1,286 @@
+// The checklist as data, thresholds, verdict rules on hand-made observations, the system
+// probes on fake /sys and /proc trees, and `anthro-wb diagnose` with bad input.
+#include <QProcess>
+#include <QtTest>
+
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "diagnosis/diagnose.h"
+#include "endpoint_fixture.h"
+#include "util/files.h"
+
+using namespace anthro;
+
+namespace {
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text << "\n";
+}
+
+// A /sys with two CPUs and one NIC, and a /proc with socket buffer limits.
+void fake_tree(const std::filesystem::path& root, const std::string& governor, std::uint64_t drops) {
+  for (const char* cpu : {"cpu0", "cpu1"}) {
+    write(root / "sys/devices/system/cpu" / cpu / "cpufreq/scaling_governor", governor);
+    write(root / "sys/devices/system/cpu" / cpu / "cpufreq/scaling_cur_freq", "2400000");
+  }
+  write(root / "sys/class/net/eth0/statistics/rx_missed_errors", std::to_string(drops));
+  write(root / "sys/class/net/eth0/statistics/rx_dropped", "0");
+  write(root / "sys/class/net/eth0/statistics/rx_fifo_errors", "0");
+  write(root / "proc/sys/net/core/rmem_max", "212992");
+  write(root / "proc/sys/net/core/wmem_max", "212992");
+}
+
+SystemProbeConfig probe_config(const std::filesystem::path& root) {
+  return {(root / "sys").string(), (root / "proc").string(), false};
+}
+
+ObservedRequest request(double ttft_ms, std::optional<std::string> probe = std::nullopt) {
+  ObservedRequest q;
+  q.result.timeline.request_written = 1;
+  q.result.figures.ttft_ms = ttft_ms;
+  q.result.probe = probe;
+  q.result.end = RequestEnd::Response;
+  return q;
+}
+
+struct Run {
+  int code;
+  QString out, err;
+};
+
+Run wb(const QStringList& args) {
+  QProcess p;
+  p.start(ANTHRO_WB, args);
+  p.waitForFinished(60000);
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+}  // namespace
+
+class TestDiagnosis : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void builtInChecklistHasEveryItemOfTheSpec() {
+    const Checklist& c = builtin_latency_checklist();
+    // The ids of checklists.md's latency table, in its order.
+    const std::vector<std::string> spec = {
+        "alpn", "http-fallback", "connection-reuse", "frame-decode-time", "gpu-context-wait", "nic-drops",
+        "ring-buffer-stall", "server-stall", "connection-reset", "cancel-not-sent", "cancel-latency",
+        "retry-after-ignored", "frame-drops", "ttft-tail", "max-tokens-truncation", "utf8-mismatch",
+        "connection-duration", "cancel-rate"};
+    QCOMPARE(c.items.size(), spec.size());
+    for (std::size_t i = 0; i < spec.size(); ++i) {
+      QCOMPARE(c.items[i].id, spec[i]);
+      QVERIFY2(!c.items[i].title.zh_CN.empty() && !c.items[i].remedy.zh_CN.empty(), spec[i].c_str());
+    }
+    // Thresholds and minimum counts as checklists.md states them.
+    QCOMPARE(c.item("ttft-tail")->thresholds.front().value, 800.0);
+    QCOMPARE(c.item("ttft-tail")->min_n, std::size_t{100});
+    QCOMPARE(c.item("gpu-context-wait")->threshold("p95")->value, 15.0);
+    QCOMPARE(c.item("gpu-context-wait")->threshold("rebalance")->value, 12.0);
+    QCOMPARE(c.item("frame-drops")->thresholds.front().value, 0.00001);
+    QCOMPARE(c.item("cancel-rate")->thresholds.front().value, 0.005);
+    QCOMPARE(c.item("connection-reuse")->thresholds.front().compare, Compare::Below);
+    QCOMPARE(c.item("nic-drops")->min_n, std::size_t{2});
+  }
+
+  // An independent validator (Python's jsonschema) holds the shipped files to the schema.
+  void checklistFileMatchesItsSchema() {
+    QProcess p;
+    const QString dir = QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources/checklists/";
+    p.start("python3", {"-c",
+                        "import json,sys,jsonschema\n"
+                        "s=json.load(open(sys.argv[1]));d=json.load(open(sys.argv[2]))\n"
+                        "jsonschema.Draft202012Validator.check_schema(s)\n"
+                        "jsonschema.Draft202012Validator(s).validate(d)\nprint('valid')",
+                        dir + "checklist.schema.json", dir + "latency.json"});
+    QVERIFY(p.waitForFinished(30000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("valid"));
+  }
+
+  void malformedChecklistsNameFileItemAndField() {
+    std::string good = read_file(std::string(ANTHRO_SOURCE_DIR) + "/resources/checklists/latency.json").value();
+    auto doc = nlohmann::json::parse(good);
+    doc["items"][13].erase("min_n");
+    auto missing = parse_checklist(doc.dump(), "team.json");
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.error().detail, std::string("team.json: item 14 (\"ttft-tail\"): field min_n: expected a whole number ≥ 0"));
+    doc = nlohmann::json::parse(good);
+    doc["items"][2]["probe"] = "telepathy";
+    auto probe = parse_checklist(doc.dump(), "team.json");
+    QVERIFY(!probe.ok());
+    QVERIFY2(probe.error().detail.find("item 3 (\"connection-reuse\"): field probe") != std::string::npos,
+             probe.error().detail.c_str());
+    doc = nlohmann::json::parse(good);
+    doc["items"][0]["thresholds"] = nlohmann::json::array({{{"name", "x"}, {"value", "high"}, {"verdict", "fail"}}});
+    auto value = parse_checklist(doc.dump(), "team.json");
+    QVERIFY(!value.ok());
+    QVERIFY2(value.error().detail.find("field thresholds[0].value") != std::string::npos, value.error().detail.c_str());
+    QVERIFY(!parse_checklist("{", "broken.json").ok());
+    QCOMPARE(parse_checklist("{", "broken.json").error().detail, std::string("broken.json: not valid JSON"));
+  }
+
+  void thresholdsOverrideByIdOrName() {
+    Checklist c = builtin_latency_checklist();
+    QVERIFY(apply_threshold(c, "ttft-tail=300").ok());
+    QCOMPARE(c.item("ttft-tail")->threshold("p99")->value, 300.0);
+    QVERIFY(apply_threshold(c, "ttft-tail.jitter=0.9").ok());
+    QCOMPARE(c.item("ttft-tail")->threshold("jitter")->value, 0.9);
+    auto unknown = apply_threshold(c, "ttft-tale=3");
+    QVERIFY(!unknown.ok());
+    QCOMPARE(unknown.error().kind, ErrorClass::Usage);
+    QVERIFY(unknown.error().detail.find("no item \"ttft-tale\"") != std::string::npos);
+    QVERIFY(!apply_threshold(c, "ttft-tail=fast").ok());
+    QVERIFY(!apply_threshold(c, "ttft-tail.p42=1").ok());
+    QVERIFY(!apply_threshold(c, "alpn=1").ok());  // alpn has no threshold
+  }
+
+  void tooFewSamplesAreInconclusiveWithTheNumberStillNeeded() {
+    Observations o;
+    o.live = true;
+    for (int i = 0; i < 50; ++i) o.requests.push_back(request(100 + i));
+    ItemResult r = evaluate_item(*builtin_latency_checklist().item("ttft-tail"), o);
+    QCOMPARE(r.verdict, Verdict::Inconclusive);
+    QCOMPARE(r.need_more, std::size_t{50});
+    QCOMPARE(r.reason, std::string("need 50 more requests (have 50)"));
+  }
+
+  void probeStreamsStayOutOfTheDistributions() {
+    Observations o;
+    o.live = true;
+    for (int i = 0; i < 100; ++i) o.requests.push_back(request(100));
+    for (int i = 0; i < 5; ++i) o.requests.push_back(request(5000, "cancel-latency"));
+    ItemResult r = evaluate_item(*builtin_latency_checklist().item("ttft-tail"), o);
+    QCOMPARE(r.verdict, Verdict::Pass);
+    QCOMPARE(r.n, std::size_t{100});
+    QCOMPARE(*r.statistic, 100.0);
+  }
+
+  void anItemNoSourceMeasuresNamesTheSourceThatWould() {
+    Observations o;
+    o.live = true;
+    ItemResult r = evaluate_item(*builtin_latency_checklist().item("http-fallback"), o);
+    QCOMPARE(r.verdict, Verdict::Inconclusive);
+    QCOMPARE(r.reason, std::string("not measured: a capture source would measure it"));
+    ItemResult nic = evaluate_item(*builtin_latency_checklist().item("nic-drops"), o);
+    QCOMPARE(nic.reason, std::string("not measured: a system source would measure it"));
+  }
+
+  void tailAndJitterThresholds() {
+    Observations o;
+    o.live = true;
+    for (int i = 0; i < 100; ++i) o.requests.push_back(request(i < 3 ? 3800 : 100));
+    ItemResult r = evaluate_item(*builtin_latency_checklist().item("ttft-tail"), o);
+    QCOMPARE(r.verdict, Verdict::Fail);  // p99 3800 ms > 800 ms
+    Observations jitter;
+    jitter.live = true;
+    for (int i = 0; i < 100; ++i) jitter.requests.push_back(request(i % 2 ? 50 : 250));
+    ItemResult j = evaluate_item(*builtin_latency_checklist().item("ttft-tail"), jitter);
+    QCOMPARE(j.verdict, Verdict::Warn);  // stddev 100 / median 150 > 0.5, p99 250 < 800
+  }
+
+  void powersaveGovernorWarnsWithItsRemedy() {
+    QTemporaryDir dir;
+    fake_tree(dir.path().toStdString(), "powersave", 0);
+    Observations o;
+    o.system = read_system_state(probe_config(dir.path().toStdString()));
+    QCOMPARE(o.system.governors, (std::vector<std::string>{"powersave", "powersave"}));
+    QCOMPARE(*o.system.cpu_mhz, 2400.0);
+    QCOMPARE(*o.system.rmem_max, std::uint64_t{212992});
+    Diagnosis d = evaluate(builtin_latency_checklist(), o);
+    QCOMPARE(d.item("frame-decode-time")->verdict, Verdict::Warn);
+    QVERIFY(d.item("frame-decode-time")->reason.find("powersave on 2 of 2 CPUs") != std::string::npos);
+    QVERIFY(diagnosis_text(d, builtin_latency_checklist()).find("remedy: Check the CPU frequency governor") != std::string::npos);
+    fake_tree(dir.path().toStdString(), "performance", 0);
+    Observations fast;
+    fast.system = read_system_state(probe_config(dir.path().toStdString()));
+    QCOMPARE(evaluate(builtin_latency_checklist(), fast).item("frame-decode-time")->verdict, Verdict::Pass);
+  }
+
+  void risingNicDropsFail() {
+    QTemporaryDir dir;
+    std::filesystem::path root = dir.path().toStdString();
+    fake_tree(root, "performance", 1000);
+    Observations o;
+    o.system = read_system_state(probe_config(root));
+    QCOMPARE(o.system.nic.size(), std::size_t{1});
+    QCOMPARE(o.system.nic.front().drops, std::uint64_t{1000});
+    QCOMPARE(evaluate_item(*builtin_latency_checklist().item("nic-drops"), o).verdict, Verdict::Inconclusive);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    fake_tree(root, "performance", 1000);  // flat: no drops in between
+    add_nic_reading(o.system, probe_config(root));
+    QCOMPARE(evaluate_item(*builtin_latency_checklist().item("nic-drops"), o).verdict, Verdict::Pass);
+    fake_tree(root, "performance", 1000 + 1000000);  // a million more within seconds
+    add_nic_reading(o.system, probe_config(root));
+    ItemResult r = evaluate_item(*builtin_latency_checklist().item("nic-drops"), o);
+    QCOMPARE(r.verdict, Verdict::Fail);
+    QVERIFY(*r.statistic > 100);
+  }
+
+  // The whole command on a fake tree whose drop counter rises while it runs.
+  void diagnoseSystemOnAFakeTree() {
+    QTemporaryDir dir;
+    std::filesystem::path root = dir.path().toStdString();
+    fake_tree(root, "performance", 0);
+    QProcess p;
+    p.start(ANTHRO_WB, {"diagnose", "--system", "--sysfs-root", QString::fromStdString((root / "sys").string()),
+                        "--procfs-root", QString::fromStdString((root / "proc").string()), "--format", "json"});
+    QVERIFY(p.waitForStarted());
+    QTest::qWait(400);  // between its two readings, a second apart
+    write(root / "sys/class/net/eth0/statistics/rx_missed_errors", "50000");
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 1);
+    auto doc = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+    QCOMPARE(doc["kind"], "diagnosis");
+    for (const auto& item : doc["checklist"])
+      if (item["id"] == "nic-drops") QCOMPARE(item["verdict"], "fail");
+      else if (item["id"] == "alpn" || item["id"] == "frame-decode-time") QCOMPARE(item["verdict"], "pass");
+      else QCOMPARE(item["verdict"], "inconclusive");
+  }
+
+  void badInputIsRefusedClearly() {
+    Run threshold = wb({"diagnose", "--system", "--threshold", "no-such-item=3"});
+    QCOMPARE(threshold.code, 2);
+    QVERIFY2(threshold.err.contains("--threshold \"no-such-item=3\": no item \"no-such-item\""), qPrintable(threshold.err));
+    QTemporaryDir dir;
+    std::string team = dir.filePath("team.json").toStdString();
+    auto doc = nlohmann::json::parse(read_file(std::string(ANTHRO_SOURCE_DIR) + "/resources/checklists/latency.json").value());
+    doc["items"][0].erase("title");
+    QVERIFY(write_file_atomic(team, doc.dump()).ok());
+    Run checklist = wb({"diagnose", "--system", "--checklist", QString::fromStdString(team)});
+    QCOMPARE(checklist.code, 2);
+    QVERIFY2(checklist.err.contains(QString::fromStdString(team) + ": item 1 (\"alpn\"): field title: missing"),
+             qPrintable(checklist.err));
+    Run none = wb({"diagnose"});
+    QCOMPARE(none.code, 2);
+    QVERIFY(none.err.contains("give a --target URL, a capture file, or --system"));
+    Run nokeys = wb({"diagnose", QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap"});
+    QCOMPARE(nokeys.code, 2);
+    QVERIFY2(nokeys.err.contains("no connection could be decrypted") && nokeys.err.contains("--keylog FILE"),
+             qPrintable(nokeys.err));
+    Run garbage = wb({"diagnose", dir.filePath("team.json")});
+    QCOMPARE(garbage.code, 2);
+  }
+
+  void vectorCaptureDiagnosedWithItsServerKey() {
+    Run r = wb({"diagnose", QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", "--server-key",
+                QStringLiteral(ANTHRO_VECTORS_DIR) + "/server-static.pem", "--format", "json", "--quiet"});
+    QVERIFY2(r.code == 0 || r.code == 1, qPrintable(r.err));
+    auto doc = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(doc["sources"], nlohmann::json::array({"capture"}));
+    QCOMPARE(doc["connections"].size(), std::size_t{1});
+    for (const auto& item : doc["checklist"]) {
+      QVERIFY(item.contains("remedy") && item.contains("n") && item.contains("threshold"));
+      if (item["id"] == "frame-decode-time" || item["id"] == "nic-drops") QCOMPARE(item["verdict"], "inconclusive");
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestDiagnosis)
+#include "test_diagnosis.moc"

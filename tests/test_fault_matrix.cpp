@@ -1,0 +1,211 @@
+// The fault matrix of checklists.md: for every endpoint fault and every client fault, a short
+// diagnosis flags exactly the mapped item and no other; a clean run flags none. Each case runs
+// live, and again from a capture of the same workload on lo, diagnosed from the pcapng alone.
+#include <QtTest>
+
+#include <set>
+#include <thread>
+
+#include "capture/live_capture.h"
+#include "diagnosis/diagnose.h"
+#include "endpoint_fixture.h"
+#include "session/bench.h"
+
+using namespace anthro;
+using namespace anthro::test;
+
+namespace {
+
+struct Case {
+  std::vector<std::string> faults;
+  std::set<std::string> flagged;  // the items that must be flagged, and no other
+  double ttft_ms = 10, itl_ms = 1;
+  std::uint32_t tokens = 24;
+  std::uint64_t requests = 60;
+  unsigned concurrency = 4;
+  std::function<void(LiveWorkloadConfig&)> client;  // client faults
+  std::vector<std::string> thresholds;
+  bool live_only = false;  // the item has no capture probe
+  bool mix_baseline_client = false;  // an HTTP client beside anthro-v1 (http-fallback)
+};
+
+// Items a capture cannot see: they come from the client's own clock or this machine.
+const std::set<std::string> kNotInCaptures = {"frame-decode-time", "nic-drops"};
+
+std::map<std::string, Case> cases() {
+  std::map<std::string, Case> c;
+  c["clean"] = {};
+  c["alpn-downgrade"] = {{"alpn-downgrade"}, {"alpn"}};
+  c["close-after-response"] = {{"close-after-response"}, {"connection-reuse"}};
+  c["context-wait"] = {{"context-wait=30"}, {"gpu-context-wait"}};
+  c["burst"] = {{"burst"}, {}};
+  c["burst+slow-reader"] = {{"burst"}, {"ring-buffer-stall"}, 10, 1, 8000, 8};
+  c["burst+slow-reader"].client = [](LiveWorkloadConfig& w) {
+    w.session.read_delay_ms = 20;
+    w.session.ring_kib = 64;
+  };
+  c["stall"] = {{"stall=800@10"}, {"server-stall"}, 10, 1, 24, 12};
+  c["slow-cancel"] = {{"slow-cancel=50"}, {"cancel-latency"}, 10, 5, 40, 12};
+  c["ignore-cancel"] = {{"ignore-cancel"}, {"cancel-latency"}, 10, 10, 130, 8};
+  c["overload"] = {{"overload=0.2"}, {}};
+  c["overload+retry-naive"] = {{"overload=0.2"}, {"retry-after-ignored"}};
+  c["overload+retry-naive"].client = [](LiveWorkloadConfig& w) { w.retry_naive = true; };
+  c["corrupt-frames"] = {{"corrupt-frames=0.01"}, {"frame-drops"}};
+  c["skip-token-index"] = {{"skip-token-index=0.01"}, {"frame-drops"}};
+  c["tail-spikes"] = {{"tail-spikes=0.03:1500"}, {"ttft-tail"}, 10, 1, 24, 120};
+  c["max-tokens-u16"] = {{"max-tokens-u16"}, {"max-tokens-truncation"}};
+  c["utf8-surrogate"] = {{"utf8-surrogate"}, {"utf8-mismatch"}};
+  c["reset-mid-stream"] = {{"reset-mid-stream=0.05"}, {"connection-reset"}, 10, 1, 24, 100, 2};
+  c["close-without-cancel"] = {{}, {"cancel-not-sent"}, 10, 1, 24, 100, 2};
+  c["close-without-cancel"].client = [](LiveWorkloadConfig& w) { w.session.close_without_cancel = true; };
+  c["cancel-rate"] = {{}, {"cancel-rate"}, 10, 1, 24, 200};
+  c["cancel-rate"].client = [](LiveWorkloadConfig& w) { w.cancel_rate = 0.03; };
+  c["frame-decode-time"] = {{}, {"frame-decode-time"}};
+  c["frame-decode-time"].thresholds = {"frame-decode-time=0.000001"};
+  c["frame-decode-time"].live_only = true;
+  c["hold-connections"] = {{}, {"connection-duration"}};
+  c["hold-connections"].client = [](LiveWorkloadConfig& w) { w.hold_connections_s = 1; };
+  c["hold-connections"].thresholds = {"connection-duration=0.8"};
+  c["http-fallback"] = {{}, {"http-fallback"}};
+  c["http-fallback"].mix_baseline_client = true;
+  return c;
+}
+
+std::set<std::string> flagged(const Diagnosis& d) {
+  std::set<std::string> out;
+  for (const auto& i : d.items)
+    if (i.verdict == Verdict::Warn || i.verdict == Verdict::Fail) out.insert(i.id);
+  return out;
+}
+
+std::string describe(const Diagnosis& d) {
+  std::string out;
+  for (const auto& i : d.items)
+    if (i.verdict != Verdict::Pass) out += "\n  " + i.id + " " + to_string(i.verdict) + ": " + i.reason;
+  return out;
+}
+
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ",") + x;
+  return out.empty() ? "(none)" : out;
+}
+
+Checklist checklist_for(const Case& c) {
+  Checklist list = builtin_latency_checklist();
+  for (const auto& t : c.thresholds)
+    if (!apply_threshold(list, t)) qFatal("bad threshold %s", t.c_str());
+  return list;
+}
+
+LiveWorkloadConfig workload(EndpointFixture& f, const Case& c) {
+  LiveWorkloadConfig w;
+  w.session = f.session("anthro");
+  w.session.timeout_s = 20;
+  w.requests = c.requests;
+  w.concurrency = c.concurrency;
+  if (c.client) c.client(w);
+  return w;
+}
+
+// Eight requests of an HTTP client beside the workload, on the same TLS port.
+void run_baseline_client(EndpointFixture& f) {
+  BenchConfig b;
+  b.session = f.session("anthro");
+  b.session.target = "https://" + f.endpoint().url("anthro").substr(std::string("anthro://").size()) + "/v1/messages";
+  b.concurrency = 2;
+  b.requests = 8;
+  auto r = run_bench(b);
+  if (!r || r->errors.size()) qWarning("baseline client: %s", r ? "errors" : r.error().detail.c_str());
+}
+
+}  // namespace
+
+class TestFaultMatrix : public QObject {
+  Q_OBJECT
+
+  // Live rows leave out the capture-only case; capture rows leave out the live-only ones.
+  void rows(bool live) {
+    QTest::addColumn<QString>("name");
+    for (const auto& [name, c] : cases())
+      if (live ? !c.mix_baseline_client : !c.live_only) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+  }
+
+  void start(EndpointFixture& f, const Case& c) {
+    f.config().model.ttft = {c.ttft_ms, 0};
+    f.config().model.itl = {c.itl_ms, 0};
+    f.config().model.tokens = c.tokens;
+    f.config().model.seed = 7;
+    f.start();
+  }
+
+ private slots:
+  void live_data() { rows(true); }
+  void live() {
+    QFETCH(QString, name);
+    const Case c = cases().at(name.toStdString());
+    EndpointFixture f(c.faults);
+    start(f, c);
+    DiagnoseConfig d;
+    d.checklist = checklist_for(c);
+    d.live = workload(f, c);
+    auto result = run_diagnosis(d);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
+    auto got = flagged(*result);
+    QVERIFY2(got == c.flagged, ("flagged " + join(got) + ", expected " + join(c.flagged) + describe(*result)).c_str());
+  }
+
+  void captured_data() { rows(false); }
+  void captured() {
+    QFETCH(QString, name);
+    const Case c = cases().at(name.toStdString());
+    EndpointFixture f(c.faults);
+    start(f, c);
+    std::string url = f.endpoint().url("anthro");
+    std::string port = url.substr(url.rfind(':') + 1);
+    LiveCaptureConfig cap;
+    cap.interface = "lo";
+    cap.filter = "tcp port " + port;
+    cap.output = f.path("run.pcapng");
+    cap.keylog_path = f.path("run.keylog");
+    std::atomic<bool> stop{false}, ready{false}, ended{false};
+    Result<LiveCaptureStats> stats = make_error("capture", "not run");
+    std::thread capture([&] {
+      stats = run_live_capture(cap, stop, [&] { ready = true; });
+      ended = true;
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(ready || ended, 5000);
+    if (!ready) {
+      capture.join();
+      QFAIL(stats.error().detail.c_str());
+    }
+
+    LiveWorkloadConfig w = workload(f, c);
+    w.session.keylog_path = cap.keylog_path;
+    std::thread mixed;
+    if (c.mix_baseline_client) mixed = std::thread([&] { run_baseline_client(f); });
+    auto live = run_live_workload(w);
+    if (mixed.joinable()) mixed.join();
+    QTest::qWait(200);  // the last packets reach the capture
+    stop = true;
+    capture.join();
+    QVERIFY2(stats.ok(), stats.ok() ? "" : stats.error().detail.c_str());
+    QVERIFY(live.ok());
+    if (stats->kernel_drops) qWarning("the capture lost %llu packets", static_cast<unsigned long long>(stats->kernel_drops));
+
+    DiagnoseConfig d;
+    d.checklist = checklist_for(c);
+    d.capture = cap.output;  // keys: the ones embedded in the pcapng
+    if (qEnvironmentVariableIsSet("ANTHRO_KEEP_CAPTURE")) std::filesystem::copy_file(cap.output, qgetenv("ANTHRO_KEEP_CAPTURE").toStdString(), std::filesystem::copy_options::overwrite_existing);
+    auto result = run_diagnosis(d);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
+    std::set<std::string> expected;
+    for (const auto& id : c.flagged)
+      if (!kNotInCaptures.count(id)) expected.insert(id);
+    auto got = flagged(*result);
+    QVERIFY2(got == expected, ("flagged " + join(got) + ", expected " + join(expected) + describe(*result)).c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFaultMatrix)
+#include "test_fault_matrix.moc"
