@@ -15,7 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 // A connection's fields; its streams are written after them, one at a time.
 json connection_json(const CaptureConnection& i) {
@@ -27,7 +26,7 @@ json connection_json(const CaptureConnection& i) {
           {"alpn", i.alpn.empty() ? json(nullptr) : json(i.alpn)},
           {"suite", i.suite ? json(std::string(to_string(*i.suite))) : json(nullptr)},
           {"tls_suite", i.tls_suite.empty() ? json(nullptr) : json(i.tls_suite)},
-          {"decryption", decryption_text(i)}, {"connect_ms", opt(connect_ms)}, {"handshake_ms", opt(handshake_ms)},
+          {"decryption", decryption_text(i)}, {"connect_ms", json_or_null(connect_ms)}, {"handshake_ms", json_or_null(handshake_ms)},
           {"tcp", {{"retransmissions", t.retransmissions}, {"out_of_order", t.out_of_order},
                    {"zero_window_events", t.zero_window_events}, {"zero_window_ms", t.zero_window_ms},
                    {"gaps", t.gaps}, {"bad_checksums", t.bad_checksums}, {"duplicate_acks", t.duplicate_acks},

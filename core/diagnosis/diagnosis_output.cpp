@@ -14,11 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
 json sources_json(const std::vector<ProbeSource>& sources) {
   json out = json::array();
   for (ProbeSource s : sources) out.push_back(to_string(s));
@@ -26,7 +21,7 @@ json sources_json(const std::vector<ProbeSource>& sources) {
 }
 
 json ref_json(const EvidenceRef& r) {
-  return {{"conn", r.conn}, {"stream_id", opt(r.stream_id)}, {"request", opt(r.request)}, {"value", opt(r.value)}};
+  return {{"conn", r.conn}, {"stream_id", json_or_null(r.stream_id)}, {"request", json_or_null(r.request)}, {"value", json_or_null(r.value)}};
 }
 
 // At most this many samples go into the JSON per item: enough for a chart, not a dump.
@@ -48,7 +43,7 @@ json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view 
             {"need_more", r.need_more},
             {"threshold", r.threshold},
             {"statistic_name", r.statistic_name},
-            {"statistic", opt(r.statistic)},
+            {"statistic", json_or_null(r.statistic)},
             {"unit", r.unit},
             {"sources", sources_json(r.sources)},
             {"refs", refs},
@@ -67,14 +62,14 @@ json connection_json(const Observations& o, std::size_t index) {
   for (const auto& q : o.requests)
     if (q.connection == index) streams.push_back(request_json(q.result, {.text = true}));
   return {{"conn", c.name},      {"alpn", c.alpn.empty() ? json(nullptr) : json(c.alpn)}, {"anthro", c.anthro},
-          {"opened", opt(c.opened)}, {"closed", opt(c.closed)}, {"streams", streams}};
+          {"opened", json_or_null(c.opened)}, {"closed", json_or_null(c.closed)}, {"streams", streams}};
 }
 
 json system_json(const SystemState& s) {
   if (!s.probed) return nullptr;
-  return {{"openssl", s.openssl_text},    {"governors", s.governors},   {"cpu_mhz", opt(s.cpu_mhz)},
-          {"nic_interfaces", s.nic_interfaces}, {"clock_offset_ms", opt(s.clock_offset_ms)},
-          {"rmem_max", opt(s.rmem_max)},  {"wmem_max", opt(s.wmem_max)}, {"problems", s.problems}};
+  return {{"openssl", s.openssl_text},    {"governors", s.governors},   {"cpu_mhz", json_or_null(s.cpu_mhz)},
+          {"nic_interfaces", s.nic_interfaces}, {"clock_offset_ms", json_or_null(s.clock_offset_ms)},
+          {"rmem_max", json_or_null(s.rmem_max)},  {"wmem_max", json_or_null(s.wmem_max)}, {"problems", s.problems}};
 }
 
 }  // namespace

@@ -10,11 +10,6 @@ using nlohmann::json;
 
 namespace {
 
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
 json timing_json(const Timing& t) {
   return {{"queue_us", t.queue_us}, {"context_wait_us", t.context_wait_us}, {"prefill_us", t.prefill_us},
           {"decode_us", t.decode_us}};
@@ -57,32 +52,32 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
   const RequestFigures& f = r.figures;
   json j = {{"stream_id", r.stream_id},
             {"end", to_string(r.end)},
-            {"ttft_ms", opt(f.ttft_ms)},
-            {"ttfot_ms", opt(f.ttfot_ms)},
-            {"ttfb_ms", opt(f.ttfb_ms)},
-            {"time_to_message_start_ms", opt(f.time_to_message_start_ms)},
-            {"e2e_ms", opt(f.e2e_ms)},
+            {"ttft_ms", json_or_null(f.ttft_ms)},
+            {"ttfot_ms", json_or_null(f.ttfot_ms)},
+            {"ttfb_ms", json_or_null(f.ttfb_ms)},
+            {"time_to_message_start_ms", json_or_null(f.time_to_message_start_ms)},
+            {"e2e_ms", json_or_null(f.e2e_ms)},
             {"tokens", f.tokens},
-            {"usage_output_tokens", opt(f.usage_output_tokens)},
+            {"usage_output_tokens", json_or_null(f.usage_output_tokens)},
             {"usage_mismatch", f.usage_mismatch},
-            {"mean_itl_ms", opt(f.mean_itl_ms)},
-            {"p99_itl_ms", opt(f.p99_itl_ms)},
-            {"max_gap_ms", opt(f.max_gap_ms)},
-            {"jitter_ms", opt(f.jitter_ms)},
-            {"tokens_per_s", opt(f.tokens_per_s)},
-            {"tpot_ms", opt(f.tpot_ms)},
+            {"mean_itl_ms", json_or_null(f.mean_itl_ms)},
+            {"p99_itl_ms", json_or_null(f.p99_itl_ms)},
+            {"max_gap_ms", json_or_null(f.max_gap_ms)},
+            {"jitter_ms", json_or_null(f.jitter_ms)},
+            {"tokens_per_s", json_or_null(f.tokens_per_s)},
+            {"tpot_ms", json_or_null(f.tpot_ms)},
             {"stop_reason", r.stop_reason ? json(to_string(*r.stop_reason)) : json(nullptr)},
-            {"cancel_latency_ms", opt(f.cancel_latency_ms)},
-            {"error", opt(r.error)},
-            {"error_code", opt(r.error_code)},
-            {"retry_after_ms", opt(r.retry_after_ms)},
+            {"cancel_latency_ms", json_or_null(f.cancel_latency_ms)},
+            {"error", json_or_null(r.error)},
+            {"error_code", json_or_null(r.error_code)},
+            {"retry_after_ms", json_or_null(r.retry_after_ms)},
             {"server_timing", r.server_timing ? timing_json(*r.server_timing) : json(nullptr)},
             {"invalid_utf8_frames", r.invalid_utf8_frames},
             {"token_gaps", r.token_gaps},
             {"token_duplicates", r.token_duplicates},
             {"auth_failures", r.auth_failures},
-            {"probe", opt(r.probe)},
-            {"max_tokens", opt(r.max_tokens)}};
+            {"probe", json_or_null(r.probe)},
+            {"max_tokens", json_or_null(r.max_tokens)}};
   if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
   // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
   if (parts.text) j.update(text_fields(as_bytes(r.text), !is_valid_utf8(as_bytes(r.text))));

@@ -9,6 +9,12 @@
 
 namespace anthro {
 
+// An optional as JSON: its value, or null.
+template <class T>
+nlohmann::json json_or_null(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
 struct RequestJsonParts {
   bool text = true;          // the answer text (hex when it is not UTF-8)
   bool itl_samples = false;  // every ITL sample, as "itl_ms"

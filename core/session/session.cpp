@@ -26,7 +26,6 @@ Result<SessionResult> run_session(const SessionConfig& config) {
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 }  // namespace
 
@@ -37,8 +36,8 @@ std::string session_json(const SessionResult& s) {
             {"suite", s.suite.empty() ? json(nullptr) : json(s.suite)},
             {"tls_suite", s.tls_suite.empty() ? json(nullptr) : json(s.tls_suite)},
             {"negotiation", s.transport == "http" ? json(nullptr) : json(s.extension_used ? "extension" : "preface")},
-            {"connect_ms", opt(s.connect_ms)},
-            {"handshake_ms", opt(s.handshake_ms)},
+            {"connect_ms", json_or_null(s.connect_ms)},
+            {"handshake_ms", json_or_null(s.handshake_ms)},
             {"error", s.error ? json(*s.error) : json(nullptr)},
             {"requests", json::array()}};
   for (const auto& r : s.requests) j["requests"].push_back(request_json(r, {.text = true, .itl_samples = true}));
