@@ -24,11 +24,6 @@ Result<SessionResult> run_session(const SessionConfig& config) {
   return result;
 }
 
-namespace {
-
-
-}  // namespace
-
 std::string session_json(const SessionResult& s) {
   json j = {{"target", s.target},
             {"transport", s.transport},
