@@ -27,8 +27,8 @@ std::vector<ChatMessage> user(const std::string& text) { return {ChatMessage{"us
 
 const std::string kUtf8Prompt = "Reply with emoji 😀🧪 and CJK 漢字: is 4-byte UTF-8 intact?";
 
-// The requests in the order they are sent: ordinary ones with the probes spread among them.
-std::vector<RequestOptions> make_plan(const LiveWorkloadConfig& c) {
+// The probe streams, each marked with the item it feeds.
+std::vector<RequestOptions> probe_requests(const LiveWorkloadConfig& c) {
   std::vector<RequestOptions> probes;
   for (unsigned i = 0; i < c.cancel_probes; ++i) {
     RequestOptions p;
@@ -48,6 +48,12 @@ std::vector<RequestOptions> make_plan(const LiveWorkloadConfig& c) {
     p.messages = user(kUtf8Prompt);
     probes.push_back(p);
   }
+  return probes;
+}
+
+// The requests in the order they are sent: ordinary ones with the probes spread among them.
+std::vector<RequestOptions> make_plan(const LiveWorkloadConfig& c) {
+  std::vector<RequestOptions> probes = probe_requests(c);
   // Probes evenly spread; a client that closes without CANCEL abandons as many ordinary
   // requests as there are cancel probes, evenly spread too.
   std::size_t total = c.requests + probes.size();
