@@ -16,6 +16,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "client_faults_box.h"
 #include "connection_match.h"
 #include "diagnosis_model.h"
 #include "evidence_view.h"
@@ -48,6 +49,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
       requests_(new QSpinBox(this)),
       concurrency_(new QSpinBox(this)),
       capture_run_(new QCheckBox(this)),
+      faults_(new ClientFaultsBox(this)),
       use_capture_(new QCheckBox(this)),
       capture_file_(new QComboBox(this)),
       browse_(new QPushButton(this)),
@@ -143,6 +145,7 @@ QWidget* DiagnosisPage::makeSources() {
   capture_row->addWidget(browse_);
   auto* form = new QFormLayout(box);
   form->addRow(use_live_, live_row);
+  form->addRow(QString(), faults_);
   form->addRow(use_capture_, capture_row);
   form->addRow(use_system_);
   connect(browse_, &QPushButton::clicked, this, [this] {
@@ -233,6 +236,7 @@ std::optional<DiagnoseConfig> DiagnosisPage::configFromSources() {
     live.session.target = target_->currentText().trimmed().toStdString();
     live.requests = static_cast<std::uint64_t>(requests_->value());
     live.concurrency = static_cast<unsigned>(concurrency_->value());
+    faults_->applyTo(live);
     c.live = live;
   }
   if (use_capture_->isChecked()) {

@@ -24,6 +24,7 @@ class QTableView;
 
 namespace anthro::widgets {
 
+class ClientFaultsBox;
 class DiagnosisModel;
 class EvidenceView;
 class Inbox;
@@ -60,6 +61,7 @@ class DiagnosisPage : public QWidget {
   void cancel();
   bool running() const { return state_ != State::Idle; }
 
+  ClientFaultsBox* clientFaults() const { return faults_; }  // applied to the live target's workload
   DiagnosisModel* model() const { return model_; }
   EvidenceView* evidence() const { return evidence_; }
   QTableView* list() const { return list_; }
@@ -105,6 +107,7 @@ class DiagnosisPage : public QWidget {
   QSpinBox* requests_;
   QSpinBox* concurrency_;
   QCheckBox* capture_run_;
+  ClientFaultsBox* faults_;
   QCheckBox* use_capture_;
   QComboBox* capture_file_;
   QPushButton* browse_;

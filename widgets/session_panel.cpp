@@ -15,6 +15,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "client_faults_box.h"
 #include "gui_thread.h"
 #include "latency_charts.h"
 #include "loopback_capture.h"
@@ -57,6 +58,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       load_button_(new QPushButton(this)),
       load_status_(new QLabel(this)),
       diagnose_button_(new QPushButton(this)),
+      faults_(new ClientFaultsBox(this)),
       charts_(new LatencyCharts(this)),
       inbox_(std::make_shared<Inbox>(this)) {
   target_->setEditable(true);
@@ -119,7 +121,10 @@ SessionPanel::SessionPanel(QWidget* parent)
   auto* concurrency_label = new QLabel(this);
   auto* rate_label = new QLabel(this);
   auto* requests_label = new QLabel(this);
-  auto* load_layout = new QHBoxLayout(load_box);
+  auto* load_layout = new QHBoxLayout;
+  auto* load_box_layout = new QVBoxLayout(load_box);
+  load_box_layout->addLayout(load_layout);
+  load_box_layout->addWidget(faults_);
   load_layout->addWidget(concurrency_label);
   load_layout->addWidget(concurrency_);
   load_layout->addWidget(rate_label);
@@ -386,6 +391,11 @@ void SessionPanel::updateButtons() {
 
 void SessionPanel::setLoadSeries(int series) { series_->setCurrentIndex(series); }
 
+void SessionPanel::setLoad(int requests, int concurrency) {
+  requests_->setValue(requests);
+  concurrency_->setValue(concurrency);
+}
+
 void SessionPanel::stopLoad() {
   if (!loadRunning()) return;
   load_->stop();  // requests in flight finish, then the results are plotted as usual
@@ -407,6 +417,7 @@ void SessionPanel::runLoad() {
     return;
   }
   b.requests = static_cast<std::uint64_t>(requests_->value());
+  faults_->applyTo(b);
   const int series = series_->currentIndex();
   rememberTarget(target());
   load_button_->setText(tr("Stop load"));
@@ -426,11 +437,13 @@ void SessionPanel::onLoadDone(const Result<BenchResult>& result, int series) {
   load_button_->setEnabled(true);
   load_button_->setText(tr("Run load"));
   if (!result) {
+    last_load_.reset();
     load_status_->setText(QString::fromStdString(result.error().detail));
     emit message(load_status_->text());
     emit loadFinished(false);
     return;
   }
+  last_load_ = std::make_unique<BenchResult>(*result);
   std::vector<RequestPoint> points;
   for (const auto& rec : result->records)
     points.push_back(request_point(rec.result, rec.start_s, -1 - static_cast<int>(rec.index)));

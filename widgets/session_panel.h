@@ -26,6 +26,7 @@ struct BenchResult;
 
 namespace anthro::widgets {
 
+class ClientFaultsBox;
 class Inbox;
 class LatencyCharts;
 class Worker;
@@ -53,10 +54,14 @@ class SessionPanel : public QWidget {
   bool running() const;
   void runLoad();
   void setLoadSeries(int series);  // 0 baseline, 1 candidate
+  void setLoad(int requests, int concurrency);
+  ClientFaultsBox* clientFaults() const { return faults_; }
   void stopLoad();                 // no new request starts; what finished is plotted
   bool loadRunning() const { return load_ != nullptr; }
 
   QString answer() const;
+  // The last load that ended, or null.
+  const BenchResult* lastLoad() const { return last_load_.get(); }
   LatencyCharts* charts() const { return charts_; }
   // The requests of the last session, as measured.
   const std::vector<RequestResult>& results() const { return results_; }
@@ -110,6 +115,7 @@ class SessionPanel : public QWidget {
   QPushButton* load_button_;
   QLabel* load_status_;
   QPushButton* diagnose_button_;
+  ClientFaultsBox* faults_;
   LatencyCharts* charts_;
 
   std::shared_ptr<Inbox> inbox_;
@@ -120,6 +126,7 @@ class SessionPanel : public QWidget {
   double series_start_ = -1;  // monotonic seconds of the first request plotted
   std::vector<std::pair<QString, std::uint32_t>> plotted_;  // chart request id -> (capture, stream)
   std::unique_ptr<Worker> load_;
+  std::unique_ptr<BenchResult> last_load_;
   // The last capture started; it may still be writing its file when the next one starts.
   std::unique_ptr<Worker> capture_worker_;
   int capture_run_ = 0;  // numbers the captures, to tell the current one's reports from older ones'

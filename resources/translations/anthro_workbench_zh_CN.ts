@@ -277,6 +277,69 @@
     </message>
 </context>
 <context>
+    <name>anthro::widgets::ClientFaultsBox</name>
+    <message>
+        <source>Client faults</source>
+        <translation>客户端故障</translation>
+    </message>
+    <message>
+        <source>Misbehave as a faulty client would, to see the checklist catch it</source>
+        <translation>模拟有缺陷的客户端行为，看检查清单能否发现</translation>
+    </message>
+    <message>
+        <source>Close without CANCEL</source>
+        <translation>不发 CANCEL 直接关闭</translation>
+    </message>
+    <message>
+        <source>Stop reading after 5 tokens and close the connection without sending CANCEL (--close-without-cancel). Triggers cancel-not-sent.</source>
+        <translation>收到 5 个 token 后停止读取并关闭连接，不发送 CANCEL（--close-without-cancel）。触发 cancel-not-sent。</translation>
+    </message>
+    <message>
+        <source>Retry 429 at once</source>
+        <translation>立即重试 429</translation>
+    </message>
+    <message>
+        <source>Retry a 429 at once instead of after retry_after_ms (--retry-naive). Triggers retry-after-ignored against an endpoint with the overload fault.</source>
+        <translation>收到 429 后立即重试，而不等待 retry_after_ms（--retry-naive）。对开启 overload 故障的端点触发 retry-after-ignored。</translation>
+    </message>
+    <message>
+        <source>Cancel rate</source>
+        <translation>取消比例</translation>
+    </message>
+    <message>
+        <source>Requests that send CANCEL after 5 tokens (--cancel-rate). Above 0.5 % triggers cancel-rate.</source>
+        <translation>在 5 个 token 后发送 CANCEL 的请求比例（--cancel-rate）。超过 0.5 % 触发 cancel-rate。</translation>
+    </message>
+    <message>
+        <source>Read delay</source>
+        <translation>读取延迟</translation>
+    </message>
+    <message>
+        <source>A slow reader: pause this long between reads (--read-delay-ms). With a 64 KiB ring and an endpoint with the burst fault, triggers ring-buffer-stall.</source>
+        <translation>慢速读取者：每次读取之间暂停这么久（--read-delay-ms）。配合 64 KiB 环形缓冲区及开启 burst 故障的端点，触发 ring-buffer-stall。</translation>
+    </message>
+    <message>
+        <source>Receive ring</source>
+        <translation>接收环形缓冲区</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>The client's receive ring, 64 to 65535 KiB (--ring-kib). A small ring with a read delay triggers ring-buffer-stall.</source>
+        <translation>客户端接收环形缓冲区大小，64 至 65535 KiB（--ring-kib）。小缓冲区加读取延迟会触发 ring-buffer-stall。</translation>
+    </message>
+    <message>
+        <source>Hold connections</source>
+        <translation>保持连接</translation>
+    </message>
+    <message>
+        <source>Keep the connections open this long after the last request (--hold-connections). Over 300 s triggers connection-duration.</source>
+        <translation>最后一个请求结束后连接再保持打开这么久（--hold-connections）。超过 300 秒触发 connection-duration。</translation>
+    </message>
+</context>
+<context>
     <name>anthro::widgets::ConnectionDetailView</name>
     <message>
         <source>Field</source>

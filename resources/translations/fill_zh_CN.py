@@ -262,6 +262,27 @@ ZH = {
     '&Diagnose Latency…': '延迟诊断(&D)…',
     'A fault of the embedded endpoint, as `anthro-wb endpoint --fault` (repeatable).': '内置端点的故障，同 `anthro-wb endpoint --fault`（可重复）。',
     'The capture lost %1 packets: some streams may not decode': '抓包丢失了 %1 个数据包：部分流可能无法解码',
+    'Client faults': '客户端故障',
+    'Misbehave as a faulty client would, to see the checklist catch it': '模拟有缺陷的客户端行为，看检查清单能否发现',
+    'Close without CANCEL': '不发 CANCEL 直接关闭',
+    'Stop reading after 5 tokens and close the connection without sending CANCEL (--close-without-cancel). Triggers cancel-not-sent.':
+        '收到 5 个 token 后停止读取并关闭连接，不发送 CANCEL（--close-without-cancel）。触发 cancel-not-sent。',
+    'Retry 429 at once': '立即重试 429',
+    'Retry a 429 at once instead of after retry_after_ms (--retry-naive). Triggers retry-after-ignored against an endpoint with the overload fault.':
+        '收到 429 后立即重试，而不等待 retry_after_ms（--retry-naive）。对开启 overload 故障的端点触发 retry-after-ignored。',
+    'Cancel rate': '取消比例',
+    'Requests that send CANCEL after 5 tokens (--cancel-rate). Above 0.5 % triggers cancel-rate.':
+        '在 5 个 token 后发送 CANCEL 的请求比例（--cancel-rate）。超过 0.5 % 触发 cancel-rate。',
+    'Read delay': '读取延迟',
+    'A slow reader: pause this long between reads (--read-delay-ms). With a 64 KiB ring and an endpoint with the burst fault, triggers ring-buffer-stall.':
+        '慢速读取者：每次读取之间暂停这么久（--read-delay-ms）。配合 64 KiB 环形缓冲区及开启 burst 故障的端点，触发 ring-buffer-stall。',
+    'Receive ring': '接收环形缓冲区',
+    'default': '默认',
+    "The client's receive ring, 64 to 65535 KiB (--ring-kib). A small ring with a read delay triggers ring-buffer-stall.":
+        '客户端接收环形缓冲区大小，64 至 65535 KiB（--ring-kib）。小缓冲区加读取延迟会触发 ring-buffer-stall。',
+    'Hold connections': '保持连接',
+    'Keep the connections open this long after the last request (--hold-connections). Over 300 s triggers connection-duration.':
+        '最后一个请求结束后连接再保持打开这么久（--hold-connections）。超过 300 秒触发 connection-duration。',
 }
 
 

@@ -12,6 +12,7 @@
 #include <QTreeWidget>
 
 #include "capture_inspector.h"
+#include "client_faults_box.h"
 #include "diagnosis_model.h"
 #include "diagnosis_page.h"
 #include "evidence_chart.h"
@@ -138,6 +139,22 @@ class TestDiagnosisPage : public QObject {
     click_ref(evidence, 1);
     QCOMPARE(window.currentInspector(), inspector);
     check_frames(inspector, from_capture.refs.at(1).conn, *from_capture.refs.at(1).stream_id, 500);
+  }
+
+  // "Close without CANCEL" in the page's client faults reaches the live workload.
+  void closeWithoutCancelFlagsCancelNotSent() {
+    gui::MainWindow window;
+    DiagnosisPage* page = window.diagnosisPage();
+    page->setTarget(window.endpointUrl("anthro"));
+    page->setWorkload(40, 2);
+    page->setCaptureRun(false);
+    page->clientFaults()->setFaults({.close_without_cancel = true});
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    const QString reason = page->model()->data(page->model()->index(page->model()->rowOf("cancel-not-sent"), 2), Qt::DisplayRole).toString();
+    QVERIFY2(verdict_of(page, "cancel-not-sent") == Verdict::Warn, qPrintable(reason + "\n" + window.logText()));
   }
 
   void cancelStopsARun() {

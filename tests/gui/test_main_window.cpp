@@ -20,7 +20,9 @@
 
 #include "capture_generator.h"
 #include "capture_inspector.h"
+#include "client_faults_box.h"
 #include "connection_detail_view.h"
+#include "diagnosis_page.h"
 #include "connections_model.h"
 #include "keys_panel.h"
 #include "frame_detail_view.h"
@@ -29,6 +31,8 @@
 #include "language.h"
 #include "latency_charts.h"
 #include "main_window.h"
+#include "diagnosis/live_workload.h"
+#include "session/bench.h"
 #include "session_panel.h"
 #include "vectors.h"
 
@@ -243,9 +247,12 @@ class TestMainWindow : public QObject {
     QCOMPARE(inspector->frames()->headerData(FrameTableModel::Type, Qt::Horizontal, Qt::DisplayRole).toString(),
              QString::fromUtf8("类型"));
     QVERIFY(window.menuBar()->actions().at(0)->text().contains(QString::fromUtf8("文件")));
+    QCOMPARE(window.sessionPanel()->clientFaults()->title(), QString::fromUtf8("客户端故障"));
+    QCOMPARE(window.diagnosisPage()->clientFaults()->title(), QString::fromUtf8("客户端故障"));
     gui::install_language("en");
     QTRY_COMPARE(send_text(), QString("Send"));
     QCOMPARE(inspector->lowerTabs()->tabText(1), QString("Connections"));
+    QCOMPARE(window.sessionPanel()->clientFaults()->title(), QString("Client faults"));
   }
 
   void liveSessionFillsTheTtftChart() {
@@ -369,6 +376,70 @@ class TestMainWindow : public QObject {
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     const std::size_t plotted = panel->charts()->pointCount(0);
     QVERIFY2(plotted > 0 && plotted < 50, qPrintable(QString::number(plotted)));
+  }
+
+  // The load panel's client faults reach the bench: closing without CANCEL ends every
+  // request with the client closing and no CANCEL written.
+  void aLoadClosesWithoutCancel() {
+    gui::MainWindow window;
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro"));
+    panel->setLoad(12, 2);
+    panel->clientFaults()->setFaults({.close_without_cancel = true});
+    QVERIFY(panel->clientFaults()->isChecked());
+    QSignalSpy finished(panel, &SessionPanel::loadFinished);
+    panel->runLoad();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QVERIFY(panel->lastLoad());
+    const auto& records = panel->lastLoad()->records;
+    QCOMPARE(records.size(), std::size_t{12});
+    for (const auto& rec : records) {
+      QCOMPARE(to_string(rec.result.end), "client_closed");
+      QVERIFY(!rec.result.timeline.cancel_written);
+    }
+  }
+
+  // A cancel rate of 100 % makes every request send CANCEL.
+  void aLoadSendsCancels() {
+    gui::MainWindow window;
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro"));
+    panel->setLoad(8, 2);
+    panel->clientFaults()->setFaults({.cancel_rate = 1.0});
+    QSignalSpy finished(panel, &SessionPanel::loadFinished);
+    panel->runLoad();
+    QVERIFY(finished.wait(30000));
+    QVERIFY(panel->lastLoad());
+    for (const auto& rec : panel->lastLoad()->records) {
+      QVERIFY(rec.cancel_requested);
+      QVERIFY(rec.result.timeline.cancel_written);
+    }
+  }
+
+  // The box maps onto core as the CLI does: bench gets the 5-token cancel point, the live
+  // workload none (it picks its own); an unticked box applies nothing.
+  void clientFaultsMapAsTheCli() {
+    ClientFaultsBox box;
+    box.setFaults({.close_without_cancel = true, .retry_naive = true, .cancel_rate = 0.02, .read_delay_ms = 20,
+                   .ring_kib = 64, .hold_connections_s = 5});
+    BenchConfig b;
+    box.applyTo(b);
+    QCOMPARE(b.session.cancel_after_tokens, std::optional<std::uint32_t>(5));
+    QVERIFY(b.session.close_without_cancel && b.retry_naive);
+    QCOMPARE(b.cancel_rate, 0.02);
+    QCOMPARE(b.session.read_delay_ms, 20.0);
+    QCOMPARE(b.session.ring_kib, std::optional<std::uint16_t>(64));
+    QCOMPARE(b.hold_connections_s, 5.0);
+    LiveWorkloadConfig live;
+    box.applyTo(live);
+    QVERIFY(!live.session.cancel_after_tokens);
+    QVERIFY(live.session.close_without_cancel && live.retry_naive);
+    QCOMPARE(live.session.ring_kib, std::optional<std::uint16_t>(64));
+    box.setChecked(false);
+    BenchConfig plain;
+    box.applyTo(plain);
+    QVERIFY(!plain.session.close_without_cancel && !plain.session.cancel_after_tokens && plain.cancel_rate == 0);
   }
 
   void cancelEndsTheAnswerAsCancelled() {
