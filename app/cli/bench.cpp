@@ -25,9 +25,10 @@ void print_summary(const BenchResult& r) {
 
 int run_bench_command(const std::vector<std::string>& argv) {
   Args args("bench", argv,
-            with(kSessionValueOptions, {"--concurrency", "--rate", "--arrivals", "--requests", "--duration", "--records",
-                                        "--slo", "--cancel-rate", "--hold-connections", "--format", "--seed"}),
-            with(kSessionFlags, {"--retry-naive"}));
+            with(with(kSessionValueOptions, {"--concurrency", "--rate", "--arrivals", "--requests", "--duration",
+                                             "--records", "--slo", "--format"}),
+                 kLoadValueOptions),
+            with(kSessionFlags, kLoadFlags));
   BenchConfig b;
   read_session_options(args, b.session);
   if (auto n = args.count("--concurrency", 1, 100000)) b.concurrency = static_cast<unsigned>(*n);
@@ -44,13 +45,11 @@ int run_bench_command(const std::vector<std::string>& argv) {
     if (!parsed) args.fail(parsed.error().detail);
     else b.slo = *parsed;
   }
-  if (auto f = args.number("--cancel-rate")) {
-    if (*f < 0 || *f > 1) args.fail("--cancel-rate must be a fraction from 0 to 1");
-    b.cancel_rate = *f;
-  }
-  b.retry_naive = args.has("--retry-naive");
-  if (auto s = args.number("--hold-connections")) b.hold_connections_s = *s;
-  if (auto s = args.count("--seed")) b.seed = *s;
+  LoadOptions load = read_load_options(args);
+  b.cancel_rate = load.cancel_rate;
+  b.retry_naive = load.retry_naive;
+  b.hold_connections_s = load.hold_connections_s;
+  b.seed = load.seed;
   std::string format = args.value_or("--format", "text");
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
   if (!args.ok()) return usage_error("bench", args.error());

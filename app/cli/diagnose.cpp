@@ -11,9 +11,8 @@ namespace {
 
 const std::set<std::string> kValues = {"--requests", "--concurrency", "--baseline", "--keylog", "--server-key",
                                        "--sysfs-root", "--procfs-root", "--threshold", "--checklist", "--format",
-                                       "--fail-on", "--output", "--lang", "--cancel-rate", "--hold-connections",
-                                       "--seed"};
-const std::set<std::string> kFlags = {"--system", "--retry-naive", "--quiet"};
+                                       "--fail-on", "--output", "--lang"};
+const std::set<std::string> kFlags = {"--system", "--quiet"};
 
 void read_live(Args& args, DiagnoseConfig& d) {
   LiveWorkloadConfig live;
@@ -21,13 +20,11 @@ void read_live(Args& args, DiagnoseConfig& d) {
   if (auto n = args.count("--requests", 1, 10000000)) live.requests = *n;
   if (auto n = args.count("--concurrency", 1, 10000)) live.concurrency = static_cast<unsigned>(*n);
   live.baseline = args.value_or("--baseline", "");
-  if (auto f = args.number("--cancel-rate")) {
-    if (*f < 0 || *f > 1) args.fail("--cancel-rate must be a fraction from 0 to 1");
-    live.cancel_rate = *f;
-  }
-  live.retry_naive = args.has("--retry-naive");
-  if (auto s = args.number("--hold-connections")) live.hold_connections_s = *s;
-  if (auto s = args.count("--seed")) live.seed = *s;
+  LoadOptions load = read_load_options(args);
+  live.cancel_rate = load.cancel_rate;
+  live.retry_naive = load.retry_naive;
+  live.hold_connections_s = load.hold_connections_s;
+  live.seed = load.seed;
   d.live = std::move(live);
 }
 
@@ -44,7 +41,8 @@ void read_checklist(Args& args, DiagnoseConfig& d) {
 }  // namespace
 
 int run_diagnose(const std::vector<std::string>& argv) {
-  Args args("diagnose", argv, with(with(kSessionValueOptions, kValues), {}), with(kSessionFlags, kFlags));
+  Args args("diagnose", argv, with(with(kSessionValueOptions, kValues), kLoadValueOptions),
+            with(with(kSessionFlags, kFlags), kLoadFlags));
   DiagnoseConfig d;
   if (args.has("--target")) read_live(args, d);
   if (args.positional().size() > 1) args.fail("expects at most one capture file");

@@ -11,6 +11,21 @@ const std::set<std::string> kSessionValueOptions = {
     "--read-delay-ms", "--ring-kib", "--cacert", "--api-key-env", "--timeout-s"};
 const std::set<std::string> kSessionFlags = {"--no-stream", "--close-without-cancel", "--insecure", "--no-extension"};
 
+const std::set<std::string> kLoadValueOptions = {"--cancel-rate", "--hold-connections", "--seed"};
+const std::set<std::string> kLoadFlags = {"--retry-naive"};
+
+LoadOptions read_load_options(Args& args) {
+  LoadOptions o;
+  if (auto f = args.number("--cancel-rate")) {
+    if (*f < 0 || *f > 1) args.fail("--cancel-rate must be a fraction from 0 to 1");
+    o.cancel_rate = *f;
+  }
+  o.retry_naive = args.has("--retry-naive");
+  if (auto s = args.number("--hold-connections")) o.hold_connections_s = *s;
+  if (auto s = args.count("--seed")) o.seed = *s;
+  return o;
+}
+
 std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b) {
   a.insert(b.begin(), b.end());
   return a;

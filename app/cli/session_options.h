@@ -13,6 +13,18 @@ extern const std::set<std::string> kSessionFlags;
 // a capture file as its positional argument; the other commands take none.
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed = false);
 
+// The load options `bench` and `diagnose` share (cli.md): --cancel-rate, --retry-naive,
+// --hold-connections, --seed.
+struct LoadOptions {
+  double cancel_rate = 0;
+  bool retry_naive = false;
+  double hold_connections_s = 0;
+  std::uint64_t seed = 1;
+};
+extern const std::set<std::string> kLoadValueOptions;
+extern const std::set<std::string> kLoadFlags;
+LoadOptions read_load_options(Args& args);
+
 // Merges option sets for the Args constructor.
 std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b);
 
