@@ -610,6 +610,7 @@ Diagnosis evaluate(const Checklist& checklist, const Observations& o) {
     if (given(o, s)) d.sources.push_back(s);
   for (const auto& item : checklist.items) d.items.push_back(evaluate_item(item, o));
   d.warnings = o.warnings;
+  for (const auto& p : o.system.problems) d.warnings.push_back("system: " + p);
   d.observations = o;
   return d;
 }
