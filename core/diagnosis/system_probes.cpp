@@ -113,7 +113,8 @@ void add_nic_reading(SystemState& s, const SystemProbeConfig& config) {
     if (any) interfaces.push_back(nic.filename().string());
   }
   if (interfaces.empty()) {
-    s.problems.push_back(net.string() + ": no interface statistics to read");
+    std::string problem = net.string() + ": no interface statistics to read";
+    if (std::find(s.problems.begin(), s.problems.end(), problem) == s.problems.end()) s.problems.push_back(problem);
     return;
   }
   if (s.nic_interfaces.empty()) s.nic_interfaces = interfaces;
