@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture/analysis.h"
 #include "diagnosis/diagnose.h"
 #include "endpoint_fixture.h"
 #include "util/files.h"
@@ -266,6 +267,28 @@ class TestDiagnosis : public QObject {
              qPrintable(nokeys.err));
     Run garbage = wb({"diagnose", dir.filePath("team.json")});
     QCOMPARE(garbage.code, 2);
+  }
+
+  // A stream's packets are numbered as Wireshark numbers frames: checked against tshark.
+  void streamPacketsAreWiresharkFrameNumbers() {
+    const std::string pcap = std::string(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap";
+    auto a = analyze_capture(pcap, {{}, {std::string(ANTHRO_VECTORS_DIR) + "/server-static.pem"}});
+    QVERIFY(a.ok());
+    const RequestResult& stream = a->connections.at(0).streams.at(0);
+    QVERIFY(stream.packets);
+    QProcess tshark;
+    tshark.start("tshark", {"-r", QString::fromStdString(pcap), "-T", "fields", "-e", "frame.number", "-e",
+                            "tcp.dstport", "-e", "tcp.len"});
+    QVERIFY(tshark.waitForFinished(30000));
+    std::vector<std::uint64_t> client, server;  // packets with payload, by direction
+    for (const QByteArray& line : tshark.readAllStandardOutput().split('\n')) {
+      auto f = line.split('\t');
+      if (f.size() < 3 || f[2].toInt() == 0) continue;
+      (f[1] == "7080" ? client : server).push_back(f[0].toULongLong());
+    }
+    QCOMPARE(client.size(), std::size_t{2});  // the preface, then the REQUEST
+    QCOMPARE(stream.packets->first, client[1]);
+    QCOMPARE(stream.packets->second, server.back());  // the RESPONSE
   }
 
   void vectorCaptureDiagnosedWithItsServerKey() {

@@ -105,12 +105,15 @@ class TextKeeper {
 class StreamBook {
  public:
   StreamBook(TextKeeper& keeper, bool keep_itl) : keeper_(keeper), keep_itl_(keep_itl) {}
-  void add(const FrameEvent& e) {
+  // `packet`: the file's packet (0-based) that completed the frame.
+  void add(const FrameEvent& e, std::uint64_t packet) {
     if (!e.decrypted || !e.body) return;
     std::uint32_t id = body_stream_id(*e.body);
     if (id == 0) return;
     Entry& entry = streams_[id];
     entry.result.stream_id = id;
+    auto& packets = entry.result.packets;
+    packets = {packets ? packets->first : packet + 1, packet + 1};  // numbered from 1, as Wireshark does
     std::visit([&](const auto& b) { on(entry, e, b); }, *e.body);
   }
   void finish(ConnectionAnalysis& out) {
@@ -231,7 +234,7 @@ class Lane {
 CaptureEvents Lane::events() {
   CaptureEvents events;
   events.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) {
-    book(c).add(e);
+    book(c).add(e, decoder_.packet());
     if (sink_) emit(frame_json(c, e));
     if (observer_ && observer_->on_frame) observer_->on_frame(c, e);
   };

@@ -69,6 +69,9 @@ class CaptureDecoder {
   ~CaptureDecoder();
   void feed(const TcpSegment& segment);
   void finish();
+  // The packet (0-based index in the file) whose segment is being fed: the one that completes
+  // a frame reported now.
+  std::uint64_t packet() const { return packet_; }
 
  private:
   struct Conn;

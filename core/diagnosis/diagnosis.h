@@ -22,6 +22,7 @@ struct EvidenceRef {
   std::optional<std::uint32_t> stream_id;  // anthro-v1 stream
   std::optional<std::uint64_t> request;    // index into Observations::requests
   std::optional<double> value;             // the figure this reference contributes
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> packets;  // capture: its first and last packet (1-based)
 };
 
 struct ItemResult {

@@ -21,7 +21,10 @@ json sources_json(const std::vector<ProbeSource>& sources) {
 }
 
 json ref_json(const EvidenceRef& r) {
-  return {{"conn", r.conn}, {"stream_id", json_or_null(r.stream_id)}, {"request", json_or_null(r.request)}, {"value", json_or_null(r.value)}};
+  json j = {{"conn", r.conn}, {"stream_id", json_or_null(r.stream_id)}, {"request", json_or_null(r.request)},
+            {"value", json_or_null(r.value)}, {"packets", nullptr}};
+  if (r.packets) j["packets"] = {r.packets->first, r.packets->second};
+  return j;
 }
 
 // At most this many samples go into the JSON per item: enough for a chart, not a dump.

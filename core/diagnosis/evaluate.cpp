@@ -90,6 +90,7 @@ EvidenceRef ref_of(const Observations& o, std::size_t index, std::optional<doubl
   if (q.anthro) ref.stream_id = q.result.stream_id;
   ref.request = index;
   ref.value = value;
+  ref.packets = q.result.packets;
   return ref;
 }
 

@@ -78,6 +78,7 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
             {"auth_failures", r.auth_failures},
             {"probe", json_or_null(r.probe)},
             {"max_tokens", json_or_null(r.max_tokens)}};
+  if (r.packets) j["packets"] = {r.packets->first, r.packets->second};
   if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
   // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
   if (parts.text) j.update(text_fields(as_bytes(r.text), !is_valid_utf8(as_bytes(r.text))));

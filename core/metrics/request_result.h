@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "metrics/request_figures.h"
@@ -45,6 +46,9 @@ struct RequestResult {
   std::uint64_t invalid_utf8_frames = 0, token_gaps = 0, token_duplicates = 0, auth_failures = 0;
   std::optional<std::string> probe;  // the checklist item a probe stream feeds (REQUEST metadata anthro_probe)
   std::optional<std::uint64_t> max_tokens;  // as the REQUEST asked
+  // Capture: the packets holding its first and last frames, numbered from 1 as Wireshark's
+  // frame.number, so `frame.number >= first && frame.number <= last` shows the stream there.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> packets;
   // Live anthro-v1 only: decrypt + verify time per frame, and the fullest the client's receive
   // buffer got (bytes) against what it holds.
   std::vector<float> frame_decode_ms;
