@@ -10,7 +10,7 @@ packages=(
   libssl-dev libsodium-dev libpcap-dev nlohmann-json3-dev libboost-dev
   xvfb xauth tshark tcpdump imagemagick poppler-utils openssl
   clang-14 libclang-rt-14-dev
-  python3 python3-jsonschema
+  python3 python3-jsonschema python3-scipy
 )
 
 missing=()

@@ -94,7 +94,7 @@ class TestDiagnosis : public QObject {
   void checklistFileMatchesItsSchema() {
     QProcess p;
     const QString dir = QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources/checklists/";
-    p.start("python3", {"-c",
+    p.start("/usr/bin/python3", {"-c",  // Debian's, with python3-jsonschema
                         "import json,sys,jsonschema\n"
                         "s=json.load(open(sys.argv[1]));d=json.load(open(sys.argv[2]))\n"
                         "jsonschema.Draft202012Validator.check_schema(s)\n"
