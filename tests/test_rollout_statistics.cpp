@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "rollout/gates.h"
 #include "rollout/statistics.h"
 
 using namespace anthro;
@@ -127,6 +128,40 @@ class TestRolloutStatistics : public QObject {
     QVERIFY2(worse.low > 1.1, qPrintable(QString("%1..%2").arg(worse.low).arg(worse.high)));
     MannWhitney median_view = mann_whitney(tail, base, Alternative::Greater);
     QVERIFY2(median_view.p > 0.05, "a rank test should not see a 3 % tail");
+  }
+
+  // A gate never passes on thin data (the issue: 1,000 clean trials of a 99.99 % gate).
+  void rateGatesPassOnlyOnEnoughTrials() {
+    GateResult thin = judge_rate(1000, 1000, 0.9999);
+    QCOMPARE(thin.verdict, Verdict::Inconclusive);
+    QCOMPARE(thin.need_more, std::optional<std::uint64_t>(26053));
+    QVERIFY(thin.reason.find("need 26053 more trials") != std::string::npos);
+    QCOMPARE(judge_rate(27053, 27053, 0.9999).verdict, Verdict::Pass);
+    QCOMPARE(judge_rate(9900, 10000, 0.9999).verdict, Verdict::Fail);
+    QCOMPARE(judge_rate(0, 0, 0.99).verdict, Verdict::Inconclusive);
+  }
+
+  // A/A: the same distribution on both sides, 100 rehearsals seeded differently, fails the
+  // latency gate in at most 5 (α = 0.05); a candidate 30 % slower fails; one whose P99 alone is
+  // worse fails on the bootstrap, where a rank test alone would pass it.
+  void latencyGatesAreTailAware() {
+    int failed = 0;
+    for (std::uint64_t k = 0; k < 100; ++k) {
+      auto a = lognormal(120, 5, 0.25, 1000 + 2 * k), b = lognormal(120, 5, 0.25, 1001 + 2 * k);
+      failed += judge_latency(a, b, 0.05, k).verdict == Verdict::Fail;
+    }
+    QVERIFY2(failed <= 5, qPrintable(QString("%1 of 100 A/A rehearsals failed").arg(failed)));
+    auto base = lognormal(300, 5, 0.25, 7), slow = lognormal(300, 5, 0.25, 8);
+    for (double& v : slow) v *= 1.3;
+    QCOMPARE(judge_latency(slow, base, 0.05, 1).verdict, Verdict::Fail);
+    auto tail = lognormal(2000, 5, 0.2, 9);
+    auto base2 = lognormal(2000, 5, 0.2, 10);
+    std::sort(tail.begin(), tail.end());
+    for (std::size_t i = tail.size() * 97 / 100; i < tail.size(); ++i) tail[i] *= 1.5;
+    GateResult g = judge_latency(tail, base2, 0.05, 1);
+    QCOMPARE(g.verdict, Verdict::Fail);
+    QVERIFY(*g.p_value > 0.05);  // the rank test alone saw nothing
+    QCOMPARE(judge_latency(std::vector<double>(10, 1.0), base, 0.05, 1).verdict, Verdict::Inconclusive);
   }
 };
 
