@@ -6,6 +6,10 @@
 
 #include <random>
 
+#include <nlohmann/json.hpp>
+
+#include "util/files.h"
+
 #include "rollout/gates.h"
 #include "rollout/statistics.h"
 
@@ -162,6 +166,36 @@ class TestRolloutStatistics : public QObject {
     QCOMPARE(g.verdict, Verdict::Fail);
     QVERIFY(*g.p_value > 0.05);  // the rank test alone saw nothing
     QCOMPARE(judge_latency(std::vector<double>(10, 1.0), base, 0.05, 1).verdict, Verdict::Inconclusive);
+  }
+
+  // The shipped plans hold to their schema (checked by Python's jsonschema), and seed 000's
+  // holds checklists.md's rollout table.
+  void plansMatchTheirSchemaAndTheSpec() {
+    const QString dir = QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources/rollout-plans/";
+    QProcess p;
+    p.start("/usr/bin/python3", {"-c",
+                                 "import json,sys,jsonschema\n"
+                                 "s=json.load(open(sys.argv[1]))\njsonschema.Draft202012Validator.check_schema(s)\n"
+                                 "[jsonschema.Draft202012Validator(s).validate(json.load(open(f))) for f in sys.argv[2:]]\n"
+                                 "print('valid')",
+                                 dir + "rollout-plan.schema.json", dir + "seed000-five-stages.json",
+                                 dir + "seed004-four-stages.json"});
+    QVERIFY(p.waitForFinished(30000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    auto plan = nlohmann::json::parse(read_file((dir + "seed000-five-stages.json").toStdString()).value());
+    const auto& stages = plan["stages"];
+    QCOMPARE(stages.size(), std::size_t{5});
+    QCOMPARE(stages[0]["mode"], "mirror");
+    QCOMPARE(stages[0]["gates"][0]["threshold"].get<double>(), 0.9999);  // connection success ≥ 99.99 %
+    QCOMPARE(stages[0]["gates"][1]["threshold"].get<double>(), 0.00001);  // frame drop ≤ 0.001 %
+    QCOMPARE(stages[1]["split"].get<double>(), 0.01);
+    QCOMPARE(stages[1]["gates"][0]["threshold"].get<double>(), 0.999);   // response match ≥ 99.9 %
+    QCOMPARE(stages[2]["gates"][0]["threshold"].get<double>(), 0.9995);  // write consistency ≥ 99.95 %
+    QCOMPARE(stages[3]["gates"][0]["margin"].get<double>(), 0.05);       // P99 TTFT not worse, 5 %
+    auto seed004 = nlohmann::json::parse(read_file((dir + "seed004-four-stages.json").toStdString()).value());
+    QCOMPARE(seed004["stages"].size(), std::size_t{4});
+    QCOMPARE(seed004["stages"][0]["gates"][0]["status"].get<int>(), 409);
+    QCOMPARE(seed004["stages"][0]["gates"][2]["threshold"].get<double>(), 350.0);
   }
 };
 
