@@ -11,6 +11,7 @@
 #include "util/files.h"
 
 #include "rollout/gates.h"
+#include "rollout/plan.h"
 #include "rollout/statistics.h"
 
 using namespace anthro;
@@ -196,6 +197,30 @@ class TestRolloutStatistics : public QObject {
     QCOMPARE(seed004["stages"].size(), std::size_t{4});
     QCOMPARE(seed004["stages"][0]["gates"][0]["status"].get<int>(), 409);
     QCOMPARE(seed004["stages"][0]["gates"][2]["threshold"].get<double>(), 350.0);
+  }
+
+  void plansLoadAndBadOnesAreNamed() {
+    const std::string dir = std::string(ANTHRO_SOURCE_DIR) + "/resources/rollout-plans/";
+    auto plan = load_plan(dir + "seed000-five-stages.json");
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().detail.c_str());
+    QCOMPARE(plan->stages.size(), std::size_t{5});
+    QCOMPARE(plan->stages[3].gates[1].item, std::optional<std::string>("gpu-context-wait"));
+    QVERIFY(load_plan(dir + "seed004-four-stages.json").ok());
+    auto doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc["stages"][1]["gates"][0].erase("threshold");
+    auto missing = parse_plan(doc.dump(), "mine.json");
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.error().detail, std::string("mine.json: stage 2 (\"canary-read\"): gate 1 (\"response-match\"): "
+                                                 "field threshold: missing: comparison >= needs one"));
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc["stages"][0]["split"] = 1.5;
+    QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field split") != std::string::npos);
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc["stages"][3]["gates"][1]["item"] = "no-such-item";
+    QVERIFY(!parse_plan(doc.dump(), "mine.json").ok());
+    doc["stages"][3]["failureLimit"] = "many";
+    QVERIFY(!parse_plan(doc.dump(), "mine.json").ok());  // never a crash on a wrong type
+    QVERIFY(!parse_plan("[1,2", "broken.json").ok());
   }
 };
 

@@ -1,0 +1,144 @@
+#include "rollout/plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "util/files.h"
+
+namespace anthro {
+
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kMetrics = {
+    "connection-success-rate", "frame-drop-rate", "response-match-rate", "write-consistency-rate", "status-rate",
+    "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item"};
+const std::vector<std::string> kComparisons = {">=", "<=", "<", "not-worse", "passes", "recorded"};
+const std::vector<std::string> kModes = {"route", "mirror", "verify", "region"};
+
+bool one_of(const std::vector<std::string>& list, const std::string& v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+// Reads one plan, naming where a field is wrong.
+class PlanReader {
+ public:
+  explicit PlanReader(std::string origin) : origin_(std::move(origin)) {}
+
+  Result<RolloutPlan> read(const json& doc) {
+    RolloutPlan plan;
+    if (!doc.is_object()) return fail("", "(document)", "expected a JSON object");
+    if (doc.value("schema_version", 0) != 1) return fail("", "schema_version", "expected 1");
+    if (!string(doc, "id", plan.id)) return fail("", "id", "missing or not a string");
+    if (!text(doc, "title", plan.title)) return fail("", "title", "expected {\"en\": ..., \"zh_CN\": ...}");
+    plan.source = doc.value("source", std::string());
+    plan.profile = doc.value("profile", std::string());
+    if (!doc.contains("stages") || !doc["stages"].is_array() || doc["stages"].empty())
+      return fail("", "stages", "expected a non-empty array");
+    for (std::size_t i = 0; i < doc["stages"].size(); ++i) {
+      auto stage = read_stage(doc["stages"][i], i);
+      if (!stage) return stage.error();
+      plan.stages.push_back(std::move(*stage));
+    }
+    return plan;
+  }
+
+ private:
+  Error fail(const std::string& place, const std::string& field, const std::string& why) const {
+    return make_error(ErrorClass::Input, origin_ + ": " + (place.empty() ? "" : place + ": ") + "field " + field + ": " + why);
+  }
+  static bool string(const json& o, const char* key, std::string& out) {
+    if (!o.contains(key) || !o[key].is_string() || o[key].get<std::string>().empty()) return false;
+    out = o[key].get<std::string>();
+    return true;
+  }
+  static bool text(const json& o, const char* key, LocalizedText& out) {
+    if (!o.contains(key) || !o[key].is_object() || !o[key].contains("en") || !o[key]["en"].is_string()) return false;
+    out.en = o[key]["en"].get<std::string>();
+    out.zh_CN = o[key].contains("zh_CN") && o[key]["zh_CN"].is_string() ? o[key]["zh_CN"].get<std::string>() : "";
+    return true;
+  }
+  static std::string named(const char* what, std::size_t i, const std::string& name) {
+    return std::string(what) + " " + std::to_string(i + 1) + (name.empty() ? "" : " (\"" + name + "\")");
+  }
+
+  Result<PlanStage> read_stage(const json& o, std::size_t index) const {
+    PlanStage s;
+    std::string place = named("stage", index, "");
+    if (!o.is_object()) return fail(place, "(stage)", "expected an object");
+    if (!string(o, "name", s.name)) return fail(place, "name", "missing or not a string");
+    place = named("stage", index, s.name);
+    if (!text(o, "title", s.title)) return fail(place, "title", "expected {\"en\": ..., \"zh_CN\": ...}");
+    if (!o.contains("split") || !o["split"].is_number() || o["split"] < 0 || o["split"] > 1)
+      return fail(place, "split", "expected a fraction from 0 to 1");
+    s.split = o["split"].get<double>();
+    s.mode = o.value("mode", std::string("route"));
+    if (!one_of(kModes, s.mode)) return fail(place, "mode", "\"" + s.mode + "\": expected route, mirror, verify or region");
+    s.region = o.value("region", std::string());
+    if (!o.contains("requests") || !o["requests"].is_number_unsigned() || o["requests"] == 0)
+      return fail(place, "requests", "expected a whole number ≥ 1");
+    s.requests = o["requests"].get<std::uint64_t>();
+    s.interval_s = o.value("interval_s", 0.0);
+    s.failure_limit = o.value("failureLimit", 0u);
+    s.inconclusive_limit = o.value("inconclusiveLimit", 0u);
+    s.consecutive_error_limit = o.value("consecutiveErrorLimit", 0u);
+    text(o, "rollback", s.rollback);
+    if (!o.contains("gates") || !o["gates"].is_array() || o["gates"].empty())
+      return fail(place, "gates", "expected a non-empty array");
+    for (std::size_t g = 0; g < o["gates"].size(); ++g) {
+      auto gate = read_gate(o["gates"][g], place, g);
+      if (!gate) return gate.error();
+      s.gates.push_back(std::move(*gate));
+    }
+    return s;
+  }
+
+  Result<PlanGate> read_gate(const json& o, const std::string& stage, std::size_t index) const {
+    PlanGate g;
+    std::string place = stage + ": " + named("gate", index, "");
+    if (!o.is_object() || !string(o, "id", g.id)) return fail(place, "id", "missing or not a string");
+    place = stage + ": " + named("gate", index, g.id);
+    if (!string(o, "metric", g.metric) || !one_of(kMetrics, g.metric))
+      return fail(place, "metric", "missing or not a metric this workbench measures");
+    if (!string(o, "comparison", g.comparison) || !one_of(kComparisons, g.comparison))
+      return fail(place, "comparison", "expected >=, <=, <, not-worse, passes or recorded");
+    if (o.contains("threshold") && !o["threshold"].is_number()) return fail(place, "threshold", "expected a number");
+    if (o.contains("threshold")) g.threshold = o["threshold"].get<double>();
+    bool needs_threshold = g.comparison == ">=" || g.comparison == "<=" || g.comparison == "<";
+    if (needs_threshold && !g.threshold) return fail(place, "threshold", "missing: comparison " + g.comparison + " needs one");
+    if (o.contains("margin")) g.margin = o["margin"].get<double>();
+    if (g.comparison == "not-worse" && !g.margin) return fail(place, "margin", "missing: not-worse needs a margin");
+    if (o.contains("status")) g.status = o["status"].get<int>();
+    if (g.metric == "status-rate" && !g.status) return fail(place, "status", "missing: status-rate counts one status");
+    if (o.contains("item")) g.item = o["item"].get<std::string>();
+    if (g.metric == "checklist-item" && (!g.item || !builtin_latency_checklist().item(*g.item)))
+      return fail(place, "item", "missing or not an item of the latency checklist");
+    g.unit = o.value("unit", std::string());
+    g.min_n = o.value("min_n", std::size_t{0});
+    return g;
+  }
+
+  std::string origin_;
+};
+
+}  // namespace
+
+Result<RolloutPlan> parse_plan(std::string_view text, const std::string& origin) {
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return make_error(ErrorClass::Input, origin + ": not valid JSON");
+  try {
+    return PlanReader(origin).read(doc);
+  } catch (const json::exception& e) {  // a field of the wrong type read with value()
+    return make_error(ErrorClass::Input, origin + ": " + e.what());
+  }
+}
+
+Result<RolloutPlan> load_plan(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return make_error(ErrorClass::Input, text.error().detail);
+  return parse_plan(*text, path);
+}
+
+}  // namespace anthro

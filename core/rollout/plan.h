@@ -1,0 +1,45 @@
+// Rollout plans as data (resources/rollout-plans/*.json, schema beside them): stages with their
+// split and gates. A malformed plan is refused naming the file, the stage, the gate and the field.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnosis/checklist.h"
+#include "util/result.h"
+
+namespace anthro {
+
+struct PlanGate {
+  std::string id, metric, comparison;
+  std::optional<double> threshold, margin;
+  std::optional<int> status;        // status-rate: the response status counted
+  std::optional<std::string> item;  // checklist-item: the item that must pass
+  std::string unit;
+  std::size_t min_n = 0;
+};
+
+struct PlanStage {
+  std::string name;
+  LocalizedText title, rollback;
+  double split = 0;
+  std::string mode = "route";  // route, mirror, verify, region
+  std::string region;
+  std::uint64_t requests = 0;
+  double interval_s = 0;
+  unsigned failure_limit = 0, inconclusive_limit = 0, consecutive_error_limit = 0;
+  std::vector<PlanGate> gates;
+};
+
+struct RolloutPlan {
+  std::string id, source, profile;
+  LocalizedText title;
+  std::vector<PlanStage> stages;
+};
+
+// Errors (class input) say "FILE: stage N ("name"): gate M ("id"): field F: why".
+Result<RolloutPlan> parse_plan(std::string_view json, const std::string& origin);
+Result<RolloutPlan> load_plan(const std::string& path);
+
+}  // namespace anthro
