@@ -11,6 +11,7 @@
 #include "capture/packet.h"
 #include "crypto/keylog.h"
 #include "endpoint_fixture.h"
+#include "timing.h"
 #include "util/files.h"
 #include "vectors.h"
 
@@ -95,11 +96,7 @@ bool stop_tcpdump(QProcess& tcpdump) {
 // sanitizers everything runs several times slower; a TTFT taken from the wrong event would
 // still be off by at least one token gap (the fixtures' configured 8 ms ITL).
 static bool ttfts_agree(const std::vector<RequestResult>& captured, const std::vector<RequestResult>& live) {
-#ifdef ANTHRO_SANITIZED
-  const double bound = 8.0;
-#else
-  const double bound = 1.0;
-#endif
+  const double bound = timing_bound(1.0, 8.0);
   std::vector<double> deltas;
   for (std::size_t i = 0; i < captured.size() && i < live.size(); ++i)
     deltas.push_back(std::abs(*captured[i].figures.ttft_ms - *live[i].figures.ttft_ms));
