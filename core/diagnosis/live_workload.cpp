@@ -123,7 +123,6 @@ void add_utf8_baseline(const LiveWorkloadConfig& config, const Target& target, s
   ObservedRequest q;
   q.connection = o.connections.size() - 1;
   q.anthro = false;
-  q.index = o.requests.size();
   q.result = std::move(session->requests.front());
   o.requests.push_back(std::move(q));
   o.utf8_pairs.push_back({o.requests.size() - 1, candidate});
@@ -172,8 +171,6 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
   for (auto& rec : bench->records) {
     ObservedRequest q;
     q.connection = rec.connection;
-    q.index = rec.index;
-    q.retry = rec.retry;
     q.anthro = anthro;
     q.result = std::move(rec.result);
     if (anthro) {

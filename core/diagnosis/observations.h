@@ -29,8 +29,6 @@ struct ObservedConnection {
 struct ObservedRequest {
   RequestResult result;
   std::size_t connection = 0;  // index into Observations::connections
-  std::uint64_t index = 0;     // the request's number in the run, or in the capture
-  bool retry = false;          // a retry of the request before it (live)
   bool anthro = true;          // anthro-v1, else the HTTP baseline
 };
 
@@ -59,7 +57,7 @@ struct SystemState {
 
 struct Observations {
   bool live = false, capture = false;
-  std::string target, baseline, capture_file;
+  std::string target, capture_file;
   std::vector<ObservedConnection> connections;
   std::vector<ObservedRequest> requests;  // HTTP-baseline requests included (see `connections`)
   std::vector<Utf8Pair> utf8_pairs;

@@ -47,7 +47,6 @@ Observations observe_capture(const CaptureAnalysis& analysis) {
     for (std::size_t i = 0; i < ca.streams.size(); ++i) {
       ObservedRequest q;
       q.connection = o.connections.size() - 1;
-      q.index = o.requests.size();
       q.result = ca.streams[i];
       q.result.text = CaptureAnalysis::text(ca, i);
       o.requests.push_back(std::move(q));
@@ -62,7 +61,6 @@ void merge_observations(Observations& into, Observations more) {
   into.live |= more.live;
   into.capture |= more.capture;
   if (into.target.empty()) into.target = more.target;
-  if (into.baseline.empty()) into.baseline = more.baseline;
   if (into.capture_file.empty()) into.capture_file = more.capture_file;
   for (auto& c : more.connections) into.connections.push_back(std::move(c));
   for (auto& q : more.requests) {
