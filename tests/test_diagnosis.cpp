@@ -258,6 +258,9 @@ class TestDiagnosis : public QObject {
     QCOMPARE(checklist.code, 2);
     QVERIFY2(checklist.err.contains(QString::fromStdString(team) + ": item 1 (\"alpn\"): field title: missing"),
              qPrintable(checklist.err));
+    Run stray = wb({"diagnose", "--system", "--cancel-rate", "0.5"});
+    QCOMPARE(stray.code, 2);
+    QVERIFY2(stray.err.contains("--cancel-rate shapes the live run: it needs --target URL"), qPrintable(stray.err));
     Run none = wb({"diagnose"});
     QCOMPARE(none.code, 2);
     QVERIFY(none.err.contains("give a --target URL, a capture file, or --system"));

@@ -13,6 +13,10 @@ const std::set<std::string> kValues = {"--requests", "--concurrency", "--baselin
                                        "--sysfs-root", "--procfs-root", "--threshold", "--checklist", "--format",
                                        "--fail-on", "--output", "--lang"};
 const std::set<std::string> kFlags = {"--system", "--quiet"};
+// Options that only the live run reads; without a target they would be silently ignored.
+const std::vector<std::string> kLiveOnly = {"--requests", "--concurrency", "--baseline", "--cancel-rate",
+                                            "--hold-connections", "--seed", "--retry-naive",
+                                            "--close-without-cancel", "--read-delay-ms", "--ring-kib"};
 
 void read_live(Args& args, DiagnoseConfig& d) {
   LiveWorkloadConfig live;
@@ -45,6 +49,9 @@ int run_diagnose(const std::vector<std::string>& argv) {
             with(with(kSessionFlags, kFlags), kLoadFlags));
   DiagnoseConfig d;
   if (args.has("--target")) read_live(args, d);
+  else
+    for (const auto& name : kLiveOnly)
+      if (args.has(name)) args.fail(name + " shapes the live run: it needs --target URL");
   if (args.positional().size() > 1) args.fail("expects at most one capture file");
   if (args.positional().size() == 1) d.capture = args.positional()[0];
   d.keys.keylog_files = args.values("--keylog");
