@@ -12,14 +12,18 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kMetrics = {
+// In enum order.
+const char* const kModes[] = {"route", "mirror", "verify", "region"};
+const char* const kMetrics[] = {
     "connection-success-rate", "frame-drop-rate", "response-match-rate", "write-consistency-rate", "status-rate",
     "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item"};
-const std::vector<std::string> kComparisons = {">=", "<=", "<", "not-worse", "passes", "recorded"};
-const std::vector<std::string> kModes = {"route", "mirror", "verify", "region"};
+const char* const kComparisons[] = {">=", "<=", "<", "not-worse", "passes", "recorded"};
 
-bool one_of(const std::vector<std::string>& list, const std::string& v) {
-  return std::find(list.begin(), list.end(), v) != list.end();
+template <typename E, std::size_t N>
+std::optional<E> parse_name(const char* const (&names)[N], std::string_view text) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (text == names[i]) return static_cast<E>(i);
+  return std::nullopt;
 }
 
 // Reads one plan, naming where a field is wrong.
@@ -74,8 +78,10 @@ class PlanReader {
     if (!o.contains("split") || !o["split"].is_number() || o["split"] < 0 || o["split"] > 1)
       return fail(place, "split", "expected a fraction from 0 to 1");
     s.split = o["split"].get<double>();
-    s.mode = o.value("mode", std::string("route"));
-    if (!one_of(kModes, s.mode)) return fail(place, "mode", "\"" + s.mode + "\": expected route, mirror, verify or region");
+    std::string mode = o.value("mode", std::string("route"));
+    auto parsed_mode = parse_split_mode(mode);
+    if (!parsed_mode) return fail(place, "mode", "\"" + mode + "\": expected route, mirror, verify or region");
+    s.mode = *parsed_mode;
     s.region = o.value("region", std::string());
     if (!o.contains("requests") || !o["requests"].is_number_unsigned() || o["requests"] == 0)
       return fail(place, "requests", "expected a whole number ≥ 1");
@@ -100,20 +106,24 @@ class PlanReader {
     std::string place = stage + ": " + named("gate", index, "");
     if (!o.is_object() || !string(o, "id", g.id)) return fail(place, "id", "missing or not a string");
     place = stage + ": " + named("gate", index, g.id);
-    if (!string(o, "metric", g.metric) || !one_of(kMetrics, g.metric))
-      return fail(place, "metric", "missing or not a metric this workbench measures");
-    if (!string(o, "comparison", g.comparison) || !one_of(kComparisons, g.comparison))
-      return fail(place, "comparison", "expected >=, <=, <, not-worse, passes or recorded");
+    std::string metric, comparison;
+    auto parsed_metric = string(o, "metric", metric) ? parse_gate_metric(metric) : std::nullopt;
+    if (!parsed_metric) return fail(place, "metric", "missing or not a metric this workbench measures");
+    auto parsed_comparison = string(o, "comparison", comparison) ? parse_gate_compare(comparison) : std::nullopt;
+    if (!parsed_comparison) return fail(place, "comparison", "expected >=, <=, <, not-worse, passes or recorded");
+    g.metric = *parsed_metric;
+    g.comparison = *parsed_comparison;
     if (o.contains("threshold") && !o["threshold"].is_number()) return fail(place, "threshold", "expected a number");
     if (o.contains("threshold")) g.threshold = o["threshold"].get<double>();
-    bool needs_threshold = g.comparison == ">=" || g.comparison == "<=" || g.comparison == "<";
-    if (needs_threshold && !g.threshold) return fail(place, "threshold", "missing: comparison " + g.comparison + " needs one");
+    bool needs_threshold =
+        g.comparison == GateCompare::AtLeast || g.comparison == GateCompare::AtMost || g.comparison == GateCompare::Below;
+    if (needs_threshold && !g.threshold) return fail(place, "threshold", "missing: comparison " + comparison + " needs one");
     if (o.contains("margin")) g.margin = o["margin"].get<double>();
-    if (g.comparison == "not-worse" && !g.margin) return fail(place, "margin", "missing: not-worse needs a margin");
+    if (g.comparison == GateCompare::NotWorse && !g.margin) return fail(place, "margin", "missing: not-worse needs a margin");
     if (o.contains("status")) g.status = o["status"].get<int>();
-    if (g.metric == "status-rate" && !g.status) return fail(place, "status", "missing: status-rate counts one status");
+    if (g.metric == GateMetric::StatusRate && !g.status) return fail(place, "status", "missing: status-rate counts one status");
     if (o.contains("item")) g.item = o["item"].get<std::string>();
-    if (g.metric == "checklist-item" && (!g.item || !builtin_latency_checklist().item(*g.item)))
+    if (g.metric == GateMetric::ChecklistItem && (!g.item || !builtin_latency_checklist().item(*g.item)))
       return fail(place, "item", "missing or not an item of the latency checklist");
     g.unit = o.value("unit", std::string());
     g.min_n = o.value("min_n", std::size_t{0});
@@ -124,6 +134,13 @@ class PlanReader {
 };
 
 }  // namespace
+
+const char* to_string(SplitMode m) { return kModes[static_cast<int>(m)]; }
+const char* to_string(GateMetric m) { return kMetrics[static_cast<int>(m)]; }
+const char* to_string(GateCompare c) { return kComparisons[static_cast<int>(c)]; }
+std::optional<SplitMode> parse_split_mode(std::string_view text) { return parse_name<SplitMode>(kModes, text); }
+std::optional<GateMetric> parse_gate_metric(std::string_view text) { return parse_name<GateMetric>(kMetrics, text); }
+std::optional<GateCompare> parse_gate_compare(std::string_view text) { return parse_name<GateCompare>(kComparisons, text); }
 
 Result<RolloutPlan> parse_plan(std::string_view text, const std::string& origin) {
   json doc = json::parse(text, nullptr, false);

@@ -11,8 +11,24 @@
 
 namespace anthro {
 
+enum class SplitMode { Route, Mirror, Verify, Region };
+enum class GateMetric {
+  ConnectionSuccessRate, FrameDropRate, ResponseMatchRate, WriteConsistencyRate, StatusRate, ContextErrorRate,
+  TtftP99Ratio, TtftP99, TtftP99Improvement, RollbackRehearsal, ChecklistItem
+};
+enum class GateCompare { AtLeast, AtMost, Below, NotWorse, Passes, Recorded };
+// The plan files' spellings: "route", "connection-success-rate", ">=", ...
+const char* to_string(SplitMode m);
+const char* to_string(GateMetric m);
+const char* to_string(GateCompare c);
+std::optional<SplitMode> parse_split_mode(std::string_view text);
+std::optional<GateMetric> parse_gate_metric(std::string_view text);
+std::optional<GateCompare> parse_gate_compare(std::string_view text);
+
 struct PlanGate {
-  std::string id, metric, comparison;
+  std::string id;
+  GateMetric metric = GateMetric::ConnectionSuccessRate;
+  GateCompare comparison = GateCompare::AtLeast;
   std::optional<double> threshold, margin;
   std::optional<int> status;        // status-rate: the response status counted
   std::optional<std::string> item;  // checklist-item: the item that must pass
@@ -24,8 +40,8 @@ struct PlanStage {
   std::string name;
   LocalizedText title, rollback;
   double split = 0;
-  std::string mode = "route";  // route, mirror, verify, region
-  std::string region;
+  SplitMode mode = SplitMode::Route;
+  std::string region;  // region mode: the region's name (its endpoint is given when running)
   std::uint64_t requests = 0;
   double interval_s = 0;
   unsigned failure_limit = 0, inconclusive_limit = 0, consecutive_error_limit = 0;

@@ -1,0 +1,135 @@
+// A grayscale-rollout rehearsal (cli.md `rollout`, checklists.md "Grayscale rollout"): each
+// stage of a plan drives the same workload to a baseline and a candidate target in the stage's
+// split, judges every gate (gates.h) and follows Argo's loop: `fail` stops and rolls back,
+// `inconclusive` pauses for a person, who resumes (pooling more samples, or promoting).
+// The CLI, the GUI's Rollout page and the tests all call run_rollout.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/stats.h"
+#include "rollout/gates.h"
+#include "rollout/plan.h"
+#include "session/session.h"
+
+namespace anthro {
+
+enum class RolloutState { Passed, Failed, Paused, RolledBack, Cancelled };
+const char* to_string(RolloutState s);  // "passed", "failed", "paused", "rolled_back", "cancelled"
+std::optional<RolloutState> parse_rollout_state(std::string_view text);
+
+struct GateOutcome {
+  std::string id;
+  GateMetric metric = GateMetric::ConnectionSuccessRate;
+  GateCompare comparison = GateCompare::AtLeast;
+  std::optional<double> threshold;  // the target rate, absolute bound, or 1 + margin of a ratio
+  std::string unit;
+  GateResult result;
+};
+
+// Counts a stage pools across resumes, so "need N more" is met by running more of the stage.
+struct StageSamples {
+  std::uint64_t requests = 0, connection_ok = 0;      // candidate requests whose connection held
+  std::uint64_t frames = 0, frames_dropped = 0;       // candidate anthro-v1 frames
+  std::uint64_t compared = 0, matched = 0;            // candidate answers compared with the baseline's
+  std::uint64_t verified = 0, consistent = 0;         // candidate answers re-checked on the baseline
+  std::map<int, std::uint64_t> statuses;              // candidate error statuses (409, 400, ...)
+  std::vector<double> ttft_baseline_ms, ttft_candidate_ms;
+};
+
+struct RollbackRehearsal {
+  double seconds = 0;              // from the switch until no candidate socket was left
+  unsigned sessions = 0;           // candidate connections open at the switch
+  std::uint64_t requests_after = 0, failed_after = 0;  // served by the baseline after the switch
+  int fds_before = 0, fds_after = 0;  // the process's open descriptors, before the load and after it
+  int candidate_sockets_after = 0;    // this process's sockets still connected to the candidate
+  bool clean() const { return candidate_sockets_after == 0 && fds_after <= fds_before; }
+};
+
+struct StageResult {
+  std::size_t index = 0;  // 0-based; shown as index + 1
+  std::string name;
+  LocalizedText title;
+  SplitMode mode = SplitMode::Route;
+  double split = 0;
+  std::string candidate;  // the target the candidate arm used (a region's endpoint in region mode)
+  StageSamples samples;
+  Summary ttft_baseline, ttft_candidate;
+  std::vector<GateOutcome> gates;
+  Verdict verdict = Verdict::Inconclusive;  // pass, fail or inconclusive
+  std::optional<RollbackRehearsal> rollback;
+  bool promoted = false;  // a person let it through while inconclusive
+  std::vector<std::string> warnings;
+  std::string need;  // inconclusive: what more it needs, for a person ("connection-success: 26053 more trials")
+};
+
+struct RolloutResult {
+  static constexpr int kSchemaVersion = 1;
+  std::string plan_id, plan_origin;
+  LocalizedText plan_title;
+  std::string baseline, candidate;
+  std::map<std::string, std::string> regions;
+  std::uint64_t seed = 1;
+  std::optional<std::uint64_t> requests_per_stage;
+  std::size_t last_stage = 0;  // the last stage asked for (0-based)
+  std::vector<StageResult> stages;  // those run, in order
+  RolloutState state = RolloutState::Passed;
+  std::optional<std::size_t> stopped_at;  // the stage that failed or paused
+  std::optional<RollbackRehearsal> rollback;  // after a failure or a person's "roll back"
+  std::string message;  // "paused at stage 1 (shadow): need …", "stage 4 (region) failed: …"
+};
+
+// What a person asks of a running rollout (the GUI's buttons; the CLI's SIGINT). Another
+// thread sets them; the rollout reads them between requests.
+struct RolloutControl {
+  std::atomic<bool> pause{false};      // finish the requests in flight, judge, pause
+  std::atomic<bool> roll_back{false};  // stop and roll back now
+};
+
+struct RolloutEvent {
+  enum class Kind { StageStarted, Progress, StageFinished, RollbackStarted, Finished } kind = Kind::Progress;
+  std::size_t stage = 0;
+  std::string line;                 // for a person
+  const StageResult* result = nullptr;  // StageFinished: the stage; valid during the callback only
+  // Progress: a finished request's arm and TTFT, for live charts.
+  bool candidate_arm = false;
+  std::optional<double> ttft_ms;
+};
+
+struct RolloutConfig {
+  RolloutPlan plan;
+  std::string plan_origin;
+  SessionConfig session;  // trust, API key, model; its target is ignored
+  std::string baseline, candidate;
+  std::map<std::string, std::string> regions;  // region name → URL; a region not named uses the candidate
+  std::size_t first_stage = 0, last_stage = SIZE_MAX;  // 0-based, inclusive
+  std::optional<std::uint64_t> requests_per_stage;     // else each stage's own count
+  unsigned concurrency = 4;                            // connections per arm
+  std::uint64_t seed = 1;
+  std::optional<RolloutResult> resume;  // continue this result: pool more samples into its stopped stage
+  bool promote = false;                 // with resume: a person lets the paused stage through
+  RolloutControl* control = nullptr;
+  std::function<void(const RolloutEvent&)> on_event;  // on the rollout's thread
+};
+
+// Errors: a bad target, stage range or resume file (usage/input). Network trouble is judged
+// by the gates, not an error.
+Result<RolloutResult> run_rollout(const RolloutConfig& config);
+
+// Switches every open candidate session back to the baseline while load runs (checklists.md
+// stage 5), measuring the time and the sockets left behind.
+RollbackRehearsal rehearse_rollback(const SessionConfig& session, const std::string& baseline,
+                                    const std::string& candidate, unsigned connections, double load_s = 1.0);
+
+// The result JSON (kind "rollout"; the report issue renders it) and its reader for --resume.
+std::string rollout_json(const RolloutResult& r, std::string_view lang = "en");
+Result<RolloutResult> parse_rollout_result(std::string_view json, const std::string& origin);
+// One block per stage, a line per gate, for a person.
+std::string rollout_text(const RolloutResult& r, std::string_view lang = "en");
+
+}  // namespace anthro
