@@ -1,31 +1,6 @@
 #include "diagnosis_model.h"
 
-#include <QPainter>
-#include <QPainterPath>
-
 namespace anthro::widgets {
-
-QString verdict_text(Verdict v) {
-  switch (v) {
-    case Verdict::Pass: return DiagnosisModel::tr("pass");
-    case Verdict::Warn: return DiagnosisModel::tr("warn");
-    case Verdict::Fail: return DiagnosisModel::tr("fail");
-    case Verdict::Inconclusive: return DiagnosisModel::tr("inconclusive");
-    case Verdict::Manual: return DiagnosisModel::tr("manual");
-  }
-  return {};
-}
-
-QColor verdict_colour(Verdict v) {
-  switch (v) {
-    case Verdict::Pass: return QColor(0x2e, 0x9d, 0x57);
-    case Verdict::Warn: return QColor(0xd9, 0x8a, 0x12);
-    case Verdict::Fail: return QColor(0xd0, 0x3a, 0x3a);
-    case Verdict::Inconclusive: return QColor(0x86, 0x8c, 0x96);
-    case Verdict::Manual: return QColor(0x3a, 0x78, 0xd0);
-  }
-  return Qt::gray;
-}
 
 DiagnosisModel::DiagnosisModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -99,6 +74,7 @@ QVariant DiagnosisModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const DiagnosisRow& r = row(index.row());
   if (role == VerdictRole) return r.result ? static_cast<int>(r.result->verdict) : -1;
+  if (role == kChipColourRole && index.column() == VerdictColumn && r.result) return verdict_colour(r.result->verdict);
   if (role == Qt::ToolTipRole) return QString::fromStdString(r.item.id);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
@@ -125,32 +101,5 @@ QVariant DiagnosisModel::headerData(int section, Qt::Orientation orientation, in
 }
 
 void DiagnosisModel::changed(int r) { emit dataChanged(index(r, 0), index(r, ColumnCount - 1)); }
-
-void VerdictChipDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
-  const int verdict = index.data(DiagnosisModel::VerdictRole).toInt();
-  if (verdict < 0) return QStyledItemDelegate::paint(painter, option, index);
-  QStyleOptionViewItem plain = option;
-  plain.text.clear();
-  initStyleOption(&plain, index);
-  plain.text.clear();
-  option.widget->style()->drawControl(QStyle::CE_ItemViewItem, &plain, painter, option.widget);  // selection background
-  const QString text = index.data(Qt::DisplayRole).toString();
-  const QFontMetrics fm(option.font);
-  QRect chip(option.rect.left() + 4, option.rect.center().y() - fm.height() / 2 - 2, fm.horizontalAdvance(text) + 16,
-             fm.height() + 4);
-  painter->save();
-  painter->setRenderHint(QPainter::Antialiasing);
-  QPainterPath path;
-  path.addRoundedRect(chip, chip.height() / 2.0, chip.height() / 2.0);
-  painter->fillPath(path, verdict_colour(static_cast<Verdict>(verdict)));
-  painter->setPen(Qt::white);
-  painter->drawText(chip, Qt::AlignCenter, text);
-  painter->restore();
-}
-
-QSize VerdictChipDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
-  QSize s = QStyledItemDelegate::sizeHint(option, index);
-  return {s.width() + 24, s.height() + 6};
-}
 
 }  // namespace anthro::widgets

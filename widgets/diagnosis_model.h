@@ -1,16 +1,16 @@
-// The checklist as rows for the Diagnosis page: each item's verdict (drawn as a coloured chip),
+// The checklist as rows for the Diagnosis page: each item's verdict (a coloured chip, verdict_chip.h),
 // its title and a one-line reason. Each row keeps the run that measured it, so the evidence of
 // an item re-run on its own comes from that re-run.
 #pragma once
 
 #include <QAbstractTableModel>
-#include <QStyledItemDelegate>
 #include <map>
 #include <memory>
 #include <optional>
 
 #include "capture/analysis.h"
 #include "diagnosis/diagnosis.h"
+#include "verdict_chip.h"
 
 namespace anthro::widgets {
 
@@ -29,9 +29,6 @@ struct DiagnosisRow {
   bool ticked = false;  // manual items: a person checked it
   QString note;
 };
-
-QString verdict_text(Verdict v);  // translated
-QColor verdict_colour(Verdict v);
 
 class DiagnosisModel : public QAbstractTableModel {
   Q_OBJECT
@@ -66,14 +63,6 @@ class DiagnosisModel : public QAbstractTableModel {
 
   std::vector<DiagnosisRow> rows_;
   QString language_ = QStringLiteral("en");
-};
-
-// Paints the verdict column as a rounded chip in the verdict's colour.
-class VerdictChipDelegate : public QStyledItemDelegate {
- public:
-  using QStyledItemDelegate::QStyledItemDelegate;
-  void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
-  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override;
 };
 
 }  // namespace anthro::widgets
