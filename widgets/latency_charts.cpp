@@ -594,6 +594,10 @@ void LatencyCharts::flush() {
   for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void LatencyCharts::setChartVisible(Chart chart, bool visible) {
+  if (QCustomPlot* p = plot(chart)) p->setVisible(visible);
+}
+
 QCustomPlot* LatencyCharts::plot(Chart chart) const {
   if (chart < TtftOverTime || chart > TtftCdf) return nullptr;
   return d_->plots[chart];

@@ -73,6 +73,10 @@ class LatencyCharts : public QWidget {
   // otherwise).
   void flush();
 
+  // Hides a chart a page has no data for (the Rollout page's requests carry TTFT alone); the
+  // charts shown take its room.
+  void setChartVisible(Chart chart, bool visible);
+
   // The chart's plot, for tests and benches (owned by this widget).
   QCustomPlot* plot(Chart chart) const;
 

@@ -26,6 +26,7 @@
 #include "language.h"
 #include "model/faults.h"
 #include "retranslator.h"
+#include "rollout_page.h"
 #include "session_panel.h"
 #include "welcome_page.h"
 
@@ -48,6 +49,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
       welcome_(nullptr),
       session_(new widgets::SessionPanel(this)),
       diagnosis_(new widgets::DiagnosisPage(this)),
+      rollout_(new widgets::RolloutPage(this)),
       keys_(new widgets::KeysPanel(this)),
       log_(new QPlainTextEdit(this)),
       keys_dock_(new QDockWidget(this)),
@@ -65,10 +67,11 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   tabs_->addTab(welcome_, QString());
   tabs_->addTab(session_, QString());
   tabs_->addTab(diagnosis_, QString());
-  for (int i = 0; i < 3; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
+  tabs_->addTab(rollout_, QString());
+  for (int i = 0; i < 4; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
   connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int i) {
     QWidget* page = tabs_->widget(i);
-    if (page == welcome_ || page == session_ || page == diagnosis_) return;
+    if (page == welcome_ || page == session_ || page == diagnosis_ || page == rollout_) return;
     tabs_->removeTab(i);
     page->deleteLater();
   });
@@ -98,6 +101,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   connect(keys_, &widgets::KeysPanel::message, this, &MainWindow::log);
   connect(keys_, &widgets::KeysPanel::keysChanged, this, &MainWindow::reloadCapturesWithKeys);
   connect(session_, &widgets::SessionPanel::message, this, &MainWindow::log);
+  connect(rollout_, &widgets::RolloutPage::message, this, &MainWindow::log);
   connect(session_, &widgets::SessionPanel::captureReady, this, [this](const QString& path) {
     log(tr("Session capture written to %1").arg(path));
     openCapture(path);
@@ -154,6 +158,11 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   session_->setEmbeddedTargets(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
                                endpointUrl("http") + "/v1/messages");
   diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages"});
+  // The rollout moves traffic from the HTTP baseline to anthro-v1, as seed 000 does.
+  rollout_->setTargets({endpointUrl("https") + "/v1/messages", endpointUrl("http") + "/v1/messages", endpointUrl("anthro"),
+                        endpointUrl("anthro+lab")});
+  rollout_->setBaseline(endpointUrl("https") + "/v1/messages");
+  rollout_->setCandidate(endpointUrl("anthro"));
   log(tr("Embedded endpoint: %1 (TLS), %2 (lab), %3 (HTTP baseline)")
           .arg(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("http")));
   if (!faults.empty()) log(tr("Embedded endpoint faults: %1").arg(QString::fromStdString(describe(config.model.faults))));
@@ -220,6 +229,7 @@ void MainWindow::buildMenus() {
   new_session_action_ = session_menu_->addAction(QString(), QKeySequence::New, this, [this] { showPage(session_); });
   start_capture_action_ = session_menu_->addAction(QString(), this, &MainWindow::startCapture);
   diagnose_action_ = session_menu_->addAction(QString(), this, [this] { showPage(diagnosis_); });
+  rollout_action_ = session_menu_->addAction(QString(), this, [this] { showPage(rollout_); });
 
   view_menu_ = menuBar()->addMenu(QString());
   view_menu_->addAction(keys_dock_->toggleViewAction());
@@ -250,7 +260,9 @@ void MainWindow::retranslate() {
   tabs_->setTabText(tabs_->indexOf(welcome_), tr("Welcome"));
   tabs_->setTabText(tabs_->indexOf(session_), tr("Live session"));
   tabs_->setTabText(tabs_->indexOf(diagnosis_), tr("Diagnosis"));
+  tabs_->setTabText(tabs_->indexOf(rollout_), tr("Rollout"));
   diagnosis_->setLanguage(current_language());
+  rollout_->setLanguage(current_language());
   keys_dock_->setWindowTitle(tr("Keys"));
   log_dock_->setWindowTitle(tr("Log"));
   file_menu_->setTitle(tr("&File"));
@@ -263,6 +275,7 @@ void MainWindow::retranslate() {
   new_session_action_->setText(tr("&New Live Session"));
   start_capture_action_->setText(tr("Start &Capture…"));
   diagnose_action_->setText(tr("&Diagnose Latency…"));
+  rollout_action_->setText(tr("&Rollout Rehearsal…"));
   view_menu_->setTitle(tr("&View"));
   language_menu_->setTitle(tr("&Language"));
   help_menu_->setTitle(tr("&Help"));

@@ -1,5 +1,5 @@
 // The workbench's main window: a welcome page, one tab per open capture (the inspector), the
-// live session page, the keys panel and the log. It owns the embedded local endpoint, started
+// live session, Diagnosis and Rollout pages, the keys panel and the log. It owns the embedded local endpoint, started
 // with the window on free loopback ports, so a new session needs no configuration.
 #pragma once
 
@@ -25,6 +25,7 @@ namespace anthro::widgets {
 class CaptureInspector;
 class DiagnosisPage;
 class KeysPanel;
+class RolloutPage;
 class SessionPanel;
 }  // namespace anthro::widgets
 
@@ -45,6 +46,7 @@ class MainWindow : public QMainWindow {
   widgets::SessionPanel* sessionPanel() const { return session_; }
   widgets::KeysPanel* keysPanel() const { return keys_; }
   widgets::DiagnosisPage* diagnosisPage() const { return diagnosis_; }
+  widgets::RolloutPage* rolloutPage() const { return rollout_; }
   QDockWidget* keysDock() const { return keys_dock_; }
   QDockWidget* logDock() const { return log_dock_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -81,6 +83,7 @@ class MainWindow : public QMainWindow {
   QWidget* welcome_;
   widgets::SessionPanel* session_;
   widgets::DiagnosisPage* diagnosis_;
+  widgets::RolloutPage* rollout_;
   widgets::KeysPanel* keys_;
   QPlainTextEdit* log_;
   QDockWidget* keys_dock_;
@@ -99,6 +102,7 @@ class MainWindow : public QMainWindow {
   QAction* new_session_action_ = nullptr;
   QAction* start_capture_action_ = nullptr;
   QAction* diagnose_action_ = nullptr;
+  QAction* rollout_action_ = nullptr;
   QAction* about_action_ = nullptr;
 };
 

@@ -185,6 +185,14 @@
         <source>&amp;Diagnose Latency…</source>
         <translation>延迟诊断(&amp;D)…</translation>
     </message>
+    <message>
+        <source>Rollout</source>
+        <translation>灰度发布</translation>
+    </message>
+    <message>
+        <source>&amp;Rollout Rehearsal…</source>
+        <translation>灰度发布演练(&amp;R)…</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>
@@ -483,26 +491,6 @@
 </context>
 <context>
     <name>anthro::widgets::DiagnosisModel</name>
-    <message>
-        <source>pass</source>
-        <translation>通过</translation>
-    </message>
-    <message>
-        <source>warn</source>
-        <translation>警告</translation>
-    </message>
-    <message>
-        <source>fail</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>inconclusive</source>
-        <translation>证据不足</translation>
-    </message>
-    <message>
-        <source>manual</source>
-        <translation>人工</translation>
-    </message>
     <message>
         <source>not run</source>
         <translation>未运行</translation>
@@ -954,6 +942,408 @@
     </message>
 </context>
 <context>
+    <name>anthro::widgets::RolloutModel</name>
+    <message>
+        <source>route</source>
+        <translation>分流</translation>
+    </message>
+    <message>
+        <source>mirror</source>
+        <translation>镜像</translation>
+    </message>
+    <message>
+        <source>verify</source>
+        <translation>复核</translation>
+    </message>
+    <message>
+        <source>region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>The split of the requests goes to the candidate</source>
+        <translation>按分流比例把请求发往候选</translation>
+    </message>
+    <message>
+        <source>Every request goes to the baseline; the candidate gets copies whose answers are unused</source>
+        <translation>所有请求都发往基线；候选收到副本，其回答不被使用</translation>
+    </message>
+    <message>
+        <source>Every candidate answer is checked again on the baseline</source>
+        <translation>候选的每个回答都在基线上再核对一次</translation>
+    </message>
+    <message>
+        <source>A named region's endpoint takes all of its traffic</source>
+        <translation>指定区域的端点承接该区域的全部流量</translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>waiting for a person</source>
+        <translation>等待人工决定</translation>
+    </message>
+    <message>
+        <source>let through</source>
+        <translation>已放行</translation>
+    </message>
+    <message>
+        <source>rolled back</source>
+        <translation>已回滚</translation>
+    </message>
+    <message>
+        <source>stage %1 (%2)</source>
+        <translation>阶段 %1（%2）</translation>
+    </message>
+    <message>
+        <source>%1: split must be a fraction from 0 to 1, not %2</source>
+        <translation>%1：分流比例必须是 0 到 1 之间的小数，而不是 %2</translation>
+    </message>
+    <message>
+        <source>%1: requests must be at least 1</source>
+        <translation>%1：请求数至少为 1</translation>
+    </message>
+    <message>
+        <source>%1, gate %2</source>
+        <translation>%1，门禁 %2</translation>
+    </message>
+    <message>
+        <source>%1: margin must be 0 or more, not %2</source>
+        <translation>%1：容差必须大于等于 0，而不是 %2</translation>
+    </message>
+    <message>
+        <source>%1: threshold must be a rate from 0 to 1, not %2</source>
+        <translation>%1：阈值必须是 0 到 1 之间的比率，而不是 %2</translation>
+    </message>
+    <message>
+        <source>%1: threshold must be above 0, not %2</source>
+        <translation>%1：阈值必须大于 0，而不是 %2</translation>
+    </message>
+    <message>
+        <source>The fraction of requests the candidate gets: type 0.05 or 5 %</source>
+        <translation>发往候选的请求比例：输入 0.05 或 5 %</translation>
+    </message>
+    <message>
+        <source>The page's requests per stage; the plan says %1</source>
+        <translation>本页设定的每阶段请求数；计划中为 %1</translation>
+    </message>
+    <message>
+        <source>Rolled back in %1 s; %2 candidate sockets left</source>
+        <translation>%1 秒内回滚；候选仍有 %2 个套接字</translation>
+    </message>
+    <message>
+        <source>The candidate may be this much slower: type 0.05 or 5 %</source>
+        <translation>候选允许慢这么多：输入 0.05 或 5 %</translation>
+    </message>
+    <message>
+        <source>A rate: type 0.9999 or 99.99 %</source>
+        <translation>比率：输入 0.9999 或 99.99 %</translation>
+    </message>
+    <message>
+        <source>An absolute bound, above 0</source>
+        <translation>绝对上限，大于 0</translation>
+    </message>
+    <message>
+        <source>one-sided Mann-Whitney p = %1</source>
+        <translation>单侧 Mann-Whitney 检验 p = %1</translation>
+    </message>
+    <message>
+        <source>not worse, +%1</source>
+        <translation>不劣于基线，容差 +%1</translation>
+    </message>
+    <message>
+        <source>passes</source>
+        <translation>须通过</translation>
+    </message>
+    <message>
+        <source>recorded</source>
+        <translation>仅记录</translation>
+    </message>
+    <message>
+        <source>need %1 more</source>
+        <translation>还需 %1 个</translation>
+    </message>
+    <message>
+        <source>"%1" is not a number</source>
+        <translation>"%1" 不是数字</translation>
+    </message>
+    <message>
+        <source>"%1" is not a whole number of requests</source>
+        <translation>"%1" 不是整数个请求</translation>
+    </message>
+    <message>
+        <source>Stage / gate</source>
+        <translation>阶段 / 门禁</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Split</source>
+        <translation>分流比例</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>方式</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Statistic</source>
+        <translation>统计量</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>n</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <source>Each end a one-sided 95 % bound: Wilson for a rate, the bootstrap interval for a P99 ratio. The line is the threshold; the shaded side passes.</source>
+        <translation>两端各为单侧 95 % 界：比率用 Wilson 区间，P99 比值用 bootstrap 区间。竖线为阈值，着色一侧为通过。</translation>
+    </message>
+    <message>
+        <source>Interval against the threshold</source>
+        <translation>区间与阈值</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::RolloutPage</name>
+    <message>
+        <source>waiting for a person</source>
+        <translation>等待人工决定</translation>
+    </message>
+    <message>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Open rollout plan</source>
+        <translation>打开灰度计划</translation>
+    </message>
+    <message>
+        <source>Rollout plans (*.json);;All files (*)</source>
+        <translation>灰度计划 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Rollout</source>
+        <translation>灰度发布</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>Open plan…</source>
+        <translation>打开计划…</translation>
+    </message>
+    <message>
+        <source>Targets</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Requests per stage</source>
+        <translation>每阶段请求数</translation>
+    </message>
+    <message>
+        <source>the plan's</source>
+        <translation>按计划</translation>
+    </message>
+    <message>
+        <source>Every stage runs this many requests; "the plan's" keeps each stage's own count</source>
+        <translation>每个阶段都运行这么多请求；“按计划”则保留各阶段自己的请求数</translation>
+    </message>
+    <message>
+        <source>The path traffic moves from: https://host/v1/messages, anthro://host:port, …</source>
+        <translation>流量迁出的路径：https://host/v1/messages、anthro://host:port、…</translation>
+    </message>
+    <message>
+        <source>The path traffic moves to: anthro://host:port, anthro+lab://host:port, …</source>
+        <translation>流量迁入的路径：anthro://host:port、anthro+lab://host:port、…</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Run more</source>
+        <translation>追加运行</translation>
+    </message>
+    <message>
+        <source>Roll back</source>
+        <translation>回滚</translation>
+    </message>
+    <message>
+        <source>Save result…</source>
+        <translation>保存结果…</translation>
+    </message>
+    <message>
+        <source>Run the plan from its first stage</source>
+        <translation>从第一阶段开始运行计划</translation>
+    </message>
+    <message>
+        <source>Judge the running stage on what it has measured, then wait</source>
+        <translation>按已测得的数据判定当前阶段，然后等待</translation>
+    </message>
+    <message>
+        <source>Let the waiting stage through and run the next ones</source>
+        <translation>放行等待中的阶段并运行后续阶段</translation>
+    </message>
+    <message>
+        <source>Run the waiting stage again, pooling its samples, and judge it again</source>
+        <translation>再次运行等待中的阶段，合并样本后重新判定</translation>
+    </message>
+    <message>
+        <source>Stop and move every candidate session back to the baseline, timed</source>
+        <translation>停止并把所有候选会话切回基线，并计时</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>No built-in rollout plan is called %1</source>
+        <translation>没有名为 %1 的内置灰度计划</translation>
+    </message>
+    <message>
+        <source>A rollout is running or waiting: finish or roll it back before opening a plan.</source>
+        <translation>有灰度发布正在运行或等待：请先完成或回滚，再打开计划。</translation>
+    </message>
+    <message>
+        <source>The plan did not load: %1</source>
+        <translation>计划未能加载：%1</translation>
+    </message>
+    <message>
+        <source>The plan cannot run until these are fixed:</source>
+        <translation>修正以下问题后计划才能运行：</translation>
+    </message>
+    <message>
+        <source>Pick a rollout plan first.</source>
+        <translation>请先选择灰度计划。</translation>
+    </message>
+    <message>
+        <source>The rollout does not run: %1</source>
+        <translation>灰度发布未运行：%1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>A rollout is running: pause or roll it back first.</source>
+        <translation>有灰度发布正在运行：请先暂停或回滚。</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>No rollout is running to pause.</source>
+        <translation>没有正在运行的灰度发布可暂停。</translation>
+    </message>
+    <message>
+        <source>Pausing: the requests in flight finish, then the stage is judged…</source>
+        <translation>正在暂停：等进行中的请求完成后判定该阶段…</translation>
+    </message>
+    <message>
+        <source>No rollout is waiting to continue.</source>
+        <translation>没有等待继续的灰度发布。</translation>
+    </message>
+    <message>
+        <source>Stage %1 let through by a person</source>
+        <translation>阶段 %1 已由人工放行</translation>
+    </message>
+    <message>
+        <source>Continuing…</source>
+        <translation>继续中…</translation>
+    </message>
+    <message>
+        <source>No rollout is waiting for more samples.</source>
+        <translation>没有等待追加样本的灰度发布。</translation>
+    </message>
+    <message>
+        <source>Running more requests in stage %1…</source>
+        <translation>正在阶段 %1 追加请求…</translation>
+    </message>
+    <message>
+        <source>Rolling back…</source>
+        <translation>回滚中…</translation>
+    </message>
+    <message>
+        <source>No rollout is running or waiting to roll back.</source>
+        <translation>没有正在运行或等待中的灰度发布可回滚。</translation>
+    </message>
+    <message>
+        <source>The rollout did not run: %1</source>
+        <translation>灰度发布未能运行：%1</translation>
+    </message>
+    <message>
+        <source>Rollback: %1 candidate sessions switched back in %2 s, %3 candidate sockets left, open descriptors %4 → %5</source>
+        <translation>回滚：%1 个候选会话在 %2 秒内切回，候选仍有 %3 个套接字，打开的描述符 %4 → %5</translation>
+    </message>
+    <message>
+        <source>Waiting for a person: Continue, Run more or Roll back</source>
+        <translation>等待人工决定：继续、追加运行或回滚</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Rollout %1: %2</source>
+        <translation>灰度发布 %1：%2</translation>
+    </message>
+    <message>
+        <source>Save rollout result</source>
+        <translation>保存灰度发布结果</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;All files (*)</source>
+        <translation>JSON (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>No rollout result to save yet.</source>
+        <translation>还没有可保存的灰度发布结果。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Rollout result written to %1</source>
+        <translation>灰度发布结果已写入 %1</translation>
+    </message>
+</context>
+<context>
     <name>anthro::widgets::SessionPanel</name>
     <message>
         <source>Stream</source>
@@ -1146,6 +1536,29 @@
     <message>
         <source>Diagnose this target…</source>
         <translation>诊断此目标…</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::VerdictChipDelegate</name>
+    <message>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>warn</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>inconclusive</source>
+        <translation>证据不足</translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation>人工</translation>
     </message>
 </context>
 <context>

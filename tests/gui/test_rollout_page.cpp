@@ -1,0 +1,270 @@
+// The Rollout page as a user drives it, offscreen, against the main window's embedded endpoint
+// (its HTTP baseline → its anthro-v1 port): a two-stage plan written here runs to its end and
+// the timeline shows both stages with their gates judged, the charts both arms; Pause leaves a
+// stage waiting for a person, Roll back (while waiting, and while running) ends the rollout
+// rolled back; a plan file with a bad field and values typed out of range are refused, named.
+#include <QtTest>
+
+#include <QPushButton>
+#include <QTreeView>
+
+#include "latency_charts.h"
+#include "main_window.h"
+#include "rollout_model.h"
+#include "rollout_page.h"
+#include "util/files.h"
+#include "verdict_chip.h"
+
+using namespace anthro;
+using namespace anthro::widgets;
+
+namespace {
+
+// A route stage whose rate gate 20 clean candidate requests pass (one-sided 95 % Wilson lower
+// bound 0.88 ≥ 0.5), then a region stage whose latency gate compares both arms.
+const char* const kTwoStages = R"({
+  "schema_version": 1, "id": "gui-two-stages", "title": {"en": "Two stages", "zh_CN": "两阶段"},
+  "stages": [
+    {"name": "route", "title": {"en": "Half the requests"}, "split": 0.5, "requests": 40,
+     "gates": [{"id": "connection-success", "metric": "connection-success-rate", "comparison": ">=", "threshold": 0.5}]},
+    {"name": "region", "title": {"en": "One region"}, "split": 1.0, "mode": "region", "region": "region-a", "requests": 40,
+     "gates": [{"id": "ttft-p99", "metric": "ttft-p99-ratio", "comparison": "not-worse", "margin": 0.5, "min_n": 10}]}
+  ]})";
+
+// A stage long enough to be paused or rolled back while it runs, with a gate its first few
+// hundred requests cannot pass (99.99 % needs ~27,000 clean trials).
+const char* const kLongStage = R"({
+  "schema_version": 1, "id": "gui-long-stage", "title": {"en": "A long stage"},
+  "stages": [
+    {"name": "long", "title": {"en": "Many requests"}, "split": 0.5, "requests": 4000,
+     "gates": [{"id": "connection-success", "metric": "connection-success-rate", "comparison": ">=", "threshold": 0.9999}]},
+    {"name": "after", "title": {"en": "Never reached"}, "split": 1.0, "requests": 10,
+     "gates": [{"id": "connection-success", "metric": "connection-success-rate", "comparison": ">=", "threshold": 0.5}]}
+  ]})";
+
+QString write_plan(const QTemporaryDir& dir, const QString& name, const char* json) {
+  const QString path = dir.filePath(name);
+  if (!write_file_atomic(path.toStdString(), json)) return {};
+  return path;
+}
+
+QPushButton* button(QWidget* page, const QString& text) {
+  for (auto* b : page->findChildren<QPushButton*>())
+    if (b->text() == text) return b;
+  return nullptr;
+}
+
+StageState stage_state(RolloutPage* page, std::size_t stage) {
+  return static_cast<StageState>(page->model()->stageIndex(stage).data(RolloutModel::StageStateRole).toInt());
+}
+
+QString gate_text(RolloutPage* page, std::size_t stage, std::size_t gate, int column) {
+  return page->model()->gateIndex(stage, gate, column).data(Qt::DisplayRole).toString();
+}
+
+int gate_verdict(RolloutPage* page, std::size_t stage, std::size_t gate) {
+  return page->model()->gateIndex(stage, gate).data(RolloutModel::VerdictRole).toInt();
+}
+
+// Runs until the rollout has plotted a few candidate requests.
+bool wait_for_candidate_points(RolloutPage* page, std::size_t points, int timeout_ms) {
+  QElapsedTimer t;
+  t.start();
+  while (page->charts()->pointCount(1) < points && t.elapsed() < timeout_ms) QTest::qWait(20);
+  return page->charts()->pointCount(1) >= points;
+}
+
+}  // namespace
+
+class TestRolloutPage : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(data_.isValid());
+    QVERIFY(dir_.isValid());
+    qputenv("XDG_DATA_HOME", data_.path().toUtf8());  // the endpoint's generated credentials
+  }
+
+  void twoStagesRunAndTheTimelineShowsTheirGates() {
+    gui::MainWindow window;
+    window.resize(1500, 920);
+    window.show();
+    RolloutPage* page = window.rolloutPage();
+    window.showPage(page);
+    QVERIFY(page->openPlan(write_plan(dir_, "two-stages.json", kTwoStages)));
+    RolloutModel* model = page->model();
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(model->rowCount(model->stageIndex(0)), 1);
+    QCOMPARE(model->rowCount(model->stageIndex(1)), 1);
+    QCOMPARE(model->stageIndex(0, RolloutModel::SplitColumn).data().toString(), QString("50 %"));
+    QCOMPARE(model->stageIndex(1, RolloutModel::ModeColumn).data().toString(), QString("region (region-a)"));
+    QCOMPARE(gate_text(page, 1, 0, RolloutModel::ThresholdColumn), QString("not worse, +50 %"));
+    QCOMPARE(stage_state(page, 0), StageState::Pending);
+
+    QSignalSpy finished(page, &RolloutPage::finished);
+    QTest::mouseClick(button(page, "Run"), Qt::LeftButton);
+    QCOMPARE(page->state(), RolloutPage::State::Running);
+    QVERIFY(!(model->flags(model->stageIndex(0, RolloutModel::SplitColumn)) & Qt::ItemIsEditable));
+    QVERIFY(finished.wait(30000));
+    QVERIFY2(page->result(), qPrintable(window.logText()));
+    // 2 × 40 samples of the same simulated model: the latency gate passes, or (rarely) the
+    // bootstrap interval is too wide and the rollout waits at stage 2 for a person.
+    if (page->result()->state == RolloutState::Paused) {
+      QCOMPARE(*page->result()->stopped_at, std::size_t{1});
+      QCOMPARE(stage_state(page, 1), StageState::Waiting);
+      QCOMPARE(model->stageIndex(1, RolloutModel::VerdictColumn).data().toString(), QString("waiting for a person"));
+      QVERIFY(button(page, "Continue")->isEnabled());
+      QTest::mouseClick(button(page, "Continue"), Qt::LeftButton);
+      QCOMPARE(stage_state(page, 1), StageState::Promoted);
+      QVERIFY(finished.wait(30000));
+    }
+    QVERIFY2(page->result()->state == RolloutState::Passed, page->result()->message.c_str());
+    QCOMPARE(page->state(), RolloutPage::State::Idle);
+
+    // Stage 1: ~20 of the 40 requests went to the candidate, every one answered.
+    QCOMPARE(stage_state(page, 0), StageState::Passed);
+    QCOMPARE(model->stageIndex(0, RolloutModel::VerdictColumn).data(kChipColourRole).value<QColor>(),
+             verdict_colour(Verdict::Pass));
+    QCOMPARE(gate_verdict(page, 0, 0), int(Verdict::Pass));
+    QCOMPARE(gate_text(page, 0, 0, RolloutModel::VerdictColumn), QString("pass"));
+    QCOMPARE(gate_text(page, 0, 0, RolloutModel::StatisticColumn), QString("100 %"));
+    const int n = gate_text(page, 0, 0, RolloutModel::NColumn).toInt();
+    QVERIFY2(n >= 10 && n <= 30, qPrintable(QString::number(n)));
+    const auto bar = model->gateIndex(0, 0, RolloutModel::IntervalColumn).data(RolloutModel::IntervalRole).value<IntervalBar>();
+    QVERIFY(bar.high > 0.999);
+    QVERIFY(bar.low > 0.5 && bar.low < 1);  // the lower Wilson bound, above the 0.5 threshold
+    QCOMPARE(*bar.threshold, 0.5);
+    QVERIFY(bar.higher_passes);
+
+    // Stage 2: both arms' TTFT compared, against 1 + margin.
+    QVERIFY(stage_state(page, 1) == StageState::Passed || stage_state(page, 1) == StageState::Promoted);
+    const int latency = gate_verdict(page, 1, 0);
+    QVERIFY(latency == int(Verdict::Pass) || latency == int(Verdict::Inconclusive));
+    QVERIFY(gate_text(page, 1, 0, RolloutModel::StatisticColumn).startsWith(QString::fromUtf8("×")));
+    QVERIFY(gate_text(page, 1, 0, RolloutModel::NColumn).toInt() >= 10);
+    const auto ratio = model->gateIndex(1, 0, RolloutModel::IntervalColumn).data(RolloutModel::IntervalRole).value<IntervalBar>();
+    QCOMPARE(*ratio.threshold, 1.5);
+    QVERIFY(!ratio.higher_passes);
+    QVERIFY(ratio.low <= ratio.high);
+
+    // The live TTFT charts got both arms.
+    QVERIFY(page->charts()->pointCount(0) >= 40);
+    QVERIFY(page->charts()->pointCount(1) >= 10);
+
+    // The result saves as the JSON the CLI's --resume reads.
+    QVERIFY(button(page, "Save result…")->isEnabled());
+    const QString saved = dir_.filePath("result.json");
+    QVERIFY(page->saveResult(saved));
+    auto text = read_file(saved.toStdString());
+    QVERIFY(text);
+    auto back = parse_rollout_result(*text, saved.toStdString());
+    QVERIFY2(back, back ? "" : back.error().detail.c_str());
+    QCOMPARE(back->plan_id, std::string("gui-two-stages"));
+    QCOMPARE(back->stages.size(), std::size_t{2});
+  }
+
+  // Pause: the running stage is judged on what it measured and waits for a person; Roll back
+  // from there ends the rollout rolled back.
+  void pauseWaitsForAPersonAndRollBackEndsIt() {
+    gui::MainWindow window;
+    RolloutPage* page = window.rolloutPage();
+    QVERIFY(page->openPlan(write_plan(dir_, "long-stage.json", kLongStage)));
+    QSignalSpy finished(page, &RolloutPage::finished);
+    QVERIFY(page->run());
+    QVERIFY(wait_for_candidate_points(page, 4, 20000));
+    QCOMPARE(stage_state(page, 0), StageState::Running);
+    QTest::mouseClick(button(page, "Pause"), Qt::LeftButton);
+    QCOMPARE(page->state(), RolloutPage::State::Pausing);
+    QVERIFY(!button(page, "Pause")->isEnabled());
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(page->state(), RolloutPage::State::Paused);
+    QCOMPARE(page->result()->state, RolloutState::Paused);
+    QCOMPARE(stage_state(page, 0), StageState::Waiting);
+    QCOMPARE(gate_verdict(page, 0, 0), int(Verdict::Inconclusive));
+    QVERIFY2(gate_text(page, 0, 0, RolloutModel::NoteColumn).startsWith("need "),
+             qPrintable(gate_text(page, 0, 0, RolloutModel::NoteColumn)));
+    QCOMPARE(stage_state(page, 1), StageState::Pending);
+    for (const char* b : {"Continue", "Run more", "Roll back", "Run"}) QVERIFY2(button(page, b)->isEnabled(), b);
+
+    QTest::mouseClick(button(page, "Roll back"), Qt::LeftButton);
+    QCOMPARE(page->state(), RolloutPage::State::RollingBack);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(page->state(), RolloutPage::State::Idle);
+    QCOMPARE(page->result()->state, RolloutState::RolledBack);
+    QVERIFY(page->result()->rollback);
+    QCOMPARE(stage_state(page, 0), StageState::RolledBack);
+    QCOMPARE(stage_state(page, 1), StageState::Pending);
+    QVERIFY(!button(page, "Continue")->isEnabled());
+  }
+
+  void rollBackWhileRunning() {
+    gui::MainWindow window;
+    RolloutPage* page = window.rolloutPage();
+    QVERIFY(page->openPlan(write_plan(dir_, "long-stage.json", kLongStage)));
+    QSignalSpy finished(page, &RolloutPage::finished);
+    QVERIFY(page->run());
+    QVERIFY(wait_for_candidate_points(page, 4, 20000));
+    QVERIFY(page->rollBack());
+    QCOMPARE(page->state(), RolloutPage::State::RollingBack);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(page->result()->state, RolloutState::RolledBack);
+    QCOMPARE(stage_state(page, 0), StageState::RolledBack);
+    QVERIFY(page->result()->stages.at(0).samples.requests < 4000);
+  }
+
+  // Built-in plans are offered; a plan file with a bad field is refused naming the file and the
+  // field, keeping the plan shown; values typed out of range are marked and the run refused.
+  void badPlansAndValuesAreRefused() {
+    gui::MainWindow window;
+    RolloutPage* page = window.rolloutPage();
+    QVERIFY(page->builtinPlans().contains("seed000-five-stages"));
+    QVERIFY(page->builtinPlans().contains("seed004-four-stages"));
+    QVERIFY(page->selectPlan("seed000-five-stages"));
+    RolloutModel* model = page->model();
+    QCOMPARE(model->rowCount(), 5);
+    QCOMPARE(model->stageIndex(0, RolloutModel::ModeColumn).data().toString(), QString("mirror"));
+    QCOMPARE(gate_text(page, 0, 0, RolloutModel::ThresholdColumn), QString::fromUtf8("≥ 99.99 %"));
+
+    QString bad = QString(kTwoStages).replace("\"split\": 0.5", "\"split\": \"half\"");
+    QSignalSpy messages(page, &RolloutPage::message);
+    QVERIFY(!page->openPlan(write_plan(dir_, "bad-split.json", bad.toUtf8().constData())));
+    QVERIFY2(page->planError().contains("bad-split.json") && page->planError().contains("split"), qPrintable(page->planError()));
+    QVERIFY(!messages.isEmpty());
+    QCOMPARE(model->plan().id, std::string("seed000-five-stages"));
+    QVERIFY(!page->openPlan(dir_.filePath("missing.json")));
+    QVERIFY(page->planError().contains("missing.json"));
+
+    // A split of 1.5 and a negative margin: kept, marked, and the run refused naming them.
+    const QModelIndex split = model->stageIndex(1, RolloutModel::SplitColumn);
+    QVERIFY(model->flags(split) & Qt::ItemIsEditable);
+    QVERIFY(model->setData(split, "1.5", Qt::EditRole));
+    QVERIFY(model->setData(model->gateIndex(3, 0, RolloutModel::ThresholdColumn), "-0.1", Qt::EditRole));
+    QCOMPARE(model->problems().size(), std::size_t{2});
+    QVERIFY(split.data(Qt::BackgroundRole).isValid());
+    QVERIFY(split.data(Qt::ToolTipRole).toString().contains("fraction from 0 to 1"));
+    messages.clear();
+    QVERIFY(!page->run());
+    QCOMPARE(page->state(), RolloutPage::State::Idle);
+    QVERIFY(messages.last().at(0).toString().contains("stage 2 (canary-read)"));
+    // A rate threshold above 1, and text that is no number.
+    QVERIFY(model->setData(model->gateIndex(0, 0, RolloutModel::ThresholdColumn), "1.2", Qt::EditRole));
+    QVERIFY(model->problems().back().text.contains("rate from 0 to 1"));
+    QSignalSpy rejected(model, &RolloutModel::rejected);
+    QVERIFY(!model->setData(model->stageIndex(0, RolloutModel::RequestsColumn), "many", Qt::EditRole));
+    QCOMPARE(rejected.size(), 1);
+    QVERIFY(!model->setData(model->stageIndex(0, RolloutModel::RequestsColumn), "2.5", Qt::EditRole));
+    // Fixed, in a fraction or a percentage, the plan may run.
+    QVERIFY(model->setData(split, "5 %", Qt::EditRole));
+    QCOMPARE(model->plan().stages[1].split, 0.05);
+    QVERIFY(model->setData(model->gateIndex(3, 0, RolloutModel::ThresholdColumn), "0.1", Qt::EditRole));
+    QVERIFY(model->setData(model->gateIndex(0, 0, RolloutModel::ThresholdColumn), "0.999", Qt::EditRole));
+    QVERIFY(model->problems().empty());
+    QCOMPARE(model->plan().stages[3].gates[0].margin.value(), 0.1);
+  }
+
+ private:
+  QTemporaryDir data_, dir_;
+};
+
+QTEST_MAIN(TestRolloutPage)
+#include "test_rollout_page.moc"

@@ -1,0 +1,567 @@
+#include "rollout_page.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "gui_thread.h"
+#include "latency_charts.h"
+#include "retranslator.h"
+#include "rollout_model.h"
+#include "session/target.h"
+#include "util/files.h"
+#include "verdict_chip.h"
+#include "worker.h"
+
+namespace anthro::widgets {
+namespace {
+
+// The plans built into the widgets library (widgets/CMakeLists.txt), as the README names them.
+const QString kBuiltinDir = QStringLiteral(":/rollout-plans");
+const QString kBuiltinOrigin = QStringLiteral("resources/rollout-plans/");
+
+QColor error_colour() { return QColor(0xd0, 0x3a, 0x3a); }
+
+}  // namespace
+
+RolloutPage::RolloutPage(QWidget* parent)
+    : QWidget(parent),
+      plan_(new QComboBox(this)),
+      open_plan_(new QPushButton(this)),
+      plan_source_(new QLabel(this)),
+      plan_error_(new QLabel(this)),
+      baseline_(new QComboBox(this)),
+      candidate_(new QComboBox(this)),
+      requests_(new QSpinBox(this)),
+      run_button_(new QPushButton(this)),
+      pause_button_(new QPushButton(this)),
+      continue_button_(new QPushButton(this)),
+      more_button_(new QPushButton(this)),
+      rollback_button_(new QPushButton(this)),
+      save_button_(new QPushButton(this)),
+      progress_(new QProgressBar(this)),
+      status_(new QLabel(this)),
+      problems_(new QLabel(this)),
+      summary_(new QLabel(this)),
+      model_(new RolloutModel(this)),
+      timeline_(new QTreeView(this)),
+      charts_(new LatencyCharts(this)),
+      inbox_(std::make_shared<Inbox>(this)) {
+  makeTimeline();
+  // Rollout events carry each request's arm and TTFT: the TTFT charts alone.
+  charts_->setChartVisible(LatencyCharts::TokenRate, false);
+  charts_->setChartVisible(LatencyCharts::ItlHistogram, false);
+  connect(charts_, &LatencyCharts::message, this, &RolloutPage::message);
+
+  for (QLabel* l : {plan_error_, problems_}) {
+    QPalette p = l->palette();
+    p.setColor(QPalette::WindowText, error_colour());
+    l->setPalette(p);
+    l->setWordWrap(true);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->hide();
+  }
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont bold = summary_->font();
+  bold.setBold(true);
+  summary_->setFont(bold);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(timeline_);
+  split->addWidget(charts_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(makePlanRow());
+  layout->addWidget(makeButtonRow());
+  layout->addWidget(problems_);
+  layout->addWidget(summary_);
+  layout->addWidget(split, 1);
+
+  (new Retranslator(this))->add([this] {
+    charts_->setSeriesName(0, tr("baseline"));
+    charts_->setSeriesName(1, tr("candidate"));
+    showProblems();
+  });
+  loadBuiltinPlans();
+  setState(State::Idle);
+}
+
+// The worker is never joined here: the rollout is asked to pause, which ends it after the
+// requests in flight, and the reaper joins it.
+RolloutPage::~RolloutPage() {
+  inbox_->close();
+  if (control_) control_->pause = true;
+}
+
+// The stage timeline: verdicts as chips, intervals as bars, the plan's values editable.
+void RolloutPage::makeTimeline() {
+  timeline_->setObjectName("rollout-timeline");
+  timeline_->setModel(model_);
+  timeline_->setItemDelegateForColumn(RolloutModel::VerdictColumn, new VerdictChipDelegate(timeline_));
+  timeline_->setItemDelegateForColumn(RolloutModel::IntervalColumn, new IntervalBarDelegate(timeline_));
+  timeline_->setUniformRowHeights(true);
+  timeline_->setAlternatingRowColors(true);
+  timeline_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                             QAbstractItemView::SelectedClicked);
+  timeline_->header()->setStretchLastSection(true);
+  const QFontMetrics fm = timeline_->fontMetrics();
+  const int x = fm.horizontalAdvance('x');
+  for (auto [column, chars] : {std::pair{RolloutModel::NameColumn, 20}, {RolloutModel::SplitColumn, 8},
+                               {RolloutModel::ModeColumn, 16}, {RolloutModel::RequestsColumn, 9},
+                               {RolloutModel::StatisticColumn, 11}, {RolloutModel::IntervalColumn, 40},
+                               {RolloutModel::ThresholdColumn, 17}, {RolloutModel::NColumn, 6}})
+    timeline_->setColumnWidth(column, x * chars);
+  timeline_->setColumnWidth(RolloutModel::VerdictColumn, fm.horizontalAdvance(tr("waiting for a person")) + 40);
+  connect(model_, &QAbstractItemModel::modelReset, timeline_, &QTreeView::expandAll);
+  connect(model_, &RolloutModel::rejected, this, &RolloutPage::message);
+  connect(model_, &RolloutModel::planEdited, this, [this] {
+    if (result_) {  // the results were judged on the old values
+      dropResult();
+      model_->clearResults();
+    }
+    showProblems();
+  });
+}
+
+QWidget* RolloutPage::makePlanRow() {
+  auto* box = new QGroupBox(this);
+  plan_->setMinimumContentsLength(40);
+  plan_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  for (QComboBox* c : {baseline_, candidate_}) {
+    c->setEditable(true);
+    c->setInsertPolicy(QComboBox::NoInsert);
+    c->setMinimumContentsLength(30);
+  }
+  requests_->setRange(0, 10'000'000);
+  requests_->setValue(0);
+  plan_source_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QPalette muted = plan_source_->palette();
+  muted.setColor(QPalette::WindowText, muted.color(QPalette::PlaceholderText));
+  plan_source_->setPalette(muted);
+  auto* plan_row = new QHBoxLayout;
+  plan_row->addWidget(plan_, 2);
+  plan_row->addWidget(open_plan_);
+  plan_row->addWidget(plan_source_, 3);
+  auto* baseline_label = new QLabel(this);
+  auto* candidate_label = new QLabel(this);
+  auto* requests_label = new QLabel(this);
+  auto* target_row = new QHBoxLayout;
+  target_row->addWidget(baseline_label);
+  target_row->addWidget(baseline_, 1);
+  target_row->addWidget(candidate_label);
+  target_row->addWidget(candidate_, 1);
+  target_row->addWidget(requests_label);
+  target_row->addWidget(requests_);
+  auto* form = new QFormLayout(box);
+  auto* plan_label = new QLabel(this);
+  form->addRow(plan_label, plan_row);
+  form->addRow(QString(), plan_error_);
+  auto* targets_label = new QLabel(this);
+  form->addRow(targets_label, target_row);
+  connect(plan_, &QComboBox::currentIndexChanged, this, &RolloutPage::showPlan);
+  connect(open_plan_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open rollout plan"), {}, tr("Rollout plans (*.json);;All files (*)"));
+    if (!path.isEmpty()) openPlan(path);
+  });
+  connect(requests_, &QSpinBox::valueChanged, this,
+          [this](int n) { model_->setRequestsPerStage(n > 0 ? std::optional<std::uint64_t>(n) : std::nullopt); });
+  (new Retranslator(this))->add([=, this] {
+    box->setTitle(tr("Rollout"));
+    plan_label->setText(tr("Plan"));
+    open_plan_->setText(tr("Open plan…"));
+    targets_label->setText(tr("Targets"));
+    baseline_label->setText(tr("Baseline"));
+    candidate_label->setText(tr("Candidate"));
+    requests_label->setText(tr("Requests per stage"));
+    requests_->setSpecialValueText(tr("the plan's"));
+    requests_->setToolTip(tr("Every stage runs this many requests; \"the plan's\" keeps each stage's own count"));
+    baseline_->setToolTip(tr("The path traffic moves from: https://host/v1/messages, anthro://host:port, …"));
+    candidate_->setToolTip(tr("The path traffic moves to: anthro://host:port, anthro+lab://host:port, …"));
+    retitlePlans();
+  });
+  return box;
+}
+
+QWidget* RolloutPage::makeButtonRow() {
+  auto* row = new QWidget(this);
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  for (QPushButton* b : {run_button_, pause_button_, continue_button_, more_button_, rollback_button_, save_button_})
+    layout->addWidget(b);
+  layout->addWidget(progress_);
+  layout->addWidget(status_, 1);
+  progress_->setRange(0, 0);
+  progress_->setMaximumWidth(120);
+  connect(run_button_, &QPushButton::clicked, this, &RolloutPage::run);
+  connect(pause_button_, &QPushButton::clicked, this, &RolloutPage::pause);
+  connect(continue_button_, &QPushButton::clicked, this, &RolloutPage::continueRollout);
+  connect(more_button_, &QPushButton::clicked, this, &RolloutPage::runMore);
+  connect(rollback_button_, &QPushButton::clicked, this, &RolloutPage::rollBack);
+  connect(save_button_, &QPushButton::clicked, this, &RolloutPage::askToSave);
+  (new Retranslator(this))->add([this] {
+    run_button_->setText(tr("Run"));
+    pause_button_->setText(tr("Pause"));
+    continue_button_->setText(tr("Continue"));
+    more_button_->setText(tr("Run more"));
+    rollback_button_->setText(tr("Roll back"));
+    save_button_->setText(tr("Save result…"));
+    run_button_->setToolTip(tr("Run the plan from its first stage"));
+    pause_button_->setToolTip(tr("Judge the running stage on what it has measured, then wait"));
+    continue_button_->setToolTip(tr("Let the waiting stage through and run the next ones"));
+    more_button_->setToolTip(tr("Run the waiting stage again, pooling its samples, and judge it again"));
+    rollback_button_->setToolTip(tr("Stop and move every candidate session back to the baseline, timed"));
+  });
+  return row;
+}
+
+void RolloutPage::loadBuiltinPlans() {
+  const QStringList files = QDir(kBuiltinDir).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+  for (const QString& name : files) {
+    QFile file(QDir(kBuiltinDir).filePath(name));
+    if (!file.open(QIODevice::ReadOnly)) continue;
+    const QByteArray text = file.readAll();
+    auto plan = parse_plan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
+                           (kBuiltinOrigin + name).toStdString());
+    if (!plan) {  // the plans' own test keeps this from happening
+      emit message(QString::fromStdString(plan.error().detail));
+      continue;
+    }
+    plans_.push_back({std::move(*plan), kBuiltinOrigin + name, true});
+    plan_->addItem(QString());
+  }
+  retitlePlans();
+  if (!plans_.empty()) showPlan(0);
+}
+
+void RolloutPage::retitlePlans() {
+  for (std::size_t i = 0; i < plans_.size(); ++i) {
+    const auto& p = plans_[i];
+    QString title = QString::fromStdString(p.plan.title.in(language_.toStdString()));
+    if (!p.builtin) title = tr("%1 — %2").arg(QFileInfo(p.origin).fileName(), title);
+    plan_->setItemText(static_cast<int>(i), title);
+    plan_->setItemData(static_cast<int>(i), p.origin, Qt::ToolTipRole);
+  }
+}
+
+QStringList RolloutPage::builtinPlans() const {
+  QStringList ids;
+  for (const auto& p : plans_)
+    if (p.builtin) ids << QString::fromStdString(p.plan.id);
+  return ids;
+}
+
+bool RolloutPage::selectPlan(const QString& id) {
+  for (std::size_t i = 0; i < plans_.size(); ++i)
+    if (plans_[i].builtin && QString::fromStdString(plans_[i].plan.id) == id) {
+      plan_->setCurrentIndex(static_cast<int>(i));
+      return shown_plan_ == static_cast<int>(i);
+    }
+  emit message(tr("No built-in rollout plan is called %1").arg(id));
+  return false;
+}
+
+bool RolloutPage::openPlan(const QString& path) {
+  if (state_ != State::Idle) {
+    emit message(tr("A rollout is running or waiting: finish or roll it back before opening a plan."));
+    return false;
+  }
+  auto plan = load_plan(path.toStdString());
+  if (!plan) {
+    plan_error_text_ = QString::fromStdString(plan.error().detail);
+    plan_error_->setText(tr("The plan did not load: %1").arg(plan_error_text_));
+    plan_error_->show();
+    emit message(plan_error_->text());
+    return false;
+  }
+  plan_error_text_.clear();
+  plan_error_->hide();
+  int at = -1;
+  for (std::size_t i = 0; i < plans_.size(); ++i)
+    if (!plans_[i].builtin && plans_[i].origin == path) at = static_cast<int>(i);
+  if (at < 0) {
+    plans_.push_back({std::move(*plan), path, false});
+    plan_->addItem(QString());
+    at = plan_->count() - 1;
+  } else {
+    plans_[static_cast<std::size_t>(at)].plan = std::move(*plan);
+  }
+  retitlePlans();
+  shown_plan_ = -1;  // shown again even when it is the one shown: the file may have changed
+  plan_->setCurrentIndex(at);
+  showPlan(at);
+  return true;
+}
+
+QString RolloutPage::planError() const { return plan_error_text_; }
+
+void RolloutPage::showPlan(int index) {
+  if (index < 0 || index >= static_cast<int>(plans_.size()) || index == shown_plan_) return;
+  shown_plan_ = index;
+  const LoadedPlan& p = plans_[static_cast<std::size_t>(index)];
+  model_->setPlan(p.plan);
+  plan_source_->setText(QString::fromStdString(p.plan.source.empty() ? p.origin.toStdString() : p.plan.source));
+  plan_source_->setToolTip(p.origin);
+  dropResult();
+  charts_->clear();
+  showProblems();
+}
+
+void RolloutPage::setTargets(const QStringList& urls) {
+  for (QComboBox* c : {baseline_, candidate_}) {
+    const QString current = c->currentText();
+    c->clear();
+    c->addItems(urls);
+    if (!current.isEmpty()) c->setCurrentText(current);
+  }
+}
+
+void RolloutPage::setBaseline(const QString& url) { baseline_->setCurrentText(url); }
+void RolloutPage::setCandidate(const QString& url) { candidate_->setCurrentText(url); }
+void RolloutPage::setRequestsPerStage(int requests) { requests_->setValue(requests); }
+
+void RolloutPage::setLanguage(const QString& code) {
+  language_ = code;
+  model_->setLanguage(code);
+  retitlePlans();
+}
+
+QString RolloutPage::statusText() const { return status_->text(); }
+
+void RolloutPage::showProblems() {
+  const std::vector<PlanProblem> problems = model_->problems();
+  QStringList lines;
+  for (const PlanProblem& p : problems) lines << p.text;
+  if (!lines.isEmpty()) lines.prepend(tr("The plan cannot run until these are fixed:"));
+  problems_->setText(lines.join('\n'));
+  problems_->setVisible(!problems.empty());
+}
+
+// The plan as edited and the targets, as run_rollout takes them; nullopt (and a message) when
+// they cannot run.
+std::optional<RolloutConfig> RolloutPage::configFromInputs() {
+  if (shown_plan_ < 0) {
+    emit message(tr("Pick a rollout plan first."));
+    return std::nullopt;
+  }
+  if (const auto problems = model_->problems(); !problems.empty()) {
+    showProblems();
+    emit message(tr("The rollout does not run: %1").arg(problems.front().text));
+    return std::nullopt;
+  }
+  RolloutConfig c;
+  c.plan = model_->plan();
+  c.plan_origin = plans_[static_cast<std::size_t>(shown_plan_)].origin.toStdString();
+  c.baseline = baseline_->currentText().trimmed().toStdString();
+  c.candidate = candidate_->currentText().trimmed().toStdString();
+  for (const auto& [name, url] : {std::pair{tr("Baseline"), c.baseline}, {tr("Candidate"), c.candidate}})
+    if (auto target = parse_target(url); !target) {
+      emit message(tr("%1: %2").arg(name, QString::fromStdString(target.error().detail)));
+      return std::nullopt;
+    }
+  if (requests_->value() > 0) c.requests_per_stage = static_cast<std::uint64_t>(requests_->value());
+  return c;
+}
+
+bool RolloutPage::run() {
+  if (state_ != State::Idle && state_ != State::Paused) {
+    emit message(tr("A rollout is running: pause or roll it back first."));
+    return false;
+  }
+  auto config = configFromInputs();
+  if (!config) return false;
+  dropResult();
+  model_->clearResults();
+  charts_->clear();
+  charts_origin_ = std::chrono::steady_clock::now();
+  last_config_ = *config;
+  return start(std::move(*config), tr("Running…"));
+}
+
+bool RolloutPage::pause() {
+  if (state_ != State::Running) {
+    emit message(tr("No rollout is running to pause."));
+    return false;
+  }
+  control_->pause = true;
+  setState(State::Pausing);
+  status_->setText(tr("Pausing: the requests in flight finish, then the stage is judged…"));
+  return true;
+}
+
+bool RolloutPage::continueRollout() {
+  if (state_ != State::Paused || !result_ || !last_config_) {
+    emit message(tr("No rollout is waiting to continue."));
+    return false;
+  }
+  RolloutConfig c = *last_config_;
+  c.resume = *result_;
+  c.promote = true;
+  model_->setPromoted(result_->stopped_at.value_or(0));
+  emit message(tr("Stage %1 let through by a person").arg(result_->stopped_at.value_or(0) + 1));
+  return start(std::move(c), tr("Continuing…"));
+}
+
+bool RolloutPage::runMore() {
+  if (state_ != State::Paused || !result_ || !last_config_) {
+    emit message(tr("No rollout is waiting for more samples."));
+    return false;
+  }
+  RolloutConfig c = *last_config_;
+  c.resume = *result_;
+  c.promote = false;
+  model_->setRunning(result_->stopped_at.value_or(0));
+  return start(std::move(c), tr("Running more requests in stage %1…").arg(result_->stopped_at.value_or(0) + 1));
+}
+
+bool RolloutPage::rollBack() {
+  if (state_ == State::Running || state_ == State::Pausing) {
+    control_->roll_back = true;
+    setState(State::RollingBack);
+    status_->setText(tr("Rolling back…"));
+    return true;
+  }
+  if (state_ != State::Paused || !result_ || !last_config_) {
+    emit message(tr("No rollout is running or waiting to roll back."));
+    return false;
+  }
+  RolloutConfig c = *last_config_;
+  c.resume = *result_;
+  c.promote = false;
+  return start(std::move(c), tr("Rolling back…"), true);
+}
+
+bool RolloutPage::start(RolloutConfig config, const QString& status, bool roll_back) {
+  control_ = std::make_shared<RolloutControl>();
+  control_->roll_back = roll_back;
+  ++run_;
+  worker_ = std::make_unique<Worker>([this, inbox = inbox_, control = control_, run = run_, origin = charts_origin_,
+                                      config = std::move(config)](const std::atomic<bool>&) mutable {
+    config.control = control.get();
+    config.on_event = [this, inbox, run, origin](const RolloutEvent& e) {
+      RolloutEvent event = e;
+      event.result = nullptr;  // valid during the callback only: the stage travels as a copy
+      std::optional<StageResult> stage;
+      if (e.result) stage = *e.result;
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+      inbox->post([this, run, event, stage, t] { onEvent(run, event, stage, t); });
+    };
+    auto result = run_rollout(config);
+    inbox->post([this, run, result] { onFinished(run, result); });
+  });
+  setState(roll_back ? State::RollingBack : State::Running);
+  status_->setText(status);
+  summary_->clear();
+  return true;
+}
+
+void RolloutPage::onEvent(int run, const RolloutEvent& event, const std::optional<StageResult>& stage, double t_s) {
+  if (run != run_) return;
+  if (!event.line.empty()) status_->setText(QString::fromStdString(event.line));
+  switch (event.kind) {
+    case RolloutEvent::Kind::StageStarted: model_->setRunning(event.stage); break;
+    case RolloutEvent::Kind::Progress:
+      if (event.ttft_ms) {
+        RequestPoint point;
+        point.t_s = t_s;
+        point.ttft_ms = event.ttft_ms;
+        charts_->addPoints(event.candidate_arm ? 1 : 0, {point});
+      }
+      break;
+    case RolloutEvent::Kind::StageFinished:
+      if (stage) model_->setStageResult(*stage);
+      break;
+    case RolloutEvent::Kind::RollbackStarted:
+    case RolloutEvent::Kind::Finished: break;
+  }
+}
+
+void RolloutPage::onFinished(int run, const Result<RolloutResult>& result) {
+  if (run != run_) return;
+  worker_.reset();
+  control_.reset();
+  if (!result) {
+    const QString why = tr("The rollout did not run: %1").arg(QString::fromStdString(result.error().detail));
+    status_->setText(why);
+    emit message(why);
+    setState(State::Idle);
+    emit finished();
+    return;
+  }
+  result_ = *result;
+  model_->setResult(*result_);
+  QString summary = QString::fromStdString(result_->message);
+  if (const auto& r = result_->rollback)
+    summary += '\n' + tr("Rollback: %1 candidate sessions switched back in %2 s, %3 candidate sockets left, open descriptors %4 → %5")
+                           .arg(r->sessions)
+                           .arg(r->seconds, 0, 'f', 2)
+                           .arg(r->candidate_sockets_after)
+                           .arg(r->fds_before)
+                           .arg(r->fds_after);
+  summary_->setText(summary);
+  status_->setText(result_->state == RolloutState::Paused ? tr("Waiting for a person: Continue, Run more or Roll back")
+                                                          : tr("Done"));
+  emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), QString::fromStdString(result_->message)));
+  setState(result_->state == RolloutState::Paused ? State::Paused : State::Idle);
+  emit finished();
+}
+
+void RolloutPage::askToSave() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save rollout result"), QStringLiteral("rollout-result.json"),
+                                                    tr("JSON (*.json);;All files (*)"));
+  if (!path.isEmpty()) saveResult(path);
+}
+
+bool RolloutPage::saveResult(const QString& path) {
+  if (!result_) {
+    emit message(tr("No rollout result to save yet."));
+    return false;
+  }
+  auto written = write_file_atomic(path.toStdString(), rollout_json(*result_, language_.toStdString()));
+  if (!written) {
+    emit message(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(written.error().detail)));
+    return false;
+  }
+  emit message(tr("Rollout result written to %1").arg(QDir::toNativeSeparators(path)));
+  return true;
+}
+
+void RolloutPage::dropResult() {
+  result_.reset();
+  summary_->clear();
+  save_button_->setEnabled(false);
+}
+
+void RolloutPage::setState(State s) {
+  state_ = s;
+  const bool busy = s == State::Running || s == State::Pausing || s == State::RollingBack;
+  const bool idle = s == State::Idle;
+  run_button_->setEnabled(!busy);
+  pause_button_->setEnabled(s == State::Running);
+  continue_button_->setEnabled(s == State::Paused);
+  more_button_->setEnabled(s == State::Paused);
+  rollback_button_->setEnabled(s == State::Running || s == State::Pausing || s == State::Paused);
+  save_button_->setEnabled(!busy && result_.has_value());
+  // A waiting rollout resumes with the inputs it started with.
+  for (QWidget* w : std::initializer_list<QWidget*>{plan_, open_plan_, baseline_, candidate_, requests_}) w->setEnabled(idle);
+  model_->setEditable(idle);
+  progress_->setVisible(busy);
+  emit stateChanged();
+}
+
+}  // namespace anthro::widgets

@@ -1,0 +1,135 @@
+// The Rollout page (issue 11): a grayscale-rollout rehearsal from a plan — a built-in one or a
+// file — whose splits, request counts and gate thresholds a person may edit, between a baseline
+// and a candidate target. The stage timeline (RolloutModel) fills as run_rollout judges each
+// stage, beside live TTFT charts of both arms. Run, Pause, Continue (a person lets the waiting
+// stage through), Run more (pools more samples into it) and Roll back drive RolloutControl and
+// run_rollout's resume; the result saves as JSON. run_rollout runs on a Worker; its events come
+// back through an Inbox.
+#pragma once
+
+#include <QWidget>
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "rollout/rollout.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTreeView;
+
+namespace anthro::widgets {
+
+class Inbox;
+class LatencyCharts;
+class RolloutModel;
+class Worker;
+
+class RolloutPage : public QWidget {
+  Q_OBJECT
+ public:
+  // Pausing and RollingBack: asked of the running rollout, which has not stopped yet.
+  enum class State { Idle, Running, Pausing, RollingBack, Paused };
+
+  explicit RolloutPage(QWidget* parent = nullptr);
+  ~RolloutPage() override;
+
+  // Offered in both target lists.
+  void setTargets(const QStringList& urls);
+  void setBaseline(const QString& url);
+  void setCandidate(const QString& url);
+  void setRequestsPerStage(int requests);  // 0: each stage's own count
+  void setLanguage(const QString& code);   // plan and stage titles: "en" or "zh_CN"
+
+  // The plans built in (resources/rollout-plans), by id.
+  QStringList builtinPlans() const;
+  bool selectPlan(const QString& id);
+  // A plan file; when it does not load, the page says why and keeps the plan it had.
+  bool openPlan(const QString& path);
+  QString planError() const;
+
+  // Each false (and a message) when the page's state does not allow it.
+  bool run();              // from the first stage
+  bool pause();            // the running stage is judged, then the rollout waits
+  bool continueRollout();  // a person lets the waiting stage through; the next stages run
+  bool runMore();          // more samples pooled into the waiting stage, judged again
+  bool rollBack();         // now, while running or waiting
+  bool saveResult(const QString& path);
+
+  State state() const { return state_; }
+  const std::optional<RolloutResult>& result() const { return result_; }
+  RolloutModel* model() const { return model_; }
+  QTreeView* timeline() const { return timeline_; }
+  LatencyCharts* charts() const { return charts_; }
+  QString statusText() const;
+
+ signals:
+  void message(const QString& text);
+  void stateChanged();
+  // run_rollout returned: result() holds what it judged (or it failed to start, and
+  // result() is empty).
+  void finished();
+
+ private:
+  void makeTimeline();
+  QWidget* makePlanRow();
+  QWidget* makeTargetRow();
+  QWidget* makeButtonRow();
+  void loadBuiltinPlans();
+  void showPlan(int combo_index);
+  void setPlan(const RolloutPlan& plan, const QString& origin);
+  void retitlePlans();
+  void showProblems();
+  std::optional<RolloutConfig> configFromInputs();
+  // `roll_back`: the rollout is resumed only to roll back at once.
+  bool start(RolloutConfig config, const QString& status, bool roll_back = false);
+  void onEvent(int run, const RolloutEvent& event, const std::optional<StageResult>& stage, double t_s);
+  void onFinished(int run, const Result<RolloutResult>& result);
+  void askToSave();
+  void dropResult();
+  void setState(State s);
+
+  QComboBox* plan_;
+  QPushButton* open_plan_;
+  QLabel* plan_source_;
+  QLabel* plan_error_;
+  QComboBox* baseline_;
+  QComboBox* candidate_;
+  QSpinBox* requests_;
+  QPushButton* run_button_;
+  QPushButton* pause_button_;
+  QPushButton* continue_button_;
+  QPushButton* more_button_;
+  QPushButton* rollback_button_;
+  QPushButton* save_button_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  QLabel* problems_;
+  QLabel* summary_;
+  RolloutModel* model_;
+  QTreeView* timeline_;
+  LatencyCharts* charts_;
+
+  struct LoadedPlan {
+    RolloutPlan plan;
+    QString origin;  // the file, or resources/rollout-plans/NAME for a built-in plan
+    bool builtin = false;
+  };
+  std::vector<LoadedPlan> plans_;  // by the plan picker's index
+  int shown_plan_ = -1;
+  QString plan_error_text_;
+  QString language_ = QStringLiteral("en");
+  std::shared_ptr<Inbox> inbox_;
+  State state_ = State::Idle;
+  int run_ = 0;  // numbers the runs: reports of an older one are dropped
+  std::optional<RolloutConfig> last_config_;  // what Continue, Run more and Roll back resume
+  std::optional<RolloutResult> result_;
+  std::shared_ptr<RolloutControl> control_;  // the running rollout's, shared with its worker
+  std::chrono::steady_clock::time_point charts_origin_;  // t = 0 of the charts, the first stage's start
+  std::unique_ptr<Worker> worker_;
+};
+
+}  // namespace anthro::widgets
