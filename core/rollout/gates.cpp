@@ -63,13 +63,13 @@ GateResult judge_latency(std::span<const double> candidate, std::span<const doub
   for (double& v : shrunk) v /= 1 + margin;
   MannWhitney shift = mann_whitney(shrunk, baseline, Alternative::Greater);
   g.p_value = shift.p;
-  g.interval = bootstrap_p99_ratio(candidate, baseline, seed, 2000, 0.90);
+  g.interval = bootstrap_p99_ratio(candidate, baseline, seed, 2000, 0.95);
   g.statistic = percentile(std::vector<double>(candidate.begin(), candidate.end()), 99) /
                 percentile(std::vector<double>(baseline.begin(), baseline.end()), 99);
   double limit = 1 + margin;
   char line[200];
-  std::snprintf(line, sizeof line, "P99 ratio %.3f (95 %% upper %.3f, limit %.3f); shift p = %.3g", g.statistic,
-                g.interval.high, limit, shift.p);
+  std::snprintf(line, sizeof line, "P99 ratio %.3f (95 %% interval %.3f–%.3f, limit %.3f); shift p = %.3g", g.statistic,
+                g.interval.low, g.interval.high, limit, shift.p);
   g.reason = line;
   if (shift.p < 0.05 || g.interval.low > limit) g.verdict = Verdict::Fail;
   else if (g.interval.high <= limit) g.verdict = Verdict::Pass;

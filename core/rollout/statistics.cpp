@@ -185,7 +185,7 @@ Interval quantile_bounds(std::span<const double> sorted, double q, double confid
       break;
     }
   for (std::size_t l = n; l >= 1; --l)
-    if (1 - (l >= 2 ? cdf[l - 2] : 0.0) >= confidence) {  // P(Bin ≥ l)
+    if (1 - cdf[l - 1] >= confidence) {  // P(Bin ≥ l)
       b.low = sorted[l - 1];
       break;
     }
