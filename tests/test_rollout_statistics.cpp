@@ -75,6 +75,35 @@ class TestRolloutStatistics : public QObject {
     QVERIFY(*trials_needed(999, 1000, 0.999) > *trials_needed(1000, 1000, 0.999));
   }
 
+  // Order-statistic bounds of a quantile: the upper bound is x(u) for the least u with
+  // binom.cdf(u − 1, n, q) ≥ 0.95, i.e. u = binom.ppf(0.95, n, q) + 1 in SciPy; the lower one
+  // x(l) for the largest l with binom.sf(l − 1, n, q) ≥ 0.95. With no room above the sample
+  // the bound is infinite: for P99, n ≥ ln 0.05 / ln 0.99 = 298.07 (1 − 0.99ⁿ ≥ 0.95).
+  void quantileBoundsMatchScipy() {
+    for (int n : {50, 299, 1000, 5000}) {
+      std::vector<double> sorted(n);
+      for (int i = 0; i < n; ++i) sorted[i] = i + 1;  // x(i) = i: a bound is its rank
+      auto ref = scipy(QString("n=%1\nu=st.binom.ppf(0.95,n,0.99)+1\n"
+                               "l=max([k for k in range(1,n+1) if st.binom.sf(k-1,n,0.99)>=0.95] or [0])\n"
+                               "print(u if u<=n else -1, l)").arg(n));
+      Interval b = quantile_bounds(sorted, 0.99);
+      double upper = ref[0] < 0 ? std::numeric_limits<double>::infinity() : ref[0];
+      double lower = ref[1] < 1 ? -std::numeric_limits<double>::infinity() : ref[1];
+      QVERIFY2(b.high == upper && b.low == lower,
+               qPrintable(QString("n=%1: [%2, %3] vs [%4, %5]").arg(n).arg(b.low).arg(b.high).arg(lower).arg(upper)));
+    }
+    std::vector<double> v298(298, 1.0), v299(299, 1.0);
+    QVERIFY(std::isinf(quantile_bounds(v298, 0.99).high));
+    QCOMPARE(quantile_bounds(v299, 0.99).high, 1.0);
+    // The absolute P99 gate follows: 100 fast samples cannot prove "P99 < 350 ms"; 299 can.
+    GateResult thin = judge_p99_below(std::vector<double>(100, 100.0), 350);
+    QCOMPARE(thin.verdict, Verdict::Inconclusive);
+    QCOMPARE(thin.need_more, std::optional<std::uint64_t>(199));
+    QCOMPARE(judge_p99_below(v299, 350).verdict, Verdict::Pass);
+    std::vector<double> slow(300, 400.0);
+    QCOMPARE(judge_p99_below(slow, 350).verdict, Verdict::Fail);
+  }
+
   void mannWhitneyAsymptoticMatchesScipy() {
     auto base = lognormal(200, 5, 0.3, 1), cand = lognormal(180, 5.05, 0.3, 2);
     for (double& v : cand) v = std::round(v);  // ties, so the tie correction is exercised

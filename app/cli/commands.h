@@ -14,5 +14,6 @@ int run_decode(const std::vector<std::string>& args);
 int run_analyze(const std::vector<std::string>& args);
 int run_capture(const std::vector<std::string>& args);
 int run_diagnose(const std::vector<std::string>& args);
+int run_rollout_command(const std::vector<std::string>& args);
 
 }  // namespace anthro::cli

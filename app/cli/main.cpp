@@ -22,11 +22,12 @@ const Command commands[] = {
     {"analyze", anthro::cli::run_analyze, "per-connection, per-stream timing and TCP health of a capture file"},
     {"capture", anthro::cli::run_capture, "live capture with libpcap into pcapng, keys embedded"},
     {"diagnose", anthro::cli::run_diagnose, "the latency-diagnosis checklist: a live target, a capture, this machine"},
+    {"rollout", anthro::cli::run_rollout_command, "a grayscale-rollout rehearsal: a plan's stages, gates judged, rollback rehearsed"},
     {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
 };
 
 // Subcommands of cli.md that later work brings; named so users know they exist.
-const char* planned[] = {"rollout", "report"};
+const char* planned[] = {"report"};
 
 void usage(std::ostream& out) {
   out << "usage: anthro-wb <command> [options]\n\ncommands:\n";

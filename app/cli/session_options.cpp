@@ -11,6 +11,9 @@ const std::set<std::string> kSessionValueOptions = {
     "--read-delay-ms", "--ring-kib", "--cacert", "--api-key-env", "--timeout-s"};
 const std::set<std::string> kSessionFlags = {"--no-stream", "--close-without-cancel", "--insecure", "--no-extension"};
 
+const std::set<std::string> kTrustValueOptions = {"--cacert", "--api-key-env", "--timeout-s", "--model"};
+const std::set<std::string> kTrustFlags = {"--insecure"};
+
 const std::set<std::string> kLoadValueOptions = {"--cancel-rate", "--hold-connections", "--seed"};
 const std::set<std::string> kLoadFlags = {"--retry-naive"};
 
@@ -29,6 +32,19 @@ LoadOptions read_load_options(Args& args) {
 std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b) {
   a.insert(b.begin(), b.end());
   return a;
+}
+
+void read_trust_options(Args& args, SessionConfig& c) {
+  if (auto d = args.number("--timeout-s")) c.timeout_s = *d;
+  c.ca_file = args.value_or("--cacert", "");
+  c.insecure = args.has("--insecure");
+  if (auto name = args.value("--api-key-env")) {
+    const char* key = std::getenv(name->c_str());
+    if (!key || !*key) args.fail("--api-key-env " + *name + ": that variable is not set");
+    else c.api_key = key;
+  }
+  c.model = args.value_or("--model", c.model);
+  if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
 }
 
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {
@@ -51,16 +67,8 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   if (c.close_without_cancel && !c.cancel_after_tokens) c.cancel_after_tokens = 5;
   if (auto d = args.number("--read-delay-ms")) c.read_delay_ms = *d;
   if (auto n = args.count("--ring-kib", 64, 65535)) c.ring_kib = static_cast<std::uint16_t>(*n);
-  if (auto d = args.number("--timeout-s")) c.timeout_s = *d;
-  c.ca_file = args.value_or("--cacert", "");
-  c.insecure = args.has("--insecure");
   c.tls_extension = !args.has("--no-extension");
-  if (auto name = args.value("--api-key-env")) {
-    const char* key = std::getenv(name->c_str());
-    if (!key || !*key) args.fail("--api-key-env " + *name + ": that variable is not set");
-    else c.api_key = key;
-  }
-  if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
+  read_trust_options(args, c);
   if (!positional_allowed && !args.positional().empty())
     args.fail("unexpected argument \"" + args.positional()[0] + "\"");
 }

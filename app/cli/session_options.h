@@ -9,6 +9,12 @@ namespace anthro::cli {
 extern const std::set<std::string> kSessionValueOptions;
 extern const std::set<std::string> kSessionFlags;
 
+// TLS trust, API key, model and timeout: what every command that connects reads
+// (read_session_options included).
+extern const std::set<std::string> kTrustValueOptions;
+extern const std::set<std::string> kTrustFlags;
+void read_trust_options(Args& args, SessionConfig& c);
+
 // Fills `c` from `args`; bad values are recorded in `args` (see Args::ok()). `diagnose` takes
 // a capture file as its positional argument; the other commands take none.
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed = false);

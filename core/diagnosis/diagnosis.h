@@ -60,6 +60,13 @@ Diagnosis evaluate(const Checklist& checklist, const Observations& observations)
 // One item on its own (the GUI's re-run, and manual ticks keep their notes).
 ItemResult evaluate_item(const ChecklistItem& item, const Observations& observations);
 
+// Frames refused (authentication), skipped or repeated (token index) out of all frames seen:
+// the frame-drops item and the rollout's frame-drop gate count them the same way.
+struct FrameDrops {
+  std::uint64_t dropped = 0, frames = 0;
+};
+FrameDrops count_frame_drops(const Observations& o);
+
 // A capture's analysis as observations (its connections, streams and TCP health).
 Observations observe_capture(const CaptureAnalysis& analysis);
 // Adds `more` to `into` (a live run and a capture diagnosed together).

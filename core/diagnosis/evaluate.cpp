@@ -402,13 +402,11 @@ void retry_after_ignored(const ChecklistItem& item, const Observations& o, ItemR
 
 void frame_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
-  std::uint64_t drops = o.frames_refused;
+  std::uint64_t drops = count_frame_drops(o).dropped;
   std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
     const RequestResult& s = o.requests[i].result;
-    std::uint64_t bad = s.token_gaps + s.token_duplicates + s.auth_failures;  // frames_refused counts the last
-    drops += s.token_gaps + s.token_duplicates;
-    if (bad) refs.push_back(ref_of(o, i, static_cast<double>(bad)));
+    if (std::uint64_t bad = s.token_gaps + s.token_duplicates + s.auth_failures) refs.push_back(ref_of(o, i, static_cast<double>(bad)));
   }
   if (!j.enough(o.frames)) return;
   double rate = static_cast<double>(drops) / static_cast<double>(o.frames);
@@ -601,6 +599,12 @@ const ItemResult* Diagnosis::item(std::string_view id) const {
   for (const auto& i : items)
     if (i.id == id) return &i;
   return nullptr;
+}
+
+FrameDrops count_frame_drops(const Observations& o) {
+  FrameDrops d{o.frames_refused, o.frames};  // frames_refused already counts the authentication failures
+  for (const auto& q : o.requests) d.dropped += q.result.token_gaps + q.result.token_duplicates;
+  return d;
 }
 
 Diagnosis evaluate(const Checklist& checklist, const Observations& o) {

@@ -23,31 +23,16 @@ const std::vector<std::string>& prompts() {
 
 std::string probe_metadata(const char* id) { return nlohmann::json{{"anthro_probe", id}}.dump(); }
 
-std::vector<ChatMessage> user(const std::string& text) { return {ChatMessage{"user", text}}; }
+std::vector<ChatMessage> user(const std::string& text) { return user_message(text); }
 
 const std::string kUtf8Prompt = "Reply with emoji 😀🧪 and CJK 漢字: is 4-byte UTF-8 intact?";
 
 // The probe streams, each marked with the item it feeds.
 std::vector<RequestOptions> probe_requests(const LiveWorkloadConfig& c) {
   std::vector<RequestOptions> probes;
-  for (unsigned i = 0; i < c.cancel_probes; ++i) {
-    RequestOptions p;
-    p.metadata_json = probe_metadata(kProbeCancel);
-    p.cancel_after_tokens = 5;
-    probes.push_back(p);
-  }
-  if (c.max_tokens_probe) {
-    RequestOptions p;
-    p.metadata_json = probe_metadata(kProbeMaxTokens);
-    p.max_tokens = kMaxTokensProbe;
-    probes.push_back(p);
-  }
-  if (c.utf8_pair) {
-    RequestOptions p;
-    p.metadata_json = probe_metadata(kProbeUtf8);
-    p.messages = user(kUtf8Prompt);
-    probes.push_back(p);
-  }
+  for (unsigned i = 0; i < c.cancel_probes; ++i) probes.push_back(*probe_for_item(kProbeCancel));
+  if (c.max_tokens_probe) probes.push_back(*probe_for_item(kProbeMaxTokens));
+  if (c.utf8_pair) probes.push_back(*probe_for_item(kProbeUtf8));
   return probes;
 }
 
@@ -81,51 +66,19 @@ std::vector<RequestOptions> make_plan(const LiveWorkloadConfig& c) {
   return plan;
 }
 
+std::optional<std::size_t> utf8_probe_answer(const Observations& o) {
+  for (std::size_t i = 0; i < o.requests.size(); ++i)
+    if (o.requests[i].anthro && o.requests[i].result.probe == kProbeUtf8 && o.requests[i].result.end == RequestEnd::Response)
+      return i;
+  return std::nullopt;
+}
+
 // The HTTP baseline for the utf8 pair: given, or the target's own TLS port (ALPN http/1.1).
 std::string baseline_url(const LiveWorkloadConfig& c, const Target& t) {
   if (!c.baseline.empty()) return c.baseline;
   if (!t.tls) return {};
   std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
   return "https://" + host + ":" + std::to_string(t.port) + "/v1/messages";
-}
-
-// The same prompt over the HTTP baseline: its answer is what the anthro-v1 one must equal.
-void add_utf8_baseline(const LiveWorkloadConfig& config, const Target& target, std::optional<std::size_t> candidate,
-                       Observations& o) {
-  std::string url = baseline_url(config, target);
-  if (url.empty()) {
-    o.warnings.push_back("utf8-mismatch: no HTTP baseline for " + config.session.target + " (give --baseline URL)");
-    return;
-  }
-  SessionConfig s = config.session;
-  s.target = url;
-  s.messages = user(kUtf8Prompt);
-  s.metadata_json = probe_metadata(kProbeUtf8);
-  s.repeat = 1;
-  s.cancel_after_tokens.reset();
-  s.close_without_cancel = false;
-  s.read_delay_ms = 0;
-  s.ring_kib.reset();
-  auto session = run_session(s);
-  if (!session) {
-    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + session.error().detail);
-    return;
-  }
-  ObservedConnection c;
-  c.name = "live-baseline";
-  c.alpn = session->alpn;
-  c.probe_only = true;
-  o.connections.push_back(std::move(c));
-  if (session->error || session->requests.empty()) {
-    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + session->error.value_or("no request"));
-    return;
-  }
-  ObservedRequest q;
-  q.connection = o.connections.size() - 1;
-  q.anthro = false;
-  q.result = std::move(session->requests.front());
-  o.requests.push_back(std::move(q));
-  o.utf8_pairs.push_back({o.requests.size() - 1, candidate});
 }
 
 }  // namespace
@@ -152,12 +105,79 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
   auto bench = run_bench(b);
   if (!bench) return bench.error();
 
+  Observations o = observe_bench(std::move(*bench), config.session.target);
+  if (config.utf8_pair && target->kind == TargetKind::Anthro) {
+    std::string url = baseline_url(config, *target);
+    if (url.empty())
+      o.warnings.push_back("utf8-mismatch: no HTTP baseline for " + config.session.target + " (give --baseline URL)");
+    else
+      pair_utf8_probe(config.session, url, o);
+  }
+  return o;
+}
+
+void pair_utf8_probe(const SessionConfig& session, const std::string& url, Observations& o) {
+  std::optional<std::size_t> candidate = utf8_probe_answer(o);
+  SessionConfig s = session;
+  s.target = url;
+  s.messages = user(kUtf8Prompt);
+  s.metadata_json = probe_metadata(kProbeUtf8);
+  s.repeat = 1;
+  s.cancel_after_tokens.reset();
+  s.close_without_cancel = false;
+  s.read_delay_ms = 0;
+  s.ring_kib.reset();
+  auto result = run_session(s);
+  if (!result) {
+    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + result.error().detail);
+    return;
+  }
+  ObservedConnection c;
+  c.name = "live-baseline";
+  c.alpn = result->alpn;
+  c.probe_only = true;
+  o.connections.push_back(std::move(c));
+  if (result->error || result->requests.empty()) {
+    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + result->error.value_or("no request"));
+    return;
+  }
+  ObservedRequest q;
+  q.connection = o.connections.size() - 1;
+  q.anthro = false;
+  q.result = std::move(result->requests.front());
+  o.requests.push_back(std::move(q));
+  o.utf8_pairs.push_back({o.requests.size() - 1, candidate});
+}
+
+const std::string& workload_prompt(std::uint64_t index) { return prompts()[index % prompts().size()]; }
+
+std::vector<ChatMessage> user_message(const std::string& text) { return {ChatMessage{"user", text}}; }
+
+std::optional<RequestOptions> probe_for_item(std::string_view id) {
+  RequestOptions p;
+  if (id == kProbeCancel) {
+    p.metadata_json = probe_metadata(kProbeCancel);
+    p.cancel_after_tokens = 5;
+  } else if (id == kProbeMaxTokens) {
+    p.metadata_json = probe_metadata(kProbeMaxTokens);
+    p.max_tokens = kMaxTokensProbe;
+  } else if (id == kProbeUtf8) {
+    p.metadata_json = probe_metadata(kProbeUtf8);
+    p.messages = user(kUtf8Prompt);
+  } else {
+    return std::nullopt;
+  }
+  return p;
+}
+
+Observations observe_bench(BenchResult bench, const std::string& target_url) {
   Observations o;
   o.live = true;
-  o.target = config.session.target;
-  bool anthro = target->kind == TargetKind::Anthro;
-  for (std::size_t i = 0; i < bench->connection_log.size(); ++i) {
-    const BenchConnection& log = bench->connection_log[i];
+  o.target = target_url;
+  auto target = parse_target(target_url);
+  bool anthro = target && target->kind == TargetKind::Anthro;
+  for (std::size_t i = 0; i < bench.connection_log.size(); ++i) {
+    const BenchConnection& log = bench.connection_log[i];
     ObservedConnection c;
     c.name = "live#" + std::to_string(i + 1);
     c.alpn = log.alpn;
@@ -167,8 +187,7 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
     c.closed = log.closed;
     o.connections.push_back(std::move(c));
   }
-  std::optional<std::size_t> utf8_candidate;
-  for (auto& rec : bench->records) {
+  for (auto& rec : bench.records) {
     ObservedRequest q;
     q.connection = rec.connection;
     q.anthro = anthro;
@@ -178,10 +197,8 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
                   q.result.auth_failures;
       o.frames_refused += q.result.auth_failures;
     }
-    if (q.result.probe == kProbeUtf8 && q.result.end == RequestEnd::Response) utf8_candidate = o.requests.size();
     o.requests.push_back(std::move(q));
   }
-  if (config.utf8_pair && anthro) add_utf8_baseline(config, *target, utf8_candidate, o);
   return o;
 }
 

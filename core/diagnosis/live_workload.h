@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "diagnosis/observations.h"
+#include "session/bench.h"
 #include "session/session.h"
 
 namespace anthro {
@@ -36,5 +37,17 @@ inline constexpr std::uint32_t kMaxTokensProbe = 65538;  // > 65535: a 16-bit se
 
 // Errors: a bad target or trust setting (usage); network failures are in the observations.
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config);
+
+// The pieces of the workload that a rollout stage reuses.
+// The ordinary prompts, cycled by request number.
+const std::string& workload_prompt(std::uint64_t index);
+std::vector<ChatMessage> user_message(const std::string& text);
+// The probe request feeding checklist item `id`, for the items that have one.
+std::optional<RequestOptions> probe_for_item(std::string_view id);
+// A bench's connections ("live#N") and requests as observations of `target`.
+Observations observe_bench(BenchResult bench, const std::string& target);
+// Sends the utf8 probe's prompt over `baseline_url` and pairs its answer with the probe's
+// anthro-v1 answer already in `o` (a warning in `o` when it cannot).
+void pair_utf8_probe(const SessionConfig& session, const std::string& baseline_url, Observations& o);
 
 }  // namespace anthro

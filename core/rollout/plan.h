@@ -57,5 +57,9 @@ struct RolloutPlan {
 // Errors (class input) say "FILE: stage N ("name"): gate M ("id"): field F: why".
 Result<RolloutPlan> parse_plan(std::string_view json, const std::string& origin);
 Result<RolloutPlan> load_plan(const std::string& path);
+// The seed plans of resources/rollout-plans/, compiled in: seed 000's five stages first.
+const std::vector<RolloutPlan>& builtin_rollout_plans();
+// A plan by built-in id ("seed000-five-stages"), else the file at `id_or_path`.
+Result<RolloutPlan> find_plan(const std::string& id_or_path);
 
 }  // namespace anthro

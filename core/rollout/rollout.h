@@ -34,7 +34,8 @@ struct GateOutcome {
 
 // Counts a stage pools across resumes, so "need N more" is met by running more of the stage.
 struct StageSamples {
-  std::uint64_t requests = 0, connection_ok = 0;      // candidate requests whose connection held
+  std::uint64_t workload = 0;                         // the stage's requests so far (the next one's id follows)
+  std::uint64_t requests = 0, connection_ok = 0;      // candidate requests, and those whose connection held
   std::uint64_t frames = 0, frames_dropped = 0;       // candidate anthro-v1 frames
   std::uint64_t compared = 0, matched = 0;            // candidate answers compared with the baseline's
   std::uint64_t verified = 0, consistent = 0;         // candidate answers re-checked on the baseline
@@ -74,6 +75,7 @@ struct RolloutResult {
   LocalizedText plan_title;
   std::string baseline, candidate;
   std::map<std::string, std::string> regions;
+  bool embedded_endpoint = false;  // the targets were the workbench's own endpoint (a resume starts a new one)
   std::uint64_t seed = 1;
   std::optional<std::uint64_t> requests_per_stage;
   std::size_t last_stage = 0;  // the last stage asked for (0-based)
@@ -107,10 +109,12 @@ struct RolloutConfig {
   SessionConfig session;  // trust, API key, model; its target is ignored
   std::string baseline, candidate;
   std::map<std::string, std::string> regions;  // region name → URL; a region not named uses the candidate
+  bool embedded_endpoint = false;              // the targets are the workbench's own endpoint
   std::size_t first_stage = 0, last_stage = SIZE_MAX;  // 0-based, inclusive
   std::optional<std::uint64_t> requests_per_stage;     // else each stage's own count
   unsigned concurrency = 4;                            // connections per arm
   std::uint64_t seed = 1;
+  double rollback_load_s = 1.0;         // the rollback rehearsal's load before the switch
   std::optional<RolloutResult> resume;  // continue this result: pool more samples into its stopped stage
   bool promote = false;                 // with resume: a person lets the paused stage through
   RolloutControl* control = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -162,6 +163,33 @@ Interval bootstrap_p99_ratio(std::span<const double> candidate, std::span<const 
   }
   double tail = (1 - level) / 2 * 100;
   return {percentile(ratios, tail), percentile(ratios, 100 - tail)};
+}
+
+Interval quantile_bounds(std::span<const double> sorted, double q, double confidence) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Interval b{-inf, inf};
+  const std::size_t n = sorted.size();
+  if (n == 0 || q <= 0 || q >= 1) return b;
+  // cdf[k] = P(Bin(n, q) ≤ k), summed from log-space terms so large n does not underflow.
+  std::vector<double> cdf(n + 1);
+  double sum = 0;
+  for (std::size_t k = 0; k <= n; ++k) {
+    double log_pmf = std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(q) +
+                     (n - k) * std::log1p(-q);
+    sum += std::exp(log_pmf);
+    cdf[k] = std::min(sum, 1.0);
+  }
+  for (std::size_t u = 1; u <= n; ++u)
+    if (cdf[u - 1] >= confidence) {
+      b.high = sorted[u - 1];
+      break;
+    }
+  for (std::size_t l = n; l >= 1; --l)
+    if (1 - cdf[l - 1] >= confidence) {  // P(Bin ≥ l)
+      b.low = sorted[l - 1];
+      break;
+    }
+  return b;
 }
 
 }  // namespace anthro

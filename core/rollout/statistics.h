@@ -53,4 +53,10 @@ KolmogorovSmirnov kolmogorov_smirnov(std::span<const double> x, std::span<const 
 Interval bootstrap_p99_ratio(std::span<const double> candidate, std::span<const double> baseline, std::uint64_t seed,
                              unsigned rounds = 2000, double level = 0.90);
 
+// Distribution-free bounds of the q-quantile from sorted samples, each one-sided at
+// `confidence`: the order statistics whose ranks Binomial(n, q) gives (the upper bound is
+// x(u) for the least u with P(Bin(n, q) ≤ u − 1) ≥ confidence). A bound no rank reaches is
+// −infinity or +infinity: with no failures, proving P99 needs n ≥ ln 0.05 / ln 0.99 ≈ 299.
+Interval quantile_bounds(std::span<const double> sorted, double q, double confidence = 0.95);
+
 }  // namespace anthro

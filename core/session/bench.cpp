@@ -46,6 +46,7 @@ class Bench {
     while (active_ > 0) co_await idle_->wait();
     result_.duration_s = elapsed();
     finished_ = true;
+    if (progress_timer_) progress_timer_->cancel();  // else it holds the loop up to a second
     if (config_.hold_connections_s > 0) {
       asio::steady_timer t(ex);
       co_await sleep_for(t, config_.hold_connections_s);
@@ -172,6 +173,7 @@ class Bench {
 
   void record(BenchRecord rec) {
     if (auto key = error_key(rec.result); !key.empty()) ++result_.errors[key];
+    if (config_.on_record) config_.on_record(rec);
     result_.records.push_back(std::move(rec));
   }
 
@@ -203,6 +205,7 @@ class Bench {
 
   awaitable<void> progress() {
     asio::steady_timer t(co_await asio::this_coro::executor);
+    progress_timer_ = &t;
     while (!finished_) {
       co_await sleep_for(t, 1.0);
       if (finished_ || !config_.on_progress) continue;
@@ -215,6 +218,7 @@ class Bench {
                     tokens / std::max(elapsed(), 1e-9));
       config_.on_progress(line);
     }
+    progress_timer_ = nullptr;
   }
 
   void summarize_all() {
@@ -248,6 +252,7 @@ class Bench {
   std::uint64_t limit_ = 0, issued_ = 0;
   unsigned active_ = 0;
   bool finished_ = false;
+  asio::steady_timer* progress_timer_ = nullptr;  // progress()'s, while it waits
   std::unique_ptr<Signal> idle_;
   std::vector<Link> pool_, idle_pool_;
   BenchResult result_;

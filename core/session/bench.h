@@ -13,6 +13,7 @@
 namespace anthro {
 
 enum class Arrivals { Constant, Poisson };
+struct BenchRecord;
 
 struct BenchConfig {
   SessionConfig session;       // target, prompt, TLS, client-fault options; repeat is unused
@@ -28,6 +29,7 @@ struct BenchConfig {
   std::uint64_t seed = 1;
   std::vector<std::string> prompts;  // cycled; empty means the session's messages
   std::function<void(const std::string& line)> on_progress;  // about once a second
+  std::function<void(const BenchRecord& record)> on_record;  // each request as it ends, on the bench's thread
   // When set and true, no further request starts; those in flight finish (another thread may set it).
   const std::atomic<bool>* stop = nullptr;
   // What request `index` asks (probes, prompts, max_tokens). A request the plan gives no

@@ -1,0 +1,262 @@
+// Rollout rehearsals on live endpoints: each fault the plan guards against fails its stage, thin
+// data pauses with the trials still needed, results survive JSON and resume, the rollback leaves
+// no socket behind, and the CLI's exit codes and messages are cli.md's.
+#include <QProcess>
+#include <QtTest>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "endpoint_fixture.h"
+#include "rollout/rollout.h"
+#include "util/files.h"
+#include "util/process_fds.h"
+
+using namespace anthro;
+using anthro::test::EndpointFixture;
+
+namespace {
+
+// A fast model with some spread, so latency gates compare distributions rather than constants.
+std::unique_ptr<EndpointFixture> endpoint(std::vector<std::string> faults = {}, double ttft_ms = 20, std::uint64_t seed = 1) {
+  auto e = std::make_unique<EndpointFixture>(std::move(faults), ttft_ms, 1, 12);
+  e->config().model.ttft = {ttft_ms, ttft_ms / 5};
+  e->config().model.seed = seed;
+  e->start();
+  return e;
+}
+
+RolloutPlan seed000() {
+  auto plan = find_plan("seed000-five-stages");
+  if (!plan) qFatal("%s", plan.error().detail.c_str());
+  return *plan;
+}
+
+RolloutConfig config(const RolloutPlan& plan, const std::string& baseline, const std::string& candidate, std::size_t stage,
+                     std::uint64_t requests) {
+  RolloutConfig c;
+  c.plan = plan;
+  c.plan_origin = "test";
+  c.session.insecure = true;  // two endpoints, two self-signed certificates
+  c.session.timeout_s = 20;
+  c.baseline = baseline;
+  c.candidate = candidate;
+  c.first_stage = c.last_stage = stage;
+  c.requests_per_stage = requests;
+  c.concurrency = 8;
+  return c;
+}
+
+RolloutResult run(const RolloutConfig& c) {
+  auto r = run_rollout(c);
+  if (!r) qFatal("rollout: %s", r.error().detail.c_str());
+  return *r;
+}
+
+const GateOutcome* gate(const StageResult& s, const std::string& id) {
+  for (const auto& g : s.gates)
+    if (g.id == id) return &g;
+  return nullptr;
+}
+
+struct Cli {
+  int code;
+  QByteArray out, err;
+};
+
+Cli cli(const QStringList& args) {
+  static QTemporaryDir data;  // the embedded endpoint's certificate
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("XDG_DATA_HOME", data.path());
+  p.setProcessEnvironment(env);
+  p.start(ANTHRO_WB, args);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(120000)) p.kill();
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+}  // namespace
+
+class TestRollout : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { clean_ = endpoint(); }
+
+  // checklists.md: corrupt-frames → stage 1, utf8-surrogate → 2, max-tokens-u16 → 3 (a
+  // context-wait → 4 is in test_rollout_timing, with the other stage-4 cases).
+  void faultsFailTheirStage_data() {
+    QTest::addColumn<QString>("fault");
+    QTest::addColumn<int>("stage");
+    QTest::addColumn<QString>("failing");
+    QTest::newRow("corrupt-frames") << "corrupt-frames=0.01" << 0 << "frame-drop";
+    QTest::newRow("utf8-surrogate") << "utf8-surrogate" << 1 << "utf8";
+    QTest::newRow("max-tokens-u16") << "max-tokens-u16" << 2 << "max-tokens";
+  }
+  void faultsFailTheirStage() {
+    QFETCH(QString, fault);
+    QFETCH(int, stage);
+    QFETCH(QString, failing);
+    auto faulty = endpoint({fault.toStdString()});
+    RolloutConfig c = config(seed000(), https_baseline(), faulty->endpoint().url("anthro"), stage, 300);
+    RolloutResult r = run(c);
+    QCOMPARE(r.state, RolloutState::Failed);
+    QCOMPARE(r.stopped_at, std::optional<std::size_t>(stage));
+    QCOMPARE(r.stages.back().verdict, Verdict::Fail);
+    const GateOutcome* g = gate(r.stages.back(), failing.toStdString());
+    QVERIFY(g);
+    QCOMPARE(g->result.verdict, Verdict::Fail);
+    QVERIFY2(r.message.find("failed") != std::string::npos, r.message.c_str());
+    QVERIFY(r.rollback);
+    QCOMPARE(r.rollback->candidate_sockets_after, 0);
+
+    // The same stage against a clean candidate does not fail.
+    RolloutResult ok = run(config(seed000(), https_baseline(), clean_->endpoint().url("anthro"), stage, 300));
+    QVERIFY2(ok.stages.back().verdict != Verdict::Fail, rollout_text(ok).c_str());
+  }
+
+  // 1,000 clean trials cannot prove 99.99 %: one-sided 95 % Wilson with no failure needs 27,053
+  // trials in all (checklists.md), so 26,053 more; never a pass.
+  void thinDataIsInconclusive() {
+    RolloutPlan plan = seed000();
+    plan.stages[0].inconclusive_limit = 0;
+    RolloutResult r = run(config(plan, https_baseline(), clean_->endpoint().url("anthro"), 0, 1000));
+    const GateOutcome* g = gate(r.stages[0], "connection-success");
+    QVERIFY(g);
+    QCOMPARE(g->result.n, std::size_t{1000});
+    QCOMPARE(g->result.statistic, 1.0);
+    QCOMPARE(g->result.verdict, Verdict::Inconclusive);
+    QCOMPARE(g->result.need_more, std::optional<std::uint64_t>(26053));
+    QCOMPARE(r.state, RolloutState::Paused);
+    QVERIFY2(r.message.rfind("paused at stage 1 (shadow), need ", 0) == 0, r.message.c_str());
+    QVERIFY2(r.message.find("26053 more trials") != std::string::npos, r.message.c_str());
+  }
+
+  // A paused stage resumed without promotion pools more samples into the same stage; promoted,
+  // the rollout moves on. Both from the JSON a first run wrote.
+  void resumePoolsOrPromotes() {
+    RolloutPlan plan = seed000();
+    plan.stages[0].inconclusive_limit = 0;
+    RolloutConfig c = config(plan, https_baseline(), clean_->endpoint().url("anthro"), 0, 60);
+    c.last_stage = 1;
+    RolloutResult first = run(c);
+    QCOMPARE(first.state, RolloutState::Paused);
+    auto reread = parse_rollout_result(rollout_json(first), "first.json");
+    QVERIFY2(reread.ok(), reread.ok() ? "" : reread.error().detail.c_str());
+    QCOMPARE(reread->stages[0].samples.requests, first.stages[0].samples.requests);
+    QCOMPARE(reread->stages[0].samples.ttft_candidate_ms, first.stages[0].samples.ttft_candidate_ms);
+    QCOMPARE(reread->stopped_at, std::optional<std::size_t>(0));
+
+    c.resume = *reread;
+    RolloutResult pooled = run(c);
+    QCOMPARE(pooled.stages.size(), std::size_t{1});
+    QCOMPARE(pooled.stages[0].samples.workload, std::uint64_t{120});
+    QCOMPARE(gate(pooled.stages[0], "connection-success")->result.n, std::size_t{120});
+    QCOMPARE(pooled.state, RolloutState::Paused);
+
+    c.resume = pooled;
+    c.promote = true;
+    RolloutResult promoted = run(c);
+    QCOMPARE(promoted.stages.size(), std::size_t{2});
+    QVERIFY(promoted.stages[0].promoted);
+    QCOMPARE(promoted.stages[1].name, std::string("canary-read"));
+
+    c.resume = first;
+    c.resume->state = RolloutState::Failed;
+    QCOMPARE(run_rollout(c).error().kind, ErrorClass::Usage);  // nothing to resume
+  }
+
+  // Stage 5's rehearsal: load on the candidate, switched to the baseline while it runs.
+  void rollbackLeavesNothingOpen() {
+    RollbackRehearsal r = rehearse_rollback(session(), https_baseline(), clean_->endpoint().url("anthro"), 6, 0.5);
+    QCOMPARE(r.sessions, 6u);
+    QCOMPARE(r.candidate_sockets_after, 0);
+    QVERIFY2(r.fds_after <= r.fds_before, qPrintable(QString("%1 → %2").arg(r.fds_before).arg(r.fds_after)));
+    QVERIFY(r.requests_after > 0);
+    QCOMPARE(r.failed_after, std::uint64_t{0});
+    QVERIFY(r.seconds > 0);
+    QVERIFY(r.clean());
+  }
+
+  // The leak detector sees a socket left open, and stops seeing it once closed.
+  void socketCountSeesALeak() {
+    std::string url = clean_->endpoint().url("anthro");
+    auto port = static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+    int before = open_fd_count();
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QCOMPARE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    auto seen = sockets_to_port(port);
+    QCOMPARE(seen.size(), std::size_t{1});
+    QVERIFY(open_fd_count() > before);  // ours, and the in-process endpoint's accepted side
+    ::close(fd);
+    QCOMPARE(still_open(seen), std::size_t{0});
+  }
+
+  void badInputsAreNamed() {
+    RolloutConfig c = config(seed000(), "ftp://x", clean_->endpoint().url("anthro"), 0, 10);
+    auto bad = run_rollout(c);
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.error().detail.rfind("--baseline: ", 0) == 0, bad.error().detail.c_str());
+    c = config(seed000(), https_baseline(), clean_->endpoint().url("anthro"), 7, 10);
+    QCOMPARE(run_rollout(c).error().detail, std::string("--stage 8: the plan has 5 stages"));
+    auto json = nlohmann::json::parse(rollout_json(RolloutResult{}));
+    json["stages"] = nlohmann::json::array({{{"stage", 1}, {"name", "x"}}});
+    auto parsed = parse_rollout_result(json.dump(), "r.json");
+    QVERIFY(!parsed.ok());
+    QVERIFY2(parsed.error().detail.rfind("r.json: stage 1: field ", 0) == 0, parsed.error().detail.c_str());
+    QVERIFY(!parse_rollout_result("{\"kind\": \"rollout\", \"schema_version\": 1, \"plan\": 5}", "r.json").ok());
+    QVERIFY(!parse_rollout_result("[", "r.json").ok());
+  }
+
+  // cli.md: exit 4 with "paused at stage N, need …", resumable from the --output file; exit 1
+  // when a stage fails; 2 for bad usage.
+  void cliExitCodes() {
+    QTemporaryDir dir;
+    QString out = dir.filePath("r.json");
+    Cli paused = cli({"rollout", "--stage", "1", "--requests-per-stage", "50", "--output", out, "--quiet"});
+    QCOMPARE(paused.code, 4);
+    QVERIFY2(paused.err.contains("paused at stage 1 (shadow), need "), paused.err.constData());
+    auto saved = parse_rollout_result(read_file(out.toStdString()).value(), "r.json");
+    QVERIFY(saved.ok());
+    QVERIFY(saved->embedded_endpoint);
+    Cli resumed = cli({"rollout", "--resume", out, "--promote", "--format", "json", "--quiet"});
+    QCOMPARE(resumed.code, 0);  // stage 1 alone was asked for, and a person let it through
+    auto doc = nlohmann::json::parse(resumed.out.toStdString());
+    QCOMPARE(doc["state"], "passed");
+    QCOMPARE(doc["stages"][0]["promoted"], true);
+    QCOMPARE(doc["stages"][0]["gates"][0]["verdict"], "inconclusive");
+
+    auto faulty = endpoint({"corrupt-frames=0.02"});
+    Cli failed = cli({"rollout", "--baseline", QString::fromStdString(https_baseline()), "--candidate",
+                      QString::fromStdString(faulty->endpoint().url("anthro")), "--insecure", "--stage", "1",
+                      "--requests-per-stage", "100", "--format", "json", "--quiet"});
+    QCOMPARE(failed.code, 1);
+    QCOMPARE(nlohmann::json::parse(failed.out.toStdString())["state"], "failed");
+    QCOMPARE(cli({"rollout", "--stage", "9"}).code, 2);
+    QCOMPARE(cli({"rollout", "--promote"}).code, 2);
+    Cli missing = cli({"rollout", "--resume", dir.filePath("none.json")});
+    QCOMPARE(missing.code, 2);
+    QVERIFY(missing.err.contains("none.json"));
+  }
+
+ private:
+  std::string https_baseline() const { return clean_->endpoint().url("https") + "/v1/messages"; }
+  SessionConfig session() const {
+    SessionConfig s;
+    s.insecure = true;
+    s.timeout_s = 20;
+    return s;
+  }
+
+  std::unique_ptr<EndpointFixture> clean_;
+};
+
+QTEST_GUILESS_MAIN(TestRollout)
+#include "test_rollout.moc"
