@@ -30,17 +30,27 @@ ValueKind value_kind(GateMetric m) {
   }
 }
 
-QString percent(double fraction) { return QString::number(fraction * 100, 'g', 6) + QStringLiteral(" %"); }
+// Thresholds as typed take up to 6 digits (99.995 %); intervals read well with 4.
+QString percent(double fraction, int digits = 6) {
+  return QString::number(fraction * 100, 'g', digits) + QStringLiteral(" %");
+}
 
-QString format_value(double v, ValueKind kind, const std::string& unit) {
+QString format_value(double v, ValueKind kind, const std::string& unit, int digits = 6) {
+  if (!std::isfinite(v)) return QStringLiteral("–");
   switch (kind) {
-    case ValueKind::Fraction: return percent(v);
-    case ValueKind::Ratio: return QStringLiteral("×") + QString::number(v, 'g', 4);
-    case ValueKind::Milliseconds: return QString::number(v, 'g', 5) + QStringLiteral(" ms");
+    case ValueKind::Fraction: return percent(v, digits);
+    case ValueKind::Ratio: return QStringLiteral("×") + QString::number(v, 'g', std::min(digits, 4));
+    case ValueKind::Milliseconds: return QString::number(v, 'g', std::min(digits, 5)) + QStringLiteral(" ms");
     case ValueKind::Plain: break;
   }
-  const QString number = QString::number(v, 'g', 4);
+  const QString number = QString::number(v, 'g', std::min(digits, 4));
   return unit.empty() ? number : number + ' ' + QString::fromStdString(unit);
+}
+
+// An interval worth drawing: judged on samples, both ends numbers (core gives a gate without
+// an interval, a checklist item's, NaN ends).
+bool drawable(const GateOutcome* out) {
+  return out && out->result.n > 0 && std::isfinite(out->result.interval.low) && std::isfinite(out->result.interval.high);
 }
 
 bool has_threshold(const PlanGate& g) {
@@ -338,9 +348,11 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
   const ValueKind kind = value_kind(gate.metric);
   if (role == VerdictRole) return out ? static_cast<int>(out->result.verdict) : -1;
   if (role == kChipColourRole && column == VerdictColumn) return out ? QVariant(gate_colour(out->result.verdict)) : QVariant();
-  if (role == IntervalRole && column == IntervalColumn && out && out->result.n > 0) {
-    IntervalBar bar{out->result.interval.low, out->result.interval.high, out->result.statistic, out->threshold,
-                    gate.comparison == GateCompare::AtLeast, gate_colour(out->result.verdict)};
+  if (role == IntervalRole && column == IntervalColumn && drawable(out)) {
+    const bool line = out->threshold && std::isfinite(*out->threshold);
+    IntervalBar bar{out->result.interval.low, out->result.interval.high, out->result.statistic,
+                    line ? out->threshold : std::nullopt, gate.comparison == GateCompare::AtLeast,
+                    gate_colour(out->result.verdict)};
     return QVariant::fromValue(bar);
   }
   const QString problem = problemAt(s, g, column);
@@ -368,9 +380,9 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
     case StatisticColumn:
       return out && out->result.n > 0 ? QVariant(format_value(out->result.statistic, kind, out->unit)) : QVariant();
     case IntervalColumn:
-      if (!out || out->result.n == 0) return {};
-      return QStringLiteral("[%1, %2]").arg(format_value(out->result.interval.low, kind, out->unit),
-                                            format_value(out->result.interval.high, kind, out->unit));
+      if (!drawable(out)) return {};
+      return QStringLiteral("[%1, %2]").arg(format_value(out->result.interval.low, kind, out->unit, 4),
+                                            format_value(out->result.interval.high, kind, out->unit, 4));
     case ThresholdColumn:
       switch (gate.comparison) {
         case GateCompare::AtLeast: return QStringLiteral("≥ ") + format_value(gate.threshold.value_or(0), kind, gate.unit);
@@ -457,10 +469,64 @@ void RolloutModel::changedStage(std::size_t s) {
   if (gates > 0) emit dataChanged(gateIndex(s, 0, 0), gateIndex(s, gates - 1, ColumnCount - 1));
 }
 
+namespace {
+
+// Where a value of an interval bar falls in `area`: the bar's values and its threshold on one
+// linear scale, with a margin so neither end touches the cell's edge.
+class BarScale {
+ public:
+  BarScale(const IntervalBar& bar, const QRect& area) : left_(area.left()), width_(area.width()) {
+    double lo = std::min(bar.low, bar.high), hi = std::max(bar.low, bar.high);
+    for (std::optional<double> v : {std::isfinite(bar.statistic) ? std::optional(bar.statistic) : std::nullopt, bar.threshold}) {
+      if (!v) continue;
+      lo = std::min(lo, *v);
+      hi = std::max(hi, *v);
+    }
+    span_ = hi - lo > 0 ? hi - lo : std::max(std::fabs(hi), 1.0) * 0.1;
+    lo_ = lo - span_ * 0.1;
+    span_ *= 1.2;
+  }
+  double x(double value) const { return left_ + (value - lo_) / span_ * width_; }
+
+ private:
+  double left_, width_, lo_ = 0, span_ = 1;
+};
+
+// The passing side of the threshold shaded, the interval as a bar in the verdict's colour, the
+// statistic as a dot on it and the threshold as a line across.
+void draw_bar(QPainter* painter, const IntervalBar& bar, const QRect& area, const QColor& line_colour) {
+  const BarScale scale(bar, area);
+  const double mid = area.center().y() + 0.5;
+  if (bar.threshold) {
+    const double t = scale.x(*bar.threshold);
+    painter->fillRect(bar.higher_passes ? QRectF(QPointF(t, area.top()), QPointF(area.right(), area.bottom()))
+                                        : QRectF(QPointF(area.left(), area.top()), QPointF(t, area.bottom())),
+                      QColor(0x2e, 0x9d, 0x57, 40));
+  }
+  painter->setPen(QPen(QColor(0x86, 0x8c, 0x96), 1));
+  painter->drawLine(QPointF(area.left(), mid), QPointF(area.right(), mid));
+  QRectF interval(QPointF(scale.x(bar.low), mid - 4), QPointF(scale.x(bar.high), mid + 4));
+  if (interval.width() < 3) interval.adjust(-1.5, 0, 1.5, 0);  // a point interval stays visible
+  QPainterPath path;
+  path.addRoundedRect(interval, 3, 3);
+  painter->fillPath(path, bar.colour);
+  if (std::isfinite(bar.statistic)) {
+    painter->setPen(QPen(Qt::white, 1.5));
+    painter->setBrush(bar.colour.darker(140));
+    painter->drawEllipse(QPointF(scale.x(bar.statistic), mid), 4, 4);
+  }
+  if (bar.threshold) {
+    painter->setPen(QPen(line_colour, 2));
+    const double t = scale.x(*bar.threshold);
+    painter->drawLine(QPointF(t, area.top()), QPointF(t, area.bottom()));
+  }
+}
+
+}  // namespace
+
 void IntervalBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
   const QVariant v = index.data(RolloutModel::IntervalRole);
   if (!v.canConvert<IntervalBar>()) return QStyledItemDelegate::paint(painter, option, index);
-  const IntervalBar bar = v.value<IntervalBar>();
   QStyleOptionViewItem plain = option;
   initStyleOption(&plain, index);
   const QString text = plain.text;
@@ -471,42 +537,10 @@ void IntervalBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& o
   const QRect cell = option.rect.adjusted(6, 3, -6, -3);
   const QRect area(cell.left(), cell.top(), cell.width() * 11 / 20, cell.height());
   const QRect label(area.right() + 8, cell.top(), cell.right() - area.right() - 8, cell.height());
-  double lo = std::min({bar.low, bar.high, bar.statistic}), hi = std::max({bar.low, bar.high, bar.statistic});
-  if (bar.threshold) {
-    lo = std::min(lo, *bar.threshold);
-    hi = std::max(hi, *bar.threshold);
-  }
-  double span = hi - lo;
-  if (span <= 0) span = std::max(std::fabs(hi), 1.0) * 0.1;
-  lo -= span * 0.1;
-  span *= 1.2;
-  auto x = [&](double value) { return area.left() + (value - lo) / span * area.width(); };
-  const double mid = area.center().y() + 0.5;
-
+  const QColor text_colour = option.palette.color(QPalette::Text);
   painter->save();
   painter->setRenderHint(QPainter::Antialiasing);
-  const QColor text_colour = option.palette.color(QPalette::Text);
-  if (bar.threshold) {  // the side of the threshold that passes, faintly green
-    const double t = x(*bar.threshold);
-    QRectF pass = bar.higher_passes ? QRectF(QPointF(t, area.top()), QPointF(area.right(), area.bottom()))
-                                    : QRectF(QPointF(area.left(), area.top()), QPointF(t, area.bottom()));
-    painter->fillRect(pass, QColor(0x2e, 0x9d, 0x57, 40));
-  }
-  painter->setPen(QPen(QColor(0x86, 0x8c, 0x96), 1));
-  painter->drawLine(QPointF(area.left(), mid), QPointF(area.right(), mid));
-  QRectF interval(QPointF(x(bar.low), mid - 4), QPointF(x(bar.high), mid + 4));
-  if (interval.width() < 3) interval.adjust(-1.5, 0, 1.5, 0);
-  QPainterPath path;
-  path.addRoundedRect(interval, 3, 3);
-  painter->fillPath(path, bar.colour);
-  painter->setPen(QPen(Qt::white, 1.5));
-  painter->setBrush(bar.colour.darker(140));
-  painter->drawEllipse(QPointF(x(bar.statistic), mid), 4, 4);
-  if (bar.threshold) {
-    painter->setPen(QPen(text_colour, 2));
-    const double t = x(*bar.threshold);
-    painter->drawLine(QPointF(t, area.top()), QPointF(t, area.bottom()));
-  }
+  draw_bar(painter, v.value<IntervalBar>(), area, text_colour);
   painter->setPen(text_colour);
   painter->drawText(label, Qt::AlignVCenter | Qt::AlignLeft, option.fontMetrics.elidedText(text, Qt::ElideRight, label.width()));
   painter->restore();

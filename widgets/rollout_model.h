@@ -26,11 +26,11 @@ struct PlanProblem {
   QString text;  // translated, names the stage (and gate)
 };
 
-// What an interval bar draws: the interval and the statistic on a scale that also holds the
-// threshold, with the side of the threshold that passes.
+// What an interval bar draws: the interval and the statistic (NaN: none) on a scale that also
+// holds the threshold, with the side of the threshold that passes.
 struct IntervalBar {
   double low = 0, high = 0, statistic = 0;
-  std::optional<double> threshold;
+  std::optional<double> threshold;  // finite
   bool higher_passes = true;
   QColor colour;
 };

@@ -2,11 +2,9 @@
 
 #include <QComboBox>
 #include <QDir>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,10 +26,6 @@
 
 namespace anthro::widgets {
 namespace {
-
-// The plans built into the widgets library (widgets/CMakeLists.txt), as the README names them.
-const QString kBuiltinDir = QStringLiteral(":/rollout-plans");
-const QString kBuiltinOrigin = QStringLiteral("resources/rollout-plans/");
 
 QColor error_colour() { return QColor(0xd0, 0x3a, 0x3a); }
 
@@ -83,11 +77,11 @@ RolloutPage::RolloutPage(QWidget* parent)
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(timeline_);
   split->addWidget(charts_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(0, 5);  // a plan's stages and gates, without scrolling
+  split->setStretchFactor(1, 3);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
-  layout->addWidget(makePlanRow());
+  layout->addWidget(makeInputs());
   layout->addWidget(makeButtonRow());
   layout->addWidget(problems_);
   layout->addWidget(summary_);
@@ -96,6 +90,7 @@ RolloutPage::RolloutPage(QWidget* parent)
   (new Retranslator(this))->add([this] {
     charts_->setSeriesName(0, tr("baseline"));
     charts_->setSeriesName(1, tr("candidate"));
+    if (state_ == State::Idle || state_ == State::Paused) status_->setText(restingText());
     showProblems();
   });
   loadBuiltinPlans();
@@ -122,10 +117,10 @@ void RolloutPage::makeTimeline() {
   timeline_->header()->setStretchLastSection(true);
   const QFontMetrics fm = timeline_->fontMetrics();
   const int x = fm.horizontalAdvance('x');
-  for (auto [column, chars] : {std::pair{RolloutModel::NameColumn, 20}, {RolloutModel::SplitColumn, 8},
-                               {RolloutModel::ModeColumn, 16}, {RolloutModel::RequestsColumn, 9},
-                               {RolloutModel::StatisticColumn, 11}, {RolloutModel::IntervalColumn, 40},
-                               {RolloutModel::ThresholdColumn, 17}, {RolloutModel::NColumn, 6}})
+  for (auto [column, chars] : {std::pair{RolloutModel::NameColumn, 27}, {RolloutModel::SplitColumn, 10},
+                               {RolloutModel::ModeColumn, 20}, {RolloutModel::RequestsColumn, 9},
+                               {RolloutModel::StatisticColumn, 11}, {RolloutModel::IntervalColumn, 44},
+                               {RolloutModel::ThresholdColumn, 17}, {RolloutModel::NColumn, 9}})
     timeline_->setColumnWidth(column, x * chars);
   timeline_->setColumnWidth(RolloutModel::VerdictColumn, fm.horizontalAdvance(tr("waiting for a person")) + 40);
   connect(model_, &QAbstractItemModel::modelReset, timeline_, &QTreeView::expandAll);
@@ -139,8 +134,8 @@ void RolloutPage::makeTimeline() {
   });
 }
 
-QWidget* RolloutPage::makePlanRow() {
-  auto* box = new QGroupBox(this);
+QWidget* RolloutPage::makeInputs() {
+  auto* box = new QWidget(this);  // no frame or title: the tab names the page, the timeline needs the room
   plan_->setMinimumContentsLength(40);
   plan_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   for (QComboBox* c : {baseline_, candidate_}) {
@@ -169,6 +164,7 @@ QWidget* RolloutPage::makePlanRow() {
   target_row->addWidget(requests_label);
   target_row->addWidget(requests_);
   auto* form = new QFormLayout(box);
+  form->setContentsMargins(0, 0, 0, 0);
   auto* plan_label = new QLabel(this);
   form->addRow(plan_label, plan_row);
   form->addRow(QString(), plan_error_);
@@ -182,7 +178,6 @@ QWidget* RolloutPage::makePlanRow() {
   connect(requests_, &QSpinBox::valueChanged, this,
           [this](int n) { model_->setRequestsPerStage(n > 0 ? std::optional<std::uint64_t>(n) : std::nullopt); });
   (new Retranslator(this))->add([=, this] {
-    box->setTitle(tr("Rollout"));
     plan_label->setText(tr("Plan"));
     open_plan_->setText(tr("Open plan…"));
     targets_label->setText(tr("Targets"));
@@ -230,19 +225,10 @@ QWidget* RolloutPage::makeButtonRow() {
   return row;
 }
 
+// The seed plans core compiles in, named as the CLI names them.
 void RolloutPage::loadBuiltinPlans() {
-  const QStringList files = QDir(kBuiltinDir).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
-  for (const QString& name : files) {
-    QFile file(QDir(kBuiltinDir).filePath(name));
-    if (!file.open(QIODevice::ReadOnly)) continue;
-    const QByteArray text = file.readAll();
-    auto plan = parse_plan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
-                           (kBuiltinOrigin + name).toStdString());
-    if (!plan) {  // the plans' own test keeps this from happening
-      emit message(QString::fromStdString(plan.error().detail));
-      continue;
-    }
-    plans_.push_back({std::move(*plan), kBuiltinOrigin + name, true});
+  for (const RolloutPlan& plan : builtin_rollout_plans()) {
+    plans_.push_back({plan, QStringLiteral("built-in ") + QString::fromStdString(plan.id), true});
     plan_->addItem(QString());
   }
   retitlePlans();
@@ -322,6 +308,11 @@ void RolloutPage::showPlan(int index) {
   showProblems();
 }
 
+void RolloutPage::setEmbeddedTargets(const QStringList& urls) {
+  embedded_targets_ = urls;
+  setTargets(urls);
+}
+
 void RolloutPage::setTargets(const QStringList& urls) {
   for (QComboBox* c : {baseline_, candidate_}) {
     const QString current = c->currentText();
@@ -375,6 +366,9 @@ std::optional<RolloutConfig> RolloutPage::configFromInputs() {
       return std::nullopt;
     }
   if (requests_->value() > 0) c.requests_per_stage = static_cast<std::uint64_t>(requests_->value());
+  // A result saved from here and resumed by the CLI then gets an endpoint of its own.
+  c.embedded_endpoint = embedded_targets_.contains(QString::fromStdString(c.baseline)) &&
+                        embedded_targets_.contains(QString::fromStdString(c.candidate));
   return c;
 }
 
@@ -514,11 +508,16 @@ void RolloutPage::onFinished(int run, const Result<RolloutResult>& result) {
                            .arg(r->fds_before)
                            .arg(r->fds_after);
   summary_->setText(summary);
-  status_->setText(result_->state == RolloutState::Paused ? tr("Waiting for a person: Continue, Run more or Roll back")
-                                                          : tr("Done"));
   emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), QString::fromStdString(result_->message)));
   setState(result_->state == RolloutState::Paused ? State::Paused : State::Idle);
+  status_->setText(restingText());
   emit finished();
+}
+
+// What the status line says when nothing runs.
+QString RolloutPage::restingText() const {
+  if (state_ == State::Paused) return tr("Waiting for a person: Continue, Run more or Roll back");
+  return result_ ? tr("Done") : QString();
 }
 
 void RolloutPage::askToSave() {

@@ -39,12 +39,14 @@ class RolloutPage : public QWidget {
 
   // Offered in both target lists.
   void setTargets(const QStringList& urls);
+  // The workbench's own endpoint, offered in both lists and marked so in the result.
+  void setEmbeddedTargets(const QStringList& urls);
   void setBaseline(const QString& url);
   void setCandidate(const QString& url);
   void setRequestsPerStage(int requests);  // 0: each stage's own count
   void setLanguage(const QString& code);   // plan and stage titles: "en" or "zh_CN"
 
-  // The plans built in (resources/rollout-plans), by id.
+  // The plans built in (builtin_rollout_plans()), by id.
   QStringList builtinPlans() const;
   bool selectPlan(const QString& id);
   // A plan file; when it does not load, the page says why and keeps the plan it had.
@@ -75,7 +77,7 @@ class RolloutPage : public QWidget {
 
  private:
   void makeTimeline();
-  QWidget* makePlanRow();
+  QWidget* makeInputs();
   QWidget* makeTargetRow();
   QWidget* makeButtonRow();
   void loadBuiltinPlans();
@@ -88,6 +90,7 @@ class RolloutPage : public QWidget {
   bool start(RolloutConfig config, const QString& status, bool roll_back = false);
   void onEvent(int run, const RolloutEvent& event, const std::optional<StageResult>& stage, double t_s);
   void onFinished(int run, const Result<RolloutResult>& result);
+  QString restingText() const;
   void askToSave();
   void dropResult();
   void setState(State s);
@@ -115,13 +118,14 @@ class RolloutPage : public QWidget {
 
   struct LoadedPlan {
     RolloutPlan plan;
-    QString origin;  // the file, or resources/rollout-plans/NAME for a built-in plan
+    QString origin;  // the file, or "built-in ID"
     bool builtin = false;
   };
   std::vector<LoadedPlan> plans_;  // by the plan picker's index
   int shown_plan_ = -1;
   QString plan_error_text_;
   QString language_ = QStringLiteral("en");
+  QStringList embedded_targets_;
   std::shared_ptr<Inbox> inbox_;
   State state_ = State::Idle;
   int run_ = 0;  // numbers the runs: reports of an older one are dropped

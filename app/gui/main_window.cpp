@@ -159,7 +159,7 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
                                endpointUrl("http") + "/v1/messages");
   diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages"});
   // The rollout moves traffic from the HTTP baseline to anthro-v1, as seed 000 does.
-  rollout_->setTargets({endpointUrl("https") + "/v1/messages", endpointUrl("http") + "/v1/messages", endpointUrl("anthro"),
+  rollout_->setEmbeddedTargets({endpointUrl("https") + "/v1/messages", endpointUrl("http") + "/v1/messages", endpointUrl("anthro"),
                         endpointUrl("anthro+lab")});
   rollout_->setBaseline(endpointUrl("https") + "/v1/messages");
   rollout_->setCandidate(endpointUrl("anthro"));

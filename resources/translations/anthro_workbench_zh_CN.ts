@@ -1049,7 +1049,7 @@
     </message>
     <message>
         <source>not worse, +%1</source>
-        <translation>不劣于基线，容差 +%1</translation>
+        <translation>不劣于基线 +%1</translation>
     </message>
     <message>
         <source>passes</source>
@@ -1137,10 +1137,6 @@
     <message>
         <source>Rollout plans (*.json);;All files (*)</source>
         <translation>灰度计划 (*.json);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>Rollout</source>
-        <translation>灰度发布</translation>
     </message>
     <message>
         <source>Plan</source>

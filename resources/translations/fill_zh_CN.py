@@ -311,7 +311,7 @@ ZH = {
     'A rate: type 0.9999 or 99.99 %': '比率：输入 0.9999 或 99.99 %',
     'An absolute bound, above 0': '绝对上限，大于 0',
     'one-sided Mann-Whitney p = %1': '单侧 Mann-Whitney 检验 p = %1',
-    'not worse, +%1': '不劣于基线，容差 +%1',
+    'not worse, +%1': '不劣于基线 +%1',
     'passes': '须通过',
     'recorded': '仅记录',
     'need %1 more': '还需 %1 个',

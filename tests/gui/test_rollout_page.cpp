@@ -248,7 +248,8 @@ class TestRolloutPage : public QObject {
     QVERIFY(messages.last().at(0).toString().contains("stage 2 (canary-read)"));
     // A rate threshold above 1, and text that is no number.
     QVERIFY(model->setData(model->gateIndex(0, 0, RolloutModel::ThresholdColumn), "1.2", Qt::EditRole));
-    QVERIFY(model->problems().back().text.contains("rate from 0 to 1"));
+    QCOMPARE(model->problems().size(), std::size_t{3});
+    QVERIFY(model->problems().front().text.contains("rate from 0 to 1"));  // stage 1 comes first
     QSignalSpy rejected(model, &RolloutModel::rejected);
     QVERIFY(!model->setData(model->stageIndex(0, RolloutModel::RequestsColumn), "many", Qt::EditRole));
     QCOMPARE(rejected.size(), 1);
