@@ -14,7 +14,8 @@ namespace {
 // Gate rows carry their stage in the index's internal id (stage + 1); stage rows carry 0.
 constexpr quintptr kStageRow = 0;
 
-enum class ValueKind { Fraction, Ratio, Milliseconds, Plain };
+// Fraction: a rate, shown in percent. Relative: a change (1 − P99 ratio), a signed percentage.
+enum class ValueKind { Fraction, Relative, Ratio, Milliseconds, Plain };
 
 ValueKind value_kind(GateMetric m) {
   switch (m) {
@@ -26,6 +27,7 @@ ValueKind value_kind(GateMetric m) {
     case GateMetric::ContextErrorRate: return ValueKind::Fraction;
     case GateMetric::TtftP99Ratio: return ValueKind::Ratio;
     case GateMetric::TtftP99: return ValueKind::Milliseconds;
+    case GateMetric::TtftP99Improvement: return ValueKind::Relative;
     default: return ValueKind::Plain;
   }
 }
@@ -39,6 +41,7 @@ QString format_value(double v, ValueKind kind, const std::string& unit, int digi
   if (!std::isfinite(v)) return QStringLiteral("–");
   switch (kind) {
     case ValueKind::Fraction: return percent(v, digits);
+    case ValueKind::Relative: return (v > 0 ? QStringLiteral("+") : QString()) + percent(v, std::min(digits, 3));
     case ValueKind::Ratio: return QStringLiteral("×") + QString::number(v, 'g', std::min(digits, 4));
     case ValueKind::Milliseconds: return QString::number(v, 'g', std::min(digits, 5)) + QStringLiteral(" ms");
     case ValueKind::Plain: break;

@@ -77,8 +77,8 @@ RolloutPage::RolloutPage(QWidget* parent)
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(timeline_);
   split->addWidget(charts_);
-  split->setStretchFactor(0, 5);  // a plan's stages and gates, without scrolling
-  split->setStretchFactor(1, 3);
+  split->setStretchFactor(0, 2);  // a plan's stages and gates, without scrolling
+  split->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(makeInputs());
@@ -117,7 +117,7 @@ void RolloutPage::makeTimeline() {
   timeline_->header()->setStretchLastSection(true);
   const QFontMetrics fm = timeline_->fontMetrics();
   const int x = fm.horizontalAdvance('x');
-  for (auto [column, chars] : {std::pair{RolloutModel::NameColumn, 27}, {RolloutModel::SplitColumn, 10},
+  for (auto [column, chars] : {std::pair{RolloutModel::NameColumn, 30}, {RolloutModel::SplitColumn, 10},
                                {RolloutModel::ModeColumn, 20}, {RolloutModel::RequestsColumn, 9},
                                {RolloutModel::StatisticColumn, 11}, {RolloutModel::IntervalColumn, 44},
                                {RolloutModel::ThresholdColumn, 17}, {RolloutModel::NColumn, 9}})
@@ -298,6 +298,12 @@ QString RolloutPage::planError() const { return plan_error_text_; }
 
 void RolloutPage::showPlan(int index) {
   if (index < 0 || index >= static_cast<int>(plans_.size()) || index == shown_plan_) return;
+  if (state_ != State::Idle) {  // a running or waiting rollout keeps its plan
+    const QSignalBlocker quiet(plan_);
+    plan_->setCurrentIndex(shown_plan_);
+    emit message(tr("A rollout is running or waiting: finish or roll it back before picking another plan."));
+    return;
+  }
   shown_plan_ = index;
   const LoadedPlan& p = plans_[static_cast<std::size_t>(index)];
   model_->setPlan(p.plan);

@@ -1338,6 +1338,10 @@
         <source>Rollout result written to %1</source>
         <translation>灰度发布结果已写入 %1</translation>
     </message>
+    <message>
+        <source>A rollout is running or waiting: finish or roll it back before picking another plan.</source>
+        <translation>有灰度发布正在运行或等待：请先完成或回滚，再选择其他计划。</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::SessionPanel</name>

@@ -375,6 +375,7 @@ ZH = {
     'JSON (*.json);;All files (*)': 'JSON (*.json);;所有文件 (*)',
     'No rollout result to save yet.': '还没有可保存的灰度发布结果。',
     'Rollout result written to %1': '灰度发布结果已写入 %1',
+    'A rollout is running or waiting: finish or roll it back before picking another plan.': '有灰度发布正在运行或等待：请先完成或回滚，再选择其他计划。',
 }
 
 

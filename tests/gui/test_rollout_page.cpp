@@ -160,6 +160,7 @@ class TestRolloutPage : public QObject {
     auto back = parse_rollout_result(*text, saved.toStdString());
     QVERIFY2(back, back ? "" : back.error().detail.c_str());
     QCOMPARE(back->plan_id, std::string("gui-two-stages"));
+    QVERIFY(back->embedded_endpoint);  // the window's own targets: a resume from the CLI starts its own
     QCOMPARE(back->stages.size(), std::size_t{2});
   }
 
@@ -185,6 +186,9 @@ class TestRolloutPage : public QObject {
              qPrintable(gate_text(page, 0, 0, RolloutModel::NoteColumn)));
     QCOMPARE(stage_state(page, 1), StageState::Pending);
     for (const char* b : {"Continue", "Run more", "Roll back", "Run"}) QVERIFY2(button(page, b)->isEnabled(), b);
+    QVERIFY(!page->selectPlan("seed000-five-stages"));  // the waiting rollout keeps its plan
+    QCOMPARE(page->model()->plan().id, std::string("gui-long-stage"));
+    QCOMPARE(stage_state(page, 0), StageState::Waiting);
 
     QTest::mouseClick(button(page, "Roll back"), Qt::LeftButton);
     QCOMPARE(page->state(), RolloutPage::State::RollingBack);
