@@ -54,9 +54,14 @@ std::string redact_line(const std::string& line, std::vector<std::string>& what)
   std::istringstream in(line);
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
-  if (words.size() >= 3 && keylog_label(words[0]) && hex_word(words[1]) && hex_word(words.back())) {
+  // A key log line, alone or quoted inside a message: LABEL CLIENT_RANDOM SECRET...
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    if (!keylog_label(words[i]) || !hex_word(words[i + 1]) || !hex_word(words[i + 2])) continue;
+    std::string out;
+    for (std::size_t k = 0; k < words.size(); ++k)
+      out += (k ? " " : "") + (k > i + 1 && hex_word(words[k]) ? std::string(kMask) : words[k]);
     what.push_back("key log secret");
-    return words[0] + " " + words[1] + " " + kMask;
+    return out;
   }
   auto colon = line.find(':');
   if (colon != std::string::npos) {
