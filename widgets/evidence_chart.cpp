@@ -2,9 +2,12 @@
 
 #include <qcustomplot.h>
 
+#include <QFileInfo>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+
+#include "chart_items.h"  // writePlot; qcustomplot.h is in this translation unit anyway
 
 namespace anthro::widgets {
 namespace {
@@ -147,6 +150,49 @@ void EvidenceChart::addLevelLine(const Line& line) {
   label->setPadding(QMargins(4, 0, 0, 2));
   label->setText(line.label);
   label->setColor(line.colour);
+}
+
+void EvidenceChart::showForest(const QString& title, const std::vector<ForestRow>& rows) {
+  kind_ = Kind::Forest;
+  reset(title);
+  constexpr double kEdge = 2.0;
+  auto at = [&](double v, double threshold) {
+    double x = threshold != 0 ? v / threshold : v;
+    return std::isfinite(x) ? std::clamp(x, 0.0, kEdge) : kEdge;
+  };
+  QSharedPointer<QCPAxisTickerText> labels(new QCPAxisTickerText);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ForestRow& r = rows[i];
+    const double y = static_cast<double>(rows.size() - i);
+    labels->addTick(y, r.label);
+    if (std::isfinite(r.low) && std::isfinite(r.high)) {
+      auto* bar = new QCPItemLine(plot_);
+      bar->start->setCoords(at(r.low, r.threshold), y);
+      bar->end->setCoords(at(r.high, r.threshold), y);
+      bar->setPen(QPen(r.colour, 3));
+    }
+    auto* dot = new QCPGraph(plot_->xAxis, plot_->yAxis);
+    dot->setLineStyle(QCPGraph::lsNone);
+    dot->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, r.colour, r.colour, 10));
+    dot->addData(at(r.statistic, r.threshold), y);
+  }
+  plot_->yAxis->setTicker(labels);
+  plot_->yAxis->setRange(0.3, static_cast<double>(rows.size()) + 0.7);
+  plot_->xAxis->setRange(0, kEdge * 1.02);
+  plot_->xAxis->setLabel(tr("statistic ÷ threshold (interval as a bar)"));
+  plot_->yAxis->setLabel(QString());
+  addVerticalLine({1.0, tr("threshold"), QColor(0x8e, 0x24, 0xaa)});
+  finish();
+}
+
+bool EvidenceChart::exportChart(const QString& path, QSize size, QString* error) {
+  QString reason;
+  const QString format = QFileInfo(path).suffix().toLower();
+  auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0));
+  bool ok = chart_detail::writePlot(plot_, format, path, size, title ? title->text() : QString(), &reason);
+  if (!ok && error) *error = tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), reason);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+  return ok;
 }
 
 void EvidenceChart::finish() { plot_->replot(QCustomPlot::rpQueuedReplot); }

@@ -17,7 +17,7 @@ namespace anthro::widgets {
 class EvidenceChart : public QWidget {
   Q_OBJECT
  public:
-  enum class Kind { None, Distribution, Timeline };
+  enum class Kind { None, Distribution, Timeline, Forest };
 
   struct Line {
     double value = 0;
@@ -35,6 +35,18 @@ class EvidenceChart : public QWidget {
   // (seconds since the request, gap in ms before that token) as stems, with horizontal lines.
   void showTimeline(const QString& title, const std::vector<std::pair<double, double>>& gaps, const std::vector<Line>& lines);
 
+  // Gates of a rollout stage (a forest plot): each row's statistic and interval as a fraction
+  // of its own threshold (the line at 1), coloured by verdict; beyond 2× drawn at the edge.
+  struct ForestRow {
+    QString label;
+    double statistic = 0;
+    double low = 0, high = 0;  // NaN when the gate has no interval
+    double threshold = 1;
+    QColor colour;
+  };
+  void showForest(const QString& title, const std::vector<ForestRow>& rows);
+  // Writes the chart as PNG, PDF or SVG (by the extension) at `size`, atomically.
+  bool exportChart(const QString& path, QSize size, QString* error = nullptr);
   Kind kind() const { return kind_; }
   QCustomPlot* plot() const { return plot_; }
 

@@ -23,17 +23,29 @@ const Command commands[] = {
     {"capture", anthro::cli::run_capture, "live capture with libpcap into pcapng, keys embedded"},
     {"diagnose", anthro::cli::run_diagnose, "the latency-diagnosis checklist: a live target, a capture, this machine"},
     {"rollout", anthro::cli::run_rollout_command, "a grayscale-rollout rehearsal: a plan's stages, gates judged, rollback rehearsed"},
+#ifdef ANTHRO_WITH_REPORT
+    {"report", anthro::cli::run_report, "renders a saved result as HTML, PDF, Markdown or JSON, redacted"},
+#endif
     {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
 };
 
 // Subcommands of cli.md that later work brings; named so users know they exist.
-const char* planned[] = {"report"};
+struct Planned {
+  const char* name;
+  const char* why;
+};
+const Planned planned[] = {
+#ifndef ANTHRO_WITH_REPORT
+    {"report", "this build has no Qt (ANTHRO_BUILD_GUI=OFF), which draws the report's charts"},
+#endif
+    {"hash", "not in this build yet"},
+    {"lint-schema", "not in this build yet"}};
 
 void usage(std::ostream& out) {
   out << "usage: anthro-wb <command> [options]\n\ncommands:\n";
   for (const auto& c : commands) out << "  " << c.name << "\t" << c.summary << "\n";
   out << "\nnot in this build yet:";
-  for (const char* p : planned) out << " " << p;
+  for (const auto& p : planned) out << " " << p.name;
   out << "\n";
 }
 
@@ -47,9 +59,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : commands)
     if (argv[1] == std::string(c.name)) return c.run(args);
-  for (const char* p : planned)
-    if (argv[1] == std::string(p)) {
-      std::cerr << "anthro-wb: '" << p << "' is not available in this build yet\n";
+  for (const auto& p : planned)
+    if (argv[1] == std::string(p.name)) {
+      std::cerr << "anthro-wb: '" << p.name << "': " << p.why << "\n";
       return 2;
     }
   std::cerr << "anthro-wb: unknown command '" << argv[1] << "'\n";

@@ -30,6 +30,7 @@ struct ConnectionAnalysis {
 
 struct CaptureAnalysis {
   static constexpr std::size_t kResidentTextBudget = 8u << 20;
+  static constexpr int kSchemaVersion = 1;  // of the analyze JSON document
 
   std::string file;
   std::vector<ConnectionAnalysis> connections;
@@ -66,7 +67,8 @@ struct AnalyzeOptions {
 Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKeySources& keys,
                                         const DecodeSink& decode_sink = {}, const AnalyzeOptions& options = {});
 
-// cli.md `analyze --format json`, written to `out` piece by piece, or as one string.
+// cli.md `analyze --format json` with kind "analysis" and schema_version
+// (resources/schemas/analysis.schema.json), written to `out` piece by piece, or as one string.
 void write_analysis_json(const CaptureAnalysis& analysis, std::ostream& out);
 std::string analysis_json(const CaptureAnalysis& analysis);
 std::string analysis_text(const CaptureAnalysis& analysis);  // the human summary

@@ -67,7 +67,8 @@ void write_streams(const ConnectionAnalysis& c, std::ostream& out) {
 void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
   // Written piece by piece: one document for a capture of millions of frames would otherwise
   // be a second copy of everything in memory.
-  out << "{\"file\":" << json(a.file).dump() << ",\"packets\":" << a.packets << ",\"tcp_segments\":" << a.tcp_segments
+  out << "{\"kind\":\"analysis\",\"schema_version\":" << CaptureAnalysis::kSchemaVersion
+      << ",\"file\":" << json(a.file).dump() << ",\"packets\":" << a.packets << ",\"tcp_segments\":" << a.tcp_segments
       << ",\"connections\":[";
   for (std::size_t c = 0; c < a.connections.size(); ++c) {
     std::string head = connection_json(a.connections[c].info).dump();

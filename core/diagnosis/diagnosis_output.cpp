@@ -63,7 +63,7 @@ json connection_json(const Observations& o, std::size_t index) {
   const ObservedConnection& c = o.connections[index];
   json streams = json::array();
   for (const auto& q : o.requests)
-    if (q.connection == index) streams.push_back(request_json(q.result, {.text = true}));
+    if (q.connection == index) streams.push_back(request_json(q.result, {.text = true, .itl_samples = true}));
   return {{"conn", c.name},      {"alpn", c.alpn.empty() ? json(nullptr) : json(c.alpn)}, {"anthro", c.anthro},
           {"opened", json_or_null(c.opened)}, {"closed", json_or_null(c.closed)}, {"streams", streams}};
 }

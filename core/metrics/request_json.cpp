@@ -52,6 +52,7 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
   const RequestFigures& f = r.figures;
   json j = {{"stream_id", r.stream_id},
             {"end", to_string(r.end)},
+            {"sent_s", r.timeline.request_written},
             {"ttft_ms", json_or_null(f.ttft_ms)},
             {"ttfot_ms", json_or_null(f.ttfot_ms)},
             {"ttfb_ms", json_or_null(f.ttfb_ms)},

@@ -295,7 +295,8 @@ Result<BenchResult> run_bench(const BenchConfig& config) {
 std::string bench_json(const BenchResult& r) {
   json errors = json::object();
   for (const auto& [k, n] : r.errors) errors[k] = n;
-  json j = {{"target", r.target}, {"requests", r.requests}, {"errors", errors}, {"duration_s", r.duration_s},
+  json j = {{"kind", "bench"}, {"schema_version", BenchResult::kSchemaVersion},
+            {"target", r.target}, {"requests", r.requests}, {"errors", errors}, {"duration_s", r.duration_s},
             {"tokens_per_s", r.tokens_per_s}, {"goodput_per_s", r.goodput_per_s}, {"connections", r.connections},
             {"summary", {{"ttft_ms", summary_json(r.ttft_ms)}, {"tpot_ms", summary_json(r.tpot_ms)},
                          {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}}};

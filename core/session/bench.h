@@ -58,6 +58,7 @@ struct BenchRecord {
 };
 
 struct BenchResult {
+  static constexpr int kSchemaVersion = 1;  // of bench_json's document
   std::string target;
   std::uint64_t requests = 0;
   std::map<std::string, std::uint64_t> errors;  // "429", "connection", ...
@@ -71,6 +72,7 @@ struct BenchResult {
 };
 
 Result<BenchResult> run_bench(const BenchConfig& config);
+// cli.md `bench --format json`, with kind "bench" and schema_version (resources/schemas/bench.schema.json).
 std::string bench_json(const BenchResult& result);
 // Per-request records as JSONL, or CSV when the path ends in .csv; written atomically.
 Result<bool> write_bench_records(const BenchResult& result, const std::string& path);

@@ -25,7 +25,9 @@ Result<SessionResult> run_session(const SessionConfig& config) {
 }
 
 std::string session_json(const SessionResult& s) {
-  json j = {{"target", s.target},
+  json j = {{"kind", "session"},
+            {"schema_version", SessionResult::kSchemaVersion},
+            {"target", s.target},
             {"transport", s.transport},
             {"alpn", s.alpn.empty() ? json(nullptr) : json(s.alpn)},
             {"suite", s.suite.empty() ? json(nullptr) : json(s.suite)},

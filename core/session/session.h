@@ -47,6 +47,7 @@ struct RequestOptions {
 };
 
 struct SessionResult {
+  static constexpr int kSchemaVersion = 1;  // of session_json's document
   std::string target, transport, alpn, suite, tls_suite;
   std::optional<double> connect_ms, handshake_ms;
   bool extension_used = false;  // negotiation in the TLS extension rather than the preface
@@ -58,7 +59,8 @@ struct SessionResult {
 // start (bad target, unreadable CA file); network failures are in SessionResult::error.
 Result<SessionResult> run_session(const SessionConfig& config);
 
-// The JSON document of cli.md `session --format json`.
+// The JSON document of cli.md `session --format json`, with kind "session" and schema_version
+// (resources/schemas/session.schema.json).
 std::string session_json(const SessionResult& result);
 
 }  // namespace anthro

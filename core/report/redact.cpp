@@ -1,0 +1,171 @@
+#include "report/redact.h"
+
+#include <openssl/evp.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+namespace anthro {
+namespace {
+
+using nlohmann::json;
+
+const char* const kMask = "[redacted]";
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// Field names whose values are secrets whatever they hold.
+bool secret_field(const std::string& name) {
+  static const std::set<std::string> names = {"api_key", "apikey", "x-api-key", "x_api_key", "authorization",
+                                              "proxy-authorization", "password", "secret", "private_key",
+                                              "client_secret", "access_token", "bearer", "cookie", "set-cookie"};
+  return names.count(lower(name)) != 0;
+}
+
+// Fields holding what a person typed or a model answered.
+bool prompt_field(const std::string& name) {
+  static const std::set<std::string> names = {"text", "text_hex", "prompt", "system", "content", "messages"};
+  return names.count(name) != 0;
+}
+
+// NSS key log labels (and anthro-v1's), whose last field is the secret.
+bool keylog_label(const std::string& word) {
+  static const std::set<std::string> labels = {
+      "CLIENT_RANDOM", "CLIENT_EARLY_TRAFFIC_SECRET", "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+      "SERVER_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0",
+      "EARLY_EXPORTER_SECRET", "EXPORTER_SECRET", "ANTHRO_V1"};
+  return labels.count(word) != 0;
+}
+
+bool hex_word(const std::string& w) {
+  return w.size() >= 16 && std::all_of(w.begin(), w.end(), [](unsigned char c) { return std::isxdigit(c); });
+}
+
+// A line of text with its secrets replaced: key log lines keep their label and client random,
+// header lines their name, "Bearer X" and sk-… API keys lose X.
+std::string redact_line(const std::string& line, std::vector<std::string>& what) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  // A key log line, alone or quoted inside a message: LABEL CLIENT_RANDOM SECRET...
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    if (!keylog_label(words[i]) || !hex_word(words[i + 1]) || !hex_word(words[i + 2])) continue;
+    std::string out;
+    for (std::size_t k = 0; k < words.size(); ++k)
+      out += (k ? " " : "") + (k > i + 1 && hex_word(words[k]) ? std::string(kMask) : words[k]);
+    what.push_back("key log secret");
+    return out;
+  }
+  auto colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    name.erase(0, name.find_first_not_of(" \t"));
+    if (secret_field(name)) {
+      what.push_back(lower(name) + " header");
+      return line.substr(0, colon + 1) + " " + kMask;
+    }
+  }
+  std::string out;
+  bool changed = false;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string w = words[i];
+    if (i > 0 && lower(words[i - 1]) == "bearer") w = kMask, what.push_back("bearer token");
+    else if (w.rfind("sk-", 0) == 0 && w.size() > 20) w = kMask, what.push_back("API key");
+    changed |= w != words[i];
+    out += (i ? " " : "") + w;
+  }
+  return changed ? out : line;
+}
+
+// The string with PEM private-key blocks removed, then line by line.
+std::string redact_string(const std::string& text, std::vector<std::string>& what) {
+  std::string s = text;
+  for (std::size_t begin; (begin = s.find("-----BEGIN ")) != std::string::npos;) {
+    auto label_end = s.find("-----", begin + 11);
+    if (label_end == std::string::npos) break;
+    std::string label = s.substr(begin + 11, label_end - begin - 11);
+    if (label.find("PRIVATE KEY") == std::string::npos) break;
+    std::string end_marker = "-----END " + label + "-----";
+    auto end = s.find(end_marker, label_end);
+    std::size_t stop = end == std::string::npos ? s.size() : end + end_marker.size();
+    s.replace(begin, stop - begin, std::string("[redacted ") + label + "]");
+    what.push_back("private key");
+  }
+  std::string out;
+  std::size_t start = 0;
+  bool changed = s != text;
+  while (start <= s.size()) {
+    auto nl = s.find('\n', start);
+    std::string line = s.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    std::string red = redact_line(line, what);
+    changed |= red != line;
+    out += red;
+    if (nl == std::string::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  return changed ? out : text;
+}
+
+std::string summary_of(const json& v) {
+  std::string bytes = v.is_string() ? v.get<std::string>() : v.dump();
+  return "[" + std::to_string(bytes.size()) + " bytes, sha256 " + sha256_hex(bytes).substr(0, 16) + "…]";
+}
+
+void walk(json& v, const std::string& path, bool prompts, std::vector<std::string>& log) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string here = path + "/" + it.key();
+      if (secret_field(it.key()) && !it.value().is_null()) {
+        it.value() = kMask;
+        log.push_back(here + ": " + it.key());
+      } else if (prompts && prompt_field(it.key()) && !it.value().is_null()) {
+        it.value() = summary_of(it.value());
+        log.push_back(here + ": prompt or answer text");
+      } else {
+        walk(it.value(), here, prompts, log);
+      }
+    }
+  } else if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], path + "/" + std::to_string(i), prompts, log);
+  } else if (v.is_string()) {
+    std::vector<std::string> what;
+    std::string red = redact_string(v.get<std::string>(), what);
+    if (what.empty()) return;
+    v = red;
+    std::sort(what.begin(), what.end());
+    what.erase(std::unique(what.begin(), what.end()), what.end());
+    std::string kinds;
+    for (const auto& w : what) kinds += (kinds.empty() ? "" : ", ") + w;
+    log.push_back(path + ": " + kinds);
+  }
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr);
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < size; ++i) (out += hex[digest[i] >> 4]) += hex[digest[i] & 15];
+  return out;
+}
+
+std::string redact_text(const std::string& text, std::vector<std::string>& what) { return redact_string(text, what); }
+
+std::vector<std::string> redact_result(json& doc, bool prompts) {
+  std::vector<std::string> log;
+  walk(doc, "", prompts, log);
+  return log;
+}
+
+}  // namespace anthro

@@ -1,0 +1,225 @@
+// The report model and the text renderers (core, no Qt drawing): every result kind builds,
+// verdicts and remedies land where a reader looks, secrets are redacted by parsing wherever they
+// hide, big results are capped, and bad result files are refused by name.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "diagnosis/diagnose.h"
+#include "endpoint_fixture.h"
+#include "report/redact.h"
+#include "report/report.h"
+#include "rollout/rollout.h"
+#include "session/bench.h"
+
+using namespace anthro;
+using anthro::test::EndpointFixture;
+using nlohmann::json;
+
+namespace {
+
+// Secrets as they would leak: an API key, a TLS key log line and an anthro-v1 one, a PEM key.
+const std::string kApiKey = "sk-ant-api03-Zq7xW9vB2nL4kP8sR1tY6uH3jM5cF0dG";
+const std::string kTlsSecret = "6f1c0a7e93b4d2c58e0f7a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b";
+const std::string kAnthroSecret = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+const std::string kPemBody = "MC4CAQAwBQYDK2VuBCIEIJDSx1aXk2Lc9vQm3Pb5tQe7fWz1sR4nY8oA6uE0kH2j";
+
+std::string pem() { return "-----BEGIN PRIVATE KEY-----\n" + kPemBody + "\n-----END PRIVATE KEY-----\n"; }
+
+std::vector<std::string> secrets() { return {kApiKey, kTlsSecret, kAnthroSecret, kPemBody}; }
+
+// Plants the secrets where hostile or careless input puts them.
+void plant_secrets(json& d) {
+  d["warnings"].push_back("SSLKEYLOGFILE said: CLIENT_TRAFFIC_SECRET_0 " + std::string(64, 'a') + " " + kTlsSecret);
+  d["warnings"].push_back("ANTHRO_V1 0123456789abcdef " + kAnthroSecret);
+  d["warnings"].push_back("proxy answered 401 to Authorization: Bearer " + kApiKey);
+  d["warnings"].push_back("server key:\n" + pem());
+  d["request"] = {{"model", "m"}, {"api_key", kApiKey}, {"headers", {{"x-api-key", kApiKey}}}};
+}
+
+std::string no_charts(const ReportChart&) { return "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>"; }
+
+Diagnosis live_diagnosis(EndpointFixture& e) {
+  DiagnoseConfig c;
+  LiveWorkloadConfig live;
+  live.session = e.session("anthro");
+  live.requests = 30;
+  c.live = live;
+  auto d = run_diagnosis(c);
+  if (!d) qFatal("diagnose: %s", d.error().detail.c_str());
+  return *d;
+}
+
+}  // namespace
+
+class TestReport : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    endpoint_ = std::make_unique<EndpointFixture>(std::vector<std::string>{"context-wait=30"});
+    endpoint_->start();
+    diagnosis_ = diagnosis_json(live_diagnosis(*endpoint_), "en", &builtin_latency_checklist());
+  }
+
+  // The diagnosis report: every item with its verdict, the failing one's remedy, a summary that
+  // opens with the worst, and the app's four latency charts over the run.
+  void diagnosisReport() {
+    auto doc = build_report(diagnosis_, {.origin = "d.json"});
+    QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().detail.c_str());
+    QCOMPARE(doc->kind, ResultKind::Diagnosis);
+    QCOMPARE(doc->verdict, std::optional<Verdict>(Verdict::Fail));
+    QVERIFY2(doc->summary.at(1).rfind("fail — ", 0) == 0, doc->summary.at(1).c_str());  // after the tally, the worst
+    QVERIFY(doc->summary.at(1).find("gpu-context-wait") != std::string::npos);
+    const ReportSection& checklist = doc->sections.at(0);
+    QCOMPARE(checklist.children.size(), builtin_latency_checklist().items.size());
+    bool remedy = false;
+    for (const auto& item : checklist.children)
+      if (item.heading.find("(gpu-context-wait)") != std::string::npos) {
+        QCOMPARE(item.verdict, std::optional<Verdict>(Verdict::Fail));
+        for (const auto& [label, value] : item.facts)
+          remedy |= label == "Remedy" && value == builtin_latency_checklist().item("gpu-context-wait")->remedy.en;
+        QVERIFY(!item.charts.empty());  // its distribution with the threshold lines
+      }
+    QVERIFY(remedy);
+    std::set<ChartKind> kinds;
+    for (const auto& c : doc->charts) kinds.insert(c.kind);
+    for (ChartKind k : {ChartKind::TtftOverTime, ChartKind::TtftCdf, ChartKind::TokenRate, ChartKind::ItlHistogram})
+      QVERIFY2(kinds.count(k), to_string(k));
+    for (const auto& c : doc->charts)
+      if (c.kind == ChartKind::TtftOverTime) QCOMPARE(c.series.at(0).requests.size(), std::size_t{30});  // probes left out
+
+    std::string html = report_html(*doc, no_charts);
+    for (const char* v : {"pass", "fail", "inconclusive"}) QVERIFY(html.find(std::string("class=\"chip ") + v) != std::string::npos);
+    std::size_t figures = 0;
+    for (std::size_t at = 0; (at = html.find("<figure", at)) != std::string::npos; ++at) ++figures;
+    QCOMPARE(figures, doc->charts.size());
+    std::string md = report_markdown(*doc, [](const ReportChart& c) { return "charts/" + c.id + ".png"; });
+    QVERIFY(md.find("![") != std::string::npos && md.find("(charts/1-") != std::string::npos);
+    auto j = json::parse(report_json(*doc));
+    QCOMPARE(j["kind"], "report");
+    QCOMPARE(j["result"]["kind"], "diagnosis");
+    QCOMPARE(j["report"]["verdict"], "fail");
+  }
+
+  // Secrets planted in a result never reach any output, and the report says what it removed.
+  void secretsAreRedacted() {
+    json d = json::parse(diagnosis_);
+    plant_secrets(d);
+    auto doc = build_report(d.dump(), {.origin = "d.json"});
+    QVERIFY(doc.ok());
+    for (const std::string& out : {report_html(*doc, no_charts), report_markdown(*doc, {}), report_json(*doc)})
+      for (const auto& secret : secrets()) QVERIFY2(out.find(secret) == std::string::npos, secret.c_str());
+    std::string log;
+    for (const auto& r : doc->redactions) log += r + "\n";
+    for (const char* what : {"/request/api_key: api_key", "/request/headers/x-api-key", "key log secret", "bearer token",
+                             "private key"})
+      QVERIFY2(log.find(what) != std::string::npos, qPrintable(QString("%1 not in:\n%2").arg(what, QString::fromStdString(log))));
+    // Redaction keeps what is not secret: the key log's label and client random stay.
+    QVERIFY(report_json(*doc).find("CLIENT_TRAFFIC_SECRET_0 " + std::string(64, 'a') + " [redacted]") != std::string::npos);
+  }
+
+  // --redact-prompts: texts become their length and hash; timings stay.
+  void promptsRedactedOnRequest() {
+    auto doc = build_report(diagnosis_, {.origin = "d.json", .redact_prompts = true});
+    QVERIFY(doc.ok());
+    json result = json::parse(doc->result_json);
+    const json& stream = result["connections"][0]["streams"][0];
+    QVERIFY2(stream["text"].get<std::string>().rfind("[", 0) == 0, stream["text"].dump().c_str());
+    QVERIFY(stream["text"].get<std::string>().find("bytes, sha256 ") != std::string::npos);
+    QVERIFY(stream["ttft_ms"].is_number());
+    QVERIFY(!doc->redactions.empty());
+  }
+
+  void rolloutReport() {
+    RolloutConfig c;
+    c.plan = *find_plan("seed000-five-stages");
+    c.session.insecure = true;
+    c.baseline = endpoint_->endpoint().url("https") + "/v1/messages";
+    c.candidate = endpoint_->endpoint().url("anthro");
+    c.first_stage = c.last_stage = 3;
+    c.requests_per_stage = 40;
+    auto r = run_rollout(c);
+    QVERIFY(r.ok());
+    auto doc = build_report(rollout_json(*r), {.origin = "r.json"});
+    QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().detail.c_str());
+    QCOMPARE(doc->verdict, std::optional<Verdict>(Verdict::Fail));  // context-wait=30 fails gpu-context-wait
+    const ReportSection& stage = doc->sections.at(0);
+    QVERIFY(stage.heading.find("region") != std::string::npos);
+    QCOMPARE(stage.tables.at(0).rows.size(), std::size_t{2});
+    bool forest = false;
+    for (std::size_t i : stage.charts) forest |= doc->charts[i].kind == ChartKind::GateForest;
+    QVERIFY(forest);
+  }
+
+  void benchAndSessionReports() {
+    BenchConfig b;
+    b.session = endpoint_->session("anthro");
+    b.concurrency = 2;
+    b.requests = 10;
+    auto bench = run_bench(b);
+    QVERIFY(bench.ok());
+    auto doc = build_report(bench_json(*bench), {.origin = "b.json"});
+    QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().detail.c_str());
+    QCOMPARE(doc->kind, ResultKind::Bench);
+    QCOMPARE(doc->sections.at(0).tables.at(0).rows.at(0).at(0), std::string("ttft_ms"));
+    auto session = run_session(endpoint_->session("anthro"));
+    QVERIFY(session.ok());
+    doc = build_report(session_json(*session), {.origin = "s.json"});
+    QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().detail.c_str());
+    QCOMPARE(doc->kind, ResultKind::Session);
+    QVERIFY(!doc->charts.empty());
+  }
+
+  // A result with more connections than a table shows: the rest are counted, not dropped silently.
+  void bigResultsAreCapped() {
+    json d = json::parse(diagnosis_);
+    json conn = d["connections"][0];
+    d["connections"] = json::array();
+    for (int i = 0; i < 450; ++i) d["connections"].push_back(conn);
+    auto doc = build_report(d.dump(), {.origin = "d.json", .max_table_rows = 100});
+    QVERIFY(doc.ok());
+    const ReportSection* connections = nullptr;
+    for (const auto& s : doc->sections)
+      if (s.heading == "Connections") connections = &s;
+    QVERIFY(connections);
+    QCOMPARE(connections->children.size(), std::size_t{100});
+    QCOMPARE(connections->paragraphs.at(0), std::string("350 more rows in the JSON"));
+  }
+
+  void badResultsAreNamed() {
+    auto err = [](const std::string& text) {
+      auto doc = build_report(text, {.origin = "x.json"});
+      return doc.ok() ? std::string() : doc.error().detail;
+    };
+    QCOMPARE(err("{\"kind\": \"diagnosis\""), std::string("x.json: not valid JSON"));
+    QVERIFY(err("[1]").rfind("x.json: expected a JSON object", 0) == 0);
+    QVERIFY(err("{\"kind\": \"pcap\", \"schema_version\": 1}").rfind("x.json: field kind: ", 0) == 0);
+    QVERIFY(err("{\"kind\": \"diagnosis\", \"schema_version\": 7}").rfind("x.json: field schema_version: expected 1", 0) == 0);
+    QVERIFY(err("{\"kind\": \"diagnosis\"}").find("schema_version") != std::string::npos);
+    // Wrong types deep inside are refused or skipped, never a crash.
+    QVERIFY(build_report("{\"kind\": \"diagnosis\", \"schema_version\": 1, \"checklist\": [{\"id\": 5, \"n\": \"x\"}], "
+                         "\"connections\": [{\"streams\": 3}, 7]}",
+                         {.origin = "x.json"})
+                .ok());
+    QVERIFY(build_report("{\"kind\": \"rollout\", \"schema_version\": 1, \"stages\": [{\"gates\": [{\"interval\": 4}]}]}",
+                         {.origin = "x.json"})
+                .ok());
+  }
+
+  void redactTextKeepsTheRest() {
+    std::vector<std::string> what;
+    QCOMPARE(redact_text("plain words, no secret: 1234", what), std::string("plain words, no secret: 1234"));
+    QVERIFY(what.empty());
+    QCOMPARE(redact_text("Authorization: Bearer abc", what), std::string("Authorization: [redacted]"));
+    QCOMPARE(sha256_hex("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));  // FIPS 180-2, B.1
+  }
+
+ private:
+  std::unique_ptr<EndpointFixture> endpoint_;
+  std::string diagnosis_;
+};
+
+QTEST_GUILESS_MAIN(TestReport)
+#include "test_report.moc"

@@ -1,0 +1,308 @@
+// Every saved result kind — session, bench, analysis, diagnosis, rollout — produced for real by
+// anthro-wb and held to its JSON Schema in resources/schemas/ by an independent validator
+// (Debian's python3-jsonschema). Each schema must also reject the same document broken — a
+// required field removed, a field of the wrong type, another kind or schema_version — so that
+// it is not vacuous.
+#include <QProcess>
+#include <QtTest>
+
+#include <csignal>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace {
+
+struct Run {
+  int code;
+  QByteArray out, err;
+};
+
+Run run(const QStringList& args, const QString& data_dir, int timeout_ms = 120000) {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("XDG_DATA_HOME", data_dir);  // the endpoint's certificate and keys
+  p.setProcessEnvironment(env);
+  p.start(ANTHRO_WB, args);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(timeout_ms)) p.kill();
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+// `anthro-wb endpoint` on free loopback ports, its URLs read from its `listening` lines.
+class Endpoint {
+ public:
+  Endpoint(const QString& data_dir, const QStringList& extra) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_DATA_HOME", data_dir);
+    process_.setProcessEnvironment(env);
+    process_.start(ANTHRO_WB, QStringList{"endpoint", "--listen", "127.0.0.1:0", "--lab-listen", "127.0.0.1:0",
+                                          "--http-listen", "127.0.0.1:0", "--ttft-ms", "10:0", "--itl-ms", "1:0",
+                                          "--tokens", "40"} + extra);
+    process_.waitForStarted();
+    while (urls_.size() < 4 && process_.waitForReadyRead(10000))
+      while (process_.canReadLine()) {
+        QString line = QString::fromUtf8(process_.readLine()).trimmed();
+        if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
+      }
+  }
+  ~Endpoint() {
+    ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
+    if (!process_.waitForFinished(10000)) process_.kill();
+  }
+  bool ready() const { return urls_.size() == 4; }  // anthro, https, anthro+lab, http
+  QString url(const QString& scheme) const { return urls_.value(scheme); }
+
+ private:
+  QProcess process_;
+  QMap<QString, QString> urls_;
+};
+
+// Loads every schema under resources/ (each checked against the 2020-12 metaschema) so that
+// relative $refs between them resolve as they would from the files, then validates each
+// document of the JSON array on stdin against resources/schemas/SCHEMA. Prints a JSON array:
+// per document null (valid) or [path of the worst error, its message].
+const char* const kValidator = R"(import json, sys, pathlib, jsonschema
+resources = pathlib.Path(sys.argv[1]).resolve()
+store = {}
+for p in sorted(resources.glob('*/*.schema.json')):
+    s = json.loads(p.read_text())
+    assert s.get('$schema') == 'https://json-schema.org/draft/2020-12/schema', p
+    jsonschema.Draft202012Validator.check_schema(s)
+    store[p.as_uri()] = s
+uri = (resources / 'schemas' / sys.argv[2]).as_uri()
+v = jsonschema.Draft202012Validator(store[uri], resolver=jsonschema.RefResolver(uri, store[uri], store=store))
+out = []
+for doc in json.load(sys.stdin):
+    e = jsonschema.exceptions.best_match(v.iter_errors(doc))
+    out.append(None if e is None else [''.join('/' + str(k) for k in e.absolute_path), e.message])
+print(json.dumps(out))
+)";
+
+// Per document: null when valid, else [path, message].
+json validate(const QString& schema, const std::vector<json>& docs) {
+  QProcess p;
+  p.start("/usr/bin/python3", {"-c", kValidator, QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources", schema});
+  p.write(QByteArray::fromStdString(json(docs).dump()));
+  p.closeWriteChannel();
+  if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+    return json("python3 jsonschema failed: " + p.readAllStandardError().toStdString());
+  return json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+}
+
+// One way to break a document: the member at `pointer` removed (no value), or set to `value`.
+struct Breakage {
+  std::string pointer;
+  std::optional<json> value;
+};
+
+// What is wrong with the kind's documents (empty when nothing): each must carry `kind` and
+// schema_version 1 and be valid; the first broken in every way of `breakages` — and with
+// another kind or schema_version, or without either — must be rejected, the error found at
+// the broken member or above it.
+QString check(const QString& kind, const std::vector<json>& docs, std::vector<Breakage> breakages) {
+  for (const json& doc : docs)
+    if (!doc.is_object() || !doc.contains("kind") || doc.at("kind") != kind.toStdString() ||
+        !doc.contains("schema_version") || doc.at("schema_version") != 1)
+      return kind + ": kind or schema_version missing or wrong in " + QString::fromStdString(doc.dump().substr(0, 200));
+  breakages.push_back({"/kind", json(kind == "bench" ? "session" : "bench")});
+  breakages.push_back({"/schema_version", json(2)});
+  breakages.push_back({"/schema_version", json("1")});
+  breakages.push_back({"/kind", std::nullopt});
+  breakages.push_back({"/schema_version", std::nullopt});
+  std::vector<json> all = docs;
+  for (const Breakage& b : breakages) {
+    json broken = docs.front();
+    json::json_pointer at(b.pointer);
+    // A member of an object is removed; a member or element is replaced, or added to an object.
+    const bool there = broken.contains(at);
+    const bool in_object = broken.contains(at.parent_pointer()) && broken[at.parent_pointer()].is_object();
+    if (b.value ? !(there || in_object) : !(there && in_object))
+      return kind + ": the document has no " + QString::fromStdString(b.pointer) + " to break";
+    if (b.value) broken[at] = *b.value;
+    else broken[at.parent_pointer()].erase(at.back());
+    all.push_back(broken);
+  }
+  json verdicts = validate(kind + ".schema.json", all);
+  if (!verdicts.is_array() || verdicts.size() != all.size()) return kind + ": " + QString::fromStdString(verdicts.dump());
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    if (!verdicts[i].is_null())
+      return kind + " document " + QString::number(i) + " is not valid: " + QString::fromStdString(verdicts[i].dump());
+  for (std::size_t i = 0; i < breakages.size(); ++i) {
+    const json& v = verdicts[docs.size() + i];
+    QString what = kind + " with " + QString::fromStdString(breakages[i].pointer) +
+                   (breakages[i].value ? " = " + QString::fromStdString(breakages[i].value->dump()) : " removed");
+    if (v.is_null()) return what + " passed the schema";
+    std::string path = v[0].get<std::string>(), target = breakages[i].pointer;
+    if (target.compare(0, path.size(), path) != 0)
+      return what + " was rejected elsewhere: " + QString::fromStdString(v.dump());
+  }
+  return {};
+}
+
+json parse(const Run& r) { return json::parse(r.out.toStdString(), nullptr, false); }
+
+QString vectors(const char* file) { return QStringLiteral(ANTHRO_VECTORS_DIR) + "/" + file; }
+
+}  // namespace
+
+class TestResultSchemas : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    endpoint_ = std::make_unique<Endpoint>(dir_.path(), QStringList{});
+    QVERIFY(endpoint_->ready());
+  }
+
+  void cleanupTestCase() { endpoint_.reset(); }
+
+  // TLS with two requests, the OpenAI-compatible HTTP path, a refused connection (exit 3, still
+  // a document), and text that is not UTF-8 (the endpoint sends emoji as CESU-8 surrogates).
+  void session() {
+    Run tls = run({"session", "--target", endpoint_->url("anthro"), "--repeat", "2", "--format", "json"}, dir_.path());
+    QVERIFY2(tls.code == 0, tls.err.constData());
+    Run http = run({"session", "--target", endpoint_->url("http") + "/v1/chat/completions", "--format", "json"}, dir_.path());
+    QVERIFY2(http.code == 0, http.err.constData());
+    Run refused = run({"session", "--target", "anthro+lab://127.0.0.1:1", "--format", "json"}, dir_.path());
+    QCOMPARE(refused.code, 3);
+    QVERIFY(parse(refused)["error"].is_string());
+    Endpoint cesu(dir_.path(), {"--fault", "utf8-surrogate"});
+    QVERIFY(cesu.ready());
+    Run invalid = run({"session", "--target", cesu.url("anthro+lab"), "--prompt", "wave 👋 and party 🎉", "--format", "json"},
+                      dir_.path());
+    QVERIFY2(invalid.code == 0, invalid.err.constData());
+    json bad_text = parse(invalid);
+    QVERIFY(bad_text["requests"][0]["text"].is_null());
+    QVERIFY(bad_text["requests"][0]["invalid_utf8"] == true);
+
+    QString problem = check("session", {parse(tls), parse(http), parse(refused), bad_text},
+                            {{"/transport", std::nullopt},
+                             {"/transport", json("quic")},
+                             {"/negotiation", json(true)},
+                             {"/requests", json::object()},
+                             {"/requests/1/ttft_ms", std::nullopt},
+                             {"/requests/1/ttft_ms", json("20")},
+                             {"/requests/0/tokens", json(-1)},
+                             {"/requests/0/end", json("finished")},
+                             {"/requests/0/itl_ms", std::nullopt},
+                             {"/requests/0/server_timing/decode_us", std::nullopt}});
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    // Text that is not UTF-8 must come with its hex.
+    QString hex = check("session", {bad_text}, {{"/requests/0/text_hex", std::nullopt}, {"/requests/0/text_hex", json("xyz")}});
+    QVERIFY2(hex.isEmpty(), qPrintable(hex));
+  }
+
+  // A clean closed-loop run, and one whose every connection is refused (errors by cause,
+  // summaries of nothing).
+  void bench() {
+    Run ok = run({"bench", "--target", endpoint_->url("anthro"), "--concurrency", "2", "--requests", "6", "--format", "json"},
+                 dir_.path());
+    QVERIFY2(ok.code == 0, ok.err.constData());
+    Run refused = run({"bench", "--target", "anthro+lab://127.0.0.1:1", "--concurrency", "1", "--requests", "2", "--format",
+                       "json"}, dir_.path());
+    json nothing = parse(refused);
+    QVERIFY(nothing.is_object() && !nothing["errors"].empty());
+    QString problem = check("bench", {parse(ok), nothing},
+                            {{"/goodput_per_s", std::nullopt},
+                             {"/requests", json("6")},
+                             {"/errors", json::array()},
+                             {"/errors/teapot", json(1)},
+                             {"/summary/itl_ms", std::nullopt},
+                             {"/summary/ttft_ms/p99", std::nullopt},
+                             {"/summary/e2e_ms/n", json(2.5)}});
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  }
+
+  // The vector capture opened with the server's static key, and without any key.
+  void analysis() {
+    Run opened = run({"analyze", vectors("lab-conversation.pcap"), "--server-key", vectors("server-static.pem"), "--format",
+                      "json"}, dir_.path());
+    QVERIFY2(opened.code == 0, opened.err.constData());
+    Run closed = run({"analyze", vectors("lab-conversation.pcap"), "--format", "json"}, dir_.path());
+    QVERIFY2(closed.code == 0, closed.err.constData());
+    json doc = parse(opened);
+    QCOMPARE(doc["connections"][0]["decryption"], json("ok"));
+    QVERIFY(!doc["connections"][0]["streams"].empty());
+    QString problem = check("analysis", {doc, parse(closed)},
+                            {{"/file", std::nullopt},
+                             {"/packets", json("14")},
+                             {"/connections/0/tcp/gaps", std::nullopt},
+                             {"/connections/0/tcp/zero_window_ms", json(nullptr)},
+                             {"/connections/0/transport", json("carrier-pigeon")},
+                             {"/connections/0/decryption", json("maybe")},
+                             {"/connections/0/suite", json("rot13")},
+                             {"/connections/0/streams/0/text", std::nullopt},
+                             {"/connections/0/streams/0/stop_reason", json("done")},
+                             {"/summary/ttft_ms", std::nullopt},
+                             {"/findings", json::object()}});
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  }
+
+  // A short live run, the vector capture and this machine together.
+  void diagnosis() {
+    Run r = run({"diagnose", "--target", endpoint_->url("anthro"), "--requests", "20", "--system",
+                 vectors("lab-conversation.pcap"), "--server-key", vectors("server-static.pem"), "--format", "json"},
+                dir_.path());
+    QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());  // 1: an item failed, still a result
+    json doc = parse(r);
+    QVERIFY(doc.is_object() && doc["system"].is_object() && doc["sources"].size() == 3);
+    std::string with_ref;  // an item that names the requests behind it
+    for (std::size_t i = 0; i < doc["checklist"].size() && with_ref.empty(); ++i)
+      if (!doc["checklist"][i]["refs"].empty()) with_ref = "/checklist/" + std::to_string(i) + "/refs/0";
+    QVERIFY(!with_ref.empty());
+    QString problem = check("diagnosis", {doc},
+                            {{"/checklist", std::nullopt},
+                             {"/verdict", json("ok")},
+                             {"/sources/0", json("crystal-ball")},
+                             {"/checklist/0/verdict", json("fine")},
+                             {"/checklist/0/n", json(-3)},
+                             {"/checklist/0/id", json("Not An Id")},
+                             {"/checklist/0/need_more", std::nullopt},
+                             {with_ref + "/conn", std::nullopt},
+                             {with_ref + "/packets", json("6-11")},
+                             {"/connections/0/anthro", json("yes")},
+                             {"/connections/0/streams/0/stream_id", std::nullopt},
+                             {"/summary/ttft_ms/n", json(1.5)},
+                             {"/system/rmem_max", json("big")},
+                             {"/system/problems", std::nullopt}});
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  }
+
+  // The embedded endpoint as baseline and candidate: stage 5 (the rollback rehearsal) passes,
+  // stage 1 with thin data pauses (exit 4) at the trials still needed.
+  void rollout() {
+    Run last = run({"rollout", "--stage", "5", "--requests-per-stage", "30", "--format", "json", "--quiet"}, dir_.path());
+    QVERIFY2(last.code == 0 || last.code == 1, last.err.constData());
+    Run paused = run({"rollout", "--stage", "1", "--requests-per-stage", "30", "--format", "json", "--quiet"}, dir_.path());
+    QCOMPARE(paused.code, 4);
+    json doc = parse(last);
+    QVERIFY(doc.is_object() && doc["stages"][0]["rollback"].is_object());
+    QString problem = check("rollout", {doc, parse(paused)},
+                            {{"/stages", std::nullopt},
+                             {"/state", json("done")},
+                             {"/plan/title", std::nullopt},
+                             {"/last_stage", json(0)},
+                             {"/stages/0/mode", json("canary")},
+                             {"/stages/0/samples/requests", json("30")},
+                             {"/stages/0/samples/statuses/not-a-status", json(1)},
+                             {"/stages/0/ttft_ms/candidate/p99", std::nullopt},
+                             {"/stages/0/gates/0/interval", std::nullopt},
+                             {"/stages/0/gates/0/interval", json::array({0.1})},
+                             {"/stages/0/gates/0/metric", json("vibes")},
+                             {"/stages/0/rollback/clean", std::nullopt},
+                             {"/stages/0/rollback", json("none")}});
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  }
+
+ private:
+  QTemporaryDir dir_;
+  std::unique_ptr<Endpoint> endpoint_;
+};
+
+QTEST_GUILESS_MAIN(TestResultSchemas)
+#include "test_result_schemas.moc"

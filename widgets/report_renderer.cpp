@@ -1,0 +1,289 @@
+#include "report_renderer.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QTemporaryDir>
+#include <QTextDocument>
+#include <QUrl>
+#include <cmath>
+
+#include "evidence_chart.h"
+#include "latency_charts.h"
+
+namespace anthro::widgets {
+namespace {
+
+// Every label core's report builders use (report_labels()), registered here so lupdate puts
+// them in the translation files; test_report checks the two lists are the same.
+const char* const kLabels[] = {
+    QT_TRANSLATE_NOOP("Report", "pass"), QT_TRANSLATE_NOOP("Report", "warn"), QT_TRANSLATE_NOOP("Report", "fail"),
+    QT_TRANSLATE_NOOP("Report", "inconclusive"), QT_TRANSLATE_NOOP("Report", "manual"),
+    QT_TRANSLATE_NOOP("Report", "Summary"), QT_TRANSLATE_NOOP("Report", "Environment"),
+    QT_TRANSLATE_NOOP("Report", "Redacted"), QT_TRANSLATE_NOOP("Report", "Workbench"),
+    QT_TRANSLATE_NOOP("Report", "Result file"), QT_TRANSLATE_NOOP("Report", "Target"),
+    QT_TRANSLATE_NOOP("Report", "Baseline"), QT_TRANSLATE_NOOP("Report", "Candidate"),
+    QT_TRANSLATE_NOOP("Report", "Capture file"), QT_TRANSLATE_NOOP("Report", "Capture SHA-256"),
+    QT_TRANSLATE_NOOP("Report", "not readable here"), QT_TRANSLATE_NOOP("Report", "Report written"),
+    QT_TRANSLATE_NOOP("Report", "Machine"), QT_TRANSLATE_NOOP("Report", "OpenSSL"), QT_TRANSLATE_NOOP("Report", "Qt"),
+    QT_TRANSLATE_NOOP("Report", "Verdict"), QT_TRANSLATE_NOOP("Report", "Charts"),
+    QT_TRANSLATE_NOOP("Report", "%1 more rows in the JSON"), QT_TRANSLATE_NOOP("Report", "nothing was redacted"),
+    QT_TRANSLATE_NOOP("Report", "TTFT over time"), QT_TRANSLATE_NOOP("Report", "Token rate"),
+    QT_TRANSLATE_NOOP("Report", "ITL histogram"), QT_TRANSLATE_NOOP("Report", "TTFT CDF"),
+    QT_TRANSLATE_NOOP("Report", "Gates against their thresholds"), QT_TRANSLATE_NOOP("Report", "TTFT of both arms"),
+    QT_TRANSLATE_NOOP("Report", "requests"), QT_TRANSLATE_NOOP("Report", "baseline"),
+    QT_TRANSLATE_NOOP("Report", "candidate"), QT_TRANSLATE_NOOP("Report", "anthro-v1"), QT_TRANSLATE_NOOP("Report", "HTTP"),
+    QT_TRANSLATE_NOOP("Report", "Connections"), QT_TRANSLATE_NOOP("Report", "Connection"),
+    QT_TRANSLATE_NOOP("Report", "Transport"), QT_TRANSLATE_NOOP("Report", "ALPN"), QT_TRANSLATE_NOOP("Report", "Suite"),
+    QT_TRANSLATE_NOOP("Report", "TLS suite"), QT_TRANSLATE_NOOP("Report", "Decryption"),
+    QT_TRANSLATE_NOOP("Report", "Connect"), QT_TRANSLATE_NOOP("Report", "Handshake"),
+    QT_TRANSLATE_NOOP("Report", "TCP health"), QT_TRANSLATE_NOOP("Report", "Retransmissions"),
+    QT_TRANSLATE_NOOP("Report", "Out of order"), QT_TRANSLATE_NOOP("Report", "Zero windows"),
+    QT_TRANSLATE_NOOP("Report", "Zero window time"), QT_TRANSLATE_NOOP("Report", "Gaps"),
+    QT_TRANSLATE_NOOP("Report", "Bad checksums"), QT_TRANSLATE_NOOP("Report", "Duplicate ACKs"),
+    QT_TRANSLATE_NOOP("Report", "Frames"), QT_TRANSLATE_NOOP("Report", "Frames opened"),
+    QT_TRANSLATE_NOOP("Report", "Stream"), QT_TRANSLATE_NOOP("Report", "TTFT"), QT_TRANSLATE_NOOP("Report", "E2E"),
+    QT_TRANSLATE_NOOP("Report", "Tokens"), QT_TRANSLATE_NOOP("Report", "Tokens/s"),
+    QT_TRANSLATE_NOOP("Report", "Mean ITL"), QT_TRANSLATE_NOOP("Report", "Stop reason"),
+    QT_TRANSLATE_NOOP("Report", "End"), QT_TRANSLATE_NOOP("Report", "Error"), QT_TRANSLATE_NOOP("Report", "Requests"),
+    QT_TRANSLATE_NOOP("Report", "Warnings"), QT_TRANSLATE_NOOP("Report", "Latency diagnosis"),
+    QT_TRANSLATE_NOOP("Report", "Checklist"), QT_TRANSLATE_NOOP("Report", "Sources"),
+    QT_TRANSLATE_NOOP("Report", "Statistic"), QT_TRANSLATE_NOOP("Report", "Samples"),
+    QT_TRANSLATE_NOOP("Report", "Need more"), QT_TRANSLATE_NOOP("Report", "Threshold"),
+    QT_TRANSLATE_NOOP("Report", "Evidence"), QT_TRANSLATE_NOOP("Report", "Remedy"), QT_TRANSLATE_NOOP("Report", "Note"),
+    QT_TRANSLATE_NOOP("Report", "Findings"), QT_TRANSLATE_NOOP("Report", "%1 items: %2"),
+    QT_TRANSLATE_NOOP("Report", "System"), QT_TRANSLATE_NOOP("Report", "Grayscale rollout"),
+    QT_TRANSLATE_NOOP("Report", "Plan"), QT_TRANSLATE_NOOP("Report", "State"), QT_TRANSLATE_NOOP("Report", "Stage"),
+    QT_TRANSLATE_NOOP("Report", "Mode"), QT_TRANSLATE_NOOP("Report", "Split"), QT_TRANSLATE_NOOP("Report", "Gate"),
+    QT_TRANSLATE_NOOP("Report", "Interval"), QT_TRANSLATE_NOOP("Report", "Reason"),
+    QT_TRANSLATE_NOOP("Report", "Promoted by a person while inconclusive"),
+    QT_TRANSLATE_NOOP("Report", "Still needed"), QT_TRANSLATE_NOOP("Report", "Rollback"),
+    QT_TRANSLATE_NOOP("Report", "Rollback time"), QT_TRANSLATE_NOOP("Report", "Candidate sockets left"),
+    QT_TRANSLATE_NOOP("Report", "Descriptors before and after"),
+    QT_TRANSLATE_NOOP("Report", "Served by the baseline after the switch"), QT_TRANSLATE_NOOP("Report", "passed"),
+    QT_TRANSLATE_NOOP("Report", "failed"), QT_TRANSLATE_NOOP("Report", "paused"),
+    QT_TRANSLATE_NOOP("Report", "rolled_back"), QT_TRANSLATE_NOOP("Report", "cancelled"),
+    QT_TRANSLATE_NOOP("Report", "Live session"), QT_TRANSLATE_NOOP("Report", "Load benchmark"),
+    QT_TRANSLATE_NOOP("Report", "Capture analysis"), QT_TRANSLATE_NOOP("Report", "Duration"),
+    QT_TRANSLATE_NOOP("Report", "Tokens per second"), QT_TRANSLATE_NOOP("Report", "Goodput per second"),
+    QT_TRANSLATE_NOOP("Report", "Errors"), QT_TRANSLATE_NOOP("Report", "Latency summary"),
+    QT_TRANSLATE_NOOP("Report", "Metric"), QT_TRANSLATE_NOOP("Report", "Packets"),
+    QT_TRANSLATE_NOOP("Report", "TCP segments"), QT_TRANSLATE_NOOP("Report", "Negotiation")};
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QColor verdictColour(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return QColor(0x2e, 0x7d, 0x32);
+    case Verdict::Warn: return QColor(0xef, 0x6c, 0x00);
+    case Verdict::Fail: return QColor(0xc6, 0x28, 0x28);
+    case Verdict::Inconclusive: return QColor(0xf9, 0xa8, 0x25);
+    case Verdict::Manual: return QColor(0x54, 0x6e, 0x7a);
+  }
+  return Qt::gray;
+}
+
+constexpr QSize kChartSize(900, 480);
+
+bool writeLatencyChart(const ReportChart& c, const QString& path, QString* error) {
+  LatencyCharts charts;
+  charts.setMaxPoints(LatencyCharts::kMaxPoints);
+  for (std::size_t s = 0; s < c.series.size() && s < LatencyCharts::kSeriesCount; ++s) {
+    const int series = static_cast<int>(s);
+    charts.setSeriesName(series, q(c.series[s].name));
+    std::vector<RequestPoint> points;
+    points.reserve(c.series[s].requests.size());
+    int id = 0;
+    for (const auto& r : c.series[s].requests) points.push_back({r.t_s, r.ttft_ms, r.tokens_per_s, r.itl_ms, id++});
+    charts.addPoints(series, points);
+  }
+  charts.flush();
+  LatencyCharts::Chart which = c.kind == ChartKind::TtftOverTime ? LatencyCharts::TtftOverTime
+                               : c.kind == ChartKind::TokenRate  ? LatencyCharts::TokenRate
+                               : c.kind == ChartKind::ItlHistogram ? LatencyCharts::ItlHistogram
+                                                                   : LatencyCharts::TtftCdf;
+  return charts.exportChart(which, path, error);
+}
+
+bool writeEvidenceChart(const ReportChart& c, const QString& path, QString* error) {
+  EvidenceChart chart;
+  chart.resize(kChartSize);
+  if (c.kind == ChartKind::GateForest) {
+    std::vector<EvidenceChart::ForestRow> rows;
+    for (const auto& r : c.forest)
+      rows.push_back({q(r.label), r.statistic, r.low.value_or(NAN), r.high.value_or(NAN), r.threshold.value_or(1),
+                      verdictColour(r.verdict)});
+    chart.showForest(q(c.title), rows);
+  } else {
+    std::vector<EvidenceChart::Line> lines;
+    for (const auto& l : c.lines) lines.push_back({l.value, q(l.label), QColor(0xc6, 0x28, 0x28)});
+    chart.showDistribution(q(c.title), c.samples, q(c.x_label), lines);
+  }
+  return chart.exportChart(path, QSize(kChartSize.width(), 120 + 48 * static_cast<int>(c.forest.size()) + (c.forest.empty() ? 300 : 0)), error);
+}
+
+QByteArray readAll(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool saveAtomically(const QString& path, const QByteArray& bytes, QString* error) {
+  QSaveFile f(path);  // a temporary file renamed over path on commit
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
+    if (error) *error = QCoreApplication::translate("Report", "Cannot write %1: %2").arg(QDir::toNativeSeparators(path), f.errorString());
+    return false;
+  }
+  return true;
+}
+
+// Charts drawn into a private temporary directory, handed to the renderers by callback.
+class ChartFiles {
+ public:
+  ChartFiles() = default;
+  QString draw(const ReportChart& c, const char* suffix) {
+    QString path = dir_.filePath(q(c.id) + "." + suffix);
+    QString error;
+    if (!writeReportChart(c, path, &error)) {
+      errors_ << error;
+      return {};
+    }
+    return path;
+  }
+  const QStringList& errors() const { return errors_; }
+
+ private:
+  QTemporaryDir dir_;
+  QStringList errors_;
+};
+
+bool writePdf(const ReportDocument& doc, const QString& path, QString* error) {
+  ChartFiles charts;
+  QTextDocument text;
+  std::string html = report_html(doc, [&](const ReportChart& c) {
+    QString png = charts.draw(c, "png");
+    if (png.isEmpty()) return std::string();
+    QImage image(png);
+    QUrl url(QStringLiteral("chart:%1").arg(q(c.id)));
+    text.addResource(QTextDocument::ImageResource, url, image);
+    const int width = 640, height = image.width() ? width * image.height() / image.width() : 0;
+    return "<img src=\"" + url.toString().toStdString() + "\" width=\"" + std::to_string(width) + "\" height=\"" +
+           std::to_string(height) + "\">";
+  });
+  QFont font(doc.lang == "zh_CN" ? QStringLiteral("Noto Sans CJK SC") : QStringLiteral("Noto Sans"), 9);
+  text.setDefaultFont(font);
+  text.setHtml(q(html));
+  QString tmp = path + QStringLiteral(".tmp");
+  {
+    QPdfWriter pdf(tmp);
+    pdf.setResolution(96);  // the document's pixels are screen pixels: fonts and images keep their sizes
+    pdf.setTitle(q(doc.title));
+    pdf.setCreator(QStringLiteral("anthro-v1 Workbench"));
+    pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
+    // Paginated here, so print() draws this document (its chart images included), not a copy.
+    text.setPageSize(pdf.pageLayout().paintRectPixels(pdf.resolution()).size());
+    text.print(&pdf);
+  }
+  if (!QFileInfo(tmp).size() || std::rename(QFile::encodeName(tmp).constData(), QFile::encodeName(path).constData()) != 0) {
+    QFile::remove(tmp);
+    if (error) *error = QCoreApplication::translate("Report", "Cannot write %1").arg(QDir::toNativeSeparators(path));
+    return false;
+  }
+  return true;
+}
+
+bool writeMarkdown(const ReportDocument& doc, const QString& path, QString* error) {
+  QFileInfo info(path);
+  const QString dirName = info.completeBaseName() + QStringLiteral("_charts");
+  QDir dir = info.dir();
+  if (!dir.exists(dirName) && !dir.mkpath(dirName)) {
+    if (error) *error = QCoreApplication::translate("Report", "Cannot create %1").arg(dir.filePath(dirName));
+    return false;
+  }
+  QStringList failures;
+  std::string md = report_markdown(doc, [&](const ReportChart& c) {
+    const QString file = dirName + "/" + q(c.id) + ".png";
+    QString why;
+    if (!writeReportChart(c, dir.filePath(file), &why)) {
+      failures << why;
+      return std::string();
+    }
+    return QString::fromLatin1(QUrl::toPercentEncoding(file, "/")).toStdString();
+  });
+  if (!failures.isEmpty()) {
+    if (error) *error = failures.join('\n');
+    return false;
+  }
+  return saveAtomically(path, QByteArray::fromStdString(md), error);
+}
+
+}  // namespace
+
+std::optional<ReportFormat> parseReportFormat(const QString& name) {
+  if (name == QLatin1String("html")) return ReportFormat::Html;
+  if (name == QLatin1String("pdf")) return ReportFormat::Pdf;
+  if (name == QLatin1String("md")) return ReportFormat::Markdown;
+  if (name == QLatin1String("json")) return ReportFormat::Json;
+  return std::nullopt;
+}
+
+QString reportFormatSuffix(ReportFormat f) {
+  switch (f) {
+    case ReportFormat::Html: return QStringLiteral("html");
+    case ReportFormat::Pdf: return QStringLiteral("pdf");
+    case ReportFormat::Markdown: return QStringLiteral("md");
+    case ReportFormat::Json: return QStringLiteral("json");
+  }
+  return {};
+}
+
+QStringList translatableReportLabels() {
+  QStringList out;
+  for (const char* l : kLabels) out << QString::fromUtf8(l);
+  return out;
+}
+
+ReportOptions reportOptions(const QString& origin, const QString& lang, bool redact_prompts) {
+  ReportOptions o;
+  o.origin = origin.toStdString();
+  o.lang = lang.toStdString();
+  o.redact_prompts = redact_prompts;
+  o.translate = [](const std::string& english) {
+    return QCoreApplication::translate("Report", english.c_str()).toStdString();
+  };
+  o.environment.emplace_back(QCoreApplication::translate("Report", "Qt").toStdString(), qVersion());
+  return o;
+}
+
+bool writeReportChart(const ReportChart& c, const QString& path, QString* error) {
+  switch (c.kind) {
+    case ChartKind::GateForest:
+    case ChartKind::Distribution: return writeEvidenceChart(c, path, error);
+    default: return writeLatencyChart(c, path, error);
+  }
+}
+
+QString reportHtml(const ReportDocument& doc) {
+  ChartFiles charts;
+  return q(report_html(doc, [&](const ReportChart& c) {
+    QString svg = charts.draw(c, "svg");
+    return svg.isEmpty() ? std::string() : readAll(svg).toStdString();
+  }));
+}
+
+bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& path, QString* error) {
+  switch (format) {
+    case ReportFormat::Html: return saveAtomically(path, reportHtml(doc).toUtf8(), error);
+    case ReportFormat::Json: return saveAtomically(path, QByteArray::fromStdString(report_json(doc)), error);
+    case ReportFormat::Markdown: return writeMarkdown(doc, path, error);
+    case ReportFormat::Pdf: return writePdf(doc, path, error);
+  }
+  return false;
+}
+
+}  // namespace anthro::widgets

@@ -1,0 +1,33 @@
+// Reports written to files the Qt way: the charts drawn by the app's own chart widgets
+// (LatencyCharts, EvidenceChart) to SVG or PNG, HTML with the SVG inline, Markdown with PNGs
+// beside it, PDF laid out by QTextDocument on a QPdfWriter, JSON as core writes it. Every file
+// is written to a temporary name and renamed, so an existing file is only ever replaced whole.
+#pragma once
+
+#include <QString>
+#include <optional>
+
+#include "report/report.h"
+
+namespace anthro::widgets {
+
+enum class ReportFormat { Html, Pdf, Markdown, Json };
+std::optional<ReportFormat> parseReportFormat(const QString& name);  // "html", "pdf", "md", "json"
+QString reportFormatSuffix(ReportFormat f);
+
+// ReportOptions with the interface's translations (QCoreApplication::translate, context
+// "Report") and the Qt version in the environment.
+ReportOptions reportOptions(const QString& origin, const QString& lang, bool redact_prompts);
+// The labels registered for translation here; a test compares them with report_labels().
+QStringList translatableReportLabels();
+
+// One chart of a report, drawn as the app draws it, to `path` (.svg, .png or .pdf).
+bool writeReportChart(const ReportChart& chart, const QString& path, QString* error = nullptr);
+
+// Writes `doc` in `format` to `path`; Markdown's PNGs go to "<stem>_charts/" beside it.
+bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& path, QString* error = nullptr);
+
+// The HTML a preview shows (charts inline as SVG).
+QString reportHtml(const ReportDocument& doc);
+
+}  // namespace anthro::widgets
