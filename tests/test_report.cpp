@@ -178,7 +178,7 @@ class TestReport : public QObject {
     json conn = d["connections"][0];
     d["connections"] = json::array();
     for (int i = 0; i < 450; ++i) d["connections"].push_back(conn);
-    auto doc = build_report(d.dump(), {.origin = "d.json", .max_table_rows = 100});
+    auto doc = build_report(d.dump(), {.origin = "d.json", .max_table_rows = 400});
     QVERIFY(doc.ok());
     const ReportSection* connections = nullptr;
     for (const auto& s : doc->sections)

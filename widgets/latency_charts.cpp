@@ -568,6 +568,12 @@ std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int ser
                      percentileOfSorted(*sorted, 99)};
 }
 
+void LatencyCharts::setAdaptiveSampling(bool on) {
+  for (int s = 0; s < kSeriesCount; ++s)
+    for (QCPGraph* g : {d_->ttft[s], d_->tps[s], d_->cdf[s]})
+      if (g) g->setAdaptiveSampling(on);
+}
+
 void LatencyCharts::setMaxPoints(std::size_t max_points) {
   d_->max_points = std::max<std::size_t>(max_points, 1);
   bool dropped = false;

@@ -67,6 +67,9 @@ class LatencyCharts : public QWidget {
   // The per-series bound on held requests (kMaxPoints by default); lowering it drops the
   // oldest at once.
   void setMaxPoints(std::size_t max_points);
+  // QCustomPlot's adaptive sampling of the dense graphs (on by default); off draws every point,
+  // the reference the benches measure it against.
+  void setAdaptiveSampling(bool on);
   std::size_t maxPoints() const;
 
   // Applies pending points to the charts now and queues a replot (the timer does this

@@ -91,8 +91,9 @@ QColor verdictColour(Verdict v) {
 
 constexpr QSize kChartSize(900, 480);
 
-bool writeLatencyChart(const ReportChart& c, const QString& path, QString* error) {
+bool writeLatencyChart(const ReportChart& c, const QString& path, QString* error, ChartStyle style) {
   LatencyCharts charts;
+  charts.setAdaptiveSampling(style.downsample);
   charts.setMaxPoints(LatencyCharts::kMaxPoints);
   for (std::size_t s = 0; s < c.series.size() && s < LatencyCharts::kSeriesCount; ++s) {
     const int series = static_cast<int>(s);
@@ -145,11 +146,11 @@ bool saveAtomically(const QString& path, const QByteArray& bytes, QString* error
 // Charts drawn into a private temporary directory, handed to the renderers by callback.
 class ChartFiles {
  public:
-  ChartFiles() = default;
+  explicit ChartFiles(ChartStyle style) : style_(style) {}
   QString draw(const ReportChart& c, const char* suffix) {
     QString path = dir_.filePath(q(c.id) + "." + suffix);
     QString error;
-    if (!writeReportChart(c, path, &error)) {
+    if (!writeReportChart(c, path, &error, style_)) {
       errors_ << error;
       return {};
     }
@@ -158,12 +159,13 @@ class ChartFiles {
   const QStringList& errors() const { return errors_; }
 
  private:
+  ChartStyle style_;
   QTemporaryDir dir_;
   QStringList errors_;
 };
 
-bool writePdf(const ReportDocument& doc, const QString& path, QString* error) {
-  ChartFiles charts;
+bool writePdf(const ReportDocument& doc, const QString& path, QString* error, ChartStyle style) {
+  ChartFiles charts(style);
   QTextDocument text;
   std::string html = report_html(doc, [&](const ReportChart& c) {
     QString png = charts.draw(c, "png");
@@ -197,7 +199,7 @@ bool writePdf(const ReportDocument& doc, const QString& path, QString* error) {
   return true;
 }
 
-bool writeMarkdown(const ReportDocument& doc, const QString& path, QString* error) {
+bool writeMarkdown(const ReportDocument& doc, const QString& path, QString* error, ChartStyle style) {
   QFileInfo info(path);
   const QString dirName = info.completeBaseName() + QStringLiteral("_charts");
   QDir dir = info.dir();
@@ -209,7 +211,7 @@ bool writeMarkdown(const ReportDocument& doc, const QString& path, QString* erro
   std::string md = report_markdown(doc, [&](const ReportChart& c) {
     const QString file = dirName + "/" + q(c.id) + ".png";
     QString why;
-    if (!writeReportChart(c, dir.filePath(file), &why)) {
+    if (!writeReportChart(c, dir.filePath(file), &why, style)) {
       failures << why;
       return std::string();
     }
@@ -260,28 +262,28 @@ ReportOptions reportOptions(const QString& origin, const QString& lang, bool red
   return o;
 }
 
-bool writeReportChart(const ReportChart& c, const QString& path, QString* error) {
+bool writeReportChart(const ReportChart& c, const QString& path, QString* error, ChartStyle style) {
   switch (c.kind) {
     case ChartKind::GateForest:
     case ChartKind::Distribution: return writeEvidenceChart(c, path, error);
-    default: return writeLatencyChart(c, path, error);
+    default: return writeLatencyChart(c, path, error, style);
   }
 }
 
-QString reportHtml(const ReportDocument& doc) {
-  ChartFiles charts;
+QString reportHtml(const ReportDocument& doc, ChartStyle style) {
+  ChartFiles charts(style);
   return q(report_html(doc, [&](const ReportChart& c) {
     QString svg = charts.draw(c, "svg");
     return svg.isEmpty() ? std::string() : readAll(svg).toStdString();
   }));
 }
 
-bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& path, QString* error) {
+bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& path, QString* error, ChartStyle style) {
   switch (format) {
-    case ReportFormat::Html: return saveAtomically(path, reportHtml(doc).toUtf8(), error);
+    case ReportFormat::Html: return saveAtomically(path, reportHtml(doc, style).toUtf8(), error);
     case ReportFormat::Json: return saveAtomically(path, QByteArray::fromStdString(report_json(doc)), error);
-    case ReportFormat::Markdown: return writeMarkdown(doc, path, error);
-    case ReportFormat::Pdf: return writePdf(doc, path, error);
+    case ReportFormat::Markdown: return writeMarkdown(doc, path, error, style);
+    case ReportFormat::Pdf: return writePdf(doc, path, error, style);
   }
   return false;
 }

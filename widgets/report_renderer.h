@@ -21,13 +21,20 @@ ReportOptions reportOptions(const QString& origin, const QString& lang, bool red
 // The labels registered for translation here; a test compares them with report_labels().
 QStringList translatableReportLabels();
 
+struct ChartStyle {
+  // Dense charts drawn with QCustomPlot's adaptive sampling: a 10^5-point chart stays a few
+  // thousand marks. Off draws every point (report_bench's reference).
+  bool downsample = true;
+};
+
 // One chart of a report, drawn as the app draws it, to `path` (.svg, .png or .pdf).
-bool writeReportChart(const ReportChart& chart, const QString& path, QString* error = nullptr);
+bool writeReportChart(const ReportChart& chart, const QString& path, QString* error = nullptr, ChartStyle style = {});
 
 // Writes `doc` in `format` to `path`; Markdown's PNGs go to "<stem>_charts/" beside it.
-bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& path, QString* error = nullptr);
+bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& path, QString* error = nullptr,
+                 ChartStyle style = {});
 
 // The HTML a preview shows (charts inline as SVG).
-QString reportHtml(const ReportDocument& doc);
+QString reportHtml(const ReportDocument& doc, ChartStyle style = {});
 
 }  // namespace anthro::widgets

@@ -84,8 +84,17 @@ std::string redact_line(const std::string& line, std::vector<std::string>& what)
   return changed ? out : line;
 }
 
+// Whether the text holds any marker a secret is found by (a key log label, a header's colon,
+// "Bearer", an sk- key, a PEM block); most strings of a result hold none and are passed by.
+bool may_hold_secret(std::string_view t) {
+  for (std::string_view marker : {":", "sk-", "SECRET", "CLIENT_RANDOM", "ANTHRO_V1", "earer", "-----BEGIN"})
+    if (t.find(marker) != std::string_view::npos) return true;
+  return false;
+}
+
 // The string with PEM private-key blocks removed, then line by line.
 std::string redact_string(const std::string& text, std::vector<std::string>& what) {
+  if (!may_hold_secret(text)) return text;
   std::string s = text;
   for (std::size_t begin; (begin = s.find("-----BEGIN ")) != std::string::npos;) {
     auto label_end = s.find("-----", begin + 11);
@@ -119,32 +128,45 @@ std::string summary_of(const json& v) {
   return "[" + std::to_string(bytes.size()) + " bytes, sha256 " + sha256_hex(bytes).substr(0, 16) + "…]";
 }
 
-void walk(json& v, const std::string& path, bool prompts, std::vector<std::string>& log) {
+// JSON pointer of the member being walked, built only when something is logged.
+std::string pointer(const std::vector<std::string>& path) {
+  std::string out;
+  for (const auto& p : path) out += "/" + p;
+  return out;
+}
+
+void walk(json& v, std::vector<std::string>& path, bool prompts, std::vector<std::string>& log) {
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it) {
-      std::string here = path + "/" + it.key();
+      path.push_back(it.key());
       if (secret_field(it.key()) && !it.value().is_null()) {
         it.value() = kMask;
-        log.push_back(here + ": " + it.key());
+        log.push_back(pointer(path) + ": " + it.key());
       } else if (prompts && prompt_field(it.key()) && !it.value().is_null()) {
         it.value() = summary_of(it.value());
-        log.push_back(here + ": prompt or answer text");
-      } else {
-        walk(it.value(), here, prompts, log);
+        log.push_back(pointer(path) + ": prompt or answer text");
+      } else if (it.value().is_structured() || it.value().is_string()) {
+        walk(it.value(), path, prompts, log);
       }
+      path.pop_back();
     }
   } else if (v.is_array()) {
-    for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], path + "/" + std::to_string(i), prompts, log);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_structured() && !v[i].is_string()) continue;
+      path.push_back(std::to_string(i));
+      walk(v[i], path, prompts, log);
+      path.pop_back();
+    }
   } else if (v.is_string()) {
     std::vector<std::string> what;
-    std::string red = redact_string(v.get<std::string>(), what);
+    std::string red = redact_string(v.get_ref<const std::string&>(), what);
     if (what.empty()) return;
     v = red;
     std::sort(what.begin(), what.end());
     what.erase(std::unique(what.begin(), what.end()), what.end());
     std::string kinds;
     for (const auto& w : what) kinds += (kinds.empty() ? "" : ", ") + w;
-    log.push_back(path + ": " + kinds);
+    log.push_back(pointer(path) + ": " + kinds);
   }
 }
 
@@ -164,7 +186,8 @@ std::string redact_text(const std::string& text, std::vector<std::string>& what)
 
 std::vector<std::string> redact_result(json& doc, bool prompts) {
   std::vector<std::string> log;
-  walk(doc, "", prompts, log);
+  std::vector<std::string> path;
+  walk(doc, path, prompts, log);
   return log;
 }
 

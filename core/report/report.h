@@ -101,7 +101,7 @@ struct ReportOptions {
   // Facts the caller knows and core does not (the Qt version, ...), added to the environment.
   std::vector<std::pair<std::string, std::string>> environment;
   std::size_t max_table_rows = 200;    // beyond: "N more in the JSON"
-  std::size_t max_chart_points = 5000;  // per series, beyond: evenly downsampled
+  std::size_t max_chart_points = 3000;  // requests per series drawn, beyond: every k-th (0: all)
 };
 
 // Errors (class input) name the file and the problem: not JSON, no "kind", a kind or

@@ -373,7 +373,7 @@ Result<ReportDocument> build_report(std::string_view text, const ReportOptions& 
     return make_error(ErrorClass::Input, origin + ": " + e.what());
   }
   for (const auto& label : report_labels()) doc.labels[label] = b.tr(label);
-  doc.result_json = d.dump(2);
+  doc.result_json = d.dump();
   return doc;
 }
 

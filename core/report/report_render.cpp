@@ -117,7 +117,8 @@ class Html {
       markup = start == std::string::npos ? std::string() : markup.substr(start);
     }
     out_ += "<figure id=\"chart-" + escape_html(c.id) + "\">\n" + markup +
-            "\n<figcaption>" + escape_html(c.title) + " (n = " + std::to_string(c.points) + ")</figcaption>\n</figure>\n";
+            "\n<figcaption>" + escape_html(c.title) + " (n = " + std::to_string(c.points) +
+            (c.drawn < c.points ? ", " + std::to_string(c.drawn) + " drawn" : "") + ")</figcaption>\n</figure>\n";
   }
   void section(const ReportSection& s, int level) {
     std::string h = "h" + std::to_string(std::min(level, 4));

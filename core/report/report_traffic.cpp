@@ -38,12 +38,29 @@ ChartSeries Builder::series(const std::string& name, const std::vector<const jso
   return out;
 }
 
-std::vector<std::size_t> Builder::latency_charts(const std::vector<ChartSeries>& series) {
+namespace {
+
+// Every k-th request in time order, so a long run keeps its shape (and its tail in proportion)
+// in a chart a reader's viewer can open; the tables and the JSON keep every request.
+ChartSeries thinned(const ChartSeries& s, std::size_t max_points) {
+  if (s.requests.size() <= max_points || max_points == 0) return s;
+  ChartSeries out;
+  out.name = s.name;
+  for (std::size_t i = 0; i < max_points; ++i) out.requests.push_back(s.requests[i * s.requests.size() / max_points]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::size_t> Builder::latency_charts(const std::vector<ChartSeries>& all) {
   std::vector<std::size_t> ids;
-  std::size_t points = 0, itl = 0;
-  for (const auto& s : series) {
+  std::size_t points = 0, itl = 0, drawn = 0;
+  std::vector<ChartSeries> series;
+  for (const auto& s : all) {
     points += s.requests.size();
     for (const auto& r : s.requests) itl += r.itl_ms.size();
+    series.push_back(thinned(s, o_.max_chart_points));
+    drawn += series.back().requests.size();
   }
   if (points == 0) return ids;
   const std::pair<ChartKind, const char*> charts[] = {{ChartKind::TtftOverTime, "TTFT over time"},
@@ -56,7 +73,8 @@ std::vector<std::size_t> Builder::latency_charts(const std::vector<ChartSeries>&
     c.kind = kind;
     c.title = tr(title);
     c.series = series;
-    c.points = c.drawn = points;
+    c.points = points;
+    c.drawn = drawn;
     ids.push_back(add_chart(std::move(c)));
   }
   return ids;
@@ -107,10 +125,23 @@ void Builder::traffic(const json& connections) {
   double t0 = std::numeric_limits<double>::infinity();
   ReportSection section;
   section.heading = tr("Connections");
-  std::size_t shown = 0;
+  // A connection each, and all their stream rows together, within the table budget: a capture
+  // of 10^5 streams stays a readable report, the rest counted and left in the JSON.
+  const std::size_t max_connections = std::max<std::size_t>(o_.max_table_rows / 4, 1);
+  std::size_t shown = 0, rows_left = o_.max_table_rows;
   for (const auto& c : connections) {
     if (!c.is_object()) continue;
-    if (shown++ < o_.max_table_rows) section.children.push_back(connection_section(c));
+    if (shown++ < max_connections) {
+      ReportSection s = connection_section(c);
+      for (auto& t : s.tables)
+        if (!t.columns.empty() && t.columns[0] == tr("Stream")) {
+          std::size_t keep = std::min(rows_left, t.rows.size());
+          t.more += t.rows.size() - keep;
+          t.rows.resize(keep);
+          rows_left -= keep;
+        }
+      section.children.push_back(std::move(s));
+    }
     if (!c.contains("streams") || !c["streams"].is_array()) continue;
     bool is_http = str(c, "transport") == "http" || (c.contains("anthro") && c["anthro"] == false);
     for (const auto& s : c["streams"]) {  // pointers kept: the document's own elements, not a copy
@@ -118,9 +149,9 @@ void Builder::traffic(const json& connections) {
       if (auto t = opt(s, "sent_s"); t && !is_probe(s)) t0 = std::min(t0, *t);
     }
   }
-  if (shown > o_.max_table_rows) {
+  if (shown > max_connections) {
     std::string more = tr("%1 more rows in the JSON");
-    more.replace(more.find("%1"), 2, std::to_string(shown - o_.max_table_rows));
+    more.replace(more.find("%1"), 2, std::to_string(shown - max_connections));
     section.paragraphs.push_back(more);
   }
   if (!std::isfinite(t0)) t0 = 0;
