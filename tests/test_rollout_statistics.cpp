@@ -247,6 +247,13 @@ class TestRolloutStatistics : public QObject {
     doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
     doc["stages"][3]["gates"][1]["item"] = "no-such-item";
     QVERIFY(!parse_plan(doc.dump(), "mine.json").ok());
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc["stages"][0]["gates"][0]["threshold"] = 99.99;  // a percentage where a fraction belongs
+    QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field threshold: a rate is a fraction from 0 to 1") !=
+            std::string::npos);
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc["stages"][3]["gates"][0]["margin"] = -0.05;
+    QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field margin: expected 0 or more") != std::string::npos);
     doc["stages"][3]["failureLimit"] = "many";
     QVERIFY(!parse_plan(doc.dump(), "mine.json").ok());  // never a crash on a wrong type
     QVERIFY(!parse_plan("[1,2", "broken.json").ok());

@@ -18,13 +18,8 @@ constexpr quintptr kStageRow = 0;
 enum class ValueKind { Fraction, Relative, Ratio, Milliseconds, Plain };
 
 ValueKind value_kind(GateMetric m) {
+  if (is_rate(m)) return ValueKind::Fraction;
   switch (m) {
-    case GateMetric::ConnectionSuccessRate:
-    case GateMetric::FrameDropRate:
-    case GateMetric::ResponseMatchRate:
-    case GateMetric::WriteConsistencyRate:
-    case GateMetric::StatusRate:
-    case GateMetric::ContextErrorRate: return ValueKind::Fraction;
     case GateMetric::TtftP99Ratio: return ValueKind::Ratio;
     case GateMetric::TtftP99: return ValueKind::Milliseconds;
     case GateMetric::TtftP99Improvement: return ValueKind::Relative;

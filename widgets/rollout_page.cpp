@@ -478,7 +478,7 @@ void RolloutPage::onEvent(int run, const RolloutEvent& event, const std::optiona
     case RolloutEvent::Kind::Progress:
       if (event.ttft_ms) {
         RequestPoint point;
-        point.t_s = t_s;
+        point.t_s = event.sent_s.value_or(t_s);  // when it was sent, as the axis says
         point.ttft_ms = event.ttft_ms;
         charts_->addPoints(event.candidate_arm ? 1 : 0, {point});
       }

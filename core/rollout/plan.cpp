@@ -118,7 +118,12 @@ class PlanReader {
     bool needs_threshold =
         g.comparison == GateCompare::AtLeast || g.comparison == GateCompare::AtMost || g.comparison == GateCompare::Below;
     if (needs_threshold && !g.threshold) return fail(place, "threshold", "missing: comparison " + comparison + " needs one");
+    if (g.threshold && is_rate(g.metric) && !(*g.threshold >= 0 && *g.threshold <= 1))
+      return fail(place, "threshold", "a rate is a fraction from 0 to 1");
+    if (g.threshold && !is_rate(g.metric) && !(*g.threshold > 0)) return fail(place, "threshold", "expected a value above 0");
+    if (o.contains("margin") && !o["margin"].is_number()) return fail(place, "margin", "expected a number");
     if (o.contains("margin")) g.margin = o["margin"].get<double>();
+    if (g.margin && !(*g.margin >= 0)) return fail(place, "margin", "expected 0 or more");
     if (g.comparison == GateCompare::NotWorse && !g.margin) return fail(place, "margin", "missing: not-worse needs a margin");
     if (o.contains("status")) g.status = o["status"].get<int>();
     if (g.metric == GateMetric::StatusRate && !g.status) return fail(place, "status", "missing: status-rate counts one status");
@@ -138,6 +143,11 @@ class PlanReader {
 const char* to_string(SplitMode m) { return kModes[static_cast<int>(m)]; }
 const char* to_string(GateMetric m) { return kMetrics[static_cast<int>(m)]; }
 const char* to_string(GateCompare c) { return kComparisons[static_cast<int>(c)]; }
+bool is_rate(GateMetric m) {
+  return m == GateMetric::ConnectionSuccessRate || m == GateMetric::FrameDropRate || m == GateMetric::ResponseMatchRate ||
+         m == GateMetric::WriteConsistencyRate || m == GateMetric::StatusRate || m == GateMetric::ContextErrorRate;
+}
+
 std::optional<SplitMode> parse_split_mode(std::string_view text) { return parse_name<SplitMode>(kModes, text); }
 std::optional<GateMetric> parse_gate_metric(std::string_view text) { return parse_name<GateMetric>(kMetrics, text); }
 std::optional<GateCompare> parse_gate_compare(std::string_view text) { return parse_name<GateCompare>(kComparisons, text); }

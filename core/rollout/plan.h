@@ -22,6 +22,9 @@ const char* to_string(SplitMode m);
 const char* to_string(GateMetric m);
 const char* to_string(GateCompare c);
 std::optional<SplitMode> parse_split_mode(std::string_view text);
+// A metric that is a rate (a fraction 0–1 judged by Wilson bounds); the others are latencies,
+// ratios or checks.
+bool is_rate(GateMetric m);
 std::optional<GateMetric> parse_gate_metric(std::string_view text);
 std::optional<GateCompare> parse_gate_compare(std::string_view text);
 
@@ -54,7 +57,8 @@ struct RolloutPlan {
   std::vector<PlanStage> stages;
 };
 
-// Errors (class input) say "FILE: stage N ("name"): gate M ("id"): field F: why".
+// Errors (class input) say "FILE: stage N ("name"): gate M ("id"): field F: why"; values out
+// of range are refused too (a rate threshold outside 0–1, a latency bound ≤ 0, a margin < 0).
 Result<RolloutPlan> parse_plan(std::string_view json, const std::string& origin);
 Result<RolloutPlan> load_plan(const std::string& path);
 // The seed plans of resources/rollout-plans/, compiled in: seed 000's five stages first.

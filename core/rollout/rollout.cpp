@@ -41,11 +41,6 @@ bool connection_held(RequestEnd e) {
          e == RequestEnd::CancelClosed;
 }
 
-bool rate_metric(GateMetric m) {
-  return m == GateMetric::ConnectionSuccessRate || m == GateMetric::FrameDropRate || m == GateMetric::ResponseMatchRate ||
-         m == GateMetric::WriteConsistencyRate || m == GateMetric::StatusRate || m == GateMetric::ContextErrorRate;
-}
-
 // One arm of a batch: its probes first, then the stage's requests by id.
 struct Arm {
   std::string target;
@@ -131,8 +126,8 @@ GateResult rollback_gate(const RollbackRehearsal& r) {
 
 class StageRunner {
  public:
-  StageRunner(const RolloutConfig& config, StageResult& result, std::mutex& events)
-      : c_(config), stage_(config.plan.stages[result.index]), r_(result), events_(events) {}
+  StageRunner(const RolloutConfig& config, StageResult& result, std::mutex& events, double t0)
+      : c_(config), stage_(config.plan.stages[result.index]), r_(result), events_(events), t0_(t0) {}
 
   // Runs one batch of the stage's workload and pools what it measured.
   void run_batch(std::uint64_t count) {
@@ -171,7 +166,7 @@ class StageRunner {
         open = true;
         const auto& more = out.result.need_more;
         r_.need += (r_.need.empty() ? "" : "; ") + gate.id + ": " +
-                   (more ? std::to_string(*more) + (rate_metric(gate.metric) ? " more trials" : " more samples")
+                   (more ? std::to_string(*more) + (is_rate(gate.metric) ? " more trials" : " more samples")
                          : out.result.reason);
       }
       r_.gates.push_back(std::move(out));
@@ -226,6 +221,7 @@ class StageRunner {
     e.stage = r_.index;
     e.candidate_arm = candidate_arm;
     e.ttft_ms = rec.result.figures.ttft_ms;
+    if (rec.result.timeline.request_written > 0) e.sent_s = rec.result.timeline.request_written - t0_;
     e.line = std::string(candidate_arm ? "candidate" : "baseline") + " request " + std::to_string(rec.index + 1) + ": " +
              to_string(rec.result.end);
     c_.on_event(e);
@@ -335,6 +331,7 @@ class StageRunner {
   const PlanStage& stage_;
   StageResult& r_;
   std::mutex& events_;
+  double t0_;  // the rollout's start, in the clock of the requests' timelines
   std::atomic<bool> halted_{false};
   std::optional<Clock::time_point> halt_time_;
   double drain_s_ = 0;
@@ -368,10 +365,10 @@ std::string failed_gates(const StageResult& s) {
 // Runs a stage's batches until Argo's loop settles it: pass, fail beyond failureLimit,
 // inconclusive beyond inconclusiveLimit, or a person's pause or rollback. Gives the time the
 // candidate arm took to drain after it was told to stop, and its connections.
-std::pair<double, unsigned> run_stage(const RolloutConfig& c, StageResult& sr, std::mutex& events) {
+std::pair<double, unsigned> run_stage(const RolloutConfig& c, StageResult& sr, std::mutex& events, double t0) {
   const PlanStage& stage = c.plan.stages[sr.index];
   std::uint64_t batch = c.requests_per_stage.value_or(stage.requests);
-  StageRunner runner(c, sr, events);
+  StageRunner runner(c, sr, events, t0);
   unsigned failures = 0, inconclusives = 0;
   for (;;) {
     runner.run_batch(batch);
@@ -474,6 +471,7 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
   r.stopped_at.reset();
   r.message.clear();
   std::mutex events;
+  const double t0 = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 
   for (std::size_t k = first; k <= last; ++k) {
     const PlanStage& stage = c.plan.stages[k];
@@ -492,7 +490,7 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
     StageResult& sr = r.stages.back();
     emit(c, events, RolloutEvent::Kind::StageStarted, k, stage_name(sr) + ": " + stage.title.en);
     int fds_before = open_fd_count();
-    auto [drain_s, connections] = run_stage(c, sr, events);
+    auto [drain_s, connections] = run_stage(c, sr, events, t0);
     emit(c, events, RolloutEvent::Kind::StageFinished, k, stage_name(sr) + ": " + to_string(sr.verdict), &sr);
 
     bool person_rolls_back = c.control && c.control->roll_back;

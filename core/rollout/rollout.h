@@ -98,9 +98,10 @@ struct RolloutEvent {
   std::size_t stage = 0;
   std::string line;                 // for a person
   const StageResult* result = nullptr;  // StageFinished: the stage; valid during the callback only
-  // Progress: a finished request's arm and TTFT, for live charts.
+  // Progress: a finished request's arm, when it was sent (seconds since the rollout began) and
+  // its TTFT, for live charts.
   bool candidate_arm = false;
-  std::optional<double> ttft_ms;
+  std::optional<double> sent_s, ttft_ms;
 };
 
 struct RolloutConfig {

@@ -24,6 +24,465 @@
     </message>
 </context>
 <context>
+    <name>Report</name>
+    <message>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>warn</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>inconclusive</source>
+        <translation>证据不足</translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation>人工</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <source>Redacted</source>
+        <translation>已脱敏</translation>
+    </message>
+    <message>
+        <source>Workbench</source>
+        <translation>工作台</translation>
+    </message>
+    <message>
+        <source>Result file</source>
+        <translation>结果文件</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Capture file</source>
+        <translation>抓包文件</translation>
+    </message>
+    <message>
+        <source>Capture SHA-256</source>
+        <translation>抓包 SHA-256</translation>
+    </message>
+    <message>
+        <source>not readable here</source>
+        <translation>此处无法读取</translation>
+    </message>
+    <message>
+        <source>Report written</source>
+        <translation>报告生成时间</translation>
+    </message>
+    <message>
+        <source>Machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <source>OpenSSL</source>
+        <translation>OpenSSL</translation>
+    </message>
+    <message>
+        <source>Qt</source>
+        <translation>Qt</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>%1 more rows in the JSON</source>
+        <translation>另有 %1 行见 JSON</translation>
+    </message>
+    <message>
+        <source>nothing was redacted</source>
+        <translation>没有需要脱敏的内容</translation>
+    </message>
+    <message>
+        <source>TTFT over time</source>
+        <translation>TTFT 随时间变化</translation>
+    </message>
+    <message>
+        <source>Token rate</source>
+        <translation>Token 速率</translation>
+    </message>
+    <message>
+        <source>ITL histogram</source>
+        <translation>ITL 直方图</translation>
+    </message>
+    <message>
+        <source>TTFT CDF</source>
+        <translation>TTFT 累积分布</translation>
+    </message>
+    <message>
+        <source>Gates against their thresholds</source>
+        <translation>各门限与其阈值</translation>
+    </message>
+    <message>
+        <source>TTFT of both arms</source>
+        <translation>两组的 TTFT</translation>
+    </message>
+    <message>
+        <source>requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>anthro-v1</source>
+        <translation>anthro-v1</translation>
+    </message>
+    <message>
+        <source>HTTP</source>
+        <translation>HTTP</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Transport</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>ALPN</source>
+        <translation>ALPN</translation>
+    </message>
+    <message>
+        <source>Suite</source>
+        <translation>加密套件</translation>
+    </message>
+    <message>
+        <source>TLS suite</source>
+        <translation>TLS 套件</translation>
+    </message>
+    <message>
+        <source>Decryption</source>
+        <translation>解密</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>建连</translation>
+    </message>
+    <message>
+        <source>Handshake</source>
+        <translation>握手</translation>
+    </message>
+    <message>
+        <source>TCP health</source>
+        <translation>TCP 健康状况</translation>
+    </message>
+    <message>
+        <source>Retransmissions</source>
+        <translation>重传</translation>
+    </message>
+    <message>
+        <source>Out of order</source>
+        <translation>乱序</translation>
+    </message>
+    <message>
+        <source>Zero windows</source>
+        <translation>零窗口</translation>
+    </message>
+    <message>
+        <source>Zero window time</source>
+        <translation>零窗口时长</translation>
+    </message>
+    <message>
+        <source>Gaps</source>
+        <translation>缺口</translation>
+    </message>
+    <message>
+        <source>Bad checksums</source>
+        <translation>校验和错误</translation>
+    </message>
+    <message>
+        <source>Duplicate ACKs</source>
+        <translation>重复 ACK</translation>
+    </message>
+    <message>
+        <source>Frames</source>
+        <translation>帧数</translation>
+    </message>
+    <message>
+        <source>Frames opened</source>
+        <translation>已解开的帧</translation>
+    </message>
+    <message>
+        <source>Stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>TTFT</translation>
+    </message>
+    <message>
+        <source>E2E</source>
+        <translation>端到端</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Token 数</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Mean ITL</source>
+        <translation>平均 ITL</translation>
+    </message>
+    <message>
+        <source>Stop reason</source>
+        <translation>停止原因</translation>
+    </message>
+    <message>
+        <source>End</source>
+        <translation>结束方式</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Latency diagnosis</source>
+        <translation>延迟诊断</translation>
+    </message>
+    <message>
+        <source>Checklist</source>
+        <translation>检查清单</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>数据来源</translation>
+    </message>
+    <message>
+        <source>Statistic</source>
+        <translation>统计量</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>Need more</source>
+        <translation>还需</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <source>Remedy</source>
+        <translation>补救措施</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>%1 items: %2</source>
+        <translation>%1 项：%2</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>Grayscale rollout</source>
+        <translation>灰度发布</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>计划</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>方式</translation>
+    </message>
+    <message>
+        <source>Split</source>
+        <translation>分流比例</translation>
+    </message>
+    <message>
+        <source>Gate</source>
+        <translation>门限</translation>
+    </message>
+    <message>
+        <source>Interval</source>
+        <translation>区间</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Promoted by a person while inconclusive</source>
+        <translation>尚无定论时由人工放行</translation>
+    </message>
+    <message>
+        <source>Still needed</source>
+        <translation>仍需</translation>
+    </message>
+    <message>
+        <source>Rollback</source>
+        <translation>回滚</translation>
+    </message>
+    <message>
+        <source>Rollback time</source>
+        <translation>回滚耗时</translation>
+    </message>
+    <message>
+        <source>Candidate sockets left</source>
+        <translation>残留的候选套接字</translation>
+    </message>
+    <message>
+        <source>Descriptors before and after</source>
+        <translation>前后的文件描述符数</translation>
+    </message>
+    <message>
+        <source>Served by the baseline after the switch</source>
+        <translation>切换后由基线处理的请求</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>已通过</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>rolled_back</source>
+        <translation>已回滚</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Live session</source>
+        <translation>实时会话</translation>
+    </message>
+    <message>
+        <source>Load benchmark</source>
+        <translation>负载压测</translation>
+    </message>
+    <message>
+        <source>Capture analysis</source>
+        <translation>抓包分析</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Tokens per second</source>
+        <translation>每秒 token 数</translation>
+    </message>
+    <message>
+        <source>Goodput per second</source>
+        <translation>每秒有效产出</translation>
+    </message>
+    <message>
+        <source>Errors</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Latency summary</source>
+        <translation>延迟汇总</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Packets</source>
+        <translation>数据包</translation>
+    </message>
+    <message>
+        <source>TCP segments</source>
+        <translation>TCP 分段</translation>
+    </message>
+    <message>
+        <source>Negotiation</source>
+        <translation>协商</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <source>Cannot create %1</source>
+        <translation>无法创建 %1</translation>
+    </message>
+</context>
+<context>
     <name>anthro::gui::MainWindow</name>
     <message>
         <source>Session capture written to %1</source>
@@ -656,6 +1115,18 @@
     <message>
         <source>gap before the token (ms)</source>
         <translation>该 token 前的间隔 (ms)</translation>
+    </message>
+    <message>
+        <source>statistic ÷ threshold (interval as a bar)</source>
+        <translation>统计量 ÷ 阈值（区间以横条表示）</translation>
+    </message>
+    <message>
+        <source>threshold</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>
