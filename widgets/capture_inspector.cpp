@@ -74,6 +74,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       progress_(new QProgressBar(this)),
       cancel_button_(new QPushButton(this)),
       diagnose_button_(new QPushButton(this)),
+      export_button_(new QPushButton(this)),
       status_(new QLabel(this)),
       frame_view_(new QTableView(this)),
       connection_view_(new QTableView(this)),
@@ -98,7 +99,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   bar->addWidget(progress_);
   bar->addWidget(cancel_button_);
   bar->addWidget(diagnose_button_);
+  bar->addWidget(export_button_);
   diagnose_button_->setEnabled(false);
+  export_button_->setEnabled(false);
 
   frame_view_->setModel(frames_);
   frame_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -137,6 +140,8 @@ CaptureInspector::CaptureInspector(QWidget* parent)
     filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
     cancel_button_->setText(tr("Cancel"));
     diagnose_button_->setText(tr("Diagnose this capture"));
+    export_button_->setText(tr("Export report…"));
+    export_button_->setToolTip(tr("Connections, TCP health and per-stream timing as HTML, PDF, Markdown or JSON"));
     lower_tabs_->setTabText(0, tr("Frame"));
     lower_tabs_->setTabText(1, tr("Connections"));
     lower_tabs_->setTabText(2, tr("Charts"));
@@ -163,6 +168,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   connect(poll_timer_, &QTimer::timeout, this, &CaptureInspector::poll);
   connect(cancel_button_, &QPushButton::clicked, this, &CaptureInspector::cancelLoading);
   connect(diagnose_button_, &QPushButton::clicked, this, &CaptureInspector::diagnoseRequested);
+  connect(export_button_, &QPushButton::clicked, this, &CaptureInspector::exportReportRequested);
   connect(filter_, &QLineEdit::returnPressed, this, [this] { applyFilter(filter_->text()); });
   connect(filter_, &QLineEdit::textChanged, this, [this](const QString& t) {
     if (t.isEmpty()) applyFilter({});
@@ -188,6 +194,7 @@ CaptureInspector::~CaptureInspector() { inbox_->close(); }  // the workers stop 
 void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) {
   loader_.reset();  // the previous load stops; its result is never shown
   diagnose_button_->setEnabled(false);
+  export_button_->setEnabled(false);
   stopFilter();
   path_ = path;
   keys_ = keys;
@@ -261,6 +268,7 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
   }
   status_->setText(text);
   diagnose_button_->setEnabled(ok);
+  export_button_->setEnabled(ok && index_ && index_->analysis());
   fillCharts();
   if (pending_jump_) {
     auto [conn, stream] = *std::exchange(pending_jump_, std::nullopt);

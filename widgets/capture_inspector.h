@@ -69,6 +69,7 @@ class CaptureInspector : public QWidget {
   void loaded(bool ok, const QString& message);
   void message(const QString& text);  // for the log panel
   void diagnoseRequested();           // "Diagnose this capture" was clicked
+  void exportReportRequested();       // "Export report…" was clicked
 
  private:
   // A load's byte counts, for the progress bar; each load has its own.
@@ -100,6 +101,7 @@ class CaptureInspector : public QWidget {
   QProgressBar* progress_;
   QPushButton* cancel_button_;
   QPushButton* diagnose_button_;
+  QPushButton* export_button_;
   std::optional<std::pair<QString, int>> pending_jump_;  // showConnectionStream during a load
   QLabel* status_;
   QTableView* frame_view_;

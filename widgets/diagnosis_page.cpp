@@ -56,6 +56,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
       use_system_(new QCheckBox(this)),
       run_button_(new QPushButton(this)),
       cancel_button_(new QPushButton(this)),
+      export_button_(new QPushButton(this)),
       progress_(new QProgressBar(this)),
       progress_text_(new QLabel(this)),
       summary_(new QLabel(this)),
@@ -79,6 +80,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
   progress_->setMaximumWidth(160);
   progress_->hide();
   cancel_button_->setEnabled(false);
+  export_button_->setEnabled(false);
   summary_->setWordWrap(true);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
@@ -91,6 +93,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
   run_row->addWidget(cancel_button_);
   run_row->addWidget(progress_);
   run_row->addWidget(progress_text_, 1);
+  run_row->addWidget(export_button_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(makeSources());
@@ -101,10 +104,13 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
   (new Retranslator(this))->add([this] {
     run_button_->setText(tr("Run diagnosis"));
     cancel_button_->setText(tr("Cancel"));
+    export_button_->setText(tr("Export report…"));
+    export_button_->setToolTip(tr("The verdicts, evidence, charts and remedies as HTML, PDF, Markdown or JSON"));
     evidence_->setToolTip(QString());
   });
   connect(run_button_, &QPushButton::clicked, this, &DiagnosisPage::run);
   connect(cancel_button_, &QPushButton::clicked, this, &DiagnosisPage::cancel);
+  connect(export_button_, &QPushButton::clicked, this, &DiagnosisPage::exportReportRequested);
   connect(list_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &DiagnosisPage::showSelected);
   connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
     if (evidence_->row() >= from.row() && evidence_->row() <= to.row()) showSelected();
@@ -304,6 +310,7 @@ bool DiagnosisPage::start(DiagnoseConfig config, const QString& only_item, bool 
   if (only_item.isEmpty()) {
     last_config_ = config;
     last_captured_ = capture_run;
+    last_diagnosis_.reset();
     model_->clearResults();
   }
   ++run_;
@@ -353,8 +360,10 @@ void DiagnosisPage::onDiagnosed(int run, const Result<Diagnosis>& result) {
   if (capture_worker_) capture_worker_->stop();  // it writes the file, then reports
   if (!result) return finish(false, QString::fromStdString(result.error().detail));
   pending_->result->observations = result->observations;
-  if (pending_->only_item.isEmpty()) model_->setDiagnosis(*result, pending_->result);
-  else if (!result->items.empty()) model_->setItemResult(result->items.front(), pending_->result);
+  if (pending_->only_item.isEmpty()) {
+    last_diagnosis_ = *result;
+    model_->setDiagnosis(*result, pending_->result);
+  } else if (!result->items.empty()) model_->setItemResult(result->items.front(), pending_->result);
   for (const auto& w : result->warnings) emit message(QString::fromStdString(w));
   int flagged = 0;
   for (const auto& i : result->items) flagged += i.verdict == Verdict::Warn || i.verdict == Verdict::Fail;
@@ -413,6 +422,15 @@ void DiagnosisPage::onMatched(int run, const std::map<std::string, std::string>&
   showSelected();
 }
 
+std::optional<Diagnosis> DiagnosisPage::diagnosis() const {
+  if (!hasDiagnosis()) return std::nullopt;
+  Diagnosis d = *last_diagnosis_;
+  for (auto& item : d.items)  // re-runs and notes live in the rows
+    if (int row = model_->rowOf(QString::fromStdString(item.id)); row >= 0 && model_->row(row).result)
+      item = *model_->row(row).result;
+  return d;
+}
+
 void DiagnosisPage::cancel() {
   if (!running()) return;
   emit message(tr("Diagnosis cancelled"));
@@ -439,6 +457,7 @@ void DiagnosisPage::setState(State s) {
   cancel_button_->setEnabled(busy);
   progress_->setVisible(busy);
   evidence_->setRerunEnabled(!busy && last_config_.has_value());
+  export_button_->setEnabled(!busy && last_diagnosis_.has_value());
 }
 
 void DiagnosisPage::jump(int row, int ref) {

@@ -61,6 +61,12 @@ class DiagnosisPage : public QWidget {
   void cancel();
   bool running() const { return state_ != State::Idle; }
 
+  // The last full run as the page shows it now: items re-run alone and manual notes included;
+  // none before a run has finished (or while one runs).
+  std::optional<Diagnosis> diagnosis() const;
+  bool hasDiagnosis() const { return last_diagnosis_ && !running(); }  // diagnosis() without the copy
+  const Checklist& checklist() const { return checklist_; }  // the one the page runs
+
   ClientFaultsBox* clientFaults() const { return faults_; }  // applied to the live target's workload
   DiagnosisModel* model() const { return model_; }
   EvidenceView* evidence() const { return evidence_; }
@@ -76,6 +82,7 @@ class DiagnosisPage : public QWidget {
   void captureReady(const QString& path);  // the run's own capture is written: open it
   // Evidence clicked: the frames of `conn` (its name in `capture`), of `stream` (-1: all).
   void jumpToFrames(const QString& capture, const QString& conn, int stream);
+  void exportReportRequested();  // "Export report…" was clicked
 
  private:
   enum class State { Idle, StartingCapture, Running, Matching };
@@ -114,6 +121,7 @@ class DiagnosisPage : public QWidget {
   QCheckBox* use_system_;
   QPushButton* run_button_;
   QPushButton* cancel_button_;
+  QPushButton* export_button_;
   QProgressBar* progress_;
   QLabel* progress_text_;
   QLabel* summary_;
@@ -129,6 +137,7 @@ class DiagnosisPage : public QWidget {
   int run_ = 0;  // numbers the runs: reports of an older one are dropped
   std::unique_ptr<PendingRun> pending_;
   std::optional<DiagnoseConfig> last_config_;  // for re-running an item
+  std::optional<Diagnosis> last_diagnosis_;    // of the last full run
   bool last_captured_ = false;
   std::unique_ptr<Worker> worker_, capture_worker_, match_worker_;
 };

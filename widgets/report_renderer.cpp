@@ -11,6 +11,7 @@
 #include <QSaveFile>
 #include <QTemporaryDir>
 #include <QTextDocument>
+#include <QTranslator>
 #include <QUrl>
 #include <cmath>
 
@@ -164,9 +165,10 @@ class ChartFiles {
   QStringList errors_;
 };
 
-bool writePdf(const ReportDocument& doc, const QString& path, QString* error, ChartStyle style) {
+// The report as the PDF lays it out, in `text`: each chart a PNG image held in the document's
+// resources under "chart:ID", 640 pixels wide.
+QStringList layoutInto(QTextDocument& text, const ReportDocument& doc, ChartStyle style) {
   ChartFiles charts(style);
-  QTextDocument text;
   std::string html = report_html(doc, [&](const ReportChart& c) {
     QString png = charts.draw(c, "png");
     if (png.isEmpty()) return std::string();
@@ -180,6 +182,12 @@ bool writePdf(const ReportDocument& doc, const QString& path, QString* error, Ch
   QFont font(doc.lang == "zh_CN" ? QStringLiteral("Noto Sans CJK SC") : QStringLiteral("Noto Sans"), 9);
   text.setDefaultFont(font);
   text.setHtml(q(html));
+  return charts.errors();
+}
+
+bool writePdf(const ReportDocument& doc, const QString& path, QString* error, ChartStyle style) {
+  QTextDocument text;
+  layoutInto(text, doc, style);
   QString tmp = path + QStringLiteral(".tmp");
   {
     QPdfWriter pdf(tmp);
@@ -250,15 +258,26 @@ QStringList translatableReportLabels() {
   return out;
 }
 
+// The zh_CN translations compiled into the app, read by a translator of the report's own: a
+// report's language never depends on the translator the interface has installed.
+const QTranslator* reportTranslator(const QString& lang) {
+  if (lang != QLatin1String("zh_CN")) return nullptr;  // English is the source language
+  static QTranslator zh;
+  static const bool loaded = zh.load(QStringLiteral(":/i18n/anthro_workbench_zh_CN.qm"));
+  return loaded ? &zh : nullptr;
+}
+
 ReportOptions reportOptions(const QString& origin, const QString& lang, bool redact_prompts) {
   ReportOptions o;
   o.origin = origin.toStdString();
   o.lang = lang.toStdString();
   o.redact_prompts = redact_prompts;
-  o.translate = [](const std::string& english) {
-    return QCoreApplication::translate("Report", english.c_str()).toStdString();
+  // QTranslator::translate is const and only reads: a worker thread may build the report.
+  o.translate = [translator = reportTranslator(lang)](const std::string& english) {
+    const QString text = translator ? translator->translate("Report", english.c_str()) : QString();
+    return text.isEmpty() ? english : text.toStdString();
   };
-  o.environment.emplace_back(QCoreApplication::translate("Report", "Qt").toStdString(), qVersion());
+  o.environment.emplace_back(o.translate("Qt"), qVersion());
   return o;
 }
 
@@ -268,6 +287,10 @@ bool writeReportChart(const ReportChart& c, const QString& path, QString* error,
     case ChartKind::Distribution: return writeEvidenceChart(c, path, error);
     default: return writeLatencyChart(c, path, error, style);
   }
+}
+
+QStringList layoutReport(QTextDocument* text, const ReportDocument& doc, ChartStyle style) {
+  return layoutInto(*text, doc, style);
 }
 
 QString reportHtml(const ReportDocument& doc, ChartStyle style) {

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <optional>
 
 #include "report/report.h"
+
+class QTextDocument;
 
 namespace anthro::widgets {
 
@@ -15,8 +18,9 @@ enum class ReportFormat { Html, Pdf, Markdown, Json };
 std::optional<ReportFormat> parseReportFormat(const QString& name);  // "html", "pdf", "md", "json"
 QString reportFormatSuffix(ReportFormat f);
 
-// ReportOptions with the interface's translations (QCoreApplication::translate, context
-// "Report") and the Qt version in the environment.
+// ReportOptions in `lang` ("en" or "zh_CN") whatever the interface's language: the app's zh_CN
+// translations (context "Report") read by a QTranslator of the report's own, the Qt version in
+// the environment. Its translate function may run on a worker thread.
 ReportOptions reportOptions(const QString& origin, const QString& lang, bool redact_prompts);
 // The labels registered for translation here; a test compares them with report_labels().
 QStringList translatableReportLabels();
@@ -34,7 +38,12 @@ bool writeReportChart(const ReportChart& chart, const QString& path, QString* er
 bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& path, QString* error = nullptr,
                  ChartStyle style = {});
 
-// The HTML a preview shows (charts inline as SVG).
+// The HTML file's text (charts inline as SVG).
 QString reportHtml(const ReportDocument& doc, ChartStyle style = {});
+
+// The report laid out in `text` as the PDF is (its default font, the CJK one for zh_CN), each
+// chart a PNG image in the document's resources ("chart:ID"): what a QTextBrowser previews,
+// since it cannot show inline SVG. Returns the charts that could not be drawn, as errors.
+QStringList layoutReport(QTextDocument* text, const ReportDocument& doc, ChartStyle style = {});
 
 }  // namespace anthro::widgets

@@ -46,6 +46,7 @@ RolloutPage::RolloutPage(QWidget* parent)
       more_button_(new QPushButton(this)),
       rollback_button_(new QPushButton(this)),
       save_button_(new QPushButton(this)),
+      export_button_(new QPushButton(this)),
       progress_(new QProgressBar(this)),
       status_(new QLabel(this)),
       problems_(new QLabel(this)),
@@ -197,7 +198,7 @@ QWidget* RolloutPage::makeButtonRow() {
   auto* row = new QWidget(this);
   auto* layout = new QHBoxLayout(row);
   layout->setContentsMargins(0, 0, 0, 0);
-  for (QPushButton* b : {run_button_, pause_button_, continue_button_, more_button_, rollback_button_, save_button_})
+  for (QPushButton* b : {run_button_, pause_button_, continue_button_, more_button_, rollback_button_, save_button_, export_button_})
     layout->addWidget(b);
   layout->addWidget(progress_);
   layout->addWidget(status_, 1);
@@ -209,6 +210,7 @@ QWidget* RolloutPage::makeButtonRow() {
   connect(more_button_, &QPushButton::clicked, this, &RolloutPage::runMore);
   connect(rollback_button_, &QPushButton::clicked, this, &RolloutPage::rollBack);
   connect(save_button_, &QPushButton::clicked, this, &RolloutPage::askToSave);
+  connect(export_button_, &QPushButton::clicked, this, &RolloutPage::exportReportRequested);
   (new Retranslator(this))->add([this] {
     run_button_->setText(tr("Run"));
     pause_button_->setText(tr("Pause"));
@@ -216,6 +218,8 @@ QWidget* RolloutPage::makeButtonRow() {
     more_button_->setText(tr("Run more"));
     rollback_button_->setText(tr("Roll back"));
     save_button_->setText(tr("Save result…"));
+    export_button_->setText(tr("Export report…"));
+    export_button_->setToolTip(tr("Every stage's gates, intervals and charts as HTML, PDF, Markdown or JSON"));
     run_button_->setToolTip(tr("Run the plan from its first stage"));
     pause_button_->setToolTip(tr("Judge the running stage on what it has measured, then wait"));
     continue_button_->setToolTip(tr("Let the waiting stage through and run the next ones"));
@@ -550,6 +554,7 @@ void RolloutPage::dropResult() {
   result_.reset();
   summary_->clear();
   save_button_->setEnabled(false);
+  export_button_->setEnabled(false);
 }
 
 void RolloutPage::setState(State s) {
@@ -562,6 +567,7 @@ void RolloutPage::setState(State s) {
   more_button_->setEnabled(s == State::Paused);
   rollback_button_->setEnabled(s == State::Running || s == State::Pausing || s == State::Paused);
   save_button_->setEnabled(!busy && result_.has_value());
+  export_button_->setEnabled(!busy && result_.has_value());
   // A waiting rollout resumes with the inputs it started with.
   for (QWidget* w : std::initializer_list<QWidget*>{plan_, open_plan_, baseline_, candidate_, requests_}) w->setEnabled(idle);
   model_->setEditable(idle);

@@ -74,6 +74,7 @@ class RolloutPage : public QWidget {
   // run_rollout returned: result() holds what it judged (or it failed to start, and
   // result() is empty).
   void finished();
+  void exportReportRequested();  // "Export report…" was clicked
 
  private:
   void makeTimeline();
@@ -108,6 +109,7 @@ class RolloutPage : public QWidget {
   QPushButton* more_button_;
   QPushButton* rollback_button_;
   QPushButton* save_button_;
+  QPushButton* export_button_;
   QProgressBar* progress_;
   QLabel* status_;
   QLabel* problems_;

@@ -58,6 +58,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       load_button_(new QPushButton(this)),
       load_status_(new QLabel(this)),
       diagnose_button_(new QPushButton(this)),
+      export_button_(new QPushButton(this)),
       faults_(new ClientFaultsBox(this)),
       charts_(new LatencyCharts(this)),
       inbox_(std::make_shared<Inbox>(this)) {
@@ -135,7 +136,9 @@ SessionPanel::SessionPanel(QWidget* parent)
   load_layout->addWidget(load_button_);
   load_layout->addWidget(load_status_, 1);
   load_layout->addWidget(diagnose_button_);
+  load_layout->addWidget(export_button_);
   diagnose_button_->hide();  // shown when a load has ended: its target is worth diagnosing
+  export_button_->hide();    // shown when a session or a load has ended
 
   auto* left = new QWidget(this);
   auto* left_layout = new QVBoxLayout(left);
@@ -159,6 +162,8 @@ SessionPanel::SessionPanel(QWidget* parent)
     cancel_->setText(tr("Cancel"));
     load_button_->setText(loadRunning() ? tr("Stop load") : tr("Run load"));
     diagnose_button_->setText(tr("Diagnose this target…"));
+    export_button_->setText(tr("Export report…"));
+    export_button_->setToolTip(tr("The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON"));
     target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
                            "https://host/v1/chat/completions"));
     const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed below")};
@@ -197,6 +202,7 @@ SessionPanel::SessionPanel(QWidget* parent)
   });
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
   connect(diagnose_button_, &QPushButton::clicked, this, [this] { emit diagnoseRequested(target()); });
+  connect(export_button_, &QPushButton::clicked, this, &SessionPanel::exportReportRequested);
   connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);
   connect(load_button_, &QPushButton::clicked, this, [this] {
     if (loadRunning()) stopLoad();
@@ -373,6 +379,9 @@ void SessionPanel::onRequestDone(const RequestResult& r) {
 
 void SessionPanel::onFinished(const SessionResult& result) {
   if (result.error) emit message(tr("Session: %1").arg(QString::fromStdString(*result.error)));
+  last_session_ = result;
+  last_run_ = LastRun::Session;
+  export_button_->show();
   state_ = State::Idle;
   stopCapture();
   updateButtons();
@@ -438,12 +447,16 @@ void SessionPanel::onLoadDone(const Result<BenchResult>& result, int series) {
   load_button_->setText(tr("Run load"));
   if (!result) {
     last_load_.reset();
+    last_run_ = last_session_ ? LastRun::Session : LastRun::None;
+    export_button_->setVisible(last_session_.has_value());
     load_status_->setText(QString::fromStdString(result.error().detail));
     emit message(load_status_->text());
     emit loadFinished(false);
     return;
   }
   last_load_ = std::make_unique<BenchResult>(*result);
+  last_run_ = LastRun::Load;
+  export_button_->show();
   std::vector<RequestPoint> points;
   for (const auto& rec : result->records)
     points.push_back(request_point(rec.result, rec.start_s, -1 - static_cast<int>(rec.index)));

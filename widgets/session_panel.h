@@ -6,6 +6,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 #include "capture/live_capture.h"
 #include "session/session.h"
@@ -62,6 +63,11 @@ class SessionPanel : public QWidget {
   QString answer() const;
   // The last load that ended, or null.
   const BenchResult* lastLoad() const { return last_load_.get(); }
+  // The last session that ended (its requests, or the error that ended it), or null.
+  const SessionResult* lastSession() const { return last_session_ ? &*last_session_ : nullptr; }
+  // Which of the two ended last: what "Export report…" reports.
+  enum class LastRun { None, Session, Load };
+  LastRun lastRun() const { return last_run_; }
   LatencyCharts* charts() const { return charts_; }
   // The requests of the last session, as measured.
   const std::vector<RequestResult>& results() const { return results_; }
@@ -77,6 +83,7 @@ class SessionPanel : public QWidget {
   void streamClicked(const QString& capture, std::uint32_t stream_id);
   // "Diagnose this target", offered when a load has ended.
   void diagnoseRequested(const QString& target);
+  void exportReportRequested();  // "Export report…" was clicked
 
  private:
   enum class State { Idle, StartingCapture, Running };
@@ -115,6 +122,7 @@ class SessionPanel : public QWidget {
   QPushButton* load_button_;
   QLabel* load_status_;
   QPushButton* diagnose_button_;
+  QPushButton* export_button_;
   ClientFaultsBox* faults_;
   LatencyCharts* charts_;
 
@@ -127,6 +135,8 @@ class SessionPanel : public QWidget {
   std::vector<std::pair<QString, std::uint32_t>> plotted_;  // chart request id -> (capture, stream)
   std::unique_ptr<Worker> load_;
   std::unique_ptr<BenchResult> last_load_;
+  std::optional<SessionResult> last_session_;
+  LastRun last_run_ = LastRun::None;
   // The last capture started; it may still be writing its file when the next one starts.
   std::unique_ptr<Worker> capture_worker_;
   int capture_run_ = 0;  // numbers the captures, to tell the current one's reports from older ones'

@@ -10,6 +10,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -20,13 +21,18 @@
 #include <QTabWidget>
 
 #include "capture_inspector.h"
+#include "diagnosis/diagnosis.h"
 #include "diagnosis_page.h"
 #include "endpoint/endpoint.h"
 #include "keys_panel.h"
 #include "language.h"
 #include "model/faults.h"
+#include "report_dialog.h"
 #include "retranslator.h"
+#include "rollout/rollout.h"
 #include "rollout_page.h"
+#include "session/bench.h"
+#include "session/session.h"
 #include "session_panel.h"
 #include "welcome_page.h"
 
@@ -76,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
     page->deleteLater();
   });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    updateExportAction();
     if (tabs_->currentWidget() == diagnosis_) refreshDiagnosisSources();
     if (auto* inspector = currentInspector(); inspector && inspector->index() && inspector->index()->finished()) {
       auto a = inspector->index()->analysis();
@@ -102,6 +109,14 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   connect(keys_, &widgets::KeysPanel::keysChanged, this, &MainWindow::reloadCapturesWithKeys);
   connect(session_, &widgets::SessionPanel::message, this, &MainWindow::log);
   connect(rollout_, &widgets::RolloutPage::message, this, &MainWindow::log);
+  // Each page's "Export report…" and the File menu's open the same dialog.
+  connect(session_, &widgets::SessionPanel::exportReportRequested, this, [this] { exportReport(session_); });
+  connect(diagnosis_, &widgets::DiagnosisPage::exportReportRequested, this, [this] { exportReport(diagnosis_); });
+  connect(rollout_, &widgets::RolloutPage::exportReportRequested, this, [this] { exportReport(rollout_); });
+  connect(session_, &widgets::SessionPanel::sessionFinished, this, &MainWindow::updateExportAction);
+  connect(session_, &widgets::SessionPanel::loadFinished, this, &MainWindow::updateExportAction);
+  connect(diagnosis_, &widgets::DiagnosisPage::finished, this, &MainWindow::updateExportAction);
+  connect(rollout_, &widgets::RolloutPage::stateChanged, this, &MainWindow::updateExportAction);
   connect(session_, &widgets::SessionPanel::captureReady, this, [this](const QString& path) {
     log(tr("Session capture written to %1").arg(path));
     openCapture(path);
@@ -214,6 +229,9 @@ void MainWindow::buildMenus() {
   open_action_ = file_menu_->addAction(QString(), QKeySequence::Open, this, &MainWindow::openCaptureDialog);
   recent_menu_ = file_menu_->addMenu(QString());
   file_menu_->addSeparator();
+  export_report_action_ = file_menu_->addAction(QString(), this, [this] { exportReport(); });
+  connect(file_menu_, &QMenu::aboutToShow, this, &MainWindow::updateExportAction);
+  file_menu_->addSeparator();
   add_keylog_action_ = file_menu_->addAction(QString(), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Add key log"), {}, tr("Key logs (*.log *.txt *.keylog);;All files (*)"));
     if (!path.isEmpty()) keys_->addKeylog(path);
@@ -268,6 +286,8 @@ void MainWindow::retranslate() {
   file_menu_->setTitle(tr("&File"));
   open_action_->setText(tr("&Open Capture…"));
   recent_menu_->setTitle(tr("Open &Recent"));
+  export_report_action_->setText(tr("&Export Report…"));
+  export_report_action_->setToolTip(tr("The current tab's result as an HTML, PDF, Markdown or JSON report"));
   add_keylog_action_->setText(tr("Add &Key Log…"));
   add_pem_action_->setText(tr("Add &Server Key (PEM)…"));
   quit_action_->setText(tr("&Quit"));
@@ -291,6 +311,56 @@ void MainWindow::setLanguage(const QString& locale) {
 
 void MainWindow::showPage(QWidget* page) { tabs_->setCurrentWidget(page); }
 
+bool MainWindow::hasReport(QWidget* page) const {
+  if (!page) return false;
+  if (page == diagnosis_) return diagnosis_->hasDiagnosis();
+  if (page == rollout_)
+    return rollout_->result() && (rollout_->state() == widgets::RolloutPage::State::Idle ||
+                                  rollout_->state() == widgets::RolloutPage::State::Paused);
+  if (page == session_) return session_->lastRun() != widgets::SessionPanel::LastRun::None;
+  if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(page))
+    return inspector->index() && inspector->index()->finished() && inspector->index()->analysis();
+  return false;
+}
+
+void MainWindow::updateExportAction() {
+  if (export_report_action_ && tabs_) export_report_action_->setEnabled(hasReport(tabs_->currentWidget()));
+}
+
+// The page's result is copied here and made into its JSON on the dialog's worker: the page may
+// run again, or its tab close, while the dialog is open.
+widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
+  if (!page) page = tabs_->currentWidget();
+  if (!hasReport(page)) {
+    log(tr("Nothing to report here yet: run a diagnosis, a rollout, a session or a load, or open a capture."));
+    return nullptr;
+  }
+  using Job = widgets::ReportDialog::ResultJob;
+  using Stop = const std::atomic<bool>&;
+  Job job;
+  if (page == diagnosis_) {
+    job = [d = *diagnosis_->diagnosis(), checklist = diagnosis_->checklist()](const std::string& lang, Stop) {
+      return Result<std::string>(diagnosis_json(d, lang, &checklist));
+    };
+  } else if (page == rollout_) {
+    job = [r = *rollout_->result()](const std::string& lang, Stop) { return Result<std::string>(rollout_json(r, lang)); };
+  } else if (page == session_) {
+    if (session_->lastRun() == widgets::SessionPanel::LastRun::Load)
+      job = [b = *session_->lastLoad()](const std::string&, Stop) { return Result<std::string>(bench_json(b)); };
+    else
+      job = [s = *session_->lastSession()](const std::string&, Stop) { return Result<std::string>(session_json(s)); };
+  } else if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(page)) {
+    // The inspector's index ran analyze_capture on the file with the keys it was opened with
+    // (its ITL samples kept): that analysis is the capture's result, not run a second time.
+    job = [a = inspector->index()->analysis()](const std::string&, Stop) { return Result<std::string>(analysis_json(*a)); };
+  }
+  auto* dialog = new widgets::ReportDialog(std::move(job), QString(), current_language(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &widgets::ReportDialog::message, this, &MainWindow::log);
+  dialog->open();
+  return dialog;
+}
+
 widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QStringList& keylogs,
                                                    const QStringList& server_keys) {
   // Keys given with this capture are for it: adding them must not reload the capture shown now.
@@ -305,7 +375,9 @@ widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QS
     showPage(diagnosis_);
     diagnosis_->diagnoseCapture(inspector->path(), inspector->keys());
   });
+  connect(inspector, &widgets::CaptureInspector::exportReportRequested, this, [this, inspector] { exportReport(inspector); });
   connect(inspector, &widgets::CaptureInspector::loaded, this, [this, inspector](bool ok, const QString&) {
+    updateExportAction();
     if (!ok || !inspector->index()) return;
     auto a = inspector->index()->analysis();
     if (currentInspector() == inspector)

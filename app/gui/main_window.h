@@ -25,6 +25,7 @@ namespace anthro::widgets {
 class CaptureInspector;
 class DiagnosisPage;
 class KeysPanel;
+class ReportDialog;
 class RolloutPage;
 class SessionPanel;
 }  // namespace anthro::widgets
@@ -57,6 +58,14 @@ class MainWindow : public QMainWindow {
   QString logText() const;
   void showPage(QWidget* page);
 
+  // File → Export report…: the result of `page` (null: the current tab) in the export dialog,
+  // opened window-modal; null (and a line in the log) when the page holds no result.
+  widgets::ReportDialog* exportReport(QWidget* page = nullptr);
+  QAction* exportReportAction() const { return export_report_action_; }
+  // `page` when it holds a result to report: the Diagnosis page after a run, the Rollout page
+  // with a result, a loaded capture, the live session page after a session or a load.
+  bool hasReport(QWidget* page) const;
+
  protected:
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -76,6 +85,7 @@ class MainWindow : public QMainWindow {
   void reloadCapturesWithKeys();
   CaptureKeySources keySources() const;  // the keys panel's files
   void setLanguage(const QString& locale);
+  void updateExportAction();
 
   std::unique_ptr<Endpoint> endpoint_;
   bool adding_keys_ = false;
@@ -96,6 +106,7 @@ class MainWindow : public QMainWindow {
   QMenu* language_menu_ = nullptr;
   QMenu* help_menu_ = nullptr;
   QAction* open_action_ = nullptr;
+  QAction* export_report_action_ = nullptr;
   QAction* add_keylog_action_ = nullptr;
   QAction* add_pem_action_ = nullptr;
   QAction* quit_action_ = nullptr;

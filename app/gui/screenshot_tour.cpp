@@ -5,6 +5,8 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QPixmap>
+#include <QScrollBar>
+#include <QTextBrowser>
 #include <QTabWidget>
 #include <QTableView>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include "diagnosis_page.h"
 #include "endpoint/endpoint.h"
 #include "model/faults.h"
+#include "report_dialog.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "language.h"
@@ -73,6 +76,24 @@ bool diagnosis_shot(MainWindow& window, const QString& dir) {
   window.showPage(page);
   page->selectItem("server-stall");
   return save(window, dir, "diagnosis.png");
+}
+
+// File → Export report… on that diagnosis: the preview scrolled to the flagged item, its
+// verdict, evidence and chart as the PDF lays them out.
+bool report_shot(MainWindow& window, const QString& dir) {
+  window.showPage(window.diagnosisPage());
+  widgets::ReportDialog* dialog = window.exportReport();
+  if (!dialog) return false;
+  wait_for([&] { return !dialog->busy(); }, 60000);
+  QTextBrowser* preview = dialog->preview();
+  const QTextCursor at = preview->document()->find("(server-stall)");
+  if (!at.isNull()) preview->verticalScrollBar()->setValue(preview->verticalScrollBar()->value() + preview->cursorRect(at).top() - 40);
+  pump(300);
+  const QString path = QDir(dir).filePath("report-export.png");
+  const bool ok = dialog->document() && dialog->grab().save(path);
+  std::printf("%s %s\n", ok ? "saved" : "FAILED", qPrintable(path));
+  dialog->close();
+  return ok;
 }
 
 // The Rollout page after seed 000's plan between the window's own endpoint's HTTP baseline and
@@ -154,6 +175,7 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   window.showPage(panel);
   ok = save(window, dir, "live-session.png") && ok;
   ok = diagnosis_shot(window, dir) && ok;
+  ok = report_shot(window, dir) && ok;
   ok = rollout_shot(window, dir) && ok;
 
   install_language("zh_CN");

@@ -652,6 +652,18 @@
         <source>&amp;Rollout Rehearsal…</source>
         <translation>灰度发布演练(&amp;R)…</translation>
     </message>
+    <message>
+        <source>&amp;Export Report…</source>
+        <translation>导出报告(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>The current tab's result as an HTML, PDF, Markdown or JSON report</source>
+        <translation>将当前标签页的结果导出为 HTML、PDF、Markdown 或 JSON 报告</translation>
+    </message>
+    <message>
+        <source>Nothing to report here yet: run a diagnosis, a rollout, a session or a load, or open a capture.</source>
+        <translation>此处尚无可生成报告的结果：请先运行诊断、发布演练、会话或压测，或打开一个抓包。</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>
@@ -741,6 +753,14 @@
     <message>
         <source>No connection %1 in %2</source>
         <translation>%2 中没有连接 %1</translation>
+    </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>Connections, TCP health and per-stream timing as HTML, PDF, Markdown or JSON</source>
+        <translation>将连接、TCP 健康状况和各流的时延导出为 HTML、PDF、Markdown 或 JSON</translation>
     </message>
 </context>
 <context>
@@ -1101,6 +1121,14 @@
         <source>%1 was measured live without a capture: tick "Capture this run's traffic" to see its frames.</source>
         <translation>%1 是在没有抓包的情况下实时测得的：勾选“抓取本次运行的流量”即可查看其帧。</translation>
     </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>The verdicts, evidence, charts and remedies as HTML, PDF, Markdown or JSON</source>
+        <translation>将判定、证据、图表和补救措施导出为 HTML、PDF、Markdown 或 JSON</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::EvidenceChart</name>
@@ -1410,6 +1438,109 @@
     <message>
         <source>Chart written to %1</source>
         <translation>图表已写入 %1</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::ReportDialog</name>
+    <message>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>&amp;Format</source>
+        <translation>格式(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>HTML (one file, charts inline)</source>
+        <translation>HTML（单个文件，内嵌图表）</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>Markdown (charts as PNG files beside it)</source>
+        <translation>Markdown（图表为旁边的 PNG 文件）</translation>
+    </message>
+    <message>
+        <source>JSON (the result and the report's sections)</source>
+        <translation>JSON（结果及报告各节）</translation>
+    </message>
+    <message>
+        <source>Redact prompts and answers</source>
+        <translation>对提示词和回答脱敏</translation>
+    </message>
+    <message>
+        <source>Replace prompt and answer text by its length and SHA-256. API keys, key log secrets and private keys are always redacted.</source>
+        <translation>以长度和 SHA-256 替换提示词与回答的文本。API 密钥、密钥日志中的秘密和私钥始终会被脱敏。</translation>
+    </message>
+    <message>
+        <source>The report's language, whatever the interface's</source>
+        <translation>报告的语言，与界面语言无关</translation>
+    </message>
+    <message>
+        <source>The report as the PDF lays it out; HTML and Markdown hold the same</source>
+        <translation>按 PDF 排版预览报告；HTML 与 Markdown 内容相同</translation>
+    </message>
+    <message>
+        <source>&amp;Save…</source>
+        <translation>保存(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Building the report…</source>
+        <translation>正在生成报告…</translation>
+    </message>
+    <message>
+        <source>Preparing the result…</source>
+        <translation>正在准备结果…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n chart(s), %2 field(s) redacted</source>
+        <translation><numerusform>%1：%n 张图表，%2 个字段已脱敏</numerusform></translation>
+    </message>
+    <message>
+        <source>HTML (*.html);;All files (*)</source>
+        <translation>HTML (*.html);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>PDF (*.pdf);;All files (*)</source>
+        <translation>PDF (*.pdf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md);;All files (*)</source>
+        <translation>Markdown (*.md);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;All files (*)</source>
+        <translation>JSON (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The report is not ready yet.</source>
+        <translation>报告尚未就绪。</translation>
+    </message>
+    <message>
+        <source>Report not written: %1</source>
+        <translation>报告未写入：%1</translation>
+    </message>
+    <message>
+        <source>Written to %1</source>
+        <translation>已写入 %1</translation>
+    </message>
+    <message>
+        <source>Report written to %1 (charts in %2_charts beside it)</source>
+        <translation>报告已写入 %1（图表在旁边的 %2_charts 中）</translation>
+    </message>
+    <message>
+        <source>Report written to %1</source>
+        <translation>报告已写入 %1</translation>
     </message>
 </context>
 <context>
@@ -1813,6 +1944,14 @@
         <source>A rollout is running or waiting: finish or roll it back before picking another plan.</source>
         <translation>有灰度发布正在运行或等待：请先完成或回滚，再选择其他计划。</translation>
     </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>Every stage's gates, intervals and charts as HTML, PDF, Markdown or JSON</source>
+        <translation>将每个阶段的门限、区间和图表导出为 HTML、PDF、Markdown 或 JSON</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::SessionPanel</name>
@@ -2007,6 +2146,14 @@
     <message>
         <source>Diagnose this target…</source>
         <translation>诊断此目标…</translation>
+    </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON</source>
+        <translation>将最近结束的会话或压测导出为 HTML、PDF、Markdown 或 JSON</translation>
     </message>
 </context>
 <context>
