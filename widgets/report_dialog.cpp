@@ -174,11 +174,12 @@ void ReportDialog::onBuilt(int run, const QString& lang, std::shared_ptr<const s
   setBusy(false);
   // The charts are drawn by the app's chart widgets: on this thread.
   auto* laid_out = new QTextDocument(preview_);
-  const QStringList failed = layoutReport(laid_out, *doc_);
+  const QStringList failed = layoutReport(laid_out, *doc_, preview_->viewport()->width() - 40);
   preview_->setDocument(laid_out);  // the previous preview, a child of the browser, is deleted
   if (!failed.isEmpty()) showError(failed.join('\n'));
-  status_->setText(tr("%1: %n chart(s), %2 field(s) redacted", nullptr, static_cast<int>(doc_->charts.size()))
+  status_->setText(tr("%1 — charts: %2, fields redacted: %3")
                        .arg(QString::fromStdString(doc_->title))
+                       .arg(doc_->charts.size())
                        .arg(doc_->redactions.size()));
   emit previewReady(true);
 }

@@ -42,8 +42,9 @@ bool writeReport(const ReportDocument& doc, ReportFormat format, const QString& 
 QString reportHtml(const ReportDocument& doc, ChartStyle style = {});
 
 // The report laid out in `text` as the PDF is (its default font, the CJK one for zh_CN), each
-// chart a PNG image in the document's resources ("chart:ID"): what a QTextBrowser previews,
-// since it cannot show inline SVG. Returns the charts that could not be drawn, as errors.
-QStringList layoutReport(QTextDocument* text, const ReportDocument& doc, ChartStyle style = {});
+// chart a PNG image in the document's resources ("chart:ID") shown `image_width` pixels wide
+// (at most as drawn, 900): what a QTextBrowser previews, since it cannot show inline SVG.
+// Returns the charts that could not be drawn, as errors.
+QStringList layoutReport(QTextDocument* text, const ReportDocument& doc, int image_width = 640, ChartStyle style = {});
 
 }  // namespace anthro::widgets

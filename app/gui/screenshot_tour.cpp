@@ -6,6 +6,8 @@
 #include <QElapsedTimer>
 #include <QPixmap>
 #include <QScrollBar>
+#include <QAbstractTextDocumentLayout>
+#include <QTextBlock>
 #include <QTextBrowser>
 #include <QTabWidget>
 #include <QTableView>
@@ -78,16 +80,26 @@ bool diagnosis_shot(MainWindow& window, const QString& dir) {
   return save(window, dir, "diagnosis.png");
 }
 
-// File → Export report… on that diagnosis: the preview scrolled to the flagged item, its
-// verdict, evidence and chart as the PDF lays them out.
+// File → Export report… on that diagnosis: the preview scrolled to its TTFT-over-time chart
+// (drawn by the app's chart code, as an image) and what precedes it.
 bool report_shot(MainWindow& window, const QString& dir) {
   window.showPage(window.diagnosisPage());
   widgets::ReportDialog* dialog = window.exportReport();
   if (!dialog) return false;
   wait_for([&] { return !dialog->busy(); }, 60000);
+  pump(300);  // laid out
   QTextBrowser* preview = dialog->preview();
-  const QTextCursor at = preview->document()->find("(server-stall)");
-  if (!at.isNull()) preview->verticalScrollBar()->setValue(preview->verticalScrollBar()->value() + preview->cursorRect(at).top() - 40);
+  QTextDocument* doc = preview->document();
+  QTextBlock shown;
+  for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
+    for (auto f = b.begin(); !f.atEnd(); ++f)
+      if (const QTextCharFormat format = f.fragment().charFormat(); format.isImageFormat()) {
+        if (!shown.isValid() || format.toImageFormat().name().endsWith("ttft-over-time")) shown = b;
+      }
+  if (shown.isValid()) {
+    const QRectF r = doc->documentLayout()->blockBoundingRect(shown);
+    preview->verticalScrollBar()->setValue(static_cast<int>(r.bottom()) - preview->viewport()->height() + 24);
+  }
   pump(300);
   const QString path = QDir(dir).filePath("report-export.png");
   const bool ok = dialog->document() && dialog->grab().save(path);

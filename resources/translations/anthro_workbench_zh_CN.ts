@@ -1502,10 +1502,6 @@
         <source>Preparing the result…</source>
         <translation>正在准备结果…</translation>
     </message>
-    <message numerus="yes">
-        <source>%1: %n chart(s), %2 field(s) redacted</source>
-        <translation><numerusform>%1：%n 张图表，%2 个字段已脱敏</numerusform></translation>
-    </message>
     <message>
         <source>HTML (*.html);;All files (*)</source>
         <translation>HTML (*.html);;所有文件 (*)</translation>
@@ -1541,6 +1537,10 @@
     <message>
         <source>Report written to %1</source>
         <translation>报告已写入 %1</translation>
+    </message>
+    <message>
+        <source>%1 — charts: %2, fields redacted: %3</source>
+        <translation>%1 — 图表：%2，已脱敏字段：%3</translation>
     </message>
 </context>
 <context>

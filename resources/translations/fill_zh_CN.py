@@ -478,7 +478,7 @@ ZH = {
     '&Close': '关闭(&C)',
     'Building the report…': '正在生成报告…',
     'Preparing the result…': '正在准备结果…',
-    '%1: %n chart(s), %2 field(s) redacted': '%1：%n 张图表，%2 个字段已脱敏',
+    '%1 — charts: %2, fields redacted: %3': '%1 — 图表：%2，已脱敏字段：%3',
     'HTML (*.html);;All files (*)': 'HTML (*.html);;所有文件 (*)',
     'PDF (*.pdf);;All files (*)': 'PDF (*.pdf);;所有文件 (*)',
     'Markdown (*.md);;All files (*)': 'Markdown (*.md);;所有文件 (*)',

@@ -20,6 +20,7 @@
 #include "main_window.h"
 #include "report_dialog.h"
 #include "report_renderer.h"
+#include "session_panel.h"
 
 using namespace anthro;
 using namespace anthro::widgets;
@@ -204,6 +205,46 @@ class TestReportExport : public QObject {
 
     dialog->close();  // deleted on close
     QTRY_VERIFY(dialog.isNull());
+  }
+
+  // The live session page reports what ended last: the session, then a load. "Redact prompts
+  // and answers" takes the answer's text out of the report.
+  void theLiveSessionPageExportsItsLastSessionOrLoad() {
+    gui::MainWindow window;
+    SessionPanel* panel = window.sessionPanel();
+    window.showPage(panel);
+    QVERIFY(!window.exportReportAction()->isEnabled());
+    panel->setTarget(window.endpointUrl("anthro+lab"));
+    QSignalSpy session(panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel->send());
+    QVERIFY(session.wait(30000));
+    const QString answer = panel->answer().trimmed().left(24);
+    QVERIFY(answer.size() > 10);
+    QVERIFY(window.exportReportAction()->isEnabled());
+    window.exportReportAction()->trigger();
+    ReportDialog* dialog = wait_dialog(window);
+    QVERIFY(dialog);
+    QCOMPARE(dialog->document()->kind, ResultKind::Session);
+    QVERIFY(QString::fromStdString(dialog->document()->result_json).contains(answer));
+    QSignalSpy ready(dialog, &ReportDialog::previewReady);
+    dialog->setRedactPrompts(true);
+    QVERIFY(ready.wait(30000));
+    QVERIFY(!dialog->document()->redactions.empty());
+    QVERIFY(!QString::fromStdString(dialog->document()->result_json).contains(answer));
+    QVERIFY(!dialog->preview()->toPlainText().contains(answer));
+    dialog->close();
+
+    QSignalSpy load(panel, &SessionPanel::loadFinished);
+    panel->setLoad(8, 2);
+    panel->runLoad();
+    QVERIFY(load.wait(30000));
+    QCOMPARE(load.at(0).at(0).toBool(), true);
+    QPointer<ReportDialog> bench = window.exportReport();
+    QVERIFY(bench);
+    QSignalSpy bench_ready(bench.data(), &ReportDialog::previewReady);
+    QVERIFY(bench_ready.wait(30000));
+    QCOMPARE(bench->document()->kind, ResultKind::Bench);
+    QVERIFY(bench->preview()->toPlainText().contains("Load benchmark"));
   }
 
   // A capture tab's report: its analysis, from the inspector's own button.
