@@ -102,7 +102,7 @@ const std::vector<std::string>& report_labels() {
       "Grayscale rollout", "Plan", "State", "Stage", "Mode", "Split", "Gate", "Interval", "Reason",
       "Promoted by a person while inconclusive", "Still needed", "Rollback", "Rollback time",
       "Candidate sockets left", "Descriptors before and after", "Served by the baseline after the switch",
-      "passed", "failed", "paused", "rolled_back", "cancelled",
+      "passed", "failed", "paused", "rolled_back",
       // session, bench, analysis
       "Live session", "Load benchmark", "Capture analysis", "Duration", "Tokens per second", "Goodput per second",
       "Errors", "Latency summary", "Metric", "Packets", "TCP segments", "Negotiation"};
