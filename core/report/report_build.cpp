@@ -220,13 +220,7 @@ void build_diagnosis(Builder& b, const json& d) {
   for (auto& [v, line] : lines) doc.summary.push_back(std::move(line));
   doc.sections.push_back(std::move(items));
   if (d.contains("connections") && d["connections"].is_array() && !d["connections"].empty()) b.traffic(d["connections"]);
-  if (d.contains("warnings") && d["warnings"].is_array() && !d["warnings"].empty()) {
-    ReportSection w;
-    w.heading = b.tr("Warnings");
-    for (const auto& line : d["warnings"])
-      if (line.is_string()) w.paragraphs.push_back(line.get<std::string>());
-    doc.sections.push_back(std::move(w));
-  }
+  b.warnings(d);
 }
 
 namespace {

@@ -286,8 +286,7 @@ class StageRunner {
     if (b && b->kind != TargetKind::Anthro) return c_.baseline;
     auto t = parse_target(r_.candidate);
     if (!t) return c_.baseline;
-    std::string host = t->host.find(':') != std::string::npos ? "[" + t->host + "]" : t->host;
-    return "https://" + host + ":" + std::to_string(t->port) + "/v1/messages";
+    return http_baseline_url(*t);
   }
 
   GateResult judge_gate(const PlanGate& gate) {
