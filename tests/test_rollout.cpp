@@ -164,6 +164,18 @@ class TestRollout : public QObject {
     QVERIFY(promoted.stages[0].promoted);
     QCOMPARE(promoted.stages[1].name, std::string("canary-read"));
 
+    RolloutControl control;  // rolling back a paused rollout runs nothing more
+    control.roll_back = true;
+    c.control = &control;
+    c.resume = pooled;
+    c.promote = false;
+    RolloutResult rolled = run(c);
+    QCOMPARE(rolled.state, RolloutState::RolledBack);
+    QCOMPARE(rolled.stages.back().samples.workload, pooled.stages.back().samples.workload);
+    QVERIFY(rolled.rollback);
+    QCOMPARE(rolled.rollback->candidate_sockets_after, 0);
+    c.control = nullptr;
+
     c.resume = first;
     c.resume->state = RolloutState::Failed;
     QCOMPARE(run_rollout(c).error().kind, ErrorClass::Usage);  // nothing to resume

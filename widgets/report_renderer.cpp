@@ -70,7 +70,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("Report", "Descriptors before and after"),
     QT_TRANSLATE_NOOP("Report", "Served by the baseline after the switch"), QT_TRANSLATE_NOOP("Report", "passed"),
     QT_TRANSLATE_NOOP("Report", "failed"), QT_TRANSLATE_NOOP("Report", "paused"),
-    QT_TRANSLATE_NOOP("Report", "rolled_back"), QT_TRANSLATE_NOOP("Report", "cancelled"),
+    QT_TRANSLATE_NOOP("Report", "rolled_back"),
     QT_TRANSLATE_NOOP("Report", "Live session"), QT_TRANSLATE_NOOP("Report", "Load benchmark"),
     QT_TRANSLATE_NOOP("Report", "Capture analysis"), QT_TRANSLATE_NOOP("Report", "Duration"),
     QT_TRANSLATE_NOOP("Report", "Tokens per second"), QT_TRANSLATE_NOOP("Report", "Goodput per second"),

@@ -12,6 +12,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "diagnosis/diagnose.h"
+#ifdef ANTHRO_WITH_REPORT
+#include "cli/report.h"
+#endif
 #include "capture/analysis.h"
 #include "capture/live_capture.h"
 #include "crypto/keylog.h"
@@ -136,22 +139,30 @@ void compare_paths(const Endpoint& endpoint) {
   }
 }
 
-// The latency checklist against a short live run and this machine; the result JSON goes beside
-// the capture. (Sized for a demo: the items that need more samples say how many.)
-void diagnose(const Endpoint& endpoint, const std::string& dir) {
-  std::printf("\n5. The latency checklist: a short live run and this machine:\n");
+// The latency checklist against the captured session (when there is a capture), a short live
+// run and this machine; the result JSON goes beside the capture, and with Qt an HTML and a PDF
+// report of it. (Sized for a demo: the items that need more samples say how many.)
+void diagnose(const Endpoint& endpoint, const std::string& dir, const std::string& capture) {
+  std::printf("\n5. The latency checklist: %sa short live run and this machine:\n",
+              capture.empty() ? "" : "the captured session, ");
   DiagnoseConfig d;
   LiveWorkloadConfig live;
   live.session.target = endpoint.url("anthro");
-  live.requests = 40;
+  live.requests = 100;  // enough for the TTFT tail, and for the capture's lone connection not to sink the reuse
   d.live = live;
+  if (!capture.empty()) d.capture = capture;  // its keys are in its DSB
   d.system = SystemProbeConfig{};
   auto result = run_diagnosis(d);
   if (!result) return (void)(std::cerr << "  " << result.error().detail << "\n");
   std::cout << diagnosis_text(*result, d.checklist);
-  std::string path = dir + "/demo-diagnosis.json";
-  if (write_file_atomic(path, diagnosis_json(*result, "en", &d.checklist) + "\n"))
-    std::cout << "  result (cli.md diagnose JSON): " << path << "\n";
+  std::string path = dir + "/demo-diagnosis.json", json = diagnosis_json(*result, "en", &d.checklist);
+  if (write_file_atomic(path, json + "\n")) std::cout << "  result (cli.md diagnose JSON): " << path << "\n";
+#ifdef ANTHRO_WITH_REPORT
+  std::string html = dir + "/demo-report.html", pdf = dir + "/demo-report.pdf";
+  auto written = write_report_files(json, path, "en", false, {{"html", html}, {"pdf", pdf}});
+  if (!written) return (void)(std::cerr << "  report: " << written.error().detail << "\n");
+  std::cout << "\n6. The diagnosis report:\n  " << html << "\n  " << pdf << "\n";
+#endif
 }
 
 }  // namespace
@@ -208,7 +219,7 @@ int run_demo(const std::vector<std::string>& args) {
     decoded = decode_own_bytes(c2s, s2c, keylog);
   }
   compare_paths(**endpoint);
-  diagnose(**endpoint, *dir);
+  diagnose(**endpoint, *dir, capture_error.empty() ? pcapng : std::string());
   (*endpoint)->stop();
   return decoded;
 }

@@ -1,11 +1,14 @@
 // `anthro-wb report RESULT.json --to html|pdf|md|json --output FILE`: a saved result rendered
 // with the app's own charts, offscreen (no display needed), redacted, in English or 简体中文.
+#include "cli/report.h"
+
 #include <QApplication>
 #include <QLocale>
 #include <QTemporaryDir>
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -14,37 +17,62 @@
 #include "util/files.h"
 
 namespace anthro::cli {
+namespace {
+
+// The Qt application the charts are drawn in: offscreen, with a private runtime directory when
+// the caller has none, in `lang`.
+class OffscreenQt {
+ public:
+  explicit OffscreenQt(const std::string& lang) {
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);  // it draws, but never on a screen
+    if (!std::getenv("XDG_RUNTIME_DIR") && runtime_.isValid())
+      setenv("XDG_RUNTIME_DIR", runtime_.path().toLocal8Bit().constData(), 1);
+    if (!QApplication::instance()) app_ = std::make_unique<QApplication>(argc_, argv_);
+    gui::install_language(QString::fromStdString(lang));
+  }
+
+ private:
+  QTemporaryDir runtime_;
+  int argc_ = 1;
+  char name_[10] = "anthro-wb";
+  char* argv_[2] = {name_, nullptr};
+  std::unique_ptr<QApplication> app_;
+};
+
+}  // namespace
+
+Result<std::size_t> write_report_files(const std::string& result_json, const std::string& origin, const std::string& lang,
+                                       bool redact_prompts, const std::vector<std::pair<std::string, std::string>>& outputs) {
+  OffscreenQt qt(lang);
+  auto doc = build_report(result_json, widgets::reportOptions(QString::fromStdString(origin), QString::fromStdString(lang),
+                                                              redact_prompts));
+  if (!doc) return doc.error();
+  for (const auto& [format, path] : outputs) {
+    auto f = widgets::parseReportFormat(QString::fromStdString(format));
+    QString error;
+    if (!f) return make_error(ErrorClass::Usage, "--to \"" + format + "\": expected html, pdf, md or json");
+    if (!widgets::writeReport(*doc, *f, QString::fromStdString(path), &error))
+      return make_error(ErrorClass::Input, error.toStdString());
+  }
+  return doc->redactions.size();
+}
 
 int run_report(const std::vector<std::string>& argv) {
   Args args("report", argv, {"--to", "--output", "--lang"}, {"--redact-prompts"});
   if (args.positional().size() != 1) args.fail("expects one result file (RESULT.json)");
-  auto format = widgets::parseReportFormat(QString::fromStdString(args.value_or("--to", "")));
-  if (!format) args.fail("--to \"" + args.value_or("--to", "") + "\": expected html, pdf, md or json");
+  std::string format = args.value_or("--to", "");
+  if (!widgets::parseReportFormat(QString::fromStdString(format))) args.fail("--to \"" + format + "\": expected html, pdf, md or json");
   if (!args.has("--output")) args.fail("--output FILE is required");
   std::string lang = args.value_or("--lang", QLocale::system().name().startsWith("zh") ? "zh_CN" : "en");
   if (lang != "en" && lang != "zh_CN") args.fail("--lang \"" + lang + "\": expected en or zh_CN");
   if (!args.ok()) return usage_error("report", args.error());
 
-  const std::string input = args.positional()[0];
+  const std::string input = args.positional()[0], output = *args.value("--output");
   auto text = read_file(input);
   if (!text) return error_exit("report", make_error(ErrorClass::Input, text.error().detail));
-  setenv("QT_QPA_PLATFORM", "offscreen", 1);  // it draws, but never on a screen
-  QTemporaryDir runtime;  // Qt wants a private runtime directory; a script may not have one
-  if (!std::getenv("XDG_RUNTIME_DIR") && runtime.isValid()) setenv("XDG_RUNTIME_DIR", runtime.path().toLocal8Bit().constData(), 1);
-  int argc = 1;
-  char name[] = "anthro-wb";
-  char* qt_argv[] = {name, nullptr};
-  QApplication app(argc, qt_argv);
-  gui::install_language(QString::fromStdString(lang));
-  auto doc = build_report(*text, widgets::reportOptions(QString::fromStdString(input), QString::fromStdString(lang),
-                                                        args.has("--redact-prompts")));
-  if (!doc) return error_exit("report", doc.error());
-  QString error;
-  const QString output = QString::fromStdString(*args.value("--output"));
-  if (!widgets::writeReport(*doc, *format, output, &error))
-    return error_exit("report", make_error(ErrorClass::Input, error.toStdString()));
-  std::cerr << "report: " << output.toStdString() << " (" << doc->charts.size() << " charts, "
-            << doc->redactions.size() << " fields redacted)\n";
+  auto redacted = write_report_files(*text, input, lang, args.has("--redact-prompts"), {{format, output}});
+  if (!redacted) return error_exit("report", redacted.error());
+  std::cerr << "report: " << output << " (" << *redacted << " fields redacted)\n";
   return 0;
 }
 

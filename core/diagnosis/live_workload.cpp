@@ -75,10 +75,7 @@ std::optional<std::size_t> utf8_probe_answer(const Observations& o) {
 
 // The HTTP baseline for the utf8 pair: given, or the target's own TLS port (ALPN http/1.1).
 std::string baseline_url(const LiveWorkloadConfig& c, const Target& t) {
-  if (!c.baseline.empty()) return c.baseline;
-  if (!t.tls) return {};
-  std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
-  return "https://" + host + ":" + std::to_string(t.port) + "/v1/messages";
+  return c.baseline.empty() ? http_baseline_url(t) : c.baseline;
 }
 
 }  // namespace

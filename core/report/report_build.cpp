@@ -102,7 +102,7 @@ const std::vector<std::string>& report_labels() {
       "Grayscale rollout", "Plan", "State", "Stage", "Mode", "Split", "Gate", "Interval", "Reason",
       "Promoted by a person while inconclusive", "Still needed", "Rollback", "Rollback time",
       "Candidate sockets left", "Descriptors before and after", "Served by the baseline after the switch",
-      "passed", "failed", "paused", "rolled_back", "cancelled",
+      "passed", "failed", "paused", "rolled_back",
       // session, bench, analysis
       "Live session", "Load benchmark", "Capture analysis", "Duration", "Tokens per second", "Goodput per second",
       "Errors", "Latency summary", "Metric", "Packets", "TCP segments", "Negotiation"};
@@ -164,11 +164,11 @@ void sort_worst_first(std::vector<std::pair<Verdict, std::string>>& lines) {
 }
 
 // The distribution behind an item with its threshold lines, as the evidence panel draws it.
-std::optional<ReportChart> item_chart(const json& item, const ChecklistItem* known) {
+std::optional<ReportChart> item_chart(const json& item, const ChecklistItem* known, const std::string& lang) {
   if (!item.contains("samples") || !item["samples"].is_array() || item["samples"].empty()) return std::nullopt;
   ReportChart c;
   c.kind = ChartKind::Distribution;
-  c.title = str(item, "title").empty() ? str(item, "id") : str(item, "title");
+  c.title = known ? known->title.in(lang) : str(item, "title").empty() ? str(item, "id") : str(item, "title");
   for (const auto& v : item["samples"])
     if (v.is_number()) c.samples.push_back(v.get<double>());
   c.points = c.drawn = c.samples.size();
@@ -204,7 +204,7 @@ void build_diagnosis(Builder& b, const json& d) {
     b.fact(s, "Threshold", str(item, "threshold"));
     if (v != Verdict::Pass) b.fact(s, "Remedy", known ? known->remedy.in(doc.lang) : str(item, "remedy"));
     b.fact(s, "Note", str(item, "note"));
-    if (auto chart = item_chart(item, known)) s.charts.push_back(b.add_chart(std::move(*chart)));
+    if (auto chart = item_chart(item, known, doc.lang)) s.charts.push_back(b.add_chart(std::move(*chart)));
     if (v == Verdict::Warn || v == Verdict::Fail || v == Verdict::Inconclusive)
       lines.emplace_back(v, b.verdict(v) + " — " + s.heading + ": " + str(item, "evidence"));
     items.children.push_back(std::move(s));
@@ -220,13 +220,7 @@ void build_diagnosis(Builder& b, const json& d) {
   for (auto& [v, line] : lines) doc.summary.push_back(std::move(line));
   doc.sections.push_back(std::move(items));
   if (d.contains("connections") && d["connections"].is_array() && !d["connections"].empty()) b.traffic(d["connections"]);
-  if (d.contains("warnings") && d["warnings"].is_array() && !d["warnings"].empty()) {
-    ReportSection w;
-    w.heading = b.tr("Warnings");
-    for (const auto& line : d["warnings"])
-      if (line.is_string()) w.paragraphs.push_back(line.get<std::string>());
-    doc.sections.push_back(std::move(w));
-  }
+  b.warnings(d);
 }
 
 namespace {

@@ -34,6 +34,8 @@ class Builder {
   // Every connection's streams by transport: anthro-v1 and the HTTP baseline as two series.
   void traffic(const json& connections);
   ReportTable capped(ReportTable t) const;
+  // The result's "warnings", as a section of their own.
+  void warnings(const json& d);
 
   std::size_t add_chart(ReportChart chart);
   void fact(ReportSection& s, const std::string& label, const std::string& value) const {

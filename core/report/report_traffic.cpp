@@ -165,6 +165,15 @@ void Builder::traffic(const json& connections) {
   doc_.sections.push_back(std::move(section));
 }
 
+void Builder::warnings(const json& d) {
+  if (!d.contains("warnings") || !d["warnings"].is_array() || d["warnings"].empty()) return;
+  ReportSection w;
+  w.heading = tr("Warnings");
+  for (const auto& line : d["warnings"])
+    if (line.is_string()) w.paragraphs.push_back(line.get<std::string>());
+  doc_.sections.push_back(std::move(w));
+}
+
 void build_session(Builder& b, const json& d) {
   ReportDocument& doc = b.doc();
   doc.title = b.tr("Live session");
@@ -245,14 +254,8 @@ void build_analysis(Builder& b, const json& d) {
   }
   std::stable_sort(findings.begin(), findings.end(), [](const auto& a, const auto& c) { return severity(a.first) > severity(c.first); });
   for (auto& [v, line] : findings) doc.summary.push_back(std::move(line));
-  b.traffic(d.value("connections", json::array()));
-  if (d.contains("warnings") && d["warnings"].is_array() && !d["warnings"].empty()) {
-    ReportSection w;
-    w.heading = b.tr("Warnings");
-    for (const auto& line : d["warnings"])
-      if (line.is_string()) w.paragraphs.push_back(line.get<std::string>());
-    doc.sections.push_back(std::move(w));
-  }
+  if (d.contains("connections") && d["connections"].is_array()) b.traffic(d["connections"]);
+  b.warnings(d);
 }
 
 }  // namespace anthro::report_detail

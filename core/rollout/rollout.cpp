@@ -286,8 +286,7 @@ class StageRunner {
     if (b && b->kind != TargetKind::Anthro) return c_.baseline;
     auto t = parse_target(r_.candidate);
     if (!t) return c_.baseline;
-    std::string host = t->host.find(':') != std::string::npos ? "[" + t->host + "]" : t->host;
-    return "https://" + host + ":" + std::to_string(t->port) + "/v1/messages";
+    return http_baseline_url(*t);
   }
 
   GateResult judge_gate(const PlanGate& gate) {
@@ -472,6 +471,14 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
   r.message.clear();
   std::mutex events;
   const double t0 = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  if (c.resume && c.control && c.control->roll_back) {  // a person rolls back a paused rollout: nothing more runs
+    r.rollback = roll_back_now(c.candidate, open_fd_count(), 0, 0);
+    r.state = RolloutState::RolledBack;
+    r.stopped_at = first;
+    r.message = "paused rollout rolled back by a person before stage " + std::to_string(first + 1);
+    emit(c, events, RolloutEvent::Kind::Finished, first, r.message);
+    return r;
+  }
 
   for (std::size_t k = first; k <= last; ++k) {
     const PlanStage& stage = c.plan.stages[k];

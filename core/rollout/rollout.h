@@ -19,8 +19,8 @@
 
 namespace anthro {
 
-enum class RolloutState { Passed, Failed, Paused, RolledBack, Cancelled };
-const char* to_string(RolloutState s);  // "passed", "failed", "paused", "rolled_back", "cancelled"
+enum class RolloutState { Passed, Failed, Paused, RolledBack };
+const char* to_string(RolloutState s);  // "passed", "failed", "paused", "rolled_back"
 std::optional<RolloutState> parse_rollout_state(std::string_view text);
 
 struct GateOutcome {

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-const char* const kStates[] = {"passed", "failed", "paused", "rolled_back", "cancelled"};
+const char* const kStates[] = {"passed", "failed", "paused", "rolled_back"};
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -98,7 +98,7 @@ class ResultReader {
     if (d.contains("requests_per_stage") && !d["requests_per_stage"].is_null()) r.requests_per_stage = uint(d, "requests_per_stage");
     r.last_stage = stage_number(d, "last_stage");
     auto state = parse_rollout_state(str(d, "state"));
-    if (!state) bad("state", "expected passed, failed, paused, rolled_back or cancelled");
+    if (!state) bad("state", "expected passed, failed, paused or rolled_back");
     r.state = *state;
     if (!d.contains("stopped_at") || !d["stopped_at"].is_null()) r.stopped_at = stage_number(d, "stopped_at");
     r.message = d.value("message", std::string());
@@ -241,7 +241,7 @@ std::string figure(double v, const std::string& unit) {
 const char* to_string(RolloutState s) { return kStates[static_cast<int>(s)]; }
 
 std::optional<RolloutState> parse_rollout_state(std::string_view text) {
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < 4; ++i)
     if (text == kStates[i]) return static_cast<RolloutState>(i);
   return std::nullopt;
 }
@@ -297,7 +297,7 @@ std::string rollout_text(const RolloutResult& r, std::string_view lang) {
     out += format("\nrollback: %.2f s", r.rollback->seconds) + ", " + std::to_string(r.rollback->candidate_sockets_after) +
            " candidate sockets left, fds " + std::to_string(r.rollback->fds_before) + " → " +
            std::to_string(r.rollback->fds_after) + "\n";
-  out += "\n" + std::string(to_string(r.state)) + ": " + r.message + "\n";
+  out += "\n" + r.message + "\n";
   return out;
 }
 

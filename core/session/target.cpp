@@ -53,4 +53,10 @@ Result<Target> parse_target(const std::string& url) {
   return t;
 }
 
+std::string http_baseline_url(const Target& t) {
+  if (!t.tls) return {};
+  std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
+  return "https://" + host + ":" + std::to_string(t.port) + "/v1/messages";
+}
+
 }  // namespace anthro

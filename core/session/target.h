@@ -25,4 +25,8 @@ struct Target {
 // http(s)://host[:port]/v1/chat/completions; IPv6 hosts in brackets.
 Result<Target> parse_target(const std::string& url);
 
+// The HTTP baseline an anthro-v1 TLS port also serves (ALPN http/1.1):
+// https://host:port/v1/messages; empty for a cleartext target.
+std::string http_baseline_url(const Target& t);
+
 }  // namespace anthro
