@@ -418,10 +418,6 @@
         <translation>已回滚</translation>
     </message>
     <message>
-        <source>cancelled</source>
-        <translation>已取消</translation>
-    </message>
-    <message>
         <source>Live session</source>
         <translation>实时会话</translation>
     </message>
