@@ -208,6 +208,27 @@ class TestReport : public QObject {
                 .ok());
   }
 
+  // The environment names the capture a result came from with its SHA-256, read from the file.
+  void environmentHashesTheCapture() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("c.pcap").toStdString();
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("abc");
+    f.close();
+    json d = {{"kind", "analysis"}, {"schema_version", 1}, {"file", path}, {"connections", json::array()}};
+    auto doc = build_report(d.dump(), {.origin = "a.json"});
+    QVERIFY(doc.ok());
+    std::map<std::string, std::string> env(doc->environment.begin(), doc->environment.end());
+    QCOMPARE(env["Capture file"], path);
+    QCOMPARE(env["Capture SHA-256"], std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));  // FIPS 180-2, B.1
+    d["file"] = path + ".gone";
+    auto gone = build_report(d.dump(), {.origin = "a.json"});
+    QVERIFY(gone.ok());
+    env = std::map<std::string, std::string>(gone->environment.begin(), gone->environment.end());
+    QCOMPARE(env["Capture SHA-256"], std::string("not readable here"));
+  }
+
   void redactTextKeepsTheRest() {
     std::vector<std::string> what;
     QCOMPARE(redact_text("plain words, no secret: 1234", what), std::string("plain words, no secret: 1234"));

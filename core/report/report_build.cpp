@@ -1,12 +1,14 @@
 // build_report: a result file read, checked, redacted and handed to its kind's builder, with
 // the environment every report opens with. Diagnosis and rollout results are built here.
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include "report/redact.h"
@@ -43,12 +45,24 @@ std::string machine() {
          std::to_string(std::thread::hardware_concurrency()) + " CPUs";
 }
 
-// The SHA-256 of the file a result was measured on, streamed; empty when it cannot be read here.
+// The SHA-256 of the file a result was measured on, read in blocks (captures run to gigabytes);
+// empty when it cannot be read here.
 std::string file_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return {};
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return sha256_hex(bytes);
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return {};
+  std::vector<char> block(1 << 20);
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
+    EVP_DigestUpdate(ctx.get(), block.data(), static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) return {};
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &size);
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < size; ++i) (out += hex[digest[i] >> 4]) += hex[digest[i] & 15];
+  return out;
 }
 
 void environment(report_detail::Builder& b, const json& d) {
