@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "util/bytes.h"
+
 namespace anthro {
 namespace {
 
@@ -176,10 +178,7 @@ std::string sha256_hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr);
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < size; ++i) (out += hex[digest[i] >> 4]) += hex[digest[i] & 15];
-  return out;
+  return to_hex(ByteView(digest, size));
 }
 
 std::string redact_text(const std::string& text, std::vector<std::string>& what) { return redact_string(text, what); }

@@ -13,6 +13,7 @@
 
 #include "report/redact.h"
 #include "report/report_builder.h"
+#include "util/bytes.h"
 
 namespace anthro {
 
@@ -59,10 +60,7 @@ std::string file_sha256(const std::string& path) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   EVP_DigestFinal_ex(ctx.get(), digest, &size);
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < size; ++i) (out += hex[digest[i] >> 4]) += hex[digest[i] & 15];
-  return out;
+  return to_hex(ByteView(digest, size));
 }
 
 void environment(report_detail::Builder& b, const json& d) {
