@@ -3,6 +3,9 @@
 #include <QtTest>
 
 #include <csignal>
+#include <set>
+
+#include "cli/command_table.h"
 
 using namespace std::chrono_literals;
 
@@ -121,6 +124,66 @@ class TestCli : public QObject {
     Run busy = run({"endpoint", "--lab-listen", urls_["anthro+lab"].section("://", 1)}, dir_.path());
     QCOMPARE(busy.code, 3);
     QVERIFY(busy.err.contains("cannot listen"));
+  }
+
+  // Every command's help comes from the table its parser reads: each option it accepts is
+  // named, on stdout, exit 0, for --help and -h alike, wherever they stand.
+  void everyCommandHasHelp() {
+    for (const auto& spec : anthro::cli::command_specs()) {
+      std::set<std::string> names;
+      for (const auto& o : spec.options) QVERIFY2(names.insert(o.name).second, (spec.name + " " + o.name).c_str());
+      for (QStringList args : {QStringList{"--help"}, QStringList{"-h"}, QStringList{"--format", "json", "--help"}}) {
+        if (args.size() > 1 && !names.count("--format")) continue;
+        Run r = run(QStringList{QString::fromStdString(spec.name)} + args, dir_.path());
+        QString what = QString::fromStdString(spec.name) + " " + args.join(' ');
+        QVERIFY2(r.code == 0, qPrintable(what + ": " + r.err));
+        QVERIFY2(r.err.isEmpty(), qPrintable(what + ": " + r.err));
+        QVERIFY2(r.out.startsWith("usage: anthro-wb " + QByteArray::fromStdString(spec.name)), qPrintable(what));
+        for (const auto& o : spec.options)
+          QVERIFY2(r.out.contains(QByteArray::fromStdString("  " + o.name + (o.value.empty() ? "" : " " + o.value))),
+                   qPrintable(what + " lacks " + QString::fromStdString(o.name)));
+      }
+    }
+    // "--help" as the value of an option is that value, not a request for help.
+    Run r = run({"session", "--target", "--help"}, dir_.path());
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("--help"));
+  }
+
+  void topLevelHelpListsEveryCommand() {
+    Run r = run({"--help"}, dir_.path());
+    QCOMPARE(r.code, 0);
+    for (const auto& spec : anthro::cli::command_specs())
+      QVERIFY2(r.out.contains(QByteArray::fromStdString("  " + spec.name + " ")), spec.name.c_str());
+  }
+
+  // The options cli.md documents for a command are in its table, so in its parser and help.
+  void cliMdOptionsAreAccepted() {
+    QFile md(ANTHRO_CLI_MD);
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(md.readAll());
+    QRegularExpression heading("^## `([a-z-]+)`", QRegularExpression::MultilineOption);
+    QRegularExpression option("`(--[a-z0-9-]+)");
+    int checked = 0;
+    for (auto it = heading.globalMatch(text); it.hasNext();) {
+      auto m = it.next();
+      std::string command = m.captured(1).toStdString();
+      if (command == "analyze") command = "diagnose";  // "analyze and diagnose": the options are diagnose's
+      const anthro::cli::CommandSpec* spec = nullptr;
+      for (const auto& s : anthro::cli::command_specs())
+        if (s.name == command) spec = &s;
+      if (!spec) continue;  // hash, lint-schema: not in this build
+      int end = text.indexOf("\n## ", m.capturedEnd());
+      QString section = text.mid(m.capturedEnd(), end < 0 ? -1 : end - m.capturedEnd());
+      for (auto o = option.globalMatch(section); o.hasNext();) {
+        std::string name = o.next().captured(1).toStdString();
+        bool found = false;
+        for (const auto& opt : spec->options) found |= opt.name == name;
+        QVERIFY2(found, (command + " lacks " + name + ", documented in cli.md").c_str());
+        ++checked;
+      }
+    }
+    QVERIFY(checked > 40);
   }
 
   void keylogFileIsPrivate() {

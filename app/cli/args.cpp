@@ -5,9 +5,9 @@
 
 namespace anthro::cli {
 
-Args::Args(std::string command, const std::vector<std::string>& argv, std::set<std::string> with_value,
-           std::set<std::string> flags)
-    : command_(std::move(command)) {
+Args::Args(const std::string& command, const std::vector<std::string>& argv) : command_(command) {
+  std::set<std::string> with_value, flags;
+  for (const auto& o : command_spec(command).options) (o.value.empty() ? flags : with_value).insert(o.name);
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a.rfind("--", 0) != 0 || a == "--") {

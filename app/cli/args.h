@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_table.h"
 #include "util/result.h"
 
 namespace anthro::cli {
 
 class Args {
  public:
-  // Parses `argv`; options in `with_value` take a value, those in `flags` do not.
-  Args(std::string command, const std::vector<std::string>& argv, std::set<std::string> with_value,
-       std::set<std::string> flags);
+  // Parses `argv` against the options of `command`'s entry in the command table.
+  Args(const std::string& command, const std::vector<std::string>& argv);
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }

@@ -24,11 +24,7 @@ void print_summary(const BenchResult& r) {
 }  // namespace
 
 int run_bench_command(const std::vector<std::string>& argv) {
-  Args args("bench", argv,
-            with(with(kSessionValueOptions, {"--concurrency", "--rate", "--arrivals", "--requests", "--duration",
-                                             "--records", "--slo", "--format"}),
-                 kLoadValueOptions),
-            with(kSessionFlags, kLoadFlags));
+  Args args("bench", argv);
   BenchConfig b;
   read_session_options(args, b.session);
   if (auto n = args.count("--concurrency", 1, 100000)) b.concurrency = static_cast<unsigned>(*n);

@@ -19,7 +19,7 @@ struct CaptureArgs {
 
 std::optional<CaptureArgs> read_capture_args(const std::string& command, const std::vector<std::string>& argv,
                                              const std::string& machine_format, std::string& error) {
-  Args args(command, argv, {"--keylog", "--server-key", "--format"}, {});
+  Args args(command, argv);
   CaptureArgs c;
   c.keys.keylog_files = args.values("--keylog");
   c.keys.server_key_files = args.values("--server-key");
@@ -71,7 +71,7 @@ void request_stop(int) { g_stop = true; }
 }  // namespace
 
 int run_capture(const std::vector<std::string>& argv) {
-  Args args("capture", argv, {"--interface", "--filter", "--output", "--duration", "--keylog"}, {});
+  Args args("capture", argv);
   LiveCaptureConfig c;
   c.interface = args.value_or("--interface", "");
   c.filter = args.value_or("--filter", "");

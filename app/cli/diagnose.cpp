@@ -9,10 +9,6 @@
 namespace anthro::cli {
 namespace {
 
-const std::set<std::string> kValues = {"--requests", "--concurrency", "--baseline", "--keylog", "--server-key",
-                                       "--sysfs-root", "--procfs-root", "--threshold", "--checklist", "--format",
-                                       "--fail-on", "--output", "--lang"};
-const std::set<std::string> kFlags = {"--system", "--quiet"};
 // Options that only the live run reads; without a target they would be silently ignored.
 const std::vector<std::string> kLiveOnly = {"--requests", "--concurrency", "--baseline", "--cancel-rate",
                                             "--hold-connections", "--seed", "--retry-naive",
@@ -45,8 +41,7 @@ void read_checklist(Args& args, DiagnoseConfig& d) {
 }  // namespace
 
 int run_diagnose(const std::vector<std::string>& argv) {
-  Args args("diagnose", argv, with(with(kSessionValueOptions, kValues), kLoadValueOptions),
-            with(with(kSessionFlags, kFlags), kLoadFlags));
+  Args args("diagnose", argv);
   DiagnoseConfig d;
   if (args.has("--target")) read_live(args, d);
   else

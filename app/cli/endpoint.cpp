@@ -11,10 +11,7 @@
 namespace anthro::cli {
 
 int run_endpoint(const std::vector<std::string>& argv) {
-  Args args("endpoint", argv,
-            {"--listen", "--lab-listen", "--http-listen", "--metrics-listen", "--cert", "--key", "--server-key",
-             "--ttft-ms", "--itl-ms", "--tokens", "--seed", "--fault", "--require-api-key-env", "--max-connections"},
-            {});
+  Args args("endpoint", argv);
   EndpointConfig config;
   config.tls_listen = args.value_or("--listen", "");
   config.lab_listen = args.value_or("--lab-listen", "");

@@ -4,29 +4,31 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_table.h"
 #include "cli/commands.h"
 
 namespace {
 
-struct Command {
+// Which function runs each command of the command table (its options, summary and help live
+// there).
+struct Dispatch {
   const char* name;
   int (*run)(const std::vector<std::string>& args);
-  const char* summary;
 };
 
-const Command commands[] = {
-    {"endpoint", anthro::cli::run_endpoint, "runs the local anthro-v1 endpoint until SIGINT/SIGTERM"},
-    {"session", anthro::cli::run_session_command, "live requests against a target, tokens streamed to stdout"},
-    {"bench", anthro::cli::run_bench_command, "load generation against a target, with a latency summary"},
-    {"decode", anthro::cli::run_decode, "frames of a capture file (pcap or pcapng), with keys"},
-    {"analyze", anthro::cli::run_analyze, "per-connection, per-stream timing and TCP health of a capture file"},
-    {"capture", anthro::cli::run_capture, "live capture with libpcap into pcapng, keys embedded"},
-    {"diagnose", anthro::cli::run_diagnose, "the latency-diagnosis checklist: a live target, a capture, this machine"},
-    {"rollout", anthro::cli::run_rollout_command, "a grayscale-rollout rehearsal: a plan's stages, gates judged, rollback rehearsed"},
+const Dispatch commands[] = {
+    {"endpoint", anthro::cli::run_endpoint},
+    {"session", anthro::cli::run_session_command},
+    {"bench", anthro::cli::run_bench_command},
+    {"decode", anthro::cli::run_decode},
+    {"analyze", anthro::cli::run_analyze},
+    {"capture", anthro::cli::run_capture},
+    {"diagnose", anthro::cli::run_diagnose},
+    {"rollout", anthro::cli::run_rollout_command},
 #ifdef ANTHRO_WITH_REPORT
-    {"report", anthro::cli::run_report, "renders a saved result as HTML, PDF, Markdown or JSON, redacted"},
+    {"report", anthro::cli::run_report},
 #endif
-    {"demo", anthro::cli::run_demo, "a lab conversation sealed, captured as bytes and decoded"},
+    {"demo", anthro::cli::run_demo},
 };
 
 // Subcommands of cli.md that later work brings; named so users know they exist.
@@ -43,8 +45,12 @@ const Planned planned[] = {
 
 void usage(std::ostream& out) {
   out << "usage: anthro-wb <command> [options]\n\ncommands:\n";
-  for (const auto& c : commands) out << "  " << c.name << "\t" << c.summary << "\n";
-  out << "\nnot in this build yet:";
+  for (const auto& c : commands) {
+    std::string name = c.name;
+    out << "  " << name << std::string(name.size() < 10 ? 10 - name.size() : 1, ' ')
+        << anthro::cli::command_spec(name).summary << "\n";
+  }
+  out << "\n'anthro-wb <command> --help' lists the command's options.\nnot in this build yet:";
   for (const auto& p : planned) out << " " << p.name;
   out << "\n";
 }
@@ -58,7 +64,14 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : commands)
-    if (argv[1] == std::string(c.name)) return c.run(args);
+    if (argv[1] == std::string(c.name)) {
+      const auto& spec = anthro::cli::command_spec(c.name);
+      if (anthro::cli::asks_for_help(args, spec.options)) {
+        std::cout << anthro::cli::command_help(spec);
+        return 0;
+      }
+      return c.run(args);
+    }
   for (const auto& p : planned)
     if (argv[1] == std::string(p.name)) {
       std::cerr << "anthro-wb: '" << p.name << "': " << p.why << "\n";

@@ -58,7 +58,7 @@ Result<std::size_t> write_report_files(const std::string& result_json, const std
 }
 
 int run_report(const std::vector<std::string>& argv) {
-  Args args("report", argv, {"--to", "--output", "--lang"}, {"--redact-prompts"});
+  Args args("report", argv);
   if (args.positional().size() != 1) args.fail("expects one result file (RESULT.json)");
   std::string format = args.value_or("--to", "");
   if (!widgets::parseReportFormat(QString::fromStdString(format))) args.fail("--to \"" + format + "\": expected html, pdf, md or json");

@@ -11,11 +11,6 @@
 namespace anthro::cli {
 namespace {
 
-const std::set<std::string> kValues = {"--plan", "--baseline", "--candidate", "--region", "--stage",
-                                       "--requests-per-stage", "--concurrency", "--seed", "--format",
-                                       "--output", "--resume", "--lang", "--rollback-load-s"};
-const std::set<std::string> kFlags = {"--promote", "--quiet"};
-
 RolloutControl control;  // SIGINT pauses: the result stays resumable
 extern "C" void on_interrupt(int) { control.pause = true; }
 
@@ -83,7 +78,7 @@ int exit_status(const RolloutResult& r) {
 }  // namespace
 
 int run_rollout_command(const std::vector<std::string>& argv) {
-  Args args("rollout", argv, with(kValues, kTrustValueOptions), with(kFlags, kTrustFlags));
+  Args args("rollout", argv);
   RolloutConfig c;
   auto plan = find_plan(args.value_or("--plan", "seed000-five-stages"));
   if (!plan) return error_exit("rollout", plan.error());

@@ -42,7 +42,7 @@ void print_human(const SessionResult& s) {
 }  // namespace
 
 int run_session_command(const std::vector<std::string>& argv) {
-  Args args("session", argv, with(kSessionValueOptions, {"--repeat", "--format"}), kSessionFlags);
+  Args args("session", argv);
   SessionConfig c;
   read_session_options(args, c);
   if (auto n = args.count("--repeat", 1, 1000000)) c.repeat = static_cast<unsigned>(*n);

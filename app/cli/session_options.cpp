@@ -6,17 +6,6 @@
 
 namespace anthro::cli {
 
-const std::set<std::string> kSessionValueOptions = {
-    "--target", "--prompt", "--messages", "--system", "--model", "--max-tokens", "--cancel-after-tokens",
-    "--read-delay-ms", "--ring-kib", "--cacert", "--api-key-env", "--timeout-s"};
-const std::set<std::string> kSessionFlags = {"--no-stream", "--close-without-cancel", "--insecure", "--no-extension"};
-
-const std::set<std::string> kTrustValueOptions = {"--cacert", "--api-key-env", "--timeout-s", "--model"};
-const std::set<std::string> kTrustFlags = {"--insecure"};
-
-const std::set<std::string> kLoadValueOptions = {"--cancel-rate", "--hold-connections", "--seed"};
-const std::set<std::string> kLoadFlags = {"--retry-naive"};
-
 LoadOptions read_load_options(Args& args) {
   LoadOptions o;
   if (auto f = args.number("--cancel-rate")) {
@@ -27,11 +16,6 @@ LoadOptions read_load_options(Args& args) {
   if (auto s = args.number("--hold-connections")) o.hold_connections_s = *s;
   if (auto s = args.count("--seed")) o.seed = *s;
   return o;
-}
-
-std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b) {
-  a.insert(b.begin(), b.end());
-  return a;
 }
 
 void read_trust_options(Args& args, SessionConfig& c) {

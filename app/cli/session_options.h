@@ -6,13 +6,8 @@
 
 namespace anthro::cli {
 
-extern const std::set<std::string> kSessionValueOptions;
-extern const std::set<std::string> kSessionFlags;
-
 // TLS trust, API key, model and timeout: what every command that connects reads
-// (read_session_options included).
-extern const std::set<std::string> kTrustValueOptions;
-extern const std::set<std::string> kTrustFlags;
+// (read_session_options included). The options themselves are in the command table.
 void read_trust_options(Args& args, SessionConfig& c);
 
 // Fills `c` from `args`; bad values are recorded in `args` (see Args::ok()). `diagnose` takes
@@ -27,11 +22,6 @@ struct LoadOptions {
   double hold_connections_s = 0;
   std::uint64_t seed = 1;
 };
-extern const std::set<std::string> kLoadValueOptions;
-extern const std::set<std::string> kLoadFlags;
 LoadOptions read_load_options(Args& args);
-
-// Merges option sets for the Args constructor.
-std::set<std::string> with(std::set<std::string> a, const std::set<std::string>& b);
 
 }  // namespace anthro::cli

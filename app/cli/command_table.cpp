@@ -1,0 +1,184 @@
+#include "cli/command_table.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+namespace anthro::cli {
+namespace {
+
+Options operator+(Options a, const Options& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+Options without(Options a, const std::string& name) {
+  a.erase(std::remove_if(a.begin(), a.end(), [&](const Option& o) { return o.name == name; }), a.end());
+  return a;
+}
+
+// What every command that connects reads: TLS trust, API key, model, timeout.
+const Options kTrust = {
+    {"--cacert", "FILE", "trust this CA certificate (the local endpoint's own is trusted without it)"},
+    {"--insecure", "", "do not verify the server's TLS certificate"},
+    {"--api-key-env", "NAME", "read the API key from environment variable NAME (never from the command line)"},
+    {"--model", "NAME", "the model named in each request"},
+    {"--timeout-s", "S", "give up on a request S seconds after it was written (60)"},
+};
+
+// The request of `session`, `bench` and `diagnose`'s live run.
+const Options kRequest = {
+    {"--target", "URL", "anthro://HOST:PORT (TLS), anthro+lab://HOST:PORT (cleartext), http[s]://HOST[:PORT]/v1/messages "
+                        "or /v1/chat/completions"},
+    {"--prompt", "TEXT", "the user message"},
+    {"--messages", "FILE.json", "the conversation as a JSON array of {\"role\", \"content\"} (instead of --prompt)"},
+    {"--system", "TEXT", "the system prompt"},
+    {"--max-tokens", "N", "max_tokens of each request"},
+    {"--no-stream", "", "one response instead of a stream of tokens"},
+    {"--cancel-after-tokens", "N", "send CANCEL after N tokens"},
+    {"--close-without-cancel", "", "close the connection instead of cancelling (after 5 tokens unless --cancel-after-tokens)"},
+    {"--read-delay-ms", "N", "a slow reader: wait N ms between reads"},
+    {"--ring-kib", "N", "the receive ring advertised, in KiB (64 to 65535)"},
+    {"--no-extension", "", "negotiate anthro-v1 in the in-band preface only, not the TLS extension"},
+};
+
+// The client faults `bench` and `diagnose` share (checklists.md).
+const Options kLoad = {
+    {"--cancel-rate", "F", "fraction of requests (0 to 1) that send CANCEL after 5 tokens"},
+    {"--retry-naive", "", "retry a 429 at once instead of after its retry_after_ms"},
+    {"--hold-connections", "S", "keep the connections open S seconds after the last request"},
+    {"--seed", "N", "seed of the random choices (arrivals, cancels, prompts)"},
+};
+
+const Options kCaptureKeys = {
+    {"--keylog", "FILE", "NSS key log with ANTHRO_V1 lines (repeatable)"},
+    {"--server-key", "PEM", "the server's static X25519 key (repeatable)"},
+};
+
+const Options kLang = {{"--lang", "LANG", "en or zh_CN"}};
+
+std::vector<CommandSpec> build_specs() {
+  return {
+      {"endpoint", "runs the local anthro-v1 endpoint until SIGINT/SIGTERM", "",
+       {{"--listen", "HOST:PORT", "TLS port: ALPN anthro-v1 gets frames, http/1.1 the HTTP baseline (127.0.0.1:7443)"},
+        {"--lab-listen", "HOST:PORT", "cleartext anthro-v1 port (127.0.0.1:7080)"},
+        {"--http-listen", "HOST:PORT", "cleartext HTTP baseline port"},
+        {"--metrics-listen", "HOST:PORT", "Prometheus text exposition at /metrics"},
+        {"--cert", "PEM", "TLS certificate (generated on first use when absent)"},
+        {"--key", "PEM", "TLS private key (generated on first use when absent)"},
+        {"--server-key", "PEM", "anthro-v1 static X25519 key (generated on first use when absent)"},
+        {"--ttft-ms", "MEAN[:STDDEV]", "time to first token of the simulated model"},
+        {"--itl-ms", "MEAN[:STDDEV]", "inter-token latency of the simulated model"},
+        {"--tokens", "N", "default reply length, capped by max_tokens"},
+        {"--seed", "N", "seed of the simulated model"},
+        {"--fault", "NAME[=ARG]", "misbehave as checklists.md describes (repeatable)"},
+        {"--require-api-key-env", "NAME", "refuse requests without the API key held in environment variable NAME"},
+        {"--max-connections", "N", "refuse connections beyond N"}}},
+      {"session", "live requests against a target, tokens streamed to stdout", "",
+       kRequest + kTrust +
+           Options{{"--repeat", "N", "N requests on the same connection, one after another"},
+                   {"--format", "text|json", "human-readable (default) or one JSON document"}}},
+      {"bench", "load generation against a target, with a latency summary", "",
+       kRequest + kTrust + kLoad +
+           Options{{"--concurrency", "N", "closed loop: N requests in flight"},
+                   {"--rate", "R", "open loop: R requests per second"},
+                   {"--arrivals", "constant|poisson", "open-loop arrivals (constant)"},
+                   {"--requests", "N", "stop after N requests"},
+                   {"--duration", "S", "stop after S seconds"},
+                   {"--records", "FILE", "per-request records, JSONL (or CSV by extension)"},
+                   {"--slo", "ttft:MS,tpot:MS,e2e:MS", "goodput counts the requests within these"},
+                   {"--format", "text|json", "human-readable (default) or one JSON document"}}},
+      {"decode", "frames of a capture file (pcap or pcapng), with keys", "CAPTURE",
+       kCaptureKeys + Options{{"--format", "text|jsonl", "human-readable (default) or one JSON object per frame"}}},
+      {"analyze", "per-connection, per-stream timing and TCP health of a capture file", "CAPTURE",
+       kCaptureKeys + Options{{"--format", "text|json", "human-readable (default) or one JSON document"}}},
+      {"capture", "live capture with libpcap into pcapng, keys embedded", "",
+       {{"--interface", "IF", "the interface to capture on (lo, eth0, any)"},
+        {"--filter", "BPF", "capture filter, as tcpdump takes it (\"tcp port 7443\")"},
+        {"--output", "FILE.pcapng", "where the capture is written (atomically, when it stops)"},
+        {"--duration", "S", "stop after S seconds (default: at SIGINT)"},
+        {"--keylog", "FILE", "key log embedded in the pcapng as a Decryption Secrets Block"}}},
+      {"diagnose", "the latency-diagnosis checklist: a live target, a capture, this machine", "[CAPTURE]",
+       // Its --system probes this machine: the live run takes no system prompt.
+       without(kRequest, "--system") + kTrust + kLoad + kCaptureKeys + kLang +
+           Options{{"--requests", "N", "size of the live workload (200)"},
+                   {"--concurrency", "N", "connections of the live workload (4)"},
+                   {"--baseline", "URL", "the HTTP baseline for the UTF-8 pair"},
+                   {"--system", "", "probe this machine (NIC drops, CPU governor, clock)"},
+                   {"--sysfs-root", "DIR", "read /sys from DIR (implies --system)"},
+                   {"--procfs-root", "DIR", "read /proc from DIR (implies --system)"},
+                   {"--threshold", "ID=VALUE", "override a checklist threshold, or ID.NAME=VALUE (repeatable)"},
+                   {"--checklist", "FILE", "a checklist of your own (JSON, as resources/checklists/latency.json)"},
+                   {"--format", "text|json", "human-readable (default) or one JSON document"},
+                   {"--fail-on", "fail|warn", "exit 1 on a failed item (default) or on a warning too"},
+                   {"--output", "FILE", "also write the JSON result to FILE"},
+                   {"--quiet", "", "no progress on stderr"}}},
+      {"rollout", "a grayscale-rollout rehearsal: a plan's stages, gates judged, rollback rehearsed", "",
+       kTrust + kLang +
+           Options{{"--plan", "NAME|FILE", "a built-in plan (seed000-five-stages, seed004-four-stages) or a JSON file"},
+                   {"--baseline", "URL", "the serving target (default: the embedded endpoint's HTTP baseline)"},
+                   {"--candidate", "URL", "the new target (default: the embedded endpoint's anthro-v1 port)"},
+                   {"--region", "NAME=URL", "a region's endpoint for region stages (repeatable)"},
+                   {"--stage", "N|all", "run only stage N (all)"},
+                   {"--requests-per-stage", "N", "requests of each stage"},
+                   {"--concurrency", "N", "connections per arm (4)"},
+                   {"--seed", "N", "seed of the split and the workload"},
+                   {"--format", "text|json", "human-readable (default) or one JSON document"},
+                   {"--output", "FILE", "write the result JSON (what --resume reads)"},
+                   {"--resume", "RESULT.json", "continue a paused rollout, pooling more samples"},
+                   {"--promote", "", "with --resume: let the paused stage through"},
+                   {"--rollback-load-s", "S", "seconds of load during the rollback rehearsal"},
+                   {"--quiet", "", "no progress on stderr"}}},
+      {"report", "renders a saved result as HTML, PDF, Markdown or JSON, redacted", "RESULT.json",
+       kLang + Options{{"--to", "html|pdf|md|json", "the report's format"},
+                       {"--output", "FILE", "where the report is written (atomically)"},
+                       {"--redact-prompts", "", "also redact prompts and answers"}}},
+      {"demo", "the headless tour: endpoint, captured session, analysis, diagnosis and reports", "", {}},
+  };
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& command_specs() {
+  static const std::vector<CommandSpec> specs = build_specs();
+  return specs;
+}
+
+const CommandSpec& command_spec(const std::string& name) {
+  for (const auto& s : command_specs())
+    if (s.name == name) return s;
+  std::cerr << "anthro-wb: no command table entry for '" << name << "'\n";
+  std::abort();
+}
+
+std::string command_help(const CommandSpec& spec) {
+  std::string out = "usage: anthro-wb " + spec.name + (spec.options.empty() ? "" : " [options]") +
+                    (spec.arguments.empty() ? "" : " " + spec.arguments) + "\n\n" + spec.summary + "\n\noptions:\n";
+  auto left = [](const Option& o) { return o.name + (o.value.empty() ? "" : " " + o.value); };
+  std::size_t width = 10;
+  for (const auto& o : spec.options) width = std::max(width, left(o).size());
+  width = std::min<std::size_t>(width, 30);
+  Options all = spec.options;
+  all.push_back({"--help, -h", "", "this help"});
+  for (const auto& o : all) {
+    std::string l = left(o);
+    out += "  " + l;
+    if (l.size() > width) out += "\n  " + std::string(width, ' ');
+    else out += std::string(width - l.size(), ' ');
+    out += "  " + o.help + "\n";
+  }
+  return out;
+}
+
+bool asks_for_help(const std::vector<std::string>& argv, const Options& options) {
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--help" || a == "-h") return true;
+    if (a == "--") return false;
+    auto it = std::find_if(options.begin(), options.end(), [&](const Option& o) { return o.name == a; });
+    if (it != options.end() && !it->value.empty()) ++i;  // its value, even if it reads "--help"
+  }
+  return false;
+}
+
+}  // namespace anthro::cli
