@@ -145,12 +145,12 @@ QWidget* DiagnosisPage::makeSources() {
   live_row->addWidget(requests_);
   live_row->addWidget(concurrency_label);
   live_row->addWidget(concurrency_);
-  live_row->addWidget(capture_run_);
   auto* capture_row = new QHBoxLayout;
   capture_row->addWidget(capture_file_, 1);
   capture_row->addWidget(browse_);
   auto* form = new QFormLayout(box);
   form->addRow(use_live_, live_row);
+  form->addRow(QString(), capture_run_);  // on its own row: the page fits a 1024 px screen
   form->addRow(QString(), faults_);
   form->addRow(use_capture_, capture_row);
   form->addRow(use_system_);

@@ -51,6 +51,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       cancel_(new QPushButton(this)),
       answer_(new QPlainTextEdit(this)),
       figures_(new QLabel(this)),
+      session_error_(new QLabel(this)),
       concurrency_(new QSpinBox(this)),
       rate_(new QDoubleSpinBox(this)),
       requests_(new QSpinBox(this)),
@@ -64,7 +65,9 @@ SessionPanel::SessionPanel(QWidget* parent)
       inbox_(std::make_shared<Inbox>(this)) {
   target_->setEditable(true);
   target_->setInsertPolicy(QComboBox::NoInsert);
-  target_->setMinimumContentsLength(40);
+  target_->setMinimumContentsLength(24);  // long URLs scroll in the field; the page must fit 1024 px
+  target_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  key_source_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // follows the language's longest text
   key_source_->addItems({QString(), QString(), QString(), QString()});
   api_key_->setEchoMode(QLineEdit::Password);
   api_key_->setEnabled(false);
@@ -92,21 +95,22 @@ SessionPanel::SessionPanel(QWidget* parent)
   auto* system_label = new QLabel(this);
   auto* message_label = new QLabel(this);
   auto* form = new QFormLayout(request_box);
-  auto* target_row = new QHBoxLayout;
-  target_row->addWidget(target_, 1);
-  target_row->addWidget(key_source_);
-  target_row->addWidget(api_key_);
-  form->addRow(target_label, target_row);
-  auto* model_row = new QHBoxLayout;
-  model_row->addWidget(model_, 1);
-  model_row->addWidget(max_tokens_label);
-  model_row->addWidget(max_tokens_);
-  model_row->addWidget(stream_);
-  form->addRow(model_label, model_row);
+  form->addRow(target_label, target_);
+  // The key's source, and under it the field a typed key goes in, as wide as the column: the
+  // column stays narrow enough for the charts beside it on a 1024 px screen.
+  auto* key_label = new QLabel(this);
+  form->addRow(key_label, key_source_);
+  form->addRow(QString(), api_key_);
+  form->addRow(model_label, model_);
+  auto* tokens_row = new QHBoxLayout;
+  tokens_row->addWidget(max_tokens_);
+  tokens_row->addWidget(stream_);
+  tokens_row->addStretch(1);
+  form->addRow(max_tokens_label, tokens_row);
   form->addRow(system_label, system_);
   form->addRow(message_label, prompt_);
+  form->addRow(capture_);
   auto* buttons = new QHBoxLayout;
-  buttons->addWidget(capture_);
   buttons->addStretch(1);
   buttons->addWidget(repeat_);
   buttons->addWidget(send_);
@@ -116,7 +120,13 @@ SessionPanel::SessionPanel(QWidget* parent)
   auto* answer_box = new QGroupBox(this);
   auto* answer_layout = new QVBoxLayout(answer_box);
   answer_layout->addWidget(answer_, 1);
+  figures_->setWordWrap(true);  // its length changes with every request: never the page's width
   answer_layout->addWidget(figures_);
+  session_error_->setWordWrap(true);
+  session_error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  session_error_->setStyleSheet(QStringLiteral("color: #b00020;"));
+  session_error_->hide();
+  answer_layout->addWidget(session_error_);
 
   auto* load_box = new QGroupBox(this);
   auto* concurrency_label = new QLabel(this);
@@ -137,6 +147,7 @@ SessionPanel::SessionPanel(QWidget* parent)
   load_layout->addWidget(load_status_, 1);
   load_layout->addWidget(diagnose_button_);
   load_layout->addWidget(export_button_);
+  load_status_->setWordWrap(true);  // progress lines must not widen the page
   diagnose_button_->hide();  // shown when a load has ended: its target is worth diagnosing
   export_button_->hide();    // shown when a session or a load has ended
 
@@ -166,7 +177,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     export_button_->setToolTip(tr("The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON"));
     target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
                            "https://host/v1/chat/completions"));
-    const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed below")};
+    const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
     for (int i = 0; i < 4; ++i) key_source_->setItemText(i, sources[i]);
     api_key_->setPlaceholderText(tr("API key (kept in memory only, never saved)"));
     system_->setPlaceholderText(tr("System prompt (optional)"));
@@ -182,6 +193,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     charts_->setSeriesName(1, tr("candidate"));
     request_box->setTitle(tr("Request"));
     target_label->setText(tr("Target"));
+    key_label->setText(tr("API key"));
     model_label->setText(tr("Model"));
     max_tokens_label->setText(tr("max_tokens"));
     system_label->setText(tr("System"));
@@ -220,6 +232,18 @@ SessionPanel::~SessionPanel() {
 
 void SessionPanel::setEmbeddedTargets(const QString& anthro, const QString& lab, const QString& https_messages,
                                       const QString& http_messages) {
+  // The previous start's ports, remembered before this fix or by an older version, go.
+  QSettings settings;
+  QStringList stale = settings.value("session/embeddedTargets").toStringList();
+  QStringList recent = recentTargets();
+  for (const QString& url : stale) {
+    recent.removeAll(url);
+    if (int i = target_->findText(url); i >= 0) target_->removeItem(i);
+  }
+  settings.setValue("session/recentTargets", recent);
+  embedded_targets_ = {anthro, lab, https_messages, http_messages};
+  embedded_targets_.removeAll(QString());
+  settings.setValue("session/embeddedTargets", embedded_targets_);
   int at = 0;
   for (const QString& url : {anthro, lab, https_messages, http_messages})
     if (!url.isEmpty() && target_->findText(url) < 0) target_->insertItem(at++, url);
@@ -240,6 +264,7 @@ QStringList SessionPanel::recentTargets() const { return QSettings().value("sess
 
 void SessionPanel::rememberTarget(const QString& url) {
   // Only URLs are kept: API keys never reach the settings file.
+  if (embedded_targets_.contains(url)) return;
   QStringList recent = recentTargets();
   recent.removeAll(url);
   recent.prepend(url);
@@ -274,12 +299,14 @@ bool SessionPanel::send() {
   auto parsed = parse_target(c.target);
   if (!parsed) {
     emit message(QString::fromStdString(parsed.error().detail));
+    showSessionError(QString::fromStdString(parsed.error().detail));
     return false;
   }
   if (key_source_->currentIndex() == 1 && c.api_key.empty())
     emit message(tr("ANTHROPIC_API_KEY is not set in the environment; sending without a key."));
   answer_->clear();
   figures_->clear();
+  showSessionError({});
   results_.clear();
   rememberTarget(target());
 
@@ -330,6 +357,7 @@ bool SessionPanel::startSession(SessionConfig c, const QString& capture_path) {
   auto started = LiveSession::start(std::move(c), std::move(events));
   if (!started) {
     emit message(QString::fromStdString(started.error().detail));
+    showSessionError(tr("Session failed: %1").arg(QString::fromStdString(started.error().detail)));
     state_ = State::Idle;
     stopCapture();
     updateButtons();
@@ -378,7 +406,10 @@ void SessionPanel::onRequestDone(const RequestResult& r) {
 }
 
 void SessionPanel::onFinished(const SessionResult& result) {
-  if (result.error) emit message(tr("Session: %1").arg(QString::fromStdString(*result.error)));
+  if (result.error) {
+    emit message(tr("Session: %1").arg(QString::fromStdString(*result.error)));
+    showSessionError(tr("Session failed: %1").arg(QString::fromStdString(*result.error)));
+  }
   last_session_ = result;
   last_run_ = LastRun::Session;
   export_button_->show();
@@ -386,6 +417,13 @@ void SessionPanel::onFinished(const SessionResult& result) {
   stopCapture();
   updateButtons();
   emit sessionFinished(!result.error);
+}
+
+QString SessionPanel::sessionError() const { return session_error_->text(); }
+
+void SessionPanel::showSessionError(const QString& text) {
+  session_error_->setText(text);
+  session_error_->setVisible(!text.isEmpty());
 }
 
 void SessionPanel::stopCapture() {

@@ -71,7 +71,11 @@ class SessionPanel : public QWidget {
   LatencyCharts* charts() const { return charts_; }
   // The requests of the last session, as measured.
   const std::vector<RequestResult>& results() const { return results_; }
+  // Targets used before, newest first; the embedded endpoint's are never among them (its
+  // ports change with every start, and it is always offered first).
   QStringList recentTargets() const;
+  // Why the last session failed (it stays until the next Send), or empty.
+  QString sessionError() const;
 
  signals:
   void message(const QString& text);
@@ -99,6 +103,7 @@ class SessionPanel : public QWidget {
   void onLoadDone(const Result<BenchResult>& result, int series);
   void updateButtons();
   void rememberTarget(const QString& url);
+  void showSessionError(const QString& text);
   void stopCapture();
 
   QComboBox* target_;
@@ -115,6 +120,8 @@ class SessionPanel : public QWidget {
   QPushButton* cancel_;
   QPlainTextEdit* answer_;
   QLabel* figures_;
+  QLabel* session_error_;
+  QStringList embedded_targets_;
   QSpinBox* concurrency_;
   QDoubleSpinBox* rate_;
   QSpinBox* requests_;

@@ -15,11 +15,14 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
 
+#include "capture_dialog.h"
 #include "capture_inspector.h"
 #include "diagnosis/diagnosis.h"
 #include "diagnosis_page.h"
@@ -66,7 +69,14 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   tabs_->setDocumentMode(true);
   tabs_->setTabsClosable(true);
   tabs_->setMovable(true);
-  setCentralWidget(tabs_);
+  // A page taller than a laptop's screen scrolls instead of growing the window past it; every
+  // page fits 1024 px in width, so only the vertical bar ever shows.
+  auto* scroller = new QScrollArea(this);
+  scroller->setObjectName("pageScroller");
+  scroller->setFrameShape(QFrame::NoFrame);
+  scroller->setWidgetResizable(true);
+  scroller->setWidget(tabs_);
+  setCentralWidget(scroller);
 
   auto* welcome = new WelcomePage(this);
   welcome_ = welcome;
@@ -143,6 +153,8 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
 
   QSettings settings;
   if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 900);
+  // Never larger than the screen it opens on (a laptop's, or a smaller one than last time).
+  if (QScreen* s = screen()) resize(size().boundedTo(s->availableGeometry().size()));
   if (!restoreState(settings.value("window/state").toByteArray()))
     resizeDocks({log_dock_}, {fontMetrics().height() * 8}, Qt::Vertical);
 }
@@ -419,10 +431,19 @@ void MainWindow::openCaptureDialog() {
   openCapture(path);
 }
 
-void MainWindow::startCapture() {
-  showPage(session_);
-  log(tr("Tick \"Capture this session's traffic\" and send: the capture opens here when the session ends. "
-         "For other traffic use `anthro-wb capture -i IFACE -w FILE.pcapng`."));
+widgets::CaptureDialog* MainWindow::startCapture() {
+  if (!capture_dialog_) {
+    capture_dialog_ = new widgets::CaptureDialog(this);
+    connect(capture_dialog_, &widgets::CaptureDialog::message, this, &MainWindow::log);
+    connect(capture_dialog_, &widgets::CaptureDialog::captured, this, [this](const QString& path) {
+      log(tr("Capture written to %1").arg(path));
+      openCapture(path);
+    });
+  }
+  capture_dialog_->show();
+  capture_dialog_->raise();
+  capture_dialog_->activateWindow();
+  return capture_dialog_;
 }
 
 void MainWindow::addRecent(const QString& path) {

@@ -22,6 +22,7 @@ class Endpoint;
 }
 
 namespace anthro::widgets {
+class CaptureDialog;
 class CaptureInspector;
 class DiagnosisPage;
 class KeysPanel;
@@ -65,6 +66,8 @@ class MainWindow : public QMainWindow {
   // `page` when it holds a result to report: the Diagnosis page after a run, the Rollout page
   // with a result, a loaded capture, the live session page after a session or a load.
   bool hasReport(QWidget* page) const;
+  // Session → Start Capture…: the capture dialog (one, kept), shown; its capture opens in a tab.
+  widgets::CaptureDialog* startCapture();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -79,7 +82,6 @@ class MainWindow : public QMainWindow {
   void refreshDiagnosisSources();
   void jumpToFrames(const QString& capture, const QString& conn, int stream);
   void openCaptureDialog();
-  void startCapture();
   void addRecent(const QString& path);
   void updateRecentMenu();
   void reloadCapturesWithKeys();
@@ -99,6 +101,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* keys_dock_;
   QDockWidget* log_dock_;
   QLabel* endpoint_label_;
+  widgets::CaptureDialog* capture_dialog_ = nullptr;
   QMenu* file_menu_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMenu* session_menu_ = nullptr;

@@ -15,6 +15,13 @@
 namespace anthro {
 namespace {
 
+// The running binary, for the setcap line an error suggests.
+std::string this_program() {
+  char path[4096];
+  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string("PROGRAM");
+}
+
 struct PcapClose {
   void operator()(pcap_t* p) const { pcap_close(p); }
 };
@@ -22,8 +29,10 @@ struct PcapClose {
 Error capture_error(const LiveCaptureConfig& c, int status, pcap_t* p) {
   std::string why = p ? pcap_geterr(p) : "";
   if (status == PCAP_ERROR_PERM_DENIED || status == PCAP_ERROR_PROMISC_PERM_DENIED)
-    return make_error(ErrorClass::Network, "permission", "capture on " + c.interface + " is not permitted: run as root, or give the "
-                                    "program CAP_NET_RAW and CAP_NET_ADMIN (setcap cap_net_raw,cap_net_admin+eip)");
+    return make_error(ErrorClass::Network, "permission",
+                      "capture on " + c.interface + " is not permitted (" + (why.empty() ? pcap_statustostr(status) : why) +
+                          "): run as root, or give the program CAP_NET_RAW and CAP_NET_ADMIN (sudo setcap "
+                          "cap_net_raw,cap_net_admin+eip " + this_program() + ")");
   if (status == PCAP_ERROR_NO_SUCH_DEVICE) return make_error(ErrorClass::Usage, "no interface named \"" + c.interface + "\"");
   return make_error(ErrorClass::Network, "capture", c.interface + ": " + (why.empty() ? pcap_statustostr(status) : why));
 }
@@ -70,7 +79,8 @@ Result<bool> write_with_secrets(const std::string& from, const std::string& to, 
 }  // namespace
 
 Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& c, const std::atomic<bool>& stop,
-                                          const std::function<void()>& on_ready) {
+                                          const std::function<void()>& on_ready,
+                                          const std::function<void(const LiveCaptureStats&)>& on_progress) {
   auto pcap = open_interface(c);
   if (!pcap) return pcap.error();
   std::uint32_t link_type = static_cast<std::uint32_t>(pcap_datalink(pcap->get()));
@@ -91,18 +101,27 @@ Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& c, const std:
   struct Sink {
     PcapngWriter* writer;
     std::uint32_t iface;
-    std::uint64_t* packets;
-  } sink{writer->get(), iface, &stats.packets};
+    LiveCaptureStats* stats;
+  } sink{writer->get(), iface, &stats};
   auto on_packet = [](u_char* user, const pcap_pkthdr* h, const u_char* data) {
     auto* s = reinterpret_cast<Sink*>(user);
     std::int64_t ns = std::int64_t{h->ts.tv_sec} * 1000000000 + h->ts.tv_usec;  // nanosecond precision was set
     s->writer->write_packet_ns(s->iface, ns, ByteView(data, h->caplen), h->len);
-    ++*s->packets;
+    ++s->stats->packets;
+    s->stats->bytes += h->len;
   };
+  auto reported = std::chrono::steady_clock::now();
+  std::uint64_t reported_packets = 0;
   while (!stop && (c.duration_s <= 0 || elapsed() < c.duration_s)) {
     int got = pcap_dispatch(pcap->get(), -1, on_packet, reinterpret_cast<u_char*>(&sink));
     if (got < 0) return capture_error(c, got, pcap->get());
     if (got == 0) ::poll(&fd, 1, 100);
+    if (on_progress && stats.packets != reported_packets &&
+        std::chrono::steady_clock::now() - reported > std::chrono::milliseconds(200)) {
+      reported = std::chrono::steady_clock::now();
+      reported_packets = stats.packets;
+      on_progress(stats);
+    }
   }
   pcap_stat ps{};
   if (pcap_stats(pcap->get(), &ps) == 0) {
@@ -118,6 +137,19 @@ Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& c, const std:
   if (!done) return done.error();
   stats.secrets_embedded = !secrets.empty();
   return stats;
+}
+
+Result<std::vector<NetworkInterface>> list_capture_interfaces() {
+  char err[PCAP_ERRBUF_SIZE] = {0};
+  pcap_if_t* all = nullptr;
+  if (pcap_findalldevs(&all, err) != 0) return make_error(ErrorClass::Network, "capture", std::string("interfaces: ") + err);
+  std::vector<NetworkInterface> out;
+  for (pcap_if_t* d = all; d; d = d->next)
+    out.push_back({d->name, d->description ? d->description : "", (d->flags & PCAP_IF_LOOPBACK) != 0,
+                   (d->flags & PCAP_IF_UP) != 0});
+  pcap_freealldevs(all);
+  std::stable_partition(out.begin(), out.end(), [](const NetworkInterface& i) { return i.loopback; });
+  return out;
 }
 
 }  // namespace anthro

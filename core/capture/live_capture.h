@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "util/result.h"
 
@@ -20,6 +21,7 @@ struct LiveCaptureConfig {
 
 struct LiveCaptureStats {
   std::uint64_t packets = 0;
+  std::uint64_t bytes = 0;            // as on the wire (original lengths)
   std::uint64_t kernel_drops = 0;     // pcap_stats ps_drop
   std::uint64_t interface_drops = 0;  // ps_ifdrop
   bool secrets_embedded = false;
@@ -28,7 +30,18 @@ struct LiveCaptureStats {
 // Captures until the duration passes or `stop` becomes true. `on_ready` is called once the
 // interface is capturing, so callers can start traffic only then. Errors name the interface
 // and, for permissions, what is needed.
+// `on_progress` gets the counts so far about five times a second while packets come.
 Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& config, const std::atomic<bool>& stop,
-                                          const std::function<void()>& on_ready = {});
+                                          const std::function<void()>& on_ready = {},
+                                          const std::function<void(const LiveCaptureStats&)>& on_progress = {});
+
+struct NetworkInterface {
+  std::string name;         // what LiveCaptureConfig::interface takes
+  std::string description;  // pcap's, may be empty
+  bool loopback = false;
+  bool up = false;
+};
+// The interfaces libpcap can capture on (pcap_findalldevs), loopback first.
+Result<std::vector<NetworkInterface>> list_capture_interfaces();
 
 }  // namespace anthro

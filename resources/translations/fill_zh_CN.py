@@ -47,8 +47,6 @@ ZH = {
     'Language: %1': '界面语言：%1',
     'Open capture': '打开抓包',
     'Captures (*.pcap *.pcapng *.cap);;All files (*)': '抓包文件 (*.pcap *.pcapng *.cap);;所有文件 (*)',
-    'Tick "Capture this session\'s traffic" and send: the capture opens here when the session ends. For other traffic use `anthro-wb capture -i IFACE -w FILE.pcapng`.':
-        '勾选“抓取本会话的流量”后发送：会话结束时抓包会在此打开。其他流量请用 `anthro-wb capture -i 网卡 -w 文件.pcapng`。',
     'No recent captures. Drop a .pcap, .pcapng, key log or PEM file anywhere.': '没有最近的抓包。可将 .pcap、.pcapng、密钥日志或 PEM 文件拖到窗口任意位置。',
     'Live sessions against anthro-v1 or the HTTP Messages API, captures decoded with keys, TTFT and token-rate charts. The embedded local endpoint is running: a new session works without any configuration.':
         '针对 anthro-v1 或 HTTP Messages API 的实时会话、用密钥解码的抓包、TTFT 与 token 速率图表。内置本地端点已在运行：新建会话无需任何配置。',
@@ -159,7 +157,6 @@ ZH = {
     'No API key': '不用 API 密钥',
     'From $ANTHROPIC_API_KEY': '取自 $ANTHROPIC_API_KEY',
     'From $OPENAI_API_KEY': '取自 $OPENAI_API_KEY',
-    'Typed below': '在右侧输入',
     'API key (kept in memory only, never saved)': 'API 密钥（仅保存在内存中，从不写盘）',
     'System prompt (optional)': '系统提示（可选）',
     'Explain tail latency in one paragraph.': '用一段话解释尾延迟。',
@@ -487,6 +484,31 @@ ZH = {
     'Written to %1': '已写入 %1',
     'Report written to %1 (charts in %2_charts beside it)': '报告已写入 %1（图表在旁边的 %2_charts 中）',
     'Report written to %1': '报告已写入 %1',
+    # Start capture (the capture dialog), the session page's API key and errors.
+    'Capture written to %1': '抓包已写入 %1',
+    'From a shell: %1': '在命令行中：%1',
+    'Start capture': '开始抓包',
+    'Interface': '网卡',
+    'Filter': '过滤器',
+    'Save to': '保存到',
+    'BPF, as tcpdump takes it: tcp port 7443 (empty: everything)': 'BPF 过滤式，与 tcpdump 相同：tcp port 7443（留空：全部）',
+    'until Stop': '直到停止',
+    'Start': '开始',
+    'Stop': '停止',
+    'Close': '关闭',
+    'No interface list: %1': '无法列出网卡：%1',
+    'Save capture as': '抓包另存为',
+    'pcapng captures (*.pcapng)': 'pcapng 抓包 (*.pcapng)',
+    'Pick an interface to capture on.': '请选择要抓包的网卡。',
+    'Save to: the folder of "%1" does not exist.': '保存到：“%1”所在的文件夹不存在。',
+    'Opening %1…': '正在打开 %1…',
+    'Packets: %1, bytes: %2': '数据包：%1，字节：%2',
+    'Written to %1 (kernel drops %2, interface drops %3).': '已写入 %1（内核丢包 %2，网卡丢包 %3）。',
+    'Capturing on %1…': '正在 %1 上抓包…',
+    'Stopping: writing the file…': '正在停止：写入文件…',
+    'Typed here': '在此输入',
+    'API key': 'API 密钥',
+    'Session failed: %1': '会话失败：%1',
 }
 
 
