@@ -89,6 +89,8 @@ SessionPanel::SessionPanel(QWidget* parent)
   series_->addItems({QString(), QString()});
 
   auto* request_box = new QGroupBox(this);
+  // Never squeezed below its rows' heights: on a short screen the page scrolls instead.
+  request_box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
   auto* target_label = new QLabel(this);
   auto* model_label = new QLabel(this);
   auto* max_tokens_label = new QLabel(this);
@@ -120,21 +122,24 @@ SessionPanel::SessionPanel(QWidget* parent)
   auto* answer_box = new QGroupBox(this);
   auto* answer_layout = new QVBoxLayout(answer_box);
   answer_layout->addWidget(answer_, 1);
-  figures_->setWordWrap(true);  // its length changes with every request: never the page's width
-  answer_layout->addWidget(figures_);
+  // The stats line and the error wrap rather than widen the page.
+  figures_->setWordWrap(true);
   session_error_->setWordWrap(true);
+  answer_layout->addWidget(figures_);
   session_error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   session_error_->setStyleSheet(QStringLiteral("color: #b00020;"));
   session_error_->hide();
   answer_layout->addWidget(session_error_);
 
   auto* load_box = new QGroupBox(this);
+  load_box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
   auto* concurrency_label = new QLabel(this);
   auto* rate_label = new QLabel(this);
   auto* requests_label = new QLabel(this);
   auto* load_layout = new QHBoxLayout;
   auto* load_box_layout = new QVBoxLayout(load_box);
   load_box_layout->addLayout(load_layout);
+  load_box_layout->addWidget(load_status_);  // under the controls, the whole width: one line
   load_box_layout->addWidget(faults_);
   load_layout->addWidget(concurrency_label);
   load_layout->addWidget(concurrency_);
@@ -144,18 +149,20 @@ SessionPanel::SessionPanel(QWidget* parent)
   load_layout->addWidget(requests_);
   load_layout->addWidget(series_);
   load_layout->addWidget(load_button_);
-  load_layout->addWidget(load_status_, 1);
+  load_layout->addStretch(1);
   load_layout->addWidget(diagnose_button_);
   load_layout->addWidget(export_button_);
   load_status_->setWordWrap(true);  // progress lines must not widen the page
   diagnose_button_->hide();  // shown when a load has ended: its target is worth diagnosing
   export_button_->hide();    // shown when a session or a load has ended
 
-  auto* left = new QWidget(this);
-  auto* left_layout = new QVBoxLayout(left);
-  left_layout->setContentsMargins(0, 0, 0, 0);
-  left_layout->addWidget(request_box);
-  left_layout->addWidget(answer_box, 1);
+  // A splitter, not a box layout: the answer's wrapping stats line (height-for-width) would make
+  // the answer box's preferred height its minimum in a box layout and squeeze the request box.
+  auto* left = new QSplitter(Qt::Vertical, this);
+  left->setChildrenCollapsible(false);
+  left->addWidget(request_box);
+  left->addWidget(answer_box);
+  left->setStretchFactor(1, 1);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
   split->addWidget(charts_);
@@ -179,7 +186,8 @@ SessionPanel::SessionPanel(QWidget* parent)
                            "https://host/v1/chat/completions"));
     const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
     for (int i = 0; i < 4; ++i) key_source_->setItemText(i, sources[i]);
-    api_key_->setPlaceholderText(tr("API key (kept in memory only, never saved)"));
+    api_key_->setPlaceholderText(tr("API key, never saved"));
+    api_key_->setToolTip(tr("API key (kept in memory only, never saved)"));
     system_->setPlaceholderText(tr("System prompt (optional)"));
     repeat_->setPrefix(tr("× "));
     repeat_->setToolTip(tr("Requests on the same connection, one after another"));

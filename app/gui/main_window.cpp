@@ -92,6 +92,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
     page->deleteLater();
   });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    fitToCurrentPage();
     updateExportAction();
     if (tabs_->currentWidget() == diagnosis_) refreshDiagnosisSources();
     if (auto* inspector = currentInspector(); inspector && inspector->index() && inspector->index()->finished()) {
@@ -145,6 +146,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   connect(welcome, &WelcomePage::startCaptureRequested, this, &MainWindow::startCapture);
   connect(welcome, &WelcomePage::recentRequested, this, [this](const QString& path) { openCapture(path); });
 
+  fitToCurrentPage();
   connectDiagnosis();
   buildMenus();
   startEndpoint(endpoint_faults);
@@ -156,7 +158,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   // Never larger than the screen it opens on (a laptop's, or a smaller one than last time).
   if (QScreen* s = screen()) resize(size().boundedTo(s->availableGeometry().size()));
   if (!restoreState(settings.value("window/state").toByteArray()))
-    resizeDocks({log_dock_}, {fontMetrics().height() * 8}, Qt::Vertical);
+    resizeDocks({log_dock_}, {fontMetrics().height() * (height() < 800 ? 4 : 8)}, Qt::Vertical);
 }
 
 MainWindow::~MainWindow() {
@@ -322,6 +324,16 @@ void MainWindow::setLanguage(const QString& locale) {
 }
 
 void MainWindow::showPage(QWidget* page) { tabs_->setCurrentWidget(page); }
+
+// The tab widget is as large as its largest page unless the others are ignored: then only the
+// page shown scrolls, and only when it needs to.
+void MainWindow::fitToCurrentPage() {
+  for (int i = 0; i < tabs_->count(); ++i) {
+    const bool shown = i == tabs_->currentIndex();
+    tabs_->widget(i)->setSizePolicy(shown ? QSizePolicy::Preferred : QSizePolicy::Ignored,
+                                    shown ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+  }
+}
 
 bool MainWindow::hasReport(QWidget* page) const {
   if (!page) return false;

@@ -87,6 +87,7 @@ class MainWindow : public QMainWindow {
   void reloadCapturesWithKeys();
   CaptureKeySources keySources() const;  // the keys panel's files
   void setLanguage(const QString& locale);
+  void fitToCurrentPage();
   void updateExportAction();
 
   std::unique_ptr<Endpoint> endpoint_;

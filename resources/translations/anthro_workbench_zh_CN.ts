@@ -609,10 +609,6 @@
         <translation>抓包文件 (*.pcap *.pcapng *.cap);;所有文件 (*)</translation>
     </message>
     <message>
-        <source>Tick "Capture this session's traffic" and send: the capture opens here when the session ends. For other traffic use `anthro-wb capture -i IFACE -w FILE.pcapng`.</source>
-        <translation>勾选“抓取本会话的流量”后发送：会话结束时抓包会在此打开。其他流量请用 `anthro-wb capture -i 网卡 -w 文件.pcapng`。</translation>
-    </message>
-    <message>
         <source>The capture %1 is no longer open</source>
         <translation>抓包 %1 已不再打开</translation>
     </message>
@@ -660,6 +656,10 @@
         <source>Nothing to report here yet: run a diagnosis, a rollout, a session or a load, or open a capture.</source>
         <translation>此处尚无可生成报告的结果：请先运行诊断、发布演练、会话或压测，或打开一个抓包。</translation>
     </message>
+    <message>
+        <source>Capture written to %1</source>
+        <translation>抓包已写入 %1</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>
@@ -690,6 +690,101 @@
     <message>
         <source>Recent captures</source>
         <translation>最近的抓包</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::CaptureDialog</name>
+    <message>
+        <source>From a shell: %1</source>
+        <translation>在命令行中：%1</translation>
+    </message>
+    <message>
+        <source>Start capture</source>
+        <translation>开始抓包</translation>
+    </message>
+    <message>
+        <source>Interface</source>
+        <translation>网卡</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>过滤器</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Save to</source>
+        <translation>保存到</translation>
+    </message>
+    <message>
+        <source>BPF, as tcpdump takes it: tcp port 7443 (empty: everything)</source>
+        <translation>BPF 过滤式，与 tcpdump 相同：tcp port 7443（留空：全部）</translation>
+    </message>
+    <message>
+        <source>until Stop</source>
+        <translation>直到停止</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>No interface list: %1</source>
+        <translation>无法列出网卡：%1</translation>
+    </message>
+    <message>
+        <source>Save capture as</source>
+        <translation>抓包另存为</translation>
+    </message>
+    <message>
+        <source>pcapng captures (*.pcapng)</source>
+        <translation>pcapng 抓包 (*.pcapng)</translation>
+    </message>
+    <message>
+        <source>Pick an interface to capture on.</source>
+        <translation>请选择要抓包的网卡。</translation>
+    </message>
+    <message>
+        <source>Save to: the folder of "%1" does not exist.</source>
+        <translation>保存到：“%1”所在的文件夹不存在。</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>正在打开 %1…</translation>
+    </message>
+    <message>
+        <source>Packets: %1, bytes: %2</source>
+        <translation>数据包：%1，字节：%2</translation>
+    </message>
+    <message>
+        <source>Capture failed: %1</source>
+        <translation>抓包失败：%1</translation>
+    </message>
+    <message>
+        <source>Written to %1 (kernel drops %2, interface drops %3).</source>
+        <translation>已写入 %1（内核丢包 %2，网卡丢包 %3）。</translation>
+    </message>
+    <message>
+        <source>Capturing on %1…</source>
+        <translation>正在 %1 上抓包…</translation>
+    </message>
+    <message>
+        <source>Stopping: writing the file…</source>
+        <translation>正在停止：写入文件…</translation>
     </message>
 </context>
 <context>
@@ -1988,10 +2083,6 @@
         <translation>取自 $OPENAI_API_KEY</translation>
     </message>
     <message>
-        <source>Typed below</source>
-        <translation>在右侧输入</translation>
-    </message>
-    <message>
         <source>API key (kept in memory only, never saved)</source>
         <translation>API 密钥（仅保存在内存中，从不写盘）</translation>
     </message>
@@ -2150,6 +2241,22 @@
     <message>
         <source>The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON</source>
         <translation>将最近结束的会话或压测导出为 HTML、PDF、Markdown 或 JSON</translation>
+    </message>
+    <message>
+        <source>Typed here</source>
+        <translation>在此输入</translation>
+    </message>
+    <message>
+        <source>API key, never saved</source>
+        <translation>API 密钥，从不保存</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Session failed: %1</source>
+        <translation>会话失败：%1</translation>
     </message>
 </context>
 <context>

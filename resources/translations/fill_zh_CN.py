@@ -507,6 +507,7 @@ ZH = {
     'Capturing on %1…': '正在 %1 上抓包…',
     'Stopping: writing the file…': '正在停止：写入文件…',
     'Typed here': '在此输入',
+    'API key, never saved': 'API 密钥，从不保存',
     'API key': 'API 密钥',
     'Session failed: %1': '会话失败：%1',
 }
