@@ -23,6 +23,10 @@
 #include <QTabWidget>
 #include <QTableView>
 
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "capture_dialog.h"
 #include "capture_inspector.h"
 #include "diagnosis_page.h"
@@ -251,6 +255,8 @@ class TestWindowLayout : public QObject {
     QVERIFY(finished.wait(30000));
     QTRY_VERIFY_WITH_TIMEOUT(dialog->progress().packets >= 6, 5000);  // the counts move while it runs
     QVERIFY(dialog->progress().bytes > 0);
+    if (QString grabs = qEnvironmentVariable("ANTHRO_LAYOUT_GRABS"); !grabs.isEmpty())
+      dialog->grab().save(grabs + "/capture-dialog-running.png");
     dialog->stop();
     QVERIFY(captured.wait(10000) || !captured.isEmpty());
     QCOMPARE(captured.at(0).at(0).toString(), out);
@@ -271,8 +277,35 @@ class TestWindowLayout : public QObject {
     QVERIFY(dialog->start());
     QTRY_COMPARE_WITH_TIMEOUT(dialog->state(), CaptureDialog::State::Idle, 10000);
     QVERIFY2(dialog->status().contains("no-such-if0"), qPrintable(dialog->status()));
+    if (QString grabs = qEnvironmentVariable("ANTHRO_LAYOUT_GRABS"); !grabs.isEmpty())
+      dialog->grab().save(grabs + "/capture-dialog-error.png");
     QVERIFY(captured.isEmpty());
     QVERIFY(!QFile::exists(data_.filePath("never.pcapng")));
+  }
+
+  // Without CAP_NET_RAW the dialog says why (pcap's error) and what grants it, not a command
+  // line that would fail the same way. The capability is dropped from this thread's effective
+  // set, which the capture's thread inherits, and raised again after.
+  void aCaptureWithoutPermissionSaysWhatGrantsIt() {
+    gui::MainWindow window;
+    CaptureDialog* dialog = window.startCapture();
+    dialog->setInterface("lo");
+    dialog->setOutput(data_.filePath("denied.pcapng"));
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct caps[2]{};
+    QCOMPARE(syscall(SYS_capget, &header, caps), 0L);
+    const auto saved = caps[0].effective;
+    caps[0].effective &= ~((1u << CAP_NET_RAW) | (1u << CAP_NET_ADMIN));
+    QCOMPARE(syscall(SYS_capset, &header, caps), 0L);
+    const bool started = dialog->start();
+    caps[0].effective = saved;
+    QTRY_COMPARE_WITH_TIMEOUT(dialog->state(), CaptureDialog::State::Idle, 10000);
+    QCOMPARE(syscall(SYS_capset, &header, caps), 0L);
+    QVERIFY(started);
+    QVERIFY2(dialog->status().contains("not permitted ("), qPrintable(dialog->status()));  // with pcap's reason
+    QVERIFY2(dialog->status().contains("setcap cap_net_raw,cap_net_admin+eip /"), qPrintable(dialog->status()));
+    QVERIFY(!dialog->status().contains(" -i "));
+    QVERIFY(!QFile::exists(data_.filePath("denied.pcapng")));
   }
 
   // The embedded endpoint's URLs change with every start: they are never kept as recent
