@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "error_text.h"
 #include "gui_thread.h"
 #include "retranslator.h"
 #include "worker.h"
@@ -55,8 +56,6 @@ CaptureDialog::CaptureDialog(QWidget* parent)
   output_->setText(QDir::temp().filePath(
       QStringLiteral("anthro-capture-%1.pcapng").arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"))));
   output_->setMinimumWidth(fontMetrics().horizontalAdvance(output_->text()) + 16);
-  status_->setWordWrap(true);
-  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   command_->setWordWrap(true);
   command_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   command_->setForegroundRole(QPalette::PlaceholderText);
@@ -247,7 +246,7 @@ void CaptureDialog::setState(State s) {
 
 void CaptureDialog::showStatus(const QString& text, bool error) {
   status_->setText(text);
-  status_->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
+  show_as_error(status_, error);
 }
 
 }  // namespace anthro::widgets

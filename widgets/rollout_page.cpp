@@ -15,6 +15,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "error_text.h"
 #include "gui_thread.h"
 #include "latency_charts.h"
 #include "retranslator.h"
@@ -27,7 +28,6 @@
 namespace anthro::widgets {
 namespace {
 
-QColor error_colour() { return QColor(0xd0, 0x3a, 0x3a); }
 
 }  // namespace
 
@@ -62,11 +62,7 @@ RolloutPage::RolloutPage(QWidget* parent)
   connect(charts_, &LatencyCharts::message, this, &RolloutPage::message);
 
   for (QLabel* l : {plan_error_, problems_}) {
-    QPalette p = l->palette();
-    p.setColor(QPalette::WindowText, error_colour());
-    l->setPalette(p);
-    l->setWordWrap(true);
-    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    show_as_error(l);
     l->hide();
   }
   summary_->setWordWrap(true);

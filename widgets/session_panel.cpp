@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "client_faults_box.h"
+#include "error_text.h"
 #include "gui_thread.h"
 #include "latency_charts.h"
 #include "loopback_capture.h"
@@ -124,10 +125,8 @@ SessionPanel::SessionPanel(QWidget* parent)
   answer_layout->addWidget(answer_, 1);
   // The stats line and the error wrap rather than widen the page.
   figures_->setWordWrap(true);
-  session_error_->setWordWrap(true);
   answer_layout->addWidget(figures_);
-  session_error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  session_error_->setStyleSheet(QStringLiteral("color: #b00020;"));
+  show_as_error(session_error_);
   session_error_->hide();
   answer_layout->addWidget(session_error_);
 
