@@ -214,7 +214,7 @@ void CaptureDialog::onProgress(int run, const LiveCaptureStats& stats) {
   progress_ = stats;
   counts_->setText(tr("Packets: %1, bytes: %2")
                        .arg(stats.packets)
-                       .arg(QLocale().formattedDataSize(static_cast<qint64>(stats.bytes))));
+                       .arg(QLocale().toString(static_cast<qulonglong>(stats.bytes))));  // no unit to translate
 }
 
 void CaptureDialog::onEnded(int run, const QString& path, const Result<LiveCaptureStats>& stats) {

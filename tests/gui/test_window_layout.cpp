@@ -201,6 +201,13 @@ class TestWindowLayout : public QObject {
         QVERIFY2(bar->tabRect(i).width() >= need, qPrintable("tab " + bar->tabText(i) + " is cut"));
       }
     }
+    // The capture dialog too.
+    CaptureDialog* dialog = window.startCapture();
+    QTest::qWait(50);
+    QVERIFY2(dialog->width() <= screen.width(), qPrintable(QString::number(dialog->width())));
+    QVERIFY2(clipped_texts(dialog).isEmpty(), qPrintable(clipped_texts(dialog).join('\n')));
+    if (!grabs.isEmpty()) dialog->grab().save(QString("%1/%2-capture-dialog.png").arg(grabs, language));
+    dialog->close();
     // Docks come and go without growing the window.
     window.showPage(window.sessionPanel());
     const QSize before = window.size();
