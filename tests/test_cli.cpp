@@ -31,6 +31,18 @@ Run run(const QStringList& args, const QString& data_dir, int timeout_ms = 60000
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
 }
 
+// The commands of the table this build of anthro-wb runs (`report` needs Qt).
+std::vector<anthro::cli::CommandSpec> built_commands() {
+  std::vector<anthro::cli::CommandSpec> out;
+  for (const auto& spec : anthro::cli::command_specs()) {
+#ifndef ANTHRO_WITH_REPORT
+    if (spec.name == "report") continue;
+#endif
+    out.push_back(spec);
+  }
+  return out;
+}
+
 }  // namespace
 
 class TestCli : public QObject {
@@ -129,7 +141,7 @@ class TestCli : public QObject {
   // Every command's help comes from the table its parser reads: each option it accepts is
   // named, on stdout, exit 0, for --help and -h alike, wherever they stand.
   void everyCommandHasHelp() {
-    for (const auto& spec : anthro::cli::command_specs()) {
+    for (const auto& spec : built_commands()) {
       std::set<std::string> names;
       for (const auto& o : spec.options) QVERIFY2(names.insert(o.name).second, (spec.name + " " + o.name).c_str());
       for (QStringList args : {QStringList{"--help"}, QStringList{"-h"}, QStringList{"--format", "json", "--help"}}) {
@@ -153,7 +165,7 @@ class TestCli : public QObject {
   void topLevelHelpListsEveryCommand() {
     Run r = run({"--help"}, dir_.path());
     QCOMPARE(r.code, 0);
-    for (const auto& spec : anthro::cli::command_specs())
+    for (const auto& spec : built_commands())
       QVERIFY2(r.out.contains(QByteArray::fromStdString("  " + spec.name + " ")), spec.name.c_str());
   }
 
