@@ -54,7 +54,7 @@ Result<std::unique_ptr<pcap_t, PcapClose>> open_interface(const LiveCaptureConfi
   if (!c.filter.empty()) {
     bpf_program program{};
     if (pcap_compile(p.get(), &program, c.filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0)
-      return make_error(ErrorClass::Usage, "--filter \"" + c.filter + "\": " + pcap_geterr(p.get()));
+      return make_error(ErrorClass::Usage, "capture filter \"" + c.filter + "\": " + pcap_geterr(p.get()));
     int set = pcap_setfilter(p.get(), &program);
     pcap_freecode(&program);
     if (set != 0) return make_error(ErrorClass::Network, "capture", c.interface + ": " + pcap_geterr(p.get()));

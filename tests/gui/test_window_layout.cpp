@@ -288,6 +288,14 @@ class TestWindowLayout : public QObject {
       dialog->grab().save(grabs + "/capture-dialog-error.png");
     QVERIFY(captured.isEmpty());
     QVERIFY(!QFile::exists(data_.filePath("never.pcapng")));
+    // A filter libpcap cannot compile is named with its reason.
+    dialog->setInterface("lo");
+    dialog->setFilter("tcp prot 80");
+    QVERIFY(dialog->start());
+    QTRY_COMPARE_WITH_TIMEOUT(dialog->state(), CaptureDialog::State::Idle, 10000);
+    QVERIFY2(dialog->status().startsWith("capture filter \"tcp prot 80\": "), qPrintable(dialog->status()));
+    QVERIFY(captured.isEmpty());
+    QVERIFY(!QFile::exists(data_.filePath("never.pcapng")));
   }
 
   // Without CAP_NET_RAW the dialog says why (pcap's error) and what grants it, not a command
