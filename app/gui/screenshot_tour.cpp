@@ -13,6 +13,7 @@
 #include <QTableView>
 #include <cstdio>
 
+#include "capture_dialog.h"
 #include "capture_inspector.h"
 #include "diagnosis_model.h"
 #include "diagnosis_page.h"
@@ -131,6 +132,32 @@ bool rollout_shot(MainWindow& window, const QString& dir) {
   return save(window, dir, "rollout.png") && ok;
 }
 
+// The same window on a laptop's 1024×700 screen, in both languages: the live session after its
+// loads and session, a capture, and Start capture.
+bool laptop_shots(MainWindow& window, const QString& dir, widgets::CaptureInspector* inspector) {
+  window.resize(1024, 700);
+  bool ok = true;
+  for (const char* lang : {"en", "zh_CN"}) {
+    install_language(lang);
+    const QString suffix = QString::fromLatin1(lang) == "en" ? QString() : "-zh_CN";
+    window.showPage(window.sessionPanel());
+    ok = save(window, dir, "laptop-live-session" + suffix + ".png") && ok;
+    window.showPage(inspector);
+    ok = save(window, dir, "laptop-capture" + suffix + ".png") && ok;
+    widgets::CaptureDialog* dialog = window.startCapture();
+    dialog->setInterface("lo");
+    dialog->setFilter("tcp port 7443");
+    pump(300);
+    const QString path = QDir(dir).filePath("start-capture" + suffix + ".png");
+    const bool saved = dialog->grab().save(path);
+    std::printf("%s %s\n", saved ? "saved" : "FAILED", qPrintable(path));
+    ok = saved && ok;
+    dialog->close();
+  }
+  install_language("en");
+  return ok;
+}
+
 }  // namespace
 
 int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& vectors_dir) {
@@ -200,7 +227,7 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   window.showPage(window.rolloutPage());
   ok = save(window, dir, "rollout-zh_CN.png") && ok;
   install_language("en");
-  return ok ? 0 : 1;
+  return laptop_shots(window, dir, inspector) && ok ? 0 : 1;
 }
 
 }  // namespace anthro::gui
