@@ -29,6 +29,7 @@
 namespace anthro::gui {
 namespace {
 
+using widgets::CaptureInspector;
 using widgets::SessionPanel;
 
 // Runs the event loop for `ms` milliseconds.
@@ -131,6 +132,22 @@ bool rollout_shot(MainWindow& window, const QString& dir) {
   return save(window, dir, "rollout.png") && ok;
 }
 
+// The main pages at a laptop's 1024x700, as they were left by the tour (suffix: "" or a
+// language's "-zh_CN").
+bool laptop_shots(MainWindow& window, CaptureInspector* inspector, const QString& dir, const QString& suffix) {
+  window.resize(1024, 700);
+  bool ok = true;
+  const std::pair<QWidget*, const char*> pages[] = {
+      {window.tabs()->widget(0), "welcome"},  {inspector, "capture-inspector"},
+      {window.sessionPanel(), "live-session"}, {window.diagnosisPage(), "diagnosis"},
+      {window.rolloutPage(), "rollout"}};
+  for (const auto& [page, name] : pages) {
+    window.showPage(page);
+    ok = save(window, dir, QString("laptop-%1%2.png").arg(name, suffix)) && ok;
+  }
+  return ok;
+}
+
 }  // namespace
 
 int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& vectors_dir) {
@@ -190,7 +207,10 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   ok = report_shot(window, dir) && ok;
   ok = rollout_shot(window, dir) && ok;
 
+  ok = laptop_shots(window, inspector, dir, "") && ok;
   install_language("zh_CN");
+  ok = laptop_shots(window, inspector, dir, "-zh_CN") && ok;
+  window.resize(1500, 920);
   window.showPage(window.tabs()->widget(0));
   ok = save(window, dir, "welcome-zh_CN.png") && ok;
   window.showPage(panel);
