@@ -553,7 +553,10 @@ void CaptureInspector::applyFilter(const QString& text) {
   QString error;
   if (!parse_frame_filter(text, filter, error)) {
     filter_->setStyleSheet("QLineEdit { border: 1px solid #d03a3a; }");
-    showNotice([error, shown = active_filter_] {
+    showNotice([text, shown = active_filter_] {
+      FrameFilter unused;
+      QString error;  // read again, so a language switch says it in the new language
+      parse_frame_filter(text, unused, error);
       return shown.isEmpty() ? tr("Filter not applied: %1. The list still shows every frame.").arg(error)
                              : tr("Filter not applied: %1. The list still shows the frames of \"%2\".").arg(error, shown);
     });

@@ -4,16 +4,21 @@
 // list takes most of the tab.
 #include <QtTest>
 
+#include <QLabel>
 #include <QLineEdit>
+#include <QToolButton>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTreeWidget>
 
 #include "capture_inspector.h"
+#include "frame_detail_view.h"
 #include "keys_panel.h"
+#include "language.h"
 #include "main_window.h"
 #include "vectors.h"
 #include "welcome_page.h"
@@ -149,6 +154,36 @@ class TestCaptureTabs : public QObject {
       QTest::qWait(20);
       window.grab().save(QString::fromUtf8(dir) + "/inspector-statistics-1024x700.png");
     }
+  }
+
+  // The status line, a refused filter's notice and the inspector's own controls follow a
+  // language switch, in both directions.
+  void theInspectorSwitchesLanguage() {
+    gui::MainWindow window;
+    window.resize(1024, 700);
+    window.show();
+    CaptureInspector* inspector = window.openCapture(vector_file("lab-conversation.pcap"),
+                                                     {vector_file("lab-conversation.keylog")});
+    QVERIFY(wait_loaded(inspector));
+    inspector->applyFilter("foo:bar");
+    QVERIFY(inspector->filterError().startsWith("Filter not applied"));
+    auto* view = inspector->findChild<QToolButton*>("inspectorView");
+    QCOMPARE(view->text(), QString("View"));
+    gui::install_language("zh_CN");
+    QTRY_COMPARE(view->text(), QString::fromUtf8("视图"));
+    QVERIFY2(inspector->filterError().startsWith(QString::fromUtf8("过滤未应用")), qPrintable(inspector->filterError()));
+    QVERIFY2(inspector->filterError().contains(QString::fromUtf8("过滤键")), qPrintable(inspector->filterError()));
+    QCOMPARE(inspector->lowerTabs()->tabText(3), QString::fromUtf8("统计"));
+    QVERIFY(inspector->detailView()->tree()->topLevelItem(0)->text(0) == QString::fromUtf8("第 1 帧"));
+    bool chinese_status = false;
+    for (QLabel* label : inspector->findChildren<QLabel*>())
+      chinese_status = chinese_status || (label->text().contains("lab-conversation.pcap") && label->text().contains(QString::fromUtf8("帧")));
+    QVERIFY(chinese_status);
+    if (const QByteArray dir = qgetenv("ANTHRO_GRAB_DIR"); !dir.isEmpty())
+      window.grab().save(QString::fromUtf8(dir) + "/inspector-1024x700-zh_CN.png");
+    gui::install_language("en");
+    QTRY_COMPARE(view->text(), QString("View"));
+    QVERIFY(inspector->filterError().startsWith("Filter not applied"));
   }
 
  private:
