@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -179,7 +180,13 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   const int widths[] = {9, 15, 5, 9, 14, 7, 7};
   for (int c = 0; c < FrameTableModel::Summary; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
 
-  connection_view_->setModel(connections_);
+  // Connections sort by any column, as numbers where they are numbers (ConnectionsModel::SortRole).
+  auto* sorted_connections = new QSortFilterProxyModel(this);
+  sorted_connections->setSourceModel(connections_);
+  sorted_connections->setSortRole(ConnectionsModel::SortRole);
+  connection_view_->setModel(sorted_connections);
+  connection_view_->setSortingEnabled(true);
+  connection_view_->sortByColumn(ConnectionsModel::Number, Qt::AscendingOrder);
   connection_view_->verticalHeader()->hide();
   connection_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   connection_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -269,10 +276,11 @@ CaptureInspector::CaptureInspector(QWidget* parent)
             &CaptureInspector::showCurrentFrame, Qt::UniqueConnection);
   });
   connect(connection_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
+          [this, sorted_connections](const QModelIndex& current) {
             const auto& rows = connections_->connections();
-            if (current.isValid() && static_cast<std::size_t>(current.row()) < rows.size())
-              connection_detail_->showConnection(rows[static_cast<std::size_t>(current.row())]);
+            const QModelIndex source = sorted_connections->mapToSource(current);
+            if (source.isValid() && static_cast<std::size_t>(source.row()) < rows.size())
+              connection_detail_->showConnection(rows[static_cast<std::size_t>(source.row())]);
           });
   connect(detail_, &FrameDetailView::fieldSelected, hex_, &HexView::setHighlight);
   connect(hex_, &HexView::byteClicked, this, &CaptureInspector::selectFieldAt);

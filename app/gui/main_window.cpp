@@ -46,11 +46,6 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 
-bool is_capture(const QString& path) {
-  QString s = path.toLower();
-  return s.endsWith(".pcap") || s.endsWith(".pcapng") || s.endsWith(".cap");
-}
-bool is_pem(const QString& path) { return path.toLower().endsWith(".pem"); }
 
 // What a file given as a capture is, from its first bytes.
 enum class FileKind { Capture, PemKey, KeyLog, Other };
@@ -560,9 +555,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls()) {
     QString path = url.toLocalFile();
     if (path.isEmpty()) continue;
-    if (is_capture(path)) captures << path;
-    else if (is_pem(path)) keys_->addServerKey(path);
-    else keys_->addKeylog(path);
+    // By what the file holds, not by its name.
+    QString error;
+    const FileKind kind = file_kind(path, error);
+    if (kind == FileKind::Capture) captures << path;
+    else if (kind == FileKind::PemKey) keys_->addServerKey(path);
+    else keys_->addKeylog(path);  // refused with its reason when it is no key log either
   }
   for (const QString& path : captures) openCapture(path);
   event->acceptProposedAction();

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -18,10 +19,14 @@
 #include "capture_generator.h"
 #include "capture_inspector.h"
 #include "capture_statistics.h"
+#include "connection_detail_view.h"
+#include "connections_model.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "hex_view.h"
 #include "vectors.h"
+
+#include <fstream>
 
 using namespace anthro;
 using namespace anthro::test;
@@ -58,6 +63,14 @@ void click_header(CaptureInspector& i, int column) {
   QHeaderView* header = i.frameView()->horizontalHeader();
   QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
                     QPoint(header->sectionViewportPosition(column) + 5, header->height() / 2));
+}
+
+// Resident memory of this process in bytes (VmRSS).
+std::uint64_t rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
 }
 
 std::optional<std::size_t> current_frame(CaptureInspector& i) {
@@ -122,6 +135,73 @@ class TestCaptureInspector : public QObject {
     QCOMPARE(cell(*inspector, 0, FrameTableModel::Connection), QString("3"));
     QCOMPARE(cell(*inspector, 11, FrameTableModel::Connection), QString("1"));
     QVERIFY(column_of(*inspector, FrameTableModel::Type).count("RESPONSE") == 12);
+  }
+
+  // A million frames sort on a worker into a permutation: the model holds 4 bytes a frame and
+  // the sort one key a frame while it runs, never the rows.
+  void aMillionFramesSortWithBoundedMemory() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("million.pcap");
+    write_capture(path.toStdString(), many_connections(20, 50, 1000));  // 20 × 50 × 1002 frames
+    auto inspector = open_loaded(path);
+    const int frames = 20 * 50 * 1002;
+    QCOMPARE(inspector->frames()->rowCount(), frames);
+    const std::uint64_t rss_before = rss_bytes();
+    std::uint64_t rss_peak = rss_before;
+    QTimer sampler;
+    connect(&sampler, &QTimer::timeout, [&] { rss_peak = std::max(rss_peak, rss_bytes()); });
+    sampler.start(10);
+    inspector->frames()->sort(FrameTableModel::Time, Qt::DescendingOrder);
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->frames()->showsAll() && !inspector->filtering(), 120000);
+    inspector->frames()->sort(FrameTableModel::Type, Qt::AscendingOrder);
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 120000);
+    sampler.stop();
+    QCOMPARE(inspector->frames()->rowCount(), frames);
+    QCOMPARE(cell(*inspector, 0, FrameTableModel::Type), QString("REQUEST"));
+    QCOMPARE(cell(*inspector, 999, FrameTableModel::Type), QString("REQUEST"));
+    QCOMPARE(cell(*inspector, 1000, FrameTableModel::Type), QString("RESPONSE"));
+    QCOMPARE(cell(*inspector, frames - 1, FrameTableModel::Type), QString("STREAM_TOKEN"));
+    // Ties keep capture order.
+    QVERIFY(cell(*inspector, 0, FrameTableModel::Number).toInt() < cell(*inspector, 1, FrameTableModel::Number).toInt());
+    qInfo("RSS growth while sorting %d frames: %.1f MB", frames, (rss_peak - rss_before) / 1048576.0);
+    QVERIFY2(rss_peak - rss_before < 160ull << 20, "sorting holds more than a key a frame");
+  }
+
+  // The connections sort too, and the detail shows the connection clicked, not the row's
+  // place before sorting.
+  void connectionsSortAndShowTheRowClicked() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("three.pcap");
+    write_capture(path.toStdString(), many_connections(3, 1, 2));
+    auto inspector = open_loaded(path);
+    QTableView* view = nullptr;
+    for (auto* v : inspector->findChildren<QTableView*>())
+      if (qobject_cast<QSortFilterProxyModel*>(v->model())) view = v;
+    QVERIFY(view);
+    view->sortByColumn(ConnectionsModel::Number, Qt::DescendingOrder);
+    QCOMPARE(view->model()->index(0, ConnectionsModel::Number).data().toString(), QString("3"));
+    view->selectRow(0);
+    const QString name = view->model()->index(0, ConnectionsModel::Name).data().toString();
+    QCOMPARE(name, QString::fromStdString(inspector->connections()->connections().at(2).name));
+    QCOMPARE(inspector->connectionDetail()->topLevelItem(0)->text(0), name);
+  }
+
+  // Words, not codes: the suites an offer's aead bits name, a token frame's place in its stream,
+  // and a frame no key opens said once.
+  void wording() {
+    auto inspector = open_loaded(vector_pcap());
+    const QString offer = inspector->connectionDetail()->value("offer", "aead");
+    QVERIFY2(offer.endsWith(")") && offer.contains("aes-256-gcm") && offer.contains("(0x0"), qPrintable(offer));
+    const QString answer = inspector->connectionDetail()->value("answer", "aead");
+    QVERIFY2(!answer.contains(",") && answer.contains("(0x0"), qPrintable(answer));
+    QCOMPARE(cell(*inspector, 1, FrameTableModel::Summary), QString("token 0 \"Hello\""));
+
+    CaptureInspector keyless;
+    QSignalSpy loaded(&keyless, &CaptureInspector::loaded);
+    keyless.open(vector_pcap(), {});
+    QVERIFY(loaded.wait(10000));
+    const QString summary = cell(keyless, 0, FrameTableModel::Summary);
+    QVERIFY2(summary.startsWith("no key for connection token") && summary.count("no key") == 1, qPrintable(summary));
   }
 
   void ctrlCCopiesTheSelectedRows() {
