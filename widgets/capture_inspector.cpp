@@ -479,7 +479,9 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
     std::size_t opened = 0;
     for (const auto& c : index_->connections()) opened += c.decryption == DecryptionState::Ok;
     setStatus([name, frames = index_->frame_count(), connections = index_->connections().size(), opened] {
-      return tr("%1: %2 frames, %3 connections (%4 decrypted)").arg(name).arg(frames).arg(connections).arg(opened);
+      // English has no translator to pick a plural form: one connection is said in its own words.
+      return connections == 1 ? tr("%1: %2 frames, 1 connection (%3 decrypted)").arg(name).arg(frames).arg(opened)
+                              : tr("%1: %2 frames, %3 connections (%4 decrypted)").arg(name).arg(frames).arg(connections).arg(opened);
     });
     if (auto a = index_->analysis())
       for (const auto& w : a->warnings) emit message(QString::fromStdString(w));

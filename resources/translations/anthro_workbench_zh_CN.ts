@@ -894,6 +894,10 @@
         <source>Filter on %1</source>
         <translation>按 %1 过滤</translation>
     </message>
+    <message>
+        <source>%1: %2 frames, 1 connection (%3 decrypted)</source>
+        <translation>%1：%2 帧，1 个连接（%3 个已解密）</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::CaptureStatistics</name>

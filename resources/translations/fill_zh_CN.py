@@ -554,6 +554,7 @@ ZH = {
     'Δ previous (s)': 'Δ 上一帧 (s)',
     'Since reference (s)': '自参考 (s)',
     'Add key log…': '添加密钥日志…',
+    '%1: %2 frames, 1 connection (%3 decrypted)': '%1：%2 帧，1 个连接（%3 个已解密）',
     'Add server key…': '添加服务器密钥…',
     'Remove': '移除',
     'Forget the selected key files (the files stay on disk)': '移除所选密钥文件（文件仍保留在磁盘上）',

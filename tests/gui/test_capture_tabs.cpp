@@ -8,11 +8,13 @@
 #include <QLineEdit>
 #include <QToolButton>
 #include <QListWidget>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTableView>
+#include <QDockWidget>
 #include <QTreeWidget>
 
 #include "capture_inspector.h"
@@ -153,6 +155,15 @@ class TestCaptureTabs : public QObject {
       inspector->lowerTabs()->setCurrentIndex(3);
       QTest::qWait(20);
       window.grab().save(QString::fromUtf8(dir) + "/inspector-statistics-1024x700.png");
+      std::unique_ptr<QMenu> menu(inspector->contextMenuFor(inspector->frames()->index(2, 5)));
+      menu->adjustSize();
+      menu->grab().save(QString::fromUtf8(dir) + "/inspector-context-menu.png");
+      auto* view = inspector->findChild<QToolButton*>("inspectorView");
+      view->menu()->adjustSize();
+      view->menu()->grab().save(QString::fromUtf8(dir) + "/inspector-view-menu.png");
+      window.keysDock()->raise();
+      QTest::qWait(20);
+      window.grab().save(QString::fromUtf8(dir) + "/inspector-keys-1024x700.png");
     }
   }
 
