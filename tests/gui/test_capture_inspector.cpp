@@ -294,8 +294,13 @@ class TestCaptureInspector : public QObject {
     QTest::keyClick(inspector->frameView(), Qt::Key_Home);
     QCOMPARE(current_frame(*inspector), std::optional<std::size_t>(0));
 
-    inspector->applyFilter("type:RESPONSE");
+    // Ctrl+F to the filter, Ctrl+Enter applies it.
+    QTest::keySequence(inspector.get(), QKeySequence::Find);
+    QVERIFY(inspector->filterEdit()->hasFocus());
+    QTest::keyClicks(inspector->filterEdit(), "type:RESPONSE");
+    QTest::keyClick(inspector->filterEdit(), Qt::Key_Return, Qt::ControlModifier);
     QTRY_COMPARE(inspector->frames()->rowCount(), 1);
+    QCOMPARE(inspector->appliedFilter(), QString("type:RESPONSE"));
     QVERIFY(!inspector->goToFrame(2));  // hidden by the filter
     QVERIFY(inspector->filterError().contains("type:RESPONSE"));
     QVERIFY(inspector->goToFrame(6));
