@@ -374,8 +374,10 @@ void CaptureInspector::retranslate() {
   copy_action_->setText(tr("Copy rows"));
   if (status_text_) status_->setText(status_text_());
   if (notice_text_) notice_->setText(notice_text_());
-  // The models translate their headers when asked; tell the views to ask again.
+  // The models translate their headers and a few cells ("*REF*") when asked; tell the views to ask again.
   emit frames_->headerDataChanged(Qt::Horizontal, 0, FrameTableModel::ColumnCount - 1);
+  if (frames_->rowCount() > 0)
+    emit frames_->dataChanged(frames_->index(0, 0), frames_->index(frames_->rowCount() - 1, FrameTableModel::ColumnCount - 1));
   emit connections_->headerDataChanged(Qt::Horizontal, 0, ConnectionsModel::ColumnCount - 1);
 }
 
