@@ -409,6 +409,20 @@ class TestCaptureInspector : public QObject {
     QCOMPARE(ttft_csv.size(), 4);
     QVERIFY(ttft_csv.filter(QRegularExpression("^all,6,")).size() == 1);
 
+    // A stream's row, double-clicked, shows its frames.
+    inspector->lowerTabs()->setCurrentWidget(stats);
+    QTableView* streams = stats->view(CaptureStatistics::Streams);
+    stats->tables()->setCurrentWidget(streams);
+    QTRY_VERIFY(streams->isVisible() && streams->viewport()->height() > 0);
+    QTest::qWait(20);
+    const QModelIndex first = streams->model()->index(0, 1);
+    const QString conn = streams->model()->index(0, 0).data().toString(), stream = first.data().toString();
+    const QPoint at = streams->visualRect(first).center();
+    QTest::mouseClick(streams->viewport(), Qt::LeftButton, {}, at);  // the press a double-click starts with
+    QTest::mouseDClick(streams->viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(inspector->appliedFilter(), QString("conn:%1 stream:%2").arg(conn, stream));
+    QTRY_COMPARE(inspector->frames()->rowCount(), 6);  // REQUEST, 4 tokens, RESPONSE
+
     // A file that cannot be written is refused and nothing is left.
     QVERIFY(!stats->exportCsv(CaptureStatistics::Streams, dir.filePath("missing/streams.csv")));
   }

@@ -117,6 +117,24 @@ class TestCaptureTabs : public QObject {
     QCOMPARE(window.tabs()->count(), tabs);
   }
 
+  // With two capture tabs, a shortcut reaches the one shown.
+  void shortcutsGoToTheTabShown() {
+    gui::MainWindow window;
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    CaptureInspector* first = window.openCapture(vector_file("lab-conversation.pcap"));
+    CaptureInspector* second = window.openCapture(vector_file("lab-conversation.pcap"));
+    QVERIFY(wait_loaded(first) && wait_loaded(second));
+    window.showPage(second);
+    QTest::keySequence(&window, QKeySequence(Qt::CTRL | Qt::Key_G));
+    QVERIFY(second->findChild<QLineEdit*>("goToFrame")->isVisible());
+    QVERIFY(!first->findChild<QLineEdit*>("goToFrame")->isVisibleTo(first));
+    window.showPage(first);
+    QTest::keySequence(&window, QKeySequence::Find);
+    QVERIFY(first->filterEdit()->hasFocus());
+  }
+
   void oneClickOnARecentCaptureOpensIt() {
     gui::MainWindow window;
     window.show();
