@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -205,13 +206,26 @@ class CountTicker : public QCPAxisTicker {
   }
 };
 
-// A chart's plot: the title and a one-line legend in a header row above the data area, plain
+// The header row of a chart (title, legend). Before each layout, on screen or for an export at
+// another size, it lets its owner arrange it for the plot's width (`prepare`), so the title
+// and legend are fitted to the size being drawn.
+class HeaderGrid : public QCPLayoutGrid {
+ public:
+  std::function<void()> prepare;
+
+  void update(UpdatePhase phase) override {
+    if (phase == upPreparation && prepare) prepare();
+    QCPLayoutGrid::update(phase);
+  }
+};
+
+// A chart's plot: the title and a legend in a header row above the data area, plain
 // axes, a "thresholds" layer above the data, and an empty note centred in the data area
 // (its text is the caller's, who translates it).
 struct ChartFrame {
   QCustomPlot* plot = nullptr;
   QCPTextElement* title = nullptr;
-  QCPLayoutGrid* header = nullptr;
+  HeaderGrid* header = nullptr;
   PassiveText* note = nullptr;
 };
 
@@ -221,9 +235,9 @@ inline ChartFrame makeChartFrame(QWidget* parent) {
   plot->setSelectionTolerance(8);
   plot->setMinimumSize(320, 220);
 
-  // Header row: title on the left, a one-line legend on the right, outside the data area.
+  // Header row: title on the left, the legend on the right, outside the data area.
   plot->plotLayout()->insertRow(0);
-  auto* header = new QCPLayoutGrid;
+  auto* header = new HeaderGrid;
   plot->plotLayout()->addElement(0, 0, header);
   plot->plotLayout()->setRowStretchFactor(0, 0.001);
   plot->plotLayout()->setRowSpacing(0);
