@@ -36,6 +36,11 @@ constexpr std::array<double, 3> kPercentiles = {50, 95, 99};
 // The header's distance from the plot's edges, and the gap between title and legend.
 constexpr int kHeaderInset = 6, kHeaderGap = 12;
 
+// A legend entry's width besides its text: icon, padding and the item's margins.
+int legendKeyWidth(const QCPLegend* legend) {
+  return legend->iconSize().width() + legend->iconTextPadding() + 16;
+}
+
 }  // namespace
 
 struct LatencyCharts::Impl {
@@ -77,6 +82,11 @@ struct LatencyCharts::Impl {
   void updateCharts();
   void updateHistogram();
   void updateLegends();
+  struct LegendFit {
+    int room = 0, row = 0, column = 0;
+    bool fitsOneLine() const { return row <= room; }
+  };
+  LegendFit legendFit(Chart chart, int width) const;
   void arrangeHeader(Chart chart);
   void fitHistogramRange();
   void placePercentileLabels();
@@ -480,36 +490,53 @@ void LatencyCharts::Impl::updateLegends() {
   }
 }
 
+// The room the legend has beside the title at `width`, and the widths of its entries in one
+// row and stacked (the wider entry). Measured on both names whether or not a series has data
+// yet, so the axes stay put as data arrives.
+LatencyCharts::Impl::LegendFit LatencyCharts::Impl::legendFit(Chart chart, int width) const {
+  const QCPLegend* legend = plots[chart]->legend;
+  const QFontMetrics title_fm(titles[chart]->font()), fm(legend->font());
+  LegendFit fit;
+  fit.room = width - 2 * kHeaderInset - title_fm.horizontalAdvance(titles[chart]->text()) - kHeaderGap;
+  for (int s = 0; s < kSeriesCount; ++s) {
+    const int entry = legendKeyWidth(legend) + fm.horizontalAdvance(series[s].name);
+    fit.row += entry + (s > 0 ? legend->columnSpacing() : 0);
+    fit.column = std::max(fit.column, entry);
+  }
+  return fit;
+}
+
 // One line when the title and both series' names fit the width being drawn; else the legend
 // stacks its entries on the right (a taller header), and only names that still do not fit
-// are shortened. Measured on both names whether or not a series has data yet, so the axes
-// stay put as data arrives.
+// are shortened. On screen a header is as tall as the other one in its row of the grid, so
+// their data areas line up; an export, drawn at a size of its own, needs only its own.
 void LatencyCharts::Impl::arrangeHeader(Chart chart) {
   QCustomPlot* plot = plots[chart];
   QCPLegend* legend = plot->legend;
-  const QFontMetrics title_fm(titles[chart]->font()), fm(legend->font());
-  const int room = plot->viewport().width() - 2 * kHeaderInset - title_fm.horizontalAdvance(titles[chart]->text()) - kHeaderGap;
-  const int key = legend->iconSize().width() + legend->iconTextPadding() + 16;  // icon, padding, item margins
-  int row = 0, column = 0;
-  for (int s = 0; s < kSeriesCount; ++s) {
-    const int entry = key + fm.horizontalAdvance(series[s].name);
-    row += entry + (s > 0 ? legend->columnSpacing() : 0);
-    column = std::max(column, entry);
-  }
-  const bool one_line = row <= room;
+  const LegendFit fit = legendFit(chart, plot->viewport().width());
+  const bool one_line = fit.fitsOneLine();
   const int wrap = one_line ? 0 : 1;
   if (legend->wrap() != wrap) {
     legend->setWrap(wrap);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
   }
+  const QFontMetrics fm(legend->font());
+  const int key = legendKeyWidth(legend);
   for (int s = 0; s < kSeriesCount; ++s) {
-    const QString name = one_line || column <= room
+    const QString name = one_line || fit.column <= fit.room
                              ? series[s].name
-                             : fm.elidedText(series[s].name, Qt::ElideMiddle, std::max(room - key, fm.averageCharWidth() * 3));
+                             : fm.elidedText(series[s].name, Qt::ElideMiddle, std::max(fit.room - key, fm.averageCharWidth() * 3));
     plottable(chart, s)->setName(name);
   }
+  const Chart partner = chart == TtftOverTime ? TtftCdf
+                        : chart == TtftCdf    ? TtftOverTime
+                        : chart == TokenRate  ? ItlHistogram
+                                              : TokenRate;
+  const bool on_screen = plot->viewport() == plot->rect();
+  const bool partner_tall = on_screen && plots[partner]->isVisible() &&
+                            !legendFit(partner, plots[partner]->viewport().width()).fitsOneLine();
   const int line = std::max(fm.height(), legend->iconSize().height()) + 4;
-  const int height = std::max(title_fm.height(), one_line ? line : 2 * line) + 10;
+  const int height = std::max(QFontMetrics(titles[chart]->font()).height(), one_line && !partner_tall ? line : 2 * line) + 10;
   headers[chart]->setMinimumSize(0, height);
   headers[chart]->setMaximumSize(QWIDGETSIZE_MAX, height);
 }

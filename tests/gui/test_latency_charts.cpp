@@ -451,6 +451,10 @@ class TestLatencyCharts : public QObject {
         const QString problem = anthro::test::headerProblem(plot, {"baseline", "candidate"});
         QVERIFY2(problem.isEmpty(), qPrintable(QString("%1 px, chart %2: %3").arg(charts.width()).arg(int(chart)).arg(problem)));
       }
+      // The data areas of a grid row start at the same height, however each header is arranged.
+      auto top = [&](LatencyCharts::Chart c) { return charts.plot(c)->axisRect()->rect().top(); };
+      QCOMPARE(top(LatencyCharts::TtftOverTime), top(LatencyCharts::TtftCdf));
+      QCOMPARE(top(LatencyCharts::TokenRate), top(LatencyCharts::ItlHistogram));
     }
   }
 
