@@ -81,6 +81,7 @@ struct LatencyCharts::Impl {
   void sync(ChartSeries& s, int index);
   void updateCharts();
   void updateHistogram();
+  std::vector<std::uint64_t> itlCounts(int s) const;
   void updateLegends();
   struct LegendFit {
     int room = 0, row = 0, column = 0;
@@ -407,11 +408,21 @@ void LatencyCharts::Impl::updateCharts() {
 
 // Bins shared by both series (see histogramBins); the samples beyond the last regular bin,
 // if any, are one overflow bar explained by a note in the corner.
+std::vector<std::uint64_t> LatencyCharts::Impl::itlCounts(int s) const {
+  std::vector<std::uint64_t> counts = series[s].itl.counts();
+  if (!series[s].running_itl.empty())
+    for (int b = 0; b < kItlBuckets; ++b) counts[b] += series[s].running_itl.counts()[b];
+  return counts;
+}
+
 void LatencyCharts::Impl::updateHistogram() {
   std::vector<std::uint64_t> combined(kItlBuckets, 0);
-  for (int s = 0; s < kSeriesCount; ++s)
+  std::array<std::vector<std::uint64_t>, kSeriesCount> counts_of;
+  for (int s = 0; s < kSeriesCount; ++s) {
+    counts_of[s] = itlCounts(s);
     if (shown[s])
-      for (int b = 0; b < kItlBuckets; ++b) combined[b] += series[s].itl.counts()[b];
+      for (int b = 0; b < kItlBuckets; ++b) combined[b] += counts_of[s][b];
+  }
   const std::optional<HistogramBins> layout = histogramBins(combined);
   hist_note->setVisible(false);
   if (!layout) {
@@ -432,7 +443,7 @@ void LatencyCharts::Impl::updateHistogram() {
       hist[s]->data()->clear();
       continue;
     }
-    const std::vector<std::uint64_t> counts = binCounts(series[s].itl.counts(), *layout);
+    const std::vector<std::uint64_t> counts = binCounts(counts_of[s], *layout);
     QVector<QCPBarsData> data;
     data.reserve(static_cast<int>(bar_count));
     for (std::size_t i = 0; i < bar_count; ++i) {
@@ -476,7 +487,7 @@ void LatencyCharts::Impl::updateLegends() {
     for (int s = 0; s < kSeriesCount; ++s) {
       QCPAbstractPlottable* p = plottable(Chart(c), s);
       p->setName(series[s].name);
-      bool has_data = c == ItlHistogram ? !series[s].itl.empty()
+      bool has_data = c == ItlHistogram ? !series[s].itl.empty() || !series[s].running_itl.empty()
                       : c == TokenRate  ? !series[s].sorted_tps.empty()
                                         : !series[s].sorted_ttft.empty();
       if (!has_data) continue;
@@ -669,6 +680,26 @@ bool LatencyCharts::seriesVisible(int series) const {
   return series >= 0 && series < kSeriesCount && d_->shown[series];
 }
 
+void LatencyCharts::addRunningItl(int series, const std::vector<double>& itl_ms) {
+  if (series < 0 || series >= kSeriesCount) return;
+  std::size_t added = 0;
+  for (double itl : itl_ms)
+    if (std::isfinite(itl)) {
+      d_->series[series].running_itl.add(itl);
+      ++added;
+    }
+  if (added == 0) return;
+  d_->dirty = true;
+  if (!d_->timer.isActive()) d_->timer.start();
+}
+
+void LatencyCharts::clearRunningItl(int series) {
+  if (series < 0 || series >= kSeriesCount || d_->series[series].running_itl.empty()) return;
+  d_->series[series].running_itl = {};
+  d_->dirty = true;
+  if (!d_->timer.isActive()) d_->timer.start();
+}
+
 std::vector<double> LatencyCharts::ttftValues(int series) const {
   std::vector<double> values;
   if (series < 0 || series >= kSeriesCount) return values;
@@ -686,7 +717,7 @@ std::size_t LatencyCharts::pointCount(int series) const {
 
 std::size_t LatencyCharts::itlSampleCount(int series) const {
   if (series < 0 || series >= kSeriesCount) return 0;
-  return d_->series[series].itl.size();
+  return d_->series[series].itl.size() + d_->series[series].running_itl.size();
 }
 
 std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int series) const {

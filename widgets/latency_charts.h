@@ -65,10 +65,15 @@ class LatencyCharts : public QWidget {
   void setSeriesVisible(int series, bool visible);
   bool seriesVisible(int series) const;
 
+  // Inter-token latencies of a request still streaming, in the histogram until
+  // clearRunningItl(): its point (addPoints, with the ITL measured at its end) replaces them.
+  void addRunningItl(int series, const std::vector<double>& itl_ms);
+  void clearRunningItl(int series);
+
   // Exactly the TTFT values held for the series, oldest first (points without TTFT skipped).
   std::vector<double> ttftValues(int series) const;
   std::size_t pointCount(int series) const;     // requests held
-  std::size_t itlSampleCount(int series) const;  // inter-token latencies held
+  std::size_t itlSampleCount(int series) const;  // inter-token latencies held, running ones too
   // numpy-linear percentiles of ttftValues(series); nullopt without TTFT values.
   std::optional<Percentiles> ttftPercentiles(int series) const;
 

@@ -368,6 +368,7 @@ bool SessionPanel::send() {
     emit message(tr("ANTHROPIC_API_KEY is not set in the environment; sending without a key."));
   answer_->clear();
   results_.clear();
+  last_token_s_ = -1;
   shown_request_.reset();
   updateStatsLine();
   startTimeBase();
@@ -415,6 +416,9 @@ bool SessionPanel::startSession(SessionConfig c, const QString& capture_path) {
   events.on_text = [this, inbox = inbox_](std::uint32_t, std::string_view text) {
     inbox->post([this, t = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))] { onText(t); });
   };
+  events.on_token = [this, inbox = inbox_](std::uint32_t, const TokenArrival& arrival) {
+    inbox->post([this, arrival] { onToken(arrival); });
+  };
   events.on_request_done = [this, inbox = inbox_](const RequestResult& r) { inbox->post([this, r] { onRequestDone(r); }); };
   events.on_finished = [this, inbox = inbox_](const SessionResult& r) { inbox->post([this, r] { onFinished(r); }); };
   auto started = LiveSession::start(std::move(c), std::move(events));
@@ -451,7 +455,18 @@ void SessionPanel::onText(const QString& text) {
   answer_->insertPlainText(text);
 }
 
+// The histogram follows the stream as it arrives: each frame's gap shared by its tokens, as
+// compute_figures does; the request's own figures replace these samples when it ends.
+void SessionPanel::onToken(const TokenArrival& arrival) {
+  if (arrival.count == 0) return;
+  if (last_token_s_ >= 0)
+    charts_->addRunningItl(0, std::vector<double>(arrival.count, (arrival.t - last_token_s_) * 1000 / arrival.count));
+  last_token_s_ = arrival.t;
+}
+
 void SessionPanel::onRequestDone(const RequestResult& r) {
+  last_token_s_ = -1;
+  charts_->clearRunningItl(0);
   results_.push_back(r);
   Plotted what;
   what.capture = session_capture_;

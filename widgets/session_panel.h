@@ -138,6 +138,7 @@ class SessionPanel : public QWidget {
   void onCaptureEnded(int run, const SessionConfig& c, const QString& path, const Result<LiveCaptureStats>& stats);
   bool startSession(SessionConfig c, const QString& capture_path);
   void onText(const QString& text);
+  void onToken(const TokenArrival& arrival);
   void onRequestDone(const RequestResult& r);
   void onFinished(const SessionResult& result);
   void onLoadRecord(const BenchRecord& rec, double bench_start_s, int series);
@@ -190,6 +191,7 @@ class SessionPanel : public QWidget {
   double origin_s_ = -1;  // monotonic seconds of the page's time base, or -1 before the first request
   std::vector<Plotted> plotted_;  // by chart request id
   std::optional<std::size_t> shown_request_;  // the request the stats line is about
+  double last_token_s_ = -1;  // the streaming request's last token frame, or -1
   std::unique_ptr<Worker> load_;
   LoadState load_state_ = LoadState::Idle;
   LoadProgress progress_;

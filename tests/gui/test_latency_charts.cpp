@@ -538,6 +538,23 @@ class TestLatencyCharts : public QObject {
     QVERIFY(!plot->legend->itemWithPlottable(plot->graph(1))->font().strikeOut());
   }
 
+  // A streaming request's ITL shows in the histogram until its point replaces it.
+  void runningItlIsReplacedByTheRequest() {
+    LatencyCharts charts;
+    charts.addRunningItl(0, {4, 5, 6});
+    charts.addRunningItl(0, {5});
+    QCOMPARE(charts.itlSampleCount(0), std::size_t(4));
+    charts.flush();
+    auto* bars = qobject_cast<QCPBars*>(charts.plot(LatencyCharts::ItlHistogram)->plottable(0));
+    QCOMPARE(barsTotal(bars), 4.0);
+    QCOMPARE(charts.pointCount(0), std::size_t(0));
+    charts.clearRunningItl(0);
+    charts.addPoints(0, {{0.0, 10.0, 20.0, {4, 5, 6, 5, 7}, 0}});
+    QCOMPARE(charts.itlSampleCount(0), std::size_t(5));
+    charts.flush();
+    QCOMPARE(barsTotal(bars), 5.0);
+  }
+
   void clearSaysSo() {
     LatencyCharts charts;
     charts.addPoints(0, ramp(5));

@@ -216,6 +216,26 @@ class TestSessionPanel : public QObject {
     QVERIFY(panel.statsLine().contains("TTFT"));
   }
 
+  // While one long stream runs, its inter-token latencies fill the histogram; when it ends,
+  // the request's measured ones replace them.
+  void theHistogramFollowsAStream() {
+    EndpointFixture slow({}, 20, 5, 400);  // ~2 s of tokens
+    slow.start();
+    SessionPanel panel;
+    panel.setTarget(QString::fromStdString(slow.endpoint().url("anthro+lab")));
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel.send());
+    auto* bars = qobject_cast<QCPBars*>(panel.charts()->plot(LatencyCharts::ItlHistogram)->plottable(0));
+    QTRY_VERIFY_WITH_TIMEOUT(bars->dataCount() > 0, 10000);  // drawn by the charts' own update
+    QVERIFY(panel.results().empty());
+    QVERIFY(finished.isEmpty());
+    const std::size_t partial = panel.charts()->itlSampleCount(0);
+    QVERIFY(partial > 0 && partial < 399);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(panel.results().size(), std::size_t(1));
+    QCOMPARE(panel.charts()->itlSampleCount(0), panel.results()[0].figures.itl_ms.size());
+  }
+
   void aCancelShowsItsLatency() {
     EndpointFixture slow({}, 20, 5, 2000);  // ~10 s of tokens
     slow.start();
