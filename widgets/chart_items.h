@@ -46,6 +46,25 @@ class PassiveText : public QCPItemText {
   double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
 };
 
+class PassiveTracer : public QCPItemTracer {
+ public:
+  using QCPItemTracer::QCPItemTracer;
+  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+};
+
+// A ring around one point of the data area (placed by plot coordinates): the request picked.
+inline PassiveTracer* makeMark(QCustomPlot* plot) {
+  auto* mark = new PassiveTracer(plot);
+  mark->setObjectName(QStringLiteral("selection-mark"));
+  mark->setStyle(QCPItemTracer::tsCircle);
+  mark->setSize(15);
+  mark->setBrush(Qt::NoBrush);
+  mark->setLayer(QStringLiteral("thresholds"));
+  mark->position->setType(QCPItemPosition::ptPlotCoords);
+  mark->setVisible(false);
+  return mark;
+}
+
 // A request series drawn as dots. Its legend key is a solid dot whatever the dots on the chart
 // look like. With adaptive sampling on, it samples its dots itself, as QCPGraph does for
 // scatters (per pixel column: the lowest, the highest, and every k-th point so that about one

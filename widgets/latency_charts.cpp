@@ -64,6 +64,13 @@ struct LatencyCharts::Impl {
   PassiveText* hist_note = nullptr;
   double hist_max = 0;  // the tallest bar's count
   std::array<bool, kSeriesCount> shown{true, true};
+  // The request last clicked, ringed on the TTFT and token-rate charts.
+  struct Marked {
+    int series = 0;
+    StoredRequest point;
+  };
+  std::optional<Marked> marked;
+  std::array<PassiveTracer*, 2> marks{};  // on TtftOverTime, TokenRate
   // Dots as pixmaps for the screen or for 2x PNG exports, or as vector discs for PDF/SVG.
   enum class Dots { Screen, Png, Vector };
   std::array<std::array<QPixmap, 2>, kSeriesCount> dot_pixmaps;  // [series][dense]
@@ -102,6 +109,7 @@ struct LatencyCharts::Impl {
     return nullptr;
   }
   void onClick(QCPAbstractPlottable* plottable, int data_index);
+  void placeMarks();
 };
 
 QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart) {
@@ -203,6 +211,7 @@ void LatencyCharts::Impl::build() {
   plots[ItlHistogram]->yAxis->setTicker(QSharedPointer<CountTicker>::create());
   plots[ItlHistogram]->yAxis->ticker()->setTickCount(6);
 
+  marks = {makeMark(plots[TtftOverTime]), makeMark(plots[TokenRate])};
   hist_note = makeCornerNote(plots[ItlHistogram]);
   hist_note->setObjectName(QStringLiteral("histogram-note"));
   hist_note->setVisible(false);
@@ -280,6 +289,7 @@ void LatencyCharts::Impl::applyTheme() {
   }
   hist_note->setColor(theme.muted);
   hist_note->setFont(small);
+  for (PassiveTracer* mark : marks) mark->setPen(QPen(theme.text, 1.8));
   dot_pixel_ratio = 0;  // colours changed: new pixmaps
   for (int s = 0; s < kSeriesCount; ++s) {
     styleGraph(ttft[s], s);
@@ -404,6 +414,16 @@ void LatencyCharts::Impl::updateCharts() {
   empty_notes[TtftCdf]->setVisible(!any_ttft);
   empty_notes[TokenRate]->setVisible(!any_tps);
   updateLegends();
+  placeMarks();
+}
+
+void LatencyCharts::Impl::placeMarks() {
+  const bool on = marked && shown[marked->series];
+  const std::array<double, 2> values = {marked ? marked->point.ttft : kNaN, marked ? marked->point.tps : kNaN};
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    marks[i]->setVisible(on && std::isfinite(values[i]));
+    if (marks[i]->visible()) marks[i]->position->setCoords(marked->point.t, values[i]);
+  }
 }
 
 // Bins shared by both series (see histogramBins); the samples beyond the last regular bin,
@@ -596,6 +616,9 @@ void LatencyCharts::Impl::onClick(QCPAbstractPlottable* plottable, int data_inde
     const auto& points = series[s].points;
     for (auto it = points.rbegin(); it != points.rend(); ++it) {
       if (it->t == point.key && (is_ttft ? it->ttft : it->tps) == point.value) {
+        marked = Marked{s, *it};
+        placeMarks();
+        for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
         emit q->requestClicked(s, it->request);
         return;
       }
@@ -660,6 +683,7 @@ void LatencyCharts::clear() {
     d_->ttft[i]->data()->clear();
     d_->tps[i]->data()->clear();
   }
+  d_->marked.reset();
   d_->timer.stop();
   d_->dirty = false;
   d_->updateCharts();

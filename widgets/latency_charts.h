@@ -103,8 +103,8 @@ class LatencyCharts : public QWidget {
   bool exportChart(Chart chart, const QString& path, QString* error = nullptr);
 
  signals:
-  // A point of the TTFT or token-rate chart was clicked: the series and the RequestPoint's
-  // `request`.
+  // A point of the TTFT or token-rate chart was clicked (it is ringed on both until another
+  // is, or the charts are cleared): the series and the RequestPoint's `request`.
   void requestClicked(int series, int request);
   // What happened to an export the user asked for from a chart's context menu.
   void message(const QString& text);

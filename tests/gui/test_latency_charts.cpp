@@ -493,6 +493,20 @@ class TestLatencyCharts : public QObject {
     QCOMPARE(clicked.count(), 2);
     QCOMPARE(clicked.at(0).at(1).toInt(), 7);
     QCOMPARE(clicked.at(1).at(1).toInt(), 7);
+    // The request picked is ringed on both charts, until the charts are cleared.
+    auto mark = [&](LatencyCharts::Chart chart) -> QCPItemTracer* {
+      QCustomPlot* plot = charts.plot(chart);
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (plot->item(i)->objectName() == "selection-mark") return qobject_cast<QCPItemTracer*>(plot->item(i));
+      return nullptr;
+    };
+    QVERIFY(mark(LatencyCharts::TtftOverTime) && mark(LatencyCharts::TtftOverTime)->visible());
+    QCOMPARE(mark(LatencyCharts::TtftOverTime)->position->coords(), QPointF(0, 120));
+    QVERIFY(mark(LatencyCharts::TokenRate)->visible());
+    QCOMPARE(mark(LatencyCharts::TokenRate)->position->coords(), QPointF(0, 30));
+    charts.clear();
+    QVERIFY(!mark(LatencyCharts::TtftOverTime)->visible());
+    QVERIFY(!mark(LatencyCharts::TokenRate)->visible());
   }
 
   // A hidden series leaves the charts, their ranges and the histogram; its legend entry stays,
