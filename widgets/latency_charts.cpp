@@ -110,6 +110,11 @@ struct LatencyCharts::Impl {
   }
   void onClick(QCPAbstractPlottable* plottable, int data_index);
   void placeMarks();
+  // Something changed: the charts follow at the next tick of the coalescing timer.
+  void markDirty() {
+    dirty = true;
+    if (!timer.isActive()) timer.start();
+  }
 };
 
 QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart) {
@@ -426,8 +431,7 @@ void LatencyCharts::Impl::placeMarks() {
   }
 }
 
-// Bins shared by both series (see histogramBins); the samples beyond the last regular bin,
-// if any, are one overflow bar explained by a note in the corner.
+// A series' ITL bucket counts: its requests' and the streaming request's.
 std::vector<std::uint64_t> LatencyCharts::Impl::itlCounts(int s) const {
   std::vector<std::uint64_t> counts = series[s].itl.counts();
   if (!series[s].running_itl.empty())
@@ -435,6 +439,8 @@ std::vector<std::uint64_t> LatencyCharts::Impl::itlCounts(int s) const {
   return counts;
 }
 
+// Bins shared by both series (see histogramBins); the samples beyond the last regular bin,
+// if any, are one overflow bar explained by a note in the corner.
 void LatencyCharts::Impl::updateHistogram() {
   std::vector<std::uint64_t> combined(kItlBuckets, 0);
   std::array<std::vector<std::uint64_t>, kSeriesCount> counts_of;
@@ -670,8 +676,7 @@ void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch
   if (s.points.size() > d_->max_points) s.dropOldest(s.points.size() - d_->max_points);
   s.itl.dropBeyond(kMaxItlSamples);
   if (added == 0) return;
-  d_->dirty = true;
-  if (!d_->timer.isActive()) d_->timer.start();
+  d_->markDirty();
 }
 
 void LatencyCharts::clear() {
@@ -713,15 +718,13 @@ void LatencyCharts::addRunningItl(int series, const std::vector<double>& itl_ms)
       ++added;
     }
   if (added == 0) return;
-  d_->dirty = true;
-  if (!d_->timer.isActive()) d_->timer.start();
+  d_->markDirty();
 }
 
 void LatencyCharts::clearRunningItl(int series) {
   if (series < 0 || series >= kSeriesCount || d_->series[series].running_itl.empty()) return;
   d_->series[series].running_itl = {};
-  d_->dirty = true;
-  if (!d_->timer.isActive()) d_->timer.start();
+  d_->markDirty();
 }
 
 std::vector<double> LatencyCharts::ttftValues(int series) const {
@@ -774,10 +777,7 @@ void LatencyCharts::setMaxPoints(std::size_t max_points) {
       dropped = true;
     }
   }
-  if (dropped) {
-    d_->dirty = true;
-    if (!d_->timer.isActive()) d_->timer.start();
-  }
+  if (dropped) d_->markDirty();
 }
 
 std::size_t LatencyCharts::maxPoints() const { return d_->max_points; }

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -11,7 +12,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
-#include <QFileDialog>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
@@ -229,9 +229,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     load_mode_->setItemText(0, tr("Closed loop"));
     load_mode_->setItemText(1, tr("Open loop, constant arrivals"));
     load_mode_->setItemText(2, tr("Open loop, Poisson arrivals"));
-    load_mode_->setToolTip(tr("Closed loop: each connection sends its next request when the last one ends. "
-                              "Open loop: requests arrive at the rate set whatever the answers' pace, "
-                              "evenly spaced or as a Poisson process."));
+    load_mode_->setToolTip(loopHelp());
     concurrency_->setToolTip(tr("Connections, each with one request at a time (closed loop)"));
     rate_->setSuffix(tr(" req/s"));
     rate_->setToolTip(tr("Requests started per second (open loop)"));
@@ -617,6 +615,7 @@ void SessionPanel::runLoad() {
   startTimeBase();
   progress_ = LoadProgress{};
   progress_.total = b.requests;
+  progress_.slo = b.slo.ttft_ms || b.slo.tpot_ms || b.slo.e2e_ms;
   progress_.started_s = monotonic_now();
   load_state_ = LoadState::Running;
   load_button_->setText(tr("Stop load"));
@@ -646,11 +645,16 @@ void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s, in
   plot(series, r, started, std::move(what));
 }
 
+QString SessionPanel::loopHelp() const {
+  return tr("Closed loop: each connection sends its next request when the last one ends. "
+            "Open loop: requests arrive at the rate set whatever the answers' pace, "
+            "evenly spaced or as a Poisson process.");
+}
+
 void SessionPanel::updateLoadStatus() {
   switch (load_state_) {
     case LoadState::Idle:
-      load_status_->setText(tr("Closed loop: each connection sends its next request when the last one ends. "
-                               "Open loop: requests arrive at the rate set, whatever the answers' pace."));
+      load_status_->setText(loopHelp());
       break;
     case LoadState::Running:
     case LoadState::Stopping: {
@@ -677,7 +681,7 @@ void SessionPanel::updateLoadStatus() {
       std::uint64_t errors = 0;
       for (const auto& [_, n] : r.errors) errors += n;
       if (errors > 0) line += tr(", %1 errors").arg(errors);
-      if (!slo_->text().trimmed().isEmpty()) line += tr(", goodput %1 req/s within the SLO").arg(r.goodput_per_s, 0, 'f', 2);
+      if (progress_.slo) line += tr(", goodput %1 req/s within the SLO").arg(r.goodput_per_s, 0, 'f', 2);
       load_status_->setText(line);
       break;
     }

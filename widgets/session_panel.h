@@ -125,11 +125,12 @@ class SessionPanel : public QWidget {
     std::uint64_t tokens = 0;
     QString stop;  // stop reason, or the error that ended it
   };
-  // Counts of the load under way, for its progress line.
+  // Counts of the load under way (or last run), for its progress and summary lines.
   struct LoadProgress {
     std::uint64_t done = 0, errors = 0, tokens = 0;
     std::optional<std::uint64_t> total;
     double started_s = 0;  // monotonic
+    bool slo = false;      // run with an SLO: its goodput is worth a mention
   };
 
   SessionConfig config() const;
@@ -147,6 +148,7 @@ class SessionPanel : public QWidget {
   void startTimeBase();
   void updateStatsLine();
   void updateLoadStatus();
+  QString loopHelp() const;
   void updateLoadControls();
   void exportRecordsWithDialog();
   void updateButtons();

@@ -2224,10 +2224,6 @@
         <translation>SLO：%1</translation>
     </message>
     <message>
-        <source>Closed loop: each connection sends its next request when the last one ends. Open loop: requests arrive at the rate set, whatever the answers' pace.</source>
-        <translation>闭环：每个连接在上一个请求结束后发送下一个。开环：请求按设定速率到达，与回答快慢无关。</translation>
-    </message>
-    <message>
         <source>%1 of %2 requests done</source>
         <translation>已完成 %1/%2 个请求</translation>
     </message>

@@ -514,8 +514,6 @@ ZH = {
     ', cancel latency %1': '，取消延迟 %1',
     'Set a number of requests or a duration for the load.': '请为压测设置请求数或时长。',
     'SLO: %1': 'SLO：%1',
-    "Closed loop: each connection sends its next request when the last one ends. Open loop: requests arrive at the rate set, whatever the answers' pace.":
-        '闭环：每个连接在上一个请求结束后发送下一个。开环：请求按设定速率到达，与回答快慢无关。',
     '%1 of %2 requests done': '已完成 %1/%2 个请求',
     '%1 requests done': '已完成 %1 个请求',
     '%1, %2 errors, %3 tokens/s, %4 s': '%1，%2 个错误，%3 tokens/s，%4 秒',
