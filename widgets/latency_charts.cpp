@@ -374,7 +374,7 @@ void LatencyCharts::Impl::updateCharts() {
   }
   if (t_lo <= t_hi) {
     // Padded on both sides, so the first and last dots (a lone one too) sit inside the axes.
-    const double pad = std::max((t_hi - t_lo) * 0.04, 0.5);
+    const double pad = t_hi > t_lo ? (t_hi - t_lo) * 0.04 : 0.5;
     for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(t_lo - pad, t_hi + pad);
   } else {
     for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(0, 60);
