@@ -93,9 +93,6 @@ class SessionPanel : public QWidget {
   LatencyCharts* charts() const { return charts_; }
   // The requests of the last session, as measured.
   const std::vector<RequestResult>& results() const { return results_; }
-  // "request start" of the page's charts for a monotonic time (seconds, steady clock; the
-  // clock of RequestTimeline on live requests).
-  double pageTime(double monotonic_s);
   QStringList recentTargets() const;
 
  signals:
@@ -145,6 +142,9 @@ class SessionPanel : public QWidget {
   void onLoadRecord(const BenchRecord& rec, double bench_start_s, int series);
   void onLoadDone(const Result<BenchResult>& result);
   int plot(int series, const RequestResult& r, double monotonic_start_s, Plotted what);
+  // "request start" of the page's charts for a monotonic time (seconds, steady clock: the
+  // clock of RequestTimeline on live requests); the first one starts the time base if unset.
+  double pageTime(double monotonic_s);
   void startTimeBase();
   void updateStatsLine();
   void updateLoadStatus();
