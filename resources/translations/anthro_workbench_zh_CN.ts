@@ -1778,6 +1778,14 @@
         <source>Chart written to %1</source>
         <translation>图表已写入 %1</translation>
     </message>
+    <message>
+        <source>Show %1</source>
+        <translation>显示%1</translation>
+    </message>
+    <message>
+        <source>Clear charts</source>
+        <translation>清空图表</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::ReportDialog</name>
@@ -2359,16 +2367,8 @@
         <translation>回答会在此流式显示。</translation>
     </message>
     <message>
-        <source>open loop</source>
-        <translation>开环</translation>
-    </message>
-    <message>
         <source> req/s</source>
         <translation> 请求/秒</translation>
-    </message>
-    <message>
-        <source>Open loop (used when concurrency is 0): constant arrivals at this rate</source>
-        <translation>开环（并发为 0 时使用）：按此速率匀速到达</translation>
     </message>
     <message>
         <source>as baseline</source>
@@ -2419,10 +2419,6 @@
         <translation>压测</translation>
     </message>
     <message>
-        <source>Concurrency</source>
-        <translation>并发</translation>
-    </message>
-    <message>
         <source>Rate</source>
         <translation>速率</translation>
     </message>
@@ -2447,10 +2443,6 @@
         <translation>抓包失败：%1</translation>
     </message>
     <message>
-        <source>stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6</source>
-        <translation>流 %1：TTFT %2，端到端 %3，%4 个 token，平均 ITL %5，结束原因 %6</translation>
-    </message>
-    <message>
         <source>Session: %1</source>
         <translation>会话：%1</translation>
     </message>
@@ -2459,28 +2451,12 @@
         <translation>已有压测在运行。</translation>
     </message>
     <message>
-        <source>Set a concurrency, or a rate for an open loop.</source>
-        <translation>请设置并发，或为开环设置速率。</translation>
-    </message>
-    <message>
-        <source>Running…</source>
-        <translation>运行中…</translation>
-    </message>
-    <message>
-        <source>%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms</source>
-        <translation>%1 个请求，%2 tokens/s，TTFT p50 %3 ms，p99 %4 ms</translation>
-    </message>
-    <message>
         <source>Stream %1 was not captured: tick the capture option to see its frames.</source>
         <translation>流 %1 未被抓包：勾选抓包选项后才能查看它的帧。</translation>
     </message>
     <message>
         <source>Stop load</source>
         <translation>停止压测</translation>
-    </message>
-    <message>
-        <source>Stopping: waiting for the requests in flight…</source>
-        <translation>正在停止：等待进行中的请求完成…</translation>
     </message>
     <message>
         <source>Diagnose this target…</source>
@@ -2493,6 +2469,158 @@
     <message>
         <source>The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON</source>
         <translation>将最近结束的会话或压测导出为 HTML、PDF、Markdown 或 JSON</translation>
+    </message>
+    <message>
+        <source>Closed loop</source>
+        <translation>闭环</translation>
+    </message>
+    <message>
+        <source>Open loop, constant arrivals</source>
+        <translation>开环，恒定到达</translation>
+    </message>
+    <message>
+        <source>Open loop, Poisson arrivals</source>
+        <translation>开环，泊松到达</translation>
+    </message>
+    <message>
+        <source>Closed loop: each connection sends its next request when the last one ends. Open loop: requests arrive at the rate set whatever the answers' pace, evenly spaced or as a Poisson process.</source>
+        <translation>闭环：每个连接在上一个请求结束后发送下一个。开环：请求按设定速率到达，与回答快慢无关，均匀间隔或按泊松过程到达。</translation>
+    </message>
+    <message>
+        <source>Connections, each with one request at a time (closed loop)</source>
+        <translation>连接数，每个连接同一时刻只有一个请求（闭环）</translation>
+    </message>
+    <message>
+        <source>Requests started per second (open loop)</source>
+        <translation>每秒发起的请求数（开环）</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Stop after this many requests (retries not counted)</source>
+        <translation>达到此请求数后停止（不计重试）</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Stop starting requests after this many seconds</source>
+        <translation>经过此秒数后不再发起新请求</translation>
+    </message>
+    <message>
+        <source>ttft:300,tpot:40,e2e:2000 (ms)</source>
+        <translation>ttft:300,tpot:40,e2e:2000（毫秒）</translation>
+    </message>
+    <message>
+        <source>Service-level objectives in milliseconds: requests meeting all of them count towards goodput</source>
+        <translation>以毫秒计的服务等级目标：全部满足的请求计入有效吞吐（goodput）</translation>
+    </message>
+    <message>
+        <source>Export records…</source>
+        <translation>导出请求记录…</translation>
+    </message>
+    <message>
+        <source>The last load's per-request records as JSONL, or CSV</source>
+        <translation>最近一次压测的逐请求记录，JSONL 或 CSV 格式</translation>
+    </message>
+    <message>
+        <source>Clear charts</source>
+        <translation>清空图表</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>SLO</source>
+        <translation>SLO</translation>
+    </message>
+    <message>
+        <source>load request %1</source>
+        <translation>压测请求 %1</translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation>流 %1</translation>
+    </message>
+    <message>
+        <source>%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6</source>
+        <translation>%1：TTFT %2，E2E %3，%4 个 token，平均 ITL %5，停止原因 %6</translation>
+    </message>
+    <message>
+        <source>, cancel latency %1</source>
+        <translation>，取消延迟 %1</translation>
+    </message>
+    <message>
+        <source>Set a number of requests or a duration for the load.</source>
+        <translation>请为压测设置请求数或时长。</translation>
+    </message>
+    <message>
+        <source>SLO: %1</source>
+        <translation>SLO：%1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 requests done</source>
+        <translation>已完成 %1/%2 个请求</translation>
+    </message>
+    <message>
+        <source>%1 requests done</source>
+        <translation>已完成 %1 个请求</translation>
+    </message>
+    <message>
+        <source>%1, %2 errors, %3 tokens/s, %4 s</source>
+        <translation>%1，%2 个错误，%3 tokens/s，%4 秒</translation>
+    </message>
+    <message>
+        <source>Stopping: waiting for the requests in flight… (%1)</source>
+        <translation>正在停止：等待进行中的请求…（%1）</translation>
+    </message>
+    <message>
+        <source>%1 requests in %2 s, %3 tokens/s, TTFT p50 %4 ms, p99 %5 ms</source>
+        <translation>%1 个请求，用时 %2 秒，%3 tokens/s，TTFT p50 %4 ms，p99 %5 ms</translation>
+    </message>
+    <message>
+        <source>, %1 errors</source>
+        <translation>，%1 个错误</translation>
+    </message>
+    <message>
+        <source>, goodput %1 req/s within the SLO</source>
+        <translation>，满足 SLO 的有效吞吐 %1 请求/秒</translation>
+    </message>
+    <message>
+        <source>Load failed: %1</source>
+        <translation>压测失败：%1</translation>
+    </message>
+    <message>
+        <source>No load has ended yet: nothing to export.</source>
+        <translation>尚无已结束的压测：没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Records not written to %1: %2</source>
+        <translation>请求记录未写入 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n request record(s) written to %1</source>
+        <translation><numerusform>已将 %n 条请求记录写入 %1</numerusform></translation>
+    </message>
+    <message>
+        <source>Export records</source>
+        <translation>导出请求记录</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl);;CSV (*.csv)</source>
+        <translation>JSON Lines (*.jsonl);;CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
     </message>
 </context>
 <context>
