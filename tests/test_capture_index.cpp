@@ -56,7 +56,7 @@ class TestCaptureIndex : public QObject {
     const FrameField* type = field(*d, "type");
     QCOMPARE(type->begin, std::size_t{1});
     QCOMPARE(d->bytes[1], std::uint8_t{0x03});
-    QCOMPARE(d->summary, std::string("#0+1 \"Hello\""));
+    QCOMPARE(d->summary, std::string("token 0 \"Hello\""));
     // The frame's decoded bytes have the wire frame's length: plaintext replaces ciphertext.
     QCOMPARE(d->bytes.size(), std::size_t{16 + load_u32(d->bytes.data() + 4)});
 

@@ -1,6 +1,7 @@
 // LiveSession against a real embedded endpoint: tokens as they arrive, one event per request
 // and one at the end, cancel() mid-stream and before the first token (a real CANCEL on
-// anthro-v1, a closed connection on HTTP), and a destructor that does not hang.
+// anthro-v1, a closed connection on HTTP), each token's arrival time, and a destructor that
+// does not hang.
 #include <QtTest>
 
 #include <atomic>
@@ -104,6 +105,47 @@ class TestLiveSession : public QObject {
     QCOMPARE(rec.text.size(), std::size_t{3});
     s.reset();  // after the end: returns at once, no second on_finished
     QCOMPARE(rec.finished.size(), std::size_t{1});
+  }
+
+  // Each token arrival is reported as it comes, with the stream and the time the request's
+  // own timeline records for it: anthro-v1 frames and HTTP chunks alike.
+  void tokensArriveWithTheirTimes_data() {
+    QTest::addColumn<QString>("scheme");
+    QTest::addColumn<QString>("path");
+    QTest::newRow("lab") << "anthro+lab" << "";
+    QTest::newRow("http") << "http" << "/v1/messages";
+  }
+  void tokensArriveWithTheirTimes() {
+    QFETCH(QString, scheme);
+    QFETCH(QString, path);
+    EndpointFixture f({}, 20, 2, 30);
+    f.start();
+    SessionConfig c = f.session(scheme.toStdString(), path.toStdString());
+    c.repeat = 2;
+    Recorder rec;
+    LiveSessionEvents events = rec.events();
+    std::mutex mutex;
+    std::vector<std::pair<std::uint32_t, TokenArrival>> arrivals;  // in order
+    events.on_token = [&](std::uint32_t stream, const TokenArrival& a) {
+      std::lock_guard lock(mutex);
+      arrivals.emplace_back(stream, a);
+    };
+    auto s = LiveSession::start(c, std::move(events));
+    QVERIFY(s);
+    (*s)->wait();
+    QCOMPARE(rec.done.size(), std::size_t{2});
+    std::size_t next = 0;
+    for (const RequestResult& r : rec.done) {
+      QVERIFY(!r.timeline.tokens.empty());
+      for (const TokenArrival& recorded : r.timeline.tokens) {
+        QVERIFY(next < arrivals.size());
+        const auto& [stream, got] = arrivals[next++];
+        QCOMPARE(stream, r.stream_id);
+        QCOMPARE(got.t, recorded.t);
+        QCOMPARE(got.count, recorded.count);
+      }
+    }
+    QCOMPARE(next, arrivals.size());
   }
 
   void cancelMidStream_data() { add_transports(); }

@@ -1,23 +1,34 @@
 #include "capture_inspector.h"
 
+#include <QAction>
+#include <QActionGroup>
+#include <QClipboard>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <numeric>
 
+#include "capture_statistics.h"
 #include "connection_detail_view.h"
 #include "connections_model.h"
 #include "frame_detail_view.h"
-#include "frame_table_model.h"
 #include "gui_thread.h"
 #include "hex_view.h"
 #include "latency_charts.h"
@@ -26,6 +37,21 @@
 #include "worker.h"
 
 namespace anthro::widgets {
+
+namespace {
+
+// Copying more rows than this would stall the UI thread reading them; the notice says so.
+constexpr int kMaxCopiedRows = 100000;
+
+enum Lower { FrameTab, ConnectionsTab, ChartsTab, StatisticsTab };
+
+// The word is `key:value` with a key's shape (so "12:30" or ":)" stay text).
+bool looks_like_key(const QString& part) {
+  static const QRegularExpression shape(QStringLiteral("^[A-Za-z_][A-Za-z0-9_.-]*:"));
+  return shape.match(part).hasMatch();
+}
+
+}  // namespace
 
 bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error) {
   filter = {};
@@ -38,7 +64,12 @@ bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error
       else out = v;
       return ok;
     };
-    if (part.startsWith("conn:")) {
+    if (part.startsWith('"') || part.endsWith('"')) {
+      QString word = part;
+      if (word.startsWith('"')) word.remove(0, 1);
+      if (word.endsWith('"')) word.chop(1);
+      if (!word.isEmpty()) words << word;
+    } else if (part.startsWith("conn:")) {
       std::optional<std::uint32_t> conn;
       if (!number(part.mid(5), "conn:", conn)) return false;
       if (*conn == 0) {
@@ -58,6 +89,11 @@ bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error
         return false;
       }
       filter.type = type;
+    } else if (looks_like_key(part)) {
+      error = QObject::tr("unknown filter key \"%1\" in \"%2\": the keys are conn:, stream: and type: "
+                          "(to find the text itself, quote it: \"%2\")")
+                  .arg(part.section(':', 0, 0), part);
+      return false;
     } else {
       words << part;
     }
@@ -76,6 +112,11 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       diagnose_button_(new QPushButton(this)),
       export_button_(new QPushButton(this)),
       status_(new QLabel(this)),
+      notice_(new QLabel(this)),
+      goto_(new QLineEdit(this)),
+      view_button_(new QToolButton(this)),
+      view_menu_(new QMenu(this)),
+      time_group_(new QActionGroup(this)),
       frame_view_(new QTableView(this)),
       connection_view_(new QTableView(this)),
       connection_detail_(new ConnectionDetailView(this)),
@@ -83,40 +124,69 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       hex_(new HexView(this)),
       lower_tabs_(new QTabWidget(this)),
       charts_(new LatencyCharts(this)),
+      statistics_(new CaptureStatistics(this)),
       poll_timer_(new QTimer(this)),
       inbox_(std::make_shared<Inbox>(this)) {
   filter_->setClearButtonEnabled(true);
+  filter_->setObjectName("frameFilter");
   progress_->setRange(0, 1000);
   progress_->setMaximumWidth(220);
   progress_->setTextVisible(true);
   progress_->hide();
   cancel_button_->hide();
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notice_->setObjectName("inspectorNotice");
+  notice_->setWordWrap(true);
+  notice_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notice_->setStyleSheet("QLabel { color: #b02a2a; }");
+  notice_->hide();
+  goto_->setObjectName("goToFrame");
+  goto_->setMaximumWidth(goto_->fontMetrics().horizontalAdvance('0') * 16);
+  goto_->hide();
+  view_button_->setObjectName("inspectorView");
+  view_button_->setPopupMode(QToolButton::InstantPopup);
+  view_button_->setMenu(view_menu_);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
-  bar->addWidget(status_);
+  bar->addWidget(goto_);
   bar->addWidget(progress_);
   bar->addWidget(cancel_button_);
+  bar->addWidget(view_button_);
   bar->addWidget(diagnose_button_);
   bar->addWidget(export_button_);
   diagnose_button_->setEnabled(false);
   export_button_->setEnabled(false);
+  auto* status_line = new QHBoxLayout;
+  status_line->addWidget(status_);
+  status_line->addWidget(notice_, 1);
 
   frame_view_->setModel(frames_);
   frame_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  frame_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  frame_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   frame_view_->verticalHeader()->hide();
   frame_view_->verticalHeader()->setDefaultSectionSize(frame_view_->fontMetrics().height() + 6);
   frame_view_->horizontalHeader()->setStretchLastSection(true);
+  frame_view_->horizontalHeader()->setSortIndicator(FrameTableModel::Number, Qt::AscendingOrder);
+  frame_view_->horizontalHeader()->setSortIndicatorClearable(true);
+  frame_view_->setSortingEnabled(true);
   frame_view_->setShowGrid(false);
   frame_view_->setAlternatingRowColors(true);
   frame_view_->setWordWrap(false);
+  frame_view_->setContextMenuPolicy(Qt::CustomContextMenu);
+  frame_view_->installEventFilter(this);
+  goto_->installEventFilter(this);
   const int digit = frame_view_->fontMetrics().horizontalAdvance('0');
-  const int widths[] = {9, 12, 5, 9, 14, 7, 7};
+  const int widths[] = {9, 15, 5, 9, 14, 7, 7};
   for (int c = 0; c < FrameTableModel::Summary; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
 
-  connection_view_->setModel(connections_);
+  // Connections sort by any column, as numbers where they are numbers (ConnectionsModel::SortRole).
+  auto* sorted_connections = new QSortFilterProxyModel(this);
+  sorted_connections->setSourceModel(connections_);
+  sorted_connections->setSortRole(ConnectionsModel::SortRole);
+  connection_view_->setModel(sorted_connections);
+  connection_view_->setSortingEnabled(true);
+  connection_view_->sortByColumn(ConnectionsModel::Number, Qt::AscendingOrder);
   connection_view_->verticalHeader()->hide();
   connection_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   connection_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -135,33 +205,41 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   connection_split->setStretchFactor(0, 3);
   connection_split->setStretchFactor(1, 2);
   lower_tabs_->addTab(connection_split, QString());
-  lower_tabs_->addTab(charts_, QString());
-  (new Retranslator(this))->add([this] {
-    filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
-    cancel_button_->setText(tr("Cancel"));
-    diagnose_button_->setText(tr("Diagnose this capture"));
-    export_button_->setText(tr("Export report…"));
-    export_button_->setToolTip(tr("Connections, TCP health and per-stream timing as HTML, PDF, Markdown or JSON"));
-    lower_tabs_->setTabText(0, tr("Frame"));
-    lower_tabs_->setTabText(1, tr("Connections"));
-    lower_tabs_->setTabText(2, tr("Charts"));
-    charts_->setSeriesName(0, tr("streams"));
-    // The models translate their headers when asked; tell the views to ask again.
-    emit frames_->headerDataChanged(Qt::Horizontal, 0, FrameTableModel::ColumnCount - 1);
-    emit connections_->headerDataChanged(Qt::Horizontal, 0, ConnectionsModel::ColumnCount - 1);
-  });
+  // The charts keep a legible size and scroll when the pane is made small.
+  auto* chart_scroll = new QScrollArea(this);
+  chart_scroll->setWidget(charts_);
+  chart_scroll->setWidgetResizable(true);
+  chart_scroll->setFrameShape(QFrame::NoFrame);
+  lower_tabs_->addTab(chart_scroll, QString());
+  lower_tabs_->addTab(statistics_, QString());
+  buildActions();
+  (new Retranslator(this))->add([this] { retranslate(); });
   connect(charts_, &LatencyCharts::message, this, &CaptureInspector::message);
   connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) { showStream(request); });
+  connect(statistics_, &CaptureStatistics::message, this, &CaptureInspector::message);
+  connect(statistics_, &CaptureStatistics::streamActivated, this, [this](std::uint32_t conn, std::uint32_t stream) {
+    applyFilter(QString("conn:%1 stream:%2").arg(conn).arg(stream));
+    lower_tabs_->setCurrentIndex(FrameTab);
+  });
 
+  // The frame list takes most of the tab; the panes below can be made small without the
+  // docks around the tab giving way first.
   auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName("inspectorSplit");
   split->addWidget(frame_view_);
   split->addWidget(lower_tabs_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  split->setChildrenCollapsible(false);
+  frame_view_->setMinimumHeight(frame_view_->verticalHeader()->defaultSectionSize() * 4);
+  lower_tabs_->setMinimumHeight(fontMetrics().height() * 6);
+  split->setSizes({3000, 2000});
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
+  layout->setSpacing(4);
   layout->addLayout(bar);
+  layout->addLayout(status_line);
   layout->addWidget(split, 1);
 
   poll_timer_->setInterval(50);
@@ -173,6 +251,24 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   connect(filter_, &QLineEdit::textChanged, this, [this](const QString& t) {
     if (t.isEmpty()) applyFilter({});
   });
+  connect(goto_, &QLineEdit::returnPressed, this, [this] {
+    bool ok = false;
+    const qulonglong n = goto_->text().trimmed().toULongLong(&ok);
+    if (!ok) {
+      showNotice([text = goto_->text()] { return tr("Go to frame: \"%1\" is not a frame number").arg(text); });
+      return;
+    }
+    if (goToFrame(n)) {
+      goto_->hide();
+      frame_view_->setFocus();
+    }
+  });
+  connect(frames_, &FrameTableModel::sortRequested, this, [this] { refreshRows(); });
+  connect(frame_view_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+    QMenu* menu = contextMenuFor(frame_view_->indexAt(pos));
+    menu->exec(frame_view_->viewport()->mapToGlobal(pos));
+    menu->deleteLater();
+  });
   connect(frame_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &CaptureInspector::showCurrentFrame);
   connect(frames_, &QAbstractItemModel::modelReset, this, [this] {
@@ -180,16 +276,143 @@ CaptureInspector::CaptureInspector(QWidget* parent)
             &CaptureInspector::showCurrentFrame, Qt::UniqueConnection);
   });
   connect(connection_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
+          [this, sorted_connections](const QModelIndex& current) {
             const auto& rows = connections_->connections();
-            if (current.isValid() && static_cast<std::size_t>(current.row()) < rows.size())
-              connection_detail_->showConnection(rows[static_cast<std::size_t>(current.row())]);
+            const QModelIndex source = sorted_connections->mapToSource(current);
+            if (source.isValid() && static_cast<std::size_t>(source.row()) < rows.size())
+              connection_detail_->showConnection(rows[static_cast<std::size_t>(source.row())]);
           });
   connect(detail_, &FrameDetailView::fieldSelected, hex_, &HexView::setHighlight);
   connect(hex_, &HexView::byteClicked, this, &CaptureInspector::selectFieldAt);
 }
 
 CaptureInspector::~CaptureInspector() { inbox_->close(); }  // the workers stop and are joined off this thread
+
+// The inspector's moves, as Wireshark has them: in the View button's menu, the row's context
+// menu and on the keyboard while this tab is shown.
+void CaptureInspector::buildActions() {
+  auto action = [this](const char* name, const QKeySequence& keys, auto slot) {
+    auto* a = new QAction(this);
+    a->setObjectName(name);
+    a->setShortcut(keys);
+    a->setShortcutContext(Qt::WindowShortcut);  // only while this tab is visible
+    connect(a, &QAction::triggered, this, slot);
+    addAction(a);
+    return a;
+  };
+  focus_filter_action_ = action("focusFilter", QKeySequence::Find, [this] {
+    filter_->setFocus(Qt::ShortcutFocusReason);
+    filter_->selectAll();
+  });
+  apply_filter_action_ = action("applyFilter", QKeySequence(Qt::CTRL | Qt::Key_Return), [this] { applyFilter(filter_->text()); });
+  auto* apply_enter = new QAction(this);  // the keypad's Enter too
+  apply_enter->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Enter));
+  connect(apply_enter, &QAction::triggered, apply_filter_action_, &QAction::trigger);
+  addAction(apply_enter);
+  goto_action_ = action("goToFrame", QKeySequence(Qt::CTRL | Qt::Key_G), [this] {
+    goto_->show();
+    goto_->setFocus(Qt::ShortcutFocusReason);
+    goto_->selectAll();
+  });
+  mark_action_ = action("markFrame", QKeySequence(Qt::CTRL | Qt::Key_M), [this] { toggleMark(); });
+  reference_action_ = action("timeReference", QKeySequence(Qt::CTRL | Qt::Key_T), [this] { toggleReference(); });
+  statistics_action_ = action("showStatistics", QKeySequence(), [this] { lower_tabs_->setCurrentIndex(StatisticsTab); });
+  // Ctrl+C copies rows only from the frame list: the fields and the JSON copy their text.
+  copy_action_ = new QAction(this);
+  copy_action_->setObjectName("copyRows");
+  copy_action_->setShortcut(QKeySequence::Copy);
+  copy_action_->setShortcutContext(Qt::WidgetShortcut);
+  connect(copy_action_, &QAction::triggered, this, &CaptureInspector::copyRows);
+  frame_view_->addAction(copy_action_);
+
+  time_group_->setExclusive(true);
+  const TimeFormat formats[] = {TimeFormat::TimeOfDay, TimeFormat::SinceStart, TimeFormat::SincePrevious,
+                                TimeFormat::SinceReference};
+  for (int i = 0; i < 4; ++i) {
+    time_actions_[i] = time_group_->addAction(QString());
+    time_actions_[i]->setCheckable(true);
+    time_actions_[i]->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    time_actions_[i]->setShortcutContext(Qt::WindowShortcut);
+    addAction(time_actions_[i]);
+    connect(time_actions_[i], &QAction::triggered, this, [this, f = formats[i]] { setTimeFormat(f); });
+  }
+  time_actions_[1]->setChecked(true);
+  view_menu_->addActions(time_group_->actions());
+  view_menu_->addSeparator();
+  view_menu_->addAction(reference_action_);
+  view_menu_->addAction(mark_action_);
+  view_menu_->addAction(goto_action_);
+  view_menu_->addAction(focus_filter_action_);
+  view_menu_->addSeparator();
+  view_menu_->addAction(statistics_action_);
+}
+
+void CaptureInspector::retranslate() {
+  filter_->setPlaceholderText(tr("Filter: conn:1 stream:3 type:STREAM_TOKEN text…  (Enter applies)"));
+  goto_->setPlaceholderText(tr("Go to frame…"));
+  cancel_button_->setText(tr("Cancel"));
+  diagnose_button_->setText(tr("Diagnose this capture"));
+  export_button_->setText(tr("Export report…"));
+  export_button_->setToolTip(tr("Connections, TCP health and per-stream timing as HTML, PDF, Markdown or JSON"));
+  view_button_->setText(tr("View"));
+  view_button_->setToolTip(tr("Time format, time reference, marks, go to frame, statistics"));
+  lower_tabs_->setTabText(FrameTab, tr("Frame"));
+  lower_tabs_->setTabText(ConnectionsTab, tr("Connections"));
+  lower_tabs_->setTabText(ChartsTab, tr("Charts"));
+  lower_tabs_->setTabText(StatisticsTab, tr("Statistics"));
+  charts_->setSeriesName(0, tr("streams"));
+  time_actions_[0]->setText(tr("Time of day"));
+  time_actions_[1]->setText(tr("Seconds since capture start"));
+  time_actions_[2]->setText(tr("Seconds since previous displayed frame"));
+  time_actions_[3]->setText(tr("Seconds since time reference"));
+  reference_action_->setText(tr("Set / unset time reference"));
+  mark_action_->setText(tr("Mark / unmark frame"));
+  goto_action_->setText(tr("Go to frame…"));
+  focus_filter_action_->setText(tr("Filter…"));
+  apply_filter_action_->setText(tr("Apply filter"));
+  statistics_action_->setText(tr("Statistics"));
+  copy_action_->setText(tr("Copy rows"));
+  if (status_text_) status_->setText(status_text_());
+  if (notice_text_) notice_->setText(notice_text_());
+  // The models translate their headers and a few cells ("*REF*") when asked; tell the views to ask again.
+  emit frames_->headerDataChanged(Qt::Horizontal, 0, FrameTableModel::ColumnCount - 1);
+  if (frames_->rowCount() > 0)
+    emit frames_->dataChanged(frames_->index(0, 0), frames_->index(frames_->rowCount() - 1, FrameTableModel::ColumnCount - 1));
+  emit connections_->headerDataChanged(Qt::Horizontal, 0, ConnectionsModel::ColumnCount - 1);
+}
+
+void CaptureInspector::setStatus(std::function<QString()> text) {
+  status_text_ = std::move(text);
+  status_->setText(status_text_ ? status_text_() : QString());
+}
+
+void CaptureInspector::showNotice(std::function<QString()> text) {
+  notice_text_ = std::move(text);
+  notice_->setText(notice_text_ ? notice_text_() : QString());
+  notice_->setVisible(static_cast<bool>(notice_text_));
+}
+
+QString CaptureInspector::filterError() const { return notice_text_ ? notice_->text() : QString(); }
+
+bool CaptureInspector::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() != QEvent::KeyPress) return QWidget::eventFilter(watched, event);
+  auto* key = static_cast<QKeyEvent*>(event);
+  if (watched == goto_ && key->key() == Qt::Key_Escape) {
+    goto_->hide();
+    frame_view_->setFocus();
+    return true;
+  }
+  if (watched == frame_view_ && (key->key() == Qt::Key_Home || key->key() == Qt::Key_End) && frames_->rowCount() > 0) {
+    const int row = key->key() == Qt::Key_Home ? 0 : frames_->rowCount() - 1;
+    selectFrame(frames_->frameAt(row));
+    return true;
+  }
+  if (watched == frame_view_ && key->matches(QKeySequence::Copy)) {
+    copyRows();
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
+}
 
 void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) {
   loader_.reset();  // the previous load stops; its result is never shown
@@ -200,20 +423,21 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   keys_ = keys;
   auto index = CaptureIndex::create();
   if (!index) {
-    status_->setText(QString::fromStdString(index.error().detail));
+    setStatus([text = QString::fromStdString(index.error().detail)] { return text; });
     emit loaded(false, status_->text());
     return;
   }
   index_ = *index;
   frames_->setIndex(index_);
   connections_->setConnections({});
+  statistics_->setAnalysis(nullptr, {});
   detail_->clear();
   hex_->clear();
   load_progress_ = std::make_shared<LoadProgress>();
   progress_->setValue(0);
   progress_->show();
   cancel_button_->show();
-  status_->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+  setStatus([name = QFileInfo(path).fileName()] { return tr("Loading %1…").arg(name); });
   loader_ = std::make_unique<Worker>([this, inbox = inbox_, index = index_, progress = load_progress_,
                                       file = path.toStdString(), keys](const std::atomic<bool>& stop) {
     auto result = index->load(file, keys, [&](std::uint64_t done, std::uint64_t total) {
@@ -234,12 +458,13 @@ void CaptureInspector::cancelLoading() {
 
 void CaptureInspector::poll() {
   if (!index_) return;
-  frames_->poll();  // a filtered view takes no rows; loading's end matches them against the filter
+  frames_->poll();  // a filtered or sorted view takes no rows; loading's end makes it again
   const std::uint64_t done = load_progress_->done, total = load_progress_->total;
   if (total > 0) progress_->setValue(static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)));
   progress_->setFormat(tr("%1 frames").arg(index_->frame_count()));
   if (++polls_ % 10 == 0) connections_->setConnections(index_->connections());
-  if (frames_->rowCount() > 0 && !frame_view_->currentIndex().isValid()) selectFrame(frames_->frameAt(0));
+  if (frames_->rowCount() > 0 && !frame_view_->currentIndex().isValid() && frames_->showsAll())
+    selectFrame(frames_->frameAt(0));
 }
 
 void CaptureInspector::finishLoading(const Result<bool>& result) {
@@ -251,30 +476,29 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
   progress_->hide();
   cancel_button_->hide();
   const QString name = QFileInfo(path_).fileName();
-  QString text;
   bool ok = static_cast<bool>(result);
   if (ok) {
     std::size_t opened = 0;
     for (const auto& c : index_->connections()) opened += c.decryption == DecryptionState::Ok;
-    text = tr("%1: %2 frames, %3 connections (%4 decrypted)")
-               .arg(name)
-               .arg(index_->frame_count())
-               .arg(index_->connections().size())
-               .arg(opened);
+    setStatus([name, frames = index_->frame_count(), connections = index_->connections().size(), opened] {
+      // English has no translator to pick a plural form: one connection is said in its own words.
+      return connections == 1 ? tr("%1: %2 frames, 1 connection (%3 decrypted)").arg(name).arg(frames).arg(opened)
+                              : tr("%1: %2 frames, %3 connections (%4 decrypted)").arg(name).arg(frames).arg(connections).arg(opened);
+    });
     if (auto a = index_->analysis())
       for (const auto& w : a->warnings) emit message(QString::fromStdString(w));
   } else {
-    text = QString::fromStdString(result.error().detail);
+    setStatus([text = QString::fromStdString(result.error().detail)] { return text; });
   }
-  status_->setText(text);
+  const QString text = status_->text();
   diagnose_button_->setEnabled(ok);
   export_button_->setEnabled(ok && index_ && index_->analysis());
   fillCharts();
   if (pending_jump_) {
     auto [conn, stream] = *std::exchange(pending_jump_, std::nullopt);
     showConnectionStream(conn, stream);
-  } else if (!active_filter_.isEmpty()) {
-    applyFilter(active_filter_);
+  } else if (!active_filter_.isEmpty() || frames_->sorted()) {
+    refreshRows();
   }
   emit message(text);
   emit loaded(ok, text);
@@ -284,6 +508,7 @@ void CaptureInspector::fillCharts() {
   charts_->clear();
   chart_streams_.clear();
   auto analysis = index_ ? index_->analysis() : nullptr;
+  statistics_->setAnalysis(nullptr, {});
   if (!analysis) return;
   // Connections are matched to the index's numbering by name and first packet.
   const auto connections = index_->connections();
@@ -292,24 +517,27 @@ void CaptureInspector::fillCharts() {
     for (const auto& s : c.streams)
       if (first < 0 || s.timeline.request_written < first) first = s.timeline.request_written;
   std::vector<RequestPoint> points;
+  std::vector<std::uint32_t> numbers;
   for (const auto& c : analysis->connections) {
     std::uint32_t conn = 0;
     for (std::size_t i = 0; i < connections.size(); ++i)
       if (connections[i].name == c.info.name && connections[i].first_packet == c.info.first_packet)
         conn = static_cast<std::uint32_t>(i);
+    numbers.push_back(conn + 1);
     for (const auto& s : c.streams) {
       points.push_back(request_point(s, s.timeline.request_written - first, static_cast<int>(chart_streams_.size())));
       chart_streams_.emplace_back(conn, s.stream_id);
     }
   }
   charts_->addPoints(0, points);
+  statistics_->setAnalysis(analysis, std::move(numbers));
 }
 
 void CaptureInspector::showStream(int request) {
   if (request < 0 || static_cast<std::size_t>(request) >= chart_streams_.size()) return;
   auto [conn, stream] = chart_streams_[static_cast<std::size_t>(request)];
   applyFilter(QString("conn:%1 stream:%2").arg(conn + 1).arg(stream));
-  lower_tabs_->setCurrentIndex(0);
+  lower_tabs_->setCurrentIndex(FrameTab);
   emit message(tr("Stream %1 of connection %2").arg(stream).arg(conn + 1));
 }
 
@@ -324,7 +552,7 @@ void CaptureInspector::showConnectionStream(const QString& conn, int stream) {
     QString filter = QString("conn:%1").arg(i + 1);
     if (stream >= 0) filter += QString(" stream:%1").arg(stream);
     applyFilter(filter);
-    lower_tabs_->setCurrentIndex(0);
+    lower_tabs_->setCurrentIndex(FrameTab);
     return;
   }
   emit message(tr("No connection %1 in %2").arg(conn, QFileInfo(path_).fileName()));
@@ -337,39 +565,68 @@ void CaptureInspector::applyFilter(const QString& text) {
   QString error;
   if (!parse_frame_filter(text, filter, error)) {
     filter_->setStyleSheet("QLineEdit { border: 1px solid #d03a3a; }");
-    status_->setText(error);
+    showNotice([text, shown = active_filter_] {
+      FrameFilter unused;
+      QString error;  // read again, so a language switch says it in the new language
+      parse_frame_filter(text, unused, error);
+      return shown.isEmpty() ? tr("Filter not applied: %1. The list still shows every frame.").arg(error)
+                             : tr("Filter not applied: %1. The list still shows the frames of \"%2\".").arg(error, shown);
+    });
     return;
   }
   filter_->setStyleSheet({});
+  showNotice({});
   active_filter_ = filter.empty() ? QString() : text;
-  if (filter.empty()) {
-    stopFilter();
-    frames_->setSelection(std::nullopt);
-    frames_->poll();
-    status_->setText(tr("%1 frames").arg(index_->frame_count()));
-    return;
-  }
-  runFilter(std::move(filter));
+  frame_filter_ = std::move(filter);
+  refreshRows();
 }
 
-void CaptureInspector::runFilter(FrameFilter filter) {
+// The rows shown: every frame in capture order, live while loading; or the filter's frames
+// and/or the header's order, made on a worker.
+void CaptureInspector::refreshRows() {
+  if (!index_) return;
   stopFilter();
-  status_->setText(tr("Filtering…"));
-  filter_worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = filter_run_, filter = std::move(filter),
+  if (frame_filter_.empty() && !frames_->sorted()) {
+    showRows(std::nullopt);
+    return;
+  }
+  const bool sorted = frames_->sorted();
+  setStatus([filtering = !frame_filter_.empty()] { return filtering ? tr("Filtering…") : tr("Sorting…"); });
+  filter_worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = filter_run_, filter = frame_filter_,
+                                             column = frames_->sortColumn(), order = frames_->sortOrder(), sorted,
                                              index = index_](const std::atomic<bool>& stop) {
-    auto rows = index->select(filter, &stop);
+    std::vector<std::uint32_t> rows;
+    if (filter.empty()) {
+      rows.resize(std::min<std::size_t>(index->frame_count(), std::numeric_limits<int>::max()));
+      std::iota(rows.begin(), rows.end(), 0u);
+    } else {
+      rows = index->select(filter, &stop);
+    }
+    if (sorted && !stop) rows = sort_frames(*index, std::move(rows), column, order, &stop);
     if (stop) return;
     inbox->post([this, run, rows = std::move(rows)]() mutable {
-      if (run == filter_run_) showFiltered(std::move(rows));
+      if (run == filter_run_) showRows(std::move(rows));
     });
   });
 }
 
-void CaptureInspector::showFiltered(std::vector<std::uint32_t> rows) {
+void CaptureInspector::showRows(std::optional<std::vector<std::uint32_t>> rows) {
   filter_worker_.reset();
-  const std::size_t n = rows.size();
+  const auto keep = currentFrame();
+  const bool filtered = !frame_filter_.empty();
   frames_->setSelection(std::move(rows));
-  status_->setText(tr("%1 of %2 frames").arg(n).arg(index_->frame_count()));
+  frames_->poll();
+  const std::size_t shown = static_cast<std::size_t>(frames_->rowCount());
+  setStatus([filtered, shown, total = index_->frame_count()] {
+    return filtered ? tr("%1 of %2 frames").arg(shown).arg(total) : tr("%1 frames").arg(total);
+  });
+  // The frame shown below stays when the list still has it; else nothing is shown below.
+  if (keep && frames_->rowOf(*keep) >= 0) {
+    selectFrame(*keep);
+  } else {
+    detail_->clear();
+    hex_->clear();
+  }
 }
 
 // The filter under way stops, and its rows are never shown: they would replace what a later
@@ -379,25 +636,135 @@ void CaptureInspector::stopFilter() {
   ++filter_run_;
 }
 
+std::optional<std::size_t> CaptureInspector::currentFrame() const {
+  QModelIndex current = frame_view_->currentIndex();
+  if (!current.isValid() || current.row() >= frames_->rowCount()) return std::nullopt;
+  return frames_->frameAt(current.row());
+}
+
 void CaptureInspector::selectFrame(std::size_t frame) {
   int row = frames_->rowOf(frame);
   if (row < 0) return;
   QModelIndex index = frames_->index(row, 0);
   frame_view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   frame_view_->scrollTo(index);
+  showCurrentFrame();  // also when it was current already, after a reset left the panes empty
+}
+
+bool CaptureInspector::goToFrame(std::size_t number) {
+  const std::size_t count = index_ ? index_->frame_count() : 0;
+  if (number == 0 || number > count) {
+    showNotice([number, count] { return tr("No frame %1: the capture has %2 frames.").arg(number).arg(count); });
+    return false;
+  }
+  if (frames_->rowOf(number - 1) < 0) {
+    showNotice([number, filter = active_filter_] {
+      return tr("Frame %1 is not in the list: the filter \"%2\" hides it.").arg(number).arg(filter);
+    });
+    return false;
+  }
+  showNotice({});
+  selectFrame(number - 1);
+  return true;
+}
+
+void CaptureInspector::setTimeFormat(TimeFormat format) {
+  frames_->setTimeFormat(format);
+  time_actions_[static_cast<int>(format)]->setChecked(true);
+}
+
+void CaptureInspector::toggleReference() {
+  auto frame = currentFrame();
+  if (!frame) return;
+  if (frames_->reference() == frame) {
+    frames_->setReference(std::nullopt);
+  } else {
+    frames_->setReference(frame);
+    setTimeFormat(TimeFormat::SinceReference);
+  }
+}
+
+void CaptureInspector::toggleMark() {
+  auto frame = currentFrame();
+  if (!frame) return;
+  const bool mark = !frames_->isMarked(*frame);
+  QModelIndexList rows = frame_view_->selectionModel()->selectedRows();
+  if (rows.isEmpty()) frames_->setMarked(*frame, mark);
+  for (const QModelIndex& row : rows) frames_->setMarked(frames_->frameAt(row.row()), mark);
+}
+
+void CaptureInspector::copyRows() {
+  QList<int> rows;
+  for (const QModelIndex& index : frame_view_->selectionModel()->selectedRows()) rows << index.row();
+  if (rows.isEmpty()) {
+    if (!frame_view_->currentIndex().isValid()) return;
+    rows << frame_view_->currentIndex().row();
+  }
+  std::sort(rows.begin(), rows.end());
+  const qsizetype selected = rows.size();
+  if (selected > kMaxCopiedRows) {
+    rows.resize(kMaxCopiedRows);
+    showNotice([selected] { return tr("Copied the first %1 of the %2 selected rows.").arg(kMaxCopiedRows).arg(selected); });
+  }
+  QGuiApplication::clipboard()->setText(frames_->rowsText(rows));
+}
+
+QString CaptureInspector::filterFor(std::size_t frame, int column) const {
+  auto row = index_ ? index_->row(frame) : std::nullopt;
+  if (!row) return {};
+  const QString conn = QString("conn:%1").arg(row->connection + 1);
+  if (column == FrameTableModel::Type)
+    return QString("type:%1").arg(QString::fromLatin1(to_string(static_cast<FrameType>(row->type))));
+  if (column == FrameTableModel::Connection || !row->stream_id) return conn;
+  return conn + QString(" stream:%1").arg(row->stream_id);
+}
+
+QMenu* CaptureInspector::contextMenuFor(const QModelIndex& index) {
+  auto* menu = new QMenu(this);
+  if (index.isValid() && !frame_view_->selectionModel()->isRowSelected(index.row(), {}))
+    selectFrame(frames_->frameAt(index.row()));
+  const auto frame = currentFrame();
+  menu->addAction(copy_action_);
+  if (!frame) {
+    copy_action_->setEnabled(false);
+    return menu;
+  }
+  copy_action_->setEnabled(true);
+  auto detail = index_->detail(*frame);
+  QAction* fields = menu->addAction(tr("Copy field values"), this, [detail] {
+    QStringList lines;
+    if (detail)
+      for (const FrameField& f : detail->fields)
+        lines << QString(f.depth * 2, ' ') + QString::fromStdString(f.name) + '\t' + QString::fromStdString(f.value);
+    QGuiApplication::clipboard()->setText(lines.join('\n') + '\n');
+  });
+  fields->setObjectName("copyFields");
+  QAction* hex = menu->addAction(tr("Copy bytes as hex"), this, [detail] {
+    if (detail) QGuiApplication::clipboard()->setText(QString::fromStdString(to_hex(detail->bytes)));
+  });
+  hex->setObjectName("copyHex");
+  fields->setEnabled(detail.has_value());
+  hex->setEnabled(detail.has_value());
+  menu->addSeparator();
+  const QString filter = filterFor(*frame, index.isValid() ? index.column() : FrameTableModel::Stream);
+  QAction* apply = menu->addAction(tr("Filter on %1").arg(filter), this, [this, filter] { applyFilter(filter); });
+  apply->setObjectName("filterOnValue");
+  menu->addSeparator();
+  menu->addAction(mark_action_);
+  menu->addAction(reference_action_);
+  menu->addAction(goto_action_);
+  return menu;
 }
 
 void CaptureInspector::showCurrentFrame() {
   QModelIndex current = frame_view_->currentIndex();
-  if (!current.isValid() || !index_) return;
-  std::size_t frame = frames_->frameAt(current.row());
-  auto d = index_->detail(frame);
+  auto d = current.isValid() && index_ ? index_->detail(frames_->frameAt(current.row())) : std::nullopt;
   if (!d) {
     detail_->clear();
     hex_->clear();
     return;
   }
-  detail_->showFrame(frame, *d);
+  detail_->showFrame(frames_->frameAt(current.row()), *d);
   hex_->setBytes(QByteArray(reinterpret_cast<const char*>(d->bytes.data()), static_cast<qsizetype>(d->bytes.size())));
   hex_->setHighlight(0, 0);
 }

@@ -7,26 +7,32 @@
 
 #include <QWidget>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "capture/capture_index.h"
+#include "frame_table_model.h"
 
+class QAction;
+class QActionGroup;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class QTableView;
 class QTimer;
+class QToolButton;
 
 namespace anthro::widgets {
 
+class CaptureStatistics;
 class ConnectionDetailView;
 class ConnectionsModel;
 class FrameDetailView;
-class FrameTableModel;
 class HexView;
 class Inbox;
 class LatencyCharts;
@@ -46,10 +52,26 @@ class CaptureInspector : public QWidget {
   bool loading() const { return loader_ != nullptr; }
   void cancelLoading();
 
-  // "conn:2 stream:7 type:STREAM_TOKEN some text": every part optional. Empty shows all.
+  // "conn:2 stream:7 type:STREAM_TOKEN some text": every part optional. Empty shows all. A
+  // filter that cannot be read is refused: the list keeps what it showed, and filterError()
+  // says why and what the list still shows. The selected frame stays selected when it still
+  // matches; otherwise nothing is selected and the detail panes are empty.
   void applyFilter(const QString& filter);
   bool filtering() const { return filter_worker_ != nullptr; }
+  QString filterError() const;  // empty when the last filter was applied
+  QString appliedFilter() const { return active_filter_; }
   void selectFrame(std::size_t frame);
+  // Selects frame `number` (from 1, as the No. column); false, with the reason in
+  // filterError(), when there is no such frame or the filter hides it.
+  bool goToFrame(std::size_t number);
+  void setTimeFormat(TimeFormat format);
+  // Toggles the time reference / the mark on the current frame.
+  void toggleReference();
+  void toggleMark();
+  // The selected rows (header first, tab-separated) to the clipboard.
+  void copyRows();
+  // The context menu of a frame row (`index` under the mouse); the caller owns it.
+  QMenu* contextMenuFor(const QModelIndex& index);
   // Filters to the frames of the connection named `conn` (as the analysis names it), of
   // `stream` (-1: every stream); waits for the load to end when the file is still loading.
   void showConnectionStream(const QString& conn, int stream);
@@ -64,6 +86,9 @@ class CaptureInspector : public QWidget {
   QTabWidget* lowerTabs() const { return lower_tabs_; }
   // The capture's streams on the same charts as a live session (filled when loading ends).
   LatencyCharts* charts() const { return charts_; }
+  CaptureStatistics* statistics() const { return statistics_; }
+  QLineEdit* filterEdit() const { return filter_; }
+  QLabel* noticeLabel() const { return notice_; }
 
  signals:
   void loaded(bool ok, const QString& message);
@@ -81,8 +106,16 @@ class CaptureInspector : public QWidget {
   void finishLoading(const Result<bool>& result);
   void showCurrentFrame();
   void selectFieldAt(qsizetype offset);
-  void runFilter(FrameFilter filter);
-  void showFiltered(std::vector<std::uint32_t> rows);
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  void buildActions();
+  void retranslate();
+  // The status line and the notice are remade on a language switch: they keep how to say it.
+  void setStatus(std::function<QString()> text);
+  void showNotice(std::function<QString()> text);
+  void refreshRows();
+  void showRows(std::optional<std::vector<std::uint32_t>> rows);
+  std::optional<std::size_t> currentFrame() const;
+  QString filterFor(std::size_t frame, int column) const;
   void stopFilter();
   void fillCharts();
   void showStream(int request);
@@ -94,6 +127,7 @@ class CaptureInspector : public QWidget {
   std::shared_ptr<LoadProgress> load_progress_;
   int filter_run_ = 0;  // numbers the filters, so only the last one's rows are shown
   QString active_filter_;
+  FrameFilter frame_filter_;  // active_filter_, parsed
 
   FrameTableModel* frames_;
   ConnectionsModel* connections_;
@@ -104,6 +138,15 @@ class CaptureInspector : public QWidget {
   QPushButton* export_button_;
   std::optional<std::pair<QString, int>> pending_jump_;  // showConnectionStream during a load
   QLabel* status_;
+  std::function<QString()> status_text_, notice_text_;
+  QLabel* notice_;  // a refused filter or go-to, until the next one succeeds
+  QLineEdit* goto_;
+  QToolButton* view_button_;
+  QMenu* view_menu_;
+  QActionGroup* time_group_;
+  QAction* time_actions_[4];
+  QAction *copy_action_, *mark_action_, *reference_action_, *goto_action_, *focus_filter_action_,
+      *apply_filter_action_, *statistics_action_;
   QTableView* frame_view_;
   QTableView* connection_view_;
   ConnectionDetailView* connection_detail_;
@@ -111,6 +154,7 @@ class CaptureInspector : public QWidget {
   HexView* hex_;
   QTabWidget* lower_tabs_;
   LatencyCharts* charts_;
+  CaptureStatistics* statistics_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> chart_streams_;  // request id -> (connection, stream)
   QTimer* poll_timer_;
   int polls_ = 0;
@@ -118,7 +162,8 @@ class CaptureInspector : public QWidget {
 };
 
 // Parses the filter syntax of CaptureInspector::applyFilter; false with `error` set when a
-// part cannot be read (e.g. "conn:x").
+// part cannot be read (e.g. "conn:x") or names a key there is not (e.g. "foo:bar"). A word in
+// double quotes is always text to find ("foo:bar").
 bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error);
 
 }  // namespace anthro::widgets

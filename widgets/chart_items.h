@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -44,6 +45,25 @@ class PassiveText : public QCPItemText {
   using QCPItemText::QCPItemText;
   double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
 };
+
+class PassiveTracer : public QCPItemTracer {
+ public:
+  using QCPItemTracer::QCPItemTracer;
+  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+};
+
+// A ring around one point of the data area (placed by plot coordinates): the request picked.
+inline PassiveTracer* makeMark(QCustomPlot* plot) {
+  auto* mark = new PassiveTracer(plot);
+  mark->setObjectName(QStringLiteral("selection-mark"));
+  mark->setStyle(QCPItemTracer::tsCircle);
+  mark->setSize(15);
+  mark->setBrush(Qt::NoBrush);
+  mark->setLayer(QStringLiteral("thresholds"));
+  mark->position->setType(QCPItemPosition::ptPlotCoords);
+  mark->setVisible(false);
+  return mark;
+}
 
 // A request series drawn as dots. Its legend key is a solid dot whatever the dots on the chart
 // look like. With adaptive sampling on, it samples its dots itself, as QCPGraph does for
@@ -205,13 +225,26 @@ class CountTicker : public QCPAxisTicker {
   }
 };
 
-// A chart's plot: the title and a one-line legend in a header row above the data area, plain
+// The header row of a chart (title, legend). Before each layout, on screen or for an export at
+// another size, it lets its owner arrange it for the plot's width (`prepare`), so the title
+// and legend are fitted to the size being drawn.
+class HeaderGrid : public QCPLayoutGrid {
+ public:
+  std::function<void()> prepare;
+
+  void update(UpdatePhase phase) override {
+    if (phase == upPreparation && prepare) prepare();
+    QCPLayoutGrid::update(phase);
+  }
+};
+
+// A chart's plot: the title and a legend in a header row above the data area, plain
 // axes, a "thresholds" layer above the data, and an empty note centred in the data area
 // (its text is the caller's, who translates it).
 struct ChartFrame {
   QCustomPlot* plot = nullptr;
   QCPTextElement* title = nullptr;
-  QCPLayoutGrid* header = nullptr;
+  HeaderGrid* header = nullptr;
   PassiveText* note = nullptr;
 };
 
@@ -221,9 +254,9 @@ inline ChartFrame makeChartFrame(QWidget* parent) {
   plot->setSelectionTolerance(8);
   plot->setMinimumSize(320, 220);
 
-  // Header row: title on the left, a one-line legend on the right, outside the data area.
+  // Header row: title on the left, the legend on the right, outside the data area.
   plot->plotLayout()->insertRow(0);
-  auto* header = new QCPLayoutGrid;
+  auto* header = new HeaderGrid;
   plot->plotLayout()->addElement(0, 0, header);
   plot->plotLayout()->setRowStretchFactor(0, 0.001);
   plot->plotLayout()->setRowSpacing(0);

@@ -39,6 +39,8 @@ struct ChartSeries {
   std::size_t ttft_held = 0;
   std::vector<double> sorted_ttft, sorted_tps;  // values the graphs show, ascending
   chart_detail::ItlSamples itl;
+  // The request still streaming: its inter-token latencies so far, until its point replaces them.
+  chart_detail::ItlSamples running_itl;
 
   void add(const StoredRequest& request);
   void dropOldest(std::size_t count);

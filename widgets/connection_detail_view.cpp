@@ -13,12 +13,23 @@ QTreeWidgetItem* add(QTreeWidgetItem* parent, const QString& field, const QStrin
 
 QString hex8(std::uint64_t v) { return QString("%1").arg(v, 16, 16, QChar('0')); }
 
+// The suites a blob's aead bits name, as the suite column names them: "aes-256-gcm,
+// chacha20-poly1305 (0x03)" (an offer may name both; an answer names the one chosen).
+QString aead_text(std::uint8_t aead) {
+  QStringList names;
+  for (Suite suite : {Suite::Aes256Gcm, Suite::ChaCha20Poly1305})
+    if (aead & static_cast<std::uint8_t>(suite)) names << QString::fromLatin1(std::string(to_string(suite)).c_str());
+  if (aead & ~(kSuiteAes256Gcm | kSuiteChaCha20Poly1305)) names << QObject::tr("unknown bits");
+  if (names.isEmpty()) names << QObject::tr("none");
+  return names.join(", ") + QString(" (0x%1)").arg(aead, 2, 16, QChar('0'));
+}
+
 void add_blob(QTreeWidgetItem* section, const Blob& b) {
   add(section, "connection_token", hex8(b.connection_token));
   add(section, "max_streams", QString::number(b.max_streams));
   add(section, "default_max_tokens", QString::number(b.default_max_tokens));
   add(section, "flags", QString("0x%1").arg(b.flags, 2, 16, QChar('0')));
-  add(section, "aead", QString("0x%1").arg(b.aead, 2, 16, QChar('0')));
+  add(section, "aead", aead_text(b.aead));
   add(section, "ring_buffer_kib", QString::number(b.ring_buffer_kib));
   add(section, "x25519_public", QString::fromStdString(to_hex(ByteView(b.x25519_public.data(), b.x25519_public.size()))));
 }

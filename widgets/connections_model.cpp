@@ -42,8 +42,13 @@ QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole && index.column() == Decryption) return QString::fromStdString(decryption_text(c));
   if (role == Qt::TextAlignmentRole)
     return QVariant::fromValue(Qt::AlignVCenter | (index.column() >= Frames || index.column() == Number ? Qt::AlignRight : Qt::AlignLeft));
-  if (role != Qt::DisplayRole) return {};
   const TcpHealth& t = c.tcp;
+  if (role == SortRole) {
+    if (index.column() == ZeroWindows) return count(t.zero_window_events);
+    if (index.column() == Gaps) return count(t.gaps);
+    return data(index, Qt::DisplayRole);
+  }
+  if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Number: return index.row() + 1;
     case Name: return QString::fromStdString(c.name);

@@ -16,6 +16,8 @@ class ConnectionsModel : public QAbstractTableModel {
     Number, Name, Transport, Alpn, Suite, TlsSuite, Decryption, Frames, Retransmissions, OutOfOrder,
     ZeroWindows, Gaps, BadChecksums, ColumnCount
   };
+  // What a column sorts by: the number where the cell shows a number with its unit.
+  static constexpr int SortRole = Qt::UserRole + 1;
   using QAbstractTableModel::QAbstractTableModel;
 
   // Replaces the rows, keeping views' selection where the list only grew or was refreshed.

@@ -37,6 +37,7 @@ FrameDetailView::FrameDetailView(QWidget* parent)
   (new Retranslator(this))->add([this] {
     tree_->setHeaderLabels({tr("Field"), tr("Value"), tr("Bytes")});
     json_->setPlaceholderText(tr("REQUEST and RESPONSE bodies appear here as JSON (api_key redacted)."));
+    if (shown_) rebuild();
   });
   connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
     if (!item || !item->data(0, kBeginRole).isValid()) return;
@@ -45,6 +46,12 @@ FrameDetailView::FrameDetailView(QWidget* parent)
 }
 
 void FrameDetailView::showFrame(std::size_t frame, const FrameDetail& d) {
+  shown_.emplace(frame, d);
+  rebuild();
+}
+
+void FrameDetailView::rebuild() {
+  const auto& [frame, d] = *shown_;
   tree_->clear();
   auto* top = new QTreeWidgetItem(tree_);
   top->setText(0, tr("Frame %1").arg(frame + 1));
@@ -70,6 +77,7 @@ void FrameDetailView::showFrame(std::size_t frame, const FrameDetail& d) {
 }
 
 void FrameDetailView::clear() {
+  shown_.reset();
   tree_->clear();
   json_->clear();
 }

@@ -2,18 +2,106 @@
 
 #include <QApplication>
 #include <QBrush>
+#include <QDateTime>
 #include <QFont>
 #include <QPalette>
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
 
 namespace anthro::widgets {
+
+namespace {
+
+QString seconds(double s) { return QString::number(s, 'f', 6); }
+
+// Local time of day with microseconds, as Wireshark's "Time of Day".
+QString time_of_day(double ts) {
+  const double whole = std::floor(ts);
+  const auto micros = static_cast<int>(std::lround((ts - whole) * 1e6));
+  QDateTime t = QDateTime::fromSecsSinceEpoch(static_cast<qint64>(whole)).addSecs(micros >= 1000000 ? 1 : 0);
+  return t.toString(QStringLiteral("HH:mm:ss")) + QString(".%1").arg(micros % 1000000, 6, 10, QChar('0'));
+}
+
+// Sorts `frames` by a key a frame, ties in frame order.
+template <class KeyOf>
+void order_by(std::vector<std::uint32_t>& frames, KeyOf key_of, Qt::SortOrder order, const std::atomic<bool>* cancelled) {
+  using Key = decltype(key_of(std::uint32_t{}));
+  std::vector<std::pair<Key, std::uint32_t>> keyed;
+  keyed.reserve(frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (cancelled && i % 4096 == 0 && cancelled->load()) return;
+    keyed.emplace_back(key_of(frames[i]), frames[i]);
+  }
+  const bool up = order == Qt::AscendingOrder;
+  std::sort(keyed.begin(), keyed.end(), [up](const auto& a, const auto& b) {
+    if (a.first != b.first) return up ? a.first < b.first : b.first < a.first;
+    return a.second < b.second;
+  });
+  for (std::size_t i = 0; i < frames.size(); ++i) frames[i] = keyed[i].second;
+}
+
+}  // namespace
+
+QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column) {
+  switch (column) {
+    case FrameTableModel::Number: return QString::number(frame + 1);
+    case FrameTableModel::Time: return seconds(row.ts);
+    case FrameTableModel::Connection: return QString::number(row.connection + 1);
+    case FrameTableModel::Direction:
+      return row.dir == anthro::Direction::ClientToServer ? QStringLiteral("C → S") : QStringLiteral("S → C");
+    case FrameTableModel::Type: return QString::fromLatin1(to_string(static_cast<FrameType>(row.type)));
+    case FrameTableModel::Stream: return row.stream_id ? QString::number(row.stream_id) : QString();
+    case FrameTableModel::Tokens: return row.token_count ? QString::number(row.token_count) : QString();
+    case FrameTableModel::Summary: {
+      auto d = index.detail(frame);
+      if (!d) return FrameTableModel::tr("(unreadable)");
+      return QString::fromStdString(d->status == "ok" ? d->summary : d->status);
+    }
+  }
+  return {};
+}
+
+std::vector<std::uint32_t> sort_frames(const CaptureIndex& index, std::vector<std::uint32_t> frames, int column,
+                                       Qt::SortOrder order, const std::atomic<bool>* cancelled) {
+  auto numeric = [&](auto field) {
+    order_by(frames, [&](std::uint32_t f) {
+      auto r = index.row(f);
+      return r ? field(f, *r) : 0.0;
+    }, order, cancelled);
+  };
+  switch (column) {
+    case FrameTableModel::Number:
+      numeric([](std::uint32_t f, const FrameRow&) { return double(f); });
+      break;
+    case FrameTableModel::Time: numeric([](std::uint32_t, const FrameRow& r) { return r.ts; }); break;
+    case FrameTableModel::Connection: numeric([](std::uint32_t, const FrameRow& r) { return double(r.connection); }); break;
+    case FrameTableModel::Stream: numeric([](std::uint32_t, const FrameRow& r) { return double(r.stream_id); }); break;
+    case FrameTableModel::Tokens: numeric([](std::uint32_t, const FrameRow& r) { return double(r.token_count); }); break;
+    default:
+      // Text columns by their first 32 bytes, so a key costs the same for any summary.
+      order_by(frames, [&](std::uint32_t f) {
+        std::array<char, 32> key{};
+        if (auto r = index.row(f)) {
+          QByteArray text = frame_cell_text(index, f, *r, column).toUtf8();
+          std::memcpy(key.data(), text.constData(), std::min<std::size_t>(key.size(), static_cast<std::size_t>(text.size())));
+        }
+        return key;
+      }, order, cancelled);
+  }
+  return frames;
+}
 
 void FrameTableModel::setIndex(std::shared_ptr<const CaptureIndex> index) {
   beginResetModel();
   index_ = std::move(index);
   selection_.reset();
+  selection_in_frame_order_ = true;
   shown_ = 0;
   first_ts_ = 0;
+  reference_.reset();
+  marked_.clear();
   endResetModel();
   poll();
 }
@@ -21,6 +109,7 @@ void FrameTableModel::setIndex(std::shared_ptr<const CaptureIndex> index) {
 void FrameTableModel::setSelection(std::optional<std::vector<std::uint32_t>> frames) {
   beginResetModel();
   selection_ = std::move(frames);
+  selection_in_frame_order_ = !selection_ || std::is_sorted(selection_->begin(), selection_->end());
   endResetModel();
 }
 
@@ -47,8 +136,49 @@ std::size_t FrameTableModel::frameAt(int row) const {
 
 int FrameTableModel::rowOf(std::size_t frame) const {
   if (!selection_) return frame < shown_ ? static_cast<int>(frame) : -1;
+  if (!selection_in_frame_order_) {
+    auto it = std::find(selection_->begin(), selection_->end(), frame);
+    return it != selection_->end() ? static_cast<int>(it - selection_->begin()) : -1;
+  }
   auto it = std::lower_bound(selection_->begin(), selection_->end(), frame);
   return it != selection_->end() && *it == frame ? static_cast<int>(it - selection_->begin()) : -1;
+}
+
+void FrameTableModel::setTimeFormat(TimeFormat format) {
+  time_format_ = format;
+  emit headerDataChanged(Qt::Horizontal, Time, Time);
+  if (rowCount() > 0) emit dataChanged(index(0, Time), index(rowCount() - 1, Time));
+}
+
+void FrameTableModel::setReference(std::optional<std::size_t> frame) {
+  reference_ = frame;
+  if (rowCount() > 0) emit dataChanged(index(0, Time), index(rowCount() - 1, Time));
+}
+
+void FrameTableModel::setMarked(std::size_t frame, bool marked) {
+  if (marked) marked_.insert(frame);
+  else marked_.erase(frame);
+  if (int row = rowOf(frame); row >= 0) emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+void FrameTableModel::sort(int column, Qt::SortOrder order) {
+  if (column < 0) column = Number, order = Qt::AscendingOrder;  // the header's indicator cleared
+  sort_column_ = column;
+  sort_order_ = order;
+  emit sortRequested(column, order);
+}
+
+QString FrameTableModel::rowsText(const QList<int>& rows) const {
+  QStringList lines;
+  QStringList header;
+  for (int c = 0; c < ColumnCount; ++c) header << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+  lines << header.join('\t');
+  for (int row : rows) {
+    QStringList cells;
+    for (int c = 0; c < ColumnCount; ++c) cells << data(index(row, c), Qt::DisplayRole).toString();
+    lines << cells.join('\t');
+  }
+  return lines.join('\n') + '\n';
 }
 
 int FrameTableModel::rowCount(const QModelIndex& parent) const {
@@ -58,6 +188,25 @@ int FrameTableModel::rowCount(const QModelIndex& parent) const {
 
 int FrameTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
+QString FrameTableModel::timeText(int row, const FrameRow& r) const {
+  switch (time_format_) {
+    case TimeFormat::TimeOfDay: return time_of_day(r.ts);
+    case TimeFormat::SinceStart: return seconds(r.ts - first_ts_);
+    case TimeFormat::SincePrevious: {
+      if (row == 0) return seconds(0);
+      auto previous = index_->row(frameAt(row - 1));
+      return previous ? seconds(r.ts - previous->ts) : QString();
+    }
+    case TimeFormat::SinceReference: {
+      if (!reference_) return seconds(r.ts - first_ts_);
+      if (frameAt(row) == *reference_) return tr("*REF*");
+      auto ref = index_->row(*reference_);
+      return ref ? seconds(r.ts - ref->ts) : QString();
+    }
+  }
+  return {};
+}
+
 QVariant FrameTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || !index_) return {};
   const std::size_t frame = frameAt(index.row());
@@ -66,41 +215,42 @@ QVariant FrameTableModel::data(const QModelIndex& index, int role) const {
                   index.column() == Tokens;
     return QVariant::fromValue(Qt::AlignVCenter | (number ? Qt::AlignRight : Qt::AlignLeft));
   }
+  if (role == Qt::BackgroundRole) return isMarked(frame) ? QBrush(QColor(0xFF, 0xE0, 0x80)) : QVariant();
+  if (role == Qt::FontRole) {
+    if (!isMarked(frame)) return {};
+    QFont bold;
+    bold.setBold(true);
+    return bold;
+  }
   if (role != Qt::DisplayRole && role != Qt::ForegroundRole && role != Qt::ToolTipRole) return {};
   auto row = index_->row(frame);
   if (!row) return {};
   if (role == Qt::ForegroundRole) {
+    if (isMarked(frame)) return QBrush(Qt::black);  // readable on the mark's colour in any palette
     if (row->status == FrameStatus::Ok) return {};
     QPalette p = QApplication::palette();
     return row->status == FrameStatus::Refused ? QBrush(QColor(0xD0, 0x3A, 0x3A)) : QBrush(p.color(QPalette::PlaceholderText));
   }
   if (role == Qt::ToolTipRole) {
     if (index.column() != Summary) return {};
-    auto d = index_->detail(frame);
-    return d ? QString::fromStdString(d->status == "ok" ? d->summary : d->status) : QVariant();
+    return frame_cell_text(*index_, frame, *row, Summary);
   }
-  switch (index.column()) {
-    case Number: return QVariant::fromValue<qulonglong>(frame + 1);
-    case Time: return QString::number(row->ts - first_ts_, 'f', 6);
-    case Connection: return row->connection + 1;
-    case Direction: return row->dir == anthro::Direction::ClientToServer ? QStringLiteral("C → S") : QStringLiteral("S → C");
-    case Type: return QString::fromLatin1(to_string(static_cast<FrameType>(row->type)));
-    case Stream: return row->stream_id ? QVariant(row->stream_id) : QVariant();
-    case Tokens: return row->token_count ? QVariant(row->token_count) : QVariant();
-    case Summary: {
-      auto d = index_->detail(frame);
-      if (!d) return tr("(unreadable)");
-      return QString::fromStdString(d->status == "ok" ? d->summary : d->status);
-    }
-  }
-  return {};
+  if (index.column() == Time) return timeText(index.row(), *row);
+  return frame_cell_text(*index_, frame, *row, index.column());
 }
 
 QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case Number: return tr("No.");
-    case Time: return tr("Time (s)");
+    case Time:
+      switch (time_format_) {
+        case TimeFormat::TimeOfDay: return tr("Time of day");
+        case TimeFormat::SinceStart: return tr("Time (s)");
+        case TimeFormat::SincePrevious: return tr("Δ previous (s)");
+        case TimeFormat::SinceReference: return tr("Since reference (s)");
+      }
+      return {};
     case Connection: return tr("Conn");
     case Direction: return tr("Direction");
     case Type: return tr("Type");

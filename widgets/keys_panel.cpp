@@ -2,18 +2,23 @@
 
 #include <QFileInfo>
 #include <QFileSystemWatcher>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "crypto/key_schedule.h"
+#include "file_dialog.h"
 #include "retranslator.h"
 #include "crypto/keylog.h"
 #include "util/files.h"
 
 namespace anthro::widgets {
 namespace {
+
+constexpr int kPathRole = Qt::UserRole + 1;  // a key file's row: its path
 
 // The connections a key log's lines belong to: ANTHRO_V1 by connection token, TLS secrets by
 // the ClientHello's random.
@@ -39,19 +44,48 @@ QStringList opened_by(const Key32& server_public, const std::vector<CaptureConne
 
 void add_connections(QTreeWidgetItem* item, const QStringList& names, bool have_capture) {
   if (!have_capture) return;
-  item->setText(2, names.isEmpty() ? QObject::tr("opens no connection of this capture")
-                                   : QObject::tr("opens %n connection(s)", nullptr, static_cast<int>(names.size())));
+  // English has no translator to pick a plural form: say "1 connection" in its own words.
+  const int n = static_cast<int>(names.size());
+  item->setText(2, n == 0 ? QObject::tr("opens no connection of this capture")
+                   : n == 1 ? QObject::tr("opens 1 connection")
+                            : QObject::tr("opens %n connections", nullptr, n));
   for (const QString& name : names) (new QTreeWidgetItem(item))->setText(0, name);
 }
 
 }  // namespace
 
-KeysPanel::KeysPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget(this)), watcher_(new QFileSystemWatcher(this)) {
+KeysPanel::KeysPanel(QWidget* parent)
+    : QWidget(parent),
+      tree_(new QTreeWidget(this)),
+      add_keylog_(new QPushButton(this)),
+      add_pem_(new QPushButton(this)),
+      remove_(new QPushButton(this)),
+      watcher_(new QFileSystemWatcher(this)) {
   tree_->setColumnCount(3);
   tree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  tree_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(add_keylog_);
+  buttons->addWidget(add_pem_);
+  buttons->addWidget(remove_);
+  buttons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(tree_);
+  layout->setSpacing(2);
+  layout->addLayout(buttons);
+  layout->addWidget(tree_, 1);
+  connect(add_keylog_, &QPushButton::clicked, this, [this] {
+    const QString path = open_file_name(this, tr("Add key log"), tr("Key logs (*.log *.txt *.keylog);;All files (*)"));
+    if (!path.isEmpty()) addKeylog(path);
+  });
+  connect(add_pem_, &QPushButton::clicked, this, [this] {
+    const QString path = open_file_name(this, tr("Add server key"), tr("PEM keys (*.pem);;All files (*)"));
+    if (!path.isEmpty()) addServerKey(path);
+  });
+  connect(remove_, &QPushButton::clicked, this, [this] {
+    for (const QString& path : selectedFiles()) remove(path);
+  });
+  connect(tree_, &QTreeWidget::itemSelectionChanged, this, &KeysPanel::updateButtons);
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
     // Editors and SSLKEYLOGFILE writers may replace the file: watch the new one.
     if (!watcher_->files().contains(path) && QFileInfo::exists(path)) watcher_->addPath(path);
@@ -61,6 +95,10 @@ KeysPanel::KeysPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget(t
   });
   (new Retranslator(this))->add([this] {
     tree_->setHeaderLabels({tr("Key"), tr("Contents"), tr("Connections")});
+    add_keylog_->setText(tr("Add key log…"));
+    add_pem_->setText(tr("Add server key…"));
+    remove_->setText(tr("Remove"));
+    remove_->setToolTip(tr("Forget the selected key files (the files stay on disk)"));
     rebuild();
   });
 }
@@ -107,6 +145,17 @@ void KeysPanel::remove(const QString& path) {
   emit keysChanged();
 }
 
+QStringList KeysPanel::selectedFiles() const {
+  QStringList paths;
+  for (const QTreeWidgetItem* item : tree_->selectedItems()) {
+    const QString path = item->data(0, kPathRole).toString();
+    if (!path.isEmpty() && !paths.contains(path)) paths << path;
+  }
+  return paths;
+}
+
+void KeysPanel::updateButtons() { remove_->setEnabled(!selectedFiles().isEmpty()); }
+
 void KeysPanel::showCapture(const QString& capture, const std::vector<CaptureConnection>& connections,
                             const std::vector<std::string>& embedded_keylogs) {
   capture_ = capture;
@@ -122,6 +171,7 @@ void KeysPanel::rebuild() {
   for (const QString& path : keylogs_) {
     auto* item = new QTreeWidgetItem(logs, {QFileInfo(path).fileName()});
     item->setToolTip(0, path);
+    item->setData(0, kPathRole, path);
     auto text = read_file(path.toStdString());
     if (!text) {
       item->setText(1, QString::fromStdString(text.error().detail));
@@ -135,6 +185,7 @@ void KeysPanel::rebuild() {
   for (const QString& path : server_keys_) {
     auto* item = new QTreeWidgetItem(pems, {QFileInfo(path).fileName()});
     item->setToolTip(0, path);
+    item->setData(0, kPathRole, path);
     auto pem = read_file(path.toStdString());
     auto key = pem ? load_x25519_private_pem(*pem, path.toStdString()) : Result<Key32>(pem.error());
     if (!key) {
@@ -156,6 +207,7 @@ void KeysPanel::rebuild() {
     if (embedded_.empty()) dsb->setText(1, tr("none"));
   }
   tree_->expandAll();
+  updateButtons();
 }
 
 }  // namespace anthro::widgets

@@ -11,6 +11,7 @@
 #include "capture/capture_decoder.h"
 
 class QFileSystemWatcher;
+class QPushButton;
 class QTreeWidget;
 
 namespace anthro::widgets {
@@ -24,6 +25,11 @@ class KeysPanel : public QWidget {
   bool addKeylog(const QString& path);
   bool addServerKey(const QString& path);
   void remove(const QString& path);
+  // The files of the selected rows (key logs and PEM keys; DSB keys cannot be removed).
+  QStringList selectedFiles() const;
+  QPushButton* addKeylogButton() const { return add_keylog_; }
+  QPushButton* addServerKeyButton() const { return add_pem_; }
+  QPushButton* removeButton() const { return remove_; }
   QStringList keylogs() const { return keylogs_; }
   QStringList serverKeys() const { return server_keys_; }
   // Which connections of a capture each key opens.
@@ -37,8 +43,10 @@ class KeysPanel : public QWidget {
 
  private:
   void rebuild();
+  void updateButtons();
 
   QTreeWidget* tree_;
+  QPushButton *add_keylog_, *add_pem_, *remove_;
   QFileSystemWatcher* watcher_;
   QStringList keylogs_, server_keys_;
   QString capture_;

@@ -33,6 +33,13 @@ constexpr int kDotLimit = 5'000;
 constexpr double kSparseDot = 5.5, kDenseDot = 4;
 constexpr int kSparseAlpha = 210, kDenseAlpha = 80;
 constexpr std::array<double, 3> kPercentiles = {50, 95, 99};
+// The header's distance from the plot's edges, and the gap between title and legend.
+constexpr int kHeaderInset = 6, kHeaderGap = 12;
+
+// A legend entry's width besides its text: icon, padding and the item's margins.
+int legendKeyWidth(const QCPLegend* legend) {
+  return legend->iconSize().width() + legend->iconTextPadding() + 16;
+}
 
 }  // namespace
 
@@ -46,7 +53,7 @@ struct LatencyCharts::Impl {
 
   std::array<QCustomPlot*, 4> plots{};
   std::array<QCPTextElement*, 4> titles{};
-  std::array<QCPLayoutGrid*, 4> headers{};
+  std::array<HeaderGrid*, 4> headers{};
   std::array<PassiveText*, 4> empty_notes{};
   std::array<QCPGraph*, kSeriesCount> ttft{}, tps{}, cdf{};
   std::array<QCPBars*, kSeriesCount> hist{};
@@ -55,6 +62,15 @@ struct LatencyCharts::Impl {
   std::array<PassiveLine*, 3> cdf_guides{};
   std::array<PassiveText*, 3> cdf_guide_labels{};
   PassiveText* hist_note = nullptr;
+  double hist_max = 0;  // the tallest bar's count
+  std::array<bool, kSeriesCount> shown{true, true};
+  // The request last clicked, ringed on the TTFT and token-rate charts.
+  struct Marked {
+    int series = 0;
+    StoredRequest point;
+  };
+  std::optional<Marked> marked;
+  std::array<PassiveTracer*, 2> marks{};  // on TtftOverTime, TokenRate
   // Dots as pixmaps for the screen or for 2x PNG exports, or as vector discs for PDF/SVG.
   enum class Dots { Screen, Png, Vector };
   std::array<std::array<QPixmap, 2>, kSeriesCount> dot_pixmaps;  // [series][dense]
@@ -72,9 +88,33 @@ struct LatencyCharts::Impl {
   void sync(ChartSeries& s, int index);
   void updateCharts();
   void updateHistogram();
+  std::vector<std::uint64_t> itlCounts(int s) const;
   void updateLegends();
+  struct LegendFit {
+    int room = 0, row = 0, column = 0;
+    bool fitsOneLine() const { return row <= room; }
+  };
+  LegendFit legendFit(Chart chart, int width) const;
+  void arrangeHeader(Chart chart);
+  void fitHistogramRange();
   void placePercentileLabels();
+  void toggleFromLegend(QCPAbstractLegendItem* item);
+  QCPAbstractPlottable* plottable(Chart chart, int s) const {
+    switch (chart) {
+      case TtftOverTime: return ttft[s];
+      case TokenRate: return tps[s];
+      case TtftCdf: return cdf[s];
+      case ItlHistogram: return hist[s];
+    }
+    return nullptr;
+  }
   void onClick(QCPAbstractPlottable* plottable, int data_index);
+  void placeMarks();
+  // Something changed: the charts follow at the next tick of the coalescing timer.
+  void markDirty() {
+    dirty = true;
+    if (!timer.isActive()) timer.start();
+  }
 };
 
 QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart) {
@@ -86,11 +126,22 @@ QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart) {
   titles[chart] = frame.title;
   headers[chart] = frame.header;
   plots[chart] = plot;
+  frame.header->prepare = [this, chart] { arrangeHeader(chart); };
   QObject::connect(plot, &QCustomPlot::plottableClick, q,
                    [this](QCPAbstractPlottable* p, int index, QMouseEvent*) { onClick(p, index); });
+  QObject::connect(plot, &QCustomPlot::legendClick, q,
+                   [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) { toggleFromLegend(item); });
   plot->setContextMenuPolicy(Qt::CustomContextMenu);
   QObject::connect(plot, &QWidget::customContextMenuRequested, q, [this, chart, plot](const QPoint& at) {
     QMenu menu(plot);
+    for (int s = 0; s < kSeriesCount; ++s) {
+      QAction* show = menu.addAction(tr("Show %1").arg(series[s].name), q,
+                                     [this, s](bool on) { q->setSeriesVisible(s, on); });
+      show->setCheckable(true);
+      show->setChecked(shown[s]);
+    }
+    menu.addSeparator();
+    menu.addAction(tr("Clear charts"), q, &LatencyCharts::clear);
     menu.addAction(tr("Export chart…"), q, [this, chart] { exportWithDialog(chart); });
     menu.exec(plot->mapToGlobal(at));
   });
@@ -165,11 +216,14 @@ void LatencyCharts::Impl::build() {
   plots[ItlHistogram]->yAxis->setTicker(QSharedPointer<CountTicker>::create());
   plots[ItlHistogram]->yAxis->ticker()->setTickCount(6);
 
+  marks = {makeMark(plots[TtftOverTime]), makeMark(plots[TokenRate])};
   hist_note = makeCornerNote(plots[ItlHistogram]);
+  hist_note->setObjectName(QStringLiteral("histogram-note"));
   hist_note->setVisible(false);
 
   QObject::connect(plots[TtftOverTime], &QCustomPlot::afterLayout, q,
                    [this] { placePercentileLabels(); });
+  QObject::connect(plots[ItlHistogram], &QCustomPlot::afterLayout, q, [this] { fitHistogramRange(); });
 
   auto* grid = new QGridLayout(q);
   grid->setContentsMargins(0, 0, 0, 0);
@@ -195,14 +249,12 @@ void LatencyCharts::Impl::applyMargins() {
   const int top = fm.height() / 2 + 2;
   const int right_time = fm.horizontalAdvance(QStringLiteral("p99 8888.8")) + 12;
   const int right_dist = std::max(fm.horizontalAdvance(QStringLiteral("p99")) + 12, tick_label / 2 + 8);
-  // The header (title, legend) has a fixed height too: a legend appearing never moves the axes.
-  const int header = fm.height() + 16;
+  // The header (title, legend) spans the plot; its height follows the plot's width only
+  // (arrangeHeader), so a legend appearing never moves the axes.
   for (int c = 0; c < 4; ++c) {
     const int right = (c == TtftOverTime || c == TokenRate) ? right_time : right_dist;
     plots[c]->axisRect()->setMargins(QMargins(left, top, right, bottom));
-    headers[c]->setMargins(QMargins(left, 0, right, 0));
-    headers[c]->setMinimumSize(0, header);
-    headers[c]->setMaximumSize(QWIDGETSIZE_MAX, header);
+    headers[c]->setMargins(QMargins(kHeaderInset, 0, kHeaderInset, 0));
   }
 }
 
@@ -242,6 +294,7 @@ void LatencyCharts::Impl::applyTheme() {
   }
   hist_note->setColor(theme.muted);
   hist_note->setFont(small);
+  for (PassiveTracer* mark : marks) mark->setPen(QPen(theme.text, 1.8));
   dot_pixel_ratio = 0;  // colours changed: new pixmaps
   for (int s = 0; s < kSeriesCount; ++s) {
     styleGraph(ttft[s], s);
@@ -297,6 +350,11 @@ void LatencyCharts::Impl::updateCharts() {
   double ttft_lo = t_lo, ttft_hi = 0, tps_hi = 0;
   bool any_ttft = false, any_tps = false;
   for (int s = 0; s < kSeriesCount; ++s) {
+    for (QCPAbstractPlottable* p : std::initializer_list<QCPAbstractPlottable*>{ttft[s], tps[s], cdf[s], hist[s]})
+      p->setVisible(shown[s]);
+    styleGraph(ttft[s], s);
+    styleGraph(tps[s], s);
+    if (!shown[s]) continue;
     for (QCPGraph* g : {ttft[s], tps[s]}) {
       auto data = g->data();
       if (data->isEmpty()) continue;
@@ -313,13 +371,11 @@ void LatencyCharts::Impl::updateCharts() {
       any_tps = true;
       tps_hi = std::max(tps_hi, ser.sorted_tps.back());
     }
-    styleGraph(ttft[s], s);
-    styleGraph(tps[s], s);
   }
   if (t_lo <= t_hi) {
-    double pad = std::max((t_hi - t_lo) * 0.02, 0.5);
-    const double lower = t_lo >= 0 ? std::max(0.0, t_lo - pad) : t_lo - pad;
-    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(lower, t_hi + pad);
+    // Padded on both sides, so the first and last dots (a lone one too) sit inside the axes.
+    const double pad = t_hi > t_lo ? (t_hi - t_lo) * 0.04 : 0.5;
+    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(t_lo - pad, t_hi + pad);
   } else {
     for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(0, 60);
   }
@@ -330,7 +386,7 @@ void LatencyCharts::Impl::updateCharts() {
   for (int s = 0; s < kSeriesCount; ++s) {
     const auto& sorted = series[s].sorted_ttft;
     for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
-      if (sorted.empty()) {
+      if (sorted.empty() || !shown[s]) {
         pct_lines[s][i]->setVisible(false);
         pct_labels[s][i]->setVisible(false);
         continue;
@@ -363,20 +419,43 @@ void LatencyCharts::Impl::updateCharts() {
   empty_notes[TtftCdf]->setVisible(!any_ttft);
   empty_notes[TokenRate]->setVisible(!any_tps);
   updateLegends();
+  placeMarks();
+}
+
+void LatencyCharts::Impl::placeMarks() {
+  const bool on = marked && shown[marked->series];
+  const std::array<double, 2> values = {marked ? marked->point.ttft : kNaN, marked ? marked->point.tps : kNaN};
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    marks[i]->setVisible(on && std::isfinite(values[i]));
+    if (marks[i]->visible()) marks[i]->position->setCoords(marked->point.t, values[i]);
+  }
+}
+
+// A series' ITL bucket counts: its requests' and the streaming request's.
+std::vector<std::uint64_t> LatencyCharts::Impl::itlCounts(int s) const {
+  std::vector<std::uint64_t> counts = series[s].itl.counts();
+  if (!series[s].running_itl.empty())
+    for (int b = 0; b < kItlBuckets; ++b) counts[b] += series[s].running_itl.counts()[b];
+  return counts;
 }
 
 // Bins shared by both series (see histogramBins); the samples beyond the last regular bin,
 // if any, are one overflow bar explained by a note in the corner.
 void LatencyCharts::Impl::updateHistogram() {
   std::vector<std::uint64_t> combined(kItlBuckets, 0);
-  for (const ChartSeries& s : series)
-    for (int b = 0; b < kItlBuckets; ++b) combined[b] += s.itl.counts()[b];
+  std::array<std::vector<std::uint64_t>, kSeriesCount> counts_of;
+  for (int s = 0; s < kSeriesCount; ++s) {
+    counts_of[s] = itlCounts(s);
+    if (shown[s])
+      for (int b = 0; b < kItlBuckets; ++b) combined[b] += counts_of[s][b];
+  }
   const std::optional<HistogramBins> layout = histogramBins(combined);
   hist_note->setVisible(false);
   if (!layout) {
     for (auto* bars : hist) bars->data()->clear();
     plots[ItlHistogram]->xAxis->setRange(0, 50);
     plots[ItlHistogram]->yAxis->setRange(0, 10);
+    hist_max = 0;
     empty_notes[ItlHistogram]->setVisible(true);
     return;
   }
@@ -386,7 +465,11 @@ void LatencyCharts::Impl::updateHistogram() {
   double max_count = 0;
   std::uint64_t overflow_total = 0;
   for (int s = 0; s < kSeriesCount; ++s) {
-    const std::vector<std::uint64_t> counts = binCounts(series[s].itl.counts(), *layout);
+    if (!shown[s]) {
+      hist[s]->data()->clear();
+      continue;
+    }
+    const std::vector<std::uint64_t> counts = binCounts(counts_of[s], *layout);
     QVector<QCPBarsData> data;
     data.reserve(static_cast<int>(bar_count));
     for (std::size_t i = 0; i < bar_count; ++i) {
@@ -406,25 +489,101 @@ void LatencyCharts::Impl::updateHistogram() {
     hist_note->setVisible(true);
   }
   plots[ItlHistogram]->xAxis->setRange(start, start + static_cast<double>(bar_count) * width);
-  plots[ItlHistogram]->yAxis->setRange(0, std::max(max_count * 1.1, 1.0));
+  hist_max = max_count;
+  fitHistogramRange();
 }
 
+// The note sits in the top right corner of the data area: the count axis leaves it a band of
+// its own above the tallest bar (known once the plot is laid out, so again after each layout).
+void LatencyCharts::Impl::fitHistogramRange() {
+  if (hist_max <= 0) return;
+  QCustomPlot* plot = plots[ItlHistogram];
+  double top = std::max(hist_max * 1.1, 1.0);
+  const double height = plot->axisRect()->height();
+  const double band = QFontMetrics(hist_note->font()).height() + 12;  // padding and a gap
+  if (hist_note->visible() && height > 2 * band) top = std::max(top, hist_max / (1 - band / height));
+  plot->yAxis->setRange(0, top);
+}
+
+// Series with data are listed; a hidden one struck out and muted.
 void LatencyCharts::Impl::updateLegends() {
   for (int c = 0; c < 4; ++c) {
     QCustomPlot* plot = plots[c];
     plot->legend->clearItems();
     for (int s = 0; s < kSeriesCount; ++s) {
-      QCPAbstractPlottable* p = c == TtftOverTime ? static_cast<QCPAbstractPlottable*>(ttft[s])
-                                : c == TokenRate  ? static_cast<QCPAbstractPlottable*>(tps[s])
-                                : c == TtftCdf    ? static_cast<QCPAbstractPlottable*>(cdf[s])
-                                                  : static_cast<QCPAbstractPlottable*>(hist[s]);
+      QCPAbstractPlottable* p = plottable(Chart(c), s);
       p->setName(series[s].name);
-      bool has_data = c == ItlHistogram ? !series[s].itl.empty()
+      bool has_data = c == ItlHistogram ? !series[s].itl.empty() || !series[s].running_itl.empty()
                       : c == TokenRate  ? !series[s].sorted_tps.empty()
                                         : !series[s].sorted_ttft.empty();
-      if (has_data) p->addToLegend();
+      if (!has_data) continue;
+      p->addToLegend();
+      auto* item = plot->legend->itemWithPlottable(p);
+      QFont font = plot->legend->font();
+      font.setStrikeOut(!shown[s]);
+      item->setFont(font);
+      item->setTextColor(shown[s] ? theme.text : theme.muted);
     }
   }
+}
+
+// The room the legend has beside the title at `width`, and the widths of its entries in one
+// row and stacked (the wider entry). Measured on both names whether or not a series has data
+// yet, so the axes stay put as data arrives.
+LatencyCharts::Impl::LegendFit LatencyCharts::Impl::legendFit(Chart chart, int width) const {
+  const QCPLegend* legend = plots[chart]->legend;
+  const QFontMetrics title_fm(titles[chart]->font()), fm(legend->font());
+  LegendFit fit;
+  fit.room = width - 2 * kHeaderInset - title_fm.horizontalAdvance(titles[chart]->text()) - kHeaderGap;
+  for (int s = 0; s < kSeriesCount; ++s) {
+    const int entry = legendKeyWidth(legend) + fm.horizontalAdvance(series[s].name);
+    fit.row += entry + (s > 0 ? legend->columnSpacing() : 0);
+    fit.column = std::max(fit.column, entry);
+  }
+  return fit;
+}
+
+// One line when the title and both series' names fit the width being drawn; else the legend
+// stacks its entries on the right (a taller header), and only names that still do not fit
+// are shortened. On screen a header is as tall as the other one in its row of the grid, so
+// their data areas line up; an export, drawn at a size of its own, needs only its own.
+void LatencyCharts::Impl::arrangeHeader(Chart chart) {
+  QCustomPlot* plot = plots[chart];
+  QCPLegend* legend = plot->legend;
+  const LegendFit fit = legendFit(chart, plot->viewport().width());
+  const bool one_line = fit.fitsOneLine();
+  const int wrap = one_line ? 0 : 1;
+  if (legend->wrap() != wrap) {
+    legend->setWrap(wrap);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+  }
+  const QFontMetrics fm(legend->font());
+  const int key = legendKeyWidth(legend);
+  for (int s = 0; s < kSeriesCount; ++s) {
+    const QString name = one_line || fit.column <= fit.room
+                             ? series[s].name
+                             : fm.elidedText(series[s].name, Qt::ElideMiddle, std::max(fit.room - key, fm.averageCharWidth() * 3));
+    plottable(chart, s)->setName(name);
+  }
+  const Chart partner = chart == TtftOverTime ? TtftCdf
+                        : chart == TtftCdf    ? TtftOverTime
+                        : chart == TokenRate  ? ItlHistogram
+                                              : TokenRate;
+  const bool on_screen = plot->viewport() == plot->rect();
+  const bool partner_tall = on_screen && plots[partner]->isVisible() &&
+                            !legendFit(partner, plots[partner]->viewport().width()).fitsOneLine();
+  const int line = std::max(fm.height(), legend->iconSize().height()) + 4;
+  const int height = std::max(QFontMetrics(titles[chart]->font()).height(), one_line && !partner_tall ? line : 2 * line) + 10;
+  headers[chart]->setMinimumSize(0, height);
+  headers[chart]->setMaximumSize(QWIDGETSIZE_MAX, height);
+}
+
+void LatencyCharts::Impl::toggleFromLegend(QCPAbstractLegendItem* item) {
+  auto* entry = qobject_cast<QCPPlottableLegendItem*>(item);
+  if (!entry) return;
+  for (int s = 0; s < kSeriesCount; ++s)
+    for (int c = 0; c < 4; ++c)
+      if (entry->plottable() == plottable(Chart(c), s)) return q->setSeriesVisible(s, !shown[s]);
 }
 
 // Percentile labels sit in the right margin at their line's height, pushed apart so that
@@ -463,6 +622,9 @@ void LatencyCharts::Impl::onClick(QCPAbstractPlottable* plottable, int data_inde
     const auto& points = series[s].points;
     for (auto it = points.rbegin(); it != points.rend(); ++it) {
       if (it->t == point.key && (is_ttft ? it->ttft : it->tps) == point.value) {
+        marked = Marked{s, *it};
+        placeMarks();
+        for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
         emit q->requestClicked(s, it->request);
         return;
       }
@@ -514,8 +676,7 @@ void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch
   if (s.points.size() > d_->max_points) s.dropOldest(s.points.size() - d_->max_points);
   s.itl.dropBeyond(kMaxItlSamples);
   if (added == 0) return;
-  d_->dirty = true;
-  if (!d_->timer.isActive()) d_->timer.start();
+  d_->markDirty();
 }
 
 void LatencyCharts::clear() {
@@ -527,10 +688,43 @@ void LatencyCharts::clear() {
     d_->ttft[i]->data()->clear();
     d_->tps[i]->data()->clear();
   }
+  d_->marked.reset();
   d_->timer.stop();
   d_->dirty = false;
   d_->updateCharts();
   for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+  emit cleared();
+}
+
+void LatencyCharts::setSeriesVisible(int series, bool visible) {
+  if (series < 0 || series >= kSeriesCount || d_->shown[series] == visible) return;
+  d_->shown[series] = visible;
+  flush();  // pending points first, so the redraw below shows them too
+  d_->updateCharts();
+  for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+  emit seriesVisibilityChanged(series, visible);
+}
+
+bool LatencyCharts::seriesVisible(int series) const {
+  return series >= 0 && series < kSeriesCount && d_->shown[series];
+}
+
+void LatencyCharts::addRunningItl(int series, const std::vector<double>& itl_ms) {
+  if (series < 0 || series >= kSeriesCount) return;
+  std::size_t added = 0;
+  for (double itl : itl_ms)
+    if (std::isfinite(itl)) {
+      d_->series[series].running_itl.add(itl);
+      ++added;
+    }
+  if (added == 0) return;
+  d_->markDirty();
+}
+
+void LatencyCharts::clearRunningItl(int series) {
+  if (series < 0 || series >= kSeriesCount || d_->series[series].running_itl.empty()) return;
+  d_->series[series].running_itl = {};
+  d_->markDirty();
 }
 
 std::vector<double> LatencyCharts::ttftValues(int series) const {
@@ -550,7 +744,7 @@ std::size_t LatencyCharts::pointCount(int series) const {
 
 std::size_t LatencyCharts::itlSampleCount(int series) const {
   if (series < 0 || series >= kSeriesCount) return 0;
-  return d_->series[series].itl.size();
+  return d_->series[series].itl.size() + d_->series[series].running_itl.size();
 }
 
 std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int series) const {
@@ -583,10 +777,7 @@ void LatencyCharts::setMaxPoints(std::size_t max_points) {
       dropped = true;
     }
   }
-  if (dropped) {
-    d_->dirty = true;
-    if (!d_->timer.isActive()) d_->timer.start();
-  }
+  if (dropped) d_->markDirty();
 }
 
 std::size_t LatencyCharts::maxPoints() const { return d_->max_points; }
@@ -622,11 +813,12 @@ bool LatencyCharts::exportChart(Chart chart, const QString& path, QString* error
     return fail(tr("Cannot export to %1: unknown file type \"%2\" (use .png, .pdf or .svg)")
                     .arg(QDir::toNativeSeparators(path), suffix.isEmpty() ? tr("none") : suffix));
   flush();
-  // The on-screen size when the chart is laid out, else a size that suits a report.
-  int width = p->width(), height = p->height();
-  if (!p->isVisible() || width < 320 || height < 220) {
-    width = 900;
-    height = 540;
+  // The on-screen size when it is larger than a report's; the header is arranged for the
+  // size written (arrangeHeader runs before each layout), so nothing is cut at either.
+  int width = kExportWidth, height = kExportHeight;
+  if (p->isVisible()) {
+    width = std::max(width, p->width());
+    height = std::max(height, p->height());
   }
   // Vector formats get vector dots (pixmap dots would be embedded as images); the PNG, drawn
   // at twice the size, dots drawn for that.
@@ -656,6 +848,7 @@ void LatencyCharts::changeEvent(QEvent* event) {
   switch (event->type()) {
     case QEvent::LanguageChange:
       d_->retranslate();
+      d_->updateCharts();  // the histogram's note too
       for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
       break;
     case QEvent::PaletteChange:

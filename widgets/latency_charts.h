@@ -39,6 +39,7 @@ class LatencyCharts : public QWidget {
   static constexpr int kSeriesCount = 2;
   static constexpr std::size_t kMaxPoints = 2'000'000;         // requests held per series
   static constexpr std::size_t kMaxItlSamples = 32'000'000;    // ITL samples held per series
+  static constexpr int kExportWidth = 900, kExportHeight = 540;  // smallest export size
 
   struct Percentiles {
     double p50 = 0, p95 = 0, p99 = 0;
@@ -55,12 +56,24 @@ class LatencyCharts : public QWidget {
   // Values that are not finite are treated as missing; a point whose t_s is not finite is
   // ignored.
   void addPoints(int series, const std::vector<RequestPoint>& batch);
+  // Empties every chart (also from the charts' context menu), then emits cleared().
   void clear();
+
+  // Shows or hides a series on every chart; a hidden series keeps its data and its legend
+  // entry (struck out: clicking it, or the context menu, shows the series again) and no longer
+  // sets the axes' ranges or the histogram's bins.
+  void setSeriesVisible(int series, bool visible);
+  bool seriesVisible(int series) const;
+
+  // Inter-token latencies of a request still streaming, in the histogram until
+  // clearRunningItl(): its point (addPoints, with the ITL measured at its end) replaces them.
+  void addRunningItl(int series, const std::vector<double>& itl_ms);
+  void clearRunningItl(int series);
 
   // Exactly the TTFT values held for the series, oldest first (points without TTFT skipped).
   std::vector<double> ttftValues(int series) const;
   std::size_t pointCount(int series) const;     // requests held
-  std::size_t itlSampleCount(int series) const;  // inter-token latencies held
+  std::size_t itlSampleCount(int series) const;  // inter-token latencies held, running ones too
   // numpy-linear percentiles of ttftValues(series); nullopt without TTFT values.
   std::optional<Percentiles> ttftPercentiles(int series) const;
 
@@ -83,17 +96,20 @@ class LatencyCharts : public QWidget {
   // The chart's plot, for tests and benches (owned by this widget).
   QCustomPlot* plot(Chart chart) const;
 
-  // Writes the chart as PNG, PDF or SVG, chosen by the extension of path (case-insensitive).
+  // Writes the chart as PNG, PDF or SVG, chosen by the extension of path (case-insensitive),
+  // at its on-screen size but at least kExportWidth x kExportHeight, laid out for that size.
   // Writes path + ".tmp" and renames it over path, so path is never half-written. On failure
   // returns false, leaves no file and sets *error to a message naming the path.
   bool exportChart(Chart chart, const QString& path, QString* error = nullptr);
 
  signals:
-  // A point of the TTFT or token-rate chart was clicked: the series and the RequestPoint's
-  // `request`.
+  // A point of the TTFT or token-rate chart was clicked (it is ringed on both until another
+  // is, or the charts are cleared): the series and the RequestPoint's `request`.
   void requestClicked(int series, int request);
   // What happened to an export the user asked for from a chart's context menu.
   void message(const QString& text);
+  void cleared();
+  void seriesVisibilityChanged(int series, bool visible);
 
  protected:
   void changeEvent(QEvent* event) override;

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -13,7 +14,9 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <chrono>
 
 #include "client_faults_box.h"
 #include "error_text.h"
@@ -22,7 +25,7 @@
 #include "loopback_capture.h"
 #include "request_point.h"
 #include "retranslator.h"
-#include "session/bench.h"
+#include "metrics/slo.h"
 #include "session/live_session.h"
 #include "session/target.h"
 #include "worker.h"
@@ -33,6 +36,16 @@ namespace {
 constexpr int kMaxRecentTargets = 10;
 
 QString ms(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 1) + " ms" : QStringLiteral("–"); }
+
+// The clock of live requests' timelines (core/session stamps them with steady_clock).
+double monotonic_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+QString stopText(const RequestResult& r) {
+  return r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
+                       : QString::fromStdString(r.error.value_or("no RESPONSE"));
+}
 
 }  // namespace
 
@@ -53,20 +66,27 @@ SessionPanel::SessionPanel(QWidget* parent)
       answer_(new QPlainTextEdit(this)),
       figures_(new QLabel(this)),
       session_error_(new QLabel(this)),
+      load_mode_(new QComboBox(this)),
       concurrency_(new QSpinBox(this)),
       rate_(new QDoubleSpinBox(this)),
       requests_(new QSpinBox(this)),
+      duration_(new QDoubleSpinBox(this)),
+      slo_(new QLineEdit(this)),
       series_(new QComboBox(this)),
       load_button_(new QPushButton(this)),
       load_status_(new QLabel(this)),
+      records_button_(new QPushButton(this)),
+      clear_button_(new QPushButton(this)),
       diagnose_button_(new QPushButton(this)),
       export_button_(new QPushButton(this)),
       faults_(new ClientFaultsBox(this)),
       charts_(new LatencyCharts(this)),
-      inbox_(std::make_shared<Inbox>(this)) {
+      inbox_(std::make_shared<Inbox>(this)),
+      progress_timer_(new QTimer(this)) {
   target_->setEditable(true);
   target_->setInsertPolicy(QComboBox::NoInsert);
-  target_->setMinimumContentsLength(24);  // long URLs scroll in the field; the page must fit 1024 px
+  // Long URLs scroll in the field: they never size the page.
+  target_->setMinimumContentsLength(20);
   target_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   key_source_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // follows the language's longest text
   key_source_->addItems({QString(), QString(), QString(), QString()});
@@ -81,39 +101,55 @@ SessionPanel::SessionPanel(QWidget* parent)
   repeat_->setRange(1, 1000);
   cancel_->setEnabled(false);
   answer_->setReadOnly(true);
+  figures_->setObjectName(QStringLiteral("stats-line"));
   figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  concurrency_->setRange(0, 4096);
+  // Wrapped, and never what sizes the pane: a longer line must not widen the request panel.
+  figures_->setWordWrap(true);
+  figures_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  load_mode_->addItems({QString(), QString(), QString()});
+  concurrency_->setRange(1, 4096);
   concurrency_->setValue(4);
-  rate_->setRange(0, 100000);
-  requests_->setRange(1, 1000000);
+  rate_->setRange(0.1, 100000);
+  rate_->setDecimals(1);
+  rate_->setValue(10);
+  requests_->setRange(0, 1000000);
   requests_->setValue(50);
+  duration_->setRange(0, 86400);
+  duration_->setDecimals(0);
+  slo_->setClearButtonEnabled(true);
   series_->addItems({QString(), QString()});
+  load_status_->setObjectName(QStringLiteral("load-status"));
+  load_status_->setWordWrap(true);
+  load_status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  load_status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  progress_timer_->setInterval(500);
+  connect(progress_timer_, &QTimer::timeout, this, &SessionPanel::updateLoadStatus);
 
   auto* request_box = new QGroupBox(this);
   // Never squeezed below its rows' heights: on a short screen the page scrolls instead.
   request_box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
   auto* target_label = new QLabel(this);
+  auto* key_label = new QLabel(this);
   auto* model_label = new QLabel(this);
   auto* max_tokens_label = new QLabel(this);
   auto* system_label = new QLabel(this);
   auto* message_label = new QLabel(this);
   auto* form = new QFormLayout(request_box);
+  // One thing a row, so the pane stays narrow enough to leave the charts their room at 1024 px.
   form->addRow(target_label, target_);
-  // The key's source, and under it the field a typed key goes in, as wide as the column: the
-  // column stays narrow enough for the charts beside it on a 1024 px screen.
-  auto* key_label = new QLabel(this);
+  // The key's source, and under it the field a typed key goes in, as wide as the column.
   form->addRow(key_label, key_source_);
   form->addRow(QString(), api_key_);
-  form->addRow(model_label, model_);
-  auto* tokens_row = new QHBoxLayout;
-  tokens_row->addWidget(max_tokens_);
-  tokens_row->addWidget(stream_);
-  tokens_row->addStretch(1);
-  form->addRow(max_tokens_label, tokens_row);
+  auto* model_row = new QHBoxLayout;
+  model_row->addWidget(model_, 1);
+  model_row->addWidget(max_tokens_label);
+  model_row->addWidget(max_tokens_);
+  form->addRow(model_label, model_row);
   form->addRow(system_label, system_);
   form->addRow(message_label, prompt_);
   form->addRow(capture_);
   auto* buttons = new QHBoxLayout;
+  buttons->addWidget(stream_);
   buttons->addStretch(1);
   buttons->addWidget(repeat_);
   buttons->addWidget(send_);
@@ -123,35 +159,46 @@ SessionPanel::SessionPanel(QWidget* parent)
   auto* answer_box = new QGroupBox(this);
   auto* answer_layout = new QVBoxLayout(answer_box);
   answer_layout->addWidget(answer_, 1);
-  // The stats line and the error wrap rather than widen the page.
-  figures_->setWordWrap(true);
   answer_layout->addWidget(figures_);
   show_as_error(session_error_);
   session_error_->hide();
   answer_layout->addWidget(session_error_);
 
+  // The load panel: how requests arrive and how many, on one row; what to do with them on
+  // the next; the progress or summary below, wrapped, so no text widens the window.
   auto* load_box = new QGroupBox(this);
   load_box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
   auto* concurrency_label = new QLabel(this);
   auto* rate_label = new QLabel(this);
   auto* requests_label = new QLabel(this);
-  auto* load_layout = new QHBoxLayout;
+  auto* duration_label = new QLabel(this);
+  auto* slo_label = new QLabel(this);
+  auto* how = new QHBoxLayout;
+  how->addWidget(load_mode_);
+  how->addWidget(concurrency_label);
+  how->addWidget(concurrency_);
+  how->addWidget(rate_label);
+  how->addWidget(rate_);
+  how->addWidget(requests_label);
+  how->addWidget(requests_);
+  how->addWidget(duration_label);
+  how->addWidget(duration_);
+  how->addStretch(1);
+  auto* what = new QHBoxLayout;
+  what->addWidget(slo_label);
+  what->addWidget(slo_, 1);
+  what->addWidget(series_);
+  what->addWidget(load_button_);
+  what->addWidget(records_button_);
+  what->addWidget(clear_button_);
+  what->addWidget(diagnose_button_);
+  what->addWidget(export_button_);
   auto* load_box_layout = new QVBoxLayout(load_box);
-  load_box_layout->addLayout(load_layout);
-  load_box_layout->addWidget(load_status_);  // under the controls, the whole width: one line
+  load_box_layout->addLayout(how);
+  load_box_layout->addLayout(what);
+  load_box_layout->addWidget(load_status_);
   load_box_layout->addWidget(faults_);
-  load_layout->addWidget(concurrency_label);
-  load_layout->addWidget(concurrency_);
-  load_layout->addWidget(rate_label);
-  load_layout->addWidget(rate_);
-  load_layout->addWidget(requests_label);
-  load_layout->addWidget(requests_);
-  load_layout->addWidget(series_);
-  load_layout->addWidget(load_button_);
-  load_layout->addStretch(1);
-  load_layout->addWidget(diagnose_button_);
-  load_layout->addWidget(export_button_);
-  load_status_->setWordWrap(true);  // progress lines must not widen the page
+  records_button_->setEnabled(false);  // until a load has ended
   diagnose_button_->hide();  // shown when a load has ended: its target is worth diagnosing
   export_button_->hide();    // shown when a session or a load has ended
 
@@ -177,7 +224,6 @@ SessionPanel::SessionPanel(QWidget* parent)
     capture_->setText(tr("Capture this session's traffic into the inspector"));
     send_->setText(tr("Send"));
     cancel_->setText(tr("Cancel"));
-    load_button_->setText(loadRunning() ? tr("Stop load") : tr("Run load"));
     diagnose_button_->setText(tr("Diagnose this target…"));
     export_button_->setText(tr("Export report…"));
     export_button_->setToolTip(tr("The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON"));
@@ -191,11 +237,25 @@ SessionPanel::SessionPanel(QWidget* parent)
     repeat_->setPrefix(tr("× "));
     repeat_->setToolTip(tr("Requests on the same connection, one after another"));
     answer_->setPlaceholderText(tr("The answer streams here."));
-    concurrency_->setSpecialValueText(tr("open loop"));
+    load_mode_->setItemText(0, tr("Closed loop"));
+    load_mode_->setItemText(1, tr("Open loop, constant arrivals"));
+    load_mode_->setItemText(2, tr("Open loop, Poisson arrivals"));
+    load_mode_->setToolTip(loopHelp());
+    concurrency_->setToolTip(tr("Connections, each with one request at a time (closed loop)"));
     rate_->setSuffix(tr(" req/s"));
-    rate_->setToolTip(tr("Open loop (used when concurrency is 0): constant arrivals at this rate"));
+    rate_->setToolTip(tr("Requests started per second (open loop)"));
+    requests_->setSpecialValueText(tr("no limit"));
+    requests_->setToolTip(tr("Stop after this many requests (retries not counted)"));
+    duration_->setSuffix(tr(" s"));
+    duration_->setSpecialValueText(tr("no limit"));
+    duration_->setToolTip(tr("Stop starting requests after this many seconds"));
+    slo_->setPlaceholderText(tr("ttft:300,tpot:40,e2e:2000 (ms)"));
+    slo_->setToolTip(tr("Service-level objectives in milliseconds: requests meeting all of them count towards goodput"));
     series_->setItemText(0, tr("as baseline"));
     series_->setItemText(1, tr("as candidate"));
+    records_button_->setText(tr("Export records…"));
+    records_button_->setToolTip(tr("The last load's per-request records as JSONL, or CSV"));
+    clear_button_->setText(tr("Clear charts"));
     charts_->setSeriesName(0, tr("baseline"));
     charts_->setSeriesName(1, tr("candidate"));
     request_box->setTitle(tr("Request"));
@@ -207,21 +267,39 @@ SessionPanel::SessionPanel(QWidget* parent)
     message_label->setText(tr("Message"));
     answer_box->setTitle(tr("Answer"));
     load_box->setTitle(tr("Load"));
-    concurrency_label->setText(tr("Concurrency"));
+    concurrency_label->setText(tr("Connections"));
     rate_label->setText(tr("Rate"));
     requests_label->setText(tr("Requests"));
+    duration_label->setText(tr("Duration"));
+    slo_label->setText(tr("SLO"));
+    updateLoadControls();
+    updateStatsLine();
+    updateLoadStatus();
   });
 
   connect(charts_, &LatencyCharts::message, this, &SessionPanel::message);
+  connect(charts_, &LatencyCharts::cleared, this, [this] {
+    plotted_.clear();
+    shown_request_.reset();
+    updateStatsLine();
+    // A request under way belongs to the new time base; otherwise the next one starts it.
+    origin_s_ = running() || loadRunning() ? monotonic_now() : -1;
+  });
   connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) {
     if (request < 0 || static_cast<std::size_t>(request) >= plotted_.size()) return;
-    const auto& [capture, stream] = plotted_[static_cast<std::size_t>(request)];
-    if (capture.isEmpty()) emit message(tr("Stream %1 was not captured: tick the capture option to see its frames.").arg(stream));
-    else emit streamClicked(capture, stream);
+    shown_request_ = static_cast<std::size_t>(request);
+    updateStatsLine();
+    const Plotted& p = plotted_[*shown_request_];
+    if (p.load_index) return;  // a load's traffic is never captured
+    if (p.capture.isEmpty()) emit message(tr("Stream %1 was not captured: tick the capture option to see its frames.").arg(p.stream));
+    else emit streamClicked(p.capture, p.stream);
   });
+  connect(load_mode_, &QComboBox::currentIndexChanged, this, &SessionPanel::updateLoadControls);
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
   connect(diagnose_button_, &QPushButton::clicked, this, [this] { emit diagnoseRequested(target()); });
   connect(export_button_, &QPushButton::clicked, this, &SessionPanel::exportReportRequested);
+  connect(records_button_, &QPushButton::clicked, this, &SessionPanel::exportRecordsWithDialog);
+  connect(clear_button_, &QPushButton::clicked, this, &SessionPanel::clearCharts);
   connect(cancel_, &QPushButton::clicked, this, &SessionPanel::cancel);
   connect(load_button_, &QPushButton::clicked, this, [this] {
     if (loadRunning()) stopLoad();
@@ -312,9 +390,12 @@ bool SessionPanel::send() {
   if (key_source_->currentIndex() == 1 && c.api_key.empty())
     emit message(tr("ANTHROPIC_API_KEY is not set in the environment; sending without a key."));
   answer_->clear();
-  figures_->clear();
   showSessionError({});
   results_.clear();
+  last_token_s_ = -1;
+  shown_request_.reset();
+  updateStatsLine();
+  startTimeBase();
   rememberTarget(target());
 
   if (!capture_->isChecked()) return startSession(std::move(c), {});
@@ -359,6 +440,9 @@ bool SessionPanel::startSession(SessionConfig c, const QString& capture_path) {
   events.on_text = [this, inbox = inbox_](std::uint32_t, std::string_view text) {
     inbox->post([this, t = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))] { onText(t); });
   };
+  events.on_token = [this, inbox = inbox_](std::uint32_t, const TokenArrival& arrival) {
+    inbox->post([this, arrival] { onToken(arrival); });
+  };
   events.on_request_done = [this, inbox = inbox_](const RequestResult& r) { inbox->post([this, r] { onRequestDone(r); }); };
   events.on_finished = [this, inbox = inbox_](const SessionResult& r) { inbox->post([this, r] { onFinished(r); }); };
   auto started = LiveSession::start(std::move(c), std::move(events));
@@ -396,20 +480,67 @@ void SessionPanel::onText(const QString& text) {
   answer_->insertPlainText(text);
 }
 
+// The histogram follows the stream as it arrives: each frame's gap shared by its tokens, as
+// compute_figures does; the request's own figures replace these samples when it ends.
+void SessionPanel::onToken(const TokenArrival& arrival) {
+  if (arrival.count == 0) return;
+  if (last_token_s_ >= 0)
+    charts_->addRunningItl(0, std::vector<double>(arrival.count, (arrival.t - last_token_s_) * 1000 / arrival.count));
+  last_token_s_ = arrival.t;
+}
+
 void SessionPanel::onRequestDone(const RequestResult& r) {
+  last_token_s_ = -1;
+  charts_->clearRunningItl(0);
   results_.push_back(r);
-  if (series_start_ < 0) series_start_ = r.timeline.request_written;
-  // Session requests are numbered from 0 on the charts, load requests below 0.
-  plotted_.push_back({session_capture_, r.stream_id});
-  charts_->addPoints(0, {request_point(r, r.timeline.request_written - series_start_, static_cast<int>(plotted_.size() - 1))});
-  QString stop = r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
-                               : QString::fromStdString(r.error.value_or("no RESPONSE"));
-  figures_->setText(tr("stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6")
-                        .arg(r.stream_id)
-                        .arg(ms(r.figures.ttft_ms), ms(r.figures.e2e_ms))
-                        .arg(r.figures.tokens)
-                        .arg(ms(r.figures.mean_itl_ms), stop));
+  Plotted what;
+  what.capture = session_capture_;
+  what.stream = r.stream_id;
+  shown_request_ = static_cast<std::size_t>(plot(0, r, r.timeline.request_written, std::move(what)));
+  updateStatsLine();
   if (results_.size() > 1) answer_->appendPlainText(QString());
+}
+
+double SessionPanel::pageTime(double monotonic_s) {
+  if (origin_s_ < 0) origin_s_ = monotonic_s;
+  return monotonic_s - origin_s_;
+}
+
+void SessionPanel::startTimeBase() {
+  if (origin_s_ < 0) origin_s_ = monotonic_now();
+}
+
+// Puts the request on the charts (within ~50 ms: LatencyCharts coalesces its replots) and
+// returns its chart id.
+int SessionPanel::plot(int series, const RequestResult& r, double monotonic_start_s, Plotted what) {
+  const int id = static_cast<int>(plotted_.size());
+  what.ttft_ms = r.figures.ttft_ms;
+  what.e2e_ms = r.figures.e2e_ms;
+  what.mean_itl_ms = r.figures.mean_itl_ms;
+  what.cancel_latency_ms = r.figures.cancel_latency_ms;
+  what.tokens = r.figures.tokens;
+  what.stop = stopText(r);
+  plotted_.push_back(std::move(what));
+  charts_->addPoints(series, {request_point(r, pageTime(monotonic_start_s), id)});
+  return id;
+}
+
+QString SessionPanel::statsLine() const { return figures_->text(); }
+QString SessionPanel::loadStatus() const { return load_status_->text(); }
+
+void SessionPanel::updateStatsLine() {
+  if (!shown_request_ || *shown_request_ >= plotted_.size()) {
+    figures_->clear();
+    return;
+  }
+  const Plotted& p = plotted_[*shown_request_];
+  const QString who = p.load_index ? tr("load request %1").arg(*p.load_index) : tr("stream %1").arg(p.stream);
+  QString line = tr("%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6")
+                     .arg(who, ms(p.ttft_ms), ms(p.e2e_ms))
+                     .arg(p.tokens)
+                     .arg(ms(p.mean_itl_ms), p.stop);
+  if (p.cancel_latency_ms) line += tr(", cancel latency %1").arg(ms(p.cancel_latency_ms));
+  figures_->setText(line);
 }
 
 void SessionPanel::onFinished(const SessionResult& result) {
@@ -447,14 +578,62 @@ void SessionPanel::setLoadSeries(int series) { series_->setCurrentIndex(series);
 
 void SessionPanel::setLoad(int requests, int concurrency) {
   requests_->setValue(requests);
-  concurrency_->setValue(concurrency);
+  if (concurrency > 0) {
+    concurrency_->setValue(concurrency);
+    load_mode_->setCurrentIndex(int(LoadMode::Closed));
+  } else if (load_mode_->currentIndex() == int(LoadMode::Closed)) {
+    load_mode_->setCurrentIndex(int(LoadMode::OpenConstant));
+  }
+}
+
+void SessionPanel::setOpenLoad(double rate, Arrivals arrivals) {
+  rate_->setValue(rate);
+  load_mode_->setCurrentIndex(int(arrivals == Arrivals::Poisson ? LoadMode::OpenPoisson : LoadMode::OpenConstant));
+}
+
+void SessionPanel::setLoadLimits(int requests, double duration_s) {
+  requests_->setValue(requests);
+  duration_->setValue(duration_s);
+}
+
+void SessionPanel::setSlo(const QString& text) { slo_->setText(text); }
+
+// Only the control that applies to the mode is enabled: a rate means nothing to a closed loop.
+void SessionPanel::updateLoadControls() {
+  const bool closed = load_mode_->currentIndex() == int(LoadMode::Closed);
+  concurrency_->setEnabled(closed);
+  rate_->setEnabled(!closed);
+}
+
+Result<BenchConfig> SessionPanel::loadConfig() const {
+  BenchConfig b;
+  b.session = config();
+  const auto mode = LoadMode(load_mode_->currentIndex());
+  if (mode == LoadMode::Closed) {
+    b.concurrency = static_cast<unsigned>(concurrency_->value());
+  } else {
+    b.rate = rate_->value();
+    b.arrivals = mode == LoadMode::OpenPoisson ? Arrivals::Poisson : Arrivals::Constant;
+  }
+  if (requests_->value() > 0) b.requests = static_cast<std::uint64_t>(requests_->value());
+  if (duration_->value() > 0) b.duration_s = duration_->value();
+  if (!b.requests && !b.duration_s)
+    return make_error(ErrorClass::Usage, tr("Set a number of requests or a duration for the load.").toStdString());
+  if (const QString slo = slo_->text().trimmed(); !slo.isEmpty()) {
+    auto parsed = parse_slo(slo.toStdString());
+    if (!parsed) return make_error(ErrorClass::Usage, tr("SLO: %1").arg(QString::fromStdString(parsed.error().detail)).toStdString());
+    b.slo = *parsed;
+  }
+  faults_->applyTo(b);
+  return b;
 }
 
 void SessionPanel::stopLoad() {
   if (!loadRunning()) return;
   load_->stop();  // requests in flight finish, then the results are plotted as usual
   load_button_->setEnabled(false);
-  load_status_->setText(tr("Stopping: waiting for the requests in flight…"));
+  load_state_ = LoadState::Stopping;
+  updateLoadStatus();
 }
 
 void SessionPanel::runLoad() {
@@ -462,39 +641,107 @@ void SessionPanel::runLoad() {
     emit message(tr("A load is already running."));
     return;
   }
-  BenchConfig b;
-  b.session = config();
-  b.concurrency = static_cast<unsigned>(concurrency_->value());
-  b.rate = rate_->value();
-  if (b.concurrency == 0 && b.rate <= 0) {
-    emit message(tr("Set a concurrency, or a rate for an open loop."));
+  auto config = loadConfig();
+  if (!config) {
+    emit message(QString::fromStdString(config.error().detail));
     return;
   }
-  b.requests = static_cast<std::uint64_t>(requests_->value());
-  faults_->applyTo(b);
+  BenchConfig b = std::move(*config);
   const int series = series_->currentIndex();
   rememberTarget(target());
+  startTimeBase();
+  progress_ = LoadProgress{};
+  progress_.total = b.requests;
+  progress_.slo = b.slo.ttft_ms || b.slo.tpot_ms || b.slo.e2e_ms;
+  progress_.started_s = monotonic_now();
+  load_state_ = LoadState::Running;
   load_button_->setText(tr("Stop load"));
-  load_status_->setText(tr("Running…"));
+  updateLoadStatus();
+  progress_timer_->start();
+  // Each request reaches the charts as it ends; the result, after the last, ends the load.
   load_ = std::make_unique<Worker>([this, inbox = inbox_, b, series](const std::atomic<bool>& stop) mutable {
     b.stop = &stop;
-    b.on_progress = [this, inbox](const std::string& line) {
-      inbox->post([this, l = QString::fromStdString(line)] { load_status_->setText(l); });
+    const double bench_start = monotonic_now();  // for records that never wrote a request
+    b.on_record = [this, inbox, series, bench_start](const BenchRecord& rec) {
+      inbox->post([this, rec, series, bench_start] { onLoadRecord(rec, bench_start, series); });
     };
     auto result = run_bench(b);
-    inbox->post([this, result, series] { onLoadDone(result, series); });
+    inbox->post([this, result] { onLoadDone(result); });
   });
 }
 
-void SessionPanel::onLoadDone(const Result<BenchResult>& result, int series) {
+void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s, int series) {
+  const RequestResult& r = rec.result;
+  ++progress_.done;
+  if (r.error) ++progress_.errors;
+  progress_.tokens += r.figures.tokens;
+  Plotted what;
+  what.stream = r.stream_id;
+  what.load_index = rec.index;
+  const double started = r.timeline.request_written > 0 ? r.timeline.request_written : bench_start_s + rec.start_s;
+  plot(series, r, started, std::move(what));
+}
+
+QString SessionPanel::loopHelp() const {
+  return tr("Closed loop: each connection sends its next request when the last one ends. "
+            "Open loop: requests arrive at the rate set whatever the answers' pace, "
+            "evenly spaced or as a Poisson process.");
+}
+
+void SessionPanel::updateLoadStatus() {
+  switch (load_state_) {
+    case LoadState::Idle:
+      load_status_->setText(loopHelp());
+      break;
+    case LoadState::Running:
+    case LoadState::Stopping: {
+      const double elapsed = std::max(monotonic_now() - progress_.started_s, 1e-3);
+      const QString done = progress_.total ? tr("%1 of %2 requests done").arg(progress_.done).arg(*progress_.total)
+                                           : tr("%1 requests done").arg(progress_.done);
+      QString line = tr("%1, %2 errors, %3 tokens/s, %4 s")
+                         .arg(done)
+                         .arg(progress_.errors)
+                         .arg(double(progress_.tokens) / elapsed, 0, 'f', 0)
+                         .arg(elapsed, 0, 'f', 0);
+      if (load_state_ == LoadState::Stopping) line = tr("Stopping: waiting for the requests in flight… (%1)").arg(line);
+      load_status_->setText(line);
+      break;
+    }
+    case LoadState::Done: {
+      const BenchResult& r = *last_load_;
+      QString line = tr("%1 requests in %2 s, %3 tokens/s, TTFT p50 %4 ms, p99 %5 ms")
+                         .arg(r.requests)
+                         .arg(r.duration_s, 0, 'f', 1)
+                         .arg(r.tokens_per_s, 0, 'f', 0)
+                         .arg(r.ttft_ms.p50, 0, 'f', 1)
+                         .arg(r.ttft_ms.p99, 0, 'f', 1);
+      std::uint64_t errors = 0;
+      for (const auto& [_, n] : r.errors) errors += n;
+      if (errors > 0) line += tr(", %1 errors").arg(errors);
+      if (progress_.slo) line += tr(", goodput %1 req/s within the SLO").arg(r.goodput_per_s, 0, 'f', 2);
+      load_status_->setText(line);
+      break;
+    }
+    case LoadState::Failed:
+      load_status_->setText(tr("Load failed: %1").arg(load_error_));
+      break;
+  }
+}
+
+// The load's requests reached the charts one by one (onLoadRecord); this ends it.
+void SessionPanel::onLoadDone(const Result<BenchResult>& result) {
   load_.reset();
+  progress_timer_->stop();
   load_button_->setEnabled(true);
   load_button_->setText(tr("Run load"));
   if (!result) {
     last_load_.reset();
     last_run_ = last_session_ ? LastRun::Session : LastRun::None;
     export_button_->setVisible(last_session_.has_value());
-    load_status_->setText(QString::fromStdString(result.error().detail));
+    records_button_->setEnabled(false);
+    load_state_ = LoadState::Failed;
+    load_error_ = QString::fromStdString(result.error().detail);
+    updateLoadStatus();
     emit message(load_status_->text());
     emit loadFinished(false);
     return;
@@ -502,17 +749,33 @@ void SessionPanel::onLoadDone(const Result<BenchResult>& result, int series) {
   last_load_ = std::make_unique<BenchResult>(*result);
   last_run_ = LastRun::Load;
   export_button_->show();
-  std::vector<RequestPoint> points;
-  for (const auto& rec : result->records)
-    points.push_back(request_point(rec.result, rec.start_s, -1 - static_cast<int>(rec.index)));
-  charts_->addPoints(series, points);
+  records_button_->setEnabled(true);
   diagnose_button_->show();
-  load_status_->setText(tr("%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms")
-                            .arg(result->requests)
-                            .arg(result->tokens_per_s, 0, 'f', 0)
-                            .arg(result->ttft_ms.p50, 0, 'f', 1)
-                            .arg(result->ttft_ms.p99, 0, 'f', 1));
+  load_state_ = LoadState::Done;
+  updateLoadStatus();
   emit loadFinished(true);
 }
+
+bool SessionPanel::exportRecords(const QString& path) {
+  if (!last_load_) {
+    emit message(tr("No load has ended yet: nothing to export."));
+    return false;
+  }
+  auto written = write_bench_records(*last_load_, path.toStdString());
+  if (!written) {
+    emit message(tr("Records not written to %1: %2").arg(path, QString::fromStdString(written.error().detail)));
+    return false;
+  }
+  emit message(tr("%n request record(s) written to %1", nullptr, int(last_load_->records.size())).arg(path));
+  return true;
+}
+
+void SessionPanel::exportRecordsWithDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export records"), QStringLiteral("records.jsonl"),
+                                                    tr("JSON Lines (*.jsonl);;CSV (*.csv)"));
+  if (!path.isEmpty()) exportRecords(path);
+}
+
+void SessionPanel::clearCharts() { charts_->clear(); }
 
 }  // namespace anthro::widgets

@@ -1,13 +1,17 @@
 // The live session page: a target, a request composer, the answer as it streams, Cancel (a
 // real CANCEL frame on anthro-v1), a load panel driving core's bench, the latency charts, and
 // optionally a capture of the session's own traffic for the inspector. Sessions, loads and
-// captures run on threads of their own; their results come back through an Inbox.
+// captures run on threads of their own; their results come back through an Inbox, each
+// request as it ends, so the charts fill while a session or a load runs. One time base for
+// the page: a point's "request start" is seconds since the page's first request (or since the
+// charts were last cleared), for sends and every load alike.
 #pragma once
 
 #include <QWidget>
 #include <memory>
 #include <optional>
 
+#include "session/bench.h"
 #include "capture/live_capture.h"
 #include "session/session.h"
 
@@ -19,10 +23,10 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QDoubleSpinBox;
+class QTimer;
 
 namespace anthro {
 class LiveSession;
-struct BenchResult;
 }
 
 namespace anthro::widgets {
@@ -55,10 +59,28 @@ class SessionPanel : public QWidget {
   bool running() const;
   void runLoad();
   void setLoadSeries(int series);  // 0 baseline, 1 candidate
+  // A closed loop of `concurrency` connections, or with 0 an open loop at the rate set.
   void setLoad(int requests, int concurrency);
+  // An open loop: `rate` requests a second, constant or Poisson arrivals.
+  void setOpenLoad(double rate, Arrivals arrivals);
+  // 0 for no limit on either (one of them is needed).
+  void setLoadLimits(int requests, double duration_s);
+  void setSlo(const QString& text);  // as `bench --slo`: "ttft:300,tpot:40"
+  // What Run load would run: the controls as core's BenchConfig, or why they cannot be run
+  // (an SLO that does not parse, no limit on requests or duration).
+  Result<BenchConfig> loadConfig() const;
   ClientFaultsBox* clientFaults() const { return faults_; }
   void stopLoad();                 // no new request starts; what finished is plotted
   bool loadRunning() const { return load_ != nullptr; }
+  // The last load's per-request records as JSONL, or CSV when the path ends in .csv (core's
+  // write_bench_records); false and a message naming the path when it cannot.
+  bool exportRecords(const QString& path);
+  // Empties the charts and starts the page's time base again at the next request.
+  void clearCharts();
+
+  // The line under the answer: the last request's figures, or the clicked point's.
+  QString statsLine() const;
+  QString loadStatus() const;
 
   QString answer() const;
   // The last load that ended, or null.
@@ -91,6 +113,26 @@ class SessionPanel : public QWidget {
 
  private:
   enum class State { Idle, StartingCapture, Running };
+  enum class LoadState { Idle, Running, Stopping, Done, Failed };
+  enum class LoadMode { Closed, OpenConstant, OpenPoisson };
+
+  // What a chart point stands for: a session's request (and the capture it went to, if any)
+  // or a load's, with what the stats line says about it.
+  struct Plotted {
+    QString capture;
+    std::uint32_t stream = 0;
+    std::optional<std::uint64_t> load_index;  // the load's request number
+    std::optional<double> ttft_ms, e2e_ms, mean_itl_ms, cancel_latency_ms;
+    std::uint64_t tokens = 0;
+    QString stop;  // stop reason, or the error that ended it
+  };
+  // Counts of the load under way (or last run), for its progress and summary lines.
+  struct LoadProgress {
+    std::uint64_t done = 0, errors = 0, tokens = 0;
+    std::optional<std::uint64_t> total;
+    double started_s = 0;  // monotonic
+    bool slo = false;      // run with an SLO: its goodput is worth a mention
+  };
 
   SessionConfig config() const;
   void startCapture(SessionConfig c, std::uint16_t port);
@@ -98,9 +140,21 @@ class SessionPanel : public QWidget {
   void onCaptureEnded(int run, const SessionConfig& c, const QString& path, const Result<LiveCaptureStats>& stats);
   bool startSession(SessionConfig c, const QString& capture_path);
   void onText(const QString& text);
+  void onToken(const TokenArrival& arrival);
   void onRequestDone(const RequestResult& r);
   void onFinished(const SessionResult& result);
-  void onLoadDone(const Result<BenchResult>& result, int series);
+  void onLoadRecord(const BenchRecord& rec, double bench_start_s, int series);
+  void onLoadDone(const Result<BenchResult>& result);
+  int plot(int series, const RequestResult& r, double monotonic_start_s, Plotted what);
+  // "request start" of the page's charts for a monotonic time (seconds, steady clock: the
+  // clock of RequestTimeline on live requests); the first one starts the time base if unset.
+  double pageTime(double monotonic_s);
+  void startTimeBase();
+  void updateStatsLine();
+  void updateLoadStatus();
+  QString loopHelp() const;
+  void updateLoadControls();
+  void exportRecordsWithDialog();
   void updateButtons();
   void rememberTarget(const QString& url);
   void showSessionError(const QString& text);
@@ -122,12 +176,17 @@ class SessionPanel : public QWidget {
   QLabel* figures_;
   QLabel* session_error_;
   QStringList embedded_targets_;
+  QComboBox* load_mode_;
   QSpinBox* concurrency_;
   QDoubleSpinBox* rate_;
   QSpinBox* requests_;
+  QDoubleSpinBox* duration_;
+  QLineEdit* slo_;
   QComboBox* series_;
   QPushButton* load_button_;
   QLabel* load_status_;
+  QPushButton* records_button_;
+  QPushButton* clear_button_;
   QPushButton* diagnose_button_;
   QPushButton* export_button_;
   ClientFaultsBox* faults_;
@@ -138,9 +197,15 @@ class SessionPanel : public QWidget {
   std::unique_ptr<LiveSession> session_;
   QString session_capture_;  // the file capturing the session under way, or empty
   std::vector<RequestResult> results_;
-  double series_start_ = -1;  // monotonic seconds of the first request plotted
-  std::vector<std::pair<QString, std::uint32_t>> plotted_;  // chart request id -> (capture, stream)
+  double origin_s_ = -1;  // monotonic seconds of the page's time base, or -1 before the first request
+  std::vector<Plotted> plotted_;  // by chart request id
+  std::optional<std::size_t> shown_request_;  // the request the stats line is about
+  double last_token_s_ = -1;  // the streaming request's last token frame, or -1
   std::unique_ptr<Worker> load_;
+  LoadState load_state_ = LoadState::Idle;
+  LoadProgress progress_;
+  QString load_error_;
+  QTimer* progress_timer_;
   std::unique_ptr<BenchResult> last_load_;
   std::optional<SessionResult> last_session_;
   LastRun last_run_ = LastRun::None;

@@ -15,6 +15,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSaveFile>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
@@ -22,11 +24,14 @@
 #include <QTabBar>
 #include <QTabWidget>
 
+#include "capture/capture_file.h"
 #include "capture_dialog.h"
 #include "capture_inspector.h"
+#include "crypto/keylog.h"
 #include "diagnosis/diagnosis.h"
 #include "diagnosis_page.h"
 #include "endpoint/endpoint.h"
+#include "file_dialog.h"
 #include "keys_panel.h"
 #include "language.h"
 #include "model/faults.h"
@@ -44,11 +49,35 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 
-bool is_capture(const QString& path) {
-  QString s = path.toLower();
-  return s.endsWith(".pcap") || s.endsWith(".pcapng") || s.endsWith(".cap");
+
+// What a file given as a capture is, from its first bytes.
+enum class FileKind { Capture, PemKey, KeyLog, Other };
+
+FileKind file_kind(const QString& path, QString& error) {
+  auto reader = CaptureReader::open(path.toStdString());
+  if (reader) return FileKind::Capture;
+  error = QString::fromStdString(reader.error().detail);
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return FileKind::Other;
+  const QByteArray head = file.read(64 * 1024);
+  if (head.contains("-----BEGIN ")) return FileKind::PemKey;
+  const KeyLog log = parse_keylog(std::string_view(head.constData(), static_cast<std::size_t>(head.size())), "");
+  return log.anthro.empty() && log.tls.empty() ? FileKind::Other : FileKind::KeyLog;
 }
-bool is_pem(const QString& path) { return path.toLower().endsWith(".pem"); }
+
+// A copy written to a temporary file and renamed, so a failed save leaves nothing behind.
+QString copy_file(const QString& from, const QString& to) {
+  QFile in(from);
+  if (!in.open(QIODevice::ReadOnly)) return in.errorString();
+  QSaveFile out(to);
+  if (!out.open(QIODevice::WriteOnly)) return out.errorString();
+  while (!in.atEnd()) {
+    const QByteArray block = in.read(1 << 20);
+    if (block.isEmpty() && in.error() != QFileDevice::NoError) return in.errorString();
+    if (out.write(block) != block.size()) return out.errorString();
+  }
+  return out.commit() ? QString() : out.errorString();
+}
 
 }  // namespace
 
@@ -85,12 +114,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   tabs_->addTab(diagnosis_, QString());
   tabs_->addTab(rollout_, QString());
   for (int i = 0; i < 4; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
-  connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int i) {
-    QWidget* page = tabs_->widget(i);
-    if (page == welcome_ || page == session_ || page == diagnosis_ || page == rollout_) return;
-    tabs_->removeTab(i);
-    page->deleteLater();
-  });
+  connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     fitToCurrentPage();
     updateExportAction();
@@ -230,6 +254,7 @@ void MainWindow::jumpToFrames(const QString& capture, const QString& conn, int s
     if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i)); inspector && inspector->path() == capture)
       target = inspector;
   if (!target) target = openCapture(capture);
+  if (!target) return;  // refused, with its reason
   showPage(target);
   target->showConnectionStream(conn, stream);
 }
@@ -242,18 +267,15 @@ void MainWindow::buildMenus() {
   file_menu_ = menuBar()->addMenu(QString());
   open_action_ = file_menu_->addAction(QString(), QKeySequence::Open, this, &MainWindow::openCaptureDialog);
   recent_menu_ = file_menu_->addMenu(QString());
+  save_capture_action_ = file_menu_->addAction(QString(), QKeySequence::SaveAs, this, &MainWindow::saveCaptureAs);
+  close_tab_action_ = file_menu_->addAction(QString(), QKeySequence::Close, this, [this] { closeTab(tabs_->currentIndex()); });
   file_menu_->addSeparator();
   export_report_action_ = file_menu_->addAction(QString(), this, [this] { exportReport(); });
   connect(file_menu_, &QMenu::aboutToShow, this, &MainWindow::updateExportAction);
   file_menu_->addSeparator();
-  add_keylog_action_ = file_menu_->addAction(QString(), this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Add key log"), {}, tr("Key logs (*.log *.txt *.keylog);;All files (*)"));
-    if (!path.isEmpty()) keys_->addKeylog(path);
-  });
-  add_pem_action_ = file_menu_->addAction(QString(), this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Add server key"), {}, tr("PEM keys (*.pem);;All files (*)"));
-    if (!path.isEmpty()) keys_->addServerKey(path);
-  });
+  // The keys panel's own buttons do the same.
+  add_keylog_action_ = file_menu_->addAction(QString(), keys_->addKeylogButton(), &QPushButton::click);
+  add_pem_action_ = file_menu_->addAction(QString(), keys_->addServerKeyButton(), &QPushButton::click);
   file_menu_->addSeparator();
   quit_action_ = file_menu_->addAction(QString(), QKeySequence::Quit, this, &QWidget::close);
 
@@ -300,6 +322,9 @@ void MainWindow::retranslate() {
   file_menu_->setTitle(tr("&File"));
   open_action_->setText(tr("&Open Capture…"));
   recent_menu_->setTitle(tr("Open &Recent"));
+  save_capture_action_->setText(tr("Save Capture &As…"));
+  save_capture_action_->setToolTip(tr("A copy of the capture shown (a session's capture lives in a temporary directory)"));
+  close_tab_action_->setText(tr("&Close Tab"));
   export_report_action_->setText(tr("&Export Report…"));
   export_report_action_->setToolTip(tr("The current tab's result as an HTML, PDF, Markdown or JSON report"));
   add_keylog_action_->setText(tr("Add &Key Log…"));
@@ -349,6 +374,29 @@ bool MainWindow::hasReport(QWidget* page) const {
 
 void MainWindow::updateExportAction() {
   if (export_report_action_ && tabs_) export_report_action_->setEnabled(hasReport(tabs_->currentWidget()));
+  if (save_capture_action_) save_capture_action_->setEnabled(currentInspector() != nullptr);
+  if (close_tab_action_ && tabs_) {
+    QWidget* page = tabs_->currentWidget();
+    close_tab_action_->setEnabled(page && page != welcome_ && page != session_ && page != diagnosis_ && page != rollout_);
+  }
+}
+
+void MainWindow::closeTab(int index) {
+  QWidget* page = tabs_->widget(index);
+  if (!page || page == welcome_ || page == session_ || page == diagnosis_ || page == rollout_) return;
+  tabs_->removeTab(index);
+  page->deleteLater();
+}
+
+void MainWindow::saveCaptureAs() {
+  auto* inspector = currentInspector();
+  if (!inspector) return;
+  const QString target = widgets::save_file_name(this, tr("Save capture as"), QFileInfo(inspector->path()).fileName(),
+                                                 tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
+  if (target.isEmpty()) return;
+  if (QFileInfo(target).absoluteFilePath() == QFileInfo(inspector->path()).absoluteFilePath()) return;
+  const QString error = copy_file(inspector->path(), target);
+  log(error.isEmpty() ? tr("Capture saved as %1").arg(target) : tr("Capture not saved to %1: %2").arg(target, error));
 }
 
 // The page's result is copied here and made into its JSON on the dialog's worker: the page may
@@ -387,6 +435,10 @@ widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
 
 widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QStringList& keylogs,
                                                    const QStringList& server_keys) {
+  if (QString error; file_kind(path, error) != FileKind::Capture) {
+    refuseCapture(path);
+    return nullptr;
+  }
   // Keys given with this capture are for it: adding them must not reload the capture shown now.
   adding_keys_ = true;
   for (const QString& k : keylogs) keys_->addKeylog(k);
@@ -408,12 +460,52 @@ widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QS
       keys_->showCapture(inspector->path(), inspector->index()->connections(),
                          a ? a->embedded_keylogs : std::vector<std::string>{});
   });
-  int tab = tabs_->addTab(inspector, QFileInfo(path).fileName());
+  int tab = tabs_->addTab(inspector, tabNameFor(path));
   tabs_->setTabToolTip(tab, path);
   tabs_->setCurrentIndex(tab);
   inspector->open(path, keys);
   addRecent(QFileInfo(path).absoluteFilePath());
   return inspector;
+}
+
+void MainWindow::refuseCapture(const QString& path) {
+  QString error;
+  const FileKind kind = file_kind(path, error);
+  const QString name = QFileInfo(path).fileName();
+  QString text;
+  if (kind == FileKind::PemKey)
+    text = tr("%1 is a PEM key, not a capture. Add it as a server key to decrypt captures: Add server key… in "
+              "the Keys panel, File → Add Server Key, or drop it on the window.").arg(name);
+  else if (kind == FileKind::KeyLog)
+    text = tr("%1 is a key log, not a capture. Add it as a key log to decrypt captures: Add key log… in the "
+              "Keys panel, File → Add Key Log, or drop it on the window.").arg(name);
+  else
+    text = tr("%1 cannot be opened as a capture: %2").arg(name, error);
+  log(text);
+  removeRecent(QFileInfo(path).absoluteFilePath());
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("Not a capture"), text, QMessageBox::Close, this);
+  box->setObjectName("notACapture");
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  if (kind == FileKind::PemKey || kind == FileKind::KeyLog) {
+    QPushButton* add = box->addButton(tr("Add as key"), QMessageBox::AcceptRole);
+    add->setObjectName("addAsKey");
+    connect(add, &QPushButton::clicked, this, [this, path, kind] {
+      if (kind == FileKind::PemKey) keys_->addServerKey(path);
+      else keys_->addKeylog(path);
+    });
+  }
+  box->open();
+}
+
+// Tabs of two captures never share a name: "s.pcapng (2)".
+QString MainWindow::tabNameFor(const QString& path) const {
+  const QString base = QFileInfo(path).fileName();
+  QStringList taken;
+  for (int i = 0; i < tabs_->count(); ++i)
+    if (qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i))) taken << tabs_->tabText(i);
+  QString name = base;
+  for (int n = 2; taken.contains(name); ++n) name = QString("%1 (%2)").arg(base).arg(n);
+  return name;
 }
 
 widgets::CaptureInspector* MainWindow::currentInspector() const {
@@ -435,12 +527,8 @@ CaptureKeySources MainWindow::keySources() const {
 }
 
 void MainWindow::openCaptureDialog() {
-  QSettings settings;
-  QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), settings.value("ui/lastDir").toString(),
-                                              tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
-  if (path.isEmpty()) return;
-  settings.setValue("ui/lastDir", QFileInfo(path).absolutePath());
-  openCapture(path);
+  const QString path = widgets::open_file_name(this, tr("Open capture"), tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
+  if (!path.isEmpty()) openCapture(path);
 }
 
 widgets::CaptureDialog* MainWindow::startCapture() {
@@ -464,6 +552,14 @@ void MainWindow::addRecent(const QString& path) {
   recent.removeAll(path);
   recent.prepend(path);
   while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("files/recent", recent);
+  updateRecentMenu();
+}
+
+void MainWindow::removeRecent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value("files/recent").toStringList();
+  if (recent.removeAll(path) == 0) return;
   settings.setValue("files/recent", recent);
   updateRecentMenu();
 }
@@ -492,9 +588,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls()) {
     QString path = url.toLocalFile();
     if (path.isEmpty()) continue;
-    if (is_capture(path)) captures << path;
-    else if (is_pem(path)) keys_->addServerKey(path);
-    else keys_->addKeylog(path);
+    // By what the file holds, not by its name.
+    QString error;
+    const FileKind kind = file_kind(path, error);
+    if (kind == FileKind::Capture) captures << path;
+    else if (kind == FileKind::PemKey) keys_->addServerKey(path);
+    else keys_->addKeylog(path);  // refused with its reason when it is no key log either
   }
   for (const QString& path : captures) openCapture(path);
   event->acceptProposedAction();

@@ -41,7 +41,9 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr, std::vector<std::string> endpoint_faults = {});
   ~MainWindow() override;
 
-  // Opens a capture in a new tab with the key files given plus those of the keys panel.
+  // Opens a capture in a new tab with the key files given plus those of the keys panel. A file
+  // that is no pcap or pcapng (a PEM key, a key log, anything else) is refused with a message
+  // box saying what it is and what to do instead: null, no tab, no Recent entry.
   widgets::CaptureInspector* openCapture(const QString& path, const QStringList& keylogs = {},
                                          const QStringList& server_keys = {});
   widgets::CaptureInspector* currentInspector() const;
@@ -82,6 +84,12 @@ class MainWindow : public QMainWindow {
   void refreshDiagnosisSources();
   void jumpToFrames(const QString& capture, const QString& conn, int stream);
   void openCaptureDialog();
+  void closeTab(int index);
+  void saveCaptureAs();
+  // Says why `path` is no capture (a key suggests adding it as one); no tab, no Recent entry.
+  void refuseCapture(const QString& path);
+  QString tabNameFor(const QString& path) const;
+  void removeRecent(const QString& path);
   void addRecent(const QString& path);
   void updateRecentMenu();
   void reloadCapturesWithKeys();
@@ -111,6 +119,8 @@ class MainWindow : public QMainWindow {
   QMenu* help_menu_ = nullptr;
   QAction* open_action_ = nullptr;
   QAction* export_report_action_ = nullptr;
+  QAction* save_capture_action_ = nullptr;
+  QAction* close_tab_action_ = nullptr;
   QAction* add_keylog_action_ = nullptr;
   QAction* add_pem_action_ = nullptr;
   QAction* quit_action_ = nullptr;

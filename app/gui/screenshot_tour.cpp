@@ -30,6 +30,7 @@
 namespace anthro::gui {
 namespace {
 
+using widgets::CaptureInspector;
 using widgets::SessionPanel;
 
 // Runs the event loop for `ms` milliseconds.
@@ -132,29 +133,32 @@ bool rollout_shot(MainWindow& window, const QString& dir) {
   return save(window, dir, "rollout.png") && ok;
 }
 
-// The same window on a laptop's 1024×700 screen, in both languages: the live session after its
-// loads and session, a capture, and Start capture.
-bool laptop_shots(MainWindow& window, const QString& dir, widgets::CaptureInspector* inspector) {
+// Session → Start Capture… at that size (suffix: "" or a language's "-zh_CN").
+bool start_capture_shot(MainWindow& window, const QString& dir, const QString& suffix) {
+  widgets::CaptureDialog* dialog = window.startCapture();
+  dialog->setInterface("lo");
+  dialog->setFilter("tcp port 7443");
+  pump(300);
+  const QString path = QDir(dir).filePath("start-capture" + suffix + ".png");
+  const bool saved = dialog->grab().save(path);
+  std::printf("%s %s\n", saved ? "saved" : "FAILED", qPrintable(path));
+  dialog->close();
+  return saved;
+}
+
+// The main pages at a laptop's 1024x700, as they were left by the tour (suffix: "" or a
+// language's "-zh_CN").
+bool laptop_shots(MainWindow& window, CaptureInspector* inspector, const QString& dir, const QString& suffix) {
   window.resize(1024, 700);
   bool ok = true;
-  for (const char* lang : {"en", "zh_CN"}) {
-    install_language(lang);
-    const QString suffix = QString::fromLatin1(lang) == "en" ? QString() : "-zh_CN";
-    window.showPage(window.sessionPanel());
-    ok = save(window, dir, "laptop-live-session" + suffix + ".png") && ok;
-    window.showPage(inspector);
-    ok = save(window, dir, "laptop-capture" + suffix + ".png") && ok;
-    widgets::CaptureDialog* dialog = window.startCapture();
-    dialog->setInterface("lo");
-    dialog->setFilter("tcp port 7443");
-    pump(300);
-    const QString path = QDir(dir).filePath("start-capture" + suffix + ".png");
-    const bool saved = dialog->grab().save(path);
-    std::printf("%s %s\n", saved ? "saved" : "FAILED", qPrintable(path));
-    ok = saved && ok;
-    dialog->close();
+  const std::pair<QWidget*, const char*> pages[] = {
+      {window.tabs()->widget(0), "welcome"},  {inspector, "capture-inspector"},
+      {window.sessionPanel(), "live-session"}, {window.diagnosisPage(), "diagnosis"},
+      {window.rolloutPage(), "rollout"}};
+  for (const auto& [page, name] : pages) {
+    window.showPage(page);
+    ok = save(window, dir, QString("laptop-%1%2.png").arg(name, suffix)) && ok;
   }
-  install_language("en");
   return ok;
 }
 
@@ -168,6 +172,7 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
 
   auto* inspector = window.openCapture(QDir(vectors_dir).filePath("lab-conversation.pcap"),
                                        {QDir(vectors_dir).filePath("lab-conversation.keylog")});
+  if (!inspector) return 1;  // refused: the vectors directory holds no capture there
   ok = wait_for([&] { return !inspector->loading(); }, 20000) && ok;
   inspector->frameView()->selectRow(1);
   inspector->detailView()->selectField("text");
@@ -217,7 +222,12 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   ok = report_shot(window, dir) && ok;
   ok = rollout_shot(window, dir) && ok;
 
+  ok = laptop_shots(window, inspector, dir, "") && ok;
+  ok = start_capture_shot(window, dir, "") && ok;
   install_language("zh_CN");
+  ok = laptop_shots(window, inspector, dir, "-zh_CN") && ok;
+  ok = start_capture_shot(window, dir, "-zh_CN") && ok;
+  window.resize(1500, 920);
   window.showPage(window.tabs()->widget(0));
   ok = save(window, dir, "welcome-zh_CN.png") && ok;
   window.showPage(panel);
@@ -227,7 +237,7 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   window.showPage(window.rolloutPage());
   ok = save(window, dir, "rollout-zh_CN.png") && ok;
   install_language("en");
-  return laptop_shots(window, dir, inspector) && ok ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
 }  // namespace anthro::gui

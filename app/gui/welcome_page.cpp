@@ -64,8 +64,17 @@ WelcomePage::WelcomePage(QWidget* parent)
   connect(open_, &QPushButton::clicked, this, &WelcomePage::openCaptureRequested);
   connect(session_, &QPushButton::clicked, this, &WelcomePage::newSessionRequested);
   connect(capture_, &QPushButton::clicked, this, &WelcomePage::startCaptureRequested);
-  connect(recent_, &QListWidget::itemActivated, this,
-          [this](QListWidgetItem* item) { emit recentRequested(item->data(Qt::UserRole).toString()); });
+  // One click opens a recent capture, as the buttons above; Enter too. A style that activates
+  // on a single click sends both for one click: the second is dropped.
+  auto open_recent = [this](QListWidgetItem* item) {
+    const QString path = item->data(Qt::UserRole).toString();
+    if (path.isEmpty() || (path == last_opened_ && opened_.isValid() && opened_.elapsed() < 500)) return;
+    last_opened_ = path;
+    opened_.start();
+    emit recentRequested(path);
+  };
+  connect(recent_, &QListWidget::itemClicked, this, open_recent);
+  connect(recent_, &QListWidget::itemActivated, this, open_recent);
   (new widgets::Retranslator(this))->add([this] { retranslate(); });
 }
 

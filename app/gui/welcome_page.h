@@ -1,6 +1,7 @@
 // The first page: what a user can do, and the captures opened recently.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 class QLabel;
@@ -14,6 +15,7 @@ class WelcomePage : public QWidget {
  public:
   explicit WelcomePage(QWidget* parent = nullptr);
   void setRecentFiles(const QStringList& paths);
+  QListWidget* recentList() const { return recent_; }
 
  signals:
   void openCaptureRequested();
@@ -30,6 +32,8 @@ class WelcomePage : public QWidget {
   QPushButton* capture_;
   QLabel* recent_title_;
   QListWidget* recent_;
+  QString last_opened_;
+  QElapsedTimer opened_;
 };
 
 }  // namespace anthro::gui

@@ -194,7 +194,7 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
     d->pretty_json = pretty(*d->body);
   }
   if (r->status == FrameStatus::Refused) d->status = std::string(to_string(r->refusal)) + ": " + detail_text;
-  else if (r->status == FrameStatus::NoKey) d->status = "no key" + (detail_text.empty() ? "" : ": " + detail_text);
+  else if (r->status == FrameStatus::NoKey) d->status = detail_text.empty() ? "no key" : detail_text;  // it says "no key for …"
   else if (!d->body && opened) d->status = "body: " + detail_text;
   else d->status = "ok";
   std::lock_guard lock(m_);

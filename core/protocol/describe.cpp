@@ -18,7 +18,10 @@ std::string describe_body(const Body& body) {
         } else if constexpr (std::is_same_v<T, TokenBody>) {
           std::string text = b.invalid_utf8 ? "hex " + to_hex(b.text) + " (invalid_utf8)"
                                             : "\"" + std::string(b.text_view()) + "\"";
-          return "#" + std::to_string(b.token_index) + "+" + std::to_string(b.token_count) + " " + text;
+          // The token's index in its stream, and how many tokens the frame carries when not one.
+          std::string where = "token " + std::to_string(b.token_index);
+          if (b.token_count != 1) where += " (" + std::to_string(b.token_count) + " tokens)";
+          return where + " " + text;
         } else if constexpr (std::is_same_v<T, CancelBody>) {
           static const char* names[] = {"user", "deadline", "shutdown"};
           return std::string("reason=") + names[static_cast<int>(b.reason())];

@@ -59,13 +59,16 @@ Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, Li
   Impl* p = impl.get();
   p->config = std::move(config);
   p->events = std::move(events);
-  if (p->events.on_text) {
+  if (p->events.on_text || p->events.on_token) {
     // The text comes through the config's callback, which knows no stream: the request
-    // under way is the last one in the client's result.
+    // under way is the last one in the client's result, its arrival already recorded.
     p->config.on_text = [p, own = std::move(p->config.on_text)](std::string_view text) {
       if (own) own(text);
       const auto& requests = p->client->result().requests;
-      p->events.on_text(requests.empty() ? 0 : requests.back().stream_id, text);
+      const std::uint32_t stream = requests.empty() ? 0 : requests.back().stream_id;
+      if (p->events.on_text) p->events.on_text(stream, text);
+      if (p->events.on_token && !requests.empty() && !requests.back().timeline.tokens.empty())
+        p->events.on_token(stream, requests.back().timeline.tokens.back());
     };
   }
   p->client = std::make_unique<SessionClient>(p->config, setup->target, setup->tls);

@@ -22,6 +22,9 @@ struct LiveSessionEvents {
   std::function<void(const RequestResult&)> on_request_done;
   // Once, at the end: after the last request, an error, cancel() or the destructor.
   std::function<void(const SessionResult&)> on_finished;
+  // Each token frame (anthro-v1) or token chunk (HTTP) as it arrives, with the time it was
+  // stamped at the socket read (the clock of RequestTimeline), for figures while it streams.
+  std::function<void(std::uint32_t stream_id, const TokenArrival& arrival)> on_token;
 };
 
 class LiveSession {

@@ -18,8 +18,24 @@
         <source>opens no connection of this capture</source>
         <translation>不能解开此抓包中的任何连接</translation>
     </message>
+    <message>
+        <source>unknown filter key "%1" in "%2": the keys are conn:, stream: and type: (to find the text itself, quote it: "%2")</source>
+        <translation>“%2”中的过滤键“%1”未知：可用的键为 conn:、stream: 和 type:（要查找这段文本本身，请加引号："%2"）</translation>
+    </message>
+    <message>
+        <source>unknown bits</source>
+        <translation>未知位</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>opens 1 connection</source>
+        <translation>可解开 1 个连接</translation>
+    </message>
     <message numerus="yes">
-        <source>opens %n connection(s)</source>
+        <source>opens %n connections</source>
         <translation><numerusform>可解开 %n 个连接</numerusform></translation>
     </message>
 </context>
@@ -493,22 +509,6 @@
         <translation>内置端点：%1（TLS）、%2（实验明文）、%3（HTTP 基线）</translation>
     </message>
     <message>
-        <source>Add key log</source>
-        <translation>添加密钥日志</translation>
-    </message>
-    <message>
-        <source>Key logs (*.log *.txt *.keylog);;All files (*)</source>
-        <translation>密钥日志 (*.log *.txt *.keylog);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>Add server key</source>
-        <translation>添加服务器密钥</translation>
-    </message>
-    <message>
-        <source>PEM keys (*.pem);;All files (*)</source>
-        <translation>PEM 密钥 (*.pem);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>About anthro-v1 Workbench</source>
         <translation>关于 anthro-v1 工作台</translation>
     </message>
@@ -655,6 +655,50 @@
     <message>
         <source>Nothing to report here yet: run a diagnosis, a rollout, a session or a load, or open a capture.</source>
         <translation>此处尚无可生成报告的结果：请先运行诊断、发布演练、会话或压测，或打开一个抓包。</translation>
+    </message>
+    <message>
+        <source>Save Capture &amp;As…</source>
+        <translation>抓包另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>A copy of the capture shown (a session's capture lives in a temporary directory)</source>
+        <translation>保存当前抓包的副本（会话抓包位于临时目录中）</translation>
+    </message>
+    <message>
+        <source>&amp;Close Tab</source>
+        <translation>关闭标签页(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Save capture as</source>
+        <translation>抓包另存为</translation>
+    </message>
+    <message>
+        <source>Capture saved as %1</source>
+        <translation>抓包已另存为 %1</translation>
+    </message>
+    <message>
+        <source>Capture not saved to %1: %2</source>
+        <translation>抓包未能保存到 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is a PEM key, not a capture. Add it as a server key to decrypt captures: Add server key… in the Keys panel, File → Add Server Key, or drop it on the window.</source>
+        <translation>%1 是 PEM 密钥，不是抓包文件。请将其添加为服务器密钥以解密抓包：密钥面板中的“添加服务器密钥…”、文件 → 添加服务器密钥，或将其拖到窗口上。</translation>
+    </message>
+    <message>
+        <source>%1 is a key log, not a capture. Add it as a key log to decrypt captures: Add key log… in the Keys panel, File → Add Key Log, or drop it on the window.</source>
+        <translation>%1 是密钥日志，不是抓包文件。请将其添加为密钥日志以解密抓包：密钥面板中的“添加密钥日志…”、文件 → 添加密钥日志，或将其拖到窗口上。</translation>
+    </message>
+    <message>
+        <source>%1 cannot be opened as a capture: %2</source>
+        <translation>%1 无法作为抓包打开：%2</translation>
+    </message>
+    <message>
+        <source>Not a capture</source>
+        <translation>不是抓包文件</translation>
+    </message>
+    <message>
+        <source>Add as key</source>
+        <translation>添加为密钥</translation>
     </message>
     <message>
         <source>Capture written to %1</source>
@@ -852,6 +896,257 @@
     <message>
         <source>Connections, TCP health and per-stream timing as HTML, PDF, Markdown or JSON</source>
         <translation>将连接、TCP 健康状况和各流的时延导出为 HTML、PDF、Markdown 或 JSON</translation>
+    </message>
+    <message>
+        <source>Go to frame: "%1" is not a frame number</source>
+        <translation>跳转到帧："%1" 不是帧编号</translation>
+    </message>
+    <message>
+        <source>Go to frame…</source>
+        <translation>跳转到帧…</translation>
+    </message>
+    <message>
+        <source>View</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>Time format, time reference, marks, go to frame, statistics</source>
+        <translation>时间格式、时间参考、标记、跳转到帧、统计</translation>
+    </message>
+    <message>
+        <source>Statistics</source>
+        <translation>统计</translation>
+    </message>
+    <message>
+        <source>Time of day</source>
+        <translation>当天时间</translation>
+    </message>
+    <message>
+        <source>Seconds since capture start</source>
+        <translation>自抓包开始的秒数</translation>
+    </message>
+    <message>
+        <source>Seconds since previous displayed frame</source>
+        <translation>自上一显示帧的秒数</translation>
+    </message>
+    <message>
+        <source>Seconds since time reference</source>
+        <translation>自时间参考的秒数</translation>
+    </message>
+    <message>
+        <source>Set / unset time reference</source>
+        <translation>设置 / 取消时间参考</translation>
+    </message>
+    <message>
+        <source>Mark / unmark frame</source>
+        <translation>标记 / 取消标记帧</translation>
+    </message>
+    <message>
+        <source>Filter…</source>
+        <translation>过滤…</translation>
+    </message>
+    <message>
+        <source>Apply filter</source>
+        <translation>应用过滤</translation>
+    </message>
+    <message>
+        <source>Copy rows</source>
+        <translation>复制行</translation>
+    </message>
+    <message>
+        <source>Filter not applied: %1. The list still shows every frame.</source>
+        <translation>过滤未应用：%1。列表仍显示全部帧。</translation>
+    </message>
+    <message>
+        <source>Filter not applied: %1. The list still shows the frames of "%2".</source>
+        <translation>过滤未应用：%1。列表仍显示“%2”的帧。</translation>
+    </message>
+    <message>
+        <source>Sorting…</source>
+        <translation>正在排序…</translation>
+    </message>
+    <message>
+        <source>No frame %1: the capture has %2 frames.</source>
+        <translation>没有第 %1 帧：此抓包共有 %2 帧。</translation>
+    </message>
+    <message>
+        <source>Frame %1 is not in the list: the filter "%2" hides it.</source>
+        <translation>第 %1 帧不在列表中：过滤“%2”隐藏了它。</translation>
+    </message>
+    <message>
+        <source>Copied the first %1 of the %2 selected rows.</source>
+        <translation>已复制所选 %2 行中的前 %1 行。</translation>
+    </message>
+    <message>
+        <source>Copy field values</source>
+        <translation>复制字段值</translation>
+    </message>
+    <message>
+        <source>Copy bytes as hex</source>
+        <translation>以十六进制复制字节</translation>
+    </message>
+    <message>
+        <source>Filter on %1</source>
+        <translation>按 %1 过滤</translation>
+    </message>
+    <message>
+        <source>%1: %2 frames, 1 connection (%3 decrypted)</source>
+        <translation>%1：%2 帧，1 个连接（%3 个已解密）</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::CaptureStatistics</name>
+    <message>
+        <source>Connections</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Streams</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>TTFT</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>The table shown, in its order, as CSV</source>
+        <translation>将当前表格按显示顺序导出为 CSV</translation>
+    </message>
+    <message>
+        <source>Double-click a stream to show its frames</source>
+        <translation>双击某个流以显示其帧</translation>
+    </message>
+    <message>
+        <source>No.</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Transport</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>Decryption</source>
+        <translation>解密</translation>
+    </message>
+    <message>
+        <source>Frames</source>
+        <translation>帧数</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Token 数</translation>
+    </message>
+    <message>
+        <source>TTFT P50 (ms)</source>
+        <translation>TTFT P50 (ms)</translation>
+    </message>
+    <message>
+        <source>TTFT P99 (ms)</source>
+        <translation>TTFT P99 (ms)</translation>
+    </message>
+    <message>
+        <source>Retrans.</source>
+        <translation>重传</translation>
+    </message>
+    <message>
+        <source>Bad checksums</source>
+        <translation>校验和错误</translation>
+    </message>
+    <message>
+        <source>Conn</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>End</source>
+        <translation>结束方式</translation>
+    </message>
+    <message>
+        <source>TTFT (ms)</source>
+        <translation>TTFT (ms)</translation>
+    </message>
+    <message>
+        <source>E2E (ms)</source>
+        <translation>端到端 (ms)</translation>
+    </message>
+    <message>
+        <source>Mean ITL (ms)</source>
+        <translation>平均 ITL (ms)</translation>
+    </message>
+    <message>
+        <source>P99 ITL (ms)</source>
+        <translation>P99 ITL (ms)</translation>
+    </message>
+    <message>
+        <source>Max gap (ms)</source>
+        <translation>最大间隔 (ms)</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Packets</source>
+        <translation>数据包</translation>
+    </message>
+    <message>
+        <source>n</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>Min (ms)</source>
+        <translation>最小 (ms)</translation>
+    </message>
+    <message>
+        <source>P50 (ms)</source>
+        <translation>P50 (ms)</translation>
+    </message>
+    <message>
+        <source>P90 (ms)</source>
+        <translation>P90 (ms)</translation>
+    </message>
+    <message>
+        <source>P95 (ms)</source>
+        <translation>P95 (ms)</translation>
+    </message>
+    <message>
+        <source>P99 (ms)</source>
+        <translation>P99 (ms)</translation>
+    </message>
+    <message>
+        <source>Max (ms)</source>
+        <translation>最大 (ms)</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Export statistics</source>
+        <translation>导出统计</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;All files (*)</source>
+        <translation>CSV (*.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Statistics written to %1</source>
+        <translation>统计已写入 %1</translation>
+    </message>
+    <message>
+        <source>Statistics not written: %1</source>
+        <translation>统计未写入：%1</translation>
     </message>
 </context>
 <context>
@@ -1388,6 +1683,22 @@
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
+    <message>
+        <source>*REF*</source>
+        <translation>*参考*</translation>
+    </message>
+    <message>
+        <source>Time of day</source>
+        <translation>当天时间</translation>
+    </message>
+    <message>
+        <source>Δ previous (s)</source>
+        <translation>Δ 上一帧 (s)</translation>
+    </message>
+    <message>
+        <source>Since reference (s)</source>
+        <translation>自参考 (s)</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::KeysPanel</name>
@@ -1434,6 +1745,38 @@
     <message>
         <source>none</source>
         <translation>无</translation>
+    </message>
+    <message>
+        <source>Add key log</source>
+        <translation>添加密钥日志</translation>
+    </message>
+    <message>
+        <source>Key logs (*.log *.txt *.keylog);;All files (*)</source>
+        <translation>密钥日志 (*.log *.txt *.keylog);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add server key</source>
+        <translation>添加服务器密钥</translation>
+    </message>
+    <message>
+        <source>PEM keys (*.pem);;All files (*)</source>
+        <translation>PEM 密钥 (*.pem);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add key log…</source>
+        <translation>添加密钥日志…</translation>
+    </message>
+    <message>
+        <source>Add server key…</source>
+        <translation>添加服务器密钥…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Forget the selected key files (the files stay on disk)</source>
+        <translation>移除所选密钥文件（文件仍保留在磁盘上）</translation>
     </message>
 </context>
 <context>
@@ -1529,6 +1872,14 @@
     <message>
         <source>Chart written to %1</source>
         <translation>图表已写入 %1</translation>
+    </message>
+    <message>
+        <source>Show %1</source>
+        <translation>显示%1</translation>
+    </message>
+    <message>
+        <source>Clear charts</source>
+        <translation>清空图表</translation>
     </message>
 </context>
 <context>
@@ -2107,16 +2458,8 @@
         <translation>回答会在此流式显示。</translation>
     </message>
     <message>
-        <source>open loop</source>
-        <translation>开环</translation>
-    </message>
-    <message>
         <source> req/s</source>
         <translation> 请求/秒</translation>
-    </message>
-    <message>
-        <source>Open loop (used when concurrency is 0): constant arrivals at this rate</source>
-        <translation>开环（并发为 0 时使用）：按此速率匀速到达</translation>
     </message>
     <message>
         <source>as baseline</source>
@@ -2167,10 +2510,6 @@
         <translation>压测</translation>
     </message>
     <message>
-        <source>Concurrency</source>
-        <translation>并发</translation>
-    </message>
-    <message>
         <source>Rate</source>
         <translation>速率</translation>
     </message>
@@ -2195,10 +2534,6 @@
         <translation>抓包失败：%1</translation>
     </message>
     <message>
-        <source>stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6</source>
-        <translation>流 %1：TTFT %2，端到端 %3，%4 个 token，平均 ITL %5，结束原因 %6</translation>
-    </message>
-    <message>
         <source>Session: %1</source>
         <translation>会话：%1</translation>
     </message>
@@ -2207,28 +2542,12 @@
         <translation>已有压测在运行。</translation>
     </message>
     <message>
-        <source>Set a concurrency, or a rate for an open loop.</source>
-        <translation>请设置并发，或为开环设置速率。</translation>
-    </message>
-    <message>
-        <source>Running…</source>
-        <translation>运行中…</translation>
-    </message>
-    <message>
-        <source>%1 requests, %2 tokens/s, TTFT p50 %3 ms, p99 %4 ms</source>
-        <translation>%1 个请求，%2 tokens/s，TTFT p50 %3 ms，p99 %4 ms</translation>
-    </message>
-    <message>
         <source>Stream %1 was not captured: tick the capture option to see its frames.</source>
         <translation>流 %1 未被抓包：勾选抓包选项后才能查看它的帧。</translation>
     </message>
     <message>
         <source>Stop load</source>
         <translation>停止压测</translation>
-    </message>
-    <message>
-        <source>Stopping: waiting for the requests in flight…</source>
-        <translation>正在停止：等待进行中的请求完成…</translation>
     </message>
     <message>
         <source>Diagnose this target…</source>
@@ -2243,16 +2562,164 @@
         <translation>将最近结束的会话或压测导出为 HTML、PDF、Markdown 或 JSON</translation>
     </message>
     <message>
+        <source>Closed loop</source>
+        <translation>闭环</translation>
+    </message>
+    <message>
+        <source>Open loop, constant arrivals</source>
+        <translation>开环，恒定到达</translation>
+    </message>
+    <message>
+        <source>Open loop, Poisson arrivals</source>
+        <translation>开环，泊松到达</translation>
+    </message>
+    <message>
+        <source>Closed loop: each connection sends its next request when the last one ends. Open loop: requests arrive at the rate set whatever the answers' pace, evenly spaced or as a Poisson process.</source>
+        <translation>闭环：每个连接在上一个请求结束后发送下一个。开环：请求按设定速率到达，与回答快慢无关，均匀间隔或按泊松过程到达。</translation>
+    </message>
+    <message>
+        <source>Connections, each with one request at a time (closed loop)</source>
+        <translation>连接数，每个连接同一时刻只有一个请求（闭环）</translation>
+    </message>
+    <message>
+        <source>Requests started per second (open loop)</source>
+        <translation>每秒发起的请求数（开环）</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Stop after this many requests (retries not counted)</source>
+        <translation>达到此请求数后停止（不计重试）</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Stop starting requests after this many seconds</source>
+        <translation>经过此秒数后不再发起新请求</translation>
+    </message>
+    <message>
+        <source>ttft:300,tpot:40,e2e:2000 (ms)</source>
+        <translation>ttft:300,tpot:40,e2e:2000（毫秒）</translation>
+    </message>
+    <message>
+        <source>Service-level objectives in milliseconds: requests meeting all of them count towards goodput</source>
+        <translation>以毫秒计的服务等级目标：全部满足的请求计入有效吞吐（goodput）</translation>
+    </message>
+    <message>
+        <source>Export records…</source>
+        <translation>导出请求记录…</translation>
+    </message>
+    <message>
+        <source>The last load's per-request records as JSONL, or CSV</source>
+        <translation>最近一次压测的逐请求记录，JSONL 或 CSV 格式</translation>
+    </message>
+    <message>
+        <source>Clear charts</source>
+        <translation>清空图表</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>SLO</source>
+        <translation>SLO</translation>
+    </message>
+    <message>
+        <source>load request %1</source>
+        <translation>压测请求 %1</translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation>流 %1</translation>
+    </message>
+    <message>
+        <source>%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6</source>
+        <translation>%1：TTFT %2，E2E %3，%4 个 token，平均 ITL %5，停止原因 %6</translation>
+    </message>
+    <message>
+        <source>, cancel latency %1</source>
+        <translation>，取消延迟 %1</translation>
+    </message>
+    <message>
+        <source>Set a number of requests or a duration for the load.</source>
+        <translation>请为压测设置请求数或时长。</translation>
+    </message>
+    <message>
+        <source>SLO: %1</source>
+        <translation>SLO：%1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 requests done</source>
+        <translation>已完成 %1/%2 个请求</translation>
+    </message>
+    <message>
+        <source>%1 requests done</source>
+        <translation>已完成 %1 个请求</translation>
+    </message>
+    <message>
+        <source>%1, %2 errors, %3 tokens/s, %4 s</source>
+        <translation>%1，%2 个错误，%3 tokens/s，%4 秒</translation>
+    </message>
+    <message>
+        <source>Stopping: waiting for the requests in flight… (%1)</source>
+        <translation>正在停止：等待进行中的请求…（%1）</translation>
+    </message>
+    <message>
+        <source>%1 requests in %2 s, %3 tokens/s, TTFT p50 %4 ms, p99 %5 ms</source>
+        <translation>%1 个请求，用时 %2 秒，%3 tokens/s，TTFT p50 %4 ms，p99 %5 ms</translation>
+    </message>
+    <message>
+        <source>, %1 errors</source>
+        <translation>，%1 个错误</translation>
+    </message>
+    <message>
+        <source>, goodput %1 req/s within the SLO</source>
+        <translation>，满足 SLO 的有效吞吐 %1 请求/秒</translation>
+    </message>
+    <message>
+        <source>Load failed: %1</source>
+        <translation>压测失败：%1</translation>
+    </message>
+    <message>
+        <source>No load has ended yet: nothing to export.</source>
+        <translation>尚无已结束的压测：没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Records not written to %1: %2</source>
+        <translation>请求记录未写入 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n request record(s) written to %1</source>
+        <translation><numerusform>已将 %n 条请求记录写入 %1</numerusform></translation>
+    </message>
+    <message>
+        <source>Export records</source>
+        <translation>导出请求记录</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl);;CSV (*.csv)</source>
+        <translation>JSON Lines (*.jsonl);;CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
         <source>Typed here</source>
         <translation>在此输入</translation>
     </message>
     <message>
         <source>API key, never saved</source>
         <translation>API 密钥，从不保存</translation>
-    </message>
-    <message>
-        <source>API key</source>
-        <translation>API 密钥</translation>
     </message>
     <message>
         <source>Session failed: %1</source>

@@ -2,6 +2,7 @@
 // their reason, and key logs re-read when they grow.
 #include <QtTest>
 
+#include <QPushButton>
 #include <QTreeWidget>
 
 #include "crypto/key_schedule.h"
@@ -53,9 +54,46 @@ class TestKeysPanel : public QObject {
     QTreeWidgetItem* log = item(panel, "lab-conversation.keylog");
     QCOMPARE(log->childCount(), 1);
     QCOMPARE(log->child(0)->text(0), QString("10.0.0.1:1-10.0.0.2:2"));
+    QCOMPARE(log->text(2), QString("opens 1 connection"));
     QTreeWidgetItem* key = item(panel, "server-static.pem");
     QCOMPARE(key->childCount(), 1);  // the answer carrying its public key
     QVERIFY(item(panel, "x.pcap (DSB)"));
+  }
+
+  void theTokenOpensBothConnectionsInPlural() {
+    KeysPanel panel;
+    QVERIFY(panel.addKeylog(QString::fromStdString(vectors_path("lab-conversation.keylog"))));
+    panel.showCapture("/tmp/x.pcap",
+                      {connection_with_token("10.0.0.1:1-10.0.0.2:2", vector_token(), Key32{}),
+                       connection_with_token("10.0.0.1:3-10.0.0.2:2", vector_token(), Key32{})},
+                      {});
+    QCOMPARE(item(panel, "lab-conversation.keylog")->text(2), QString("opens 2 connections"));
+  }
+
+  // The panel's own buttons: the key files selected go, the others stay; DSB rows cannot.
+  void removeTheSelectedKeyFiles() {
+    KeysPanel panel;
+    const QString keylog = QString::fromStdString(vectors_path("lab-conversation.keylog"));
+    const QString pem = QString::fromStdString(vectors_path("server-static.pem"));
+    QVERIFY(panel.addKeylog(keylog));
+    QVERIFY(panel.addServerKey(pem));
+    panel.showCapture("/tmp/x.pcap", {}, {"# an embedded key log\n"});
+    QVERIFY(panel.addKeylogButton()->isEnabled());
+    QVERIFY(panel.addServerKeyButton()->isEnabled());
+    QVERIFY(!panel.removeButton()->isEnabled());
+    item(panel, "block 1")->setSelected(true);
+    QVERIFY(!panel.removeButton()->isEnabled());
+    panel.tree()->clearSelection();
+    item(panel, "lab-conversation.keylog")->setSelected(true);
+    QVERIFY(panel.removeButton()->isEnabled());
+    QSignalSpy changed(&panel, &KeysPanel::keysChanged);
+    QTest::mouseClick(panel.removeButton(), Qt::LeftButton);
+    QCOMPARE(changed.size(), 1);
+    QVERIFY(panel.keylogs().isEmpty());
+    QCOMPARE(panel.serverKeys(), QStringList{pem});
+    QVERIFY(!item(panel, "lab-conversation.keylog"));
+    QVERIFY(item(panel, "server-static.pem"));
+    QVERIFY(!panel.removeButton()->isEnabled());
   }
 
   void badFilesAreRefusedWithTheirReason() {

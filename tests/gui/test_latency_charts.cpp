@@ -1,5 +1,6 @@
 // LatencyCharts holds exactly what it was given, draws it, bounds it, exports it and maps
-// clicks back to requests.
+// clicks back to requests; its headers fit any width it gets, series can be hidden, and the
+// histogram's note keeps clear of the bars.
 #include <qcustomplot.h>
 
 #include <QSignalSpy>
@@ -10,6 +11,8 @@
 #include <random>
 #include <set>
 
+#include "chart_checks.h"
+#include "language.h"
 #include "latency_charts.h"
 
 using anthro::widgets::LatencyCharts;
@@ -370,6 +373,9 @@ class TestLatencyCharts : public QObject {
       }
       return r;
     };
+    // The header is fitted to the width and the series' names (set before any data), never
+    // to the data.
+    charts.setSeriesName(1, "a much longer series name for the legend");
     const std::vector<QRect> empty = rects();
     std::vector<RequestPoint> wide = ramp(20);
     for (auto& p : wide) {
@@ -379,7 +385,6 @@ class TestLatencyCharts : public QObject {
     }
     charts.addPoints(0, wide);
     charts.addPoints(1, ramp(3));
-    charts.setSeriesName(1, "a much longer series name for the legend");
     charts.flush();
     QCOMPARE(rects(), empty);
     // Left edges line up in each column of the grid.
@@ -425,6 +430,187 @@ class TestLatencyCharts : public QObject {
     QCustomPlot* plot = charts.plot(LatencyCharts::TtftOverTime);
     QCOMPARE(plot->legend->itemCount(), 1);  // only series with data are listed
     QCOMPARE(plot->graph(1)->name(), QString("v2 canary"));
+  }
+
+  // At the smallest size the charts take and at wider ones, with both series, every title,
+  // legend entry and axis label is drawn whole.
+  void titlesAndLegendsAreNeverCut() {
+    for (int width : {0, 800, 1024, 1600}) {
+      LatencyCharts charts;
+      charts.resize(std::max(width, charts.minimumSizeHint().width()), 600);
+      charts.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&charts));
+      charts.addPoints(0, ramp(20));
+      charts.addPoints(1, ramp(20, 50));
+      charts.flush();
+      for (auto chart : {LatencyCharts::TtftOverTime, LatencyCharts::TokenRate, LatencyCharts::ItlHistogram,
+                         LatencyCharts::TtftCdf}) {
+        QCustomPlot* plot = charts.plot(chart);
+        plot->replot();
+        QCOMPARE(plot->legend->itemCount(), 2);
+        const QString problem = anthro::test::headerProblem(plot, {"baseline", "candidate"});
+        QVERIFY2(problem.isEmpty(), qPrintable(QString("%1 px, chart %2: %3").arg(charts.width()).arg(int(chart)).arg(problem)));
+      }
+      // The data areas of a grid row start at the same height, however each header is arranged.
+      auto top = [&](LatencyCharts::Chart c) { return charts.plot(c)->axisRect()->rect().top(); };
+      QCOMPARE(top(LatencyCharts::TtftOverTime), top(LatencyCharts::TtftCdf));
+      QCOMPARE(top(LatencyCharts::TokenRate), top(LatencyCharts::ItlHistogram));
+    }
+  }
+
+  // Exports are laid out at their own size, never smaller than a report's.
+  void exportsAtTheirOwnSize() {
+    LatencyCharts charts;
+    charts.resize(charts.minimumSizeHint());
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
+    charts.addPoints(0, ramp(20));
+    charts.addPoints(1, ramp(20, 50));
+    QTemporaryDir dir;
+    const QString png = dir.filePath("ttft.png");
+    QString error;
+    QVERIFY2(charts.exportChart(LatencyCharts::TtftOverTime, png, &error), qPrintable(error));
+    QCOMPARE(QImage(png).size(), QSize(2 * LatencyCharts::kExportWidth, 2 * LatencyCharts::kExportHeight));
+  }
+
+  void aLonePointSitsInsideTheAxes() {
+    LatencyCharts charts;
+    charts.resize(1000, 700);
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
+    charts.addPoints(0, {{0.0, 120.0, 30.0, {4.0, 5.0}, 7}});
+    charts.flush();
+    QSignalSpy clicked(&charts, &LatencyCharts::requestClicked);
+    for (auto chart : {LatencyCharts::TtftOverTime, LatencyCharts::TokenRate}) {
+      QCustomPlot* plot = charts.plot(chart);
+      plot->replot();
+      QCPGraph* g = plot->graph(0);
+      const QPointF at(g->keyAxis()->coordToPixel(0.0), g->valueAxis()->coordToPixel(g->data()->at(0)->value));
+      const QRectF inner = QRectF(plot->axisRect()->rect()).adjusted(6, 6, -6, -6);  // room for the dot
+      QVERIFY2(inner.contains(at), qPrintable(QString("chart %1: point at %2,%3").arg(int(chart)).arg(at.x()).arg(at.y())));
+      QTest::mouseClick(plot, Qt::LeftButton, {}, at.toPoint());
+    }
+    QCOMPARE(clicked.count(), 2);
+    QCOMPARE(clicked.at(0).at(1).toInt(), 7);
+    QCOMPARE(clicked.at(1).at(1).toInt(), 7);
+    // The request picked is ringed on both charts, until the charts are cleared.
+    auto mark = [&](LatencyCharts::Chart chart) -> QCPItemTracer* {
+      QCustomPlot* plot = charts.plot(chart);
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (plot->item(i)->objectName() == "selection-mark") return qobject_cast<QCPItemTracer*>(plot->item(i));
+      return nullptr;
+    };
+    QVERIFY(mark(LatencyCharts::TtftOverTime) && mark(LatencyCharts::TtftOverTime)->visible());
+    QCOMPARE(mark(LatencyCharts::TtftOverTime)->position->coords(), QPointF(0, 120));
+    QVERIFY(mark(LatencyCharts::TokenRate)->visible());
+    QCOMPARE(mark(LatencyCharts::TokenRate)->position->coords(), QPointF(0, 30));
+    charts.clear();
+    QVERIFY(!mark(LatencyCharts::TtftOverTime)->visible());
+    QVERIFY(!mark(LatencyCharts::TokenRate)->visible());
+  }
+
+  // A hidden series leaves the charts, their ranges and the histogram; its legend entry stays,
+  // struck out, and a click on it brings the series back.
+  void seriesCanBeHiddenAndShownAgain() {
+    LatencyCharts charts;
+    charts.resize(1200, 800);
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
+    std::vector<RequestPoint> late = ramp(10, 500);
+    for (auto& p : late) p.t_s += 100;
+    charts.addPoints(0, ramp(10));
+    charts.addPoints(1, late);
+    charts.flush();
+    QSignalSpy changed(&charts, &LatencyCharts::seriesVisibilityChanged);
+    QCustomPlot* plot = charts.plot(LatencyCharts::TtftOverTime);
+    QVERIFY(plot->xAxis->range().upper > 100);
+
+    charts.setSeriesVisible(1, false);
+    QVERIFY(!charts.seriesVisible(1));
+    QVERIFY(charts.seriesVisible(0));
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!plot->graph(1)->visible());
+    QVERIFY(plot->graph(0)->visible());
+    QVERIFY(!percentileLine(plot, "p50-1")->visible());
+    QVERIFY(percentileLine(plot, "p50-0")->visible());
+    QVERIFY2(plot->xAxis->range().upper < 50, qPrintable(QString::number(plot->xAxis->range().upper)));
+    QVERIFY(plot->yAxis->range().upper < 100);
+    QCustomPlot* hist = charts.plot(LatencyCharts::ItlHistogram);
+    QCOMPARE(qobject_cast<QCPBars*>(hist->plottable(1))->dataCount(), 0);
+    QCOMPARE(barsTotal(qobject_cast<QCPBars*>(hist->plottable(0))), double(charts.itlSampleCount(0)));
+    QCOMPARE(charts.pointCount(1), std::size_t(10));  // the data stays
+    QCOMPARE(plot->legend->itemCount(), 2);
+    QVERIFY(plot->legend->itemWithPlottable(plot->graph(1))->font().strikeOut());
+    QVERIFY(!plot->legend->itemWithPlottable(plot->graph(0))->font().strikeOut());
+
+    plot->replot();
+    QTest::mouseClick(plot, Qt::LeftButton, {}, plot->legend->itemWithPlottable(plot->graph(1))->rect().center());
+    QVERIFY(charts.seriesVisible(1));
+    QCOMPARE(changed.count(), 2);
+    QVERIFY(plot->graph(1)->visible());
+    QVERIFY(plot->xAxis->range().upper > 100);
+    QVERIFY(!plot->legend->itemWithPlottable(plot->graph(1))->font().strikeOut());
+  }
+
+  // A streaming request's ITL shows in the histogram until its point replaces it.
+  void runningItlIsReplacedByTheRequest() {
+    LatencyCharts charts;
+    charts.addRunningItl(0, {4, 5, 6});
+    charts.addRunningItl(0, {5});
+    QCOMPARE(charts.itlSampleCount(0), std::size_t(4));
+    charts.flush();
+    auto* bars = qobject_cast<QCPBars*>(charts.plot(LatencyCharts::ItlHistogram)->plottable(0));
+    QCOMPARE(barsTotal(bars), 4.0);
+    QCOMPARE(charts.pointCount(0), std::size_t(0));
+    charts.clearRunningItl(0);
+    charts.addPoints(0, {{0.0, 10.0, 20.0, {4, 5, 6, 5, 7}, 0}});
+    QCOMPARE(charts.itlSampleCount(0), std::size_t(5));
+    charts.flush();
+    QCOMPARE(barsTotal(bars), 5.0);
+  }
+
+  void clearSaysSo() {
+    LatencyCharts charts;
+    charts.addPoints(0, ramp(5));
+    QSignalSpy cleared(&charts, &LatencyCharts::cleared);
+    charts.clear();
+    QCOMPARE(cleared.count(), 1);
+    QCOMPARE(charts.pointCount(0), std::size_t(0));
+  }
+
+  // At the smallest size, where the bars are short: the note on the overflow bar has a band of
+  // its own above every bar, and follows the language.
+  void histogramNoteKeepsClearOfTheBars() {
+    LatencyCharts charts;
+    charts.resize(charts.minimumSizeHint());
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
+    RequestPoint p{0.0, 50.0, 20.0, {}, 0};
+    for (int i = 0; i < 3000; ++i) p.itl_ms.push_back(5 + std::sqrt(i / 3000.0));  // densest on the right
+    p.itl_ms.push_back(400);
+    p.itl_ms.push_back(420);
+    charts.addPoints(0, {p});
+    charts.flush();
+    QCustomPlot* plot = charts.plot(LatencyCharts::ItlHistogram);
+    plot->replot();
+    QCPItemText* note = nullptr;
+    for (int i = 0; i < plot->itemCount(); ++i)
+      if (plot->item(i)->objectName() == "histogram-note") note = qobject_cast<QCPItemText*>(plot->item(i));
+    QVERIFY(note && note->visible());
+    QVERIFY2(note->text().startsWith("last bar"), qPrintable(note->text()));
+    const QRectF note_rect(note->topLeft->pixelPosition(), note->bottomRight->pixelPosition());
+    auto* bars = qobject_cast<QCPBars*>(plot->plottable(0));
+    QVERIFY(bars->dataCount() > 3);
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
+      const double left = plot->xAxis->coordToPixel(it->key - bars->width() / 2);
+      const double right = plot->xAxis->coordToPixel(it->key + bars->width() / 2);
+      const QRectF bar(QPointF(left, plot->yAxis->coordToPixel(it->value)), QPointF(right, plot->yAxis->coordToPixel(0)));
+      QVERIFY2(!note_rect.intersects(bar), qPrintable(QString("bar at %1 ms (%2) under the note").arg(it->key).arg(it->value)));
+    }
+    anthro::gui::install_language("zh_CN");
+    QTRY_VERIFY2(note->text().startsWith(QString::fromUtf8("最后一柱")), qPrintable(note->text()));
+    anthro::gui::install_language("en");
+    QTRY_VERIFY(note->text().startsWith("last bar"));
   }
 
   void ignoresWhatItCannotPlot() {

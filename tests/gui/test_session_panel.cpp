@@ -1,0 +1,328 @@
+// The live session page against a local endpoint: the charts fill while a load runs, one time
+// base for sends and loads, Clear, the load panel's controls as core's bench takes them, the
+// records export, the stats line and load status in the interface's language, and a layout
+// whose texts never widen it nor get cut at 1024 px.
+#include <qcustomplot.h>
+
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QSplitter>
+#include <QtTest>
+#include <algorithm>
+
+#include "chart_checks.h"
+#include "endpoint_fixture.h"
+#include "language.h"
+#include "latency_charts.h"
+#include "session_panel.h"
+
+using namespace anthro;
+using namespace anthro::test;
+using namespace anthro::widgets;
+
+namespace {
+
+// The keys (request start, s) of a series' TTFT points, ascending.
+std::vector<double> startTimes(SessionPanel& panel, int series) {
+  panel.charts()->flush();
+  std::vector<double> keys;
+  auto data = panel.charts()->plot(LatencyCharts::TtftOverTime)->graph(series)->data();
+  for (auto it = data->constBegin(); it != data->constEnd(); ++it) keys.push_back(it->key);
+  return keys;
+}
+
+bool sendAndWait(SessionPanel& panel) {
+  QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+  return panel.send() && finished.wait(30000) && finished.at(0).at(0).toBool();
+}
+
+bool loadAndWait(SessionPanel& panel) {
+  QSignalSpy finished(&panel, &SessionPanel::loadFinished);
+  panel.runLoad();
+  return finished.wait(60000) && finished.at(0).at(0).toBool();
+}
+
+}  // namespace
+
+class TestSessionPanel : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    // ~20 ms to the first token, then 30 tokens 4 ms apart: ~140 ms a request.
+    fixture_ = std::make_unique<EndpointFixture>(std::vector<std::string>{}, 20, 4, 30);
+    fixture_->start();
+    lab_ = QString::fromStdString(fixture_->endpoint().url("anthro+lab"));
+  }
+  void cleanupTestCase() { fixture_.reset(); }
+
+  // Each request reaches the charts as it ends: while the load still runs, the charts hold
+  // some of its requests and have drawn them, and the status counts them.
+  void chartsGainPointsWhileALoadRuns() {
+    SessionPanel panel;
+    panel.resize(1024, 700);
+    panel.show();
+    panel.setTarget(lab_);
+    panel.setLoad(40, 2);  // ~20 rounds of ~140 ms
+    QSignalSpy finished(&panel, &SessionPanel::loadFinished);
+    panel.runLoad();
+    QVERIFY(panel.loadRunning());
+    QCPGraph* drawn = panel.charts()->plot(LatencyCharts::TtftOverTime)->graph(0);
+    std::size_t partial = 0;
+    int drawn_while_running = 0;
+    QString status_while_running;
+    QElapsedTimer clock;
+    clock.start();
+    while (finished.isEmpty() && clock.elapsed() < 60000) {
+      QTest::qWait(20);
+      if (!finished.isEmpty()) break;  // loadFinished came in that wait: the load is over
+      const std::size_t held = panel.charts()->pointCount(0);
+      if (held > 0 && held < 40) partial = held;
+      if (held < 40 && drawn->dataCount() > 0) {  // drawn by the charts' own coalesced update
+        drawn_while_running = drawn->dataCount();
+        status_while_running = panel.loadStatus();
+      }
+    }
+    QCOMPARE(finished.size(), 1);
+    QVERIFY2(partial > 0, "no point reached the charts while the load ran");
+    QVERIFY(drawn_while_running > 0 && drawn_while_running < 40);
+    QVERIFY2(status_while_running.contains(" of 40 requests done"), qPrintable(status_while_running));
+    QCOMPARE(panel.charts()->pointCount(0), std::size_t(40));
+    QCOMPARE(panel.charts()->ttftValues(0).size(), std::size_t(40));
+    QVERIFY2(panel.loadStatus().startsWith("40 requests in"), qPrintable(panel.loadStatus()));
+  }
+
+  // "request start" counts from the page's first request for sends and loads alike: a load
+  // run after a session is plotted after it, not from 0 again.
+  void oneTimeBaseForSendsAndLoads() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setRepeat(2);
+    QVERIFY(sendAndWait(panel));
+    QTest::qWait(300);
+    panel.setLoadSeries(1);
+    panel.setLoad(6, 2);
+    QVERIFY(loadAndWait(panel));
+    const std::vector<double> sent = startTimes(panel, 0), loaded = startTimes(panel, 1);
+    QCOMPARE(sent.size(), std::size_t(2));
+    QCOMPARE(loaded.size(), std::size_t(6));
+    QVERIFY2(sent.front() >= 0 && sent.front() < 0.5, qPrintable(QString::number(sent.front())));
+    QVERIFY2(loaded.front() > sent.back() + 0.25,
+             qPrintable(QString("load from %1 s, session until %2 s").arg(loaded.front()).arg(sent.back())));
+    // A second load goes on from there too.
+    QVERIFY(loadAndWait(panel));
+    const std::vector<double> both = startTimes(panel, 1);
+    QCOMPARE(both.size(), std::size_t(12));
+    QVERIFY(both[6] > loaded.back());
+  }
+
+  // Clear empties the charts and the next request starts the time base again.
+  void clearStartsAfresh() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    QVERIFY(sendAndWait(panel));
+    QTest::qWait(1200);
+    panel.clearCharts();
+    QCOMPARE(panel.charts()->pointCount(0), std::size_t(0));
+    QVERIFY(panel.statsLine().isEmpty());
+    QVERIFY(sendAndWait(panel));
+    const std::vector<double> keys = startTimes(panel, 0);
+    QCOMPARE(keys.size(), std::size_t(1));
+    QVERIFY2(keys[0] < 0.5, qPrintable(QString::number(keys[0])));
+  }
+
+  // The controls as `bench` takes them; what cannot run is refused with the reason.
+  void loadControlsMapOntoTheBench() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setOpenLoad(25, Arrivals::Poisson);
+    panel.setLoadLimits(0, 30);
+    panel.setSlo("ttft:300, tpot:40");
+    auto b = panel.loadConfig();
+    QVERIFY2(b, b ? "" : b.error().detail.c_str());
+    QCOMPARE(b->concurrency, 0u);
+    QCOMPARE(b->rate, 25.0);
+    QVERIFY(b->arrivals == Arrivals::Poisson);
+    QVERIFY(!b->requests);
+    QCOMPARE(b->duration_s, std::optional<double>(30));
+    QCOMPARE(b->slo.ttft_ms, std::optional<double>(300));
+    QCOMPARE(b->slo.tpot_ms, std::optional<double>(40));
+    QVERIFY(!b->slo.e2e_ms);
+
+    panel.setLoad(10, 3);
+    b = panel.loadConfig();
+    QVERIFY(b);
+    QCOMPARE(b->concurrency, 3u);
+    QCOMPARE(b->rate, 0.0);
+    QCOMPARE(b->requests, std::optional<std::uint64_t>(10));
+    QCOMPARE(b->duration_s, std::optional<double>(30));
+
+    QSignalSpy messages(&panel, &SessionPanel::message);
+    panel.setSlo("ttft:abc");
+    b = panel.loadConfig();
+    QVERIFY(!b);
+    QVERIFY2(QString::fromStdString(b.error().detail).contains("ttft:abc"), b.error().detail.c_str());
+    panel.runLoad();
+    QVERIFY(!panel.loadRunning());
+    QCOMPARE(messages.size(), 1);
+    QVERIFY(messages.at(0).at(0).toString().contains("ttft:abc"));
+
+    panel.setSlo({});
+    panel.setLoadLimits(0, 0);
+    b = panel.loadConfig();
+    QVERIFY(!b);
+    QVERIFY2(QString::fromStdString(b.error().detail).contains("number of requests or a duration"), b.error().detail.c_str());
+  }
+
+  // A load with an SLO reports its goodput; its records export as JSONL and CSV through
+  // core's writer; a path that cannot be written is named.
+  void aLoadExportsItsRecords() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setLoad(5, 2);
+    panel.setSlo("ttft:10000");
+    QVERIFY(loadAndWait(panel));
+    QVERIFY2(panel.loadStatus().contains("goodput"), qPrintable(panel.loadStatus()));
+    QTemporaryDir dir;
+    const QString jsonl = dir.filePath("r.jsonl"), csv = dir.filePath("r.csv");
+    QVERIFY(panel.exportRecords(jsonl));
+    QVERIFY(panel.exportRecords(csv));
+    QFile j(jsonl), c(csv);
+    QVERIFY(j.open(QIODevice::ReadOnly) && c.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = j.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 5);
+    for (const QByteArray& line : lines) QVERIFY2(line.startsWith('{') && line.contains("\"index\":"), line.constData());
+    const QList<QByteArray> rows = c.readAll().trimmed().split('\n');
+    QCOMPARE(rows.size(), 6);
+    QVERIFY2(rows[0].split(',').contains("index"), rows[0].constData());
+
+    QSignalSpy messages(&panel, &SessionPanel::message);
+    const QString bad = dir.filePath("missing/r.jsonl");
+    QVERIFY(!panel.exportRecords(bad));
+    QCOMPARE(messages.size(), 1);
+    QVERIFY2(messages.at(0).at(0).toString().contains(bad), qPrintable(messages.at(0).at(0).toString()));
+    QVERIFY(!QFile::exists(bad));
+  }
+
+  // Clicking a load's point shows that request in the stats line.
+  void clickingALoadPointShowsItsRequest() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setLoad(4, 2);
+    QVERIFY(loadAndWait(panel));
+    panel.charts()->flush();
+    QCustomPlot* plot = panel.charts()->plot(LatencyCharts::TtftOverTime);
+    emit plot->plottableClick(plot->graph(0), 0, nullptr);
+    QVERIFY2(panel.statsLine().startsWith("load request "), qPrintable(panel.statsLine()));
+    QVERIFY(panel.statsLine().contains("TTFT"));
+  }
+
+  // While one long stream runs, its inter-token latencies fill the histogram; when it ends,
+  // the request's measured ones replace them.
+  void theHistogramFollowsAStream() {
+    EndpointFixture slow({}, 20, 5, 400);  // ~2 s of tokens
+    slow.start();
+    SessionPanel panel;
+    panel.setTarget(QString::fromStdString(slow.endpoint().url("anthro+lab")));
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel.send());
+    auto* bars = qobject_cast<QCPBars*>(panel.charts()->plot(LatencyCharts::ItlHistogram)->plottable(0));
+    QTRY_VERIFY_WITH_TIMEOUT(bars->dataCount() > 0, 10000);  // drawn by the charts' own update
+    QVERIFY(panel.results().empty());
+    QVERIFY(finished.isEmpty());
+    const std::size_t partial = panel.charts()->itlSampleCount(0);
+    QVERIFY(partial > 0 && partial < 399);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(panel.results().size(), std::size_t(1));
+    QCOMPARE(panel.charts()->itlSampleCount(0), panel.results()[0].figures.itl_ms.size());
+  }
+
+  void aCancelShowsItsLatency() {
+    EndpointFixture slow({}, 20, 5, 2000);  // ~10 s of tokens
+    slow.start();
+    SessionPanel panel;
+    panel.setTarget(QString::fromStdString(slow.endpoint().url("anthro+lab")));
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel.send());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.answer().size() > 10, 10000);
+    panel.cancel();
+    QVERIFY(finished.wait(10000));
+    QVERIFY2(panel.statsLine().contains("stop cancelled"), qPrintable(panel.statsLine()));
+    QVERIFY2(panel.statsLine().contains("cancel latency "), qPrintable(panel.statsLine()));
+  }
+
+  // The stats line, the load status and the charts' texts follow a language switch.
+  void textsFollowTheLanguage() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    QVERIFY(sendAndWait(panel));
+    panel.setLoad(4, 2);
+    QVERIFY(loadAndWait(panel));
+    panel.charts()->requestClicked(0, 0);  // the session's request in the stats line
+    QVERIFY(panel.statsLine().startsWith("stream "));
+    gui::install_language("zh_CN");
+    QTRY_VERIFY2(panel.loadStatus().contains(QString::fromUtf8("个请求")), qPrintable(panel.loadStatus()));
+    QVERIFY2(panel.statsLine().startsWith(QString::fromUtf8("流 ")), qPrintable(panel.statsLine()));
+    gui::install_language("en");
+    QTRY_VERIFY2(panel.loadStatus().startsWith("4 requests in"), qPrintable(panel.loadStatus()));
+    QVERIFY(panel.statsLine().startsWith("stream "));
+  }
+
+  // Long stats and status lines wrap: they never widen the request pane or the page.
+  void longLinesNeverWidenThePage() {
+    SessionPanel panel;
+    panel.resize(1024, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* split = panel.findChild<QSplitter*>();
+    QVERIFY(split);
+    const int pane = split->widget(0)->width();
+    const int minimum = panel.minimumSizeHint().width();
+    const QString long_line = "stream 1: " + QString("TTFT 12.3 ms, E2E 456.7 ms, ").repeated(20);
+    for (const char* name : {"stats-line", "load-status"}) {
+      auto* label = panel.findChild<QLabel*>(name);
+      QVERIFY2(label, name);
+      label->setText(long_line);
+      QTest::qWait(50);
+      QCOMPARE(split->widget(0)->width(), pane);
+      QCOMPARE(panel.minimumSizeHint().width(), minimum);
+      QCOMPARE(panel.width(), 1024);
+    }
+  }
+
+  // The session page at 1024 × 700 with both series, in English and in Chinese: every chart's
+  // title, legend and axis labels are whole.
+  void chartTextsFitAt1024() {
+    for (const char* language : {"en", "zh_CN"}) {
+      gui::install_language(language);
+      SessionPanel panel;
+      panel.resize(1024, 700);
+      panel.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&panel));
+      QVERIFY2(panel.width() <= 1024, qPrintable(QString::number(panel.width())));
+      LatencyCharts* charts = panel.charts();
+      for (int s = 0; s < 2; ++s) {
+        std::vector<RequestPoint> points;
+        for (int i = 0; i < 30; ++i) points.push_back({i * 0.2, 100.0 + s * 40 + i, 50.0 + s * 10, {4.0 + s, 5.0, 6.0}, i});
+        charts->addPoints(s, points);
+      }
+      charts->flush();
+      const QStringList names = {charts->seriesName(0), charts->seriesName(1)};
+      for (auto chart : {LatencyCharts::TtftOverTime, LatencyCharts::TokenRate, LatencyCharts::ItlHistogram,
+                         LatencyCharts::TtftCdf}) {
+        QCustomPlot* plot = charts->plot(chart);
+        plot->replot();
+        QCOMPARE(plot->legend->itemCount(), 2);
+        const QString problem = headerProblem(plot, names);
+        QVERIFY2(problem.isEmpty(), qPrintable(QString("%1, chart %2 (%3 px): %4").arg(language).arg(int(chart)).arg(plot->width()).arg(problem)));
+      }
+    }
+    gui::install_language("en");
+  }
+
+ private:
+  std::unique_ptr<EndpointFixture> fixture_;
+  QString lab_;
+};
+
+QTEST_MAIN(TestSessionPanel)
+#include "test_session_panel.moc"
