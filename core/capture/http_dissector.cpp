@@ -77,6 +77,8 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
     if (events_.on_event)
       events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, x->result.stream_id, request_text(req),
                         req.method + " " + req.target, 0});
+    // The reply parser was reset when the last reply ended, before it knew whether this one is a HEAD's.
+    if (open_.empty()) reply_reader_.next(x->head_request);
     open_.push_back(std::move(x));
   }
   request_start_.reset();
