@@ -13,7 +13,7 @@ class ConnectionsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column {
-    Number, Name, Transport, Alpn, Suite, TlsSuite, Decryption, Frames, Retransmissions, OutOfOrder,
+    Number, Name, Transport, Alpn, Suite, TlsSuite, Decryption, Frames, HttpRequests, Retransmissions, OutOfOrder,
     ZeroWindows, Gaps, BadChecksums, ColumnCount
   };
   using QAbstractTableModel::QAbstractTableModel;

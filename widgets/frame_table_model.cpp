@@ -84,7 +84,7 @@ QVariant FrameTableModel::data(const QModelIndex& index, int role) const {
     case Time: return QString::number(row->ts - first_ts_, 'f', 6);
     case Connection: return row->connection + 1;
     case Direction: return row->dir == anthro::Direction::ClientToServer ? QStringLiteral("C → S") : QStringLiteral("S → C");
-    case Type: return QString::fromLatin1(to_string(static_cast<FrameType>(row->type)));
+    case Type: return QString::fromLatin1(row_type_name(*row));
     case Stream: return row->stream_id ? QVariant(row->stream_id) : QVariant();
     case Tokens: return row->token_count ? QVariant(row->token_count) : QVariant();
     case Summary: {

@@ -59,7 +59,9 @@ void HttpDissector::feed(Direction dir, ByteView data, double ts, std::uint64_t 
 
 void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64_t packet) {
   // A request is stamped when its first byte arrived, as the live client stamps it when its write starts.
-  double first = requests_reader_.in_request() && request_start_ ? *request_start_ : ts;
+  bool continued = requests_reader_.in_request() && request_start_;
+  double first = continued ? request_start_->first : ts;
+  std::uint64_t first_packet = continued ? request_start_->second : packet;
   if (!requests_reader_.feed(bytes)) return fail(requests_reader_.error());
   auto done = requests_reader_.take_requests();
   for (std::size_t i = 0; i < done.size(); ++i) {
@@ -68,7 +70,7 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
     x->result.stream_id = next_id_++;
     x->messages = req.target.find("/chat/completions") == std::string::npos;
     x->head_request = req.method == "HEAD";
-    x->first_packet = packet;
+    x->first_packet = i == 0 ? first_packet : packet;
     double start = i == 0 ? first : ts;
     RequestMeta meta = meta_of_request(req.body);
     ++requests_;
@@ -76,17 +78,21 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
     x->recorder.request_sent(start, std::move(meta));
     if (events_.on_event)
       events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, x->result.stream_id, request_text(req),
-                        req.method + " " + req.target, 0});
+                        req.method + " " + req.target, 0, 0});
     // The reply parser was reset when the last reply ended, before it knew whether this one is a HEAD's.
     if (open_.empty()) reply_reader_.next(x->head_request);
     open_.push_back(std::move(x));
   }
   request_start_.reset();
-  if (requests_reader_.in_request()) request_start_ = done.empty() ? first : ts;
+  if (requests_reader_.in_request()) request_start_ = done.empty() ? std::pair{first, first_packet} : std::pair{ts, packet};
 }
 
 void HttpDissector::read_replies(std::string_view bytes, double ts) {
-  if (open_.empty()) return fail("the server sent " + std::to_string(bytes.size()) + " bytes with no request open");
+  if (open_.empty()) {
+    // After the client gave up, the rest of the reply still in flight is expected.
+    if (!client_closed_) fail("the server sent " + std::to_string(bytes.size()) + " bytes with no request open");
+    return;
+  }
   open_.front()->recorder.first_byte(ts);
   bool ok = reply_reader_.feed(bytes);
   while (ok && !open_.empty() && reply_reader_.head_done()) {
@@ -126,23 +132,24 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
   x.streamed = is_event_stream(content_type);
   x.reply = std::make_unique<HttpReplyRecorder>(x.result, x.recorder, x.messages, x.streamed);
   std::uint32_t id = x.result.stream_id;
-  x.reply->on_event = [this, id](const SseEvent& e, double t) {
+  x.reply->on_event = [this, id](const SseEvent& e, double t, std::uint32_t tokens) {
     ++sse_events_;
     if (events_.on_event)
       events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
-                        e.event + " " + one_line(e.data), 0});
+                        e.event + " " + one_line(e.data), 0, tokens});
   };
   x.reply->head(status, reply_reader_.header("retry-after-ms"));
   if (events_.on_event) {
     std::string head = reply_reader_.head_text();
     events_.on_event({HttpEventKind::Response, Direction::ServerToClient, ts, id, head,
                       one_line(head.substr(9, head.find('\r') - 9)) + (content_type.empty() ? "" : " " + content_type),
-                      status});
+                      status, 0});
   }
   return true;
 }
 
 void HttpDissector::close(Direction dir, double ts) {
+  if (dir == Direction::ClientToServer) client_closed_ = true;
   if (open_.empty()) return;
   if (dir == Direction::ServerToClient && error_.empty()) {
     // A body that runs until the close ends with it.
@@ -179,6 +186,42 @@ void HttpDissector::complete_front() {
 
 void HttpDissector::fail(std::string why) {
   if (error_.empty()) error_ = std::move(why);
+}
+
+std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
+  std::vector<FrameField> out;
+  std::optional<std::size_t> section;  // "headers" or "event": spans its lines
+  bool first = kind != HttpEventKind::SseEvent;  // the request or status line
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t eol = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, eol - at);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::size_t next = std::min(eol + 1, text.size());
+    if (line.empty()) {
+      at = next;
+      break;  // the blank line: a request's body follows
+    }
+    if (first) {
+      out.push_back({kind == HttpEventKind::Request ? "request line" : "status line", std::string(line), at, at + line.size(), 0});
+      first = false;
+    } else {
+      if (!section) {
+        section = out.size();
+        out.push_back({kind == HttpEventKind::SseEvent ? "event" : "headers", "", at, at, 0});
+      }
+      std::size_t colon = line.find(':');
+      std::string_view name = line.substr(0, colon);
+      std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+      if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+      out.push_back({std::string(name), std::string(value), at, at + line.size(), 1});
+      out[*section].end = at + line.size();
+    }
+    at = next;
+  }
+  if (kind == HttpEventKind::Request && at < text.size())
+    out.push_back({"body", std::string(text.substr(at)), at, text.size(), 0});
+  return out;
 }
 
 }  // namespace anthro

@@ -13,6 +13,7 @@
 
 #include "metrics/request_result.h"
 #include "net/http_io.h"
+#include "protocol/describe.h"
 #include "util/bytes.h"
 #include "util/vocabulary.h"
 
@@ -31,7 +32,11 @@ struct HttpEvent {
   std::string text;
   std::string summary;  // one line: "POST /v1/messages", "200 OK text/event-stream", "content_block_delta {...}"
   int status = 0;       // Response
+  std::uint32_t tokens = 0;  // SseEvent: generated tokens it carried
 };
+
+// The fields of an HttpEvent's text, with their byte ranges in it, for a detail view.
+std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text);
 
 class HttpDissector {
  public:
@@ -67,7 +72,9 @@ class HttpDissector {
   net::HttpRequestReader requests_reader_;
   net::HttpResponseReader reply_reader_;
   std::deque<std::unique_ptr<Exchange>> open_;
-  std::optional<double> request_start_;  // when the bytes of the request being read began
+  // When and in which packet the bytes of the request being read began.
+  std::optional<std::pair<double, std::uint64_t>> request_start_;
+  bool client_closed_ = false;
   std::uint64_t last_packet_ = 0;
   std::uint32_t next_id_ = 1;
   std::uint64_t requests_ = 0, probes_ = 0, sse_events_ = 0;

@@ -27,7 +27,7 @@ std::optional<std::uint32_t> parse_retry_after_ms(std::string_view ms) {
 
 HttpReplyRecorder::HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, bool messages, bool streamed)
     : r_(r), rec_(rec), messages_(messages), streamed_(streamed), sse_([this](const SseEvent& event) {
-        if (on_event) on_event(event, t_);
+        std::uint64_t before = rec_.tokens_seen();
         for (const StreamUpdate& u : messages_ ? anthropic_.on_event(event) : openai_.on_event(event)) {
           switch (u.kind) {
             case StreamUpdate::MessageStart: rec_.message_start(t_); break;
@@ -46,6 +46,7 @@ HttpReplyRecorder::HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, boo
             default: break;
           }
         }
+        if (on_event) on_event(event, t_, static_cast<std::uint32_t>(rec_.tokens_seen() - before));
       }) {}
 
 void HttpReplyRecorder::head(int status, std::string_view retry_after_ms) {

@@ -20,7 +20,8 @@ class HttpReplyRecorder {
   HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, bool messages, bool streamed);
 
   std::function<void(std::string_view)> on_text;                 // each token's text
-  std::function<void(const SseEvent&, double t)> on_event;       // each SSE event, as parsed
+  // Each SSE event once it is read, with the generated tokens it carried.
+  std::function<void(const SseEvent&, double t, std::uint32_t tokens)> on_event;
 
   // `retry_after_ms`: the header's raw value, read when the status is an error.
   void head(int status, std::string_view retry_after_ms);
