@@ -77,7 +77,7 @@ class TestCaptureHttp : public QObject {
     QVERIFY(std::abs(*r.figures.mean_itl_ms - 50.0) < 1e-6);
     QVERIFY(r.stop_reason == StopReason::EndTurn);
     QCOMPARE(r.packets->first, std::uint64_t{1});
-    QCOMPARE(r.packets->second, std::uint64_t{7});
+    QCOMPARE(r.packets->second, std::uint64_t{8});  // the eighth packet fed ends it
     QCOMPARE(x.d.sse_events(), std::uint64_t{8});
     // Rows: the request (its key masked), the reply's head, each event with its time.
     QCOMPARE(x.seen.events.size(), std::size_t{10});

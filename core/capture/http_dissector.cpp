@@ -190,7 +190,7 @@ void HttpDissector::fail(std::string why) {
 
 std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
   std::vector<FrameField> out;
-  std::optional<std::size_t> section;  // "headers" or "event": spans its lines
+  std::optional<std::size_t> section;  // "headers" or "SSE event": spans its lines
   bool first = kind != HttpEventKind::SseEvent;  // the request or status line
   std::size_t at = 0;
   while (at < text.size()) {
@@ -208,7 +208,7 @@ std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
     } else {
       if (!section) {
         section = out.size();
-        out.push_back({kind == HttpEventKind::SseEvent ? "event" : "headers", "", at, at, 0});
+        out.push_back({kind == HttpEventKind::SseEvent ? "SSE event" : "headers", "", at, at, 0});
       }
       std::size_t colon = line.find(':');
       std::string_view name = line.substr(0, colon);
