@@ -214,6 +214,15 @@ class TestCaptureHttp : public QObject {
       x.server(kSseHead + sse_chunks({"a"})[0] + "zz\r\n", 1.1);
       QCOMPARE(x.seen.exchanges.at(0).end, RequestEnd::ProtocolError);
     }
+    {
+      Dissect x;  // requests that never get replies are not queued without bound
+      std::string many;
+      for (std::size_t i = 0; i <= HttpDissector::kMaxOpen; ++i) many += "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+      x.client(many, 1.0);
+      QVERIFY2(x.d.error().find("wait for their replies") != std::string::npos, x.d.error().c_str());
+      x.d.finish();
+      QVERIFY(x.seen.exchanges.empty());
+    }
     // Random bytes, and valid traffic cut at random places: no crash, every exchange reported once.
     std::mt19937 rng(7);
     std::string valid = post("/v1/messages", kBody);

@@ -64,6 +64,8 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
   std::uint64_t first_packet = continued ? request_start_->second : packet;
   if (!requests_reader_.feed(bytes)) return fail(requests_reader_.error());
   auto done = requests_reader_.take_requests();
+  if (open_.size() + done.size() > kMaxOpen)
+    return fail("more than " + std::to_string(kMaxOpen) + " requests wait for their replies");
   for (std::size_t i = 0; i < done.size(); ++i) {
     const net::HttpRequest& req = done[i];
     auto x = std::make_unique<Exchange>();

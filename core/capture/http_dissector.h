@@ -44,6 +44,9 @@ class HttpDissector {
     std::function<void(const HttpEvent&)> on_event;
     std::function<void(RequestResult&)> on_exchange;  // a request ended, or the capture did
   };
+  // Pipelined requests waiting for their replies, at most: a client sending more is not read further.
+  static constexpr std::size_t kMaxOpen = 1024;
+
   explicit HttpDissector(Events events);
   ~HttpDissector();
 
