@@ -160,11 +160,30 @@ class TestCaptureHttp : public QObject {
     auto chunks = sse_chunks({"a", "b", "c"});
     x.server(kSseHead + chunks[0] + chunks[1] + chunks[2] + chunks[3], 1.2);
     x.d.close(Direction::ClientToServer, 1.3);
+    x.d.finish();
     QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
     const RequestResult& r = x.seen.exchanges[0];
     QCOMPARE(r.end, RequestEnd::ClientClosed);
     QCOMPARE(r.timeline.cancel_written, std::optional<double>(1.3));
     QCOMPARE(r.text, std::string("ab"));
+  }
+
+  // Reassembly may deliver the client's FIN before the server's last bytes that it held (a full
+  // receive window, out of order): the reply read to its end is still a response.
+  void aClientFinBeforeTheReplysLastBytesIsNoCancel() {
+    Dissect x;
+    x.client(post("/v1/messages", kBody), 1.0);
+    auto chunks = sse_chunks({"a", "b"});
+    std::string rest;
+    for (std::size_t i = 3; i < chunks.size(); ++i) rest += chunks[i];
+    x.server(kSseHead + chunks[0] + chunks[1] + chunks[2], 1.2);
+    x.d.close(Direction::ClientToServer, 1.5);
+    x.server(rest + net::http_chunk(""), 1.4);
+    x.d.finish();
+    QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
+    QCOMPARE(x.seen.exchanges[0].end, RequestEnd::Response);
+    QVERIFY(!x.seen.exchanges[0].timeline.cancel_written);
+    QVERIFY(x.d.error().empty());
   }
 
   void theCaptureEndingMidReplyLeavesItOpen() {

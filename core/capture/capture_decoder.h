@@ -28,7 +28,7 @@ enum class DecryptionState {
 // What one connection of the capture is, as far as the decoder got.
 struct CaptureConnection {
   std::string name;  // client_ip:port-server_ip:port
-  IpEndpoint client, server;
+  IpEndpoint client, server;  // the TCP endpoints the name spells
   std::uint64_t first_packet = 0;  // index in the file of the packet that opened it
   CaptureTransport transport = CaptureTransport::Unknown;
   DecryptionState decryption = DecryptionState::Pending;

@@ -151,31 +151,39 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
 }
 
 void HttpDissector::close(Direction dir, double ts) {
-  if (dir == Direction::ClientToServer) client_closed_ = true;
-  if (open_.empty()) return;
-  if (dir == Direction::ServerToClient && error_.empty()) {
-    // A body that runs until the close ends with it.
-    if (reply_reader_.feed_eof() && reply_reader_.head_done() && reply_reader_.done() && open_.front()->reply) {
-      open_.front()->reply->end(ts);
-      complete_front();
-    }
+  if (dir == Direction::ClientToServer) {
+    // Decided at the end: the server's last bytes may still be held by reassembly behind it.
+    if (!client_closed_) client_closed_ = ts;
+    return;
   }
+  if (open_.empty()) return;
+  // A body that runs until the close ends with it.
+  if (error_.empty() && reply_reader_.feed_eof() && reply_reader_.head_done() && reply_reader_.done() &&
+      open_.front()->reply) {
+    open_.front()->reply->end(ts);
+    complete_front();
+  }
+  end_open(ts);
+}
+
+void HttpDissector::finish() { end_open(std::nullopt); }
+
+// Ends the requests still open: cut by the server when it closed, given up by the client when
+// it closed first, else left open (the capture ended).
+void HttpDissector::end_open(std::optional<double> server_closed) {
   for (bool first = true; !open_.empty(); first = false) {
     Exchange& x = *open_.front();
-    if (dir == Direction::ClientToServer && first && x.reply) {
+    if (client_closed_ && first && x.reply) {
       // HTTP has no cancel message: a client that closes mid-reply gave up, as the live client does.
-      x.recorder.cancel_sent(ts);
+      x.recorder.cancel_sent(*client_closed_);
       x.recorder.ended(RequestEnd::ClientClosed,
                        "closed by the client after " + std::to_string(x.recorder.tokens_seen()) + " tokens");
-    } else {
-      x.recorder.ended(RequestEnd::ConnectionClosed, "connection closed before the response ended", ts);
+    } else if (server_closed || client_closed_) {
+      x.recorder.ended(RequestEnd::ConnectionClosed, "connection closed before the response ended",
+                       server_closed ? server_closed : client_closed_);
     }
     complete_front();
   }
-}
-
-void HttpDissector::finish() {
-  while (!open_.empty()) complete_front();
 }
 
 void HttpDissector::complete_front() {

@@ -54,7 +54,8 @@ class HttpDissector {
   void feed(Direction dir, ByteView data, double ts, std::uint64_t packet);
   // `dir`'s sender closed the connection (FIN or RST).
   void close(Direction dir, double ts);
-  // The capture ended: requests still open are reported as they are.
+  // The connection's last bytes were fed: requests still open end (a client that closed
+  // mid-reply gave up; otherwise they stay open, as the capture stopped).
   void finish();
 
   std::uint64_t requests() const { return requests_; }
@@ -69,6 +70,7 @@ class HttpDissector {
   void read_replies(std::string_view bytes, double ts);
   bool start_reply(Exchange& x, double ts);
   void complete_front();
+  void end_open(std::optional<double> server_closed);
   void fail(std::string why);
 
   Events events_;
@@ -77,7 +79,7 @@ class HttpDissector {
   std::deque<std::unique_ptr<Exchange>> open_;
   // When and in which packet the bytes of the request being read began.
   std::optional<std::pair<double, std::uint64_t>> request_start_;
-  bool client_closed_ = false;
+  std::optional<double> client_closed_;  // when the client sent its FIN or RST
   std::uint64_t last_packet_ = 0;
   std::uint32_t next_id_ = 1;
   std::uint64_t requests_ = 0, probes_ = 0, sse_events_ = 0;
