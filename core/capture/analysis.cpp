@@ -127,11 +127,9 @@ class StreamBook {
     packets = {packets ? packets->first : packet + 1, packet + 1};  // numbered from 1, as Wireshark does
     std::visit([&](const auto& b) { on(entry, e, b); }, *e.body);
   }
-  // An HTTP exchange, ended: its figures final, its text kept like a closed stream's.
+  // An HTTP exchange, ended: its figures final, let go like a closed stream's.
   void add_finished(RequestResult& r) {
-    if (!keep_itl_) r.figures.itl_ms = std::vector<double>();
-    r.timeline.tokens = decltype(r.timeline.tokens)();
-    std::optional<SpillExtent> spilled = keeper_.keep(r.text);
+    std::optional<SpillExtent> spilled = let_go(r);
     finished_.emplace_back(std::move(r), spilled);
   }
   void finish(ConnectionAnalysis& out) {
@@ -181,12 +179,15 @@ class StreamBook {
   // A stream's figures are final when it ends; its per-token samples are let go, and its text
   // may move to the temporary file, so memory does not grow with every token of a big capture.
   void close(Entry& entry) {
-    RequestResult& s = entry.result;
     entry.recorder.finish();
+    entry.closed = true;
+    entry.spilled = let_go(entry.result);
+  }
+  // A finished stream's samples freed and its text kept; where the text went.
+  std::optional<SpillExtent> let_go(RequestResult& s) {
     s.timeline.tokens = decltype(s.timeline.tokens)();  // frees; `= {}` would keep the capacity
     if (!keep_itl_) s.figures.itl_ms = std::vector<double>();
-    entry.closed = true;
-    entry.spilled = keeper_.keep(s.text);
+    return keeper_.keep(s.text);
   }
 
   TextKeeper& keeper_;
