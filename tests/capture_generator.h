@@ -82,6 +82,19 @@ inline std::vector<Segment> conversation(std::size_t mss) {
   return out;
 }
 
+// The handshake, then each piece (from the client when `first` is true) in a segment of its own,
+// sequence numbers running on per direction.
+inline std::vector<Segment> exchange(const std::vector<std::pair<bool, std::string>>& pieces) {
+  constexpr std::uint32_t isn = 0xFFFFFFFF;
+  std::vector<Segment> out = {{true, isn, {}, 0x02}, {false, isn, {}, 0x12}, {true, 0, {}, 0x10}};
+  std::uint32_t seq[2] = {0, 0};
+  for (const auto& [client, text] : pieces) {
+    out.push_back({client, seq[client], Bytes(text.begin(), text.end())});
+    seq[client] += static_cast<std::uint32_t>(text.size());
+  }
+  return out;
+}
+
 inline void write_capture(const std::string& path, const std::vector<Segment>& segments) {
   auto writer = PcapWriter::create(path, kLinkEthernet);
   if (!writer) qFatal("cannot write the capture");

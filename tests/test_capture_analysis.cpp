@@ -6,6 +6,8 @@
 #include <csignal>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "capture/analysis.h"
 #include "capture/capture_file.h"
 #include "capture/packet.h"
@@ -264,6 +266,75 @@ class TestCaptureAnalysis : public QObject {
     QVERIFY(a.ok());
     QCOMPARE(decryption_text(a->connections.at(0).info), std::string("ok"));
     QCOMPARE(a->connections[0].streams.at(0).text, live.requests.at(0).text);
+  }
+
+  // HTTP/SSE sessions (Messages API and chat completions; cleartext, and TLS opened with the key
+  // log) captured on lo: each request a stream, timed like the live client times it.
+  void liveHttpSessionsAreTimedFromTheirCapture_data() {
+    QTest::addColumn<QString>("scheme");
+    QTest::addColumn<QString>("path");
+    QTest::newRow("http messages") << "http" << "/v1/messages";
+    QTest::newRow("http chat completions") << "http" << "/v1/chat/completions";
+    QTest::newRow("https messages") << "https" << "/v1/messages";
+    QTest::newRow("https chat completions") << "https" << "/v1/chat/completions";
+  }
+  void liveHttpSessionsAreTimedFromTheirCapture() {
+    QFETCH(QString, scheme);
+    QFETCH(QString, path);
+    EndpointFixture f({}, 60, 8, 15);
+    f.start();
+    std::string url = f.endpoint().url(scheme.toStdString());
+    QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
+    std::string pcap = f.path("http.pcap");
+    QProcess tcpdump;
+    if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QFAIL(qPrintable(why));
+    SessionConfig c = f.session(scheme.toStdString(), path.toStdString());
+    c.repeat = 4;  // one keep-alive connection
+    c.keylog_path = f.path("http.keylog");
+    c.api_key = "sk-capture-test-secret";
+    SessionResult live = EndpointFixture::run(c);
+    QVERIFY(!live.error);
+    QCOMPARE(live.requests.size(), std::size_t{4});
+    QVERIFY(stop_tcpdump(tcpdump));
+
+    std::vector<std::string> lines;
+    CaptureKeySources keys;
+    if (scheme == "https") keys.keylog_files = {c.keylog_path};  // cleartext writes no key log
+    auto a = analyze_capture(pcap, keys, [&](const std::string& line) { lines.push_back(line); });
+    QVERIFY2(a.ok(), a.ok() ? "" : a.error().detail.c_str());
+    QCOMPARE(a->connections.size(), std::size_t{1});
+    const auto& conn = a->connections[0];
+    QCOMPARE(decryption_text(conn.info), std::string("ok"));
+    QCOMPARE(conn.info.transport, scheme == "http" ? CaptureTransport::Http : CaptureTransport::Tls);
+    QCOMPARE(conn.info.http_requests, std::uint64_t{4});
+    QVERIFY(conn.info.http_error.empty());
+    QCOMPARE(conn.streams.size(), std::size_t{4});
+    for (std::size_t i = 0; i < 4; ++i) {
+      const RequestResult& s = conn.streams[i];
+      QCOMPARE(s.stream_id, std::uint32_t(i + 1));
+      QCOMPARE(s.end, RequestEnd::Response);
+      QCOMPARE(s.text, live.requests[i].text);
+      QCOMPARE(s.figures.tokens, live.requests[i].figures.tokens);
+      QCOMPARE(s.stop_reason, live.requests[i].stop_reason);
+      QVERIFY(s.figures.ttft_ms && s.figures.e2e_ms && s.figures.mean_itl_ms);
+      QVERIFY(*s.figures.e2e_ms > *s.figures.ttft_ms);
+      QVERIFY(s.packets && s.packets->first < s.packets->second);
+    }
+    QVERIFY(ttfts_agree(conn.streams, live.requests));
+    // Every SSE event is a decode line; the API key appears nowhere.
+    std::size_t requests = 0, events = 0;
+    for (const auto& line : lines) {
+      QVERIFY2(line.find("sk-capture-test-secret") == std::string::npos, line.c_str());
+      auto j = nlohmann::json::parse(line);
+      if (j["kind"] != "http") continue;
+      if (j["message"] == "request") ++requests;
+      if (j["message"] == "sse_event") ++events;
+    }
+    QCOMPARE(requests, std::size_t{4});
+    QCOMPARE(events, std::size_t(conn.info.sse_events));
+    QVERIFY(events >= 4 * 15);  // at least one per token
+    std::string json = analysis_json(*a);
+    QVERIFY(json.find("\"http_requests\":4") != std::string::npos);
   }
 
   void liveLabSessionAgreesWithItsCapture() {

@@ -1,6 +1,7 @@
 #include "capture_inspector.h"
 
 #include <QAction>
+#include <algorithm>
 #include <QActionGroup>
 #include <QClipboard>
 #include <QFileInfo>
@@ -80,15 +81,15 @@ bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error
     } else if (part.startsWith("stream:")) {
       if (!number(part.mid(7), "stream:", filter.stream_id)) return false;
     } else if (part.startsWith("type:")) {
-      QString name = part.mid(5).toUpper();
-      std::optional<std::uint8_t> type;
-      for (std::uint8_t t = 1; t <= 5; ++t)
-        if (name == QLatin1String(to_string(static_cast<FrameType>(t)))) type = t;
-      if (!type) {
-        error = QObject::tr("unknown frame type \"%1\" (REQUEST, RESPONSE, STREAM_TOKEN, CANCEL, ERROR)").arg(part.mid(5));
+      const std::string name = part.mid(5).toUpper().toStdString();
+      const auto& names = row_type_names();
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        QStringList known;
+        for (const auto& n : names) known << QString::fromStdString(n);
+        error = QObject::tr("unknown frame type \"%1\" (%2)").arg(part.mid(5), known.join(", "));
         return false;
       }
-      filter.type = type;
+      filter.type = name;
     } else if (looks_like_key(part)) {
       error = QObject::tr("unknown filter key \"%1\" in \"%2\": the keys are conn:, stream: and type: "
                           "(to find the text itself, quote it: \"%2\")")
@@ -714,7 +715,7 @@ QString CaptureInspector::filterFor(std::size_t frame, int column) const {
   if (!row) return {};
   const QString conn = QString("conn:%1").arg(row->connection + 1);
   if (column == FrameTableModel::Type)
-    return QString("type:%1").arg(QString::fromLatin1(to_string(static_cast<FrameType>(row->type))));
+    return QString("type:%1").arg(QString::fromLatin1(row_type_name(*row)));
   if (column == FrameTableModel::Connection || !row->stream_id) return conn;
   return conn + QString(" stream:%1").arg(row->stream_id);
 }

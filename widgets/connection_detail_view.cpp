@@ -64,6 +64,12 @@ void ConnectionDetailView::rebuild() {
     if (c.offer) add_blob(new QTreeWidgetItem(negotiation, {"offer", tr("client → server")}), *c.offer);
     if (c.answer) add_blob(new QTreeWidgetItem(negotiation, {"answer", tr("server → client")}), *c.answer);
   }
+  if (c.http_requests || !c.http_error.empty() || c.transport == CaptureTransport::Http) {
+    auto* http = new QTreeWidgetItem(this, {"HTTP", QString()});
+    add(http, tr("requests"), QString::number(c.http_requests));
+    add(http, tr("SSE events"), QString::number(c.sse_events));
+    if (!c.http_error.empty()) add(http, tr("not read further"), QString::fromStdString(c.http_error));
+  }
   if (!c.tls_version.empty() || c.transport == CaptureTransport::Tls) {
     auto* tls = new QTreeWidgetItem(this, {"TLS", QString::fromStdString(c.tls_version)});
     add(tls, "cipher_suite", QString::fromStdString(c.tls_suite));

@@ -59,6 +59,7 @@ QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
     case Decryption:
       return c.decryption == DecryptionState::Pending ? tr("(loading)") : QString::fromStdString(decryption_text(c));
     case Frames: return count(c.frames);
+    case HttpRequests: return c.http_requests ? count(c.http_requests) : QVariant();
     case Retransmissions: return count(t.retransmissions);
     case OutOfOrder: return count(t.out_of_order);
     case ZeroWindows:
@@ -81,6 +82,7 @@ QVariant ConnectionsModel::headerData(int section, Qt::Orientation orientation, 
     case TlsSuite: return tr("TLS");
     case Decryption: return tr("Decryption");
     case Frames: return tr("Frames");
+    case HttpRequests: return tr("HTTP requests");
     case Retransmissions: return tr("Retrans.");
     case OutOfOrder: return tr("Out of order");
     case ZeroWindows: return tr("Zero window");

@@ -36,7 +36,7 @@ FrameDetailView::FrameDetailView(QWidget* parent)
   layout->addWidget(split);
   (new Retranslator(this))->add([this] {
     tree_->setHeaderLabels({tr("Field"), tr("Value"), tr("Bytes")});
-    json_->setPlaceholderText(tr("REQUEST and RESPONSE bodies appear here as JSON (api_key redacted)."));
+    json_->setPlaceholderText(tr("REQUEST and RESPONSE bodies, HTTP request bodies and SSE event data appear here as JSON (api_key redacted)."));
     if (shown_) rebuild();
   });
   connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
@@ -56,7 +56,7 @@ void FrameDetailView::rebuild() {
   auto* top = new QTreeWidgetItem(tree_);
   top->setText(0, tr("Frame %1").arg(frame + 1));
   top->setText(1, tr("%1, %2 bytes, %3")
-                      .arg(QString::fromLatin1(to_string(static_cast<FrameType>(d.row.type))))
+                      .arg(QString::fromLatin1(row_type_name(d.row)))
                       .arg(d.bytes.size())
                       .arg(QString::fromStdString(d.status)));
   QTreeWidgetItem* parent = nullptr;

@@ -51,7 +51,7 @@ QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const Fram
     case FrameTableModel::Connection: return QString::number(row.connection + 1);
     case FrameTableModel::Direction:
       return row.dir == anthro::Direction::ClientToServer ? QStringLiteral("C → S") : QStringLiteral("S → C");
-    case FrameTableModel::Type: return QString::fromLatin1(to_string(static_cast<FrameType>(row.type)));
+    case FrameTableModel::Type: return QString::fromLatin1(row_type_name(row));
     case FrameTableModel::Stream: return row.stream_id ? QString::number(row.stream_id) : QString();
     case FrameTableModel::Tokens: return row.token_count ? QString::number(row.token_count) : QString();
     case FrameTableModel::Summary: {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -57,6 +58,16 @@ json frame_json(const CaptureConnection& c, const FrameEvent& e) {
   if (e.refusal) j["error"] = to_string(*e.refusal);
   else if (e.no_key) j["error"] = "no key";
   if (!e.detail.empty() && (e.refusal || e.no_key)) j["detail"] = e.detail;
+  return j;
+}
+
+// decode's line for an HTTP message or SSE event (kind "http").
+json http_json(const CaptureConnection& c, const HttpEvent& e) {
+  static const char* const kMessage[] = {"request", "response", "sse_event"};
+  json j = {{"kind", "http"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"ts", e.ts}, {"stream_id", e.exchange},
+            {"message", kMessage[static_cast<int>(e.kind)]}, {"summary", e.summary}};
+  if (e.kind == HttpEventKind::Response) j["status"] = e.status;
+  j.update(text_fields(as_bytes(e.text), !is_valid_utf8(as_bytes(e.text))));
   return j;
 }
 
@@ -116,7 +127,17 @@ class StreamBook {
     packets = {packets ? packets->first : packet + 1, packet + 1};  // numbered from 1, as Wireshark does
     std::visit([&](const auto& b) { on(entry, e, b); }, *e.body);
   }
+  // An HTTP exchange, ended: its figures final, let go like a closed stream's.
+  void add_finished(RequestResult& r) {
+    std::optional<SpillExtent> spilled = let_go(r);
+    finished_.emplace_back(std::move(r), spilled);
+  }
   void finish(ConnectionAnalysis& out) {
+    for (auto& [r, spilled] : finished_) {
+      out.streams.push_back(std::move(r));
+      out.spilled_text.push_back(spilled);
+    }
+    finished_.clear();
     std::vector<std::uint32_t> ids;
     for (const auto& [id, entry] : streams_) ids.push_back(id);
     std::sort(ids.begin(), ids.end());
@@ -158,17 +179,21 @@ class StreamBook {
   // A stream's figures are final when it ends; its per-token samples are let go, and its text
   // may move to the temporary file, so memory does not grow with every token of a big capture.
   void close(Entry& entry) {
-    RequestResult& s = entry.result;
     entry.recorder.finish();
+    entry.closed = true;
+    entry.spilled = let_go(entry.result);
+  }
+  // A finished stream's samples freed and its text kept; where the text went.
+  std::optional<SpillExtent> let_go(RequestResult& s) {
     s.timeline.tokens = decltype(s.timeline.tokens)();  // frees; `= {}` would keep the capacity
     if (!keep_itl_) s.figures.itl_ms = std::vector<double>();
-    entry.closed = true;
-    entry.spilled = keeper_.keep(s.text);
+    return keeper_.keep(s.text);
   }
 
   TextKeeper& keeper_;
   bool keep_itl_;
   std::unordered_map<std::uint32_t, Entry> streams_;
+  std::vector<std::pair<RequestResult, std::optional<SpillExtent>>> finished_;  // HTTP exchanges, in order
 };
 
 Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vector<std::string>& warnings) {
@@ -253,6 +278,11 @@ CaptureEvents Lane::events() {
     emit({{"kind", "desync"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"offset", e.offset},
           {"reason", e.reason}, {"detail", e.detail}});
   };
+  events.on_http = [this](const CaptureConnection& c, const HttpEvent& e) {
+    if (sink_) emit(http_json(c, e));
+    if (observer_ && observer_->on_http) observer_->on_http(c, e);
+  };
+  events.on_http_exchange = [this](const CaptureConnection& c, RequestResult& r) { book(c).add_finished(r); };
   events.on_connection_end = [this](const CaptureConnection& c) {
     if (c.transport == CaptureTransport::Tls)
       emit({{"kind", "tls"}, {"conn", c.name},
@@ -367,17 +397,66 @@ class LaneChooser {
 
 unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
   // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
-  if (sink || options.on_frame || options.on_negotiation) return 1;
+  if (sink || options.on_frame || options.on_negotiation || options.on_http) return 1;
   if (options.threads) return options.threads;
   if (file_size < (8u << 20)) return 1;
   return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
 }
 
+// Checksum offload: a host whose TCP checksums are computed by its NIC after the capture point
+// (and every loopback packet) shows all of them wrong. Such a sender gets one warning and its
+// checksums are not counted as bad; a few wrong ones among good ones still are.
+class ChecksumTally {
+ public:
+  void add(const TcpSegment& s) {
+    if (!s.checksum_checked) return;
+    IpEndpoint host = s.src;
+    host.port = 0;
+    Counts& c = hosts_[host];
+    ++c.checked;
+    if (!s.checksum_ok) ++c.bad;
+  }
+  void apply(CaptureAnalysis& analysis) const {
+    for (const auto& [host, c] : hosts_) {
+      if (!offloaded(c)) continue;
+      std::string address = host.text();
+      address = address.substr(0, address.rfind(':'));
+      analysis.warnings.push_back("checksums not verified for packets from " + address + ": " + std::to_string(c.bad) +
+                                  " of " + std::to_string(c.checked) +
+                                  " TCP checksums wrong, as checksum offload leaves them (the NIC or loopback fills "
+                                  "them in after the capture point); they are not counted as bad checksums");
+    }
+    for (auto& conn : analysis.connections) {
+      TcpHealth& t = conn.info.tcp;
+      std::uint64_t from_client = t.client_bad_checksums, from_server = t.bad_checksums - t.client_bad_checksums;
+      if (offloaded(conn.info.client)) from_client = 0;
+      if (offloaded(conn.info.server)) from_server = 0;
+      t.bad_checksums = from_client + from_server;
+      t.client_bad_checksums = from_client;
+    }
+  }
+
+ private:
+  struct Counts {
+    std::uint64_t checked = 0, bad = 0;
+  };
+  static bool offloaded(const Counts& c) {
+    // All wrong, or all but a handful of many: a real corruption rate is far lower.
+    return c.bad > 0 && (c.bad == c.checked || (c.checked >= 20 && c.bad * 20 >= c.checked * 19));
+  }
+  bool offloaded(IpEndpoint host) const {
+    host.port = 0;
+    auto it = hosts_.find(host);
+    return it != hosts_.end() && offloaded(it->second);
+  }
+  std::map<IpEndpoint, Counts> hosts_;
+};
+
 // Reads packets, hands TCP segments to the lanes; false when the caller cancelled.
 class Reader {
  public:
-  Reader(CaptureReader& reader, CaptureAnalysis& analysis, const AnalyzeOptions& options)
-      : reader_(reader), analysis_(analysis), options_(options) {}
+  Reader(CaptureReader& reader, CaptureAnalysis& analysis, const AnalyzeOptions& options, ChecksumTally& checksums)
+      : reader_(reader), analysis_(analysis), options_(options), checksums_(checksums) {}
 
   template <class OnSecrets, class OnSegment>
   bool run(OnSecrets on_secrets, OnSegment on_segment) {
@@ -403,6 +482,7 @@ class Reader {
       }
       if (!*segment) continue;
       ++analysis_.tcp_segments;
+      checksums_.add(**segment);
       on_segment(**segment);
     }
     if (options_.progress) options_.progress(reader_.file_size(), reader_.file_size());
@@ -413,6 +493,7 @@ class Reader {
   CaptureReader& reader_;
   CaptureAnalysis& analysis_;
   const AnalyzeOptions& options_;
+  ChecksumTally& checksums_;
 };
 
 void collect(CaptureAnalysis& analysis, Lane& lane) {
@@ -421,10 +502,10 @@ void collect(CaptureAnalysis& analysis, Lane& lane) {
 }
 
 bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, const DecodeSink& sink,
-                  const AnalyzeOptions& options) {
+                  const AnalyzeOptions& options, ChecksumTally& checksums) {
   Lane lane(ring, options.text_budget, sink, &options);
   std::string origin = analysis.file + " (DSB)";
-  bool done = Reader(reader, analysis, options)
+  bool done = Reader(reader, analysis, options, checksums)
                   .run([&](const std::string& text) { lane.add_secrets(text, origin); },
                        [&](const TcpSegment& segment) { lane.feed(segment); });
   if (!done) return false;
@@ -434,7 +515,7 @@ bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRin
 }
 
 bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, unsigned count,
-               const AnalyzeOptions& options) {
+               const AnalyzeOptions& options, ChecksumTally& checksums) {
   std::vector<std::unique_ptr<LaneThread>> lanes;
   std::vector<Batch> batches(count);
   for (unsigned i = 0; i < count; ++i)
@@ -444,7 +525,7 @@ bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& 
     lanes[i]->push(std::move(batches[i]));
     batches[i] = Batch();
   };
-  bool done = Reader(reader, analysis, options)
+  bool done = Reader(reader, analysis, options, checksums)
                   .run(
                       [&](const std::string& text) {
                         // Every lane gets the keys before any later segment.
@@ -480,8 +561,9 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   if (!reader) return make_error(ErrorClass::Input, reader.error().detail);
 
   unsigned lanes = lanes_for(options, sink, (*reader)->file_size());
-  bool done = lanes == 1 ? run_one_lane(**reader, analysis, ring, sink, options)
-                         : run_lanes(**reader, analysis, ring, lanes, options);
+  ChecksumTally checksums;
+  bool done = lanes == 1 ? run_one_lane(**reader, analysis, ring, sink, options, checksums)
+                         : run_lanes(**reader, analysis, ring, lanes, options, checksums);
   if (!done)
     return make_error(ErrorClass::Cancelled, "analysis of " + path + " cancelled at byte " + std::to_string((*reader)->position()));
   // Connections in the order they first appear, however the lanes split them.
@@ -489,6 +571,7 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
                    [](const ConnectionAnalysis& a, const ConnectionAnalysis& b) {
                      return a.info.first_packet < b.info.first_packet;
                    });
+  checksums.apply(analysis);
   for (const auto& w : (*reader)->warnings()) analysis.warnings.push_back(w);
   return analysis;
 }

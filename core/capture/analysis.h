@@ -59,6 +59,7 @@ struct AnalyzeOptions {
   // Sees every frame and negotiation in capture order (one thread, like a decode sink).
   std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;
   std::function<void(const CaptureConnection&, Direction, const Blob&)> on_negotiation;
+  std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;  // HTTP messages and SSE events
 };
 
 // Reads `path` once. Keys come from the files given and from the capture's own DSBs.

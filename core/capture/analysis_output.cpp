@@ -31,7 +31,8 @@ json connection_json(const CaptureConnection& i) {
                    {"zero_window_events", t.zero_window_events}, {"zero_window_ms", t.zero_window_ms},
                    {"gaps", t.gaps}, {"bad_checksums", t.bad_checksums}, {"duplicate_acks", t.duplicate_acks},
                    {"keepalives", t.keepalives}, {"window_full_events", t.window_full_events}}},
-          {"frames", i.frames}, {"frames_opened", i.frames_opened}};
+          {"frames", i.frames}, {"frames_opened", i.frames_opened}, {"http_requests", i.http_requests},
+          {"sse_events", i.sse_events}, {"http_error", i.http_error.empty() ? json(nullptr) : json(i.http_error)}};
 }
 
 json summary_json(const CaptureAnalysis& a) {
@@ -101,6 +102,12 @@ std::string analysis_text(const CaptureAnalysis& a) {
                   static_cast<unsigned long long>(c.info.frames), static_cast<unsigned long long>(c.info.tcp.retransmissions),
                   static_cast<unsigned long long>(c.info.tcp.gaps));
     out += line;
+    if (c.info.http_requests) {
+      std::snprintf(line, sizeof line, "  HTTP: %llu requests, %llu SSE events\n",
+                    static_cast<unsigned long long>(c.info.http_requests), static_cast<unsigned long long>(c.info.sse_events));
+      out += line;
+    }
+    if (!c.info.http_error.empty()) out += "  HTTP not read further: " + c.info.http_error + "\n";
     for (const auto& s : c.streams) {
       std::snprintf(line, sizeof line,
                     "  stream %u: TTFT %.1f ms, E2E %.1f ms, %llu tokens, mean ITL %.1f ms, %.1f tokens/s, stop %s\n",

@@ -1,8 +1,6 @@
 #include "capture/capture_decoder.h"
 
 #include "capture/tls_decoder.h"
-#include "metrics/request_result.h"
-#include "net/http_io.h"
 
 namespace anthro {
 
@@ -35,7 +33,7 @@ struct CaptureDecoder::Conn {
   TcpConnection* tcp = nullptr;
   std::unique_ptr<ConnectionDecoder> anthro;
   std::unique_ptr<TlsDecoder> tls;
-  std::unique_ptr<net::HttpRequestReader> http;  // HTTP connections: the client's requests
+  std::unique_ptr<HttpDissector> http;  // HTTP connections
   bool recognised = false;
   double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
   double feeding_tls_ts = 0;  // the same for TLS records, for a negotiation in the handshake
@@ -76,11 +74,15 @@ void CaptureDecoder::finish() {
       }
     }
     if (c->anthro) c->anthro->finish();
+    if (c->http) {
+      c->http->finish();
+      c->info.http_error = c->http->error();
+    }
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
     c->info.synack_ts = c->tcp->synack_ts;
     if (c->info.decryption == DecryptionState::Pending)
-      c->info.decryption = c->info.frames == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
+      c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
     if (events_.on_connection_end) events_.on_connection_end(c->info);
   }
 }
@@ -89,6 +91,8 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   auto& c = *conns_.emplace_back(std::make_unique<Conn>());
   c.tcp = &tcp;
   c.info.name = tcp.name();
+  c.info.client = tcp.client();
+  c.info.server = tcp.server();
   c.info.first_packet = packet_;
   TcpEvents e;
   e.on_data = [this, &c](Direction dir, std::uint64_t, ByteView data, double ts) {
@@ -98,6 +102,7 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
     if (events_.on_gap) events_.on_gap(c.info, dir, offset, bytes);
   };
   e.on_close = [&c](Direction dir, double ts, bool) {
+    if (c.http) c.http->close(dir, ts);
     if (c.info.first_close) return;
     c.info.first_close = dir;
     c.info.closed_ts = ts;
@@ -122,7 +127,7 @@ void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
     c.recognised = true;
     if (c.info.transport == CaptureTransport::Lab) start_anthro(c, PrefaceMode::Detect);
     else if (c.info.transport == CaptureTransport::Tls) start_tls(c);
-    else if (c.info.transport == CaptureTransport::Http) c.http = std::make_unique<net::HttpRequestReader>();
+    else if (c.info.transport == CaptureTransport::Http) start_http(c);
   }
   if (c.tls) {
     c.feeding_tls_ts = ts;
@@ -134,7 +139,7 @@ void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
 
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
-  if (c.http && dir == Direction::ClientToServer) read_http(c, data);
+  if (c.http) read_http(c, dir, data, ts);
   if (!c.anthro) return;
   if (dir == Direction::ClientToServer && !c.info.preface_start_ts) c.info.preface_start_ts = ts;
   c.feeding_ts = ts;
@@ -169,16 +174,23 @@ void CaptureDecoder::start_anthro(Conn& c, PrefaceMode mode) {
   c.anthro = std::make_unique<ConnectionDecoder>(keys_, std::move(ev), mode);
 }
 
-// An HTTP connection's requests, counted with those the workbench sent as probes.
-void CaptureDecoder::read_http(Conn& c, ByteView data) {
-  if (!c.http->feed(as_text(data))) {
-    c.http.reset();  // a malformed request: the rest of the connection is not read as HTTP
-    return;
-  }
-  for (const auto& body : c.http->take_bodies()) {
-    ++c.info.http_requests;
-    if (meta_of_request(body).probe) ++c.info.http_probe_requests;
-  }
+void CaptureDecoder::start_http(Conn& c) {
+  HttpDissector::Events ev;
+  ev.on_event = [this, &c](const HttpEvent& e) {
+    if (events_.on_http) events_.on_http(c.info, e);
+  };
+  ev.on_exchange = [this, &c](RequestResult& r) {
+    if (events_.on_http_exchange) events_.on_http_exchange(c.info, r);
+  };
+  c.http = std::make_unique<HttpDissector>(std::move(ev));
+}
+
+// An HTTP connection's requests and replies, counted with those the workbench sent as probes.
+void CaptureDecoder::read_http(Conn& c, Direction dir, ByteView data, double ts) {
+  c.http->feed(dir, data, ts, packet_);
+  c.info.http_requests = c.http->requests();
+  c.info.http_probe_requests = c.http->probe_requests();
+  c.info.sse_events = c.http->sse_events();
 }
 
 // TLS: the records are opened with the key log's TLS secrets, and what they carry is read as
@@ -193,7 +205,7 @@ void CaptureDecoder::start_tls(Conn& c) {
     c.info.preface_start_ts = c.tcp->first_ts();
     c.info.alpn_offered = h.alpn_offered;
     if (h.alpn_selected == "http/1.1" || (h.alpn_selected.empty() && !h.alpn_offered.empty()))
-      c.http = std::make_unique<net::HttpRequestReader>();
+      start_http(c);
     if (h.alpn_selected != "anthro-v1") return;
     bool in_extension = h.extension_offer.size() == kBlobSize && h.extension_answer.size() == kBlobSize;
     start_anthro(c, in_extension ? PrefaceMode::None : PrefaceMode::Detect);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "capture/http_dissector.h"
 #include "capture/tcp_reassembly.h"
 #include "protocol/stream_decoder.h"
 
@@ -18,7 +19,7 @@ const char* to_string(CaptureTransport t);
 enum class DecryptionState {
   Pending,         // the pass has not finished the connection
   Ok,              // its frames were opened
-  NoFrames,        // no anthro-v1 frame in it
+  NoFrames,        // no anthro-v1 frame and no HTTP request in it
   NoKey,           // frames, and no key for their connection token
   Authentication,  // keys were tried and none opened the frames
   Tls,             // its TLS records could not be decrypted (decryption_detail says why)
@@ -27,6 +28,7 @@ enum class DecryptionState {
 // What one connection of the capture is, as far as the decoder got.
 struct CaptureConnection {
   std::string name;  // client_ip:port-server_ip:port
+  IpEndpoint client, server;  // the TCP endpoints the name spells
   std::uint64_t first_packet = 0;  // index in the file of the packet that opened it
   CaptureTransport transport = CaptureTransport::Unknown;
   DecryptionState decryption = DecryptionState::Pending;
@@ -44,6 +46,8 @@ struct CaptureConnection {
   // server's bytes at an instant (start == end).
   std::vector<std::pair<double, double>> client_zero_windows;
   std::uint64_t http_requests = 0, http_probe_requests = 0;  // HTTP: requests read; those marked anthro_probe
+  std::uint64_t sse_events = 0;                               // HTTP: SSE events read in the replies
+  std::string http_error;  // HTTP: why the connection stopped being read as HTTP, if it did
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
 };
@@ -59,6 +63,10 @@ struct CaptureEvents {
   std::function<void(const CaptureConnection&, const DesyncEvent&)> on_desync;
   // The application bytes of a connection (decrypted for TLS), in order, as they arrive.
   std::function<void(const CaptureConnection&, Direction, ByteView, double ts)> on_plaintext;
+  // HTTP connections: each request, reply head and SSE event, and each exchange as it ends
+  // (its `packets` and `stream_id` set; streams end before their connection does).
+  std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;
+  std::function<void(const CaptureConnection&, RequestResult&)> on_http_exchange;
   // Called once per connection at the end, with its final state.
   std::function<void(const CaptureConnection&)> on_connection_end;
 };
@@ -80,7 +88,8 @@ class CaptureDecoder {
   void feed_anthro(Conn& c, Direction dir, ByteView data, double ts);
   void start_anthro(Conn& c, PrefaceMode mode);
   void start_tls(Conn& c);
-  void read_http(Conn& c, ByteView data);
+  void start_http(Conn& c);
+  void read_http(Conn& c, Direction dir, ByteView data, double ts);
 
   const KeyRing& keys_;
   CaptureEvents events_;

@@ -36,7 +36,58 @@ std::string pretty(const Body& body) {
   return doc.is_discarded() ? text : doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string pretty_text(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  return doc.is_discarded() ? text : doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+HttpEventKind http_kind(RowKind kind) {
+  return kind == RowKind::HttpRequest ? HttpEventKind::Request
+         : kind == RowKind::HttpResponse ? HttpEventKind::Response
+                                         : HttpEventKind::SseEvent;
+}
+
+// What a detail view shows as JSON: a request's body, an event's data.
+std::string http_json_part(const std::vector<FrameField>& fields) {
+  std::string data;
+  for (const auto& f : fields) {
+    if (f.name == "body") return pretty_text(f.value);
+    if (f.depth == 1 && f.name == "data") data += (data.empty() ? "" : "\n") + f.value;
+  }
+  return data.empty() ? data : pretty_text(data);
+}
+
+// An HTTP row's detail: its text, fields and summary.
+void http_detail(FrameDetail& d, std::string summary) {
+  std::string_view text = as_text(d.bytes);
+  d.fields = http_fields(http_kind(d.row.kind), text);
+  d.summary = std::move(summary);
+  d.pretty_json = http_json_part(d.fields);
+  d.status = "ok";
+}
+
 }  // namespace
+
+const char* row_type_name(const FrameRow& row) {
+  switch (row.kind) {
+    case RowKind::Frame: break;
+    case RowKind::HttpRequest: return "HTTP_REQUEST";
+    case RowKind::HttpResponse: return "HTTP_RESPONSE";
+    case RowKind::SseEvent: return "SSE_EVENT";
+  }
+  return to_string(static_cast<FrameType>(row.type));
+}
+
+const std::vector<std::string>& row_type_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (std::uint8_t t = 1; t <= 5; ++t) v.push_back(row_type_name(FrameRow{.type = t}));
+    for (RowKind k : {RowKind::HttpRequest, RowKind::HttpResponse, RowKind::SseEvent})
+      v.push_back(row_type_name(FrameRow{.kind = k}));
+    return v;
+  }();
+  return names;
+}
 
 Result<std::shared_ptr<CaptureIndex>> CaptureIndex::create() {
   auto rows = SpillFile::create();
@@ -52,6 +103,7 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
   options.progress = std::move(progress);
   options.keep_itl_samples = true;  // the inspector's ITL histogram
   options.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) { on_frame(c, e); };
+  options.on_http = [this](const CaptureConnection& c, const HttpEvent& e) { on_http(c, e); };
   options.on_negotiation = [this](const CaptureConnection& c, Direction, const Blob&) {
     std::uint32_t id = connection_id(c);
     std::lock_guard lock(m_);
@@ -109,13 +161,30 @@ void CaptureIndex::on_frame(const CaptureConnection& c, const FrameEvent& e) {
     if (const auto* t = std::get_if<TokenBody>(&*e.body)) row.token_count = t->token_count;
   }
   decoded_frame(e, record_);
-  row.data_size = static_cast<std::uint32_t>(record_.size());
   // A refusal's detail follows the frame's bytes.
-  if (e.refusal || e.no_key) {
-    std::string detail = e.detail.substr(0, 0xFFFF);
-    row.detail_size = static_cast<std::uint16_t>(detail.size());
-    record_.insert(record_.end(), detail.begin(), detail.end());
-  }
+  add_row(row, e.refusal || e.no_key ? std::string_view(e.detail) : std::string_view());
+}
+
+void CaptureIndex::on_http(const CaptureConnection& c, const HttpEvent& e) {
+  FrameRow row;
+  row.ts = e.ts;
+  row.connection = connection_id(c);
+  row.kind = e.kind == HttpEventKind::Request    ? RowKind::HttpRequest
+             : e.kind == HttpEventKind::Response ? RowKind::HttpResponse
+                                                 : RowKind::SseEvent;
+  row.dir = e.dir;
+  row.stream_id = e.exchange;
+  row.token_count = e.tokens;
+  record_.assign(e.text.begin(), e.text.end());
+  add_row(row, e.summary);  // the summary is kept where a frame keeps its refusal's detail
+}
+
+// Stores `record_` and then `detail` (cut to 64 KiB) for `row`.
+void CaptureIndex::add_row(FrameRow& row, std::string_view detail) {
+  row.data_size = static_cast<std::uint32_t>(record_.size());
+  detail = detail.substr(0, 0xFFFF);
+  row.detail_size = static_cast<std::uint16_t>(detail.size());
+  record_.insert(record_.end(), detail.begin(), detail.end());
   // Buffered: one write per page of rows, not one per frame.
   row.data_offset = data_.size() + pending_data_.size();
   pending_data_.insert(pending_data_.end(), record_.begin(), record_.end());
@@ -181,6 +250,10 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
   if (!data_.read({r->data_offset, stored.size()}, stored.data())) return std::nullopt;
   d->bytes.assign(stored.begin(), stored.begin() + r->data_size);
   std::string detail_text = stored.substr(r->data_size);
+  if (r->kind != RowKind::Frame) {
+    http_detail(*d, std::move(detail_text));
+    return cache(i, std::move(d));
+  }
   bool opened = r->status == FrameStatus::Ok && d->bytes.size() >= kSealedPrefix + kTagSize;
   if (opened) {
     ByteView plaintext(d->bytes.data() + kSealedPrefix, d->bytes.size() - kSealedPrefix - kTagSize);
@@ -197,6 +270,10 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
   else if (r->status == FrameStatus::NoKey) d->status = detail_text.empty() ? "no key" : detail_text;  // it says "no key for …"
   else if (!d->body && opened) d->status = "body: " + detail_text;
   else d->status = "ok";
+  return cache(i, std::move(d));
+}
+
+FrameDetail CaptureIndex::cache(std::size_t i, std::shared_ptr<FrameDetail> d) const {
   std::lock_guard lock(m_);
   if (details_.size() == kCachedDetails) details_.erase(details_.begin());
   details_.emplace_back(i, d);
@@ -237,8 +314,10 @@ std::vector<std::uint32_t> CaptureIndex::select(const FrameFilter& filter, const
       const FrameRow& r = rows[k];
       if (filter.connection && r.connection != *filter.connection) continue;
       if (filter.stream_id && r.stream_id != *filter.stream_id) continue;
-      if (filter.type && r.type != *filter.type) continue;
-      if (!filter.text.empty()) {
+      if (filter.type && *filter.type != row_type_name(r)) continue;
+      if (!filter.text.empty() && r.kind != RowKind::Frame) {
+        if (frame_bytes(r).find(filter.text) == std::string_view::npos) continue;
+      } else if (!filter.text.empty()) {
         if (r.status != FrameStatus::Ok || r.data_size < kSealedPrefix + kTagSize) continue;
         std::string_view body = frame_bytes(r);
         if (body.size() < kSealedPrefix + kTagSize) continue;

@@ -23,6 +23,8 @@
 namespace anthro {
 
 enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
+// What a row shows: an anthro-v1 frame, or an HTTP message or SSE event of an HTTP connection.
+enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent };
 
 struct FrameRow {
   double ts = 0;
@@ -32,16 +34,23 @@ struct FrameRow {
   std::uint16_t detail_size = 0;    // a refusal's detail text, stored after the frame's bytes
   std::uint32_t connection = 0;     // index into connections()
   std::uint32_t stream_id = 0;      // 0 when the body was not read
-  std::uint32_t token_count = 0;    // STREAM_TOKEN only
-  std::uint8_t type = 0, flags = 0;
+  std::uint32_t token_count = 0;    // STREAM_TOKEN, or the tokens an SSE event carried
+  std::uint8_t type = 0, flags = 0;  // frames only
+  RowKind kind = RowKind::Frame;
   Direction dir = Direction::ClientToServer;
   FrameStatus status = FrameStatus::Ok;
   FrameReason refusal = FrameReason::Version;  // when status is Refused
 };
 
+// The Type column's word: the frame type ("STREAM_TOKEN"), or "HTTP_REQUEST", "HTTP_RESPONSE", "SSE_EVENT".
+const char* row_type_name(const FrameRow& row);
+// Every word row_type_name() can give, frame types first.
+const std::vector<std::string>& row_type_names();
+
 // Everything a detail view shows of one frame. `bytes` are the frame as decoded: header and
 // nonce as sent, the plaintext body in place of the ciphertext when it was opened, then the
-// tag; an api_key's characters are '*' there and in the fields.
+// tag; an api_key's characters are '*' there and in the fields. An HTTP row's bytes are its
+// HttpEvent text (secret header values '*').
 struct FrameDetail {
   FrameRow row;
   Bytes bytes;
@@ -49,13 +58,13 @@ struct FrameDetail {
   std::optional<Body> body;
   std::string summary;      // one line, as describe_body
   std::string status;       // "ok", "no key", or the reason with its detail
-  std::string pretty_json;  // REQUEST / RESPONSE bodies, indented; secrets redacted
+  std::string pretty_json;  // REQUEST / RESPONSE bodies (an HTTP request's body, an SSE event's data), indented; secrets redacted
 };
 
 struct FrameFilter {
   std::optional<std::uint32_t> connection;
   std::optional<std::uint32_t> stream_id;
-  std::optional<std::uint8_t> type;
+  std::optional<std::string> type;  // a row_type_name(): "STREAM_TOKEN", "SSE_EVENT", …
   std::string text;  // found in the decoded body (case-sensitive bytes)
   bool empty() const { return !connection && !stream_id && !type && text.empty(); }
 };
@@ -88,9 +97,12 @@ class CaptureIndex {
  private:
   CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)), data_(std::move(data)) {}
   void on_frame(const CaptureConnection& c, const FrameEvent& e);
+  void on_http(const CaptureConnection& c, const HttpEvent& e);
+  void add_row(FrameRow& row, std::string_view detail);
   std::uint32_t connection_id(const CaptureConnection& c);
   void flush_rows();
   bool read_rows(std::size_t first, std::size_t count, FrameRow* out) const;
+  FrameDetail cache(std::size_t i, std::shared_ptr<FrameDetail> d) const;
 
   SpillFile rows_, data_;
   std::atomic<std::size_t> published_{0};

@@ -73,7 +73,10 @@ void TcpConnection::feed(const TcpSegment& segment) {
     return;
   first_ts_ = std::min(first_ts_, segment.ts);
   last_ts_ = std::max(last_ts_, segment.ts);
-  if (segment.checksum_checked && !segment.checksum_ok) ++health_.bad_checksums;
+  if (segment.checksum_checked && !segment.checksum_ok) {
+    ++health_.bad_checksums;
+    if (dir == Direction::ClientToServer) ++health_.client_bad_checksums;
+  }
 
   Stream& me = stream(dir);
   const bool syn = segment.flags & kSyn;

@@ -55,6 +55,7 @@ inline constexpr std::size_t kTcpChunkOverhead = 128;  // a map node, a vector a
 struct TcpHealth {
   std::uint64_t retransmissions = 0, out_of_order = 0, zero_window_events = 0, window_full_events = 0,
                 gaps = 0, gap_bytes = 0, bad_checksums = 0, duplicate_acks = 0, keepalives = 0;
+  std::uint64_t client_bad_checksums = 0;  // of bad_checksums, those of the client's segments
   double zero_window_ms = 0;
   bool fin_client = false, fin_server = false, rst = false;
 };

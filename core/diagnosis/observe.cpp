@@ -47,6 +47,7 @@ Observations observe_capture(const CaptureAnalysis& analysis) {
     for (std::size_t i = 0; i < ca.streams.size(); ++i) {
       ObservedRequest q;
       q.connection = o.connections.size() - 1;
+      q.anthro = o.connections.back().anthro;  // else an HTTP exchange: the baseline's, as live
       q.result = ca.streams[i];
       q.result.text = CaptureAnalysis::text(ca, i);
       o.requests.push_back(std::move(q));

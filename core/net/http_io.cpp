@@ -14,6 +14,16 @@ std::string lower(std::string s) {
   return s;
 }
 
+HttpRequest to_request(http::request<http::string_body>&& msg) {
+  HttpRequest req;
+  req.method = std::string(msg.method_string());
+  req.target = std::string(msg.target());
+  for (const auto& field : msg) req.headers[lower(std::string(field.name_string()))] = std::string(field.value());
+  req.body = std::move(msg.body());
+  req.keep_alive = msg.keep_alive();
+  return req;
+}
+
 }  // namespace
 
 awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& stream, std::string& pending,
@@ -40,14 +50,7 @@ awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& 
     }
     pending.append(reinterpret_cast<const char*>(buf), n);
   }
-  auto msg = parser.release();
-  HttpRequest req;
-  req.method = std::string(msg.method_string());
-  req.target = std::string(msg.target());
-  for (const auto& field : msg) req.headers[lower(std::string(field.name_string()))] = std::string(field.value());
-  req.body = std::move(msg.body());
-  req.keep_alive = msg.keep_alive();
-  co_return req;
+  co_return to_request(parser.release());
 }
 
 const char* http_reason(int status) {
@@ -85,14 +88,18 @@ std::string http_chunk(std::string_view data) {
 }
 
 struct HttpResponseReader::Impl {
-  http::response_parser<http::string_body> parser;
+  Impl() { reset(false); }
+  void reset(bool no_body) {
+    parser.emplace();
+    parser->body_limit(boost::none);  // streams run as long as the server sends
+    parser->eager(true);
+    parser->skip(no_body);
+  }
+  std::optional<http::response_parser<http::string_body>> parser;
   std::string pending;
 };
 
-HttpResponseReader::HttpResponseReader() : impl_(std::make_unique<Impl>()) {
-  impl_->parser.body_limit(boost::none);  // streams run as long as the server sends
-  impl_->parser.eager(true);
-}
+HttpResponseReader::HttpResponseReader() : impl_(std::make_unique<Impl>()) {}
 
 HttpResponseReader::~HttpResponseReader() = default;
 
@@ -100,9 +107,9 @@ bool HttpResponseReader::feed(std::string_view bytes) {
   // Beast consumes only whole elements (the header, a chunk size line), so the rest waits here.
   std::string& pending = impl_->pending;
   pending.append(bytes);
-  while (!pending.empty() && !impl_->parser.is_done()) {
+  while (!pending.empty() && !impl_->parser->is_done()) {
     boost::system::error_code ec;
-    std::size_t used = impl_->parser.put(asio::buffer(pending), ec);
+    std::size_t used = impl_->parser->put(asio::buffer(pending), ec);
     pending.erase(0, used);
     if (ec == http::error::need_more) break;
     if (ec) {
@@ -114,18 +121,35 @@ bool HttpResponseReader::feed(std::string_view bytes) {
   return true;
 }
 
-bool HttpResponseReader::head_done() const { return impl_->parser.is_header_done(); }
-bool HttpResponseReader::done() const { return impl_->parser.is_done(); }
-int HttpResponseReader::status() const { return static_cast<int>(impl_->parser.get().result_int()); }
+bool HttpResponseReader::feed_eof() {
+  if (impl_->parser->is_done()) return true;
+  boost::system::error_code ec;
+  impl_->parser->put_eof(ec);
+  if (ec) error_ = "response cut short: " + ec.message();
+  return !ec;
+}
+
+void HttpResponseReader::next(bool no_body) { impl_->reset(no_body); }
+
+bool HttpResponseReader::head_done() const { return impl_->parser->is_header_done(); }
+bool HttpResponseReader::done() const { return impl_->parser->is_done(); }
+int HttpResponseReader::status() const { return static_cast<int>(impl_->parser->get().result_int()); }
 
 std::string HttpResponseReader::header(const std::string& name) const {
-  auto it = impl_->parser.get().find(name);
-  return it == impl_->parser.get().end() ? std::string() : std::string(it->value());
+  auto it = impl_->parser->get().find(name);
+  return it == impl_->parser->get().end() ? std::string() : std::string(it->value());
+}
+
+std::string HttpResponseReader::head_text() const {
+  const auto& msg = impl_->parser->get();
+  std::string out = "HTTP/1.1 " + std::to_string(msg.result_int()) + " " + std::string(msg.reason()) + "\r\n";
+  for (const auto& field : msg) out += std::string(field.name_string()) + ": " + std::string(field.value()) + "\r\n";
+  return out;
 }
 
 std::string HttpResponseReader::take_body() {
   std::string out;
-  out.swap(impl_->parser.get().body());
+  out.swap(impl_->parser->get().body());
   return out;
 }
 
@@ -138,7 +162,7 @@ struct HttpRequestReader::Impl {
   std::size_t limit;
   std::optional<http::request_parser<http::string_body>> parser;
   std::string pending;
-  std::vector<std::string> bodies;
+  std::vector<HttpRequest> requests;
 };
 
 HttpRequestReader::HttpRequestReader(std::size_t body_limit) : impl_(std::make_unique<Impl>(body_limit)) {}
@@ -158,17 +182,19 @@ bool HttpRequestReader::feed(std::string_view bytes) {
       return false;
     }
     if (impl_->parser->is_done()) {
-      impl_->bodies.push_back(std::move(impl_->parser->get().body()));
+      impl_->requests.push_back(to_request(impl_->parser->release()));
       impl_->reset();  // the next request on the connection (keep-alive)
     }
   }
   return true;
 }
 
-std::vector<std::string> HttpRequestReader::take_bodies() {
-  std::vector<std::string> out;
-  out.swap(impl_->bodies);
+std::vector<HttpRequest> HttpRequestReader::take_requests() {
+  std::vector<HttpRequest> out;
+  out.swap(impl_->requests);
   return out;
 }
+
+bool HttpRequestReader::in_request() const { return !impl_->pending.empty() || impl_->parser->got_some(); }
 
 }  // namespace anthro::net

@@ -44,10 +44,17 @@ class HttpResponseReader {
   ~HttpResponseReader();
   // Feeds bytes just read; false on a malformed response (see error()).
   bool feed(std::string_view bytes);
+  // The connection closed: a body that runs until the close ends here. False when the
+  // response was cut short (see error()).
+  bool feed_eof();
+  // Starts the next response on the same connection (keep-alive), with the bytes fed past the
+  // last one; `no_body` for the reply to a HEAD request. Call feed("") to parse what is kept.
+  void next(bool no_body = false);
   bool head_done() const;
   bool done() const;
   int status() const;
   std::string header(const std::string& name) const;
+  std::string head_text() const;  // the status line and header fields, as parsed
   std::string take_body();  // body bytes parsed since the last call
   const std::string& error() const { return error_; }
 
@@ -58,14 +65,15 @@ class HttpResponseReader {
 };
 
 // Requests in bytes that arrive in pieces (a captured connection's client side): each
-// complete request's body, in order. Bodies beyond `body_limit` are refused.
+// complete request, in order. Bodies beyond `body_limit` are refused.
 class HttpRequestReader {
  public:
   explicit HttpRequestReader(std::size_t body_limit = 1u << 20);
   ~HttpRequestReader();
   // False on a malformed request (see error()); nothing more is read after one.
   bool feed(std::string_view bytes);
-  std::vector<std::string> take_bodies();  // bodies of the requests completed since the last call
+  std::vector<HttpRequest> take_requests();  // the requests completed since the last call
+  bool in_request() const;  // bytes of a request not yet complete are held
   const std::string& error() const { return error_; }
 
  private:

@@ -1,8 +1,6 @@
 // The HTTP baseline requests of a session: the Messages API or chat completions, with SSE
 // events timed at the socket read that delivered them.
-#include <charconv>
-
-#include "http/messages_api.h"
+#include "http/reply_recorder.h"
 #include "net/http_io.h"
 #include "session/client.h"
 
@@ -18,24 +16,6 @@ double now_s() { return std::chrono::duration<double>(Clock::now().time_since_ep
 std::string host_header(const Target& t) {
   std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
   return host + ":" + std::to_string(t.port);
-}
-
-// The message of an API error body, or the body itself.
-std::string error_message(const std::string& body) {
-  auto pos = body.find("\"message\"");
-  if (pos == std::string::npos) return body.substr(0, 200);
-  auto start = body.find('"', body.find(':', pos) + 1);
-  auto end = start == std::string::npos ? start : body.find('"', start + 1);
-  return start == std::string::npos || end == std::string::npos ? body.substr(0, 200) : body.substr(start + 1, end - start - 1);
-}
-
-// The retry-after-ms header; nothing when it is absent or not a number.
-std::optional<std::uint32_t> retry_after_ms(const HttpResponseReader& response) {
-  std::string ms = response.header("retry-after-ms");
-  std::uint32_t value = 0;
-  auto [end, ec] = std::from_chars(ms.data(), ms.data() + ms.size(), value);
-  if (ms.empty() || ec != std::errc() || end != ms.data() + ms.size()) return std::nullopt;
-  return value;
 }
 
 }  // namespace
@@ -62,30 +42,10 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   }
 
   HttpResponseReader response;
-  AnthropicStreamReader anthropic;
-  OpenAiStreamReader openai;
-  std::string error_body;
+  HttpReplyRecorder reply(r, rec, messages, config_.stream);
+  reply.on_text = config_.on_text;
+  bool head_seen = false;
   double t = 0;
-  SseParser sse([&](const SseEvent& event) {
-    for (const StreamUpdate& u : messages ? anthropic.on_event(event) : openai.on_event(event)) {
-      switch (u.kind) {
-        case StreamUpdate::MessageStart: rec.message_start(t); break;
-        case StreamUpdate::Token:
-          rec.tokens(t, 1, u.text, u.visible_text);
-          if (config_.on_text) config_.on_text(u.text);
-          break;
-        case StreamUpdate::Stop:
-          if (u.stop_reason) r.stop_reason = u.stop_reason;
-          if (u.output_tokens) rec.usage(*u.output_tokens);
-          break;
-        case StreamUpdate::Usage:
-          if (u.output_tokens) rec.usage(*u.output_tokens);
-          break;
-        case StreamUpdate::Error: r.error = u.error_type + ": " + u.error_message; break;
-        default: break;
-      }
-    }
-  });
   std::uint8_t buf[16384];
   while (!response.done()) {
     std::size_t n = co_await read_some(buf, sizeof buf);
@@ -101,12 +61,9 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
       co_return false;
     }
     if (!response.head_done()) continue;
-    std::string piece = response.take_body();
-    if (response.status() != 200 || !config_.stream) {
-      error_body += piece;
-      continue;
-    }
-    sse.feed(piece);
+    if (!head_seen) reply.head(response.status(), response.header("retry-after-ms"));
+    head_seen = true;
+    reply.body(response.take_body(), t);
     if (options.cancel_after_tokens && rec.tokens_seen() >= *options.cancel_after_tokens) {
       // HTTP has no CANCEL frame: closing the connection is how a client gives up.
       rec.cancel_sent(now_s());
@@ -115,21 +72,9 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
       co_return false;
     }
   }
-  if (response.status() != 200) {
-    rec.server_error(t, response.status(), retry_after_ms(response), error_message(error_body));
-    co_return response.header("connection") != "close";
-  }
-  if (!config_.stream) {
-    auto parsed = messages ? parse_messages_response(error_body) : parse_chat_completions_response(error_body);
-    if (!parsed) {
-      rec.ended(RequestEnd::ProtocolError, parsed.error().detail, t);
-      co_return false;
-    }
-    rec.response(t, parsed->stop_reason, parsed->output_tokens, parsed->content.value_or(""));
-    co_return true;
-  }
-  rec.response(t, r.stop_reason, std::nullopt, "");
-  co_return true;
+  reply.end(t);
+  if (response.status() != 200) co_return response.header("connection") != "close";
+  co_return r.end == RequestEnd::Response;
 }
 
 }  // namespace anthro

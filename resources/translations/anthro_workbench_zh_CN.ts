@@ -1294,6 +1294,18 @@
         <source>closed</source>
         <translation>关闭</translation>
     </message>
+    <message>
+        <source>requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>SSE events</source>
+        <translation>SSE 事件</translation>
+    </message>
+    <message>
+        <source>not read further</source>
+        <translation>未再读取</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::ConnectionsModel</name>
@@ -1352,6 +1364,10 @@
     <message>
         <source>Bad checksums</source>
         <translation>校验和错误</translation>
+    </message>
+    <message>
+        <source>HTTP requests</source>
+        <translation>HTTP 请求</translation>
     </message>
 </context>
 <context>
@@ -1633,8 +1649,8 @@
         <translation>字节</translation>
     </message>
     <message>
-        <source>REQUEST and RESPONSE bodies appear here as JSON (api_key redacted).</source>
-        <translation>REQUEST 与 RESPONSE 的消息体以 JSON 显示在此（api_key 已隐去）。</translation>
+        <source>REQUEST and RESPONSE bodies, HTTP request bodies and SSE event data appear here as JSON (api_key redacted).</source>
+        <translation>REQUEST 与 RESPONSE 的消息体、HTTP 请求体和 SSE 事件数据以 JSON 显示在此（api_key 已隐去）。</translation>
     </message>
     <message>
         <source>Frame %1</source>

@@ -11,7 +11,7 @@ from pathlib import Path
 ZH = {
     '%1 needs a number: "%2"': '%1 需要一个数字："%2"',
     'connections are numbered from 1: "%1"': '连接从 1 开始编号："%1"',
-    'unknown frame type "%1" (REQUEST, RESPONSE, STREAM_TOKEN, CANCEL, ERROR)': '未知的帧类型 "%1"（REQUEST、RESPONSE、STREAM_TOKEN、CANCEL、ERROR）',
+    'unknown frame type "%1" (%2)': '未知的帧类型 "%1"（%2）',
     'opens no connection of this capture': '不能解开此抓包中的任何连接',
     'opens %n connection(s)': '可解开 %n 个连接',
     'Session capture written to %1': '会话抓包已写入 %1',
@@ -76,6 +76,9 @@ ZH = {
     'duplicate ACKs': '重复 ACK',
     'keep-alives': '保活',
     'bad checksums': '校验和错误',
+    'SSE events': 'SSE 事件',
+    'not read further': '未再读取',
+    'HTTP requests': 'HTTP 请求',
     'closed': '关闭',
     'Stream %1 was not captured: tick the capture option to see its frames.': '流 %1 未被抓包：勾选抓包选项后才能查看它的帧。',
     'Export chart…': '导出图表…',
@@ -107,7 +110,8 @@ ZH = {
     'Field': '字段',
     'Value': '值',
     'Bytes': '字节',
-    'REQUEST and RESPONSE bodies appear here as JSON (api_key redacted).': 'REQUEST 与 RESPONSE 的消息体以 JSON 显示在此（api_key 已隐去）。',
+    'REQUEST and RESPONSE bodies, HTTP request bodies and SSE event data appear here as JSON (api_key redacted).':
+        'REQUEST 与 RESPONSE 的消息体、HTTP 请求体和 SSE 事件数据以 JSON 显示在此（api_key 已隐去）。',
     'Frame %1': '第 %1 帧',
     '%1, %2 bytes, %3': '%1，%2 字节，%3',
     '(unreadable)': '（无法读取）',

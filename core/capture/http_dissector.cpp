@@ -1,0 +1,237 @@
+#include "capture/http_dissector.h"
+
+#include "http/reply_recorder.h"
+
+namespace anthro {
+
+namespace {
+
+bool secret_header(const std::string& name) {
+  return name == "x-api-key" || name == "authorization" || name == "proxy-authorization" || name == "cookie";
+}
+
+std::string request_text(const net::HttpRequest& req) {
+  std::string out = req.method + " " + req.target + " HTTP/1.1\r\n";
+  for (const auto& [name, value] : req.headers)
+    out += name + ": " + (secret_header(name) ? std::string(value.size(), '*') : value) + "\r\n";
+  return out + "\r\n" + req.body;
+}
+
+// A summary line: cut at a character boundary; bytes that are not UTF-8 shown as '?'.
+std::string one_line(std::string_view text, std::size_t max = 160) {
+  std::size_t cut = std::min(max, text.size());
+  while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  std::string out(text.substr(0, cut));
+  bool valid = is_valid_utf8(as_bytes(out));
+  for (auto& ch : out) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+    else if (!valid && static_cast<unsigned char>(ch) >= 0x80) ch = '?';
+  }
+  return cut < text.size() ? out + "…" : out;
+}
+
+bool is_event_stream(const std::string& content_type) {
+  return content_type.rfind("text/event-stream", 0) == 0;
+}
+
+}  // namespace
+
+struct HttpDissector::Exchange {
+  Exchange() : recorder(result) {}
+  RequestResult result;
+  RequestRecorder recorder;
+  std::unique_ptr<HttpReplyRecorder> reply;
+  bool messages = true;  // the Messages API, else chat completions
+  bool head_request = false;
+  bool streamed = false;
+  std::uint64_t first_packet = 0;
+};
+
+HttpDissector::HttpDissector(Events events) : events_(std::move(events)) {}
+HttpDissector::~HttpDissector() = default;
+
+void HttpDissector::feed(Direction dir, ByteView data, double ts, std::uint64_t packet) {
+  if (!error_.empty()) return;
+  last_packet_ = packet;
+  if (dir == Direction::ClientToServer) read_requests(as_text(data), ts, packet);
+  else read_replies(as_text(data), ts);
+}
+
+void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64_t packet) {
+  // A request is stamped when its first byte arrived, as the live client stamps it when its write starts.
+  bool continued = requests_reader_.in_request() && request_start_;
+  double first = continued ? request_start_->first : ts;
+  std::uint64_t first_packet = continued ? request_start_->second : packet;
+  if (!requests_reader_.feed(bytes)) return fail(requests_reader_.error());
+  auto done = requests_reader_.take_requests();
+  if (open_.size() + done.size() > kMaxOpen)
+    return fail("more than " + std::to_string(kMaxOpen) + " requests wait for their replies");
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    const net::HttpRequest& req = done[i];
+    auto x = std::make_unique<Exchange>();
+    x->result.stream_id = next_id_++;
+    x->messages = req.target.find("/chat/completions") == std::string::npos;
+    x->head_request = req.method == "HEAD";
+    x->first_packet = i == 0 ? first_packet : packet;
+    double start = i == 0 ? first : ts;
+    RequestMeta meta = meta_of_request(req.body);
+    ++requests_;
+    if (meta.probe) ++probes_;
+    x->recorder.request_sent(start, std::move(meta));
+    if (events_.on_event)
+      events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, x->result.stream_id, request_text(req),
+                        req.method + " " + req.target, 0, 0});
+    // The reply parser was reset when the last reply ended, before it knew whether this one is a HEAD's.
+    if (open_.empty()) reply_reader_.next(x->head_request);
+    open_.push_back(std::move(x));
+  }
+  request_start_.reset();
+  if (requests_reader_.in_request()) request_start_ = done.empty() ? std::pair{first, first_packet} : std::pair{ts, packet};
+}
+
+void HttpDissector::read_replies(std::string_view bytes, double ts) {
+  if (open_.empty()) {
+    // After the client gave up, the rest of the reply still in flight is expected.
+    if (!client_closed_) fail("the server sent " + std::to_string(bytes.size()) + " bytes with no request open");
+    return;
+  }
+  open_.front()->recorder.first_byte(ts);
+  bool ok = reply_reader_.feed(bytes);
+  while (ok && !open_.empty() && reply_reader_.head_done()) {
+    Exchange& x = *open_.front();
+    if (!x.reply && !start_reply(x, ts)) return;
+    if (!x.reply) continue;  // an interim 1xx reply was skipped
+    x.reply->body(reply_reader_.take_body(), ts);
+    if (!reply_reader_.done()) return;
+    x.reply->end(ts);
+    complete_front();
+    reply_reader_.next(!open_.empty() && open_.front()->head_request);
+    ok = reply_reader_.feed("");  // bytes of the next reply fed already
+  }
+  if (!ok) {
+    if (!open_.empty()) {
+      open_.front()->recorder.ended(RequestEnd::ProtocolError, reply_reader_.error(), ts);
+      complete_front();
+    }
+    fail(reply_reader_.error());
+  }
+}
+
+// The reply's head was read; false when the connection stops being HTTP.
+bool HttpDissector::start_reply(Exchange& x, double ts) {
+  int status = reply_reader_.status();
+  x.recorder.first_byte(ts);
+  if (status == 101) {
+    fail("the connection switched protocols (101)");
+    return false;
+  }
+  if (status >= 100 && status < 200) {  // 100 Continue and the like: the real reply follows
+    reply_reader_.next(x.head_request);
+    if (!reply_reader_.feed("")) fail(reply_reader_.error());
+    return error_.empty();
+  }
+  std::string content_type = reply_reader_.header("content-type");
+  x.streamed = is_event_stream(content_type);
+  x.reply = std::make_unique<HttpReplyRecorder>(x.result, x.recorder, x.messages, x.streamed);
+  std::uint32_t id = x.result.stream_id;
+  x.reply->on_event = [this, id](const SseEvent& e, double t, std::uint32_t tokens) {
+    ++sse_events_;
+    if (events_.on_event)
+      events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
+                        e.event + " " + one_line(e.data), 0, tokens});
+  };
+  x.reply->head(status, reply_reader_.header("retry-after-ms"));
+  if (events_.on_event) {
+    std::string head = reply_reader_.head_text();
+    events_.on_event({HttpEventKind::Response, Direction::ServerToClient, ts, id, head,
+                      one_line(head.substr(9, head.find('\r') - 9)) + (content_type.empty() ? "" : " " + content_type),
+                      status, 0});
+  }
+  return true;
+}
+
+void HttpDissector::close(Direction dir, double ts) {
+  if (dir == Direction::ClientToServer) {
+    // Decided at the end: the server's last bytes may still be held by reassembly behind it.
+    if (!client_closed_) client_closed_ = ts;
+    return;
+  }
+  if (open_.empty()) return;
+  // A body that runs until the close ends with it.
+  if (error_.empty() && reply_reader_.feed_eof() && reply_reader_.head_done() && reply_reader_.done() &&
+      open_.front()->reply) {
+    open_.front()->reply->end(ts);
+    complete_front();
+  }
+  end_open(ts);
+}
+
+void HttpDissector::finish() { end_open(std::nullopt); }
+
+// Ends the requests still open: cut by the server when it closed, given up by the client when
+// it closed first, else left open (the capture ended).
+void HttpDissector::end_open(std::optional<double> server_closed) {
+  for (bool first = true; !open_.empty(); first = false) {
+    Exchange& x = *open_.front();
+    if (client_closed_ && first && x.reply) {
+      // HTTP has no cancel message: a client that closes mid-reply gave up, as the live client does.
+      x.recorder.cancel_sent(*client_closed_);
+      x.recorder.ended(RequestEnd::ClientClosed,
+                       "closed by the client after " + std::to_string(x.recorder.tokens_seen()) + " tokens");
+    } else if (server_closed || client_closed_) {
+      x.recorder.ended(RequestEnd::ConnectionClosed, "connection closed before the response ended",
+                       server_closed ? server_closed : client_closed_);
+    }
+    complete_front();
+  }
+}
+
+void HttpDissector::complete_front() {
+  std::unique_ptr<Exchange> x = std::move(open_.front());
+  open_.pop_front();
+  x->recorder.finish(x->streamed);
+  x->result.packets = std::pair{x->first_packet + 1, last_packet_ + 1};  // numbered from 1, as Wireshark does
+  if (events_.on_exchange) events_.on_exchange(x->result);
+}
+
+void HttpDissector::fail(std::string why) {
+  if (error_.empty()) error_ = std::move(why);
+}
+
+std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
+  std::vector<FrameField> out;
+  std::optional<std::size_t> section;  // "headers" or "SSE event": spans its lines
+  bool first = kind != HttpEventKind::SseEvent;  // the request or status line
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t eol = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, eol - at);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::size_t next = std::min(eol + 1, text.size());
+    if (line.empty()) {
+      at = next;
+      break;  // the blank line: a request's body follows
+    }
+    if (first) {
+      out.push_back({kind == HttpEventKind::Request ? "request line" : "status line", std::string(line), at, at + line.size(), 0});
+      first = false;
+    } else {
+      if (!section) {
+        section = out.size();
+        out.push_back({kind == HttpEventKind::SseEvent ? "SSE event" : "headers", "", at, at, 0});
+      }
+      std::size_t colon = line.find(':');
+      std::string_view name = line.substr(0, colon);
+      std::string_view value = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+      if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+      out.push_back({std::string(name), std::string(value), at, at + line.size(), 1});
+      out[*section].end = at + line.size();
+    }
+    at = next;
+  }
+  if (kind == HttpEventKind::Request && at < text.size())
+    out.push_back({"body", std::string(text.substr(at)), at, text.size(), 0});
+  return out;
+}
+
+}  // namespace anthro

@@ -1,0 +1,89 @@
+// HTTP/1.1 in a captured connection's application bytes (cleartext, or TLS opened with the key
+// log): each request paired with its reply in order (keep-alive, pipelining), every message and
+// SSE event stamped with the arrival of the packet that carried it, and each exchange a
+// RequestResult built by HttpReplyRecorder, as the live HTTP client builds its own.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "metrics/request_result.h"
+#include "net/http_io.h"
+#include "protocol/describe.h"
+#include "util/bytes.h"
+#include "util/vocabulary.h"
+
+namespace anthro {
+
+enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent };
+
+// One message or SSE event, for the inspector's rows and decode's lines.
+struct HttpEvent {
+  HttpEventKind kind = HttpEventKind::Request;
+  Direction dir = Direction::ClientToServer;
+  double ts = 0;
+  std::uint32_t exchange = 0;  // the request's number on the connection from 1: its stream id
+  // Request: its line, header fields (secret values as '*') and body. Response: its status line
+  // and fields. SseEvent: the event as a server writes it. Rebuilt from what was parsed.
+  std::string text;
+  std::string summary;  // one line: "POST /v1/messages", "200 OK text/event-stream", "content_block_delta {...}"
+  int status = 0;       // Response
+  std::uint32_t tokens = 0;  // SseEvent: generated tokens it carried
+};
+
+// The fields of an HttpEvent's text, with their byte ranges in it, for a detail view.
+std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text);
+
+class HttpDissector {
+ public:
+  struct Events {
+    std::function<void(const HttpEvent&)> on_event;
+    std::function<void(RequestResult&)> on_exchange;  // a request ended, or the capture did
+  };
+  // Pipelined requests waiting for their replies, at most: a client sending more is not read further.
+  static constexpr std::size_t kMaxOpen = 1024;
+
+  explicit HttpDissector(Events events);
+  ~HttpDissector();
+
+  // Bytes of `dir` that arrived at `ts` in packet `packet` (0-based in the file).
+  void feed(Direction dir, ByteView data, double ts, std::uint64_t packet);
+  // `dir`'s sender closed the connection (FIN or RST).
+  void close(Direction dir, double ts);
+  // The connection's last bytes were fed: requests still open end (a client that closed
+  // mid-reply gave up; otherwise they stay open, as the capture stopped).
+  void finish();
+
+  std::uint64_t requests() const { return requests_; }
+  std::uint64_t probe_requests() const { return probes_; }
+  std::uint64_t sse_events() const { return sse_events_; }
+  // Why the connection stopped being read as HTTP; empty while it reads.
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Exchange;
+  void read_requests(std::string_view bytes, double ts, std::uint64_t packet);
+  void read_replies(std::string_view bytes, double ts);
+  bool start_reply(Exchange& x, double ts);
+  void complete_front();
+  void end_open(std::optional<double> server_closed);
+  void fail(std::string why);
+
+  Events events_;
+  net::HttpRequestReader requests_reader_;
+  net::HttpResponseReader reply_reader_;
+  std::deque<std::unique_ptr<Exchange>> open_;
+  // When and in which packet the bytes of the request being read began.
+  std::optional<std::pair<double, std::uint64_t>> request_start_;
+  std::optional<double> client_closed_;  // when the client sent its FIN or RST
+  std::uint64_t last_packet_ = 0;
+  std::uint32_t next_id_ = 1;
+  std::uint64_t requests_ = 0, probes_ = 0, sse_events_ = 0;
+  std::string error_;
+};
+
+}  // namespace anthro

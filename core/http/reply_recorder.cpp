@@ -1,0 +1,89 @@
+#include "http/reply_recorder.h"
+
+#include <charconv>
+
+namespace anthro {
+
+namespace {
+
+// The message of an API error body, or the body itself.
+std::string error_message(const std::string& body) {
+  auto pos = body.find("\"message\"");
+  if (pos == std::string::npos) return body.substr(0, 200);
+  auto start = body.find('"', body.find(':', pos) + 1);
+  auto end = start == std::string::npos ? start : body.find('"', start + 1);
+  return start == std::string::npos || end == std::string::npos ? body.substr(0, 200) : body.substr(start + 1, end - start - 1);
+}
+
+// The retry-after-ms header; nothing when it is absent or not a number.
+std::optional<std::uint32_t> parse_retry_after_ms(std::string_view ms) {
+  std::uint32_t value = 0;
+  auto [end, ec] = std::from_chars(ms.data(), ms.data() + ms.size(), value);
+  if (ms.empty() || ec != std::errc() || end != ms.data() + ms.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+HttpReplyRecorder::HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, bool messages, bool streamed)
+    : r_(r), rec_(rec), messages_(messages), streamed_(streamed), sse_([this](const SseEvent& event) {
+        std::uint64_t before = rec_.tokens_seen();
+        for (const StreamUpdate& u : messages_ ? anthropic_.on_event(event) : openai_.on_event(event)) {
+          switch (u.kind) {
+            case StreamUpdate::MessageStart: rec_.message_start(t_); break;
+            case StreamUpdate::Token:
+              rec_.tokens(t_, 1, u.text, u.visible_text);
+              if (on_text) on_text(u.text);
+              break;
+            case StreamUpdate::Stop:
+              if (u.stop_reason) r_.stop_reason = u.stop_reason;
+              if (u.output_tokens) rec_.usage(*u.output_tokens);
+              break;
+            case StreamUpdate::Usage:
+              if (u.output_tokens) rec_.usage(*u.output_tokens);
+              break;
+            case StreamUpdate::Error: r_.error = u.error_type + ": " + u.error_message; break;
+            default: break;
+          }
+        }
+        if (on_event) on_event(event, t_, static_cast<std::uint32_t>(rec_.tokens_seen() - before));
+      }) {}
+
+void HttpReplyRecorder::head(int status, std::string_view retry_after_ms) {
+  status_ = status;
+  if (status != 200) retry_after_ms_ = parse_retry_after_ms(retry_after_ms);
+}
+
+void HttpReplyRecorder::body(std::string_view piece, double t) {
+  t_ = t;
+  if (status_ == 200 && streamed_) {
+    sse_.feed(piece);
+    return;
+  }
+  if (kept_.size() + piece.size() > kMaxKeptBody) too_big_ = true;
+  if (!too_big_) kept_.append(piece);
+}
+
+void HttpReplyRecorder::end(double t) {
+  t_ = t;
+  if (too_big_) {
+    rec_.ended(RequestEnd::ProtocolError, "reply body larger than " + std::to_string(kMaxKeptBody) + " bytes", t);
+    return;
+  }
+  if (status_ != 200) {
+    rec_.server_error(t, status_, retry_after_ms_, error_message(kept_));
+    return;
+  }
+  if (!streamed_) {
+    auto parsed = messages_ ? parse_messages_response(kept_) : parse_chat_completions_response(kept_);
+    if (!parsed) {
+      rec_.ended(RequestEnd::ProtocolError, parsed.error().detail, t);
+      return;
+    }
+    rec_.response(t, parsed->stop_reason, parsed->output_tokens, parsed->content.value_or(""));
+    return;
+  }
+  rec_.response(t, r_.stop_reason, std::nullopt, "");
+}
+
+}  // namespace anthro

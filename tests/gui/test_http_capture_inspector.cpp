@@ -1,0 +1,138 @@
+// An HTTP/SSE capture in the inspector: each request, reply head and SSE event a row with its
+// time and stream, the request's fields with the API key masked, the connection decrypted
+// ("ok", not "no frames") with its HTTP counts, and each request's TTFT on the charts.
+#include <QtTest>
+
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+
+#include "capture_generator.h"
+#include "capture_inspector.h"
+#include "connection_detail_view.h"
+#include "connections_model.h"
+#include "frame_detail_view.h"
+#include "frame_table_model.h"
+#include "hex_view.h"
+#include "http/messages_api.h"
+#include "latency_charts.h"
+#include "net/http_io.h"
+
+using namespace anthro;
+using namespace anthro::test;
+using namespace anthro::widgets;
+
+namespace {
+
+std::string request(const std::string& prompt) {
+  std::string body = R"({"model":"m","max_tokens":32,"stream":true,"messages":[{"role":"user","content":")" + prompt + R"("}]})";
+  return "POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1:7080\r\nx-api-key: sk-inspector-secret\r\n"
+         "content-type: application/json\r\ncontent-length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+const std::string kHead = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+
+// Two exchanges on one connection, one packet per piece, 1 ms apart: the first token comes
+// 4 ms after the first request and 5 ms after the second (two pings in between).
+std::vector<Segment> http_session() {
+  AnthropicSseWriter w;
+  auto chunk = [](const std::string& event) { return std::pair{false, net::http_chunk(event)}; };
+  std::vector<std::pair<bool, std::string>> pieces = {
+      {true, request("one")}, {false, kHead}, chunk(w.message_start("msg_1", "m", 3)), chunk(w.content_block_start()),
+      chunk(w.text_delta("Hel")), chunk(w.text_delta("lo")), chunk(w.content_block_stop()),
+      chunk(w.message_delta(StopReason::EndTurn, 2)), {false, net::http_chunk(w.message_stop()) + net::http_chunk("")},
+      {true, request("two")}, {false, kHead}, chunk(w.message_start("msg_2", "m", 3)), chunk(w.ping()), chunk(w.ping()),
+      chunk(w.text_delta("Again")), chunk(w.message_delta(StopReason::EndTurn, 1)),
+      {false, net::http_chunk(w.message_stop()) + net::http_chunk("")}};
+  return exchange(pieces);
+}
+
+QString cell(FrameTableModel* m, int row, int column) { return m->data(m->index(row, column), Qt::DisplayRole).toString(); }
+
+bool wait_loaded(CaptureInspector& inspector) {
+  for (int i = 0; i < 500 && inspector.loading(); ++i) QTest::qWait(20);
+  return !inspector.loading();
+}
+
+}  // namespace
+
+class TestHttpCaptureInspector : public QObject {
+  Q_OBJECT
+ private slots:
+  void httpRequestsAndEventsAreRowsWithTheirTtft() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("http.pcap");
+    write_capture(path.toStdString(), http_session());
+    CaptureInspector inspector;
+    inspector.resize(1200, 800);
+    inspector.show();
+    inspector.open(path, {});
+    QVERIFY(wait_loaded(inspector));
+
+    // Rows: 2 requests, 2 reply heads, 7 + 6 SSE events.
+    FrameTableModel* rows = inspector.frames();
+    QCOMPARE(rows->rowCount(), 17);
+    QCOMPARE(cell(rows, 0, FrameTableModel::Type), QString("HTTP_REQUEST"));
+    QCOMPARE(cell(rows, 0, FrameTableModel::Summary), QString("POST /v1/messages"));
+    QCOMPARE(cell(rows, 0, FrameTableModel::Stream), QString("1"));
+    QCOMPARE(cell(rows, 1, FrameTableModel::Type), QString("HTTP_RESPONSE"));
+    QCOMPARE(cell(rows, 1, FrameTableModel::Summary), QString("200 OK text/event-stream"));
+    QCOMPARE(cell(rows, 4, FrameTableModel::Type), QString("SSE_EVENT"));
+    QVERIFY(cell(rows, 4, FrameTableModel::Summary).startsWith("content_block_delta "));
+    QCOMPARE(cell(rows, 4, FrameTableModel::Tokens), QString("1"));  // a text delta is a token
+    QCOMPARE(cell(rows, 3, FrameTableModel::Tokens), QString());     // content_block_start is not
+    // Each event at its packet's time: the first delta is packet 8, 4 ms after the request (packet 4).
+    double t0 = cell(rows, 0, FrameTableModel::Time).toDouble(), t4 = cell(rows, 4, FrameTableModel::Time).toDouble();
+    QVERIFY2(std::abs(t4 - t0 - 0.004) < 1e-5, qPrintable(QString::number(t4 - t0)));
+    QCOMPARE(cell(rows, 9, FrameTableModel::Type), QString("HTTP_REQUEST"));
+    QCOMPARE(cell(rows, 9, FrameTableModel::Stream), QString("2"));
+
+    // The request's fields, its key masked in them and in the bytes.
+    inspector.frameView()->selectRow(0);
+    QCOMPARE(inspector.detailView()->fieldValue("request line"), QString("POST /v1/messages HTTP/1.1"));
+    QCOMPARE(inspector.detailView()->fieldValue("x-api-key"), QString(19, '*'));
+    QVERIFY(!inspector.hexView()->bytes().contains("sk-inspector-secret"));
+    QVERIFY(inspector.detailView()->selectField("request line"));
+    auto [begin, end] = inspector.hexView()->highlight();
+    QCOMPARE(inspector.hexView()->bytes().mid(begin, end - begin), QByteArray("POST /v1/messages HTTP/1.1"));
+    inspector.frameView()->selectRow(4);
+    QCOMPARE(inspector.detailView()->fieldValue("event"), QString("content_block_delta"));
+
+    // The connection: read, not "no frames"; its HTTP counts.
+    const auto& conns = inspector.connections()->connections();
+    QCOMPARE(conns.size(), std::size_t{1});
+    QCOMPARE(decryption_text(conns[0]), std::string("ok"));
+    ConnectionsModel* cm = inspector.connections();
+    QCOMPARE(cm->data(cm->index(0, ConnectionsModel::HttpRequests), Qt::DisplayRole).toInt(), 2);
+    inspector.connectionDetail()->showConnection(conns[0]);
+    QCOMPARE(inspector.connectionDetail()->value("HTTP", "requests"), QString("2"));
+    QCOMPARE(inspector.connectionDetail()->value("HTTP", "SSE events"), QString("13"));
+
+    // Each request's TTFT on the charts: 4 ms and 5 ms.
+    std::vector<double> ttft = inspector.charts()->ttftValues(0);
+    QCOMPARE(ttft.size(), std::size_t{2});
+    QVERIFY2(std::abs(ttft[0] - 4.0) < 0.01 && std::abs(ttft[1] - 5.0) < 0.01,  // pcap keeps microseconds
+             qPrintable(QString("%1, %2").arg(ttft[0]).arg(ttft[1])));
+
+    // The second request's rows, as a click on its chart point shows them.
+    inspector.showConnectionStream(QString::fromStdString(conns[0].name), 2);
+    QTRY_COMPARE(rows->rowCount(), 8);
+    for (int row = 0; row < rows->rowCount(); ++row) QCOMPARE(cell(rows, row, FrameTableModel::Stream), QString("2"));
+
+    if (QByteArray shots = qgetenv("ANTHRO_TEST_SHOTS"); !shots.isEmpty()) {
+      inspector.showConnectionStream(QString::fromStdString(conns[0].name), -1);
+      QTest::qWait(300);
+      inspector.frameView()->selectRow(4);
+      inspector.grab().save(QString::fromUtf8(shots) + "/http-inspector.png");
+      for (int tab : {1, 2}) {
+        inspector.lowerTabs()->setCurrentIndex(tab);
+        inspector.connectionDetail()->showConnection(conns[0]);
+        QTest::qWait(300);
+        inspector.grab().save(QString::fromUtf8(shots) + QString("/http-inspector-%1.png").arg(tab));
+      }
+    }
+  }
+};
+
+QTEST_MAIN(TestHttpCaptureInspector)
+#include "test_http_capture_inspector.moc"

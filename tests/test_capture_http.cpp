@@ -1,0 +1,271 @@
+// HTTP/1.1 and SSE in captured bytes (HttpDissector): keep-alive and pipelined requests paired
+// with their replies, chunked and content-length bodies, interim and body-less replies, closes,
+// each exchange timed from the bytes' arrival times; and hostile bytes that must end in a named
+// error, never a crash or unbounded memory.
+#include <QtTest>
+
+#include <random>
+
+#include "capture/http_dissector.h"
+#include "http/messages_api.h"
+#include "net/http_io.h"
+
+using namespace anthro;
+
+namespace {
+
+struct Seen {
+  std::vector<RequestResult> exchanges;
+  std::vector<HttpEvent> events;
+};
+
+struct Dissect {
+  Seen seen;
+  HttpDissector d{{[this](const HttpEvent& e) { seen.events.push_back(e); },
+                   [this](RequestResult& r) { seen.exchanges.push_back(r); }}};
+  std::uint64_t packet = 0;
+  void client(std::string_view bytes, double ts) { d.feed(Direction::ClientToServer, as_bytes(bytes), ts, packet++); }
+  void server(std::string_view bytes, double ts) { d.feed(Direction::ServerToClient, as_bytes(bytes), ts, packet++); }
+};
+
+std::string post(const std::string& path, const std::string& body, const std::string& extra = "") {
+  return "POST " + path + " HTTP/1.1\r\nhost: x\r\nx-api-key: sk-secret-key\r\ncontent-type: application/json\r\n" + extra +
+         "content-length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+const std::string kBody = R"({"model":"m","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]})";
+const std::string kSseHead =
+    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+
+// The Messages API events of one streamed reply, each as one chunk.
+std::vector<std::string> sse_chunks(const std::vector<std::string>& tokens) {
+  AnthropicSseWriter w;
+  std::vector<std::string> out = {w.message_start("msg_1", "m", 3), w.content_block_start()};
+  for (const auto& t : tokens) out.push_back(w.text_delta(t));
+  out.push_back(w.content_block_stop());
+  out.push_back(w.message_delta(StopReason::EndTurn, tokens.size()));
+  out.push_back(w.message_stop());
+  for (auto& e : out) e = net::http_chunk(e);
+  return out;
+}
+
+}  // namespace
+
+class TestCaptureHttp : public QObject {
+  Q_OBJECT
+ private slots:
+  void aStreamedReplyIsTimedFromItsEvents() {
+    Dissect x;
+    x.client(post("/v1/messages", kBody), 10.0);
+    x.server(kSseHead, 10.05);
+    auto chunks = sse_chunks({"Hel", "lo", "!"});
+    // message_start, block start at 10.1; tokens at 10.2, 10.25, 10.3; the end at 10.4.
+    x.server(chunks[0] + chunks[1], 10.1);
+    x.server(chunks[2], 10.2);
+    x.server(chunks[3], 10.25);
+    x.server(chunks[4].substr(0, 7), 10.29);  // a chunk split across packets
+    x.server(chunks[4].substr(7), 10.3);
+    x.server(chunks[5] + chunks[6] + chunks[7] + net::http_chunk(""), 10.4);
+    QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
+    const RequestResult& r = x.seen.exchanges[0];
+    QCOMPARE(r.stream_id, std::uint32_t{1});
+    QCOMPARE(r.end, RequestEnd::Response);
+    QCOMPARE(r.text, std::string("Hello!"));
+    QCOMPARE(r.figures.tokens, std::uint64_t{3});
+    QVERIFY(std::abs(*r.figures.ttft_ms - 200.0) < 1e-6);
+    QVERIFY(std::abs(*r.figures.e2e_ms - 400.0) < 1e-6);
+    QVERIFY(std::abs(*r.figures.mean_itl_ms - 50.0) < 1e-6);
+    QVERIFY(r.stop_reason == StopReason::EndTurn);
+    QCOMPARE(r.packets->first, std::uint64_t{1});
+    QCOMPARE(r.packets->second, std::uint64_t{8});  // the eighth packet fed ends it
+    QCOMPARE(x.d.sse_events(), std::uint64_t{8});
+    // Rows: the request (its key masked), the reply's head, each event with its time.
+    QCOMPARE(x.seen.events.size(), std::size_t{10});
+    QCOMPARE(x.seen.events[0].kind, HttpEventKind::Request);
+    QCOMPARE(x.seen.events[0].summary, std::string("POST /v1/messages"));
+    QVERIFY(x.seen.events[0].text.find("sk-secret-key") == std::string::npos);
+    QVERIFY(x.seen.events[0].text.find("x-api-key: *************") != std::string::npos);
+    QCOMPARE(x.seen.events[1].kind, HttpEventKind::Response);
+    QCOMPARE(x.seen.events[1].status, 200);
+    QCOMPARE(x.seen.events[1].summary, std::string("200 OK text/event-stream"));
+    QCOMPARE(x.seen.events[4].kind, HttpEventKind::SseEvent);
+    QCOMPARE(x.seen.events[4].ts, 10.2);
+    QVERIFY(x.seen.events[4].summary.rfind("content_block_delta {", 0) == 0);
+  }
+
+  void keepAliveAndPipelinedRequestsPairInOrder() {
+    Dissect x;
+    std::string chat = R"({"model":"m","stream":true,"messages":[{"role":"user","content":"a"}]})";
+    // Two requests in one packet (pipelined), a third after the first replies.
+    x.client(post("/v1/messages", kBody) + post("/v1/messages", kBody), 1.0);
+    std::string first, second;
+    for (const auto& c : sse_chunks({"one"})) first += c;
+    for (const auto& c : sse_chunks({"two", "2"})) second += c;
+    x.server(kSseHead + first + net::http_chunk("") + kSseHead + second.substr(0, 40), 1.5);
+    x.server(second.substr(40) + net::http_chunk(""), 2.0);
+    // The third: a non-streamed chat completion with a content-length body.
+    x.client(post("/v1/chat/completions", chat), 3.0);
+    ResponseSpec reply;
+    reply.content = "json reply";
+    reply.output_tokens = 2;
+    x.server(net::http_response(200, "application/json", chat_completions_response_json(reply, 0)), 3.2);
+    QCOMPARE(x.seen.exchanges.size(), std::size_t{3});
+    QCOMPARE(x.seen.exchanges[0].text, std::string("one"));
+    QCOMPARE(x.seen.exchanges[1].text, std::string("two2"));
+    QCOMPARE(x.seen.exchanges[1].stream_id, std::uint32_t{2});
+    QVERIFY(std::abs(*x.seen.exchanges[1].figures.e2e_ms - 1000.0) < 1e-6);
+    QCOMPARE(x.seen.exchanges[2].text, std::string("json reply"));
+    QCOMPARE(x.seen.exchanges[2].end, RequestEnd::Response);
+    QVERIFY(std::abs(*x.seen.exchanges[2].figures.e2e_ms - 200.0) < 1e-6);
+    QCOMPARE(x.d.requests(), std::uint64_t{3});
+    QVERIFY(x.d.error().empty());
+  }
+
+  void errorsInterimRepliesHeadAndCloses() {
+    Dissect x;
+    x.client(post("/v1/messages", kBody), 1.0);
+    x.server("HTTP/1.1 100 Continue\r\n\r\n", 1.01);
+    x.server(net::http_response(429, "application/json", error_json("rate_limit_error", "slow down"),
+                                {{"retry-after-ms", "250"}}),
+             1.1);
+    x.client("HEAD /v1/models HTTP/1.1\r\nhost: x\r\n\r\n", 2.0);
+    x.server("HTTP/1.1 200 OK\r\ncontent-length: 1234\r\n\r\n", 2.1);  // no body follows a HEAD's reply
+    x.client(post("/v1/messages", kBody), 3.0);
+    x.server("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n", 3.1);  // until the close
+    auto chunks = sse_chunks({"a", "b"});
+    std::string events;
+    for (const auto& c : chunks) {
+      net::HttpResponseReader unchunk;  // the same events without chunked framing
+      unchunk.feed("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + c);
+      events += unchunk.take_body();
+    }
+    x.server(events, 3.3);
+    x.d.close(Direction::ServerToClient, 3.4);
+    QCOMPARE(x.seen.exchanges.size(), std::size_t{3});
+    const RequestResult& limited = x.seen.exchanges[0];
+    QCOMPARE(limited.end, RequestEnd::Error);
+    QCOMPARE(limited.error_code, std::optional<int>(429));
+    QCOMPARE(limited.retry_after_ms, std::optional<std::uint32_t>(250));
+    QCOMPARE(*limited.error, std::string("429: slow down"));
+    QCOMPARE(x.seen.exchanges[1].end, RequestEnd::ProtocolError);  // a HEAD's 200 holds no Messages reply
+    QCOMPARE(x.seen.exchanges[1].packets->second, std::uint64_t{5});  // ended by its head alone
+    QCOMPARE(x.seen.exchanges[2].end, RequestEnd::Response);
+    QCOMPARE(x.seen.exchanges[2].text, std::string("ab"));
+    QVERIFY(std::abs(*x.seen.exchanges[2].figures.e2e_ms - 400.0) < 1e-6);
+  }
+
+  void aClientThatClosesMidReplyCancelled() {
+    Dissect x;
+    x.client(post("/v1/messages", kBody), 1.0);
+    auto chunks = sse_chunks({"a", "b", "c"});
+    x.server(kSseHead + chunks[0] + chunks[1] + chunks[2] + chunks[3], 1.2);
+    x.d.close(Direction::ClientToServer, 1.3);
+    x.d.finish();
+    QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
+    const RequestResult& r = x.seen.exchanges[0];
+    QCOMPARE(r.end, RequestEnd::ClientClosed);
+    QCOMPARE(r.timeline.cancel_written, std::optional<double>(1.3));
+    QCOMPARE(r.text, std::string("ab"));
+  }
+
+  // Reassembly may deliver the client's FIN before the server's last bytes that it held (a full
+  // receive window, out of order): the reply read to its end is still a response.
+  void aClientFinBeforeTheReplysLastBytesIsNoCancel() {
+    Dissect x;
+    x.client(post("/v1/messages", kBody), 1.0);
+    auto chunks = sse_chunks({"a", "b"});
+    std::string rest;
+    for (std::size_t i = 3; i < chunks.size(); ++i) rest += chunks[i];
+    x.server(kSseHead + chunks[0] + chunks[1] + chunks[2], 1.2);
+    x.d.close(Direction::ClientToServer, 1.5);
+    x.server(rest + net::http_chunk(""), 1.4);
+    x.d.finish();
+    QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
+    QCOMPARE(x.seen.exchanges[0].end, RequestEnd::Response);
+    QVERIFY(!x.seen.exchanges[0].timeline.cancel_written);
+    QVERIFY(x.d.error().empty());
+  }
+
+  void theCaptureEndingMidReplyLeavesItOpen() {
+    Dissect x;
+    x.client(post("/v1/messages", kBody), 1.0);
+    auto chunks = sse_chunks({"a", "b"});
+    x.server(kSseHead + chunks[0] + chunks[1] + chunks[2], 1.2);
+    x.d.finish();
+    QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
+    QCOMPARE(x.seen.exchanges[0].end, RequestEnd::Open);
+    QCOMPARE(x.seen.exchanges[0].text, std::string("a"));
+    QVERIFY(x.seen.exchanges[0].figures.ttft_ms.has_value());
+  }
+
+  void hostileBytesEndInANamedError() {
+    {
+      Dissect x;  // not HTTP from the client
+      x.client("POST / HTTP/1.1\r\nhost: x\r\ncontent-length: banana\r\n\r\n", 1.0);
+      QVERIFY2(x.d.error().find("malformed HTTP request") == 0, x.d.error().c_str());
+      x.server("HTTP/1.1 200 OK\r\n\r\n", 1.1);  // ignored after the error
+      QVERIFY(x.seen.exchanges.empty());
+    }
+    {
+      Dissect x;  // a reply with no request
+      x.server("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n", 1.0);
+      QVERIFY2(x.d.error().find("no request open") != std::string::npos, x.d.error().c_str());
+    }
+    {
+      Dissect x;  // garbage for a reply
+      x.client(post("/v1/messages", kBody), 1.0);
+      x.server("SSH-2.0-OpenSSH_9.2\r\n\r\n", 1.1);
+      QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
+      QCOMPARE(x.seen.exchanges[0].end, RequestEnd::ProtocolError);
+      QVERIFY2(x.d.error().find("malformed HTTP response") == 0, x.d.error().c_str());
+    }
+    {
+      Dissect x;  // a header that never ends is refused, not buffered without bound
+      x.client(post("/v1/messages", kBody), 1.0);
+      x.server("HTTP/1.1 200 OK\r\nx-long: ", 1.1);
+      std::string filler(4096, 'a');
+      for (int i = 0; i < 64 && x.d.error().empty(); ++i) x.server(filler, 1.2);
+      QVERIFY2(!x.d.error().empty(), "a 256 KiB header was accepted");
+    }
+    {
+      Dissect x;  // a bad chunk size mid-stream
+      x.client(post("/v1/messages", kBody), 1.0);
+      x.server(kSseHead + sse_chunks({"a"})[0] + "zz\r\n", 1.1);
+      QCOMPARE(x.seen.exchanges.at(0).end, RequestEnd::ProtocolError);
+    }
+    {
+      Dissect x;  // requests that never get replies are not queued without bound
+      std::string many;
+      for (std::size_t i = 0; i <= HttpDissector::kMaxOpen; ++i) many += "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+      x.client(many, 1.0);
+      QVERIFY2(x.d.error().find("wait for their replies") != std::string::npos, x.d.error().c_str());
+      x.d.finish();
+      QVERIFY(x.seen.exchanges.empty());
+    }
+    // Random bytes, and valid traffic cut at random places: no crash, every exchange reported once.
+    std::mt19937 rng(7);
+    std::string valid = post("/v1/messages", kBody);
+    std::string reply = kSseHead;
+    for (const auto& c : sse_chunks({"x", "y"})) reply += c;
+    for (int round = 0; round < 300; ++round) {
+      Dissect x;
+      std::string c = valid, s = reply;
+      for (int k = 0; k < 3; ++k) {
+        std::string& victim = rng() % 2 ? c : s;
+        if (!victim.empty()) victim[rng() % victim.size()] = static_cast<char>(rng());
+      }
+      c.resize(rng() % (c.size() + 1));
+      x.client(c, 1.0);
+      for (std::size_t at = 0; at < s.size();) {
+        std::size_t n = 1 + rng() % 50;
+        x.server(std::string_view(s).substr(at, n), 1.1);
+        at += n;
+      }
+      x.d.finish();
+      QCOMPARE(x.seen.exchanges.size(), std::size_t(x.d.requests()));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCaptureHttp)
+#include "test_capture_http.moc"
