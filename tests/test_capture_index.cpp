@@ -107,7 +107,7 @@ class TestCaptureIndex : public QObject {
     FrameFilter stream3;
     stream3.connection = 2;
     stream3.stream_id = 7;  // the 4th stream
-    stream3.type = static_cast<std::uint8_t>(FrameType::StreamToken);
+    stream3.type = to_string(FrameType::StreamToken);
     auto rows = index->select(stream3);
     QCOMPARE(rows.size(), std::size_t{kTokens});
     std::string text;
@@ -115,7 +115,7 @@ class TestCaptureIndex : public QObject {
     QCOMPARE(text, expected_text(2, 3, kTokens));
 
     FrameFilter responses;
-    responses.type = static_cast<std::uint8_t>(FrameType::Response);
+    responses.type = to_string(FrameType::Response);
     QCOMPARE(index->select(responses).size(), std::size_t{kConns * kStreams});
 
     FrameFilter by_text;

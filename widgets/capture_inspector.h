@@ -89,6 +89,8 @@ class CaptureInspector : public QWidget {
   CaptureStatistics* statistics() const { return statistics_; }
   QLineEdit* filterEdit() const { return filter_; }
   QLabel* noticeLabel() const { return notice_; }
+  // The filter the row context menu's "Filter on this value" applies for a frame's column.
+  QString filterFor(std::size_t frame, int column) const;
 
  signals:
   void loaded(bool ok, const QString& message);
@@ -115,7 +117,6 @@ class CaptureInspector : public QWidget {
   void refreshRows();
   void showRows(std::optional<std::vector<std::uint32_t>> rows);
   std::optional<std::size_t> currentFrame() const;
-  QString filterFor(std::size_t frame, int column) const;
   void stopFilter();
   void fillCharts();
   void showStream(int request);

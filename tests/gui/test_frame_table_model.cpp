@@ -70,7 +70,7 @@ class TestFrameTableModel : public QObject {
     QVERIFY(inserts.size() >= 1);
     // A filtered view maps rows to frame numbers and back.
     FrameFilter f;
-    f.type = static_cast<std::uint8_t>(FrameType::Response);
+    f.type = to_string(FrameType::Response);
     model.setSelection(index->select(f));
     QCOMPARE(model.rowCount(), 6 * 60);
     QCOMPARE(cell(model, 0, FrameTableModel::Type), QString("RESPONSE"));

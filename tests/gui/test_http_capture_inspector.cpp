@@ -119,6 +119,20 @@ class TestHttpCaptureInspector : public QObject {
     QTRY_COMPARE(rows->rowCount(), 8);
     for (int row = 0; row < rows->rowCount(); ++row) QCOMPARE(cell(rows, row, FrameTableModel::Stream), QString("2"));
 
+    // type: names HTTP rows by the Type column's word, and the context menu offers that filter.
+    inspector.applyFilter("type:sse_event stream:1");
+    QTRY_COMPARE(rows->rowCount(), 7);
+    for (int row = 0; row < rows->rowCount(); ++row) QCOMPARE(cell(rows, row, FrameTableModel::Type), QString("SSE_EVENT"));
+    QCOMPARE(inspector.filterFor(rows->frameAt(0), FrameTableModel::Type), QString("type:SSE_EVENT"));
+    inspector.applyFilter("type:HTTP_REQUEST");
+    QTRY_COMPARE(rows->rowCount(), 2);
+    inspector.applyFilter("type:REQUEST");  // anthro-v1 REQUEST frames: none in an HTTP capture
+    QTRY_COMPARE(rows->rowCount(), 0);
+    inspector.applyFilter("type:HTTP_BODY");
+    QVERIFY(inspector.filterError().contains("HTTP_BODY"));
+    QVERIFY(inspector.filterError().contains("SSE_EVENT"));
+    QCOMPARE(rows->rowCount(), 0);  // the list kept what it showed
+
     if (QByteArray shots = qgetenv("ANTHRO_TEST_SHOTS"); !shots.isEmpty()) {
       inspector.showConnectionStream(QString::fromStdString(conns[0].name), -1);
       QTest::qWait(300);
