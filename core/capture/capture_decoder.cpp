@@ -1,5 +1,6 @@
 #include "capture/capture_decoder.h"
 
+#include "capture/http_dissector.h"
 #include "capture/tls_decoder.h"
 
 namespace anthro {

@@ -6,7 +6,8 @@
 #include <map>
 #include <memory>
 
-#include "capture/http_dissector.h"
+#include "capture/http_event.h"
+#include "metrics/request_result.h"
 #include "capture/tcp_reassembly.h"
 #include "protocol/stream_decoder.h"
 

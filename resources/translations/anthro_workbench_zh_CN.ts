@@ -11,10 +11,6 @@
         <translation>连接从 1 开始编号："%1"</translation>
     </message>
     <message>
-        <source>unknown frame type "%1" (REQUEST, RESPONSE, STREAM_TOKEN, CANCEL, ERROR)</source>
-        <translation>未知的帧类型 "%1"（REQUEST、RESPONSE、STREAM_TOKEN、CANCEL、ERROR）</translation>
-    </message>
-    <message>
         <source>opens no connection of this capture</source>
         <translation>不能解开此抓包中的任何连接</translation>
     </message>
@@ -37,6 +33,10 @@
     <message numerus="yes">
         <source>opens %n connections</source>
         <translation><numerusform>可解开 %n 个连接</numerusform></translation>
+    </message>
+    <message>
+        <source>unknown frame type "%1" (%2)</source>
+        <translation>未知的帧类型 "%1"（%2）</translation>
     </message>
 </context>
 <context>
