@@ -2,7 +2,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -16,6 +15,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "file_dialog.h"
 #include "client_faults_box.h"
 #include "connection_match.h"
 #include "diagnosis_model.h"
@@ -107,6 +107,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
     export_button_->setText(tr("Export report…"));
     export_button_->setToolTip(tr("The verdicts, evidence, charts and remedies as HTML, PDF, Markdown or JSON"));
     evidence_->setToolTip(QString());
+    if (progress_says_) progress_text_->setText(progress_says_());
   });
   connect(run_button_, &QPushButton::clicked, this, &DiagnosisPage::run);
   connect(cancel_button_, &QPushButton::clicked, this, &DiagnosisPage::cancel);
@@ -155,7 +156,7 @@ QWidget* DiagnosisPage::makeSources() {
   form->addRow(use_capture_, capture_row);
   form->addRow(use_system_);
   connect(browse_, &QPushButton::clicked, this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Capture to diagnose"), {}, tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
+    QString path = open_file_name(this, tr("Capture to diagnose"), tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
     if (!path.isEmpty()) setCaptureFile(path);
   });
   (new Retranslator(this))->add([=, this] {
@@ -328,7 +329,7 @@ bool DiagnosisPage::start(DiagnoseConfig config, const QString& only_item, bool 
   pending_->config.live->session.keylog_path = pending_->capture->keylog.toStdString();
   auto previous = capture_worker_ ? capture_worker_->finished() : std::shared_future<void>();
   setState(State::StartingCapture);
-  progress_text_->setText(tr("Starting the capture on lo…"));
+  setProgress([] { return tr("Starting the capture on lo…"); });
   capture_worker_ = start_loopback_capture(
       *pending_->capture, *port, previous, [this, inbox = inbox_, run = run_] { inbox->post([this, run] { onCaptureListening(run); }); },
       [this, inbox = inbox_, run = run_](const Result<LiveCaptureStats>& stats) {
@@ -343,11 +344,11 @@ void DiagnosisPage::onCaptureListening(int run) {
 
 void DiagnosisPage::startWorker() {
   setState(State::Running);
-  progress_text_->setText(tr("Running…"));
+  setProgress([] { return tr("Running…"); });
   worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = run_, config = pending_->config](const std::atomic<bool>& stop) mutable {
     config.stop = &stop;
     config.on_progress = [this, inbox](const std::string& line) {
-      inbox->post([this, l = QString::fromStdString(line)] { progress_text_->setText(l); });
+      inbox->post([this, l = QString::fromStdString(line)] { setProgress([l] { return l; }); });
     };
     auto result = run_diagnosis(config);
     inbox->post([this, run, result] { onDiagnosed(run, result); });
@@ -358,7 +359,7 @@ void DiagnosisPage::onDiagnosed(int run, const Result<Diagnosis>& result) {
   if (run != run_ || state_ != State::Running) return;
   worker_.reset();
   if (capture_worker_) capture_worker_->stop();  // it writes the file, then reports
-  if (!result) return finish(false, QString::fromStdString(result.error().detail));
+  if (!result) return finish(false, [d = QString::fromStdString(result.error().detail)] { return d; });
   pending_->result->observations = result->observations;
   if (pending_->only_item.isEmpty()) {
     last_diagnosis_ = *result;
@@ -375,9 +376,9 @@ void DiagnosisPage::onDiagnosed(int run, const Result<Diagnosis>& result) {
         break;
       }
   }
-  if (!pending_->capture) return finish(true, tr("Diagnosis done"));
+  if (!pending_->capture) return finish(true, [] { return tr("Diagnosis done"); });
   setState(State::Matching);
-  progress_text_->setText(tr("Writing the run's capture…"));
+  setProgress([] { return tr("Writing the run's capture…"); });
 }
 
 void DiagnosisPage::onCaptureEnded(int run, const Result<LiveCaptureStats>& stats) {
@@ -391,7 +392,7 @@ void DiagnosisPage::onCaptureEnded(int run, const Result<LiveCaptureStats>& stat
     return startWorker();
   }
   if (state_ != State::Matching) return;
-  if (!stats) return finish(true, tr("Diagnosis done; its capture failed, so evidence cannot jump to frames"));
+  if (!stats) return finish(true, [] { return tr("Diagnosis done; its capture failed, so evidence cannot jump to frames"); });
   pending_->result->capture = pending_->capture->pcapng;
   emit captureReady(pending_->result->capture);
   startMatching();
@@ -399,7 +400,7 @@ void DiagnosisPage::onCaptureEnded(int run, const Result<LiveCaptureStats>& stat
 
 // The live run's connections named as in its capture, read on a worker.
 void DiagnosisPage::startMatching() {
-  progress_text_->setText(tr("Matching the run's connections to its capture…"));
+  setProgress([] { return tr("Matching the run's connections to its capture…"); });
   match_worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = run_, path = pending_->result->capture.toStdString(),
                                             live = pending_->result->observations](const std::atomic<bool>& stop) {
     AnalyzeOptions options;
@@ -417,8 +418,10 @@ void DiagnosisPage::onMatched(int run, const std::map<std::string, std::string>&
   auto matched = std::make_shared<DiagnosisRun>(*pending_->result);
   matched->conn_names = names;
   model_->setRun(pending_->result, matched);
-  finish(true, names.empty() ? tr("Diagnosis done; no connection of the run was found in its capture")
-                             : tr("Diagnosis done; evidence jumps to the frames of %1").arg(QFileInfo(matched->capture).fileName()));
+  finish(true, [file = QFileInfo(matched->capture).fileName(), found = !names.empty()] {
+    return found ? tr("Diagnosis done; evidence jumps to the frames of %1").arg(file)
+                 : tr("Diagnosis done; no connection of the run was found in its capture");
+  });
   showSelected();
 }
 
@@ -434,10 +437,15 @@ std::optional<Diagnosis> DiagnosisPage::diagnosis() const {
 void DiagnosisPage::cancel() {
   if (!running()) return;
   emit message(tr("Diagnosis cancelled"));
-  finish(false, tr("Cancelled"));
+  finish(false, [] { return tr("Cancelled"); });
 }
 
-void DiagnosisPage::finish(bool ok, const QString& text) {
+void DiagnosisPage::setProgress(std::function<QString()> text) {
+  progress_says_ = std::move(text);
+  progress_text_->setText(progress_says_());
+}
+
+void DiagnosisPage::finish(bool ok, std::function<QString()> text) {
   // Workers are never joined here: dropping them stops them, and the reaper joins.
   worker_.reset();
   match_worker_.reset();
@@ -445,8 +453,8 @@ void DiagnosisPage::finish(bool ok, const QString& text) {
   ++run_;  // what the dropped workers still post is ignored
   pending_.reset();
   setState(State::Idle);
-  progress_text_->setText(text);
-  if (!ok) emit message(text);
+  setProgress(std::move(text));
+  if (!ok) emit message(progress_text_->text());
   emit finished(ok);
 }
 

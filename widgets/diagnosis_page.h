@@ -104,7 +104,9 @@ class DiagnosisPage : public QWidget {
   void onCaptureEnded(int run, const Result<LiveCaptureStats>& stats);
   void startMatching();
   void onMatched(int run, const std::map<std::string, std::string>& names);
-  void finish(bool ok, const QString& text);
+  // Progress and outcome texts are kept as how to say them, so a language switch remakes them.
+  void setProgress(std::function<QString()> text);
+  void finish(bool ok, std::function<QString()> text);
   void setState(State s);
   void jump(int row, int ref);
   void showSelected();
@@ -124,6 +126,7 @@ class DiagnosisPage : public QWidget {
   QPushButton* export_button_;
   QProgressBar* progress_;
   QLabel* progress_text_;
+  std::function<QString()> progress_says_;
   QLabel* summary_;
   DiagnosisModel* model_;
   QTableView* list_;

@@ -2,13 +2,13 @@
 
 // The only widget translation unit that includes qcustomplot.h (~8 s, 650 MB to compile),
 // through chart_items.h.
+#include "file_dialog.h"
 #include "chart_items.h"
 #include "chart_math.h"
 #include "chart_series.h"
 
 #include <QDir>
 #include <QEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QGridLayout>
@@ -150,7 +150,7 @@ QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart) {
 
 // Asks where to write the chart; the outcome goes to the log, never to a dialog.
 void LatencyCharts::Impl::exportWithDialog(Chart chart) {
-  QString path = QFileDialog::getSaveFileName(q, tr("Export chart"), titles[chart]->text() + ".png",
+  QString path = save_file_name(q, tr("Export chart"), titles[chart]->text() + ".png",
                                               tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
   if (path.isEmpty()) return;
   QString error;

@@ -5,9 +5,21 @@
 
 namespace anthro::widgets {
 
+namespace {
+
+// Every capture of this process lives under one directory removed when the process exits
+// (File → Save Capture As… keeps one); the inspector reads a file after its capture ended,
+// so a capture's own directory outlives it.
+const QTemporaryDir& process_capture_root() {
+  static const QTemporaryDir root(QDir::tempPath() + "/anthro-workbench-XXXXXX");
+  return root;
+}
+
+}  // namespace
+
 LoopbackCaptureFiles new_capture_files(const QString& prefix) {
-  QTemporaryDir dir(QDir::tempPath() + "/" + prefix + "-XXXXXX");
-  dir.setAutoRemove(false);  // the inspector reads the file after the capture has ended
+  QTemporaryDir dir(process_capture_root().path() + "/" + prefix + "-XXXXXX");
+  dir.setAutoRemove(false);
   return {dir.filePath("session.pcapng"), dir.filePath("keys.log")};
 }
 

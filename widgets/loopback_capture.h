@@ -18,7 +18,8 @@ struct LoopbackCaptureFiles {
   QString keylog;  // the client writes its keys here (SessionConfig::keylog_path)
 };
 
-// A new directory under the temporary directory, named after `prefix` ("anthro-session").
+// A new directory named after `prefix` ("anthro-session") in this process's own temporary
+// directory, which is removed, with every capture in it, when the process exits.
 LoopbackCaptureFiles new_capture_files(const QString& prefix);
 
 // Captures tcp `port` on lo into `files` until the Worker is stopped. It starts only once

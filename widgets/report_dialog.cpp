@@ -4,18 +4,17 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSettings>
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "file_dialog.h"
 #include "gui_thread.h"
 #include "retranslator.h"
 #include "worker.h"
@@ -190,14 +189,10 @@ void ReportDialog::askToSave() {
   const QString suffix = reportFormatSuffix(f);
   const QString filters[] = {tr("HTML (*.html);;All files (*)"), tr("PDF (*.pdf);;All files (*)"),
                              tr("Markdown (*.md);;All files (*)"), tr("JSON (*.json);;All files (*)")};
-  QSettings settings;
-  const QString dir = settings.value("report/lastDir", QDir::homePath()).toString();
   const QString name = QStringLiteral("%1-report.%2").arg(QString::fromLatin1(to_string(doc_->kind)), suffix);
-  QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QDir(dir).filePath(name),
-                                              filters[static_cast<int>(f)]);
+  QString path = save_file_name(this, tr("Export report"), name, filters[static_cast<int>(f)]);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().compare(suffix, Qt::CaseInsensitive) != 0) path += "." + suffix;
-  settings.setValue("report/lastDir", QFileInfo(path).absolutePath());
   save(path);
 }
 

@@ -2,7 +2,6 @@
 
 #include <QComboBox>
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -15,6 +14,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "file_dialog.h"
 #include "error_text.h"
 #include "gui_thread.h"
 #include "latency_charts.h"
@@ -169,7 +169,7 @@ QWidget* RolloutPage::makeInputs() {
   form->addRow(targets_label, target_row);
   connect(plan_, &QComboBox::currentIndexChanged, this, &RolloutPage::showPlan);
   connect(open_plan_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open rollout plan"), {}, tr("Rollout plans (*.json);;All files (*)"));
+    const QString path = open_file_name(this, tr("Open rollout plan"), tr("Rollout plans (*.json);;All files (*)"));
     if (!path.isEmpty()) openPlan(path);
   });
   connect(requests_, &QSpinBox::valueChanged, this,
@@ -527,7 +527,7 @@ QString RolloutPage::restingText() const {
 }
 
 void RolloutPage::askToSave() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save rollout result"), QStringLiteral("rollout-result.json"),
+  const QString path = save_file_name(this, tr("Save rollout result"), QStringLiteral("rollout-result.json"),
                                                     tr("JSON (*.json);;All files (*)"));
   if (!path.isEmpty()) saveResult(path);
 }

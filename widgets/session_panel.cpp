@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -18,6 +17,7 @@
 #include <QVBoxLayout>
 #include <chrono>
 
+#include "file_dialog.h"
 #include "client_faults_box.h"
 #include "error_text.h"
 #include "gui_thread.h"
@@ -771,7 +771,7 @@ bool SessionPanel::exportRecords(const QString& path) {
 }
 
 void SessionPanel::exportRecordsWithDialog() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export records"), QStringLiteral("records.jsonl"),
+  const QString path = save_file_name(this, tr("Export records"), QStringLiteral("records.jsonl"),
                                                     tr("JSON Lines (*.jsonl);;CSV (*.csv)"));
   if (!path.isEmpty()) exportRecords(path);
 }

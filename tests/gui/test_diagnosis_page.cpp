@@ -18,6 +18,7 @@
 #include "evidence_chart.h"
 #include "evidence_view.h"
 #include "frame_table_model.h"
+#include "language.h"
 #include "main_window.h"
 
 using namespace anthro;
@@ -155,6 +156,12 @@ class TestDiagnosisPage : public QObject {
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     const QString reason = page->model()->data(page->model()->index(page->model()->rowOf("cancel-not-sent"), 2), Qt::DisplayRole).toString();
     QVERIFY2(verdict_of(page, "cancel-not-sent") == Verdict::Warn, qPrintable(reason + "\n" + window.logText()));
+    // The outcome line follows a language switch, both ways.
+    QCOMPARE(page->progressText(), QString("Diagnosis done"));
+    gui::install_language("zh_CN");
+    QTRY_COMPARE(page->progressText(), QString::fromUtf8("诊断完成"));
+    gui::install_language("en");
+    QTRY_COMPARE(page->progressText(), QString("Diagnosis done"));
   }
 
   void cancelStopsARun() {

@@ -5,6 +5,8 @@
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
+#include <QProcess>
+#include <cstdio>
 #include <QLabel>
 #include <QSplitter>
 #include <QtTest>
@@ -14,6 +16,7 @@
 #include "endpoint_fixture.h"
 #include "language.h"
 #include "latency_charts.h"
+#include "loopback_capture.h"
 #include "session_panel.h"
 
 using namespace anthro;
@@ -317,6 +320,36 @@ class TestSessionPanel : public QObject {
       }
     }
     gui::install_language("en");
+  }
+
+  // Session captures live in one directory of the process, gone when it exits. The test runs
+  // itself as a child that makes two captures' files and prints where.
+  void sessionCapturesGoAwayWithTheProcess() {
+    if (qEnvironmentVariableIsSet("ANTHRO_CAPTURE_CHILD")) {
+      for (const char* prefix : {"anthro-session", "anthro-diagnosis"}) {
+        const LoopbackCaptureFiles files = new_capture_files(prefix);
+        QFile f(files.pcapng);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("captured");
+        std::printf("CAPTURE %s\n", qPrintable(files.pcapng));
+      }
+      return;
+    }
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("ANTHRO_CAPTURE_CHILD", "1");
+    child.setProcessEnvironment(env);
+    child.start(QCoreApplication::applicationFilePath(), {"sessionCapturesGoAwayWithTheProcess"});
+    QVERIFY(child.waitForFinished(60000));
+    QCOMPARE(child.exitCode(), 0);
+    QStringList paths;
+    for (const QByteArray& line : child.readAllStandardOutput().split('\n'))
+      if (line.startsWith("CAPTURE ")) paths << QString::fromUtf8(line.mid(8));
+    QCOMPARE(paths.size(), 2);
+    const QDir root = QFileInfo(QFileInfo(paths[0]).absolutePath()).dir();
+    QVERIFY2(root.dirName().startsWith("anthro-workbench-"), qPrintable(root.path()));
+    QCOMPARE(QFileInfo(QFileInfo(paths[1]).absolutePath()).dir(), root);  // one directory for both
+    QVERIFY2(!root.exists(), qPrintable(root.path() + " outlived the process"));
   }
 
  private:
