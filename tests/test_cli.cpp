@@ -170,6 +170,16 @@ class TestCli : public QObject {
   }
 
   // The options cli.md documents for a command are in its table, so in its parser and help.
+  // tcpdump's habits (-i lo -w f) are named as unknown options, exit 2, before any other check.
+  void shortOptionsAreNamed() {
+    Run r = run({"capture", "-i", "lo", "-w", "x.pcapng"}, dir_.path());
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("unknown option -i"), r.err.constData());
+    QVERIFY2(r.err.contains("anthro-wb capture --help"), r.err.constData());
+    r = run({"decode", "-", "--format", "jsonl"}, dir_.path());  // a lone "-" is no option
+    QVERIFY2(!r.err.contains("unknown option"), r.err.constData());
+  }
+
   void cliMdOptionsAreAccepted() {
     QFile md(ANTHRO_CLI_MD);
     QVERIFY(md.open(QIODevice::ReadOnly));

@@ -10,6 +10,11 @@ Args::Args(const std::string& command, const std::vector<std::string>& argv) : c
   for (const auto& o : command_spec(command).options) (o.value.empty() ? flags : with_value).insert(o.name);
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
+    if (a.size() > 1 && a[0] == '-' && a[1] != '-') {
+      // A short option from another tool's habits (tcpdump's -i, -w) is named, not taken as a file.
+      fail("unknown option " + a + " (options are spelled --name; 'anthro-wb " + command + " --help' lists them)");
+      return;
+    }
     if (a.rfind("--", 0) != 0 || a == "--") {
       positional_.push_back(a);
       continue;
