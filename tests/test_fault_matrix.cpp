@@ -159,6 +159,38 @@ class TestFaultMatrix : public QObject {
   void captured() {
     QFETCH(QString, name);
     const Case c = cases().at(name.toStdString());
+    // A capture the kernel dropped packets from (burst+slow-reader on 2 loaded cores) is not the
+    // traffic this case is about: its verdicts would be those of a lossy capture. Such a run is
+    // made again, at most three times, and counted.
+    QTemporaryDir kept;
+    const std::string capture_file = kept.filePath("run.pcapng").toStdString();
+    std::uint64_t dropped = 0;
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      capture_run(c, capture_file, dropped);
+      if (QTest::currentTestFailed() || dropped == 0) break;
+      qWarning("attempt %d: the capture lost %llu packets; running the case again", attempt,
+               static_cast<unsigned long long>(dropped));
+    }
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(dropped == 0, "every attempt's capture lost packets");
+
+    DiagnoseConfig d;
+    d.checklist = checklist_for(c);
+    d.capture = capture_file;  // keys: the ones embedded in the pcapng
+    if (qEnvironmentVariableIsSet("ANTHRO_KEEP_CAPTURE")) std::filesystem::copy_file(capture_file, qgetenv("ANTHRO_KEEP_CAPTURE").toStdString(), std::filesystem::copy_options::overwrite_existing);
+    auto result = run_diagnosis(d);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
+    std::set<std::string> expected;
+    for (const auto& id : c.flagged)
+      if (!kNotInCaptures.count(id)) expected.insert(id);
+    auto got = flagged(*result);
+    QVERIFY2(got == expected, ("flagged " + join(got) + ", expected " + join(expected) + describe(*result)).c_str());
+  }
+
+ private:
+  // One run of the case's workload against its endpoint, captured on lo; the pcapng (keys
+  // embedded) is copied to `out`, and `dropped` says how many packets the kernel dropped.
+  void capture_run(const Case& c, const std::string& out, std::uint64_t& dropped) {
     EndpointFixture f(c.faults);
     start(f, c);
     std::string url = f.endpoint().url("anthro");
@@ -191,19 +223,9 @@ class TestFaultMatrix : public QObject {
     capture.join();
     QVERIFY2(stats.ok(), stats.ok() ? "" : stats.error().detail.c_str());
     QVERIFY(live.ok());
-    if (stats->kernel_drops) qWarning("the capture lost %llu packets", static_cast<unsigned long long>(stats->kernel_drops));
+    std::filesystem::copy_file(cap.output, out, std::filesystem::copy_options::overwrite_existing);
+    dropped = stats->kernel_drops;
 
-    DiagnoseConfig d;
-    d.checklist = checklist_for(c);
-    d.capture = cap.output;  // keys: the ones embedded in the pcapng
-    if (qEnvironmentVariableIsSet("ANTHRO_KEEP_CAPTURE")) std::filesystem::copy_file(cap.output, qgetenv("ANTHRO_KEEP_CAPTURE").toStdString(), std::filesystem::copy_options::overwrite_existing);
-    auto result = run_diagnosis(d);
-    QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
-    std::set<std::string> expected;
-    for (const auto& id : c.flagged)
-      if (!kNotInCaptures.count(id)) expected.insert(id);
-    auto got = flagged(*result);
-    QVERIFY2(got == expected, ("flagged " + join(got) + ", expected " + join(expected) + describe(*result)).c_str());
   }
 };
 
