@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "capture/capture_index.h"
+#include "frame_filter.h"
 #include "frame_table_model.h"
 
 class QAction;
@@ -162,9 +163,5 @@ class CaptureInspector : public QWidget {
   std::shared_ptr<Inbox> inbox_;
 };
 
-// Parses the filter syntax of CaptureInspector::applyFilter; false with `error` set when a
-// part cannot be read (e.g. "conn:x") or names a key there is not (e.g. "foo:bar"). A word in
-// double quotes is always text to find ("foo:bar").
-bool parse_frame_filter(const QString& text, FrameFilter& filter, QString& error);
 
 }  // namespace anthro::widgets

@@ -37,11 +37,6 @@ constexpr int kMaxRecentTargets = 10;
 
 QString ms(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 1) + " ms" : QStringLiteral("–"); }
 
-// The clock of live requests' timelines (core/session stamps them with steady_clock).
-double monotonic_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 QString stopText(const RequestResult& r) {
   return r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
                        : QString::fromStdString(r.error.value_or("no RESPONSE"));
@@ -283,7 +278,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     shown_request_.reset();
     updateStatsLine();
     // A request under way belongs to the new time base; otherwise the next one starts it.
-    origin_s_ = running() || loadRunning() ? monotonic_now() : -1;
+    origin_s_ = running() || loadRunning() ? steady_now_s() : -1;
   });
   connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) {
     if (request < 0 || static_cast<std::size_t>(request) >= plotted_.size()) return;
@@ -507,7 +502,7 @@ double SessionPanel::pageTime(double monotonic_s) {
 }
 
 void SessionPanel::startTimeBase() {
-  if (origin_s_ < 0) origin_s_ = monotonic_now();
+  if (origin_s_ < 0) origin_s_ = steady_now_s();
 }
 
 // Puts the request on the charts (within ~50 ms: LatencyCharts coalesces its replots) and
@@ -572,208 +567,6 @@ void SessionPanel::updateButtons() {
   bool busy = running();
   send_->setEnabled(!busy);
   cancel_->setEnabled(busy);
-}
-
-void SessionPanel::setLoadSeries(int series) { series_->setCurrentIndex(series); }
-
-void SessionPanel::setLoad(int requests, int concurrency) {
-  requests_->setValue(requests);
-  if (concurrency > 0) {
-    concurrency_->setValue(concurrency);
-    load_mode_->setCurrentIndex(int(LoadMode::Closed));
-  } else if (load_mode_->currentIndex() == int(LoadMode::Closed)) {
-    load_mode_->setCurrentIndex(int(LoadMode::OpenConstant));
-  }
-}
-
-void SessionPanel::setOpenLoad(double rate, Arrivals arrivals) {
-  rate_->setValue(rate);
-  load_mode_->setCurrentIndex(int(arrivals == Arrivals::Poisson ? LoadMode::OpenPoisson : LoadMode::OpenConstant));
-}
-
-void SessionPanel::setLoadLimits(int requests, double duration_s) {
-  requests_->setValue(requests);
-  duration_->setValue(duration_s);
-}
-
-void SessionPanel::setSlo(const QString& text) { slo_->setText(text); }
-
-// Only the control that applies to the mode is enabled: a rate means nothing to a closed loop.
-void SessionPanel::updateLoadControls() {
-  const bool closed = load_mode_->currentIndex() == int(LoadMode::Closed);
-  concurrency_->setEnabled(closed);
-  rate_->setEnabled(!closed);
-}
-
-Result<BenchConfig> SessionPanel::loadConfig() const {
-  BenchConfig b;
-  b.session = config();
-  const auto mode = LoadMode(load_mode_->currentIndex());
-  if (mode == LoadMode::Closed) {
-    b.concurrency = static_cast<unsigned>(concurrency_->value());
-  } else {
-    b.rate = rate_->value();
-    b.arrivals = mode == LoadMode::OpenPoisson ? Arrivals::Poisson : Arrivals::Constant;
-  }
-  if (requests_->value() > 0) b.requests = static_cast<std::uint64_t>(requests_->value());
-  if (duration_->value() > 0) b.duration_s = duration_->value();
-  if (!b.requests && !b.duration_s)
-    return make_error(ErrorClass::Usage, tr("Set a number of requests or a duration for the load.").toStdString());
-  if (const QString slo = slo_->text().trimmed(); !slo.isEmpty()) {
-    auto parsed = parse_slo(slo.toStdString());
-    if (!parsed) return make_error(ErrorClass::Usage, tr("SLO: %1").arg(QString::fromStdString(parsed.error().detail)).toStdString());
-    b.slo = *parsed;
-  }
-  faults_->applyTo(b);
-  return b;
-}
-
-void SessionPanel::stopLoad() {
-  if (!loadRunning()) return;
-  load_->stop();  // requests in flight finish, then the results are plotted as usual
-  load_button_->setEnabled(false);
-  load_state_ = LoadState::Stopping;
-  updateLoadStatus();
-}
-
-void SessionPanel::runLoad() {
-  if (loadRunning()) {
-    emit message(tr("A load is already running."));
-    return;
-  }
-  auto config = loadConfig();
-  if (!config) {
-    emit message(QString::fromStdString(config.error().detail));
-    return;
-  }
-  BenchConfig b = std::move(*config);
-  const int series = series_->currentIndex();
-  rememberTarget(target());
-  startTimeBase();
-  progress_ = LoadProgress{};
-  progress_.total = b.requests;
-  progress_.slo = b.slo.ttft_ms || b.slo.tpot_ms || b.slo.e2e_ms;
-  progress_.started_s = monotonic_now();
-  load_state_ = LoadState::Running;
-  load_button_->setText(tr("Stop load"));
-  updateLoadStatus();
-  progress_timer_->start();
-  // Each request reaches the charts as it ends; the result, after the last, ends the load.
-  load_ = std::make_unique<Worker>([this, inbox = inbox_, b, series](const std::atomic<bool>& stop) mutable {
-    b.stop = &stop;
-    const double bench_start = monotonic_now();  // for records that never wrote a request
-    b.on_record = [this, inbox, series, bench_start](const BenchRecord& rec) {
-      inbox->post([this, rec, series, bench_start] { onLoadRecord(rec, bench_start, series); });
-    };
-    auto result = run_bench(b);
-    inbox->post([this, result] { onLoadDone(result); });
-  });
-}
-
-void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s, int series) {
-  const RequestResult& r = rec.result;
-  ++progress_.done;
-  if (r.error) ++progress_.errors;
-  progress_.tokens += r.figures.tokens;
-  Plotted what;
-  what.stream = r.stream_id;
-  what.load_index = rec.index;
-  const double started = r.timeline.request_written > 0 ? r.timeline.request_written : bench_start_s + rec.start_s;
-  plot(series, r, started, std::move(what));
-}
-
-QString SessionPanel::loopHelp() const {
-  return tr("Closed loop: each connection sends its next request when the last one ends. "
-            "Open loop: requests arrive at the rate set whatever the answers' pace, "
-            "evenly spaced or as a Poisson process.");
-}
-
-void SessionPanel::updateLoadStatus() {
-  switch (load_state_) {
-    case LoadState::Idle:
-      load_status_->setText(loopHelp());
-      break;
-    case LoadState::Running:
-    case LoadState::Stopping: {
-      const double elapsed = std::max(monotonic_now() - progress_.started_s, 1e-3);
-      const QString done = progress_.total ? tr("%1 of %2 requests done").arg(progress_.done).arg(*progress_.total)
-                                           : tr("%1 requests done").arg(progress_.done);
-      QString line = tr("%1, %2 errors, %3 tokens/s, %4 s")
-                         .arg(done)
-                         .arg(progress_.errors)
-                         .arg(double(progress_.tokens) / elapsed, 0, 'f', 0)
-                         .arg(elapsed, 0, 'f', 0);
-      if (load_state_ == LoadState::Stopping) line = tr("Stopping: waiting for the requests in flight… (%1)").arg(line);
-      load_status_->setText(line);
-      break;
-    }
-    case LoadState::Done: {
-      const BenchResult& r = *last_load_;
-      QString line = tr("%1 requests in %2 s, %3 tokens/s, TTFT p50 %4 ms, p99 %5 ms")
-                         .arg(r.requests)
-                         .arg(r.duration_s, 0, 'f', 1)
-                         .arg(r.tokens_per_s, 0, 'f', 0)
-                         .arg(r.ttft_ms.p50, 0, 'f', 1)
-                         .arg(r.ttft_ms.p99, 0, 'f', 1);
-      std::uint64_t errors = 0;
-      for (const auto& [_, n] : r.errors) errors += n;
-      if (errors > 0) line += tr(", %1 errors").arg(errors);
-      if (progress_.slo) line += tr(", goodput %1 req/s within the SLO").arg(r.goodput_per_s, 0, 'f', 2);
-      load_status_->setText(line);
-      break;
-    }
-    case LoadState::Failed:
-      load_status_->setText(tr("Load failed: %1").arg(load_error_));
-      break;
-  }
-}
-
-// The load's requests reached the charts one by one (onLoadRecord); this ends it.
-void SessionPanel::onLoadDone(const Result<BenchResult>& result) {
-  load_.reset();
-  progress_timer_->stop();
-  load_button_->setEnabled(true);
-  load_button_->setText(tr("Run load"));
-  if (!result) {
-    last_load_.reset();
-    last_run_ = last_session_ ? LastRun::Session : LastRun::None;
-    export_button_->setVisible(last_session_.has_value());
-    records_button_->setEnabled(false);
-    load_state_ = LoadState::Failed;
-    load_error_ = QString::fromStdString(result.error().detail);
-    updateLoadStatus();
-    emit message(load_status_->text());
-    emit loadFinished(false);
-    return;
-  }
-  last_load_ = std::make_unique<BenchResult>(*result);
-  last_run_ = LastRun::Load;
-  export_button_->show();
-  records_button_->setEnabled(true);
-  diagnose_button_->show();
-  load_state_ = LoadState::Done;
-  updateLoadStatus();
-  emit loadFinished(true);
-}
-
-bool SessionPanel::exportRecords(const QString& path) {
-  if (!last_load_) {
-    emit message(tr("No load has ended yet: nothing to export."));
-    return false;
-  }
-  auto written = write_bench_records(*last_load_, path.toStdString());
-  if (!written) {
-    emit message(tr("Records not written to %1: %2").arg(path, QString::fromStdString(written.error().detail)));
-    return false;
-  }
-  emit message(tr("%n request record(s) written to %1", nullptr, int(last_load_->records.size())).arg(path));
-  return true;
-}
-
-void SessionPanel::exportRecordsWithDialog() {
-  const QString path = save_file_name(this, tr("Export records"), QStringLiteral("records.jsonl"),
-                                                    tr("JSON Lines (*.jsonl);;CSV (*.csv)"));
-  if (!path.isEmpty()) exportRecords(path);
 }
 
 void SessionPanel::clearCharts() { charts_->clear(); }

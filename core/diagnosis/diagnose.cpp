@@ -1,4 +1,5 @@
 #include "diagnosis/diagnose.h"
+#include "metrics/request_result.h"
 
 #include <chrono>
 #include <thread>
@@ -6,9 +7,6 @@
 namespace anthro {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 bool stopped(const DiagnoseConfig& c) { return c.stop && c.stop->load(); }
 
@@ -66,7 +64,7 @@ Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config) {
   if (!config.live && !config.capture && !config.system)
     return make_error(ErrorClass::Usage, "nothing to diagnose: give a target, a capture file or --system");
   Observations o;
-  double system_start = now_s();
+  double system_start = steady_now_s();
   if (config.system) {
     say(config, "system: reading this machine's state");
     o.system = read_system_state(*config.system);
@@ -84,7 +82,7 @@ Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config) {
   }
   if (config.system) {
     // NIC drops are a rate: the second reading at least a second after the first.
-    double wait = 1.0 - (now_s() - system_start);
+    double wait = 1.0 - (steady_now_s() - system_start);
     if (wait > 0 && !stopped(config)) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     add_nic_reading(o.system, *config.system);
   }

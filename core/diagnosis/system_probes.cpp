@@ -1,4 +1,5 @@
 #include "diagnosis/system_probes.h"
+#include "metrics/request_result.h"
 
 #include <openssl/crypto.h>
 #include <openssl/opensslv.h>
@@ -16,9 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The first line of a small kernel file; nothing when it cannot be read.
 std::optional<std::string> first_line(const fs::path& path) {
@@ -101,7 +99,7 @@ SystemState read_system_state(const SystemProbeConfig& config) {
 
 void add_nic_reading(SystemState& s, const SystemProbeConfig& config) {
   fs::path net = fs::path(config.sysfs_root) / "class/net";
-  NicReading reading{now_s(), 0};
+  NicReading reading{steady_now_s(), 0};
   std::vector<std::string> interfaces;
   for (const auto& nic : entries(net)) {
     bool any = false;

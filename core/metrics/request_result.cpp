@@ -1,8 +1,13 @@
 #include "metrics/request_result.h"
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 namespace anthro {
+
+double steady_now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 const char* to_string(RequestEnd end) {
   switch (end) {

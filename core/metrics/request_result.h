@@ -15,6 +15,9 @@
 
 namespace anthro {
 
+// The clock of live requests' timelines: steady_clock in seconds, as core/session stamps them.
+double steady_now_s();
+
 // How a request ended, as the client or the capture saw it.
 enum class RequestEnd {
   Open,              // no end seen: the capture stops first, or the request is under way
