@@ -30,6 +30,28 @@ Result<Bytes> answer_offer(const ServerState& state, ByteView offer_bytes) {
 
 namespace {
 
+bool api_key_matches(const RequestBody& r, const std::string& required) {
+  auto pos = r.json.find("\"api_key\"");
+  if (pos == std::string::npos) return false;
+  return r.json.find("\"" + required + "\"", pos) != std::string::npos;
+}
+
+}  // namespace
+
+RequestDecision decide_request(ServerState& state, const RequestBody& request, std::uint32_t default_max_tokens) {
+  if (!state.config.required_api_key.empty() && !api_key_matches(request, state.config.required_api_key))
+    return {StreamRefusal{401, 0, "unauthorized: api_key missing or wrong"}, {}};
+  std::string prompt = prompt_text(request.system, request.messages);
+  if (auto refusal = refuse_request(state.config, request.model, prompt))
+    return {StreamRefusal{static_cast<std::uint16_t>(refusal->code), 0, refusal->message}, {}};
+  ReplyRequest rr{request.model, prompt, request.effective_max_tokens(default_max_tokens), state.request_number++};
+  ReplyPlan plan = state.model.plan(rr);
+  if (plan.overload) return {StreamRefusal{429, plan.retry_after_ms, "overloaded: retry after the scheduler's estimate"}, {}};
+  return {std::nullopt, std::move(plan)};
+}
+
+namespace {
+
 struct StreamState {
   StreamState(const asio::any_io_executor& ex, std::uint32_t id, std::uint8_t flags) : id(id), flags(flags), timer(ex) {}
   std::uint32_t id;
@@ -193,22 +215,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
 
   awaitable<void> play(StreamState& s) {
     const Faults& faults = state_.config.model.faults;
-    if (!state_.config.required_api_key.empty() && !api_key_matches(s.request)) {
-      send_error(s.id, 401, 0, "unauthorized: api_key missing or wrong");
+    RequestDecision decision = decide_request(state_, s.request, negotiated_.default_max_tokens);
+    if (const auto& refusal = decision.refusal) {
+      send_error(s.id, refusal->code, refusal->retry_after_ms, refusal->message);
       co_return;
     }
-    std::string prompt = prompt_text(s.request.system, s.request.messages);
-    if (auto refusal = refuse_request(state_.config, s.request.model, prompt)) {
-      send_error(s.id, static_cast<std::uint16_t>(refusal->code), 0, refusal->message);
-      co_return;
-    }
-    ReplyRequest rr{s.request.model, prompt, s.request.effective_max_tokens(negotiated_.default_max_tokens),
-                    state_.request_number++};
-    ReplyPlan plan = state_.model.plan(rr);
-    if (plan.overload) {
-      send_error(s.id, 429, plan.retry_after_ms, "overloaded: retry after the scheduler's estimate");
-      co_return;
-    }
+    const ReplyPlan& plan = decision.plan;
     auto t0 = Clock::now();
     bool live = co_await wait(s, plan.queue_ms + plan.context_wait_ms + plan.prefill_ms);
     state_.metrics.context_wait(plan.context_wait_ms / 1000.0);
@@ -270,12 +282,6 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   }
 
   static std::uint64_t us(double ms) { return static_cast<std::uint64_t>(ms * 1000.0); }
-
-  bool api_key_matches(const RequestBody& r) const {
-    auto pos = r.json.find("\"api_key\"");
-    if (pos == std::string::npos) return false;
-    return r.json.find("\"" + state_.config.required_api_key + "\"", pos) != std::string::npos;
-  }
 
   Bytes seal(FrameType type, std::uint8_t flags, const Bytes& plaintext, bool corrupt = false) {
     Bytes frame;

@@ -76,6 +76,20 @@ struct ServerState {
 // The answer to a client's offer (spec §2), or the reason the offer is refused.
 Result<Bytes> answer_offer(const ServerState& state, ByteView offer);
 
+// What the anthro-v1 endpoint answers one decoded REQUEST, decided before anything is sent:
+// an ERROR on the stream (401 api_key, 404/413 refuse_request, 429 overload) or the simulated
+// model's plan to play. No sockets, so tests/fuzz/fuzz_request.cpp drives it alone.
+struct StreamRefusal {
+  std::uint16_t code;
+  std::uint32_t retry_after_ms;
+  std::string message;
+};
+struct RequestDecision {
+  std::optional<StreamRefusal> refusal;
+  ReplyPlan plan;  // empty when refused
+};
+RequestDecision decide_request(ServerState& state, const RequestBody& request, std::uint32_t default_max_tokens);
+
 // One anthro-v1 connection. `extension` holds the offer and answer when the TLS extension
 // carried them; otherwise the in-band preface is expected.
 net::awaitable<void> serve_anthro(std::unique_ptr<net::ByteStream> stream, ServerState& state,
