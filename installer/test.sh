@@ -14,3 +14,8 @@ ctest --test-dir "$root/build/test" --output-on-failure
 bash "$root/installer/build.sh" build/asan -DCMAKE_BUILD_TYPE=Debug -DANTHRO_BUILD_GUI=OFF \
   -DANTHRO_SANITIZE=address,undefined
 ctest --test-dir "$root/build/asan" --output-on-failure --label-exclude timing
+
+# The libFuzzer targets (clang 14, ASan/UBSan), each run 20 s from its seeds in tests/fuzz/corpus.
+CXX=clang++-14 cmake -S "$root" -B "$root/build/fuzz" -G Ninja -DANTHRO_FUZZ=ON -DANTHRO_BUILD_GUI=OFF >/dev/null
+cmake --build "$root/build/fuzz" --target fuzz
+ctest --test-dir "$root/build/fuzz" -R '^fuzz_' --output-on-failure

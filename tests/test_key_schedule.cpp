@@ -1,7 +1,9 @@
 // Spec §3 and §7 against the vectors: X25519, HKDF, frame keys, key log lines, PEM keys.
 #include <QtTest>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "crypto/aead.h"
 #include "crypto/keylog.h"
@@ -128,6 +130,28 @@ class TestKeySchedule : public QObject {
     auto ed = load_x25519_private_pem(openssl.readAllStandardOutput().toStdString(), "ed.pem");
     QVERIFY(!ed.ok());
     QVERIFY2(ed.error().detail.find("expected X25519") != std::string::npos, ed.error().detail.c_str());
+  }
+
+  // OpenSSL's default passphrase callback prompts on the terminal and waits for a reply.
+  void encryptedPemRefusedWithoutPrompt() {
+    QTemporaryDir dir;
+    QProcess openssl;
+    openssl.start("openssl", {"genpkey", "-algorithm", "X25519", "-aes-256-cbc", "-pass", "pass:secret"});
+    QVERIFY(openssl.waitForFinished(10000));
+    std::string pem = openssl.readAllStandardOutput().toStdString();
+    QVERIFY(pem.find("ENCRYPTED") != std::string::npos);
+    // What would be written to the terminal goes to stderr: capture it.
+    std::string err_path = dir.filePath("stderr").toStdString();
+    int saved = dup(2);
+    int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(err_fd, 2);
+    auto key = load_x25519_private_pem(pem, "enc.pem");
+    dup2(saved, 2);
+    ::close(err_fd);
+    ::close(saved);
+    QVERIFY(!key.ok());
+    QVERIFY2(key.error().detail.find("enc.pem: the private key is encrypted") == 0, key.error().detail.c_str());
+    QCOMPARE(read_file(err_path), std::string());
   }
 
   void opensslGeneratedKeyLoads() {

@@ -126,9 +126,21 @@ Result<FrameKeys> frame_keys(const Key32& own_private, const Key32& peer_public,
 }
 
 Result<Key32> load_x25519_private_pem(std::string_view pem, const std::string& origin) {
+  if (pem.size() > 1 << 20) return make_error("key", origin + ": " + std::to_string(pem.size()) + " bytes is no PEM key");
   std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  // No passphrase callback: OpenSSL's default one would prompt on the terminal and wait.
+  bool asked_passphrase = false;
+  auto no_passphrase = [](char*, int, int, void* asked) {
+    *static_cast<bool*>(asked) = true;
+    return -1;
+  };
   std::unique_ptr<EVP_PKEY, PkeyDeleter> key(
-      PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+      PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, &asked_passphrase));
+  if (!key && asked_passphrase) {
+    openssl_error();  // clears the queue
+    return make_error("key", origin + ": the private key is encrypted; decrypt it first "
+                                      "(openssl pkey -in " + origin + " -out PLAIN.pem)");
+  }
   if (!key)
     return make_error("key", origin + ": not a PEM private key (" + openssl_error() + ")");
   if (EVP_PKEY_get_id(key.get()) != EVP_PKEY_X25519)

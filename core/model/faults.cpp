@@ -72,6 +72,8 @@ struct Entry {
 };
 
 // Lambdas without captures, so the catalogue stays one table in checklists.md order.
+// (emplace(Stall{}), not emplace(): clang 14 judges a nested struct with member initialisers
+// not default-constructible, having asked while Faults was still incomplete.)
 const Entry kCatalogue[] = {
     {"alpn-downgrade", "",
      [](Faults& f, std::string_view) -> Problem { f.alpn_downgrade = true; return {}; },
@@ -86,7 +88,7 @@ const Entry kCatalogue[] = {
      [](Faults& f, std::string_view) -> Problem { f.burst = true; return {}; },
      [](const Faults& f) { return flag(f.burst); }},
     {"stall", "MS@TOKEN",
-     [](Faults& f, std::string_view a) { return read_stall(a, f.stall.emplace()); },
+     [](Faults& f, std::string_view a) { return read_stall(a, f.stall.emplace(Faults::Stall{})); },
      [](const Faults& f) {
        if (!f.stall) return Argument();
        return Argument(number_text(f.stall->ms) + "@" + std::to_string(f.stall->at_token));
@@ -107,7 +109,7 @@ const Entry kCatalogue[] = {
      [](Faults& f, std::string_view a) { return read_rate(a, f.skip_token_index_rate); },
      [](const Faults& f) { return rate(f.skip_token_index_rate); }},
     {"tail-spikes", "RATE:MS",
-     [](Faults& f, std::string_view a) { return read_spikes(a, f.tail_spikes.emplace()); },
+     [](Faults& f, std::string_view a) { return read_spikes(a, f.tail_spikes.emplace(Faults::TailSpikes{})); },
      [](const Faults& f) {
        if (!f.tail_spikes) return Argument();
        return Argument(number_text(f.tail_spikes->rate) + ":" + number_text(f.tail_spikes->ms));
