@@ -298,6 +298,22 @@ class TestHttpCodec : public QObject {
     QVERIFY(many.events.empty());
   }
 
+  // Found by fuzz_sse (corpus/fuzz_sse/regress-offsets): a line's bytes were counted twice, so
+  // the byte an error names (and bytes_fed) depended on where the chunks were cut.
+  void sseErrorsNameTheByte() {
+    for (std::size_t chunk : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+      auto line = parse_sse("data: a\n\ndata: 01234567890\n", chunk, 16);
+      QCOMPARE(line.errors.size(), std::size_t{1});
+      QVERIFY2(line.errors[0].detail.find("at byte 25") != std::string::npos, line.errors[0].detail.c_str());
+      auto data = parse_sse("data: 0123\ndata: 0123\ndata: 0123\ndata: 0123\n\n", chunk, 16);
+      QCOMPARE(data.errors.size(), std::size_t{1});
+      QVERIFY2(data.errors[0].detail.find("before byte 44") != std::string::npos, data.errors[0].detail.c_str());
+    }
+    SseParser parser([](const SseEvent&) {});
+    parser.feed("data: a\r\n\r\ndata: b\n\n");
+    QCOMPARE(parser.bytes_fed(), std::uint64_t{20});  // every byte fed, once
+  }
+
   void formatSseWritesOneDataLinePerLine() {
     QCOMPARE(format_sse("add", "a\nb"), std::string("event: add\ndata: a\ndata: b\n\n"));
     QCOMPARE(format_sse("", "[DONE]"), std::string("data: [DONE]\n\n"));

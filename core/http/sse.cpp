@@ -67,7 +67,7 @@ void SseParser::feed_lines(std::string_view in) {
     // A line is processed at its CR at once, so a final blank line ending in CR dispatches
     // without waiting for a byte that may never come.
     pending_cr_ = in[end] == '\r';
-    offset_ += end + 1;
+    ++offset_;  // the line break; append_to_line counted the line
     in.remove_prefix(end + 1);
     process_line(line_);
     line_.clear();
