@@ -501,6 +501,31 @@ class TestCaptureFile : public QObject {
     QVERIFY(contains(e3, "names interface 5"));
   }
 
+  // Found by fuzz_capture (corpus/fuzz_capture/regress-timestamp-overflow): a pcapng tick count
+  // or if_tsoffset whose nanoseconds overflow 64 bits (signed overflow, UB) is refused by name.
+  void timestampsBeyondNanosecondRangeAreRefused() {
+    QTemporaryDir dir;
+    for (bool by_offset : {false, true}) {
+      Ng ng;
+      ng.shb();
+      Bytes tsoffset;
+      ng.u32(tsoffset, 0xFFFFFFFF);  // if_tsoffset: 2^63 - 1 seconds, little-endian
+      ng.u32(tsoffset, 0x7FFFFFFF);
+      ng.idb(kLinkEthernet, by_offset ? ng.option(14, tsoffset) : ng.option(9, {0}));  // or 1-second ticks
+      ng.epb(6, 0, by_offset ? 1 : 1ull << 40, Bytes(8, 0));
+      QString path = dir.filePath(by_offset ? "offset.pcapng" : "ticks.pcapng");
+      write_bytes(path, ng.out);
+      auto r = must_open(path);
+      std::vector<Bytes> keep;
+      QCOMPARE(read_all(*r, keep).size(), std::size_t{0});
+      QVERIFY(r->error().has_value());
+      QVERIFY2(r->error()->detail.find("enhanced packet block at byte ") != std::string::npos &&
+                   r->error()->detail.find(" (packet 1): timestamp of ") != std::string::npos,
+               r->error()->detail.c_str());
+      QVERIFY(r->error()->detail.find("out of range") != std::string::npos);
+    }
+  }
+
   void linkLayersAndIpVariantsParse() {
     const Bytes seg = tcp(40000, 7080, kAck | kPsh, text_bytes("payload"));
     const Bytes v4 = ipv4(kClient4, kServer4, seg);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -28,6 +29,7 @@ constexpr std::size_t kBufferSize = 2u << 20;
 // No capture tool writes packets or blocks this big; a larger length is corruption, not data.
 constexpr std::uint64_t kMaxRecord = 256u << 20;
 constexpr std::int64_t kNsPerSecond = 1000000000;
+constexpr std::int64_t kMaxSeconds = INT64_MAX / kNsPerSecond;  // RawPacket::ts_ns holds nanoseconds
 
 std::uint16_t rd16(const std::uint8_t* p, bool big) {
   return big ? load_u16(p) : static_cast<std::uint16_t>(p[0] | p[1] << 8);
@@ -155,7 +157,10 @@ struct CaptureReader::State {
     }
     buf_start = at;
     buf_len = keep;
-    if (buf.size() < n) buf.resize(std::max(n, buf.size() * 2));
+    // Reads of up to kBufferSize, but no bigger than what the file still holds: a small file
+    // (a fuzzer's input, a short capture) costs a small buffer.
+    std::size_t want = std::max<std::size_t>(n, std::min<std::uint64_t>(kBufferSize, size - at));
+    if (buf.size() < want) buf.resize(want);
     while (buf_len < n) {
       ssize_t r = ::pread(fd, buf.data() + buf_len, buf.size() - buf_len, static_cast<off_t>(at + buf_len));
       if (r < 0 && errno == EINTR) continue;
@@ -363,7 +368,11 @@ struct CaptureReader::State {
                   std::to_string(section().ifs.size()) + " interface description block(s)");
     const Interface& iface = section().ifs[if_id];
     auto [s, ns] = split_ticks(ticks, iface.unit);
-    return make_packet(at, s + iface.offset_s, ns, iface.global, data, caplen, orig);
+    std::int64_t sec = 0;
+    if (__builtin_add_overflow(s, iface.offset_s, &sec) || sec <= -kMaxSeconds || sec >= kMaxSeconds)
+      return fail(where() + " (" + packet_name() + "): timestamp of " + std::to_string(ticks) +
+                  " ticks is out of range (nanoseconds since 1970 fit in 64 bits until the year 2262)");
+    return make_packet(at, sec, ns, iface.global, data, caplen, orig);
   }
 
   std::optional<RawPacket> next_pcapng() {
@@ -447,12 +456,11 @@ Result<std::unique_ptr<CaptureReader>> CaptureReader::open(const std::string& pa
   if (!S_ISREG(st.st_mode)) return make_error("io", path + ": not a regular file");
   s.size = static_cast<std::uint64_t>(st.st_size);
   ::posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  s.buf.resize(kBufferSize);
 
-  const std::uint8_t* m = s.fetch(0, std::min<std::uint64_t>(4, s.size));
-  if (!m) return make_error("io", path + ": cannot read: " + std::strerror(errno));
   if (s.size < 4)
     return make_error("capture", path + ": not a pcap or pcapng file (" + std::to_string(s.size) + " bytes long)");
+  const std::uint8_t* m = s.fetch(0, 4);
+  if (!m) return make_error("io", path + ": cannot read: " + std::strerror(errno));
   const std::uint32_t magic = load_u32(m);
   if (magic == kShb) {
     s.format = Format::pcapng;
