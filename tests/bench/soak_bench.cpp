@@ -6,11 +6,14 @@
 // well-formed request is lost, a misbehaving peer is not closed, or the process's descriptors
 // and threads are not back where they started. Resources are sampled after a warm-up with the
 // same mix (allocator and thread-pool growth are not leaks), at their peak during the soak,
-// and once everything has closed after it; `ratios` are end ÷ start and peak ÷ start.
+// and once everything has closed after it (RSS at start and end after malloc_trim); `ratios`
+// are end ÷ start and peak ÷ start.
 #include <dirent.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -48,8 +51,37 @@ double rss_mb() {
 
 Resources sample() { return {entries("/proc/self/fd") - 1, entries("/proc/self/task"), rss_mb()}; }  // less opendir's own fd
 
+// Start and end are sampled after malloc_trim: memory glibc keeps cached for reuse is not
+// memory the process holds on to.
+Resources settled() {
+  malloc_trim(0);
+  return sample();
+}
+
 Resources max_of(const Resources& a, const Resources& b) {
   return {std::max(a.fds, b.fds), std::max(a.threads, b.threads), std::max(a.rss_mb, b.rss_mb)};
+}
+
+// How late the client loop's 50 ms timer fires, at most: a starved machine shows here first,
+// and every timeout then closes connections later (and idle ones sooner) than configured.
+struct LagProbe {
+  std::atomic<double> max_ms{0};
+  std::atomic<bool> stop{false};
+};
+
+net::awaitable<void> probe_lag(LagProbe& probe) {
+  net::asio::steady_timer timer(co_await net::asio::this_coro::executor);
+  while (!probe.stop) {
+    auto t0 = std::chrono::steady_clock::now();
+    co_await net::sleep_for(timer, 0.05);
+    double late_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - 50;
+    if (late_ms > probe.max_ms) probe.max_ms = late_ms;
+  }
+}
+
+double load_1m() {
+  double load[1] = {0};
+  return getloadavg(load, 1) == 1 ? load[0] : -1;
 }
 
 void raise_fd_limit() {
@@ -107,9 +139,10 @@ int main(int argc, char** argv) {
   config.max_connections = n - n / 20;
   config.handshake_timeout_s = config.idle_timeout_s = config.header_timeout_s = timeout;
   config.body_timeout_s = 2 * timeout;
-  config.model.ttft = {50, 10};
-  config.model.itl = {20, 5};
-  config.model.tokens = 30;
+  // Streams of ~1 s: the soak is about connections coming and going, not token throughput.
+  config.model.ttft = {100, 20};
+  config.model.itl = {50, 10};
+  config.model.tokens = 20;
   auto endpoint = Endpoint::start(config);
   if (!endpoint) {
     std::cerr << "soak_bench: " << endpoint.error().detail << "\n";
@@ -120,21 +153,28 @@ int main(int argc, char** argv) {
     return static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
   };
   soak::SoakTargets targets{port("anthro"), port("anthro+lab"), port("http"), timeout, timeout, timeout,
-                            std::max(5.0, timeout)};
+                            std::max(10.0, 2 * timeout)};
 
   net::asio::io_context io;
   auto work = net::asio::make_work_guard(io);
   std::thread loop([&io] { io.run(); });
   soak::SoakClients clients(io, targets);
+  LagProbe lag;
+  net::asio::co_spawn(io, probe_lag(lag), net::asio::detached);
 
   double warmup = std::max(2.0, seconds / 10);
   run_mix(clients, **endpoint, n, warmup);
   auto warm_tallies = clients.tallies();
   EndpointCounters warm = (*endpoint)->counters();
-  Resources start = sample();
+  Resources start = settled();
+  double load_start = load_1m();
+  lag.max_ms = 0;
   Resources peak = run_mix(clients, **endpoint, n, seconds);
-  Resources end = sample();
+  double rss_untrimmed_mb = sample().rss_mb;
+  Resources end = settled();
   EndpointCounters after = (*endpoint)->counters();
+  double load_end = load_1m();
+  lag.stop = true;
 
   work.reset();
   io.stop();
@@ -153,7 +193,8 @@ int main(int argc, char** argv) {
 
   nlohmann::json figures = {
       {"seconds", seconds}, {"connections", n}, {"max_connections", config.max_connections},
-      {"timeout_s", timeout}, {"warmup_s", warmup}, {"well_formed_requests", well_formed},
+      {"timeout_s", timeout}, {"warmup_s", warmup}, {"loadavg_1m_start", load_start}, {"loadavg_1m_end", load_end},
+      {"client_loop_max_lag_ms", lag.max_ms.load()}, {"end_rss_mb_before_trim", rss_untrimmed_mb}, {"well_formed_requests", well_formed},
       {"failures", failures}, {"outcomes", tallies}, {"longest_close_s", clients.longest_close_s()},
       {"start", resources_json(start)}, {"peak", resources_json(peak)}, {"end", resources_json(end)},
       {"endpoint", {{"connections", after.connections - warm.connections},
@@ -178,10 +219,13 @@ int main(int argc, char** argv) {
                                                    soak::is_failure(k) && v ? "  FAILURE" : "");
     for (const auto& [k, v] : clients.longest_close_s()) std::printf("  longest close, %-24s %7.2f s\n", k.c_str(), v);
     std::printf("endpoint: %s\n", figures["endpoint"].dump().c_str());
+    std::printf("load average %.1f -> %.1f; the client loop ran up to %.0f ms late\n", load_start, load_end,
+                lag.max_ms.load());
     std::printf("            start     peak      end\n");
     std::printf("fds      %8.0f %8.0f %8.0f\n", start.fds, peak.fds, end.fds);
     std::printf("threads  %8.0f %8.0f %8.0f\n", start.threads, peak.threads, end.threads);
-    std::printf("RSS MB   %8.1f %8.1f %8.1f\n", start.rss_mb, peak.rss_mb, end.rss_mb);
+    std::printf("RSS MB   %8.1f %8.1f %8.1f  (start and end after malloc_trim; end before it %.1f)\n", start.rss_mb,
+                peak.rss_mb, end.rss_mb, rss_untrimmed_mb);
   }
   if (failures || leaked) {
     std::cerr << "soak_bench: " << failures << " failures" << (leaked ? "; descriptors or threads not back" : "") << "\n";

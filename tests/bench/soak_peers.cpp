@@ -40,7 +40,7 @@ double pause_after(Case c) {
     case Case::RstAnthro:
     case Case::RstHttp:
     case Case::Oversized:
-    case Case::Garbage: return 0.2;
+    case Case::Garbage: return 0.5;
     default: return 0;
   }
 }
@@ -262,7 +262,7 @@ void SoakClients::tally(Case c, const std::string& outcome) {
 }
 
 void SoakClients::closed_after(Case c, double seconds, double timeout_s) {
-  tally(c, seconds >= timeout_s - 0.05 ? "closed_by_timeout" : "closed_early");
+  tally(c, seconds >= timeout_s ? "closed_by_timeout" : "closed_early");
   std::lock_guard lock(mutex_);
   double& longest = longest_close_[to_string(c)];
   longest = std::max(longest, seconds);
@@ -294,28 +294,46 @@ awaitable<void> SoakClients::run_case(Case c, unsigned turn) {
   }
 }
 
-// Well-formed requests on one connection until it cannot take another; a refusal waits out
-// its retry-after.
+// Well-formed requests, kRequestsPerConnection on a connection while it takes them. A
+// keep-alive connection the server closed (idle) just as a request went out got nothing back:
+// as clients do, that request is sent again on a new connection. A refusal waits out its
+// retry-after.
 awaitable<void> SoakClients::session_case(Case c) {
   bool http = c == Case::HttpStream;
   const ClientSetup& setup = http ? http_setup_ : anthro_setup_;
-  auto client = std::make_shared<SessionClient>(http ? http_ : anthro_, setup.target, setup.tls);
-  bool open = co_await client->open();
-  if (!open) {
-    tally(c, "lost:connect");
-    co_return;
-  }
+  std::shared_ptr<SessionClient> client;
+  unsigned on_connection = 0;
   std::optional<std::uint32_t> retry_after;
-  for (unsigned i = 0; i < kRequestsPerConnection && !stopping_ && !retry_after; ++i) {
+  for (unsigned done = 0; done < kRequestsPerConnection && !stopping_ && !retry_after;) {
+    if (!client) {
+      client = std::make_shared<SessionClient>(http ? http_ : anthro_, setup.target, setup.tls);
+      on_connection = 0;
+      bool open = co_await client->open();
+      if (!open) co_return tally(c, "lost:connect");
+    }
     RequestResult r;
     RequestOptions options;
     if (c == Case::AnthroCancel) options.cancel_after_tokens = kCancelAfterTokens;
     bool reusable = co_await client->request(r, options);
-    tally(c, outcome_of(r));
+    bool cut = r.end == RequestEnd::ConnectionClosed || r.end == RequestEnd::SendFailed;
+    if (on_connection++ > 0 && cut && !r.timeline.first_byte && r.timeline.tokens.empty()) {
+      tally(c, "stale_keepalive_sent_again");
+      client->close();
+      client = nullptr;
+      continue;
+    }
+    std::string outcome = outcome_of(r);
+    // A lost request keeps its reason and place, to tell a stale connection from a refusal.
+    if (is_failure(outcome)) outcome += " #" + std::to_string(on_connection) + " (" + r.error.value_or("") + ")";
+    tally(c, outcome);
+    ++done;
     if (r.error_code) retry_after = r.retry_after_ms.value_or(1000);
-    if (!reusable) break;
+    if (!reusable) {
+      client->close();
+      client = nullptr;
+    }
   }
-  client->close();
+  if (client) client->close();
   if (retry_after) {
     asio::steady_timer t(io_);
     co_await sleep_for(t, *retry_after / 1000.0);
@@ -374,9 +392,9 @@ awaitable<void> SoakClients::rst_http() {
 
 // A request head trickled a byte every 250 ms: never quiet for long, never complete.
 awaitable<void> SoakClients::slowloris() {
+  auto t0 = Clock::now();
   auto stream = co_await connect_plain(targets_.http_port);
   if (!stream) co_return tally(Case::Slowloris, "lost:connect");
-  auto t0 = Clock::now();
   CloseWatch watch(io_.get_executor(), stream);
   co_await write_text(*stream, "POST /v1/messages HTTP/1.1\r\nhost: soak\r\n");
   while (!watch.closed() && since(t0) < targets_.header_timeout_s + targets_.slack_s) {
@@ -420,7 +438,7 @@ awaitable<void> SoakClients::garbage(unsigned turn) {
   co_await stream->write_all(junk);
   Bytes back;
   auto closed = co_await read_until_closed(*stream, targets_.slack_s, back);
-  if (!closed) co_return tally(Case::Garbage, "not_closed");
+  if (!closed) co_return tally(Case::Garbage, std::string(turn % 3 == 0 ? "lab" : turn % 3 == 1 ? "tls" : "http") + ".not_closed");
   if (turn % 3 == 2) co_return tally(Case::Garbage, starts_with(back, "HTTP/1.1 400") ? "http_400_closed" : "http_closed");
   tally(Case::Garbage, turn % 3 == 0 ? "lab_closed" : "tls_closed");
 }
@@ -429,21 +447,21 @@ awaitable<void> SoakClients::garbage(unsigned turn) {
 // by the handshake or the idle timeout.
 awaitable<void> SoakClients::idle(unsigned turn) {
   bool lab = turn % 2 == 1;
+  auto t0 = Clock::now();  // before the server's clock can start, so a close before the timeout shows
   auto stream = co_await connect_plain(lab ? targets_.lab_port : targets_.tls_port);
   if (!stream) co_return tally(Case::Idle, "lost:connect");
-  auto t0 = Clock::now();
   double timeout = targets_.handshake_timeout_s;
   if (lab) {
     LabPeer peer(stream);
+    t0 = Clock::now();
     bool negotiated = co_await peer.negotiate();
     if (!negotiated) co_return tally(Case::Idle, "lost:negotiation");
-    t0 = Clock::now();
     timeout = targets_.idle_timeout_s;
   }
   Bytes back;
   auto closed = co_await read_until_closed(*stream, timeout + targets_.slack_s, back);
-  if (!closed) co_return tally(Case::Idle, "not_closed");
-  if (lab && !back.empty()) co_return tally(Case::Idle, "refused_with_error");
+  if (!closed) co_return tally(Case::Idle, lab ? "lab.not_closed" : "tls.not_closed");
+  if (lab && !back.empty()) co_return tally(Case::Idle, "lab.refused_with_error");
   closed_after(Case::Idle, std::chrono::duration<double>(Clock::now() - t0).count(), timeout);
 }
 
