@@ -183,7 +183,8 @@ int main(int argc, char** argv) {
 
   // The soak's own tallies: everything since the warm-up.
   auto tallies = clients.tallies();
-  for (const auto& [k, v] : warm_tallies) tallies[k] -= v;
+  for (const auto& [k, v] : warm_tallies)
+    if ((tallies[k] -= v) == 0) tallies.erase(k);
   std::uint64_t failures = 0, well_formed = 0;
   for (const auto& [k, v] : tallies) {
     if (soak::is_failure(k)) failures += v;
