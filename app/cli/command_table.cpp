@@ -73,7 +73,11 @@ std::vector<CommandSpec> build_specs() {
         {"--seed", "N", "seed of the simulated model"},
         {"--fault", "NAME[=ARG]", "misbehave as checklists.md describes (repeatable)"},
         {"--require-api-key-env", "NAME", "refuse requests without the API key held in environment variable NAME"},
-        {"--max-connections", "N", "refuse connections beyond N"}}},
+        {"--max-connections", "N", "beyond N connections, answer 503 with the reason and close (1024)"},
+        {"--handshake-timeout", "S", "close a connection whose TLS handshake or anthro-v1 preface takes longer (10; 0 none)"},
+        {"--idle-timeout", "S", "close a connection idle this long: no stream in flight, nothing read (60; 0 none)"},
+        {"--header-timeout", "S", "close an HTTP connection whose request head takes longer (10; 0 none)"},
+        {"--body-timeout", "S", "HTTP request body: close after S without progress at 1 KiB/s (30; 0 none)"}}},
       {"session", "live requests against a target, tokens streamed to stdout", "",
        kRequest + kTrust +
            Options{{"--repeat", "N", "N requests on the same connection, one after another"},

@@ -37,6 +37,16 @@ int run_endpoint(const std::vector<std::string>& argv) {
   if (auto n = args.count("--tokens", 1, UINT32_MAX)) config.model.tokens = static_cast<std::uint32_t>(*n);
   if (auto n = args.count("--seed")) config.model.seed = *n;
   if (auto n = args.count("--max-connections", 1, 1000000)) config.max_connections = *n;
+  struct Timeout {
+    const char* option;
+    double& seconds;
+  };
+  for (Timeout t : {Timeout{"--handshake-timeout", config.handshake_timeout_s}, Timeout{"--idle-timeout", config.idle_timeout_s},
+                    Timeout{"--header-timeout", config.header_timeout_s}, Timeout{"--body-timeout", config.body_timeout_s}})
+    if (auto s = args.number(t.option)) {
+      if (*s < 0) args.fail(std::string(t.option) + " " + *args.value(t.option) + ": a timeout is 0 (none) or more seconds");
+      else t.seconds = *s;
+    }
   auto faults = parse_faults(args.values("--fault"));
   if (!faults) args.fail(faults.error().detail);
   else config.model.faults = *faults;

@@ -5,6 +5,7 @@
 
 #include "endpoint/server_state.h"
 #include "model/faults.h"
+#include "net/deadline.h"
 #include "protocol/streams.h"
 #include "protocol/stream_decoder.h"
 
@@ -63,17 +64,24 @@ struct StreamState {
 
 class Connection : public std::enable_shared_from_this<Connection>, public Drainable {
  public:
-  Connection(std::unique_ptr<ByteStream> stream, ServerState& state, std::unique_ptr<ExtensionState> ext)
-      : stream_(std::move(stream)), state_(state), ext_(std::move(ext)), writer_(*stream_), streams_(1),
-        deadline_(stream_->socket().get_executor()), started_(Clock::now()),
-        streams_done_(stream_->socket().get_executor()) {}
+  Connection(std::unique_ptr<ByteStream> stream, ServerState& state, std::unique_ptr<ExtensionState> ext,
+             Admission admission)
+      : stream_(std::move(stream)), state_(state), ext_(std::move(ext)), admission_(admission), writer_(*stream_),
+        streams_(1), deadline_(*stream_), started_(Clock::now()), streams_done_(stream_->socket().get_executor()) {}
 
   awaitable<void> run() {
     auto self = shared_from_this();
     state_.live.insert(this);
-    co_spawn(stream_->socket().get_executor(), watchdog(), asio::detached);
+    bool refused = admission_ == Admission::Refuse;
+    deadline_.arm(refused ? refusal_timeout_s(state_.config) : state_.config.handshake_timeout_s);
     bool negotiated = co_await negotiate();
-    if (negotiated) co_await read_loop();
+    if (!negotiated && deadline_.expired()) {
+      ++state_.counters.handshake_failures;
+      ++state_.counters.timeouts;
+    }
+    if (negotiated && refused) co_await refuse();
+    else if (negotiated) co_await read_loop();
+    if (negotiated && deadline_.expired()) ++state_.counters.timeouts;
     // The peer's reader closing is not a cancel (spec §5): streams play out before we close.
     while (!live_streams_.empty() && !writer_.failed() && !closing_) co_await streams_done_.wait();
     co_await writer_.flush();
@@ -114,9 +122,17 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     keys_ = *keys;
     streams_ = StreamTable(negotiated_.max_streams);
     s2c_.emplace(negotiated_.suite, keys_.s2c);
-    negotiated_ok_ = true;
-    deadline_.cancel();
+    deadline_.arm(state_.config.idle_timeout_s);
     co_return true;
+  }
+
+  // Beyond max_connections: the connection-level ERROR 503 with its reason, then a close
+  // that lets the peer read it.
+  awaitable<void> refuse() {
+    end_connection(503, kRefusalRetryMs, refusal_text(state_.config));
+    co_await writer_.flush();
+    deadline_.disarm();
+    co_await close_gracefully(*stream_, refusal_timeout_s(state_.config));
   }
 
   awaitable<void> read_loop() {
@@ -130,7 +146,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     while (!closing_) {
       std::size_t n = co_await stream_->read_some(buf.data(), buf.size());
       if (n == 0) break;
-      last_activity_ = Clock::now();
+      if (live_streams_.empty()) deadline_.arm(state_.config.idle_timeout_s);  // idle counts from the last read
       auto t0 = Clock::now();
       decoder.feed(ByteView(buf.data(), n));
       if (!events.empty()) state_.metrics.frame_decoded(seconds_since(t0) / static_cast<double>(events.size()));
@@ -175,6 +191,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     auto stream = std::make_shared<StreamState>(stream_->socket().get_executor(), request.stream_id, flags);
     stream->request = std::move(request);
     live_streams_[stream->id] = stream;
+    deadline_.disarm();  // not idle while a stream is in flight
     co_spawn(stream_->socket().get_executor(), generate(shared_from_this(), stream), asio::detached);
   }
 
@@ -210,6 +227,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     co_await self->play(*s);
     self->streams_.close(s->id);
     self->live_streams_.erase(s->id);
+    if (self->live_streams_.empty() && !self->finished_) self->deadline_.arm(self->state_.config.idle_timeout_s);
     self->streams_done_.notify();
   }
 
@@ -324,30 +342,11 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     }
   }
 
-  // Closes connections that never finish negotiating, or sit idle with nothing in flight.
-  awaitable<void> watchdog() {
-    auto self = shared_from_this();
-    deadline_.expires_after(std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(state_.config.handshake_timeout_s)));
-    boost::system::error_code ec;
-    co_await deadline_.async_wait(asio::redirect_error(use_awaitable, ec));
-    if (!ec && !negotiated_ok_) {
-      ++state_.counters.handshake_failures;
-      co_return stream_->close();
-    }
-    asio::steady_timer tick(stream_->socket().get_executor());
-    while (!finished_) {
-      co_await sleep_for(tick, 1.0);
-      if (!finished_ && live_streams_.empty() && seconds_since(last_activity_) > state_.config.idle_timeout_s)
-        co_return stream_->close();
-    }
-  }
-
   void finish() {
     state_.live.erase(this);
     finished_ = true;
     writer_.stop();
-    deadline_.cancel();
+    deadline_.disarm();
     stream_->close();
     state_.metrics.connection_closed(seconds_since(started_));
   }
@@ -355,10 +354,11 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   std::unique_ptr<ByteStream> stream_;
   ServerState& state_;
   std::unique_ptr<ExtensionState> ext_;
+  Admission admission_;
   WriteQueue writer_;
   StreamTable streams_;
-  asio::steady_timer deadline_;
-  Clock::time_point started_, last_activity_ = Clock::now();
+  Deadline deadline_;  // the handshake's, then the idle time's
+  Clock::time_point started_;
   Negotiated negotiated_;
   FrameKeys keys_;
   std::optional<Aead> s2c_;
@@ -366,14 +366,14 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   std::map<std::uint32_t, std::shared_ptr<StreamState>> live_streams_;
   Signal streams_done_;
   unsigned consecutive_drops_ = 0;
-  bool closing_ = false, negotiated_ok_ = false, finished_ = false;
+  bool closing_ = false, finished_ = false;
 };
 
 }  // namespace
 
 awaitable<void> serve_anthro(std::unique_ptr<ByteStream> stream, ServerState& state,
-                             std::unique_ptr<ExtensionState> extension) {
-  auto connection = std::make_shared<Connection>(std::move(stream), state, std::move(extension));
+                             std::unique_ptr<ExtensionState> extension, Admission admission) {
+  auto connection = std::make_shared<Connection>(std::move(stream), state, std::move(extension), admission);
   co_await connection->run();
 }
 

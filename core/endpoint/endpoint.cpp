@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "endpoint/server_state.h"
+#include "net/deadline.h"
 #include "util/files.h"
 
 namespace anthro {
@@ -13,6 +14,10 @@ using namespace net;
 namespace {
 
 enum class SocketKind { Tls, Lab, Http, Metrics };
+
+// Connections accepted per turn of the loop beyond the first. Not all that is queued: what
+// waits in the kernel's backlog has no handshake timer running yet.
+constexpr int kAcceptBurst = 16;
 
 Result<tcp::endpoint> parse_listen(const std::string& text) {
   auto colon = text.rfind(':');
@@ -42,6 +47,7 @@ struct Endpoint::Impl {
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
   std::thread thread;
   EndpointCredentials credentials;
+  std::size_t refusing = 0;  // connections being told they are beyond max_connections
 
   Result<bool> listen(const std::string& spec, SocketKind kind, const std::vector<std::string>& schemes) {
     if (spec.empty()) return true;
@@ -62,52 +68,87 @@ struct Endpoint::Impl {
   }
 
   awaitable<void> accept_loop(tcp::acceptor& acceptor, SocketKind kind) {
+    asio::steady_timer pause(io);
+    boost::system::error_code ec;
+    acceptor.non_blocking(true, ec);
     for (;;) {
-      boost::system::error_code ec;
       tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(use_awaitable, ec));
       if (ec == asio::error::operation_aborted) co_return;
-      if (ec) continue;
-      if (state->counters.open_connections >= state->config.max_connections) {
-        ++state->counters.refused_connections;
-        continue;  // the socket closes as it goes out of scope
+      if (ec) {
+        // Out of descriptors (EMFILE) the connection stays queued and accept fails again at
+        // once: pause instead of spinning, while the timeouts free some.
+        co_await sleep_for(pause, 0.05);
+        continue;
       }
-      socket.set_option(tcp::no_delay(true), ec);
-      co_spawn(io, serve(std::move(socket), kind), asio::detached);
+      admit_and_serve(std::move(socket), kind);
+      // One accept per turn of a busy loop leaves the backlog seconds behind thousands of ready
+      // handlers; a few more of what is queued keep it level (the acceptor is non-blocking).
+      for (int more = 0; more < kAcceptBurst; ++more) {
+        tcp::socket next(io);
+        acceptor.accept(next, ec);
+        if (ec) break;
+        admit_and_serve(std::move(next), kind);
+      }
     }
   }
 
-  awaitable<void> serve(tcp::socket socket, SocketKind kind) {
-    ++state->counters.connections;
-    ++state->counters.open_connections;
+  void admit_and_serve(tcp::socket socket, SocketKind kind) {
+    boost::system::error_code ec;
+    auto admission = admit(kind);
+    if (!admission) {
+      socket.set_option(asio::socket_base::linger(true, 0), ec);  // RST: nothing more to say
+      return;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
+    co_spawn(io, serve(std::move(socket), kind, *admission), asio::detached);
+  }
+
+  // Served, refused with its reason, or (nothing) closed at once.
+  std::optional<Admission> admit(SocketKind kind) {
+    if (state->counters.open_connections < state->config.max_connections) return Admission::Serve;
+    ++state->counters.refused_connections;
+    // Telling a refused peer why costs a handshake; past a budget of such refusals the rest are
+    // closed at once, so a flood cannot turn refusals into the new exhaustion.
+    std::size_t budget = std::max<std::size_t>(16, state->config.max_connections / 8);
+    if (kind == SocketKind::Metrics || refusing >= budget) return std::nullopt;
+    return Admission::Refuse;
+  }
+
+  awaitable<void> serve(tcp::socket socket, SocketKind kind, Admission admission) {
+    bool served = admission == Admission::Serve;
+    if (served) {
+      ++state->counters.connections;
+      ++state->counters.open_connections;
+    } else {
+      ++refusing;
+    }
     switch (kind) {
-      case SocketKind::Tls: co_await serve_tls(std::move(socket)); break;
-      case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr); break;
-      case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state); break;
+      case SocketKind::Tls: co_await serve_tls(std::move(socket), admission); break;
+      case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr, admission); break;
+      case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state, admission); break;
       case SocketKind::Metrics: co_await serve_metrics(make_plain_stream(std::move(socket)), *state); break;
     }
-    --state->counters.open_connections;
+    if (served) --state->counters.open_connections;
+    else --refusing;
   }
 
-  awaitable<void> serve_tls(tcp::socket socket) {
+  awaitable<void> serve_tls(tcp::socket socket, Admission admission) {
     auto stream = make_tls_stream(std::move(socket), tls);
     auto ext = std::make_unique<ExtensionState>();
     ServerState* s = state.get();
     ext->answer_offer = [s](ByteView offer) { return answer_offer(*s, offer); };
     attach_extension(stream->ssl(), ext.get());
-    asio::steady_timer deadline(io);
-    deadline.expires_after(std::chrono::duration_cast<asio::steady_timer::duration>(
-        std::chrono::duration<double>(state->config.handshake_timeout_s)));
-    deadline.async_wait([&stream](boost::system::error_code ec) {
-      if (!ec) stream->close();
-    });
+    Deadline deadline(*stream);
+    deadline.arm(admission == Admission::Serve ? state->config.handshake_timeout_s : refusal_timeout_s(state->config));
     bool ok = co_await tls_handshake(*stream, true);
-    deadline.cancel();
+    deadline.disarm();
     if (!ok) {
       ++state->counters.handshake_failures;
+      if (deadline.expired()) ++state->counters.timeouts;
       co_return;
     }
-    if (selected_alpn(stream->ssl()) == kAlpnAnthro) co_await serve_anthro(std::move(stream), *state, std::move(ext));
-    else co_await serve_http(std::move(stream), *state);
+    if (selected_alpn(stream->ssl()) == kAlpnAnthro) co_await serve_anthro(std::move(stream), *state, std::move(ext), admission);
+    else co_await serve_http(std::move(stream), *state, admission);
   }
 };
 
@@ -185,7 +226,7 @@ std::string Endpoint::server_key_path() const { return impl_->credentials.server
 EndpointCounters Endpoint::counters() const {
   const auto& c = impl_->state->counters;
   return {c.connections, c.open_connections, c.requests, c.cancels, c.frames_dropped,
-          c.protocol_errors, c.handshake_failures, c.http_requests, c.refused_connections};
+          c.protocol_errors, c.handshake_failures, c.http_requests, c.refused_connections, c.timeouts};
 }
 
 std::string Endpoint::metrics_text() const { return impl_->state->metrics.text(); }

@@ -21,9 +21,14 @@ struct EndpointConfig {
   std::string cert_path, key_path, server_key_path;  // empty: generated in the data directory
   ModelConfig model;
   std::string required_api_key;  // the value itself (read from the environment by the CLI)
+  // Beyond it a connection is told why (anthro-v1 ERROR 503 after negotiating, HTTP 503 to
+  // its request) and closed; beyond a further eighth of it, closed at once.
   std::size_t max_connections = 1024;
-  double handshake_timeout_s = 10;
-  double idle_timeout_s = 120;
+  // Timeouts in seconds, 0 for none; a connection that outlasts one is closed and counted.
+  double handshake_timeout_s = 10;  // TLS handshake, then the anthro-v1 preface (the lab port's too)
+  double idle_timeout_s = 60;       // anthro-v1: nothing read, no stream in flight; HTTP: between requests
+  double header_timeout_s = 10;     // HTTP: request line and headers (slowloris), from the request's start
+  double body_timeout_s = 30;       // HTTP: the body; each piece buys time at 1 KiB/s, up to this ahead
   std::uint16_t max_streams = 16;          // the most the endpoint grants
   std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
@@ -39,7 +44,8 @@ struct Listener {
 
 struct EndpointCounters {
   std::uint64_t connections = 0, open_connections = 0, requests = 0, cancels = 0, frames_dropped = 0,
-                protocol_errors = 0, handshake_failures = 0, http_requests = 0, refused_connections = 0;
+                protocol_errors = 0, handshake_failures = 0, http_requests = 0, refused_connections = 0,
+                timeouts = 0;
 };
 
 class Endpoint {

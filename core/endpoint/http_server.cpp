@@ -4,6 +4,7 @@
 
 #include "endpoint/server_state.h"
 #include "http/messages_api.h"
+#include "net/deadline.h"
 #include "net/http_io.h"
 
 namespace anthro {
@@ -41,18 +42,26 @@ class HttpConnection {
  public:
   HttpConnection(ByteStream& stream, ServerState& state) : stream_(stream), state_(state), timer_(stream.socket().get_executor()) {}
 
-  awaitable<void> run() {
+  awaitable<void> run(Admission admission) {
     std::string pending;
+    HttpReadTimeouts timeouts{std::nullopt, state_.config.header_timeout_s, state_.config.body_timeout_s};
+    if (admission == Admission::Refuse) timeouts.head_s = timeouts.body_s = refusal_timeout_s(state_.config);
     for (;;) {
-      auto read = co_await read_http_request(stream_, pending, kBodyLimit);
+      auto read = co_await read_http_request(stream_, pending, kBodyLimit, timeouts);
       if (auto* failure = std::get_if<ReadFailure>(&read)) {
+        if (failure->timed_out) ++state_.counters.timeouts;
         if (failure->status) co_await send(http_response(failure->status, "text/plain", failure->detail + "\n"));
         co_return;
       }
       auto& req = std::get<HttpRequest>(read);
       ++state_.counters.http_requests;
+      if (admission == Admission::Refuse) {
+        co_await refuse(req);
+        co_return;
+      }
       bool served = co_await serve(req);
       if (!served || !req.keep_alive) co_return;
+      timeouts.wait_s = state_.config.idle_timeout_s;
     }
   }
 
@@ -67,6 +76,16 @@ class HttpConnection {
     std::string response = http_response(status, "application/json", error_body(api, type, message), std::move(extra));
     bool ok = co_await send(std::move(response));
     co_return ok;
+  }
+
+  // Beyond max_connections: 503 with the reason, then a close that lets the peer read it.
+  awaitable<void> refuse(const HttpRequest& req) {
+    std::string path = req.target.substr(0, req.target.find('?'));
+    Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
+    Headers headers = retry_headers(kRefusalRetryMs);
+    headers.emplace_back("connection", "close");
+    co_await send_error(api, 503, "overloaded_error", refusal_text(state_.config), std::move(headers));
+    co_await close_gracefully(stream_, refusal_timeout_s(state_.config));
   }
 
   awaitable<bool> serve(const HttpRequest& req) {
@@ -169,17 +188,22 @@ class HttpConnection {
 
 }  // namespace
 
-awaitable<void> serve_http(std::unique_ptr<ByteStream> stream, ServerState& state) {
+awaitable<void> serve_http(std::unique_ptr<ByteStream> stream, ServerState& state, Admission admission) {
   HttpConnection connection(*stream, state);
-  co_await connection.run();
+  co_await connection.run(admission);
   stream->close();
 }
 
 awaitable<void> serve_metrics(std::unique_ptr<ByteStream> stream, ServerState& state) {
   std::string pending;
+  HttpReadTimeouts timeouts{std::nullopt, state.config.header_timeout_s, state.config.body_timeout_s};
   for (;;) {
-    auto read = co_await read_http_request(*stream, pending, 0);
-    if (std::holds_alternative<ReadFailure>(read)) break;
+    auto read = co_await read_http_request(*stream, pending, 0, timeouts);
+    if (auto* failure = std::get_if<ReadFailure>(&read)) {
+      if (failure->timed_out) ++state.counters.timeouts;
+      break;
+    }
+    timeouts.wait_s = state.config.idle_timeout_s;
     auto& req = std::get<HttpRequest>(read);
     std::string response = req.target == "/metrics"
                                ? http_response(200, "text/plain; version=0.0.4", state.metrics.text())

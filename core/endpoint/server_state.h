@@ -14,7 +14,7 @@ namespace anthro {
 
 struct AtomicCounters {
   std::atomic<std::uint64_t> connections{0}, open_connections{0}, requests{0}, cancels{0}, frames_dropped{0},
-      protocol_errors{0}, handshake_failures{0}, http_requests{0}, refused_connections{0};
+      protocol_errors{0}, handshake_failures{0}, http_requests{0}, refused_connections{0}, timeouts{0};
 };
 
 // The faults that belong to the anthro-v1 transport are not the baseline's.
@@ -46,6 +46,19 @@ inline std::optional<Refusal> refuse_request(const EndpointConfig& config, const
                                                  " bytes; this server takes at most " +
                                                  std::to_string(config.max_prompt_bytes)};
   return std::nullopt;
+}
+
+// Beyond max_connections a connection is refused: negotiated or read far enough to be told
+// why (503, retry after kRefusalRetryMs), then closed.
+enum class Admission { Serve, Refuse };
+inline constexpr std::uint32_t kRefusalRetryMs = 1000;
+inline std::string refusal_text(const EndpointConfig& config) {
+  return "unavailable: the endpoint serves at most " + std::to_string(config.max_connections) +
+         " connections; retry later";
+}
+// How long a refused connection may take to hear why, and to close after it.
+inline double refusal_timeout_s(const EndpointConfig& config) {
+  return config.handshake_timeout_s > 0 ? std::min(config.handshake_timeout_s, 2.0) : 2.0;
 }
 
 // A live anthro-v1 connection the endpoint can ask to end with a connection-level ERROR.
@@ -93,9 +106,10 @@ RequestDecision decide_request(ServerState& state, const RequestBody& request, s
 // One anthro-v1 connection. `extension` holds the offer and answer when the TLS extension
 // carried them; otherwise the in-band preface is expected.
 net::awaitable<void> serve_anthro(std::unique_ptr<net::ByteStream> stream, ServerState& state,
-                                  std::unique_ptr<ExtensionState> extension);
+                                  std::unique_ptr<ExtensionState> extension, Admission admission = Admission::Serve);
 // One HTTP/1.1 connection of the baseline (Messages API and chat completions).
-net::awaitable<void> serve_http(std::unique_ptr<net::ByteStream> stream, ServerState& state);
+net::awaitable<void> serve_http(std::unique_ptr<net::ByteStream> stream, ServerState& state,
+                                Admission admission = Admission::Serve);
 // One connection to /metrics.
 net::awaitable<void> serve_metrics(std::unique_ptr<net::ByteStream> stream, ServerState& state);
 

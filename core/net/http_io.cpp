@@ -3,6 +3,8 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "net/deadline.h"
+
 namespace anthro::net {
 
 namespace http = boost::beast::http;
@@ -24,15 +26,42 @@ HttpRequest to_request(http::request<http::string_body>&& msg) {
   return req;
 }
 
+enum class ReadPhase { Waiting, Head, Body };
+
+// Arms the deadline for the phase the request is in: once as a phase starts, and in the body
+// again after each piece, which buys time at kMinBodyRate.
+void track_phase(Deadline& deadline, std::optional<ReadPhase>& phase, ReadPhase now, std::size_t just_read,
+                 const HttpReadTimeouts& t) {
+  bool fresh = phase != now;
+  if (!fresh && now != ReadPhase::Body) return;
+  if (now == ReadPhase::Waiting) deadline.arm(t.wait_s.value_or(0));
+  else if (now == ReadPhase::Head) deadline.arm(t.head_s);
+  else if (fresh) deadline.arm(t.body_s);
+  else if (t.body_s > 0) deadline.arm(std::min(deadline.remaining() + just_read / kMinBodyRate, t.body_s));
+  phase = now;
+}
+
+const char* timed_out_text(ReadPhase phase) {
+  switch (phase) {
+    case ReadPhase::Waiting: return "timed out waiting for the next request";
+    case ReadPhase::Head: return "timed out reading the request head";
+    case ReadPhase::Body: return "timed out reading the request body";
+  }
+  return "";
+}
+
 }  // namespace
 
 awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& stream, std::string& pending,
-                                                                    std::size_t body_limit) {
+                                                                    std::size_t body_limit, HttpReadTimeouts timeouts) {
   http::request_parser<http::string_body> parser;
   parser.body_limit(body_limit);
   parser.header_limit(64 * 1024);
   parser.eager(true);
+  Deadline deadline(stream);
+  std::optional<ReadPhase> phase;
   std::uint8_t buf[16384];
+  std::size_t n = 0;
   for (;;) {
     if (!pending.empty()) {
       boost::system::error_code ec;
@@ -43,10 +72,16 @@ awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& 
         co_return ReadFailure{413, "request body is larger than " + std::to_string(body_limit) + " bytes"};
       if (ec && ec != http::error::need_more) co_return ReadFailure{400, "malformed HTTP request: " + ec.message()};
     }
-    std::size_t n = co_await stream.read_some(buf, sizeof buf);
+    // A first request's head is timed from the call; a follow-up's from its first byte.
+    bool started = parser.got_some() || !pending.empty() || !timeouts.wait_s;
+    ReadPhase now = parser.is_header_done() ? ReadPhase::Body : started ? ReadPhase::Head : ReadPhase::Waiting;
+    track_phase(deadline, phase, now, n, timeouts);
+    n = co_await stream.read_some(buf, sizeof buf);
     if (n == 0) {
-      bool started = parser.got_some() || !pending.empty();
-      co_return ReadFailure{started ? 400 : 0, started ? "connection closed inside a request" : ""};
+      if (deadline.expired())
+        co_return ReadFailure{0, timed_out_text(*phase), true};
+      bool started_any = parser.got_some() || !pending.empty();
+      co_return ReadFailure{started_any ? 400 : 0, started_any ? "connection closed inside a request" : ""};
     }
     pending.append(reinterpret_cast<const char*>(buf), n);
   }

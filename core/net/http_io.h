@@ -21,13 +21,28 @@ struct HttpRequest {
 };
 
 struct ReadFailure {
-  int status;  // 400 or 413 to answer with; 0 when the peer just went away
+  int status;  // 400 or 413 to answer with; 0 when the peer just went away (or timed out)
   std::string detail;
+  bool timed_out = false;  // closed by one of HttpReadTimeouts
 };
+
+// How long a server waits for the parts of a request, in seconds; 0 is no limit. A peer that
+// outlasts one is closed (slowloris: a head trickled byte by byte).
+struct HttpReadTimeouts {
+  // For the request's first byte (a keep-alive connection's idle time). Unset: the head's
+  // clock runs from the call, as for the first request of a new connection.
+  std::optional<double> wait_s;
+  double head_s = 0;  // the request line and headers, from the request's start
+  // The body, from the end of the head; each piece received buys time at kMinBodyRate, up to
+  // body_s ahead, so a steady sender never times out and a trickle does.
+  double body_s = 0;
+};
+inline constexpr double kMinBodyRate = 1024;  // bytes/s
 
 // Reads one request; `pending` carries bytes past it for the next call (pipelining).
 awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& stream, std::string& pending,
-                                                                    std::size_t body_limit);
+                                                                    std::size_t body_limit,
+                                                                    HttpReadTimeouts timeouts = {});
 
 std::string http_response_head(int status, const std::vector<std::pair<std::string, std::string>>& headers);
 std::string http_response(int status, std::string_view content_type, std::string_view body,

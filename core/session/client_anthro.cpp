@@ -143,6 +143,7 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
           rec.ended(RequestEnd::ConnectionError,
                     "connection error " + std::to_string(err->code) + ": " + std::string(err->message_view()), t);
           r.error_code = err->code;
+          if (err->retry_after_ms) r.retry_after_ms = err->retry_after_ms;  // a refusal says when to come back
           co_return false;
         }
         continue;  // a frame for another stream is reported and ignored

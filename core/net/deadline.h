@@ -1,0 +1,45 @@
+// Timeouts of a connection's phases (a handshake, a request head, an idle wait): a Deadline
+// closes the stream when the phase it is armed for outlasts its budget, which ends the
+// coroutine's pending read with an error like any dead peer would.
+#pragma once
+
+#include <memory>
+
+#include "net/byte_stream.h"
+
+namespace anthro::net {
+
+class Deadline {
+ public:
+  explicit Deadline(ByteStream& stream);
+  ~Deadline();
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+
+  // Starts the countdown afresh; `seconds` <= 0 means no limit.
+  void arm(double seconds);
+  void disarm();
+  // Seconds until the stream closes; infinity when disarmed.
+  double remaining() const;
+  // The stream was closed by this deadline.
+  bool expired() const { return state_->expired; }
+
+ private:
+  // Shared with the pending wait, so an expiry racing disarm() or the destructor (its handler
+  // already queued) sees a newer generation, or no stream, and does nothing.
+  struct State {
+    ByteStream* stream;
+    std::uint64_t generation = 0;
+    bool expired = false;
+  };
+  asio::steady_timer timer_;
+  std::shared_ptr<State> state_;
+  bool armed_ = false;
+};
+
+// Closes after letting the peer read what was sent: shuts down the sending side, then reads
+// and discards until the peer closes or `seconds` pass. A plain close with the peer's bytes
+// unread sends RST, and the peer may lose the answer it has not read yet.
+awaitable<void> close_gracefully(ByteStream& stream, double seconds);
+
+}  // namespace anthro::net
