@@ -49,16 +49,33 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   awaitable<void> run() {
     auto self = shared_from_this();
     state_.live.insert(this);
-    co_spawn(stream_->socket().get_executor(), watchdog(), asio::detached);
-    bool negotiated = co_await negotiate();
-    if (negotiated) co_await read_loop();
-    // The peer's reader closing is not a cancel (spec §5): streams play out before we close.
-    while (!live_streams_.empty() && !writer_.failed() && !closing_) co_await streams_done_.wait();
+    co_spawn(stream_->socket().get_executor(), watchdog(), on_failure());
+    auto failure = co_await failure_of(converse());
+    if (failure) internal_error(*failure);
     co_await writer_.flush();
     finish();
   }
 
  private:
+  awaitable<void> converse() {
+    bool negotiated = co_await negotiate();
+    if (negotiated) co_await read_loop();
+    // The peer's reader closing is not a cancel (spec §5): streams play out before we close.
+    while (!live_streams_.empty() && !writer_.failed() && !closing_) co_await streams_done_.wait();
+  }
+
+  // The completion handler of every coroutine a connection spawns.
+  auto on_failure() {
+    return report_failure([self = shared_from_this()](const std::string& what) { self->internal_error(what); });
+  }
+
+  // A coroutine threw: the log hears why, the peer an ERROR 500 on stream 0, and the
+  // connection closes, instead of the coroutine vanishing and the peer waiting forever.
+  void internal_error(const std::string& what) {
+    state_.log("anthro-v1 connection: internal error: " + what);
+    if (!closing_) drain(500, 0, "internal error: " + what);
+  }
+
   awaitable<bool> negotiate() {
     Bytes offer_bytes, answer_bytes;
     if (ext_ && !ext_->answer.empty()) {
@@ -153,7 +170,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     auto stream = std::make_shared<StreamState>(stream_->socket().get_executor(), request.stream_id, flags);
     stream->request = std::move(request);
     live_streams_[stream->id] = stream;
-    co_spawn(stream_->socket().get_executor(), generate(shared_from_this(), stream), asio::detached);
+    co_spawn(stream_->socket().get_executor(), generate(shared_from_this(), stream), on_failure());
   }
 
   void on_cancel(std::uint32_t id) {
@@ -163,7 +180,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     if (it == live_streams_.end() || state_.config.model.faults.ignore_cancel) return;  // unknown: ignored
     auto stream = it->second;
     if (auto delay = state_.config.model.faults.slow_cancel_ms) {
-      co_spawn(stream_->socket().get_executor(), cancel_later(shared_from_this(), stream, *delay), asio::detached);
+      co_spawn(stream_->socket().get_executor(), cancel_later(shared_from_this(), stream, *delay), on_failure());
       return;
     }
     stream->cancelled = true;
@@ -185,10 +202,11 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   }
 
   static awaitable<void> generate(std::shared_ptr<Connection> self, std::shared_ptr<StreamState> s) {
-    co_await self->play(*s);
+    auto failure = co_await failure_of(self->play(*s));
     self->streams_.close(s->id);
     self->live_streams_.erase(s->id);
     self->streams_done_.notify();
+    if (failure) self->internal_error("stream " + std::to_string(s->id) + ": " + *failure);
   }
 
   awaitable<void> play(StreamState& s) {
@@ -300,7 +318,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   // The endpoint is going away (a failover): clients are told to retry elsewhere.
   void drain(std::uint16_t code, std::uint32_t retry_after_ms, const std::string& why) override {
     end_connection(code, retry_after_ms, why);
-    co_spawn(stream_->socket().get_executor(), close_when_flushed(shared_from_this()), asio::detached);
+    co_spawn(stream_->socket().get_executor(), close_when_flushed(shared_from_this()),
+             report_failure([&state = state_](const std::string& what) { state.log("anthro-v1 connection: " + what); }));
   }
 
   static awaitable<void> close_when_flushed(std::shared_ptr<Connection> self) {

@@ -56,7 +56,9 @@ struct Endpoint::Impl {
     if (ec) return make_error(ErrorClass::Network, "cannot listen on " + spec + ": " + ec.message());
     auto local = acceptor->local_endpoint();
     for (const auto& scheme : schemes) listeners.push_back({scheme, host_text(local.address()), local.port()});
-    co_spawn(io, accept_loop(*acceptor, kind), asio::detached);
+    co_spawn(io, accept_loop(*acceptor, kind), report_failure([this, spec](const std::string& what) {
+               state->log("stopped accepting on " + spec + ": " + what);
+             }));
     acceptors.push_back(std::move(acceptor));
     return true;
   }
@@ -72,20 +74,28 @@ struct Endpoint::Impl {
         continue;  // the socket closes as it goes out of scope
       }
       socket.set_option(tcp::no_delay(true), ec);
-      co_spawn(io, serve(std::move(socket), kind), asio::detached);
+      co_spawn(io, serve(std::move(socket), kind), report_failure([this](const std::string& what) { log_failure(what); }));
     }
   }
 
+  // Counted open until it ends, however it ends.
   awaitable<void> serve(tcp::socket socket, SocketKind kind) {
     ++state->counters.connections;
     ++state->counters.open_connections;
+    auto failure = co_await failure_of(serve_kind(std::move(socket), kind));
+    --state->counters.open_connections;
+    if (failure) log_failure(*failure);
+  }
+
+  void log_failure(const std::string& what) { state->log("connection: internal error: " + what); }
+
+  awaitable<void> serve_kind(tcp::socket socket, SocketKind kind) {
     switch (kind) {
       case SocketKind::Tls: co_await serve_tls(std::move(socket)); break;
       case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr); break;
       case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state); break;
       case SocketKind::Metrics: co_await serve_metrics(make_plain_stream(std::move(socket)), *state); break;
     }
-    --state->counters.open_connections;
   }
 
   awaitable<void> serve_tls(tcp::socket socket) {
