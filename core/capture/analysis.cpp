@@ -202,6 +202,10 @@ Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vec
   for (const auto& path : sources.keylog_files) {
     auto text = read_file(path);
     if (!text) return make_error(ErrorClass::Input, text.error().detail);
+    // Key logs are text; unknown lines are skipped as NSS's format says, so a binary file
+    // (a capture or a key given by mistake) would otherwise pass as a log with no keys.
+    if (auto nul = text->find('\0'); nul != std::string::npos)
+      return make_error(ErrorClass::Input, path + ": not a key log: binary data (a NUL byte) at byte " + std::to_string(nul));
     KeyLog log = parse_keylog(*text, path);
     warnings.insert(warnings.end(), log.problems.begin(), log.problems.end());
     ring.add(log);

@@ -46,6 +46,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
         deadline_(stream_->socket().get_executor()), started_(Clock::now()),
         streams_done_(stream_->socket().get_executor()) {}
 
+  // (Defined before its uses: its type is deduced.) The completion handler of every coroutine
+  // a connection spawns.
+  auto on_failure() {
+    return report_failure([self = shared_from_this()](const std::string& what) { self->internal_error(what); });
+  }
+
   awaitable<void> run() {
     auto self = shared_from_this();
     state_.live.insert(this);
@@ -62,11 +68,6 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     if (negotiated) co_await read_loop();
     // The peer's reader closing is not a cancel (spec §5): streams play out before we close.
     while (!live_streams_.empty() && !writer_.failed() && !closing_) co_await streams_done_.wait();
-  }
-
-  // The completion handler of every coroutine a connection spawns.
-  auto on_failure() {
-    return report_failure([self = shared_from_this()](const std::string& what) { self->internal_error(what); });
   }
 
   // A coroutine threw: the log hears why, the peer an ERROR 500 on stream 0, and the

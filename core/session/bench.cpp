@@ -190,7 +190,7 @@ class Bench {
 
   // The completion of a worker or an arrival, however it ended: counted, so the bench never
   // waits for one that threw.
-  auto worker_done() {
+  std::function<void(std::exception_ptr)> worker_done() {
     return [this](std::exception_ptr e) {
       if (e) note_failure(exception_text(e));
       --active_;

@@ -1,5 +1,7 @@
 #include "util/json.h"
 
+#include <algorithm>
+
 namespace anthro {
 
 std::optional<std::size_t> json_too_deep_at(std::string_view text, std::size_t max_depth) {
@@ -23,11 +25,14 @@ std::optional<std::size_t> json_too_deep_at(std::string_view text, std::size_t m
 
 namespace {
 
-// nlohmann's message without its prefix and the "last read" token (which may be long or raw).
+// nlohmann's message without its "[json.exception...] parse error at line L, column C: "
+// prefix and the "last read" token (which may be long or raw).
 std::string syntax_reason(const std::string& what) {
-  auto colon = what.find(": ");
-  std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-  return reason.substr(0, reason.find("; last read"));
+  auto bracket = what.find("] ");
+  std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
+  if (reason.rfind("parse error", 0) == 0 && reason.find(": ") != std::string::npos)
+    reason = reason.substr(reason.find(": ") + 2);
+  return reason.substr(0, std::min(reason.find("; last read"), std::size_t{120}));
 }
 
 template <class Json>
