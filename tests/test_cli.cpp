@@ -129,6 +129,92 @@ class TestCli : public QObject {
     }
   }
 
+  // Every command fed garbage where it reads a file or a number: exit 2 and one line that
+  // names the file or option and, for a file's content, where in it.
+  void badInputsExitTwoWithOneLine() {
+    QDir dir(dir_.path());
+    QVERIFY(dir.mkpath("garbage/adir"));
+    const QString g = dir.filePath("garbage/");
+    auto write = [](const QString& path, const QByteArray& bytes) {
+      QFile f(path);
+      return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+    };
+    QByteArray junk("\x7f" "ELF", 4);
+    junk.append('\0');  // a NUL at byte 4
+    for (int i = 0; i < 2000; ++i) junk.append(char(i * 37 + 11));
+    QVERIFY(write(g + "junk.bin", junk));
+    QVERIFY(write(g + "empty.bin", {}));
+    QVERIFY(write(g + "other.json", R"({"kind": "something else", "schema_version": 1})"));
+    QVERIFY(QFile::copy(QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", g + "good.pcap"));
+    const QString junk_f = g + "junk.bin", empty = g + "empty.bin", adir = g + "adir", none = g + "none.json",
+                  good = g + "good.pcap", out = g + "out.json", other = g + "other.json",
+                  target = "anthro+lab://127.0.0.1:1";
+    struct Case {
+      QStringList args;
+      QStringList says;  // each in the line
+    };
+    QList<Case> cases = {
+        {{"decode", none}, {none + ": cannot open"}},
+        {{"decode", adir}, {adir + ": not a regular file"}},
+        {{"decode", empty}, {empty + ": not a pcap or pcapng file (0 bytes long)"}},
+        {{"analyze", junk_f, "--format", "json"}, {junk_f + ": not a pcap or pcapng file (magic 0x7f454c46)"}},
+        {{"analyze", good, "--format", "xml"}, {"--format \"xml\""}},
+        {{"decode", good, "--keylog", junk_f}, {junk_f + ": not a key log: binary data (a NUL byte) at byte 4"}},
+        {{"decode", good, "--keylog", adir}, {adir + ": is a directory"}},
+        {{"analyze", good, "--server-key", junk_f}, {junk_f + ": not a PEM private key"}},
+        {{"analyze", good, "--server-key", empty}, {empty + ": not a PEM private key"}},
+        {{"diagnose", "--quiet", junk_f}, {junk_f + ": not a pcap or pcapng file"}},
+        {{"diagnose", "--quiet", "--system", "--checklist", junk_f}, {junk_f + ": not valid JSON at byte 0"}},
+        {{"diagnose", "--quiet", "--system", "--checklist", empty}, {empty + ": not valid JSON at byte 0"}},
+        {{"diagnose", "--quiet", "--system", "--checklist", adir}, {adir + ": is a directory"}},
+        {{"diagnose", "--quiet", "--system", "--threshold", "junk"}, {"--threshold \"junk\""}},
+        {{"diagnose", "--quiet", "--system", "--threshold", "ttft-tail=1e999"}, {"--threshold \"ttft-tail=1e999\""}},
+        {{"diagnose", "--quiet", "--sysfs-root", none}, {"--sysfs-root " + none + ": not a directory"}},
+        {{"rollout", "--plan", junk_f}, {junk_f + ": not valid JSON at byte 0"}},
+        {{"rollout", "--resume", empty}, {empty + ": not valid JSON at byte 0"}},
+        {{"rollout", "--resume", adir}, {adir + ": is a directory"}},
+        {{"rollout", "--resume", other}, {other + ": "}},
+        {{"rollout", "--stage", "junk"}, {"--stage \"junk\""}},
+        {{"rollout", "--requests-per-stage", "-1"}, {"--requests-per-stage \"-1\""}},
+        {{"rollout", "--rollback-load-s", "nan"}, {"--rollback-load-s \"nan\""}},
+        {{"session", "--target", target, "--messages", junk_f}, {"--messages " + junk_f + ": not valid JSON at byte 0"}},
+        {{"session", "--target", target, "--messages", none}, {"--messages " + none + ": cannot open"}},
+        {{"session", "--target", target, "--timeout-s", "abc"}, {"--timeout-s \"abc\""}},
+        {{"session", "--target", target, "--timeout-s", "-1"}, {"--timeout-s \"-1\": expected a number above 0"}},
+        {{"session", "--target", target, "--read-delay-ms", "-5"}, {"--read-delay-ms \"-5\""}},
+        {{"bench", "--target", target, "--concurrency", "-1"}, {"--concurrency \"-1\""}},
+        {{"bench", "--target", target, "--rate", "abc"}, {"--rate \"abc\""}},
+        {{"bench", "--target", target, "--rate", "-3"}, {"--rate \"-3\": expected a number above 0"}},
+        {{"bench", "--target", target, "--concurrency", "2", "--duration", "1e999"}, {"--duration \"1e999\""}},
+        {{"bench", "--target", target, "--concurrency", "2", "--requests", "99999999999999999999999"}, {"--requests \""}},
+        {{"bench", "--target", target, "--concurrency", "2", "--cancel-rate", "nan"}, {"--cancel-rate \"nan\""}},
+        {{"bench", "--target", target, "--concurrency", "2", "--hold-connections", "-1"}, {"--hold-connections \"-1\""}},
+        {{"endpoint", "--lab-listen", "127.0.0.1:0", "--server-key", junk_f}, {junk_f + ": not a PEM private key"}},
+        {{"endpoint", "--lab-listen", "127.0.0.1:0", "--server-key", adir}, {adir + ": is a directory"}},
+        {{"endpoint", "--lab-listen", "127.0.0.1:0", "--cert", none, "--key", none}, {"--cert and --key"}},
+        {{"endpoint", "--max-connections", "-1"}, {"--max-connections \"-1\""}},
+        {{"endpoint", "--seed", "abc"}, {"--seed \"abc\""}},
+        {{"capture", "--interface", "lo", "--output", g + "x.pcapng", "--duration", "abc"}, {"--duration \"abc\""}},
+        {{"capture", "--interface", "lo", "--output", g + "x.pcapng", "--duration", "-1"}, {"--duration \"-1\""}},
+        {{"capture", "--interface", "lo", "--output", g + "x.pcapng", "--duration", "1e999"}, {"--duration \"1e999\""}},
+        {{"demo", junk_f}, {junk_f}},
+    };
+#ifdef ANTHRO_WITH_REPORT
+    for (const QString& file : {junk_f, empty})
+      cases.push_back({{"report", file, "--to", "json", "--output", out}, {file + ": not valid JSON at byte 0"}});
+    cases.push_back({{"report", adir, "--to", "json", "--output", out}, {adir + ": is a directory"}});
+    cases.push_back({{"report", other, "--to", "json", "--output", out}, {other + ": field kind"}});
+#endif
+    for (const Case& c : cases) {  // (diagnose --quiet: its progress lines are on stderr too)
+      Run r = run(c.args, dir_.path());
+      QString what = c.args.join(' ') + " -> " + QString::number(r.code) + ": " + QString::fromUtf8(r.err);
+      QVERIFY2(r.code == 2, qPrintable(what));
+      QVERIFY2(r.err.count('\n') == 1 && r.err.endsWith('\n'), qPrintable(what));
+      QVERIFY2(r.err.startsWith("anthro-wb " + c.args[0].toUtf8() + ": "), qPrintable(what));
+      for (const QString& part : c.says) QVERIFY2(r.err.contains(part.toUtf8()), qPrintable(what + " lacks " + part));
+    }
+  }
+
   void networkFailuresExitThree() {
     Run r = run({"session", "--target", "anthro+lab://127.0.0.1:1"}, dir_.path());
     QCOMPARE(r.code, 3);

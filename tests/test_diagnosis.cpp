@@ -124,7 +124,8 @@ class TestDiagnosis : public QObject {
     QVERIFY(!value.ok());
     QVERIFY2(value.error().detail.find("field thresholds[0].value") != std::string::npos, value.error().detail.c_str());
     QVERIFY(!parse_checklist("{", "broken.json").ok());
-    QCOMPARE(parse_checklist("{", "broken.json").error().detail, std::string("broken.json: not valid JSON"));
+    QVERIFY2(parse_checklist("{", "broken.json").error().detail.rfind("broken.json: not valid JSON at byte 1: ", 0) == 0,
+             parse_checklist("{", "broken.json").error().detail.c_str());
   }
 
   void thresholdsOverrideByIdOrName() {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "endpoint_fixture.h"
+#include "net/asio.h"
 #include "protocol/stream_decoder.h"
 
 using namespace anthro;
@@ -108,6 +109,15 @@ class RawPeer {
 };
 
 const ErrorBody* error_of(const FrameEvent& e) { return e.body ? std::get_if<ErrorBody>(&*e.body) : nullptr; }
+
+// A REQUEST body whose metadata nests `levels` objects deep, each `{"a":`.
+std::string deep_metadata_request(std::size_t levels) {
+  std::string text = R"({"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"metadata":)";
+  for (std::size_t i = 0; i < levels; ++i) text += "{\"a\":";
+  text += "1";
+  text.append(levels + 1, '}');
+  return text;
+}
 
 void still_serves(EndpointFixture& f) {
   SessionResult r = EndpointFixture::run(f.session("anthro"));
@@ -274,6 +284,83 @@ class TestHardening : public QObject {
     QVERIFY(greedy.closed());
     QVERIFY(!frames.empty() && error_of(frames.back()) && error_of(frames.back())->code == 1);
     QVERIFY(std::string(error_of(frames.back())->message_view()).find("more than 2") != std::string::npos);
+  }
+
+  // nlohmann parses deep nesting iteratively but writes and copies it recursively: 100,000
+  // levels of metadata are refused as the body they are, and the connection goes on.
+  void deepMetadataGets400AndTheConnectionGoesOn() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
+    QVERIFY(peer.negotiate());
+    peer.send(peer.frame(FrameType::Request, kFlagStreaming, encode_raw(1, as_bytes(deep_metadata_request(100000)))));
+    peer.send(peer.request(3));
+    Bytes s2c;
+    std::vector<FrameEvent> frames;
+    for (int i = 0; i < 50 && (frames.empty() || !frames.back().body ||
+                               !std::holds_alternative<ResponseBody>(*frames.back().body)); ++i) {
+      append(s2c, peer.read_all());
+      frames = peer.frames(s2c);
+      if (peer.closed()) break;
+    }
+    QVERIFY(!frames.empty());
+    const ErrorBody* error = error_of(frames[0]);
+    QVERIFY(error && error->code == 400 && error->stream_id == 1);
+    QVERIFY2(std::string(error->message_view()).find("nested deeper than 64 levels at byte") != std::string::npos,
+             std::string(error->message_view()).c_str());
+    QVERIFY(std::holds_alternative<ResponseBody>(*frames.back().body));
+    still_serves(f);
+  }
+
+  void deepMetadataOverHttpGets400() {
+    EndpointFixture f;
+    f.start();
+    RawPeer peer(port_of(f.endpoint().url("http")));
+    std::string body = deep_metadata_request(100000);
+    peer.send("POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\nconnection: close\r\n"
+              "content-type: application/json\r\ncontent-length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+    Bytes reply = peer.read_all();
+    std::string text(as_text(reply));
+    QVERIFY2(text.rfind("HTTP/1.1 400 ", 0) == 0, text.substr(0, 200).c_str());
+    QVERIFY2(text.find("nested deeper than 64 levels at byte") != std::string::npos, text.c_str());
+    still_serves(f);
+  }
+
+  // The fault sends 4-byte characters as CESU-8 surrogates. A RESPONSE's content is JSON,
+  // which must be UTF-8: the surrogates arrive as U+FFFD, still unlike the HTTP baseline's
+  // text (the mismatch utf8-mismatch looks for). It used to throw in the generator, which
+  // sent nothing, and the client waited until its timeout.
+  void nonStreamingUnderUtf8SurrogateIsAnswered() {
+    EndpointFixture f({"utf8-surrogate"});
+    f.start();
+    SessionConfig c = f.session("anthro");
+    c.stream = false;
+    c.timeout_s = 10;
+    SessionResult r = EndpointFixture::run(c);
+    QVERIFY2(!r.error && !r.requests.at(0).error, r.requests.at(0).error.value_or(r.error.value_or("")).c_str());
+    const std::string& text = r.requests.at(0).text;
+    QVERIFY2(text.find("\xef\xbf\xbd") != std::string::npos, text.c_str());
+    QVERIFY(is_valid_utf8(as_bytes(text)));
+    SessionConfig baseline = f.session("http", "/v1/messages");
+    baseline.stream = false;
+    QVERIFY(EndpointFixture::run(baseline).requests.at(0).text != text);
+    still_serves(f);
+  }
+
+  // What every co_spawn completion goes through: a throw is reported, not swallowed.
+  void aCoroutineThatThrowsIsReported() {
+    net::asio::io_context io;
+    std::string reported;
+    auto thrower = []() -> net::awaitable<void> {
+      throw std::runtime_error("boom");
+      co_return;
+    };
+    co_spawn(io, thrower(), net::report_failure([&](const std::string& what) { reported = what; }));
+    std::optional<std::string> caught;
+    co_spawn(io, net::failure_of(thrower()), [&](std::exception_ptr, std::optional<std::string> f) { caught = f; });
+    io.run();
+    QCOMPARE(reported, std::string("boom"));
+    QCOMPARE(caught.value_or(""), std::string("boom"));
   }
 
   void maxConnectionsIsEnforced() {

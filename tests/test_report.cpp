@@ -193,7 +193,10 @@ class TestReport : public QObject {
       auto doc = build_report(text, {.origin = "x.json"});
       return doc.ok() ? std::string() : doc.error().detail;
     };
-    QCOMPARE(err("{\"kind\": \"diagnosis\""), std::string("x.json: not valid JSON"));
+    QVERIFY2(err("{\"kind\": \"diagnosis\"").rfind("x.json: not valid JSON at byte 20: ", 0) == 0,
+             err("{\"kind\": \"diagnosis\"").c_str());
+    std::string deep(100000, '[');
+    QCOMPARE(err(deep), std::string("x.json: nested deeper than 64 levels at byte 64"));
     QVERIFY(err("[1]").rfind("x.json: expected a JSON object", 0) == 0);
     QVERIFY(err("{\"kind\": \"pcap\", \"schema_version\": 1}").rfind("x.json: field kind: ", 0) == 0);
     QVERIFY(err("{\"kind\": \"diagnosis\", \"schema_version\": 7}").rfind("x.json: field schema_version: expected 1", 0) == 0);

@@ -1,7 +1,10 @@
 #include "worker.h"
 
+#include <QtGlobal>
+
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <mutex>
 
 namespace anthro::widgets {
@@ -60,7 +63,15 @@ Worker::Worker(Job job) : stop_(std::make_shared<std::atomic<bool>>(false)) {
   std::promise<void> done;
   finished_ = done.get_future().share();
   thread_ = std::thread([stop = stop_, job = std::move(job), done = std::move(done)]() mutable {
-    job(*stop);
+    // A job that throws must not take the process with it (std::terminate), nor leave a later
+    // run waiting on finished() forever.
+    try {
+      job(*stop);
+    } catch (const std::exception& e) {
+      qWarning("anthro-workbench: a worker thread failed: %s", e.what());
+    } catch (...) {
+      qWarning("anthro-workbench: a worker thread failed");
+    }
     done.set_value();
   });
 }

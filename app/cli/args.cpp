@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
@@ -60,13 +62,18 @@ std::vector<std::string> Args::values(const std::string& name) const {
   return it == values_.end() ? std::vector<std::string>{} : it->second;
 }
 
-std::optional<double> Args::number(const std::string& name) {
+std::optional<double> Args::number(const std::string& name, NumberRange range) {
   auto v = value(name);
   if (!v) return std::nullopt;
   char* end = nullptr;
+  errno = 0;
   double d = std::strtod(v->c_str(), &end);
-  if (v->empty() || *end) {
-    fail(name + " \"" + *v + "\": not a number");
+  if (v->empty() || *end || errno == ERANGE || !std::isfinite(d)) {
+    fail(name + " \"" + *v + "\": not a number (or out of range)");
+    return std::nullopt;
+  }
+  if ((range == NumberRange::NonNegative && d < 0) || (range == NumberRange::Positive && d <= 0)) {
+    fail(name + " \"" + *v + "\": expected a number " + (range == NumberRange::Positive ? "above 0" : "from 0 up"));
     return std::nullopt;
   }
   return d;
@@ -76,8 +83,9 @@ std::optional<std::uint64_t> Args::count(const std::string& name, std::uint64_t 
   auto v = value(name);
   if (!v) return std::nullopt;
   char* end = nullptr;
+  errno = 0;
   unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-  if (v->empty() || *end || v->front() == '-' || n < min || n > max) {
+  if (v->empty() || *end || v->front() == '-' || errno == ERANGE || n < min || n > max) {
     fail(name + " \"" + *v + "\": expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
     return std::nullopt;
   }

@@ -12,6 +12,9 @@
 
 namespace anthro::cli {
 
+// What a number option may be; NaN and infinities are never numbers here.
+enum class NumberRange { Any, NonNegative, Positive };
+
 class Args {
  public:
   // Parses `argv` against the options of `command`'s entry in the command table.
@@ -26,7 +29,7 @@ class Args {
   const std::vector<std::string>& positional() const { return positional_; }
 
   // Typed reads; a bad value records an error naming the option (see ok()).
-  std::optional<double> number(const std::string& name);
+  std::optional<double> number(const std::string& name, NumberRange range = NumberRange::Any);
   std::optional<std::uint64_t> count(const std::string& name, std::uint64_t min = 0,
                                      std::uint64_t max = UINT64_MAX);
   void fail(const std::string& why);

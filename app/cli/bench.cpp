@@ -28,14 +28,14 @@ int run_bench_command(const std::vector<std::string>& argv) {
   BenchConfig b;
   read_session_options(args, b.session);
   if (auto n = args.count("--concurrency", 1, 100000)) b.concurrency = static_cast<unsigned>(*n);
-  if (auto r = args.number("--rate")) b.rate = *r;
+  if (auto r = args.number("--rate", NumberRange::Positive)) b.rate = *r;
   std::string arrivals = args.value_or("--arrivals", "constant");
   if (arrivals == "poisson") b.arrivals = Arrivals::Poisson;
   else if (arrivals != "constant") args.fail("--arrivals \"" + arrivals + "\": expected constant or poisson");
   if (b.concurrency && b.rate > 0) args.fail("--concurrency and --rate exclude each other");
   if (!b.concurrency && b.rate <= 0) args.fail("give --concurrency N (closed loop) or --rate R (open loop)");
   b.requests = args.count("--requests", 1, UINT64_MAX);
-  b.duration_s = args.number("--duration");
+  b.duration_s = args.number("--duration", NumberRange::Positive);
   if (auto slo = args.value("--slo")) {
     auto parsed = parse_slo(*slo);
     if (!parsed) args.fail(parsed.error().detail);

@@ -77,7 +77,7 @@ int run_capture(const std::vector<std::string>& argv) {
   c.filter = args.value_or("--filter", "");
   c.output = args.value_or("--output", "");
   c.keylog_path = args.value_or("--keylog", "");
-  if (auto d = args.number("--duration")) c.duration_s = *d;
+  if (auto d = args.number("--duration", NumberRange::Positive)) c.duration_s = *d;
   if (c.interface.empty()) args.fail("--interface is required (e.g. lo)");
   if (c.output.empty()) args.fail("--output FILE.pcapng is required");
   if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");

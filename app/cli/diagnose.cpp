@@ -1,4 +1,6 @@
 // `anthro-wb diagnose`: the latency checklist against a live target, a capture and this machine.
+#include <sys/stat.h>
+
 #include <iostream>
 
 #include "cli/commands.h"
@@ -55,6 +57,10 @@ int run_diagnose(const std::vector<std::string>& argv) {
     SystemProbeConfig s;
     s.sysfs_root = args.value_or("--sysfs-root", s.sysfs_root);
     s.procfs_root = args.value_or("--procfs-root", s.procfs_root);
+    // A missing tree would read as a machine with nothing to report.
+    for (const auto& [option, root] : {std::pair{"--sysfs-root", s.sysfs_root}, std::pair{"--procfs-root", s.procfs_root}})
+      if (struct stat st {}; ::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        args.fail(std::string(option) + " " + root + ": not a directory");
     s.run_chronyc = !args.has("--sysfs-root");  // a fake tree is not this machine's clock
     d.system = s;
   }

@@ -23,6 +23,8 @@ int run_endpoint(const std::vector<std::string>& argv) {
   }
   config.cert_path = args.value_or("--cert", "");
   config.key_path = args.value_or("--key", "");
+  if (config.tls_listen.empty() && (args.has("--cert") || args.has("--key")))
+    args.fail("--cert and --key are for the TLS socket, which is off: give --listen HOST:PORT too");
   config.server_key_path = args.value_or("--server-key", "");
   if (auto v = args.value("--ttft-ms")) {
     auto d = parse_distribution(*v, "--ttft-ms");

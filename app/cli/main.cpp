@@ -70,7 +70,14 @@ int main(int argc, char** argv) {
         std::cout << anthro::cli::command_help(spec);
         return 0;
       }
-      return c.run(args);
+      // The last resort: every bad input should be refused where it is read, with where it
+      // is wrong; whatever still throws ends as cli.md's one line and exit 2, not std::terminate.
+      try {
+        return c.run(args);
+      } catch (const std::exception& e) {
+        std::cerr << "anthro-wb " << c.name << ": internal error: " << e.what() << "\n";
+        return 2;
+      }
     }
   for (const auto& p : planned)
     if (argv[1] == std::string(p.name)) {

@@ -91,7 +91,7 @@ int run_rollout_command(const std::vector<std::string>& argv) {
   if (auto n = args.count("--requests-per-stage", 1, 100000000)) c.requests_per_stage = *n;
   if (auto n = args.count("--concurrency", 1, 1000)) c.concurrency = static_cast<unsigned>(*n);
   if (auto n = args.count("--seed")) c.seed = *n;
-  if (auto s = args.number("--rollback-load-s")) c.rollback_load_s = *s;
+  if (auto s = args.number("--rollback-load-s", NumberRange::NonNegative)) c.rollback_load_s = *s;
   read_resume(args, c);
   read_stages(args, c);
   std::string format = args.value_or("--format", "text");

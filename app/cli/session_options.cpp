@@ -13,13 +13,13 @@ LoadOptions read_load_options(Args& args) {
     o.cancel_rate = *f;
   }
   o.retry_naive = args.has("--retry-naive");
-  if (auto s = args.number("--hold-connections")) o.hold_connections_s = *s;
+  if (auto s = args.number("--hold-connections", NumberRange::NonNegative)) o.hold_connections_s = *s;
   if (auto s = args.count("--seed")) o.seed = *s;
   return o;
 }
 
 void read_trust_options(Args& args, SessionConfig& c) {
-  if (auto d = args.number("--timeout-s")) c.timeout_s = *d;
+  if (auto d = args.number("--timeout-s", NumberRange::Positive)) c.timeout_s = *d;
   c.ca_file = args.value_or("--cacert", "");
   c.insecure = args.has("--insecure");
   if (auto name = args.value("--api-key-env")) {
@@ -35,9 +35,10 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
   if (auto file = args.value("--messages")) {
-    auto text = read_file(*file);
+    auto text = read_file(*file);  // its errors name the file
     auto messages = text ? parse_messages_json(*text) : Result<std::vector<ChatMessage>>(text.error());
-    if (!messages) args.fail("--messages " + *file + ": " + messages.error().detail);
+    if (!text) args.fail("--messages " + text.error().detail);
+    else if (!messages) args.fail("--messages " + *file + ": " + messages.error().detail);
     else c.messages = *messages;
   } else {
     c.messages = {{"user", args.value_or("--prompt", "Hello! 👋 Tell me about transport layers.")}};
@@ -49,7 +50,7 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   if (auto n = args.count("--cancel-after-tokens", 1, UINT32_MAX)) c.cancel_after_tokens = static_cast<std::uint32_t>(*n);
   c.close_without_cancel = args.has("--close-without-cancel");
   if (c.close_without_cancel && !c.cancel_after_tokens) c.cancel_after_tokens = 5;
-  if (auto d = args.number("--read-delay-ms")) c.read_delay_ms = *d;
+  if (auto d = args.number("--read-delay-ms", NumberRange::NonNegative)) c.read_delay_ms = *d;
   if (auto n = args.count("--ring-kib", 64, 65535)) c.ring_kib = static_cast<std::uint16_t>(*n);
   c.tls_extension = !args.has("--no-extension");
   read_trust_options(args, c);

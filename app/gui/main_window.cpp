@@ -32,6 +32,7 @@
 #include "diagnosis_page.h"
 #include "endpoint/endpoint.h"
 #include "file_dialog.h"
+#include "gui_thread.h"
 #include "keys_panel.h"
 #include "language.h"
 #include "model/faults.h"
@@ -202,6 +203,10 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   config.model.itl = {12, 3};
   if (auto parsed = parse_faults(faults)) config.model.faults = *parsed;
   else log(tr("Endpoint faults ignored: %1").arg(QString::fromStdString(parsed.error().detail)));
+  // From the endpoint's thread, which stop() joins before this window goes.
+  config.on_log = [this](const std::string& line) {
+    widgets::post_to(this, [this, text = QString::fromStdString(line)] { log(tr("Embedded endpoint: %1").arg(text)); });
+  };
   auto started = Endpoint::start(config);
   if (!started) {
     log(tr("The embedded endpoint did not start: %1").arg(QString::fromStdString(started.error().detail)));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "crypto/keylog.h"
 #include "metrics/request_json.h"
 #include "util/files.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -31,9 +33,9 @@ json body_fields(const Body& body) {
         using T = std::decay_t<decltype(b)>;
         json j = {{"stream_id", b.stream_id}};
         if constexpr (std::is_same_v<T, RequestBody>) {
-          j["json"] = json::parse(redact_request_json(b.json), nullptr, false);
+          j["json"] = parse_or_null(redact_request_json(b.json));
         } else if constexpr (std::is_same_v<T, ResponseBody>) {
-          j["json"] = json::parse(b.json, nullptr, false);
+          j["json"] = parse_or_null(b.json);
         } else if constexpr (std::is_same_v<T, TokenBody>) {
           j["token_index"] = b.token_index;
           j["token_count"] = b.token_count;
@@ -200,6 +202,10 @@ Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vec
   for (const auto& path : sources.keylog_files) {
     auto text = read_file(path);
     if (!text) return make_error(ErrorClass::Input, text.error().detail);
+    // Key logs are text; unknown lines are skipped as NSS's format says, so a binary file
+    // (a capture or a key given by mistake) would otherwise pass as a log with no keys.
+    if (auto nul = text->find('\0'); nul != std::string::npos)
+      return make_error(ErrorClass::Input, path + ": not a key log: binary data (a NUL byte) at byte " + std::to_string(nul));
     KeyLog log = parse_keylog(*text, path);
     warnings.insert(warnings.end(), log.problems.begin(), log.problems.end());
     ring.add(log);
@@ -241,7 +247,7 @@ class Lane {
     return books_.try_emplace(&c, keeper_, observer_ && observer_->keep_itl_samples).first->second;
   }
   void emit(const json& line) const {
-    if (sink_) sink_(line.dump());
+    if (sink_) sink_(dump_json(line));
   }
   CaptureEvents events();
 
@@ -321,6 +327,8 @@ class LaneThread {
     queue_.push_back(std::move(batch));
     ready_.notify_one();
   }
+  // What the lane's thread threw, if anything (read after close()).
+  std::exception_ptr failure() const { return failure_; }
   // Waits for the lane to drain its queue and finish its connections.
   Lane& close() {
     {
@@ -345,14 +353,28 @@ class LaneThread {
         queue_.pop_front();
         room_.notify_one();
       }
+      if (!failure_) feed(batch);  // after a throw the queue is still drained, so push() never blocks
+    }
+    if (!failure_) {
+      try {
+        lane_.finish();
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+    }
+  }
+
+  void feed(Batch& batch) {
+    try {
       for (const auto& text : batch.secrets) lane_.add_secrets(text, origin_);
       for (std::size_t i = 0; i < batch.segments.size(); ++i) {
         TcpSegment& segment = batch.segments[i];
         segment.payload = ByteView(batch.arena.data() + batch.offsets[i], segment.payload.size());
         lane_.feed(segment);
       }
+    } catch (...) {
+      failure_ = std::current_exception();
     }
-    lane_.finish();
   }
 
   DecodeSink no_sink_;
@@ -362,6 +384,7 @@ class LaneThread {
   std::condition_variable ready_, room_;
   std::deque<Batch> queue_;
   bool closed_ = false;
+  std::exception_ptr failure_;
   std::thread thread_;  // last: it starts running at construction
 };
 
@@ -546,6 +569,8 @@ bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& 
   for (std::size_t i = 0; i < count; ++i)
     if (done && (!batches[i].segments.empty() || !batches[i].secrets.empty())) flush(i);
   for (auto& lane : lanes) collect(analysis, lane->close());
+  for (auto& lane : lanes)
+    if (lane->failure()) std::rethrow_exception(lane->failure());  // on this thread, to analyze_capture
   return done;
 }
 
@@ -562,8 +587,14 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
 
   unsigned lanes = lanes_for(options, sink, (*reader)->file_size());
   ChecksumTally checksums;
-  bool done = lanes == 1 ? run_one_lane(**reader, analysis, ring, sink, options, checksums)
-                         : run_lanes(**reader, analysis, ring, lanes, options, checksums);
+  bool done = false;
+  try {
+    done = lanes == 1 ? run_one_lane(**reader, analysis, ring, sink, options, checksums)
+                      : run_lanes(**reader, analysis, ring, lanes, options, checksums);
+  } catch (const std::exception& e) {
+    return make_error(ErrorClass::Input, "internal", path + ": internal error at byte " +
+                                                         std::to_string((*reader)->position()) + ": " + e.what());
+  }
   if (!done)
     return make_error(ErrorClass::Cancelled, "analysis of " + path + " cancelled at byte " + std::to_string((*reader)->position()));
   // Connections in the order they first appear, however the lanes split them.

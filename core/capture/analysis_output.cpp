@@ -8,6 +8,7 @@
 
 #include "capture/analysis.h"
 #include "metrics/request_json.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -69,16 +70,16 @@ void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
   // Written piece by piece: one document for a capture of millions of frames would otherwise
   // be a second copy of everything in memory.
   out << "{\"kind\":\"analysis\",\"schema_version\":" << CaptureAnalysis::kSchemaVersion
-      << ",\"file\":" << json(a.file).dump() << ",\"packets\":" << a.packets << ",\"tcp_segments\":" << a.tcp_segments
+      << ",\"file\":" << dump_json(json(a.file)) << ",\"packets\":" << a.packets << ",\"tcp_segments\":" << a.tcp_segments
       << ",\"connections\":[";
   for (std::size_t c = 0; c < a.connections.size(); ++c) {
-    std::string head = connection_json(a.connections[c].info).dump();
+    std::string head = dump_json(connection_json(a.connections[c].info));
     head.pop_back();  // the closing brace: the streams come first
     out << (c ? "," : "") << head << ",\"streams\":[";
     write_streams(a.connections[c], out);
     out << "]}";
   }
-  out << "],\"summary\":" << summary_json(a).dump() << ",\"warnings\":" << json(a.warnings).dump()
+  out << "],\"summary\":" << dump_json(summary_json(a)) << ",\"warnings\":" << dump_json(json(a.warnings))
       << ",\"findings\":[],\"checklist\":[]}";
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "protocol/frame.h"
+#include "util/json.h"
 
 namespace anthro {
 namespace {
@@ -32,13 +33,13 @@ std::string pretty(const Body& body) {
   if (const auto* r = std::get_if<RequestBody>(&body)) text = redact_request_json(r->json);
   else if (const auto* r = std::get_if<ResponseBody>(&body)) text = r->json;
   else return {};
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  return doc.is_discarded() ? text : doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto doc = parse_json(text);
+  return doc ? dump_json(*doc, 2) : text;
 }
 
 std::string pretty_text(const std::string& text) {
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  return doc.is_discarded() ? text : doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto doc = parse_json(text);
+  return doc ? dump_json(*doc, 2) : text;
 }
 
 HttpEventKind http_kind(RowKind kind) {

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "util/files.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -222,8 +223,9 @@ class Reader {
 }  // namespace
 
 Result<Checklist> parse_checklist(std::string_view text, const std::string& origin) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorClass::Input, origin + ": not valid JSON");
+  auto parsed = parse_json(text);
+  if (!parsed) return make_error(ErrorClass::Input, origin + ": " + parsed.error().detail);
+  const json& doc = *parsed;
   return Reader(origin).read(doc);
 }
 

@@ -7,6 +7,7 @@
 #include "diagnosis/diagnosis.h"
 #include "metrics/request_json.h"
 #include "metrics/stats.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -110,7 +111,7 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Chec
               {"checklist", items},
               {"system", system_json(o.system)},
               {"warnings", d.warnings}};
-  return doc.dump();
+  return dump_json(doc);
 }
 
 std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang) {

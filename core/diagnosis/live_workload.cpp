@@ -4,6 +4,7 @@
 
 #include "session/bench.h"
 #include "session/target.h"
+#include "util/json.h"
 
 namespace anthro {
 namespace {
@@ -21,7 +22,7 @@ const std::vector<std::string>& prompts() {
   return list;
 }
 
-std::string probe_metadata(const char* id) { return nlohmann::json{{"anthro_probe", id}}.dump(); }
+std::string probe_metadata(const char* id) { return dump_json(nlohmann::json{{"anthro_probe", id}}); }
 
 std::vector<ChatMessage> user(const std::string& text) { return user_message(text); }
 

@@ -69,9 +69,23 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
       : stream_(std::move(stream)), state_(state), ext_(std::move(ext)), admission_(admission), writer_(*stream_),
         streams_(1), deadline_(*stream_), started_(Clock::now()), streams_done_(stream_->socket().get_executor()) {}
 
+  // (Defined before its uses: its type is deduced.) The completion handler of every coroutine
+  // a connection spawns.
+  auto on_failure() {
+    return report_failure([self = shared_from_this()](const std::string& what) { self->internal_error(what); });
+  }
+
   awaitable<void> run() {
     auto self = shared_from_this();
     state_.live.insert(this);
+    auto failure = co_await failure_of(converse());
+    if (failure) internal_error(*failure);
+    co_await writer_.flush();
+    finish();
+  }
+
+ private:
+  awaitable<void> converse() {
     bool refused = admission_ == Admission::Refuse;
     deadline_.arm(refused ? refusal_timeout_s(state_.config) : state_.config.handshake_timeout_s);
     bool negotiated = co_await negotiate();
@@ -84,11 +98,15 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     if (negotiated && deadline_.expired()) ++state_.counters.timeouts;
     // The peer's reader closing is not a cancel (spec §5): streams play out before we close.
     while (!live_streams_.empty() && !writer_.failed() && !closing_) co_await streams_done_.wait();
-    co_await writer_.flush();
-    finish();
   }
 
- private:
+  // A coroutine threw: the log hears why, the peer an ERROR 500 on stream 0, and the
+  // connection closes, instead of the coroutine vanishing and the peer waiting forever.
+  void internal_error(const std::string& what) {
+    state_.log("anthro-v1 connection: internal error: " + what);
+    if (!closing_) drain(500, 0, "internal error: " + what);
+  }
+
   awaitable<bool> negotiate() {
     Bytes offer_bytes, answer_bytes;
     if (ext_ && !ext_->answer.empty()) {
@@ -192,7 +210,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     stream->request = std::move(request);
     live_streams_[stream->id] = stream;
     deadline_.disarm();  // not idle while a stream is in flight
-    co_spawn(stream_->socket().get_executor(), generate(shared_from_this(), stream), asio::detached);
+    co_spawn(stream_->socket().get_executor(), generate(shared_from_this(), stream), on_failure());
   }
 
   void on_cancel(std::uint32_t id) {
@@ -202,7 +220,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     if (it == live_streams_.end() || state_.config.model.faults.ignore_cancel) return;  // unknown: ignored
     auto stream = it->second;
     if (auto delay = state_.config.model.faults.slow_cancel_ms) {
-      co_spawn(stream_->socket().get_executor(), cancel_later(shared_from_this(), stream, *delay), asio::detached);
+      co_spawn(stream_->socket().get_executor(), cancel_later(shared_from_this(), stream, *delay), on_failure());
       return;
     }
     stream->cancelled = true;
@@ -224,11 +242,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   }
 
   static awaitable<void> generate(std::shared_ptr<Connection> self, std::shared_ptr<StreamState> s) {
-    co_await self->play(*s);
+    auto failure = co_await failure_of(self->play(*s));
     self->streams_.close(s->id);
     self->live_streams_.erase(s->id);
     if (self->live_streams_.empty() && !self->finished_) self->deadline_.arm(self->state_.config.idle_timeout_s);
     self->streams_done_.notify();
+    if (failure) self->internal_error("stream " + std::to_string(s->id) + ": " + *failure);
   }
 
   awaitable<void> play(StreamState& s) {
@@ -324,7 +343,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   // The endpoint is going away (a failover): clients are told to retry elsewhere.
   void drain(std::uint16_t code, std::uint32_t retry_after_ms, const std::string& why) override {
     end_connection(code, retry_after_ms, why);
-    co_spawn(stream_->socket().get_executor(), close_when_flushed(shared_from_this()), asio::detached);
+    co_spawn(stream_->socket().get_executor(), close_when_flushed(shared_from_this()),
+             report_failure([&state = state_](const std::string& what) { state.log("anthro-v1 connection: " + what); }));
   }
 
   static awaitable<void> close_when_flushed(std::shared_ptr<Connection> self) {

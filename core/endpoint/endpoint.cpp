@@ -62,7 +62,9 @@ struct Endpoint::Impl {
     if (ec) return make_error(ErrorClass::Network, "cannot listen on " + spec + ": " + ec.message());
     auto local = acceptor->local_endpoint();
     for (const auto& scheme : schemes) listeners.push_back({scheme, host_text(local.address()), local.port()});
-    co_spawn(io, accept_loop(*acceptor, kind), asio::detached);
+    co_spawn(io, accept_loop(*acceptor, kind), report_failure([this, spec](const std::string& what) {
+               state->log("stopped accepting on " + spec + ": " + what);
+             }));
     acceptors.push_back(std::move(acceptor));
     return true;
   }
@@ -100,7 +102,8 @@ struct Endpoint::Impl {
       return;
     }
     socket.set_option(tcp::no_delay(true), ec);
-    co_spawn(io, serve(std::move(socket), kind, *admission), asio::detached);
+    co_spawn(io, serve(std::move(socket), kind, *admission),
+             report_failure([this](const std::string& what) { log_failure(what); }));
   }
 
   // Served, refused with its reason, or (nothing) closed at once.
@@ -114,6 +117,7 @@ struct Endpoint::Impl {
     return Admission::Refuse;
   }
 
+  // Counted open (or refusing) until it ends, however it ends.
   awaitable<void> serve(tcp::socket socket, SocketKind kind, Admission admission) {
     bool served = admission == Admission::Serve;
     if (served) {
@@ -122,14 +126,21 @@ struct Endpoint::Impl {
     } else {
       ++refusing;
     }
+    auto failure = co_await failure_of(serve_kind(std::move(socket), kind, admission));
+    if (served) --state->counters.open_connections;
+    else --refusing;
+    if (failure) log_failure(*failure);
+  }
+
+  void log_failure(const std::string& what) { state->log("connection: internal error: " + what); }
+
+  awaitable<void> serve_kind(tcp::socket socket, SocketKind kind, Admission admission) {
     switch (kind) {
       case SocketKind::Tls: co_await serve_tls(std::move(socket), admission); break;
       case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr, admission); break;
       case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state, admission); break;
       case SocketKind::Metrics: co_await serve_metrics(make_plain_stream(std::move(socket)), *state); break;
     }
-    if (served) --state->counters.open_connections;
-    else --refusing;
   }
 
   awaitable<void> serve_tls(tcp::socket socket, Admission admission) {

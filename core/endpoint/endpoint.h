@@ -3,6 +3,7 @@
 // event loop on one thread; callers only start, query and stop it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct EndpointConfig {
   std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
   std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
+  // Internal failures (a connection's coroutine that threw), one line each; unset: stderr.
+  std::function<void(const std::string&)> on_log;
 };
 
 struct Listener {

@@ -42,11 +42,25 @@ class HttpConnection {
  public:
   HttpConnection(ByteStream& stream, ServerState& state) : stream_(stream), state_(state), timer_(stream.socket().get_executor()) {}
 
+  // Serves requests until the peer is done; a throw is reported and answered with a 500 (or,
+  // mid-reply, where a status line would corrupt the body, with the close alone).
   awaitable<void> run(Admission admission) {
+    auto failure = co_await failure_of(serve_requests(admission));
+    if (!failure) co_return;
+    state_.log("HTTP connection: internal error: " + *failure);
+    if (reply_started_) co_return;
+    Headers close{{"connection", "close"}};
+    co_await send(http_response(500, "application/json", error_body(api_, "api_error", "internal error: " + *failure),
+                                std::move(close)));
+  }
+
+ private:
+  awaitable<void> serve_requests(Admission admission) {
     std::string pending;
     HttpReadTimeouts timeouts{std::nullopt, state_.config.header_timeout_s, state_.config.body_timeout_s};
     if (admission == Admission::Refuse) timeouts.head_s = timeouts.body_s = refusal_timeout_s(state_.config);
     for (;;) {
+      reply_started_ = false;
       auto read = co_await read_http_request(stream_, pending, kBodyLimit, timeouts);
       if (auto* failure = std::get_if<ReadFailure>(&read)) {
         if (failure->timed_out) ++state_.counters.timeouts;
@@ -65,9 +79,9 @@ class HttpConnection {
     }
   }
 
- private:
   // By value: a coroutine keeps its parameters in its frame, but not what a view points to.
   awaitable<bool> send(std::string bytes) {
+    reply_started_ = true;
     bool ok = co_await stream_.write_all(as_bytes(bytes));
     co_return ok;
   }
@@ -91,6 +105,7 @@ class HttpConnection {
   awaitable<bool> serve(const HttpRequest& req) {
     std::string path = req.target.substr(0, req.target.find('?'));
     Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
+    api_ = api;
     if (path != kMessagesPath && path != kChatCompletionsPath)
       co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
     if (req.method != "POST")
@@ -184,6 +199,8 @@ class HttpConnection {
   ByteStream& stream_;
   ServerState& state_;
   asio::steady_timer timer_;
+  Api api_ = Api::Messages;     // the request being served, for the shape of a 500
+  bool reply_started_ = false;  // bytes of a reply to it went out
 };
 
 }  // namespace

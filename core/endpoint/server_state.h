@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <iostream>
 #include <set>
 
 #include "crypto/key_schedule.h"
@@ -84,6 +85,11 @@ struct ServerState {
   EndpointMetrics metrics;
   std::uint64_t request_number = 0;  // loop thread only
   std::set<Drainable*> live;          // loop thread only
+
+  void log(const std::string& line) const {
+    if (config.on_log) config.on_log(line);
+    else std::cerr << "anthro-wb endpoint: " << line << "\n";
+  }
 };
 
 // The answer to a client's offer (spec §2), or the reason the offer is refused.

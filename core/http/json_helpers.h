@@ -10,17 +10,16 @@
 #include <string_view>
 
 #include "protocol/body.h"
+#include "util/json.h"
 
 namespace anthro::http_detail {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-// Output keeps members in the order the real APIs write them; invalid UTF-8 (a token cut
-// mid-character upstream) becomes U+FFFD instead of throwing.
-inline std::string dump(const ordered_json& doc) {
-  return doc.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
-}
+// Output is ordered_json, so members keep the order the real APIs write them in; it is written
+// by dump_json (util/json.h), which turns invalid UTF-8 (a token cut mid-character upstream)
+// into U+FFFD.
 
 inline std::string string_member(const json& obj, const char* key) {
   auto it = obj.find(key);

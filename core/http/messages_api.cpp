@@ -34,9 +34,9 @@ Error response_error(std::string detail) {
 }
 
 Result<json> parse_object(std::string_view body, Error (*fail)(std::string)) {
-  json doc = json::parse(body, nullptr, false);
-  if (doc.is_discarded()) return fail("body is not valid UTF-8 JSON");
-  if (!doc.is_object()) return fail("body is not a JSON object");
+  auto doc = parse_json(body);
+  if (!doc) return fail("body is " + doc.error().detail);
+  if (!doc->is_object()) return fail("body is not a JSON object");
   return doc;
 }
 
@@ -57,7 +57,7 @@ Result<std::string> text_block(const json& block, const std::string& path) {
   if (type == block.end() || !type->is_string())
     return request_error(in_quotes(path + ".type") + " is missing or not a string");
   if (*type != "text")
-    return request_error(in_quotes(path + ".type") + " is " + type->dump() +
+    return request_error(in_quotes(path + ".type") + " is " + dump_json(*type) +
                          "; only \"text\" blocks are supported");
   auto text = block.find("text");
   if (text == block.end() || !text->is_string())
@@ -141,7 +141,7 @@ Result<std::optional<std::uint32_t>> max_tokens_member(const json& doc, const ch
   constexpr auto max = std::numeric_limits<std::uint32_t>::max();
   if (!it->is_number_unsigned() || it->get<std::uint64_t>() == 0 || it->get<std::uint64_t>() > max)
     return request_error(in_quotes(key) + " must be an integer from 1 to 4294967295, got " +
-                         it->dump());
+                         dump_json(*it));
   return std::optional<std::uint32_t>{static_cast<std::uint32_t>(it->get<std::uint64_t>())};
 }
 
@@ -167,7 +167,7 @@ std::optional<Error> read_anthropic_extras(const json& doc, RequestSpec& spec) {
   }
   if (auto it = doc.find("metadata"); it != doc.end()) {
     if (!it->is_object()) return request_error("\"metadata\" is not an object");
-    spec.metadata_json = it->dump();
+    spec.metadata_json = dump_json(*it);
   }
   return std::nullopt;
 }
@@ -194,9 +194,9 @@ ordered_json message_array(const std::vector<ChatMessage>& messages) {
 // metadata_json is meant to be an object's text; anything else is left out rather than thrown.
 std::optional<ordered_json> metadata_object(const RequestSpec& spec) {
   if (!spec.metadata_json) return std::nullopt;
-  auto doc = ordered_json::parse(*spec.metadata_json, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
-  return doc;
+  auto doc = parse_ordered_json(*spec.metadata_json);
+  if (!doc || !doc->is_object()) return std::nullopt;
+  return std::move(*doc);
 }
 
 // --- Reply building.
@@ -210,7 +210,7 @@ ordered_json text_blocks(const std::optional<std::string>& content) {
 // --- Reply parsing.
 
 Error api_error(const json& err) {
-  if (!err.is_object()) return make_error("error", err.dump());
+  if (!err.is_object()) return make_error("error", dump_json(err));
   auto type = string_member(err, "type");
   return make_error(type.empty() ? "error" : type, string_member(err, "message"));
 }
@@ -301,7 +301,7 @@ std::string messages_request_json(const RequestSpec& spec) {
   doc["stream"] = spec.stream;
   if (spec.temperature) doc["temperature"] = *spec.temperature;
   if (auto metadata = metadata_object(spec)) doc["metadata"] = *metadata;
-  return dump(doc);
+  return dump_json(doc);
 }
 
 // Real API: OpenAI prefers max_completion_tokens now, but self-hosted servers (vLLM,
@@ -318,7 +318,7 @@ std::string chat_completions_request_json(const RequestSpec& spec) {
   doc["stream"] = spec.stream;
   if (spec.stream) doc["stream_options"] = {{"include_usage", true}};
   if (spec.temperature) doc["temperature"] = *spec.temperature;
-  return dump(doc);
+  return dump_json(doc);
 }
 
 Result<RequestSpec> parse_messages_request(std::string_view body) {
@@ -370,11 +370,11 @@ std::string messages_response_json(const ResponseSpec& spec) {
       {"stop_reason", to_string(spec.stop_reason)},
       {"stop_sequence", nullptr},
       {"usage", {{"input_tokens", spec.input_tokens}, {"output_tokens", spec.output_tokens}}}};
-  return dump(doc);
+  return dump_json(doc);
 }
 
 std::string error_json(std::string_view type, std::string_view message) {
-  return dump(anthropic_error(type, message));
+  return dump_json(anthropic_error(type, message));
 }
 
 std::string chat_completions_response_json(const ResponseSpec& spec, std::int64_t created) {
@@ -390,11 +390,11 @@ std::string chat_completions_response_json(const ResponseSpec& spec, std::int64_
                       {"model", spec.model},
                       {"choices", ordered_json::array({std::move(choice)})},
                       {"usage", openai_usage(spec.input_tokens, spec.output_tokens)}};
-  return dump(doc);
+  return dump_json(doc);
 }
 
 std::string chat_completions_error_json(std::string_view type, std::string_view message) {
-  return dump(openai_error(type, message));
+  return dump_json(openai_error(type, message));
 }
 
 Result<ResponseSpec> parse_messages_response(std::string_view body) {

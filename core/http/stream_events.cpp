@@ -18,7 +18,7 @@ namespace {
 // --- Stream writing.
 
 std::string anthropic_event(const char* name, const ordered_json& data) {
-  return format_sse(name, dump(data));
+  return format_sse(name, dump_json(data));
 }
 
 // --- Stream reading.
@@ -40,7 +40,7 @@ StreamUpdate error_update(const json& err) {
   StreamUpdate u = update(StreamUpdate::Error);
   u.error_type = err.is_object() ? string_member(err, "type") : std::string();
   if (u.error_type.empty()) u.error_type = "error";
-  u.error_message = err.is_object() ? string_member(err, "message") : err.dump();
+  u.error_message = err.is_object() ? string_member(err, "message") : dump_json(err);
   return u;
 }
 
@@ -205,7 +205,7 @@ std::string openai_chunk(const std::string& id, const std::string& model, std::i
                       {"model", model},
                       {"choices", std::move(choices)}};
   if (include_usage) doc["usage"] = nullptr;
-  return format_sse("", dump(doc));
+  return format_sse("", dump_json(doc));
 }
 
 ordered_json one_choice(ordered_json delta, const char* finish_reason) {
@@ -241,19 +241,19 @@ std::string OpenAiSseWriter::usage(std::uint64_t input_tokens, std::uint64_t out
                       {"model", model_},
                       {"choices", ordered_json::array()},
                       {"usage", openai_usage(input_tokens, output_tokens)}};
-  return format_sse("", dump(doc));
+  return format_sse("", dump_json(doc));
 }
 
 std::string OpenAiSseWriter::done() const { return format_sse("", "[DONE]"); }
 
 std::string OpenAiSseWriter::error(std::string_view type, std::string_view message) const {
-  return format_sse("", dump(openai_error(type, message)));
+  return format_sse("", dump_json(openai_error(type, message)));
 }
 
 // --- Readers.
 
 std::vector<StreamUpdate> AnthropicStreamReader::on_event(const SseEvent& event) {
-  json data = json::parse(event.data, nullptr, false);
+  json data = parse_or_null(event.data);
   auto name = anthropic_event_name(event, data);
   if (name == "ping") return {update(StreamUpdate::Ping)};
   if (name == "message_stop") {
@@ -275,7 +275,7 @@ std::vector<StreamUpdate> OpenAiStreamReader::on_event(const SseEvent& event) {
     done_ = true;
     return {update(StreamUpdate::Done)};
   }
-  json data = json::parse(event.data, nullptr, false);
+  json data = parse_or_null(event.data);
   if (!data.is_object()) return {invalid_event("chunk is not a JSON object")};
   // OpenAI wraps a mid-stream error in "error"; vLLM has sent it bare with "object": "error".
   if (auto err = data.find("error"); err != data.end() && !err->is_null())

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "metrics/stats.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -90,9 +91,9 @@ std::string request_json_line(const RequestResult& r, std::string_view text, boo
   json j = request_json(r, {false, itl_samples});
   if (!is_valid_utf8(as_bytes(text))) {
     j.update(text_fields(as_bytes(text), true));
-    return j.dump();
+    return dump_json(j);
   }
-  std::string out = j.dump();
+  std::string out = dump_json(j);
   out.pop_back();  // the closing brace: the text comes last
   out += ",\"text\":";
   append_json_string(out, text);

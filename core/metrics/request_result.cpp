@@ -1,7 +1,8 @@
 #include "metrics/request_result.h"
 
 #include <chrono>
-#include <nlohmann/json.hpp>
+
+#include "util/json.h"
 
 namespace anthro {
 
@@ -38,15 +39,17 @@ std::optional<std::string> probe_in(const nlohmann::json& metadata) {
 
 RequestMeta meta_of_request(std::string_view request_json) {
   RequestMeta meta;
-  auto doc = nlohmann::json::parse(request_json, nullptr, false);
-  if (!doc.is_object()) return meta;
-  if (doc.contains("metadata")) meta.probe = probe_in(doc["metadata"]);
+  auto parsed = parse_json(request_json);
+  if (!parsed || !parsed->is_object()) return meta;
+  const nlohmann::json& doc = *parsed;
+  if (auto m = doc.find("metadata"); m != doc.end()) meta.probe = probe_in(*m);
   if (auto m = doc.find("max_tokens"); m != doc.end() && m->is_number_unsigned()) meta.max_tokens = m->get<std::uint64_t>();
   return meta;
 }
 
 std::optional<std::string> probe_of_metadata(std::string_view metadata_json) {
-  return probe_in(nlohmann::json::parse(metadata_json, nullptr, false));
+  auto parsed = parse_json(metadata_json);
+  return parsed ? probe_in(*parsed) : std::nullopt;
 }
 
 void RequestRecorder::request_sent(double t, RequestMeta meta) {

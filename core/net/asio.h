@@ -1,6 +1,9 @@
 // Boost.Asio for the few files that run sockets. Include this, not Boost directly.
 #pragma once
 
+#include <exception>
+#include <optional>
+#include <string>
 #include <utility>  // Boost 1.74's awaitable.hpp uses std::exchange without including it
 
 #include <boost/asio.hpp>
@@ -39,6 +42,38 @@ inline awaitable<bool> sleep_for(asio::steady_timer& timer, double seconds) {
   boost::system::error_code ec;
   co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
   co_return !ec;
+}
+
+// What an exception says, for one log line.
+inline std::string exception_text(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+// The completion handler for co_spawn in place of asio::detached, which swallows exceptions:
+// what the coroutine threw goes to `report`.
+template <class Report>
+auto report_failure(Report report) {
+  return [report = std::move(report)](std::exception_ptr e) {
+    if (e) report(exception_text(e));
+  };
+}
+
+// Runs `work` and returns what it threw, if anything, so the caller can still answer its peer
+// and close (nothing can be awaited inside a catch handler).
+inline awaitable<std::optional<std::string>> failure_of(awaitable<void> work) {
+  std::optional<std::string> failure;
+  try {
+    co_await std::move(work);
+  } catch (...) {
+    failure = exception_text(std::current_exception());
+  }
+  co_return failure;
 }
 
 }  // namespace anthro::net

@@ -78,7 +78,13 @@ bool WriteQueue::enqueue(Bytes bytes) {
 }
 
 void WriteQueue::send(Bytes bytes) {
-  if (enqueue(std::move(bytes))) co_spawn(stream_.socket().get_executor(), drain(), asio::detached);
+  if (!enqueue(std::move(bytes))) return;
+  // A writer that throws leaves the queue failed, as a failed write does, so no one waits on it.
+  co_spawn(stream_.socket().get_executor(), drain(), report_failure([this](const std::string&) {
+             failed_ = true;
+             writing_ = false;
+             drained_.notify();
+           }));
 }
 
 awaitable<void> WriteQueue::write(Bytes bytes) {

@@ -1,8 +1,8 @@
 #include "protocol/body.h"
 
-#include <nlohmann/json.hpp>
-
 #include <limits>
+
+#include "util/json.h"
 
 namespace anthro {
 
@@ -22,9 +22,9 @@ Result<json> parse_json_object(ByteView text, const char* what) {
   if (text.size() >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF)
     return body_error(std::string(what) + " JSON starts with a byte order mark");
   if (!is_valid_utf8(text)) return body_error(std::string(what) + " JSON is not valid UTF-8");
-  json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) return body_error(std::string(what) + " body is not valid JSON");
-  if (!doc.is_object()) return body_error(std::string(what) + " JSON is not an object");
+  auto doc = parse_json(as_text(text));
+  if (!doc) return body_error(std::string(what) + " body is " + doc.error().detail);
+  if (!doc->is_object()) return body_error(std::string(what) + " JSON is not an object");
   return doc;
 }
 
@@ -110,7 +110,7 @@ Result<RequestBody> parse_request(ByteView p, std::uint8_t frame_flags) {
   if (auto it = doc->find("max_tokens"); it != doc->end()) {
     if (!is_u32(*it) || it->get<std::uint64_t>() == 0)
       return body_error("REQUEST \"max_tokens\" must be an integer from 1 to 4294967295, got " +
-                        it->dump());
+                        dump_json(*it));
     r.max_tokens = static_cast<std::uint32_t>(it->get<std::uint64_t>());
   }
   bool flag_stream = frame_flags & kFlagStreaming;
@@ -229,7 +229,7 @@ Bytes encode_raw(std::uint32_t stream_id, ByteView rest) {
 namespace {
 
 Bytes encode_json(std::uint32_t stream_id, const json& doc) {
-  return encode_raw(stream_id, as_bytes(doc.dump()));
+  return encode_raw(stream_id, as_bytes(dump_json(doc)));
 }
 
 }  // namespace
@@ -244,7 +244,11 @@ Bytes encode_request(std::uint32_t stream_id, const RequestSpec& s) {
   if (s.system) doc["system"] = *s.system;
   if (s.temperature) doc["temperature"] = *s.temperature;
   if (s.api_key) doc["api_key"] = *s.api_key;
-  if (s.metadata_json) doc["metadata"] = json::parse(*s.metadata_json);
+  // metadata_json is meant to be an object's text; anything else is left out rather than thrown.
+  if (s.metadata_json) {
+    auto metadata = parse_json(*s.metadata_json);
+    if (metadata && metadata->is_object()) doc["metadata"] = std::move(*metadata);
+  }
   return encode_json(stream_id, doc);
 }
 
@@ -289,24 +293,24 @@ Bytes encode_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t re
 }
 
 Result<std::vector<ChatMessage>> parse_messages_json(std::string_view text) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return body_error("not valid JSON");
-  json wrapped = {{"messages", doc}};
+  auto doc = parse_json(text);
+  if (!doc) return doc.error();
+  json wrapped = {{"messages", std::move(*doc)}};
   auto messages = parse_messages(wrapped);
   if (!messages) return make_error(ErrorClass::Usage, messages.error().detail.substr(8));  // drop "REQUEST "
   return messages;
 }
 
 std::string redact_request_json(std::string_view text) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  auto parsed = parse_json(text);
+  if (!parsed || !parsed->is_object()) {
     // Unparseable text may still hold a key: withhold it rather than guess where it ends.
     if (text.find("api_key") != std::string_view::npos)
       return "<" + std::to_string(text.size()) + " bytes withheld: unparseable JSON naming api_key>";
     return std::string(text);
   }
-  if (doc.contains("api_key")) doc["api_key"] = "***";
-  return doc.dump();
+  if (parsed->contains("api_key")) (*parsed)["api_key"] = "***";
+  return dump_json(*parsed);
 }
 
 }  // namespace anthro

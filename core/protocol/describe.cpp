@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
+
+#include "util/json.h"
 
 namespace anthro {
 
@@ -44,8 +45,8 @@ namespace {
 std::string number(std::uint64_t v) { return std::to_string(v); }
 
 bool names_api_key(std::string_view text) {
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  return doc.is_object() && doc.contains("api_key");
+  auto doc = parse_json(text);
+  return doc && doc->is_object() && doc->contains("api_key");
 }
 
 void body_fields(const Body& body, std::size_t at, std::size_t end, std::vector<FrameField>& out) {

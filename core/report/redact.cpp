@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "util/bytes.h"
+#include "util/json.h"
 
 namespace anthro {
 namespace {
@@ -126,7 +127,7 @@ std::string redact_string(const std::string& text, std::vector<std::string>& wha
 }
 
 std::string summary_of(const json& v) {
-  std::string bytes = v.is_string() ? v.get<std::string>() : v.dump();
+  std::string bytes = v.is_string() ? v.get<std::string>() : dump_json(v);
   return "[" + std::to_string(bytes.size()) + " bytes, sha256 " + sha256_hex(bytes).substr(0, 16) + "…]";
 }
 

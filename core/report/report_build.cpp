@@ -14,6 +14,7 @@
 #include "report/redact.h"
 #include "report/report_builder.h"
 #include "util/bytes.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -140,7 +141,7 @@ std::string Builder::num(const json& v, int digits, const std::string& unit) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (!v.is_number()) return "—";
-  if (v.is_number_integer()) return v.dump() + (unit.empty() ? "" : " " + unit);
+  if (v.is_number_integer()) return dump_json(v) + (unit.empty() ? "" : " " + unit);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v.get<double>());
   return unit.empty() ? buf : std::string(buf) + " " + unit;
@@ -352,15 +353,16 @@ void build_rollout(Builder& b, const json& d) {
 
 Result<ReportDocument> build_report(std::string_view text, const ReportOptions& options) {
   const std::string& origin = options.origin.empty() ? std::string("(result)") : options.origin;
-  json d = json::parse(text, nullptr, false);
-  if (d.is_discarded()) return make_error(ErrorClass::Input, origin + ": not valid JSON");
+  auto parsed = parse_json(text);
+  if (!parsed) return make_error(ErrorClass::Input, origin + ": " + parsed.error().detail);
+  json& d = *parsed;
   if (!d.is_object()) return make_error(ErrorClass::Input, origin + ": expected a JSON object (a saved result)");
   auto kind = parse_kind(d.value("kind", std::string()));
   if (!d.contains("kind") || !d["kind"].is_string() || !kind)
     return make_error(ErrorClass::Input, origin + ": field kind: expected session, bench, analysis, diagnosis or rollout");
   if (!d.contains("schema_version") || d["schema_version"] != 1)
     return make_error(ErrorClass::Input, origin + ": field schema_version: expected 1 (the version this workbench reads), got " +
-                                            (d.contains("schema_version") ? d["schema_version"].dump() : "none"));
+                                            (d.contains("schema_version") ? dump_json(d["schema_version"]) : "none"));
   ReportDocument doc;
   doc.kind = *kind;
   doc.lang = options.lang;
@@ -379,7 +381,7 @@ Result<ReportDocument> build_report(std::string_view text, const ReportOptions& 
     return make_error(ErrorClass::Input, origin + ": " + e.what());
   }
   for (const auto& label : report_labels()) doc.labels[label] = b.tr(label);
-  doc.result_json = d.dump();
+  doc.result_json = dump_json(d);
   return doc;
 }
 

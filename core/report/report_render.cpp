@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
+#include "util/json.h"
 
 namespace anthro {
 namespace {
@@ -218,7 +219,7 @@ std::string report_json(const ReportDocument& doc) {
   for (const auto& c : doc.charts)
     charts.push_back({{"id", c.id}, {"kind", to_string(c.kind)}, {"title", c.title}, {"points", c.points}, {"drawn", c.drawn}});
   for (const auto& [k, v] : doc.environment) env.push_back({{"label", k}, {"value", v}});
-  json result = json::parse(doc.result_json, nullptr, false);
+  auto result = parse_json(doc.result_json);
   json out = {{"kind", "report"},
               {"schema_version", 1},
               {"report",
@@ -231,8 +232,8 @@ std::string report_json(const ReportDocument& doc) {
                 {"sections", sections},
                 {"charts", charts},
                 {"redactions", doc.redactions}}},
-              {"result", result.is_discarded() ? json(nullptr) : result}};
-  return out.dump(2);
+              {"result", result ? std::move(*result) : json(nullptr)}};
+  return dump_json(out, 2);
 }
 
 }  // namespace anthro

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/files.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -153,8 +154,9 @@ std::optional<GateMetric> parse_gate_metric(std::string_view text) { return pars
 std::optional<GateCompare> parse_gate_compare(std::string_view text) { return parse_name<GateCompare>(kComparisons, text); }
 
 Result<RolloutPlan> parse_plan(std::string_view text, const std::string& origin) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorClass::Input, origin + ": not valid JSON");
+  auto parsed = parse_json(text);
+  if (!parsed) return make_error(ErrorClass::Input, origin + ": " + parsed.error().detail);
+  const json& doc = *parsed;
   try {
     return PlanReader(origin).read(doc);
   } catch (const json::exception& e) {  // a field of the wrong type read with value()

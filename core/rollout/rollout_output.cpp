@@ -6,6 +6,7 @@
 
 #include "metrics/request_json.h"
 #include "rollout/rollout.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -266,12 +267,13 @@ std::string rollout_json(const RolloutResult& r, std::string_view lang) {
               {"message", r.message},
               {"rollback", rollback_json(r.rollback)},
               {"stages", stages}};
-  return doc.dump(2);
+  return dump_json(doc, 2);
 }
 
 Result<RolloutResult> parse_rollout_result(std::string_view text, const std::string& origin) {
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorClass::Input, origin + ": not valid JSON");
+  auto parsed = parse_json(text);
+  if (!parsed) return make_error(ErrorClass::Input, origin + ": " + parsed.error().detail);
+  const json& doc = *parsed;
   try {
     return ResultReader(origin).read(doc);
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include "metrics/request_json.h"
 #include "session/client.h"
 #include "util/files.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -36,10 +37,10 @@ class Bench {
 
   awaitable<void> run() {
     auto ex = co_await asio::this_coro::executor;
-    co_spawn(ex, progress(), asio::detached);
+    co_spawn(ex, progress(), report_failure([this](const std::string& what) { note_failure(what); }));
     if (config_.concurrency > 0) {
       active_ = config_.concurrency;  // counted before they start, so the wait below sees them
-      for (unsigned i = 0; i < config_.concurrency; ++i) co_spawn(ex, closed_worker(), asio::detached);
+      for (unsigned i = 0; i < config_.concurrency; ++i) co_spawn(ex, closed_worker(), worker_done());
     } else {
       co_await open_loop();
     }
@@ -53,6 +54,12 @@ class Bench {
     }
     for (auto& link : pool_)
       if (!result_.connection_log[link.id].closed) drop(link);
+  }
+
+  // A worker or the progress line that threw: the bench ends with it as its error.
+  const std::optional<std::string>& failure() const { return failure_; }
+  void note_failure(const std::string& what) {
+    if (!failure_) failure_ = what;
   }
 
   BenchResult finish() {
@@ -178,9 +185,17 @@ class Bench {
   }
 
   awaitable<void> closed_worker() {
-    while (more()) co_await one_request();
-    --active_;
-    idle_->notify();
+    while (more() && !failure_) co_await one_request();
+  }
+
+  // The completion of a worker or an arrival, however it ended: counted, so the bench never
+  // waits for one that threw.
+  std::function<void(std::exception_ptr)> worker_done() {
+    return [this](std::exception_ptr e) {
+      if (e) note_failure(exception_text(e));
+      --active_;
+      idle_->notify();
+    };
   }
 
   awaitable<void> open_loop() {
@@ -188,19 +203,13 @@ class Bench {
     asio::steady_timer t(ex);
     std::exponential_distribution<double> poisson(config_.rate);
     double next = 0;
-    while (more()) {
+    while (more() && !failure_) {
       co_await sleep_for(t, next - elapsed());
       if (!more()) break;
       ++active_;
-      co_spawn(ex, arrival(), asio::detached);
+      co_spawn(ex, one_request(), worker_done());
       next += config_.arrivals == Arrivals::Poisson ? poisson(rng_) : 1.0 / config_.rate;
     }
-  }
-
-  awaitable<void> arrival() {
-    co_await one_request();
-    --active_;
-    idle_->notify();
   }
 
   awaitable<void> progress() {
@@ -252,6 +261,7 @@ class Bench {
   std::uint64_t limit_ = 0, issued_ = 0;
   unsigned active_ = 0;
   bool finished_ = false;
+  std::optional<std::string> failure_;
   asio::steady_timer* progress_timer_ = nullptr;  // progress()'s, while it waits
   std::unique_ptr<Signal> idle_;
   std::vector<Link> pool_, idle_pool_;
@@ -269,8 +279,8 @@ json record_json(const BenchRecord& rec) {
 // Numbers and booleans as they are; strings, and objects as their JSON, quoted.
 std::string csv_field(const json& v) {
   if (v.is_null()) return "";
-  if (v.is_primitive() && !v.is_string()) return v.dump();
-  std::string s = v.is_string() ? v.get<std::string>() : v.dump(), out = "\"";
+  if (v.is_primitive() && !v.is_string()) return dump_json(v);
+  std::string s = v.is_string() ? v.get<std::string>() : dump_json(v), out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
@@ -285,10 +295,11 @@ Result<BenchResult> run_bench(const BenchConfig& config) {
   asio::io_context io;
   Bench bench(config, setup->target, setup->tls);
   bench.set_executor(io.get_executor());
-  co_spawn(io, bench.run(), [](std::exception_ptr e) {
-    if (e) std::rethrow_exception(e);
+  co_spawn(io, bench.run(), [&](std::exception_ptr e) {
+    if (e) bench.note_failure(exception_text(e));
   });
   io.run();
+  if (bench.failure()) return make_error(ErrorClass::Input, "internal", "internal error: " + *bench.failure());
   return bench.finish();
 }
 
@@ -300,7 +311,7 @@ std::string bench_json(const BenchResult& r) {
             {"tokens_per_s", r.tokens_per_s}, {"goodput_per_s", r.goodput_per_s}, {"connections", r.connections},
             {"summary", {{"ttft_ms", summary_json(r.ttft_ms)}, {"tpot_ms", summary_json(r.tpot_ms)},
                          {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}}};
-  return j.dump();
+  return dump_json(j);
 }
 
 Result<bool> write_bench_records(const BenchResult& r, const std::string& path) {
@@ -310,7 +321,7 @@ Result<bool> write_bench_records(const BenchResult& r, const std::string& path) 
   for (const auto& rec : r.records) {
     json j = record_json(rec);
     if (!csv) {
-      out += j.dump() + "\n";
+      out += dump_json(j) + "\n";
       continue;
     }
     if (columns.empty()) {

@@ -83,6 +83,13 @@ awaitable<SessionResult> SessionClient::run(std::function<void(const RequestResu
   co_return std::move(result_);
 }
 
+SessionResult SessionClient::outcome(std::exception_ptr e, SessionResult r) {
+  if (!e) return r;
+  SessionResult so_far = result_;
+  so_far.error = "internal error: " + exception_text(e);
+  return so_far;
+}
+
 awaitable<bool> SessionClient::open() {
   bool connected = co_await connect();
   if (!connected || target_.kind != TargetKind::Anthro) co_return connected;
@@ -119,7 +126,10 @@ void SessionClient::request_cancel(bool close_connection) {
     if (in_flight_->reading) {
       // The loop writes nothing while it waits for bytes, so this write overlaps no other.
       co_spawn(stream_->socket().get_executor(), write_cancel(seal_cancel(*in_flight_), close_connection),
-               asio::detached);
+               report_failure([this](const std::string& what) {
+                 fail("internal error writing CANCEL: " + what);
+                 close();
+               }));
       return;
     }
     if (!close_connection) return;  // the REQUEST is being written: the loop sends CANCEL after it

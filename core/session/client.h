@@ -38,6 +38,9 @@ class SessionClient {
   // requests): a pool must not send the next request on it.
   bool idle_and_open();
   SessionResult& result() { return result_; }
+  // What run() handed its completion handler: its result, or, when it threw, the session so
+  // far with error "internal error: WHAT".
+  SessionResult outcome(std::exception_ptr e, SessionResult r);
 
   // Stops the session; call it on the client's executor (post it there from other threads).
   // anthro-v1: a request in flight gets a CANCEL at once (written alongside the pending read,

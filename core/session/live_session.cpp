@@ -26,20 +26,8 @@ struct LiveSession::Impl {
     auto on_request = [this](const RequestResult& r) {
       if (events.on_request_done) events.on_request_done(r);
     };
-    co_spawn(io, client->run(on_request), [&](std::exception_ptr e, SessionResult r) {
-      if (!e) {
-        result = std::move(r);
-        return;
-      }
-      result = client->result();
-      try {
-        std::rethrow_exception(e);
-      } catch (const std::exception& x) {
-        result.error = std::string("internal error: ") + x.what();
-      } catch (...) {
-        result.error = "internal error";
-      }
-    });
+    co_spawn(io, client->run(on_request),
+             [&](std::exception_ptr e, SessionResult r) { result = client->outcome(e, std::move(r)); });
     try {
       io.run();
     } catch (const std::exception& x) {

@@ -4,6 +4,7 @@
 
 #include "metrics/request_json.h"
 #include "session/client.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -16,10 +17,7 @@ Result<SessionResult> run_session(const SessionConfig& config) {
   asio::io_context io;
   SessionClient client(config, setup->target, setup->tls);
   SessionResult result;
-  co_spawn(io, client.run(), [&](std::exception_ptr e, SessionResult r) {
-    if (e) std::rethrow_exception(e);
-    result = std::move(r);
-  });
+  co_spawn(io, client.run(), [&](std::exception_ptr e, SessionResult r) { result = client.outcome(e, std::move(r)); });
   io.run();
   return result;
 }
@@ -38,7 +36,7 @@ std::string session_json(const SessionResult& s) {
             {"error", s.error ? json(*s.error) : json(nullptr)},
             {"requests", json::array()}};
   for (const auto& r : s.requests) j["requests"].push_back(request_json(r, {.text = true, .itl_samples = true}));
-  return j.dump();
+  return dump_json(j);
 }
 
 }  // namespace anthro

@@ -60,6 +60,9 @@ Result<bool> write_file_atomic(const std::string& path, std::string_view data, u
 Result<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error(path, "cannot open");
+  // A directory opens, then reads as nothing: it would pass for an empty file.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return make_error("io", path + ": is a directory, not a file");
   std::ostringstream out;
   out << in.rdbuf();
   if (in.bad()) return io_error(path, "cannot read");

@@ -621,6 +621,10 @@
         <translation>内置端点故障：%1</translation>
     </message>
     <message>
+        <source>Embedded endpoint: %1</source>
+        <translation>内置端点：%1</translation>
+    </message>
+    <message>
         <source>Diagnosis capture written to %1</source>
         <translation>诊断抓包已写入 %1</translation>
     </message>

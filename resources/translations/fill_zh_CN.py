@@ -257,6 +257,7 @@ ZH = {
     'Diagnose this target…': '诊断此目标…',
     'Endpoint faults ignored: %1': '已忽略端点故障设置：%1',
     'Embedded endpoint faults: %1': '内置端点故障：%1',
+    'Embedded endpoint: %1': '内置端点：%1',
     'Diagnosis capture written to %1': '诊断抓包已写入 %1',
     'Diagnosis of %1: pick the sources and run it': '诊断 %1：选择来源后运行',
     'Diagnosis': '诊断',

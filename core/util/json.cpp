@@ -1,0 +1,65 @@
+#include "util/json.h"
+
+#include <algorithm>
+
+namespace anthro {
+
+std::optional<std::size_t> json_too_deep_at(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// nlohmann's message without its "[json.exception...] parse error at line L, column C: "
+// prefix and the "last read" token (which may be long or raw).
+std::string syntax_reason(const std::string& what) {
+  auto bracket = what.find("] ");
+  std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
+  if (reason.rfind("parse error", 0) == 0 && reason.find(": ") != std::string::npos)
+    reason = reason.substr(reason.find(": ") + 2);
+  return reason.substr(0, std::min(reason.find("; last read"), std::size_t{120}));
+}
+
+template <class Json>
+Result<Json> parse_with_limit(std::string_view text) {
+  if (auto at = json_too_deep_at(text))
+    return make_error(ErrorClass::Input, "json",
+                      "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at byte " + std::to_string(*at));
+  try {
+    return Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return make_error(ErrorClass::Input, "json",
+                      "not valid JSON at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": " + syntax_reason(e.what()));
+  } catch (const nlohmann::json::exception& e) {  // a number out of range (406)
+    return make_error(ErrorClass::Input, "json", "not valid JSON: " + syntax_reason(e.what()));
+  }
+}
+
+}  // namespace
+
+Result<nlohmann::json> parse_json(std::string_view text) { return parse_with_limit<nlohmann::json>(text); }
+Result<nlohmann::ordered_json> parse_ordered_json(std::string_view text) {
+  return parse_with_limit<nlohmann::ordered_json>(text);
+}
+
+nlohmann::json parse_or_null(std::string_view text) {
+  auto doc = parse_json(text);
+  return doc ? std::move(*doc) : nlohmann::json();
+}
+
+}  // namespace anthro

@@ -1,0 +1,229 @@
+// Inputs built to break the JSON writers and readers, through anthro-wb as a user meets them:
+// invalid UTF-8 where JSON is written (an ALPN name, a file name, a server's error text) must
+// still give valid JSON and exit 0; JSON nested deeper than any real document must be refused
+// with one line naming the file and the byte, exit 2, never a crash.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <QProcess>
+#include <QtTest>
+
+#include <thread>
+
+#include "capture_generator.h"
+
+using namespace anthro;
+using namespace anthro::test;
+
+namespace {
+
+struct Run {
+  int code;
+  QByteArray out, err;
+};
+
+Run run_process(const QString& program, const QStringList& args, const QString& data_dir) {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("XDG_DATA_HOME", data_dir);
+  p.setProcessEnvironment(env);
+  p.start(program, args);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(60000)) p.kill();
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+Run wb(const QStringList& args, const QString& data_dir) { return run_process(ANTHRO_WB, args, data_dir); }
+
+// A handshake message in a TLS record.
+Bytes record(std::uint8_t handshake_type, const Bytes& body) {
+  Bytes out = {0x16, 0x03, 0x03};
+  append_u16(out, static_cast<std::uint16_t>(body.size() + 4));
+  out.push_back(handshake_type);
+  out.push_back(0);
+  append_u16(out, static_cast<std::uint16_t>(body.size()));
+  append(out, body);
+  return out;
+}
+
+Bytes alpn_extension(const std::string& name) {
+  Bytes out;
+  append_u16(out, 0x0010);
+  append_u16(out, static_cast<std::uint16_t>(name.size() + 3));
+  append_u16(out, static_cast<std::uint16_t>(name.size() + 1));
+  out.push_back(static_cast<std::uint8_t>(name.size()));
+  append(out, as_bytes(name));
+  return out;
+}
+
+// TLS 1.2 hellos (no supported_versions) that offer and select `alpn`.
+std::vector<Segment> tls12_hellos(const std::string& alpn) {
+  Bytes ext = alpn_extension(alpn);
+  Bytes ch = {0x03, 0x03};
+  ch.resize(ch.size() + 32, 0x11);  // random
+  append(ch, Bytes{0, 0, 2, 0xC0, 0x2F, 1, 0});  // no session id, one suite, null compression
+  append_u16(ch, static_cast<std::uint16_t>(ext.size()));
+  append(ch, ext);
+  Bytes sh = {0x03, 0x03};
+  sh.resize(sh.size() + 32, 0x22);
+  append(sh, Bytes{0, 0xC0, 0x2F, 0});
+  append_u16(sh, static_cast<std::uint16_t>(ext.size()));
+  append(sh, ext);
+  Bytes c = record(1, ch), s = record(2, sh);
+  return exchange({{true, std::string(c.begin(), c.end())}, {false, std::string(s.begin(), s.end())}});
+}
+
+// JSON whose value nests `levels` objects deep, each `{"a":`.
+std::string deep_json(std::size_t levels) {
+  std::string text;
+  for (std::size_t i = 0; i < levels; ++i) text += "{\"a\":";
+  text += "1";
+  text.append(levels, '}');
+  return text;
+}
+
+void write_text(const QString& path, const std::string& text) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  QCOMPARE(f.write(text.data(), static_cast<qint64>(text.size())), static_cast<qint64>(text.size()));
+}
+
+bool is_json(const QByteArray& text) {
+  QJsonParseError error;
+  QJsonDocument::fromJson(text, &error);
+  return error.error == QJsonParseError::NoError;
+}
+
+// One HTTP exchange on a loopback port: whatever the request, `response` and close.
+class OneShotHttpServer {
+ public:
+  explicit OneShotHttpServer(std::string response) : response_(std::move(response)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd_, 4);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~OneShotHttpServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  std::uint16_t port() const { return port_; }
+
+ private:
+  void serve() {
+    int peer = ::accept(fd_, nullptr, nullptr);
+    if (peer < 0) return;
+    std::string request;
+    char buf[4096];
+    // The request's head and body: enough once the blank line and a JSON object's end are in.
+    while (request.find("\r\n\r\n") == std::string::npos || request.back() != '}') {
+      ssize_t n = ::recv(peer, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      request.append(buf, static_cast<std::size_t>(n));
+    }
+    (void)!::send(peer, response_.data(), response_.size(), MSG_NOSIGNAL);
+    ::close(peer);
+  }
+
+  std::string response_;
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace
+
+class TestTotalInputs : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+
+  // A crafted TLS 1.2 ServerHello whose ALPN name is not UTF-8 (the bytes a peer chose).
+  void alpnNotUtf8GivesValidJson() {
+    QString path = dir_.filePath("alpn.pcap");
+    write_capture(path.toStdString(), tls12_hellos("h2\xff\xfe"));
+    Run analyze = wb({"analyze", path, "--format", "json"}, dir_.path());
+    QVERIFY2(analyze.code == 0, analyze.err.constData());
+    QVERIFY2(is_json(analyze.out), analyze.out.left(400).constData());
+    QJsonObject conn = QJsonDocument::fromJson(analyze.out).object()["connections"].toArray().at(0).toObject();
+    QVERIFY2(QJsonDocument(conn).toJson().contains("h2\xef\xbf\xbd"), QJsonDocument(conn).toJson().constData());
+
+    Run decode = wb({"decode", path, "--format", "jsonl"}, dir_.path());
+    QVERIFY2(decode.code == 0, decode.err.constData());
+    QList<QByteArray> lines = decode.out.trimmed().split('\n');
+    QVERIFY(!lines.isEmpty());
+    bool named = false;  // the "tls" line names the ALPN
+    for (const auto& line : lines) {
+      QVERIFY2(is_json(line), line.constData());
+      named |= QJsonDocument::fromJson(line).object()["alpn"].toString() == QString::fromUtf8("h2\xef\xbf\xbd\xef\xbf\xbd");
+    }
+    QVERIFY2(named, decode.out.constData());
+  }
+
+  // A capture whose file name is not UTF-8: the name is written as the user gave it, but valid.
+  void fileNameNotUtf8GivesValidJson() {
+    std::string name = dir_.filePath("cap-").toStdString() + "\xff\xfe.pcap";
+    write_capture(name, exchange({{true, "POST /v1/messages HTTP/1.1\r\n"}}));
+    // QProcess takes QStrings, which cannot carry these bytes: the shell passes them instead.
+    QString script = QStringLiteral("exec \"$0\" analyze \"$1\"\"$(printf '\\377\\376.pcap')\" --format json");
+    Run r = run_process("/bin/sh", {"-c", script, ANTHRO_WB, dir_.filePath("cap-")}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());
+    QVERIFY2(is_json(r.out), r.out.left(400).constData());
+    QVERIFY(QJsonDocument::fromJson(r.out).object()["file"].toString().endsWith(QString::fromUtf8("cap-\xef\xbf\xbd\xef\xbf\xbd.pcap")));
+    ::unlink(name.c_str());  // QTemporaryDir cannot name it to remove it
+  }
+
+  // A server's error text that is not UTF-8 reaches `session --format json` as valid JSON.
+  void serverErrorNotUtf8GivesValidJson() {
+    std::string body = "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"bad \xff\xfe bytes\"}}";
+    OneShotHttpServer server("HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: " +
+                             std::to_string(body.size()) + "\r\nconnection: close\r\n\r\n" + body);
+    QString target = QString("http://127.0.0.1:%1/v1/messages").arg(server.port());
+    Run r = wb({"session", "--target", target, "--format", "json"}, dir_.path());
+    QCOMPARE(r.code, 3);  // the request failed: cli.md's endpoint failure
+    QVERIFY2(is_json(r.out), r.out.constData());
+    QJsonObject req = QJsonDocument::fromJson(r.out).object()["requests"].toArray().at(0).toObject();
+    QVERIFY2(req["error"].toString().contains(QString::fromUtf8("bad \xef\xbf\xbd")), r.out.constData());
+  }
+
+  // Result, plan, checklist and messages files nested 100,000 deep (nlohmann writes and copies
+  // recursively, so each used to overflow the stack): one line naming the file and the byte.
+  void deepJsonFilesAreRefused() {
+    QString deep = dir_.filePath("deep.json");
+    write_text(deep, deep_json(100000));
+    const std::size_t at = 64 * 5;  // the 65th '{'
+    QList<QStringList> cases = {
+        {"rollout", "--resume", deep},
+        {"rollout", "--plan", deep},
+        {"diagnose", "--system", "--checklist", deep},
+        {"session", "--target", "anthro+lab://127.0.0.1:1", "--messages", deep},
+    };
+#ifdef ANTHRO_WITH_REPORT
+    cases.push_back({"report", deep, "--to", "json", "--output", dir_.filePath("out.json")});
+#endif
+    for (const QStringList& args : cases) {
+      Run r = wb(args, dir_.path());
+      QString what = args.join(' ') + " -> " + QString::number(r.code) + ": " + r.err;
+      QVERIFY2(r.code == 2, qPrintable(what));
+      QCOMPARE(r.err.count('\n'), 1);
+      QVERIFY2(r.err.startsWith("anthro-wb " + args[0].toUtf8() + ": "), qPrintable(what));
+      QVERIFY2(r.err.contains(deep.toUtf8()), qPrintable(what));
+      QVERIFY2(r.err.contains("nested deeper than 64 levels at byte " + QByteArray::number(qulonglong(at))), qPrintable(what));
+    }
+  }
+
+ private:
+  QTemporaryDir dir_;
+};
+
+QTEST_GUILESS_MAIN(TestTotalInputs)
+#include "test_total_inputs.moc"
