@@ -41,6 +41,23 @@ void check_vector_figures(const CaptureAnalysis& a) {
   QVERIFY(std::abs(*s.figures.mean_itl_ms - expected["mean_itl_ms"].get<double>()) < 1e-3);
   QVERIFY(std::abs(*s.figures.tokens_per_s - 50.0) < 1e-3);
   QCOMPARE(s.figures.tokens, std::uint64_t{4});
+  // Spec §6 handshake, lab: first preface byte (tshark: frame 4 at 1.000 ms) to the preface
+  // answer (frame 5 at 2.000 ms).
+  auto handshake = handshake_ms(a.connections[0].info);
+  QVERIFY(handshake && std::abs(*handshake - 1.0) < 1e-6);
+}
+
+// A live session's handshake against its own capture's, spec §6 both: the live stamps are taken
+// in user space and the packet times by the kernel, so the bound is generous; a handshake timed
+// from the SYN or to another message would still be within it on loopback, which the generated
+// captures of test_tls_decoder pin down exactly.
+bool handshakes_agree(const CaptureConnection& captured, const SessionResult& live) {
+  auto from_capture = handshake_ms(captured);
+  if (!from_capture || !live.handshake_ms) return false;
+  double delta = std::abs(*from_capture - *live.handshake_ms);
+  if (delta < timing_bound(5.0, 25.0)) return true;
+  qWarning("handshake: capture %.3f ms, live %.3f ms", *from_capture, *live.handshake_ms);
+  return false;
 }
 
 // Each direction's application bytes as our decoder sees them (decrypted for TLS).
@@ -220,6 +237,7 @@ class TestCaptureAnalysis : public QObject {
       QCOMPARE(conn.streams.size(), std::size_t{5});
       for (std::size_t i = 0; i < 5; ++i) QCOMPARE(conn.streams[i].text, live.requests[i].text);
       QVERIFY(ttfts_agree(conn.streams, live.requests));
+      QVERIFY(handshakes_agree(conn.info, live));
       if (!QStandardPaths::findExecutable("tshark").isEmpty()) {
         auto ours = plaintext_of(pcap, c.keylog_path);
         auto theirs = tshark_plaintext(pcap, c.keylog_path);
@@ -363,6 +381,7 @@ class TestCaptureAnalysis : public QObject {
       QCOMPARE(streams[i].figures.tokens, std::uint64_t{15});
     }
     QVERIFY(ttfts_agree(streams, live.requests));
+    QVERIFY(handshakes_agree(a->connections[0].info, live));
     QVERIFY(a->connections[0].info.syn_ts.has_value());
   }
 };
