@@ -88,12 +88,18 @@ class RawPeer {
   }
 
   // Everything the server sends until `streams` streams have ended (RESPONSE or ERROR on a
-  // stream) or the connection closes; the bytes are kept in `s2c` when given.
+  // stream), the connection closes or it stays silent for 3 s; the bytes go to `s2c` when given.
   std::vector<FrameEvent> read_until_ended(std::size_t streams, Bytes* s2c = nullptr) {
     Bytes all;
     std::vector<FrameEvent> out;
-    for (int i = 0; i < 100; ++i) {
-      append(all, read_all());
+    std::uint8_t buf[65536];
+    for (;;) {
+      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) {
+        closed_ = n == 0;
+        break;
+      }
+      all.insert(all.end(), buf, buf + n);
       out = frames(all);
       std::size_t ended = 0;
       for (const auto& e : out)

@@ -16,7 +16,7 @@ constexpr const char* kKey = "sk-right-key-0123";
 
 // A REQUEST body with `members` spliced in after the required ones.
 std::string request_json(const std::string& members) {
-  std::string json = R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":3,"stream":true)";
+  std::string json = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":3,\"stream\":true";
   return json + (members.empty() ? "" : "," + members) + "}";
 }
 
@@ -35,7 +35,7 @@ int anthro_answer(EndpointFixture& f, const std::string& json) {
 
 // The status of the HTTP baseline's answer to a Messages API request with these header lines.
 int http_status(EndpointFixture& f, const std::string& headers, const std::string& body = "") {
-  std::string json = body.empty() ? R"({"model":"m","max_tokens":3,"messages":[{"role":"user","content":"hi"}]})" : body;
+  std::string json = body.empty() ? "{\"model\":\"m\",\"max_tokens\":3,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" : body;
   RawPeer peer(port_of(f.endpoint().url("http")));
   peer.send("POST /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\nanthropic-version: 2023-06-01\r\n"
             "content-type: application/json\r\n" + headers + "content-length: " + std::to_string(json.size()) +
@@ -57,24 +57,24 @@ class TestApiKeys : public QObject {
     auto row = [](const char* name, const std::string& members, int answer) {
       QTest::newRow(name) << QString::fromStdString(members) << answer;
     };
-    row("right", R"("api_key":")" + k + "\"", 200);
+    row("right", "\"api_key\":\"" + k + "\"", 200);
     row("missing", "", 401);
-    row("empty", R"("api_key":"")", 401);
-    row("wrong", R"("api_key":"sk-wrong")", 401);
-    row("key in metadata", R"("api_key":"x","metadata":{"k":")" + k + "\"}", 401);
-    row("api_key nested in metadata", R"("metadata":{"a":{"api_key":")" + k + "\"}}", 401);
-    row("key as another field's value", R"("api_key":"nope","system":")" + k + "\"", 401);
-    row("member name in upper case", R"("API_KEY":")" + k + "\"", 401);
-    row("value in upper case", R"("api_key":"SK-RIGHT-KEY-0123")", 401);
-    row("prefix of the key", R"("api_key":"sk-right-key-012")", 401);
-    row("key with a suffix", R"("api_key":")" + k + "4\"", 401);
-    row("not a string", R"("api_key":["sk-right-key-0123"])", 400);
-    row("twice, same value", R"("api_key":")" + k + R"(","api_key":")" + k + "\"", 400);
-    row("twice, wrong then right", R"("api_key":"x","api_key":")" + k + "\"", 400);
-    row("twice, once through an escape", R"("api_key":"x","api_\u006bey":")" + k + "\"", 400);
+    row("empty", "\"api_key\":\"\"", 401);
+    row("wrong", "\"api_key\":\"sk-wrong\"", 401);
+    row("key in metadata", "\"api_key\":\"x\",\"metadata\":{\"k\":\"" + k + "\"}", 401);
+    row("api_key nested in metadata", "\"metadata\":{\"a\":{\"api_key\":\"" + k + "\"}}", 401);
+    row("key as another field's value", "\"api_key\":\"nope\",\"system\":\"" + k + "\"", 401);
+    row("member name in upper case", "\"API_KEY\":\"" + k + "\"", 401);
+    row("value in upper case", "\"api_key\":\"SK-RIGHT-KEY-0123\"", 401);
+    row("prefix of the key", "\"api_key\":\"sk-right-key-012\"", 401);
+    row("key with a suffix", "\"api_key\":\"" + k + "4\"", 401);
+    row("not a string", "\"api_key\":[\"sk-right-key-0123\"]", 400);
+    row("twice, same value", "\"api_key\":\"" + k + "\",\"api_key\":\"" + k + "\"", 400);
+    row("twice, wrong then right", "\"api_key\":\"x\",\"api_key\":\"" + k + "\"", 400);
+    row("twice, once through an escape", "\"api_key\":\"x\",\"api_\\u006bey\":\"" + k + "\"", 400);
     // Escapes are JSON's business: the parsed name and value are what count, so both are accepted.
-    row("member name escaped", R"("api_\u006bey":")" + k + "\"", 200);
-    row("value escaped", R"("api_key":"sk\u002dright\u002dkey\u002d0123")", 200);
+    row("member name escaped", "\"api_\\u006bey\":\"" + k + "\"", 200);
+    row("value escaped", "\"api_key\":\"sk\\u002dright\\u002dkey\\u002d0123\"", 200);
   }
 
   void anthroRequestKeyIsTheTopLevelMember() {
@@ -92,7 +92,7 @@ class TestApiKeys : public QObject {
     f.start();
     RawPeer peer(port_of(f.endpoint().url("anthro+lab")));
     QVERIFY(peer.negotiate());
-    peer.send(peer.raw_request(1, request_json(R"("api_key":"a","api_key":"b")")));
+    peer.send(peer.raw_request(1, request_json("\"api_key\":\"a\",\"api_key\":\"b\"")));
     auto frames = peer.read_until_ended(1);
     QVERIFY(!frames.empty() && error_of(frames[0]));
     QCOMPARE(error_of(frames[0])->code, std::uint16_t{400});
@@ -104,7 +104,7 @@ class TestApiKeys : public QObject {
     EndpointFixture f;
     f.start();
     QCOMPARE(anthro_answer(f, request_json("")), 200);
-    QCOMPARE(anthro_answer(f, request_json(R"("api_key":"anything")")), 200);
+    QCOMPARE(anthro_answer(f, request_json("\"api_key\":\"anything\"")), 200);
   }
 
   void httpBaselineHeaders_data() {
@@ -149,8 +149,8 @@ class TestApiKeys : public QObject {
     EndpointFixture f;
     f.config().required_api_key = kKey;
     f.start();
-    std::string body = std::string(R"({"model":"m","max_tokens":3,"api_key":")") + kKey +
-                       R"(","messages":[{"role":"user","content":"hi"}]})";
+    std::string body = std::string("{\"model\":\"m\",\"max_tokens\":3,\"api_key\":\"") + kKey +
+                       "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     QCOMPARE(http_status(f, "", body), 401);
   }
 
@@ -159,12 +159,12 @@ class TestApiKeys : public QObject {
   void redactionFindsEveryApiKeyShape_data() {
     QTest::addColumn<QString>("members");
     std::string k = kKey;
-    QTest::newRow("top level") << QString::fromStdString(R"("api_key":")" + k + "\"");
-    QTest::newRow("in metadata") << QString::fromStdString(R"("metadata":{"api_key":")" + k + "\"}");
-    QTest::newRow("nested deeper") << QString::fromStdString(R"("metadata":{"a":[{"api_key":")" + k + "\"}]}");
-    QTest::newRow("twice") << QString::fromStdString(R"("api_key":"x","api_key":")" + k + "\"");
-    QTest::newRow("name escaped") << QString::fromStdString(R"("api_\u006bey":")" + k + "\"");
-    QTest::newRow("literal then escaped") << QString::fromStdString(R"("api_key":"x","api_\u006bey":")" + k + "\"");
+    QTest::newRow("top level") << QString::fromStdString("\"api_key\":\"" + k + "\"");
+    QTest::newRow("in metadata") << QString::fromStdString("\"metadata\":{\"api_key\":\"" + k + "\"}");
+    QTest::newRow("nested deeper") << QString::fromStdString("\"metadata\":{\"a\":[{\"api_key\":\"" + k + "\"}]}");
+    QTest::newRow("twice") << QString::fromStdString("\"api_key\":\"x\",\"api_key\":\"" + k + "\"");
+    QTest::newRow("name escaped") << QString::fromStdString("\"api_\\u006bey\":\"" + k + "\"");
+    QTest::newRow("literal then escaped") << QString::fromStdString("\"api_key\":\"x\",\"api_\\u006bey\":\"" + k + "\"");
   }
 
   void redactionFindsEveryApiKeyShape() {

@@ -224,6 +224,25 @@ class TestCli : public QObject {
     QCOMPARE(int(f.permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther)), 0);
   }
 
+  // cli.md: analyze has findings. The checklist is walked over the capture (every item in
+  // `checklist`, the items that warn or fail in `findings`) and the text has a findings section.
+  void analyzeWalksTheChecklist() {
+    const QString vectors = ANTHRO_VECTORS_DIR;
+    QStringList args{"analyze", vectors + "/lab-conversation.pcap", "--keylog", vectors + "/lab-conversation.keylog"};
+    Run json = run(args + QStringList{"--format", "json"}, dir_.path());
+    QVERIFY2(json.code == 0, json.err.constData());
+    QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+    QJsonArray checklist = doc["checklist"].toArray();
+    QVERIFY(checklist.size() >= 18);
+    std::set<QString> ids;
+    for (const auto& item : checklist) ids.insert(item.toObject()["id"].toString());
+    for (const char* id : {"alpn", "server-stall", "utf8-mismatch", "ttft-tail"}) QVERIFY2(ids.count(id), id);
+    QVERIFY(doc["findings"].isArray());
+    Run text = run(args, dir_.path());
+    QCOMPARE(text.code, 0);
+    QVERIFY2(text.out.contains("\nfindings (latency):"), text.out.constData());
+  }
+
   // A key log that cannot be written does not stop the run: its figures are printed, and the
   // error is said once (however many lines were lost), naming the file, on stderr and in the
   // JSON's warnings; exit 2, an output not written (as bench --records).

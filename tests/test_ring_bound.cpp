@@ -86,7 +86,7 @@ class TestRingBound : public QObject {
     QVERIFY(peer.negotiate(kRingKib));
     std::string huge(kRing, 'x');
     peer.send(request(peer, 1, true, huge));
-    std::string bad_max_tokens = R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":")" +
+    std::string bad_max_tokens = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":\"" +
                                  std::string(kRing, 'y') + "\"}";
     peer.send(peer.raw_request(3, bad_max_tokens));
     auto frames = peer.read_until_ended(2);
