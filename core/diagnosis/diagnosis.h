@@ -56,7 +56,8 @@ struct Diagnosis {
 
 // Every item of `checklist` against what was observed. An item no given source can measure is
 // inconclusive, naming the source that would.
-Diagnosis evaluate(const Checklist& checklist, const Observations& observations);
+// (By value: a caller done with its observations moves them in.)
+Diagnosis evaluate(const Checklist& checklist, Observations observations);
 // One item on its own (the GUI's re-run, and manual ticks keep their notes).
 ItemResult evaluate_item(const ChecklistItem& item, const Observations& observations);
 

@@ -135,7 +135,7 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
 }
 
 Diagnosis diagnose_analysis(const CaptureAnalysis& analysis, const Checklist& checklist) {
-  return evaluate(checklist, observe_capture(analysis, false));
+  return evaluate(checklist, observe_capture(analysis, false));  // moved in, not copied
 }
 
 void write_analyze_json(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist, std::ostream& out) {

@@ -50,6 +50,7 @@ Observations observe_capture(const CaptureAnalysis& analysis, bool texts) {
       q.anthro = o.connections.back().anthro;  // else an HTTP exchange: the baseline's, as live
       q.result = ca.streams[i];
       if (texts) q.result.text = CaptureAnalysis::text(ca, i);
+      else std::string().swap(q.result.text);  // the analysis keeps it; no second copy
       o.requests.push_back(std::move(q));
     }
   }
