@@ -310,6 +310,58 @@ class TestCli : public QObject {
     QCOMPARE(int(f.permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther)), 0);
   }
 
+  // cli.md: analyze has findings. The checklist is walked over the capture (every item in
+  // `checklist`, the items that warn or fail in `findings`) and the text has a findings section.
+  void analyzeWalksTheChecklist() {
+    const QString vectors = ANTHRO_VECTORS_DIR;
+    QStringList args{"analyze", vectors + "/lab-conversation.pcap", "--keylog", vectors + "/lab-conversation.keylog"};
+    Run json = run(args + QStringList{"--format", "json"}, dir_.path());
+    QVERIFY2(json.code == 0, json.err.constData());
+    QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+    QJsonArray checklist = doc["checklist"].toArray();
+    QVERIFY(checklist.size() >= 18);
+    std::set<QString> ids;
+    for (const auto& item : checklist) ids.insert(item.toObject()["id"].toString());
+    for (const char* id : {"alpn", "server-stall", "utf8-mismatch", "ttft-tail"}) QVERIFY2(ids.count(id), id);
+    QVERIFY(doc["findings"].isArray());
+    Run text = run(args, dir_.path());
+    QCOMPARE(text.code, 0);
+    QVERIFY2(text.out.contains("\nfindings (latency):"), text.out.constData());
+  }
+
+  // A key log that cannot be written does not stop the run: its figures are printed, and the
+  // error is said once (however many lines were lost), naming the file, on stderr and in the
+  // JSON's warnings; exit 2, an output not written (as bench --records).
+  void keylogWriteErrorsAreReported_data() {
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QString>("scheme");
+    QTest::addColumn<QString>("keylog");
+    QTest::newRow("session, TLS, /dev/full") << "session" << "anthro" << "/dev/full";
+    QTest::newRow("session, lab, /dev/full") << "session" << "anthro+lab" << "/dev/full";
+    QTest::newRow("session, TLS, a directory") << "session" << "anthro" << dir_.path();
+    QTest::newRow("bench, TLS, /dev/full") << "bench" << "anthro" << "/dev/full";
+  }
+  void keylogWriteErrorsAreReported() {
+    QFETCH(QString, command);
+    QFETCH(QString, scheme);
+    QFETCH(QString, keylog);
+    QStringList args{command, "--target", urls_[scheme], "--keylog", keylog, "--format", "json"};
+    if (command == "bench") args << "--concurrency" << "2" << "--requests" << "4";
+    Run r = run(args, dir_.path());
+    QVERIFY2(r.code == 2, r.err.constData());
+    QJsonObject doc = QJsonDocument::fromJson(r.out).object();
+    if (command == "session") QCOMPARE(doc["requests"].toArray()[0].toObject()["tokens"].toInt(), 12);
+    else QCOMPARE(doc["requests"].toInt(), 4);
+    QJsonArray warnings = doc["warnings"].toArray();
+    QCOMPARE(warnings.size(), 1);
+    QVERIFY2(warnings[0].toString().startsWith(keylog + ": "), qPrintable(warnings[0].toString()));
+    QList<QByteArray> said;
+    for (const QByteArray& line : r.err.split('\n'))
+      if (line.contains("warning")) said << line;
+    QCOMPARE(said.size(), 1);
+    QVERIFY2(said[0].contains(keylog.toUtf8()) && said[0].contains("key log"), said[0].constData());
+  }
+
  private:
   QTemporaryDir dir_;
   QProcess endpoint_;

@@ -205,7 +205,7 @@ class TestFrames : public QObject {
     QCOMPARE(req->model, std::string("claude"));
     QVERIFY(req->messages == spec.messages);
     QCOMPARE(*req->max_tokens, 70000u);
-    QVERIFY(req->has_api_key);
+    QCOMPARE(req->api_key.value_or(""), std::string("sk-secret"));
     std::string redacted = redact_request_json(req->json);
     QVERIFY(redacted.find("sk-secret") == std::string::npos);
     QCOMPARE(json::parse(redacted)["api_key"].get<std::string>(), std::string("***"));

@@ -1,114 +1,16 @@
 // The endpoint under garbage and misbehaving peers: it answers what the spec says, closes
 // what it must, and keeps serving everyone else.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <QtTest>
 #include <random>
 #include <set>
 
-#include "endpoint_fixture.h"
 #include "net/asio.h"
-#include "protocol/stream_decoder.h"
+#include "raw_peer.h"
 
 using namespace anthro;
 using namespace anthro::test;
 
 namespace {
-
-std::uint16_t port_of(const std::string& url) { return static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1))); }
-
-// A blocking raw peer on the lab port, using the codec directly.
-class RawPeer {
- public:
-  explicit RawPeer(std::uint16_t port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{3, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~RawPeer() { ::close(fd_); }
-  bool connected() const { return connected_; }
-
-  void send(ByteView bytes) { (void)!::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL); }
-  void send(std::string_view text) { send(as_bytes(text)); }
-
-  // Everything the server sends until it closes (or 3 s pass).
-  Bytes read_all() {
-    Bytes out;
-    std::uint8_t buf[4096];
-    for (;;) {
-      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) {
-        closed_ = n == 0;
-        return out;
-      }
-      out.insert(out.end(), buf, buf + n);
-    }
-  }
-  bool closed() const { return closed_; }
-
-  bool negotiate() {
-    client_ = generate_x25519();
-    offer_.max_streams = 2;
-    offer_.connection_token = 0x1122334455667788ULL;
-    offer_.x25519_public = client_.public_key;
-    Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
-    append(preface, encode_blob(offer_));
-    send(preface);
-    Bytes answer(kPrefaceSize);
-    std::size_t have = 0;
-    while (have < answer.size()) {
-      ssize_t n = ::recv(fd_, answer.data() + have, answer.size() - have, 0);
-      if (n <= 0) return false;
-      have += static_cast<std::size_t>(n);
-    }
-    Blob a = *decode_blob(ByteView(answer).subspan(8));
-    keys_ = *client_frame_keys(client_.private_key, offer_, a);
-    c2s_.emplace(static_cast<Suite>(a.aead), keys_.c2s);
-    suite_ = static_cast<Suite>(a.aead);
-    return true;
-  }
-
-  Bytes frame(FrameType type, std::uint8_t flags, const Bytes& plaintext) {
-    return seal_frame(*c2s_, type, flags, offer_.connection_token, nonces_.next(), plaintext);
-  }
-
-  Bytes request(std::uint32_t stream_id, std::uint32_t max_tokens = 5) {
-    RequestSpec spec;
-    spec.model = "m";
-    spec.messages = {{"user", "hi"}};
-    spec.max_tokens = max_tokens;
-    return frame(FrameType::Request, kFlagStreaming, encode_request(stream_id, spec));
-  }
-
-  std::vector<FrameEvent> frames(ByteView s2c) {
-    std::vector<FrameEvent> out;
-    DirectionDecoder d(Direction::ServerToClient, PrefaceMode::None,
-                       DecoderEvents{nullptr, [&](const FrameEvent& e) { out.push_back(e); }, nullptr}, nullptr);
-    d.set_key({suite_, keys_.s2c});
-    d.feed(s2c);
-    return out;
-  }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false, closed_ = false;
-  X25519KeyPair client_;
-  Blob offer_;
-  FrameKeys keys_;
-  Suite suite_ = Suite::Aes256Gcm;
-  std::optional<Aead> c2s_;
-  NonceSequence nonces_;
-};
-
-const ErrorBody* error_of(const FrameEvent& e) { return e.body ? std::get_if<ErrorBody>(&*e.body) : nullptr; }
 
 // A REQUEST body whose metadata nests `levels` objects deep, each `{"a":`.
 std::string deep_metadata_request(std::size_t levels) {

@@ -12,9 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "capture/analysis.h"
 #include "capture/tls_decoder.h"
+#include "capture_generator.h"
 #include "tls_test_identity.h"
 #include "crypto/keylog.h"
+#include "util/files.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace anthro;
 using namespace anthro::test;
@@ -75,6 +80,7 @@ struct Options {
   const char* cipher_list = nullptr;   // TLS 1.2
   const char* client_groups = nullptr;
   const char* server_groups = nullptr;
+  bool anthro_extension = true;  // both ends send 0xFFA1 (fixed bytes, not valid blobs)
 };
 
 // A client and a server joined by memory BIOs; every byte each writes is kept as a Piece.
@@ -136,8 +142,8 @@ class Lab {
     SSL_CTX_set_max_proto_version(ctx, o.max_version);
     if (o.ciphersuites) SSL_CTX_set_ciphersuites(ctx, o.ciphersuites);
     if (o.cipher_list) SSL_CTX_set_cipher_list(ctx, o.cipher_list);
-    SSL_CTX_add_custom_ext(ctx, kAnthroExt, kExtContext, ext_add, nullptr, nullptr, ext_parse,
-                           nullptr);
+    if (o.anthro_extension)
+      SSL_CTX_add_custom_ext(ctx, kAnthroExt, kExtContext, ext_add, nullptr, nullptr, ext_parse, nullptr);
     return ctx;
   }
   static SSL* make_ssl(SSL_CTX* ctx, BIO*& in, BIO*& out) {
@@ -430,6 +436,69 @@ class TestTlsDecoder : public QObject {
     auto d = decode(lab.pieces, lookup_from(lab.keylog), Chunking::Whole);
     QCOMPARE(d.status, std::string("unsupported suite TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256"));
     QCOMPARE(d.info.version, std::string("TLSv1.2"));
+  }
+
+  // Spec §6 handshake ends at "TLS Finished": the handshake's last, at the time of its record.
+  // TLS 1.3: the client's (its second flight); TLS 1.2: the server's (after the client's).
+  void finishedIsTheHandshakesLast() {
+    auto none = [](std::string_view, ByteView) -> std::optional<Bytes> { return std::nullopt; };
+    for (const Options& o : {Options{}, tls12("ECDHE-ECDSA-AES256-GCM-SHA384")}) {
+      Lab lab(o);
+      QVERIFY(lab.handshake());
+      converse(lab);
+      Direction last = o.max_version == TLS1_3_VERSION ? C2S : S2C;
+      std::size_t nth = 0, at = 0;
+      for (std::size_t i = 0; i < lab.pieces.size() && nth < 2; ++i)
+        if (lab.pieces[i].dir == last && ++nth == 2) at = i;
+      QCOMPARE(nth, std::size_t{2});
+      auto d = decode(lab.pieces, lookup_from(lab.keylog), Chunking::Whole);  // piece i arrives at i + 1
+      QVERIFY(d.info.finished_ts);
+      QCOMPARE(*d.info.finished_ts, double(at + 1));
+      QVERIFY(!decode(lab.pieces, none, Chunking::Whole).info.finished_ts);  // encrypted: not seen without secrets
+    }
+  }
+
+  // `analyze`'s handshake_ms of a generated TLS capture, one segment a piece, 1 ms apart: from
+  // the ClientHello to the later of the client's Finished and, when the negotiation is in-band,
+  // the preface answer. Not from the SYN, not to EncryptedExtensions.
+  void handshakeOfAGeneratedCapture_data() {
+    QTest::addColumn<bool>("extension");
+    QTest::newRow("negotiation in the extension: ends at Finished") << true;
+    QTest::newRow("in-band preface: ends at its answer") << false;
+  }
+  void handshakeOfAGeneratedCapture() {
+    QFETCH(bool, extension);
+    Options o;
+    o.anthro_extension = extension;
+    Lab lab(o);
+    QVERIFY(lab.handshake());
+    const auto& conv = vectors()["conversation"];
+    Bytes offer = hex(conv["client_to_server"]), answer = hex(conv["server_to_client"]);
+    if (!extension) {
+      lab.send(C2S, Bytes(offer.begin(), offer.begin() + kPrefaceSize));
+      lab.send(S2C, Bytes(answer.begin(), answer.begin() + kPrefaceSize));
+    }
+    std::vector<std::pair<bool, std::string>> pieces;
+    std::size_t client_pieces = 0, client_finished = 0;
+    for (const auto& p : lab.pieces) {
+      if (p.dir == C2S && ++client_pieces == 2) client_finished = pieces.size();  // CCS + Finished
+      pieces.emplace_back(p.dir == C2S, std::string(as_text(p.bytes)));
+    }
+    QTemporaryDir dir;
+    std::string pcap = dir.filePath("tls.pcap").toStdString(), keylog = dir.filePath("tls.keylog").toStdString();
+    write_capture(pcap, exchange(pieces));  // segment k (0-based) at k + 1 ms: SYN, SYN/ACK, ACK, then the pieces
+    QVERIFY(write_file_atomic(keylog, lab.keylog).ok());
+    auto a = analyze_capture(pcap, {{keylog}, {}});
+    QVERIFY(a.ok() && a->connections.size() == 1);
+    const CaptureConnection& c = a->connections[0].info;
+    QCOMPARE(c.alpn, std::string("anthro-v1"));
+    double client_hello_ms = 4, end_ms = double(extension ? client_finished + 4 : pieces.size() + 3);
+    QVERIFY(handshake_ms(c));
+    // Packet times are doubles of seconds since 1970: good to a microsecond.
+    QVERIFY2(std::abs(*handshake_ms(c) - (end_ms - client_hello_ms)) < 1e-3, std::to_string(*handshake_ms(c)).c_str());
+    double in_json = nlohmann::json::parse(analysis_json(*a))["connections"][0]["handshake_ms"].get<double>();
+    QVERIFY(std::abs(in_json - (end_ms - client_hello_ms)) < 1e-3);
+    QVERIFY(!handshake_ms(analyze_capture(pcap, {})->connections.at(0).info));  // no secrets: no Finished seen
   }
 
   void nothingYet() {

@@ -543,6 +543,7 @@ void SessionPanel::onFinished(const SessionResult& result) {
     emit message(tr("Session: %1").arg(QString::fromStdString(*result.error)));
     showSessionError(tr("Session failed: %1").arg(QString::fromStdString(*result.error)));
   }
+  for (const auto& warning : result.warnings) emit message(tr("Session: %1").arg(QString::fromStdString(warning)));
   last_session_ = result;
   last_run_ = LastRun::Session;
   export_button_->show();

@@ -205,6 +205,7 @@ void SessionPanel::onLoadDone(const Result<BenchResult>& result) {
     emit loadFinished(false);
     return;
   }
+  for (const auto& warning : result->warnings) emit message(tr("Session: %1").arg(QString::fromStdString(warning)));
   last_load_ = std::make_unique<BenchResult>(*result);
   last_run_ = LastRun::Load;
   export_button_->show();

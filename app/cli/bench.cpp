@@ -27,6 +27,7 @@ int run_bench_command(const std::vector<std::string>& argv) {
   Args args("bench", argv);
   BenchConfig b;
   read_session_options(args, b.session);
+  read_keylog_output(args, b.session);
   if (auto n = args.count("--concurrency", 1, 100000)) b.concurrency = static_cast<unsigned>(*n);
   if (auto r = args.number("--rate", NumberRange::Positive)) b.rate = *r;
   std::string arrivals = args.value_or("--arrivals", "constant");
@@ -63,7 +64,8 @@ int run_bench_command(const std::vector<std::string>& argv) {
   else print_summary(*result);
   bool all_failed = result->requests > 0 && result->errors.count("connection") &&
                     result->errors.at("connection") == result->requests;
-  return all_failed ? 3 : 0;
+  bool warned = print_warnings("bench", result->warnings);
+  return all_failed ? 3 : warned ? 2 : 0;
 }
 
 }  // namespace anthro::cli

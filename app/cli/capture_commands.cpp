@@ -7,6 +7,7 @@
 #include "capture/live_capture.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "diagnosis/diagnosis.h"
 
 namespace anthro::cli {
 namespace {
@@ -54,11 +55,13 @@ int run_analyze(const std::vector<std::string>& argv) {
   if (!a) return usage_error("analyze", error);
   auto result = analyze_capture(a->file, a->keys);
   if (!result) return error_exit("analyze", result.error());
+  const Checklist& checklist = builtin_latency_checklist();
+  Diagnosis findings = diagnose_analysis(*result, checklist);
   if (a->format == "json") {
-    write_analysis_json(*result, std::cout);
+    write_analyze_json(*result, findings, checklist, std::cout);
     std::cout << "\n";
   }
-  else std::cout << analysis_text(*result);
+  else std::cout << analyze_text(*result, findings, checklist);
   return 0;
 }
 

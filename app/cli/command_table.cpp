@@ -57,6 +57,11 @@ const Options kCaptureKeys = {
 
 const Options kLang = {{"--lang", "LANG", "en or zh_CN"}};
 
+// Where `session` and `bench` write their keys (not `diagnose`, whose --keylog reads them).
+const Options kKeylogOut = {
+    {"--keylog", "FILE", "append the TLS and ANTHRO_V1 keys here, mode 0600 (default: $SSLKEYLOGFILE); "
+                         "a file that cannot be written is a warning and exit 2"}};
+
 std::vector<CommandSpec> build_specs() {
   return {
       {"endpoint", "runs the local anthro-v1 endpoint until SIGINT/SIGTERM", "",
@@ -79,11 +84,11 @@ std::vector<CommandSpec> build_specs() {
         {"--header-timeout", "S", "close an HTTP connection whose request head takes longer (10; 0 none)"},
         {"--body-timeout", "S", "HTTP request body: close after S without progress at 1 KiB/s (30; 0 none)"}}},
       {"session", "live requests against a target, tokens streamed to stdout", "",
-       kRequest + kTrust +
+       kRequest + kTrust + kKeylogOut +
            Options{{"--repeat", "N", "N requests on the same connection, one after another"},
                    {"--format", "text|json", "human-readable (default) or one JSON document"}}},
       {"bench", "load generation against a target, with a latency summary", "",
-       kRequest + kTrust + kLoad +
+       kRequest + kTrust + kLoad + kKeylogOut +
            Options{{"--concurrency", "N", "closed loop: N requests in flight"},
                    {"--rate", "R", "open loop: R requests per second"},
                    {"--arrivals", "constant|poisson", "open-loop arrivals (constant)"},

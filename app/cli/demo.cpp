@@ -15,6 +15,7 @@
 #ifdef ANTHRO_WITH_REPORT
 #include "cli/report.h"
 #endif
+#include "cli/session_options.h"
 #include "capture/analysis.h"
 #include "capture/live_capture.h"
 #include "crypto/keylog.h"
@@ -203,6 +204,7 @@ int run_demo(const std::vector<std::string>& args) {
     std::cerr << "\nanthro-wb demo: session failed: " << (result ? result->error.value_or("no request") : result.error().detail) << "\n";
     return 3;
   }
+  print_warnings("demo", result->warnings);  // a key log not written: what follows decodes nothing
   const RequestResult& r = result->requests[0];
   std::cout << "\n  " << result->tls_suite << ", " << result->suite << "; connect " << ms(result->connect_ms)
             << ", handshake " << ms(result->handshake_ms) << "\n  TTFT " << ms(r.figures.ttft_ms) << ", E2E "

@@ -45,6 +45,7 @@ int run_session_command(const std::vector<std::string>& argv) {
   Args args("session", argv);
   SessionConfig c;
   read_session_options(args, c);
+  read_keylog_output(args, c);
   if (auto n = args.count("--repeat", 1, 1000000)) c.repeat = static_cast<unsigned>(*n);
   std::string format = args.value_or("--format", "text");
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
@@ -58,7 +59,8 @@ int run_session_command(const std::vector<std::string>& argv) {
   bool failed = result->error.has_value();
   for (const auto& r : result->requests) failed |= r.error.has_value();
   if (result->error) std::cerr << "anthro-wb session: " << *result->error << "\n";
-  return failed ? 3 : 0;
+  bool warned = print_warnings("session", result->warnings);
+  return failed ? 3 : warned ? 2 : 0;
 }
 
 }  // namespace anthro::cli

@@ -1,6 +1,7 @@
 #include "cli/session_options.h"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "util/files.h"
 
@@ -29,6 +30,15 @@ void read_trust_options(Args& args, SessionConfig& c) {
   }
   c.model = args.value_or("--model", c.model);
   if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
+}
+
+void read_keylog_output(Args& args, SessionConfig& c) {
+  if (auto path = args.value("--keylog")) c.keylog_path = *path;
+}
+
+bool print_warnings(const std::string& command, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << "anthro-wb " << command << ": warning: " << w << "\n";
+  return !warnings.empty();
 }
 
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {

@@ -24,4 +24,12 @@ struct LoadOptions {
 };
 LoadOptions read_load_options(Args& args);
 
+// `session` and `bench`: --keylog FILE, where the client writes its keys (else $SSLKEYLOGFILE).
+// (`diagnose` reads key logs with --keylog instead, for its capture.)
+void read_keylog_output(Args& args, SessionConfig& c);
+
+// A run's warnings on stderr, one line each; true when there were any. A key log that could not
+// be written is one: the run's figures stand, and the command exits 2 (an output not written).
+bool print_warnings(const std::string& command, const std::vector<std::string>& warnings);
+
 }  // namespace anthro::cli

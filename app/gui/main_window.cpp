@@ -24,6 +24,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 
+#include <sstream>
+
 #include "capture/capture_file.h"
 #include "capture_dialog.h"
 #include "capture_inspector.h"
@@ -429,7 +431,13 @@ widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
   } else if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(page)) {
     // The inspector's index ran analyze_capture on the file with the keys it was opened with
     // (its ITL samples kept): that analysis is the capture's result, not run a second time.
-    job = [a = inspector->index()->analysis()](const std::string&, Stop) { return Result<std::string>(analysis_json(*a)); };
+    // Its findings are analyze's: the latency checklist walked over that analysis.
+    job = [a = inspector->index()->analysis()](const std::string&, Stop) {
+      const Checklist& checklist = builtin_latency_checklist();
+      std::ostringstream out;
+      write_analyze_json(*a, diagnose_analysis(*a, checklist), checklist, out);
+      return Result<std::string>(out.str());
+    };
   }
   auto* dialog = new widgets::ReportDialog(std::move(job), QString(), current_language(), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);

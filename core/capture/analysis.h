@@ -68,10 +68,16 @@ struct AnalyzeOptions {
 Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKeySources& keys,
                                         const DecodeSink& decode_sink = {}, const AnalyzeOptions& options = {});
 
+// The document's `findings` and `checklist` arrays, as JSON text. core/capture walks no
+// checklist: core/diagnosis does (write_analyze_json there) and hands them in.
+struct AnalysisVerdicts {
+  std::string findings = "[]", checklist = "[]";
+};
+
 // cli.md `analyze --format json` with kind "analysis" and schema_version
 // (resources/schemas/analysis.schema.json), written to `out` piece by piece, or as one string.
-void write_analysis_json(const CaptureAnalysis& analysis, std::ostream& out);
-std::string analysis_json(const CaptureAnalysis& analysis);
+void write_analysis_json(const CaptureAnalysis& analysis, std::ostream& out, const AnalysisVerdicts& verdicts = {});
+std::string analysis_json(const CaptureAnalysis& analysis, const AnalysisVerdicts& verdicts = {});
 std::string analysis_text(const CaptureAnalysis& analysis);  // the human summary
 
 }  // namespace anthro

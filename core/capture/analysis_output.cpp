@@ -20,14 +20,13 @@ namespace {
 // A connection's fields; its streams are written after them, one at a time.
 json connection_json(const CaptureConnection& i) {
   const TcpHealth& t = i.tcp;
-  std::optional<double> connect_ms, handshake_ms;
+  std::optional<double> connect_ms;
   if (i.syn_ts && i.synack_ts) connect_ms = (*i.synack_ts - *i.syn_ts) * 1000;
-  if (i.preface_start_ts && i.negotiated_ts) handshake_ms = (*i.negotiated_ts - *i.preface_start_ts) * 1000;
   return {{"conn", i.name}, {"transport", to_string(i.transport)},
           {"alpn", i.alpn.empty() ? json(nullptr) : json(i.alpn)},
           {"suite", i.suite ? json(std::string(to_string(*i.suite))) : json(nullptr)},
           {"tls_suite", i.tls_suite.empty() ? json(nullptr) : json(i.tls_suite)},
-          {"decryption", decryption_text(i)}, {"connect_ms", json_or_null(connect_ms)}, {"handshake_ms", json_or_null(handshake_ms)},
+          {"decryption", decryption_text(i)}, {"connect_ms", json_or_null(connect_ms)}, {"handshake_ms", json_or_null(handshake_ms(i))},
           {"tcp", {{"retransmissions", t.retransmissions}, {"out_of_order", t.out_of_order},
                    {"zero_window_events", t.zero_window_events}, {"zero_window_ms", t.zero_window_ms},
                    {"gaps", t.gaps}, {"bad_checksums", t.bad_checksums}, {"duplicate_acks", t.duplicate_acks},
@@ -66,7 +65,7 @@ void write_streams(const ConnectionAnalysis& c, std::ostream& out) {
 
 }  // namespace
 
-void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
+void write_analysis_json(const CaptureAnalysis& a, std::ostream& out, const AnalysisVerdicts& verdicts) {
   // Written piece by piece: one document for a capture of millions of frames would otherwise
   // be a second copy of everything in memory.
   out << "{\"kind\":\"analysis\",\"schema_version\":" << CaptureAnalysis::kSchemaVersion
@@ -80,12 +79,12 @@ void write_analysis_json(const CaptureAnalysis& a, std::ostream& out) {
     out << "]}";
   }
   out << "],\"summary\":" << dump_json(summary_json(a)) << ",\"warnings\":" << dump_json(json(a.warnings))
-      << ",\"findings\":[],\"checklist\":[]}";
+      << ",\"findings\":" << verdicts.findings << ",\"checklist\":" << verdicts.checklist << "}";
 }
 
-std::string analysis_json(const CaptureAnalysis& a) {
+std::string analysis_json(const CaptureAnalysis& a, const AnalysisVerdicts& verdicts) {
   std::ostringstream out;
-  write_analysis_json(a, out);
+  write_analysis_json(a, out, verdicts);
   return out.str();
 }
 

@@ -1,5 +1,7 @@
 #include "capture/capture_decoder.h"
 
+#include <algorithm>
+
 #include "capture/http_dissector.h"
 #include "capture/tls_decoder.h"
 
@@ -52,6 +54,15 @@ std::string decryption_text(const CaptureConnection& c) {
   return "";
 }
 
+std::optional<double> handshake_ms(const CaptureConnection& c) {
+  if (!c.handshake_start_ts) return std::nullopt;
+  bool tls = c.transport == CaptureTransport::Tls;
+  bool anthro = c.transport == CaptureTransport::Lab || c.alpn == "anthro-v1";
+  if ((tls && !c.tls_finished_ts) || (anthro && !c.negotiated_ts) || (!tls && !anthro)) return std::nullopt;
+  double end = std::max(tls ? *c.tls_finished_ts : 0.0, anthro ? *c.negotiated_ts : 0.0);
+  return (end - *c.handshake_start_ts) * 1000;
+}
+
 CaptureDecoder::CaptureDecoder(const KeyRing& keys, CaptureEvents events)
     : keys_(keys), events_(std::move(events)), tracker_([this](TcpConnection& tcp) { return events_for(tcp); }) {}
 
@@ -69,6 +80,7 @@ void CaptureDecoder::finish() {
       c->tls->finish();
       c->info.tls_client_random = c->tls->handshake().client_random;
       c->info.alpn_offered = c->tls->handshake().alpn_offered;  // in the clear, keys or not
+      c->info.tls_finished_ts = c->tls->handshake().finished_ts;
       if (!c->tls->decrypted()) {
         c->info.decryption = DecryptionState::Tls;
         c->info.decryption_detail = c->tls->status();
@@ -118,6 +130,7 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
 }
 
 void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
+  if (dir == Direction::ClientToServer && !c.info.handshake_start_ts) c.info.handshake_start_ts = ts;
   if (!c.recognised) {
     if (dir != Direction::ClientToServer && c.info.transport == CaptureTransport::Unknown) {
       // The server spoke first (or the client's bytes were not captured): frames or a preface.
@@ -142,7 +155,6 @@ void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double t
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
   if (c.http) read_http(c, dir, data, ts);
   if (!c.anthro) return;
-  if (dir == Direction::ClientToServer && !c.info.preface_start_ts) c.info.preface_start_ts = ts;
   c.feeding_ts = ts;
   c.anthro->feed(dir, data, ts);
 }
@@ -203,7 +215,6 @@ void CaptureDecoder::start_tls(Conn& c) {
     c.info.tls_suite = h.cipher_suite;
     c.info.tls_client_random = h.client_random;
     c.info.tls_version = h.version;
-    c.info.preface_start_ts = c.tcp->first_ts();
     c.info.alpn_offered = h.alpn_offered;
     if (h.alpn_selected == "http/1.1" || (h.alpn_selected.empty() && !h.alpn_offered.empty()))
       start_http(c);

@@ -39,7 +39,10 @@ struct CaptureConnection {
   std::optional<Suite> suite;
   std::string alpn, tls_suite, tls_version;  // TLS connections: what the handshake said
   Bytes tls_client_random;                   // which key log lines belong to it
-  std::optional<double> syn_ts, synack_ts, preface_start_ts, negotiated_ts;
+  std::optional<double> syn_ts, synack_ts;
+  // Spec §6 handshake: from the first client byte (the ClientHello; lab: the preface) to the
+  // later of the TLS Finished (the handshake's last) and the negotiation's answer. See handshake_ms.
+  std::optional<double> handshake_start_ts, tls_finished_ts, negotiated_ts;
   std::vector<std::string> alpn_offered;  // TLS: the ClientHello's ALPN list
   std::optional<Direction> first_close;   // who sent the first FIN or RST
   std::optional<double> closed_ts;        // when
@@ -56,6 +59,10 @@ struct CaptureConnection {
 // cli.md's `decryption`: "ok", "no frames", "no key", "authentication: no key opens the frames",
 // "TLS: <why>"; empty while pending.
 std::string decryption_text(const CaptureConnection& c);
+
+// Spec §6 `handshake` from packet times; null while a piece it needs was not seen (a TLS
+// handshake without its secrets, a capture that starts mid-connection).
+std::optional<double> handshake_ms(const CaptureConnection& c);
 
 struct CaptureEvents {
   std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;

@@ -45,6 +45,7 @@ struct TlsDecoder::Side {
   std::uint64_t seq = 0;
   Bytes secret;            // TLS 1.3 current traffic secret, for KeyUpdate
   bool encrypted = false;  // records are protected from here on
+  bool finished = false;   // this side's Finished was seen
   // TLS 1.2: the keys are known at ServerHello but apply from this side's ChangeCipherSpec.
   std::optional<tls::RecordOpener> pending;
   Bytes pending_iv;
@@ -195,6 +196,10 @@ void TlsDecoder::on_handshake_message(Side& s, std::uint8_t type, ByteView body,
     return fail_all("malformed handshake (oversized hello)");
   if (client && type == tls::kClientHello) return on_client_hello(body);
   if (!client && type == tls::kServerHello) return on_server_hello(body);
+  if (type == tls::kFinished && !s.finished) {  // a renegotiation's later Finished is not the handshake's
+    s.finished = true;
+    info_.finished_ts = std::max(info_.finished_ts.value_or(s.record_ts), s.record_ts);
+  }
   if (!tls13_) return;  // TLS 1.2 keys change on ChangeCipherSpec, not on messages
   if (!client && type == tls::kEncryptedExtensions) return on_encrypted_extensions(body);
   if (type == tls::kFinished && s.secret.size() && !s.dead) {

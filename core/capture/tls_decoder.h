@@ -33,6 +33,9 @@ struct TlsHandshakeInfo {
   Bytes extension_offer;
   // Extension 0xFFA1 in EncryptedExtensions (1.3) / ServerHello (1.2).
   Bytes extension_answer;
+  // When the handshake's last Finished arrived (TLS 1.3: the client's; 1.2: the server's, in a
+  // full handshake): the completion time of the record carrying it. Needs the secrets.
+  std::optional<double> finished_ts;
 };
 
 // Looks a secret up by NSS key log label and client_random (32 bytes); nullopt when unknown.

@@ -71,6 +71,14 @@ void random_bytes(std::uint8_t* out, std::size_t n) {
   randombytes_buf(out, n);
 }
 
+bool secrets_equal(std::string_view presented, std::string_view expected) {
+  ensure_sodium();
+  unsigned char a[crypto_hash_sha256_BYTES], b[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(a, reinterpret_cast<const unsigned char*>(presented.data()), presented.size());
+  crypto_hash_sha256(b, reinterpret_cast<const unsigned char*>(expected.data()), expected.size());
+  return sodium_memcmp(a, b, sizeof a) == 0;
+}
+
 X25519KeyPair generate_x25519() {
   X25519KeyPair kp;
   random_bytes(kp.private_key.data(), kp.private_key.size());

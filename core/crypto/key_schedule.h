@@ -44,6 +44,11 @@ std::string x25519_private_to_pem(const Key32& private_key);
 
 void random_bytes(std::uint8_t* out, std::size_t n);
 
+// Whether a presented secret (an API key) equals the expected one, in time that depends on
+// neither where they differ nor their lengths: both are hashed (SHA-256) and the digests
+// compared with sodium_memcmp.
+bool secrets_equal(std::string_view presented, std::string_view expected);
+
 // The oldest error OpenSSL queued on this thread, as text; the queue is then cleared.
 std::string openssl_error();
 

@@ -97,4 +97,19 @@ Result<bool> append_keylog_line(const std::string& path, std::string_view line) 
   return true;
 }
 
+void KeyLogSink::append(std::string_view line) {
+  std::lock_guard lock(mutex_);
+  auto written = append_keylog_line(path_, line);
+  if (written) return;
+  ++lost_;
+  if (!first_error_) first_error_ = written.error();
+}
+
+std::optional<std::string> KeyLogSink::error() const {
+  std::lock_guard lock(mutex_);
+  if (!first_error_) return std::nullopt;
+  return first_error_->detail + " (" + std::to_string(lost_) + (lost_ == 1 ? " line" : " lines") +
+         " not written)";
+}
+
 }  // namespace anthro

@@ -1,6 +1,8 @@
 // NSS key log files (SSLKEYLOGFILE) with the ANTHRO_V1 lines of spec §7.
 #pragma once
 
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,5 +36,21 @@ std::string format_tls_line(const TlsSecretLine& line);
 
 // Appends one line to a key log, creating it with mode 0600. Errors name the path.
 Result<bool> append_keylog_line(const std::string& path, std::string_view line);
+
+// The key log one client run writes (its TLS library's lines and its ANTHRO_V1 lines, from every
+// connection, on any thread). A line that cannot be written does not stop the run: the first
+// error is kept, to be reported once as a warning that names the file.
+class KeyLogSink {
+ public:
+  explicit KeyLogSink(std::string path) : path_(std::move(path)) {}
+  void append(std::string_view line);
+  std::optional<std::string> error() const;  // "PATH: cannot ... key log: WHY (N lines not written)"
+
+ private:
+  std::string path_;
+  mutable std::mutex mutex_;
+  std::optional<Error> first_error_;
+  std::uint64_t lost_ = 0;
+};
 
 }  // namespace anthro

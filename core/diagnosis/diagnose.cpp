@@ -88,7 +88,7 @@ Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config) {
   }
   if (stopped(config)) return make_error(ErrorClass::Cancelled, "diagnosis cancelled");
   say(config, "evaluating " + std::to_string(config.checklist.items.size()) + " items");
-  return evaluate(config.checklist, o);
+  return evaluate(config.checklist, std::move(o));
 }
 
 }  // namespace anthro

@@ -56,7 +56,8 @@ struct Diagnosis {
 
 // Every item of `checklist` against what was observed. An item no given source can measure is
 // inconclusive, naming the source that would.
-Diagnosis evaluate(const Checklist& checklist, const Observations& observations);
+// (By value: a caller done with its observations moves them in.)
+Diagnosis evaluate(const Checklist& checklist, Observations observations);
 // One item on its own (the GUI's re-run, and manual ticks keep their notes).
 ItemResult evaluate_item(const ChecklistItem& item, const Observations& observations);
 
@@ -67,8 +68,10 @@ struct FrameDrops {
 };
 FrameDrops count_frame_drops(const Observations& o);
 
-// A capture's analysis as observations (its connections, streams and TCP health).
-Observations observe_capture(const CaptureAnalysis& analysis);
+// A capture's analysis as observations (its connections, streams and TCP health). Without
+// `texts`, stream texts stay where the analysis keeps them (no checklist item of a capture
+// reads them; only live UTF-8 pairs compare texts).
+Observations observe_capture(const CaptureAnalysis& analysis, bool texts = true);
 // Adds `more` to `into` (a live run and a capture diagnosed together).
 void merge_observations(Observations& into, Observations more);
 
@@ -77,5 +80,12 @@ void merge_observations(Observations& into, Observations more);
 std::string diagnosis_json(const Diagnosis& d, std::string_view lang = "en", const Checklist* checklist = nullptr);
 // One line per item, verdict first.
 std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang = "en");
+
+// cli.md `analyze`: the checklist walked over a capture's own analysis, as `diagnose CAPTURE`
+// walks it but without reading the file again; then the analysis document with its `findings`
+// (items that warn or fail) and `checklist` (every item), or its text with a findings section.
+Diagnosis diagnose_analysis(const CaptureAnalysis& analysis, const Checklist& checklist);
+void write_analyze_json(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist, std::ostream& out);
+std::string analyze_text(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist);
 
 }  // namespace anthro

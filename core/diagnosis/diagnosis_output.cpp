@@ -76,6 +76,19 @@ json system_json(const SystemState& s) {
           {"rmem_max", json_or_null(s.rmem_max)},  {"wmem_max", json_or_null(s.wmem_max)}, {"problems", s.problems}};
 }
 
+// cli.md's `findings` (the items that warn or fail) and `checklist` (every item).
+AnalysisVerdicts verdicts_json(const Diagnosis& d, std::string_view lang, const Checklist* checklist) {
+  json findings = json::array(), items = json::array();
+  for (const auto& r : d.items) {
+    const ChecklistItem* item = checklist ? checklist->item(r.id) : nullptr;
+    items.push_back(item_json(r, item, lang));
+    if (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)
+      findings.push_back({{"id", r.id}, {"verdict", to_string(r.verdict)}, {"evidence", r.reason},
+                          {"conn", r.refs.empty() ? json(nullptr) : json(r.refs.front().conn)}});
+  }
+  return {findings.dump(), items.dump()};
+}
+
 }  // namespace
 
 std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Checklist* checklist) {
@@ -89,14 +102,7 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Chec
       ++requests;
       if (q.result.figures.ttft_ms) ttft.push_back(*q.result.figures.ttft_ms);
     }
-  json findings = json::array(), items = json::array();
-  for (const auto& r : d.items) {
-    const ChecklistItem* item = checklist ? checklist->item(r.id) : nullptr;
-    items.push_back(item_json(r, item, lang));
-    if (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)
-      findings.push_back({{"id", r.id}, {"verdict", to_string(r.verdict)}, {"evidence", r.reason},
-                          {"conn", r.refs.empty() ? json(nullptr) : json(r.refs.front().conn)}});
-  }
+  AnalysisVerdicts verdicts = verdicts_json(d, lang, checklist);
   json doc = {{"kind", "diagnosis"},
               {"schema_version", Diagnosis::kSchemaVersion},
               {"checklist_id", d.checklist_id},
@@ -107,8 +113,8 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Chec
               {"verdict", to_string(d.worst())},
               {"connections", connections},
               {"summary", {{"requests", requests}, {"ttft_ms", summary_json(summarize(ttft))}}},
-              {"findings", findings},
-              {"checklist", items},
+              {"findings", json::parse(verdicts.findings)},
+              {"checklist", json::parse(verdicts.checklist)},
               {"system", system_json(o.system)},
               {"warnings", d.warnings}};
   return dump_json(doc);
@@ -126,6 +132,28 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
     if (item && (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)) out += "             remedy: " + item->remedy.in(lang) + "\n";
   }
   for (const auto& w : d.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+Diagnosis diagnose_analysis(const CaptureAnalysis& analysis, const Checklist& checklist) {
+  return evaluate(checklist, observe_capture(analysis, false));  // moved in, not copied
+}
+
+void write_analyze_json(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist, std::ostream& out) {
+  write_analysis_json(analysis, out, verdicts_json(d, "en", &checklist));
+}
+
+std::string analyze_text(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist) {
+  std::string out = analysis_text(analysis) + "findings (" + checklist.id + "):";
+  std::size_t found = 0;
+  for (const auto& r : d.items) {
+    if (r.verdict != Verdict::Warn && r.verdict != Verdict::Fail) continue;
+    out += std::string(found++ ? "" : "\n") + "  " + to_string(r.verdict) + " " + r.id + ": " + r.reason;
+    if (!r.refs.empty()) out += " (" + r.refs.front().conn + ")";
+    out += "\n";
+    if (const ChecklistItem* item = checklist.item(r.id)) out += "    remedy: " + item->remedy.in("en") + "\n";
+  }
+  if (!found) out += " none\n";
   return out;
 }
 

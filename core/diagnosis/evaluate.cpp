@@ -607,7 +607,7 @@ FrameDrops count_frame_drops(const Observations& o) {
   return d;
 }
 
-Diagnosis evaluate(const Checklist& checklist, const Observations& o) {
+Diagnosis evaluate(const Checklist& checklist, Observations o) {
   Diagnosis d;
   d.checklist_id = checklist.id;
   d.checklist_origin = checklist.origin;
@@ -616,7 +616,7 @@ Diagnosis evaluate(const Checklist& checklist, const Observations& o) {
   for (const auto& item : checklist.items) d.items.push_back(evaluate_item(item, o));
   d.warnings = o.warnings;
   for (const auto& p : o.system.problems) d.warnings.push_back("system: " + p);
-  d.observations = o;
+  d.observations = std::move(o);
   return d;
 }
 

@@ -102,8 +102,10 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
   b.plan = [&plan](std::uint64_t index) { return plan[index % plan.size()]; };
   auto bench = run_bench(b);
   if (!bench) return bench.error();
+  std::vector<std::string> run_warnings = bench->warnings;  // a key log not written
 
   Observations o = observe_bench(std::move(*bench), config.session.target);
+  o.warnings.insert(o.warnings.end(), run_warnings.begin(), run_warnings.end());
   if (config.utf8_pair && target->kind == TargetKind::Anthro) {
     std::string url = baseline_url(config, *target);
     if (url.empty())

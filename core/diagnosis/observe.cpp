@@ -17,7 +17,7 @@ ObservedConnection connection_of(const CaptureConnection& info) {
                      std::find(offered.begin(), offered.end(), "anthro-v1") != offered.end();
   c.anthro = info.frames > 0;
   c.probe_only = info.http_requests > 0 && info.http_requests == info.http_probe_requests;
-  c.opened = info.syn_ts ? info.syn_ts : info.preface_start_ts;
+  c.opened = info.syn_ts ? info.syn_ts : info.handshake_start_ts;
   c.closed = info.closed_ts;
   c.client_zero_windows = info.client_zero_windows;
   c.client_closed_first = info.first_close == Direction::ClientToServer;
@@ -32,7 +32,7 @@ bool keys_known(const CaptureConnection& info) {
 
 }  // namespace
 
-Observations observe_capture(const CaptureAnalysis& analysis) {
+Observations observe_capture(const CaptureAnalysis& analysis, bool texts) {
   Observations o;
   o.capture = true;
   o.capture_file = analysis.file;
@@ -49,7 +49,8 @@ Observations observe_capture(const CaptureAnalysis& analysis) {
       q.connection = o.connections.size() - 1;
       q.anthro = o.connections.back().anthro;  // else an HTTP exchange: the baseline's, as live
       q.result = ca.streams[i];
-      q.result.text = CaptureAnalysis::text(ca, i);
+      if (texts) q.result.text = CaptureAnalysis::text(ca, i);
+      else std::string().swap(q.result.text);  // the analysis keeps it; no second copy
       o.requests.push_back(std::move(q));
     }
   }

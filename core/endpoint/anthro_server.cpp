@@ -31,10 +31,10 @@ Result<Bytes> answer_offer(const ServerState& state, ByteView offer_bytes) {
 
 namespace {
 
+// The parsed top-level member only: a key elsewhere in the JSON (metadata, another field's
+// value) is not a key; a REQUEST naming api_key twice never gets here (400 from the parser).
 bool api_key_matches(const RequestBody& r, const std::string& required) {
-  auto pos = r.json.find("\"api_key\"");
-  if (pos == std::string::npos) return false;
-  return r.json.find("\"" + required + "\"", pos) != std::string::npos;
+  return r.api_key && secrets_equal(*r.api_key, required);
 }
 
 }  // namespace
@@ -282,7 +282,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
       std::string text = faults.utf8_surrogate ? to_cesu8(step.text) : step.text;
       if (s.flags & kFlagStreaming) {
         bool corrupt = std::find(plan.corrupt_token.begin(), plan.corrupt_token.end(), i) != plan.corrupt_token.end();
-        Bytes frame = seal(FrameType::StreamToken, s.flags, encode_token(s.id, index, 1, as_bytes(text)), corrupt);
+        Bytes body = encode_token(s.id, index, 1, as_bytes(text));
+        // One token is one frame (token_count counts tokens), so a token the ring cannot hold ends the stream.
+        if (body.size() > max_plaintext()) co_return send_error(s.id, 413, 0, too_big("a STREAM_TOKEN", body.size()));
+        Bytes frame = seal(FrameType::StreamToken, s.flags, body, corrupt);
         // A burst queues frames as fast as the socket takes them (bounded by wait_below above),
         // so they leave in big writes that fill a slow reader's ring.
         if (faults.burst) writer_.send(std::move(frame));
@@ -309,7 +312,10 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     response.output_tokens = sent;
     response.timing = Timing{us(plan.queue_ms), us(plan.context_wait_ms), us(plan.prefill_ms),
                              static_cast<std::uint64_t>(std::chrono::duration<double, std::micro>(last - first).count())};
-    Bytes frame = seal(FrameType::Response, s.flags, encode_response(s.id, response));
+    Bytes body = encode_response(s.id, response);
+    // A RESPONSE is one frame: a whole non-streamed text beyond the ring is refused, never cut.
+    if (body.size() > max_plaintext()) co_return send_error(s.id, 413, 0, too_big("the RESPONSE", body.size()));
+    Bytes frame = seal(FrameType::Response, s.flags, body);
     co_await writer_.write(std::move(frame));
     if (faults.close_after_response) {
       co_await writer_.flush();
@@ -331,8 +337,31 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     writer_.send(seal(type, flags, plaintext));
   }
 
+  // Spec §5: the server never sends a frame whose 16 + payload_length exceeds the client's ring.
+  std::size_t max_plaintext() const {
+    std::size_t frame = std::min<std::size_t>(std::size_t{negotiated_.ring_buffer_kib} * 1024, kMaxFrame);
+    return frame - kHeaderSize - kNonceSize - kTagSize;
+  }
+
+  std::string too_big(const char* what, std::size_t plaintext) const {
+    return std::string(what) + " would be a frame of " + std::to_string(kHeaderSize + kNonceSize + plaintext + kTagSize) +
+           " bytes; the client's ring_buffer_kib " + std::to_string(negotiated_.ring_buffer_kib) +
+           " takes frames of at most " + std::to_string(max_plaintext() + kHeaderSize + kNonceSize + kTagSize) +
+           " (stream the reply, or offer a bigger ring)";
+  }
+
   void send_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t retry_after_ms, std::string_view message) {
-    send_frame(FrameType::Error, 0, encode_error(stream_id, code, retry_after_ms, message));
+    // A message too long for the ring is cut at a character boundary, and says so.
+    constexpr std::string_view cut_note = " [cut to fit the client's ring]";
+    std::size_t room = max_plaintext() - kMinErrorBody;
+    std::string text(message);
+    if (text.size() > room) {
+      std::size_t keep = room - cut_note.size();
+      while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;  // not inside a character
+      text.resize(keep);
+      text += cut_note;
+    }
+    send_frame(FrameType::Error, 0, encode_error(stream_id, code, retry_after_ms, text));
   }
 
   void protocol_error(const std::string& why) {

@@ -30,8 +30,37 @@ std::string error_body(Api api, std::string_view type, std::string_view message)
   return api == Api::Messages ? error_json(type, message) : chat_completions_error_json(type, message);
 }
 
-std::string bearer(const std::string& authorization) {
-  return authorization.rfind("Bearer ", 0) == 0 ? authorization.substr(7) : std::string();
+// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive,
+// RFC 7235 §2.1), or nullopt for another scheme or a value that is not one token.
+std::optional<std::string> bearer(std::string_view authorization) {
+  constexpr std::string_view scheme = "bearer";
+  if (authorization.size() <= scheme.size() || authorization[scheme.size()] != ' ') return std::nullopt;
+  for (std::size_t i = 0; i < scheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return std::nullopt;
+  std::string_view token = authorization.substr(scheme.size());
+  token.remove_prefix(std::min(token.find_first_not_of(' '), token.size()));
+  if (token.empty() || token.find_first_of(" \t,") != std::string_view::npos) return std::nullopt;
+  return std::string(token);
+}
+
+enum class Credentials { Accepted, Refused, Repeated };
+
+// Each credential given (x-api-key, Authorization: Bearer) must be the key, and at least one
+// given; either header twice is refused rather than one of them picked.
+Credentials check_credentials(const HttpRequest& req, const std::string& want) {
+  if (want.empty()) return Credentials::Accepted;
+  if (req.repeated.count("x-api-key") || req.repeated.count("authorization")) return Credentials::Repeated;
+  bool given = false;
+  if (auto it = req.headers.find("x-api-key"); it != req.headers.end()) {
+    if (!secrets_equal(it->second, want)) return Credentials::Refused;
+    given = true;
+  }
+  if (auto it = req.headers.find("authorization"); it != req.headers.end()) {
+    auto token = bearer(it->second);
+    if (!token || !secrets_equal(*token, want)) return Credentials::Refused;
+    given = true;
+  }
+  return given ? Credentials::Accepted : Credentials::Refused;
 }
 
 Headers retry_headers(std::uint32_t ms) {
@@ -110,7 +139,13 @@ class HttpConnection {
       co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
     if (req.method != "POST")
       co_return co_await send_error(api, 405, "invalid_request_error", "use POST on " + path);
-    if (!authorised(req, api)) co_return co_await send_error(api, 401, "authentication_error", "invalid x-api-key");
+    switch (check_credentials(req, state_.config.required_api_key)) {
+      case Credentials::Accepted: break;
+      case Credentials::Refused:
+        co_return co_await send_error(api, 401, "authentication_error", "x-api-key or Authorization: Bearer missing or wrong");
+      case Credentials::Repeated:
+        co_return co_await send_error(api, 400, "invalid_request_error", "duplicate x-api-key or authorization header");
+    }
     if (api == Api::Messages && req.header("anthropic-version").empty())
       co_return co_await send_error(api, 400, "invalid_request_error", "anthropic-version: header is required");
     Reply reply{api, {}, {}, {}, false};
@@ -136,14 +171,6 @@ class HttpConnection {
     if (reply.request.stream) sent = co_await stream_reply(reply);
     else sent = co_await whole_reply(reply);
     co_return sent;
-  }
-
-  bool authorised(const HttpRequest& req, Api api) const {
-    const std::string& want = state_.config.required_api_key;
-    if (want.empty()) return true;
-    std::string got = api == Api::Messages ? req.header("x-api-key") : bearer(req.header("authorization"));
-    if (got.empty()) got = req.header("x-api-key");
-    return got == want;
   }
 
   // Sleeps before token i as the plan says; false when the reply must stop (a reset).

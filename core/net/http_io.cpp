@@ -20,7 +20,11 @@ HttpRequest to_request(http::request<http::string_body>&& msg) {
   HttpRequest req;
   req.method = std::string(msg.method_string());
   req.target = std::string(msg.target());
-  for (const auto& field : msg) req.headers[lower(std::string(field.name_string()))] = std::string(field.value());
+  for (const auto& field : msg) {
+    std::string name = lower(std::string(field.name_string()));
+    if (req.headers.count(name)) req.repeated.insert(name);
+    req.headers[name] = std::string(field.value());
+  }
   req.body = std::move(msg.body());
   req.keep_alive = msg.keep_alive();
   return req;

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "net/byte_stream.h"
@@ -11,7 +12,8 @@ namespace anthro::net {
 
 struct HttpRequest {
   std::string method, target;
-  std::map<std::string, std::string> headers;  // names lowercased
+  std::map<std::string, std::string> headers;  // names lowercased; a repeated one keeps its last value
+  std::set<std::string> repeated;              // names lowercased that came more than once
   std::string body;
   bool keep_alive = true;
   std::string header(const std::string& name) const {

@@ -24,11 +24,13 @@ int ssl_index() {
   return index;
 }
 
-// The key log path lives with the SSL_CTX and is freed with it.
-void free_keylog_path(void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) { delete static_cast<std::string*>(ptr); }
+// The key log sink lives with the SSL_CTX (and whoever else holds it) and is let go with it.
+void free_keylog_sink(void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) {
+  delete static_cast<std::shared_ptr<KeyLogSink>*>(ptr);
+}
 
 int ctx_keylog_index() {
-  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, free_keylog_path);
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, free_keylog_sink);
   return index;
 }
 
@@ -111,8 +113,8 @@ int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const un
 }
 
 void write_keylog(const SSL* s, const char* line) {
-  auto* path = static_cast<std::string*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(s), ctx_keylog_index()));
-  if (path && !path->empty()) (void)append_keylog_line(*path, line);
+  auto* sink = static_cast<std::shared_ptr<KeyLogSink>*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(s), ctx_keylog_index()));
+  if (sink && *sink) (*sink)->append(line);  // an error is kept by the sink, for its run's warning
 }
 
 Bytes alpn_wire(const std::vector<std::string>& protocols) {
@@ -155,8 +157,8 @@ Result<bool> configure_client_tls(SSL_CTX* ctx, const ClientTlsConfig& config) {
   if (!wire.empty() && SSL_CTX_set_alpn_protos(ctx, wire.data(), static_cast<unsigned>(wire.size())) != 0)
     return tls_error("cannot set ALPN");
   if (!register_extension(ctx)) return tls_error("cannot register the 0xFFA1 extension");
-  if (!config.keylog_path.empty()) {
-    SSL_CTX_set_ex_data(ctx, ctx_keylog_index(), new std::string(config.keylog_path));
+  if (config.keylog) {
+    SSL_CTX_set_ex_data(ctx, ctx_keylog_index(), new std::shared_ptr<KeyLogSink>(config.keylog));
     SSL_CTX_set_keylog_callback(ctx, write_keylog);
   }
   return true;

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "util/bytes.h"
+#include "crypto/keylog.h"
 #include "util/result.h"
 
 struct ssl_st;
@@ -39,7 +41,7 @@ struct ClientTlsConfig {
   std::vector<std::string> alpn;  // in preference order
   std::string ca_file;            // trust anchors; empty means the system store
   bool insecure = false;
-  std::string keylog_path;        // SSLKEYLOGFILE; empty means none
+  std::shared_ptr<KeyLogSink> keylog;  // SSLKEYLOGFILE; null means none
 };
 Result<bool> configure_client_tls(ssl_ctx_st* ctx, const ClientTlsConfig& config);
 // SNI and certificate name checks for `host` (a name or an IP literal).

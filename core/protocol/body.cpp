@@ -17,13 +17,22 @@ std::string length_detail(const char* what, std::size_t have, std::size_t need) 
          std::to_string(need);
 }
 
-// Parses a JSON object after the 4-byte stream_id: strict UTF-8, no BOM.
-Result<json> parse_json_object(ByteView text, const char* what) {
+// Parses a JSON object after the 4-byte stream_id: strict UTF-8, no BOM. `unique_key`, when
+// given, is a top-level member refused when it appears twice (nlohmann keeps the last one
+// silently, and two api_keys must not mean whichever the reader picks).
+Result<json> parse_json_object(ByteView text, const char* what, const char* unique_key = nullptr) {
   if (text.size() >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF)
     return body_error(std::string(what) + " JSON starts with a byte order mark");
   if (!is_valid_utf8(text)) return body_error(std::string(what) + " JSON is not valid UTF-8");
-  auto doc = parse_json(as_text(text));
+  int seen = 0;
+  json::parser_callback_t count_key = [&](int depth, json::parse_event_t event, json& parsed) {
+    // Keys arrive unescaped, so "api_\u006bey" counts as api_key.
+    if (event == json::parse_event_t::key && depth == 1 && parsed == unique_key) ++seen;
+    return true;
+  };
+  auto doc = unique_key ? parse_json(as_text(text), count_key) : parse_json(as_text(text));
   if (!doc) return body_error(std::string(what) + " body is " + doc.error().detail);
+  if (seen > 1) return body_error(std::string(what) + " has a duplicate " + unique_key + " member");
   if (!doc->is_object()) return body_error(std::string(what) + " JSON is not an object");
   return doc;
 }
@@ -98,7 +107,7 @@ Result<RequestBody> parse_request(ByteView p, std::uint8_t frame_flags) {
   if (p.size() < kMinRequestBody) return body_error(length_detail("REQUEST", p.size(), kMinRequestBody));
   RequestBody r;
   r.stream_id = load_u32(p.data());
-  auto doc = parse_json_object(p.subspan(4), "REQUEST");
+  auto doc = parse_json_object(p.subspan(4), "REQUEST", "api_key");
   if (!doc) return doc.error();
   r.json.assign(as_text(p.subspan(4)));
   auto model = doc->find("model");
@@ -124,8 +133,7 @@ Result<RequestBody> parse_request(ByteView p, std::uint8_t frame_flags) {
   }
   bool bad = false;
   r.system = optional_string(*doc, "system", bad);
-  auto key = optional_string(*doc, "api_key", bad);
-  r.has_api_key = key.has_value();
+  r.api_key = optional_string(*doc, "api_key", bad);
   if (bad) return body_error("REQUEST \"system\" or \"api_key\" is not a string");
   if (auto it = doc->find("temperature"); it != doc->end()) {
     if (!it->is_number()) return body_error("REQUEST \"temperature\" is not a number");
@@ -309,8 +317,23 @@ std::string redact_request_json(std::string_view text) {
       return "<" + std::to_string(text.size()) + " bytes withheld: unparseable JSON naming api_key>";
     return std::string(text);
   }
-  if (parsed->contains("api_key")) (*parsed)["api_key"] = "***";
-  return dump_json(*parsed);
+  json& doc = *parsed;
+  // Every api_key member, at any depth: one inside metadata is as secret as the top-level one.
+  // (A loop rather than recursion: nesting depth is the sender's choice.)
+  std::vector<json*> pending{&doc};
+  while (!pending.empty()) {
+    json* node = pending.back();
+    pending.pop_back();
+    if (node->is_object()) {
+      for (auto it = node->begin(); it != node->end(); ++it) {
+        if (it.key() == "api_key") *it = "***";
+        else pending.push_back(&*it);
+      }
+    } else if (node->is_array()) {
+      for (auto& value : *node) pending.push_back(&value);
+    }
+  }
+  return dump_json(doc);
 }
 
 }  // namespace anthro

@@ -33,7 +33,7 @@ struct RequestBody {
   bool stream = true;
   std::optional<std::string> system;
   std::optional<double> temperature;
-  bool has_api_key = false;
+  std::optional<std::string> api_key;  // the top-level member, parsed; a secret (spec §5)
   std::uint32_t effective_max_tokens(std::uint32_t negotiated_default) const {
     return max_tokens.value_or(negotiated_default);
   }
@@ -127,7 +127,7 @@ Bytes encode_raw(std::uint32_t stream_id, ByteView rest);
 // A JSON array of {"role", "content"} messages (a session's --messages file).
 Result<std::vector<ChatMessage>> parse_messages_json(std::string_view text);
 
-// The JSON text of a REQUEST with `api_key` (and any other secret member) replaced by "***".
+// The JSON text of a REQUEST with every `api_key` member, at any depth, replaced by "***".
 // Text that is not JSON comes back unchanged.
 std::string redact_request_json(std::string_view json);
 

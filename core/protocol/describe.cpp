@@ -44,9 +44,17 @@ namespace {
 
 std::string number(std::uint64_t v) { return std::to_string(v); }
 
-bool names_api_key(std::string_view text) {
-  auto doc = parse_json(text);
-  return doc && doc->is_object() && doc->contains("api_key");
+// How many members named api_key the JSON has at any depth, counted after unescaping (so
+// "api_\u006bey" counts); nullopt when it is not JSON (or nested too deep to read).
+std::optional<std::size_t> api_key_members(std::string_view text) {
+  using nlohmann::json;
+  std::size_t n = 0;
+  json::parser_callback_t count = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::key && parsed == "api_key") ++n;
+    return true;
+  };
+  if (!parse_json(text, count)) return std::nullopt;
+  return n;
 }
 
 void body_fields(const Body& body, std::size_t at, std::size_t end, std::vector<FrameField>& out) {
@@ -111,7 +119,7 @@ std::vector<FrameField> frame_fields(ByteView frame, bool decrypted, const Body*
 
 bool mask_secrets(std::span<std::uint8_t> json_text) {
   std::string_view text(reinterpret_cast<const char*>(json_text.data()), json_text.size());
-  bool masked = false;
+  std::size_t masked_members = 0;
   constexpr std::string_view key = "\"api_key\"";
   for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
     std::size_t i = at + key.size();
@@ -124,14 +132,14 @@ bool mask_secrets(std::span<std::uint8_t> json_text) {
       if (text[i] == '\\' && i + 1 < text.size()) json_text[i++] = '*';
       json_text[i] = '*';
     }
-    masked = true;
+    ++masked_members;
   }
-  if (!masked && text.find("api_key") == std::string_view::npos && names_api_key(text)) {
-    // Named through escapes (\u0061pi_key): no literal to find, so nothing of it is shown.
-    std::fill(json_text.begin(), json_text.end(), '*');
-    masked = true;
-  }
-  return masked;
+  // A member named through escapes (\u0061pi_key) has no literal to find: when the parse counts
+  // more api_keys than were masked, or the text is no JSON but may hide one, nothing is shown.
+  auto members = api_key_members(text);
+  bool hidden = members ? *members > masked_members : text.find("\\u") != std::string_view::npos;
+  if (hidden) std::fill(json_text.begin(), json_text.end(), '*');
+  return hidden || masked_members > 0;
 }
 
 }  // namespace anthro

@@ -28,8 +28,8 @@ std::string error_key(const RequestResult& r) {
 
 class Bench {
  public:
-  Bench(const BenchConfig& config, Target target, std::shared_ptr<asio::ssl::context> tls)
-      : config_(config), target_(std::move(target)), tls_(std::move(tls)), rng_(config.seed), start_(Clock::now()) {
+  Bench(const BenchConfig& config, const ClientSetup& setup)
+      : config_(config), setup_(setup), target_(setup.target), rng_(config.seed), start_(Clock::now()) {
     result_.target = target_.url;
     if (!config_.requests && !config_.duration_s) limit_ = 100;
     else limit_ = config_.requests.value_or(UINT64_MAX);
@@ -90,7 +90,7 @@ class Bench {
       if (link.client->idle_and_open()) co_return link;
       drop(link);  // the server closed it while it waited in the pool
     }
-    auto c = std::make_shared<SessionClient>(config_.session, target_, tls_);
+    auto c = std::make_shared<SessionClient>(config_.session, setup_);
     Link link{c, static_cast<unsigned>(result_.connection_log.size())};
     BenchConnection& log = result_.connection_log.emplace_back();
     log.opened = now_s();
@@ -254,8 +254,8 @@ class Bench {
   }
 
   const BenchConfig& config_;
+  ClientSetup setup_;  // every connection's: target, TLS context, key log
   Target target_;
-  std::shared_ptr<asio::ssl::context> tls_;
   std::mt19937_64 rng_;
   Clock::time_point start_;
   std::uint64_t limit_ = 0, issued_ = 0;
@@ -293,14 +293,17 @@ Result<BenchResult> run_bench(const BenchConfig& config) {
   auto setup = prepare_client(config.session);
   if (!setup) return setup.error();
   asio::io_context io;
-  Bench bench(config, setup->target, setup->tls);
+  Bench bench(config, *setup);
   bench.set_executor(io.get_executor());
   co_spawn(io, bench.run(), [&](std::exception_ptr e) {
     if (e) bench.note_failure(exception_text(e));
   });
   io.run();
   if (bench.failure()) return make_error(ErrorClass::Input, "internal", "internal error: " + *bench.failure());
-  return bench.finish();
+  BenchResult result = bench.finish();
+  if (setup->keylog)
+    if (auto error = setup->keylog->error()) result.warnings.push_back(*error);  // once for all connections
+  return result;
 }
 
 std::string bench_json(const BenchResult& r) {
@@ -309,6 +312,7 @@ std::string bench_json(const BenchResult& r) {
   json j = {{"kind", "bench"}, {"schema_version", BenchResult::kSchemaVersion},
             {"target", r.target}, {"requests", r.requests}, {"errors", errors}, {"duration_s", r.duration_s},
             {"tokens_per_s", r.tokens_per_s}, {"goodput_per_s", r.goodput_per_s}, {"connections", r.connections},
+            {"warnings", r.warnings},
             {"summary", {{"ttft_ms", summary_json(r.ttft_ms)}, {"tpot_ms", summary_json(r.tpot_ms)},
                          {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}}};
   return dump_json(j);

@@ -69,6 +69,7 @@ struct BenchResult {
   Summary ttft_ms, tpot_ms, itl_ms, e2e_ms;
   std::vector<BenchRecord> records;
   std::vector<BenchConnection> connection_log;  // every connection opened or tried, in order
+  std::vector<std::string> warnings;            // what did not stop the run: a key log not written
 };
 
 Result<BenchResult> run_bench(const BenchConfig& config);

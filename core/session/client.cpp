@@ -33,7 +33,8 @@ std::string local_endpoint_cert() {
 
 }  // namespace
 
-Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target) {
+Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target,
+                                                             std::shared_ptr<KeyLogSink> keylog) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
   ClientTlsConfig tls;
   // anthro-v1 clients also offer http/1.1 so a server that refuses anthro-v1 can say so.
@@ -41,7 +42,7 @@ Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig&
                                                : std::vector<std::string>{"http/1.1"};
   tls.ca_file = config.ca_file;
   tls.insecure = config.insecure;
-  tls.keylog_path = config.keylog_path;
+  tls.keylog = std::move(keylog);
   if (auto ok = configure_client_tls(ctx->native_handle(), tls); !ok) return ok.error();
   // The local endpoint's own certificate is trusted without flags (cli.md).
   if (config.ca_file.empty() && !config.insecure)
@@ -53,17 +54,18 @@ Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig&
 Result<ClientSetup> prepare_client(const SessionConfig& config) {
   auto target = parse_target(config.target);
   if (!target) return target.error();
-  ClientSetup setup{*target, nullptr};
+  ClientSetup setup{*target, nullptr, nullptr};
+  if (!config.keylog_path.empty()) setup.keylog = std::make_shared<KeyLogSink>(config.keylog_path);
   if (target->tls) {
-    auto ctx = make_client_tls(config, *target);
+    auto ctx = make_client_tls(config, *target, setup.keylog);
     if (!ctx) return ctx.error();
     setup.tls = *ctx;
   }
   return setup;
 }
 
-SessionClient::SessionClient(const SessionConfig& config, Target target, std::shared_ptr<asio::ssl::context> tls)
-    : config_(config), target_(std::move(target)), tls_(std::move(tls)) {
+SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& setup)
+    : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog) {
   result_.target = target_.url;
   result_.transport = target_.transport();
 }
@@ -79,6 +81,8 @@ awaitable<SessionResult> SessionClient::run(std::function<void(const RequestResu
   }
   if (cancel_requested_ && result_.requests.empty() && (open_ok || closed_for_cancel_))
     result_.error = "cancelled by the client before the first request";
+  if (keylog_)
+    if (auto error = keylog_->error()) result_.warnings.push_back(*error);
   close();
   co_return std::move(result_);
 }
@@ -239,6 +243,7 @@ awaitable<bool> SessionClient::negotiate() {
     // No answer in the handshake (or lab mode): the preface, with the same offer bytes.
     Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
     append(preface, ext_.offer);
+    if (!target_.tls) handshake_start_ = now_s();  // spec §6, lab: from the first preface byte sent
     bool sent = co_await write(preface);
     if (!sent) co_return fail("cannot send the preface: " + stream_->error().message());
     std::uint8_t in[kPrefaceSize];
@@ -261,9 +266,8 @@ awaitable<bool> SessionClient::negotiate() {
   keys_ = *keys;
   result_.suite = std::string(to_string(negotiated_.suite));
   result_.handshake_ms = (now_s() - handshake_start_) * 1000.0;
-  if (!config_.keylog_path.empty())
-    if (auto ok = append_keylog_line(config_.keylog_path, format_anthro_line(negotiated_.token, keys_)); !ok)
-      co_return fail(ok.error().detail);
+  // A key log that cannot be written does not stop the session: the run reports it once.
+  if (keylog_) keylog_->append(format_anthro_line(negotiated_.token, keys_));
   co_return true;
 }
 

@@ -4,19 +4,23 @@
 
 #include "crypto/aead.h"
 #include "crypto/key_schedule.h"
+#include "crypto/keylog.h"
 #include "net/byte_stream.h"
 #include "protocol/blob.h"
 #include "session/session.h"
 
 namespace anthro {
 
-Result<std::shared_ptr<net::asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target);
+Result<std::shared_ptr<net::asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target,
+                                                                  std::shared_ptr<KeyLogSink> keylog);
 
-// The parsed target and, for TLS targets, the client context: what every client loop needs
-// before it starts. Errors: a malformed target or an unreadable CA file.
+// The parsed target, for TLS targets the client context, and the key log every connection of
+// the run writes: what every client loop needs before it starts. Errors: a malformed target or
+// an unreadable CA file.
 struct ClientSetup {
   Target target;
   std::shared_ptr<net::asio::ssl::context> tls;  // null for cleartext targets
+  std::shared_ptr<KeyLogSink> keylog;            // null without config.keylog_path; its error is the run's warning
 };
 Result<ClientSetup> prepare_client(const SessionConfig& config);
 
@@ -25,7 +29,7 @@ inline constexpr const char* kCancelClosed = "cancelled by the client (connectio
 
 class SessionClient {
  public:
-  SessionClient(const SessionConfig& config, Target target, std::shared_ptr<net::asio::ssl::context> tls);
+  SessionClient(const SessionConfig& config, const ClientSetup& setup);
   // The whole session: open, then config.repeat requests; `on_request` sees each one finished.
   net::awaitable<SessionResult> run(std::function<void(const RequestResult&)> on_request = nullptr);
 
@@ -81,6 +85,7 @@ class SessionClient {
   const SessionConfig& config_;
   Target target_;
   std::shared_ptr<net::asio::ssl::context> tls_;
+  std::shared_ptr<KeyLogSink> keylog_;
   std::unique_ptr<net::ByteStream> stream_;
   SessionResult result_;
   ExtensionState ext_;

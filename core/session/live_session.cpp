@@ -59,7 +59,7 @@ Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, Li
         p->events.on_token(stream, requests.back().timeline.tokens.back());
     };
   }
-  p->client = std::make_unique<SessionClient>(p->config, setup->target, setup->tls);
+  p->client = std::make_unique<SessionClient>(p->config, *setup);
   p->thread = std::thread([p] { p->run(); });
   return std::unique_ptr<LiveSession>(new LiveSession(std::move(impl)));
 }

@@ -15,7 +15,7 @@ Result<SessionResult> run_session(const SessionConfig& config) {
   auto setup = prepare_client(config);
   if (!setup) return setup.error();
   asio::io_context io;
-  SessionClient client(config, setup->target, setup->tls);
+  SessionClient client(config, *setup);
   SessionResult result;
   co_spawn(io, client.run(), [&](std::exception_ptr e, SessionResult r) { result = client.outcome(e, std::move(r)); });
   io.run();
@@ -34,6 +34,7 @@ std::string session_json(const SessionResult& s) {
             {"connect_ms", json_or_null(s.connect_ms)},
             {"handshake_ms", json_or_null(s.handshake_ms)},
             {"error", s.error ? json(*s.error) : json(nullptr)},
+            {"warnings", s.warnings},
             {"requests", json::array()}};
   for (const auto& r : s.requests) j["requests"].push_back(request_json(r, {.text = true, .itl_samples = true}));
   return dump_json(j);

@@ -53,6 +53,7 @@ struct SessionResult {
   bool extension_used = false;  // negotiation in the TLS extension rather than the preface
   std::vector<RequestResult> requests;
   std::optional<std::string> error;  // a failure before or between requests
+  std::vector<std::string> warnings;  // what did not stop the session: a key log not written
 };
 
 // Runs a whole session on its own event loop. An error result means the session could not

@@ -36,12 +36,12 @@ std::string syntax_reason(const std::string& what) {
 }
 
 template <class Json>
-Result<Json> parse_with_limit(std::string_view text) {
+Result<Json> parse_with_limit(std::string_view text, const typename Json::parser_callback_t& callback = nullptr) {
   if (auto at = json_too_deep_at(text))
     return make_error(ErrorClass::Input, "json",
                       "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at byte " + std::to_string(*at));
   try {
-    return Json::parse(text);
+    return Json::parse(text, callback);
   } catch (const nlohmann::json::parse_error& e) {
     return make_error(ErrorClass::Input, "json",
                       "not valid JSON at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": " + syntax_reason(e.what()));
@@ -53,6 +53,9 @@ Result<Json> parse_with_limit(std::string_view text) {
 }  // namespace
 
 Result<nlohmann::json> parse_json(std::string_view text) { return parse_with_limit<nlohmann::json>(text); }
+Result<nlohmann::json> parse_json(std::string_view text, const nlohmann::json::parser_callback_t& callback) {
+  return parse_with_limit<nlohmann::json>(text, callback);
+}
 Result<nlohmann::ordered_json> parse_ordered_json(std::string_view text) {
   return parse_with_limit<nlohmann::ordered_json>(text);
 }

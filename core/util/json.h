@@ -30,6 +30,9 @@ std::optional<std::size_t> json_too_deep_at(std::string_view text, std::size_t m
 // "nested deeper than 64 levels at byte N" or "not valid JSON at byte N: WHY", for the caller
 // to prefix with the file or body.
 Result<nlohmann::json> parse_json(std::string_view text);
+// The same, with nlohmann's parser callback seeing every event (e.g. to count duplicate keys,
+// which the parsed object no longer shows).
+Result<nlohmann::json> parse_json(std::string_view text, const nlohmann::json::parser_callback_t& callback);
 Result<nlohmann::ordered_json> parse_ordered_json(std::string_view text);
 // For a peer's text that is shown as JSON when it is JSON: the value, or null.
 nlohmann::json parse_or_null(std::string_view text);

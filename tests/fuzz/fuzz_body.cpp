@@ -18,7 +18,7 @@ void check_redaction(const RequestBody& req) {
   std::string redacted = redact_request_json(req.json);
   json red = json::parse(redacted, nullptr, false);
   if (red.is_discarded() || !red.is_object()) __builtin_trap();
-  if (!req.has_api_key) return;
+  if (!req.api_key) return;
   auto it = red.find("api_key");
   if (it == red.end() || *it != "***") __builtin_trap();
 
