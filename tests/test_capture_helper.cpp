@@ -111,6 +111,7 @@ class TestCaptureHelper : public QObject {
 
   // Starts the helper on lo for `peer`'s port and waits for "ready".
   bool start_capture(QProcess& p, const LoopbackPeer& peer, QByteArray& err) {
+    p.setReadChannel(QProcess::StandardError);  // waitForReadyRead() waits for its lines
     p.start(built_capture_helper(), {"--interface", "lo", "--filter", peer.filter()});
     if (!p.waitForStarted(5000)) return false;
     while (!err.contains("ready\n") && p.waitForReadyRead(5000)) err += p.readAllStandardError();
@@ -235,7 +236,7 @@ class TestCaptureHelper : public QObject {
     QProcess p;
     QByteArray err;
     QVERIFY2(start_capture(p, peer, err), err.constData());
-    // Root's full set before the drop; nothing after (CapEff and CapPrm of the running helper).
+    // This test runs as root, whose helper starts with every capability: none is left now.
     QCOMPARE(capability_mask(p.processId(), "CapEff"), QString("0000000000000000"));
     QCOMPARE(capability_mask(p.processId(), "CapPrm"), QString("0000000000000000"));
     for (int i = 0; i < 5; ++i) QVERIFY(peer.send(1000));
