@@ -273,7 +273,7 @@ class TestCaptureHelper : public QObject {
     QVERIFY(got.stats);
   }
 
-  void itNeverWritesToATerminalOrUnknownInterface() {
+  void anUnknownInterfaceIsNamed() {
     HelperRun r = run_helper({"--interface", "no-such-if0"});
     QCOMPARE(r.exit_code, int(ch::kExitUsage));
     QVERIFY2(r.err.contains("no interface named \"no-such-if0\""), r.err.constData());
@@ -365,6 +365,7 @@ class TestCaptureHelper : public QObject {
   // A helper without its capabilities (run as nobody when this test is root): the setcap
   // command naming the helper's own path, classed as a permission error; no file left.
   void aHelperWithoutCapabilitiesNamesTheSetcapCommand() {
+    const QString helper = QFileInfo(built_capture_helper()).canonicalFilePath();
     UnprivilegedHelper env(dir_.path());
     LiveCaptureConfig c;
     c.interface = "lo";
@@ -374,7 +375,6 @@ class TestCaptureHelper : public QObject {
     QVERIFY(!r.ok());
     QCOMPARE(r.error().reason, std::string("permission"));
     const QString detail = QString::fromStdString(r.error().detail);
-    const QString helper = QFileInfo(built_capture_helper()).canonicalFilePath();
     QVERIFY2(detail.startsWith("capture on lo is not permitted ("), qPrintable(detail));
     QVERIFY2(detail.endsWith("sudo setcap cap_net_raw,cap_net_admin+eip " + helper), qPrintable(detail));
     QVERIFY(!QFile::exists(path("denied.pcapng")));
