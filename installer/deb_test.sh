@@ -76,12 +76,15 @@ wait_for_line() {  # FILE PATTERN SECONDS
   for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   return 1
 }
-# A capture's analysis: packets, and the connections decrypted with their stream counts.
+# A capture's analysis as "PACKETS CONNECTIONS" and, a connection, "ALPN:decrypted:STREAMS"
+# (or "ALPN:encrypted:STREAMS" when no key opened it).
 summary() {
   as_user anthro-wb analyze "$1" --format json | python3 -c '
 import json, sys
 a = json.load(sys.stdin)
-print(a["packets"], " ".join("%s/%s/%d" % (c["alpn"], c["decryption"], len(c["streams"])) for c in a["connections"]))'
+conns = ["%s:%s:%d" % (c["alpn"], "decrypted" if c["decryption"] == "ok" else "encrypted", len(c["streams"]))
+         for c in a["connections"]]
+print(a["packets"], len(conns), *conns)'
 }
 
 step "as $user: anthro-wb capture on lo while a session runs"
@@ -99,16 +102,17 @@ wait "$capture" || { cat "$work/capture.err"; fail "anthro-wb capture exited wit
 step "  $(cat "$work/capture.out")"
 got=$(summary "$home/s.pcapng")
 step "  analyze: $got"
-[[ $got =~ ^[1-9][0-9]*\ anthro-v1/ok/2$ ]] || fail "the CLI's capture does not hold the session, decrypted: $got"
+[[ $got =~ ^[1-9][0-9]+\ 1\ anthro-v1:decrypted:2$ ]] || fail "the CLI's capture does not hold the session, decrypted: $got"
 
 step "as $user: anthro-workbench --capture-check (the session page's capture, Start capture…)"
 as_user anthro-workbench --capture-check "$home/gui" | sed 's/^/  /' || fail "anthro-workbench --capture-check"
 got=$(summary "$home/gui/session.pcapng")
 step "  session page: $got"
-[[ $got =~ ^[1-9][0-9]*\ anthro-v1/ok/2$ ]] || fail "the session page's capture does not hold the session: $got"
+[[ $got =~ ^[1-9][0-9]+\ 1\ anthro-v1:decrypted:2$ ]] || fail "the session page's capture does not hold the session: $got"
 got=$(summary "$home/gui/dialog.pcapng")
 step "  Start capture: $got"
-[[ $got =~ ^[1-9][0-9]*\ anthro-v1/.*/2$ ]] || fail "the dialog's capture does not hold the session: $got"
+# The dialog captures the wire with no key log: the session's one TLS connection, encrypted.
+[[ $got =~ ^[1-9][0-9]+\ 1\ [^\ ]*:encrypted:0$ ]] || fail "the dialog's capture does not hold the session: $got"
 
 step "as $user: a helper without capabilities names the setcap command"
 install -d -m 0755 "$work/nocaps"
