@@ -362,11 +362,11 @@ class TestCaptureHelper : public QObject {
     QVERIFY2(detail.contains("$ANTHRO_CAPTURE_HELPER is not set"), qPrintable(detail));
   }
 
-  // A helper without its capabilities (run as nobody when this test is root): the setcap
-  // command naming the helper's own path, classed as a permission error; no file left.
+  // A helper without its capabilities (a copy, run as nobody when this test is root): the
+  // setcap command naming the helper's own path, classed as a permission error; no file left.
   void aHelperWithoutCapabilitiesNamesTheSetcapCommand() {
-    const QString helper = QFileInfo(built_capture_helper()).canonicalFilePath();
-    UnprivilegedHelper env(dir_.path());
+    UnprivilegedHelper env;
+    const QString helper = QFileInfo(env.helper()).canonicalFilePath();
     LiveCaptureConfig c;
     c.interface = "lo";
     c.output = path("denied.pcapng").toStdString();

@@ -305,7 +305,7 @@ class TestWindowLayout : public QObject {
     CaptureDialog* dialog = window.startCapture();
     dialog->setInterface("lo");
     dialog->setOutput(data_.filePath("denied.pcapng"));
-    UnprivilegedHelper helper(data_.path());
+    UnprivilegedHelper helper;
     QVERIFY(dialog->start());
     QTRY_COMPARE_WITH_TIMEOUT(dialog->state(), CaptureDialog::State::Idle, 10000);
     QVERIFY2(dialog->status().startsWith("This account may not capture"), qPrintable(dialog->status()));
