@@ -10,6 +10,7 @@ chmod 0700 "$XDG_RUNTIME_DIR"
 
 bash "$root/installer/build.sh" build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ctest --test-dir "$root/build/test" --output-on-failure
+bash "$root/installer/deb_test.sh" build/test  # the .deb installed, a normal user capturing, purged clean
 
 bash "$root/installer/build.sh" build/asan -DCMAKE_BUILD_TYPE=Debug -DANTHRO_BUILD_GUI=OFF \
   -DANTHRO_SANITIZE=address,undefined

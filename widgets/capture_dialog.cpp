@@ -58,6 +58,8 @@ CaptureDialog::CaptureDialog(QWidget* parent)
   output_->setMinimumWidth(fontMetrics().horizontalAdvance(output_->text()) + 16);
   command_->setWordWrap(true);
   command_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   command_->setForegroundRole(QPalette::PlaceholderText);
   stop_->setEnabled(false);
   start_->setDefault(true);
@@ -221,7 +223,14 @@ void CaptureDialog::onEnded(int run, const QString& path, const Result<LiveCaptu
   if (run != run_) return;
   setState(State::Idle);
   if (!stats) {
-    showStatus(QString::fromStdString(stats.error().detail), true);
+    const QString detail = QString::fromStdString(stats.error().detail);
+    // The helper's message names the setcap command; say who runs it (selectable, to copy).
+    showStatus(stats.error().reason == "permission"
+                   ? tr("This account may not capture: the capture helper lacks its capabilities. An administrator "
+                        "grants them once (installing the .deb does): %1")
+                         .arg(detail)
+                   : detail,
+               true);
     emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
     return;
   }

@@ -1,7 +1,7 @@
 // Session → Start Capture…: a live capture of any interface (core's run_live_capture, as
 // `anthro-wb capture`), with a BPF filter, a duration or until Stop, packets and bytes as they
-// come, and the file handed on when it is written. A capture the process may not make says why
-// (pcap's error) and what grants it.
+// come, and the file handed on when it is written. The interface is opened by the anthro-capture
+// helper; when it lacks its capabilities the dialog says so with the setcap command that grants them.
 #pragma once
 
 #include <QDialog>

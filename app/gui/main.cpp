@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include "capture_check.h"
 #include "language.h"
 #include "keys_panel.h"
 #include "main_window.h"
@@ -25,20 +26,27 @@ int main(int argc, char** argv) {
                              "../shared/spec/vectors");
   QCommandLineOption fault("fault", QApplication::translate("main", "A fault of the embedded endpoint, as `anthro-wb endpoint --fault` (repeatable)."),
                            "NAME[=ARG]");
+  QCommandLineOption capture_check("capture-check",
+                                   QApplication::translate("main", "Capture a session and a Start capture run into DIR, then exit."),
+                                   "DIR");
   screenshots.setFlags(QCommandLineOption::HiddenFromHelp);
+  capture_check.setFlags(QCommandLineOption::HiddenFromHelp);
   vectors.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addOption(keylog);
   parser.addOption(server_key);
   parser.addOption(fault);
   parser.addOption(screenshots);
   parser.addOption(vectors);
+  parser.addOption(capture_check);
   parser.addPositionalArgument("capture", QApplication::translate("main", "A pcap or pcapng file to open."), "[CAPTURE]");
   parser.process(app);
 
   std::vector<std::string> faults;
   for (const QString& f : parser.values(fault)) faults.push_back(f.toStdString());
   anthro::gui::MainWindow window(nullptr, faults);
-  if (!parser.isSet(screenshots)) window.show();
+  const bool unattended = parser.isSet(screenshots) || parser.isSet(capture_check);
+  if (!unattended) window.show();
+  if (parser.isSet(capture_check)) return anthro::gui::run_capture_check(window, parser.value(capture_check));
   const QStringList captures = parser.positionalArguments();
   if (parser.isSet(screenshots))
     return anthro::gui::run_screenshot_tour(window, parser.value(screenshots), parser.value(vectors));

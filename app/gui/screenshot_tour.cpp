@@ -18,6 +18,7 @@
 #include "diagnosis_model.h"
 #include "diagnosis_page.h"
 #include "endpoint/endpoint.h"
+#include "event_wait.h"
 #include "model/faults.h"
 #include "report_dialog.h"
 #include "frame_detail_view.h"
@@ -32,20 +33,6 @@ namespace {
 
 using widgets::CaptureInspector;
 using widgets::SessionPanel;
-
-// Runs the event loop for `ms` milliseconds.
-void pump(int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-}
-
-bool wait_for(const std::function<bool()>& done, int timeout_ms) {
-  QElapsedTimer t;
-  t.start();
-  while (!done() && t.elapsed() < timeout_ms) pump(50);
-  return done();
-}
 
 bool save(MainWindow& window, const QString& dir, const QString& name) {
   pump(300);  // queued replots and layouts

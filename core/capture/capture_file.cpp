@@ -131,6 +131,7 @@ struct CaptureReader::State {
   std::uint64_t high_water = 0;  // blocks before this offset have had their side effects
 
   std::vector<CaptureInterface> interfaces;
+  std::vector<std::optional<InterfaceStatistics>> statistics;  // by file-wide interface number
   std::vector<std::string> secrets, warnings;
   std::optional<Error> error;
 
@@ -337,6 +338,27 @@ struct CaptureReader::State {
     section().ifs.push_back(iface);
   }
 
+  void read_isb(std::uint64_t at, const std::uint8_t* b, std::uint32_t len) {
+    bool big = section().big;
+    std::uint32_t if_id = rd32(b + 8, big);
+    if (if_id >= section().ifs.size()) {
+      warn(path + ": interface statistics block at byte " + std::to_string(at) + " names interface " +
+           std::to_string(if_id) + " but the section has " + std::to_string(section().ifs.size()) + "; ignored");
+      return;
+    }
+    InterfaceStatistics stats;
+    for_options(b + 20, len - 24, at, big, [&](std::uint16_t code, ByteView v) {
+      if (v.size() != 8) return;
+      std::uint64_t value = rd64(v.data(), big);
+      if (code == 4) stats.received = value;
+      else if (code == 5) stats.interface_drops = value;
+      else if (code == 7) stats.os_drops = value;
+    });
+    std::uint32_t global = section().ifs[if_id].global;
+    if (statistics.size() <= global) statistics.resize(global + 1);
+    statistics[global] = stats;
+  }
+
   std::optional<RawPacket> packet_from(std::uint64_t at, std::uint32_t type, const std::uint8_t* b, std::uint32_t len) {
     bool big = section().big;
     auto where = [&] { return std::string(block_name(type)) + " at byte " + std::to_string(at); };
@@ -397,7 +419,7 @@ struct CaptureReader::State {
       if (len < 12 || len % 4 != 0)
         return fail(where() + " has length " + std::to_string(len) +
                     (len < 12 ? " (at least 12 needed)" : " (not a multiple of 4)"));
-      const bool wanted = is_packet_block(type) || type == kIdb || type == kDsb;
+      const bool wanted = is_packet_block(type) || type == kIdb || type == kDsb || type == kIsb;
       if (wanted && len > kMaxRecord) return fail(where() + " claims " + std::to_string(len) + " bytes: corrupt length");
       if (len > size - at) {
         refresh_size();
@@ -429,6 +451,9 @@ struct CaptureReader::State {
       if (type == kIdb) {
         if (len < 20) return fail(where() + " has length " + std::to_string(len) + " (at least 20 needed)");
         if (first_visit) read_idb(at, b, len);
+      } else if (type == kIsb) {
+        if (len < 24) return fail(where() + " has length " + std::to_string(len) + " (at least 24 needed)");
+        read_isb(at, b, len);
       } else if (type == kDsb) {
         if (len < 20) return fail(where() + " has length " + std::to_string(len) + " (at least 20 needed)");
         std::uint32_t secrets_type = rd32(b + 8, big), secrets_len = rd32(b + 12, big);
@@ -508,6 +533,9 @@ const std::vector<std::string>& CaptureReader::secrets() const { return s_->secr
 const std::vector<std::string>& CaptureReader::warnings() const { return s_->warnings; }
 const std::optional<Error>& CaptureReader::error() const { return s_->error; }
 const std::vector<CaptureInterface>& CaptureReader::interfaces() const { return s_->interfaces; }
+std::optional<InterfaceStatistics> CaptureReader::statistics(std::uint32_t interface) const {
+  return interface < s_->statistics.size() ? s_->statistics[interface] : std::nullopt;
+}
 CaptureReader::Format CaptureReader::format() const { return s_->format; }
 std::uint64_t CaptureReader::file_size() const { return s_->size; }
 std::uint64_t CaptureReader::position() const { return s_->pos; }

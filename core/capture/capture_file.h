@@ -47,6 +47,13 @@ struct CaptureInterface {
   std::uint32_t section = 0;      // 0-based pcapng section; 0 for classic pcap
 };
 
+// A pcapng Interface Statistics Block's counters, as libpcap's pcap_stats gives them.
+struct InterfaceStatistics {
+  std::uint64_t received = 0;         // isb_ifrecv (ps_recv)
+  std::uint64_t interface_drops = 0;  // isb_ifdrop (ps_ifdrop): dropped by the interface or its driver
+  std::uint64_t os_drops = 0;         // isb_osdrop (ps_drop): dropped by the kernel, its buffer full
+};
+
 class CaptureReader {
  public:
   enum class Format { pcap, pcapng };
@@ -66,6 +73,8 @@ class CaptureReader {
   // The problem that stopped reading early (reason "capture" or "io"), also the last warning.
   const std::optional<Error>& error() const;
   const std::vector<CaptureInterface>& interfaces() const;  // seen so far, indexed by RawPacket::interface
+  // The last Interface Statistics Block seen for a file-wide interface number, if any (pcapng).
+  std::optional<InterfaceStatistics> statistics(std::uint32_t interface) const;
   Format format() const;
 
   std::uint64_t file_size() const;
@@ -88,21 +97,28 @@ struct CaptureSink;  // buffered output to PATH.tmp, renamed over PATH on commit
 class PcapngWriter {
  public:
   static Result<std::unique_ptr<PcapngWriter>> create(const std::string& path);
+  // Writes to an open descriptor (a pipe) instead; `name` (e.g. "stdout") is for messages.
+  // close() flushes it and leaves the descriptor open.
+  static std::unique_ptr<PcapngWriter> to_descriptor(int fd, const std::string& name);
   ~PcapngWriter();
   PcapngWriter(const PcapngWriter&) = delete;
   PcapngWriter& operator=(const PcapngWriter&) = delete;
 
   std::uint32_t add_interface(std::uint32_t link_type, std::uint32_t snaplen, const std::string& name = "");
   void add_secrets(std::string_view keylog_text);  // a DSB of type 0x544c534b
+  void add_statistics(std::uint32_t interface, std::int64_t ts_ns, const InterfaceStatistics& stats);  // an ISB
   // original_length below data.size() is raised to it. Write errors (and an unknown interface)
   // are kept and reported by close().
   void write_packet(std::uint32_t interface, double ts, ByteView data, std::uint32_t original_length);
   void write_packet_ns(std::uint32_t interface, std::int64_t ts_ns, ByteView data, std::uint32_t original_length);
   std::uint64_t bytes_written() const;
+  // Writes what is buffered now (a reader on a pipe sees every packet so far); errors as close().
+  void flush();
   Result<bool> close();
 
  private:
   PcapngWriter() = default;
+  static std::unique_ptr<PcapngWriter> start(std::unique_ptr<CaptureSink> sink);
   std::unique_ptr<CaptureSink> out_;
   std::uint32_t interfaces_ = 0;
 };

@@ -1,4 +1,5 @@
-// PcapngWriter and PcapWriter: buffered writes to PATH.tmp, renamed over PATH on close().
+// PcapngWriter and PcapWriter: buffered writes to PATH.tmp, renamed over PATH on close(), or
+// (PcapngWriter::to_descriptor) to a pipe.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -17,11 +18,12 @@ struct CaptureSink {
   std::optional<Error> error;
   std::uint64_t written = 0;
   bool big = false;  // byte order of the put_* helpers
+  bool borrowed = false;  // fd is the caller's (a pipe): no temporary, no rename, left open
 
   static constexpr std::size_t kFlushAt = 1u << 20;
 
   ~CaptureSink() {
-    if (fd >= 0) {
+    if (fd >= 0 && !borrowed) {
       ::close(fd);
       ::unlink(tmp.c_str());
     }
@@ -33,6 +35,15 @@ struct CaptureSink {
     s->tmp = path + ".tmp";
     s->fd = ::open(s->tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (s->fd < 0) return make_error("io", s->tmp + ": cannot create: " + std::strerror(errno));
+    s->buf.reserve(kFlushAt + 65536);
+    return s;
+  }
+
+  static std::unique_ptr<CaptureSink> on_descriptor(int fd, const std::string& name) {
+    auto s = std::make_unique<CaptureSink>();
+    s->path = s->tmp = name;
+    s->fd = fd;
+    s->borrowed = true;
     s->buf.reserve(kFlushAt + 65536);
     return s;
   }
@@ -106,6 +117,11 @@ struct CaptureSink {
   Result<bool> commit() {
     if (fd < 0) return make_error("io", path + ": already closed");
     flush();
+    if (borrowed) {
+      fd = -1;
+      if (error) return *error;
+      return true;
+    }
     if (!error && ::fsync(fd) != 0) fail("cannot flush");
     if (::close(fd) != 0) fail("cannot close");
     fd = -1;
@@ -139,8 +155,16 @@ PcapngWriter::~PcapngWriter() = default;
 Result<std::unique_ptr<PcapngWriter>> PcapngWriter::create(const std::string& path) {
   auto sink = CaptureSink::create(path);
   if (!sink) return sink.error();
+  return start(std::move(*sink));
+}
+
+std::unique_ptr<PcapngWriter> PcapngWriter::to_descriptor(int fd, const std::string& name) {
+  return start(CaptureSink::on_descriptor(fd, name));
+}
+
+std::unique_ptr<PcapngWriter> PcapngWriter::start(std::unique_ptr<CaptureSink> sink) {
   std::unique_ptr<PcapngWriter> w(new PcapngWriter());
-  w->out_ = std::move(*sink);
+  w->out_ = std::move(sink);
   CaptureSink& o = *w->out_;
   static constexpr std::string_view kApp = "anthro-workbench";
   const std::uint32_t len = 28 + option_size(kApp.size()) + 4;
@@ -187,6 +211,28 @@ void PcapngWriter::add_secrets(std::string_view keylog_text) {
   o.maybe_flush();
 }
 
+void PcapngWriter::add_statistics(std::uint32_t interface, std::int64_t ts_ns, const InterfaceStatistics& stats) {
+  CaptureSink& o = *out_;
+  const auto ticks = static_cast<std::uint64_t>(std::max<std::int64_t>(ts_ns, 0));
+  const std::uint32_t len = 20 + 3 * option_size(8) + 4 + 4;
+  auto counter = [&o](std::uint16_t code, std::uint64_t value) {
+    o.put16(code);
+    o.put16(8);
+    o.put64(value);
+  };
+  o.put32(5);
+  o.put32(len);
+  o.put32(interface);
+  o.put32(static_cast<std::uint32_t>(ticks >> 32));
+  o.put32(static_cast<std::uint32_t>(ticks));
+  counter(4, stats.received);         // isb_ifrecv
+  counter(5, stats.interface_drops);  // isb_ifdrop
+  counter(7, stats.os_drops);         // isb_osdrop
+  o.put32(0);
+  o.put32(len);
+  o.maybe_flush();
+}
+
 void PcapngWriter::write_packet(std::uint32_t interface, double ts, ByteView data, std::uint32_t original_length) {
   write_packet_ns(interface, seconds_to_ns(ts), data, original_length);
 }
@@ -217,6 +263,7 @@ void PcapngWriter::write_packet_ns(std::uint32_t interface, std::int64_t ts_ns, 
 }
 
 std::uint64_t PcapngWriter::bytes_written() const { return out_->written; }
+void PcapngWriter::flush() { out_->flush(); }
 Result<bool> PcapngWriter::close() { return out_->commit(); }
 
 // ---- classic pcap ----

@@ -1,81 +1,106 @@
+// Live captures through `anthro-capture` (helper_process.h): this process never opens an
+// interface itself, so it needs no privilege; the helper has the capabilities.
 #include "capture/live_capture.h"
 
-#include <algorithm>
-#include <pcap/pcap.h>
-#include <poll.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
-#include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "capture/capture_file.h"
+#include "capture/capture_helper.h"
+#include "capture/helper_process.h"
 #include "util/files.h"
 
 namespace anthro {
 namespace {
 
-// The running binary, for the setcap line an error suggests.
-std::string this_program() {
-  char path[4096];
-  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string("PROGRAM");
-}
+namespace ch = capture_helper;
 
-struct PcapClose {
-  void operator()(pcap_t* p) const { pcap_close(p); }
+// What the helper said besides its protocol lines: the reason it failed.
+struct HelperMessages {
+  std::vector<std::string> lines;
+  void add(std::string_view line) {
+    if (lines.size() < 20) lines.emplace_back(line.substr(0, 1024));
+  }
+  std::string text() const {
+    std::string all;
+    for (const auto& l : lines) all += (all.empty() ? "" : "; ") + l;
+    return all;
+  }
 };
 
-Error capture_error(const LiveCaptureConfig& c, int status, pcap_t* p) {
-  std::string why = p ? pcap_geterr(p) : "";
-  if (status == PCAP_ERROR_PERM_DENIED || status == PCAP_ERROR_PROMISC_PERM_DENIED)
-    return make_error(ErrorClass::Network, "permission",
-                      "capture on " + c.interface + " is not permitted (" + (why.empty() ? pcap_statustostr(status) : why) +
-                          "): run as root, or give the program CAP_NET_RAW and CAP_NET_ADMIN (sudo setcap "
-                          "cap_net_raw,cap_net_admin+eip " + this_program() + ")");
-  if (status == PCAP_ERROR_NO_SUCH_DEVICE) return make_error(ErrorClass::Usage, "no interface named \"" + c.interface + "\"");
-  return make_error(ErrorClass::Network, "capture", c.interface + ": " + (why.empty() ? pcap_statustostr(status) : why));
+Error helper_failed(const std::string& helper, int code, const HelperMessages& said) {
+  std::string why = said.text();
+  if (why.empty()) why = helper + (code < 0 ? " was ended by signal " + std::to_string(-code)
+                                            : " exited with status " + std::to_string(code));
+  if (code == ch::kExitUsage) return make_error(ErrorClass::Usage, "capture", why);
+  if (code == ch::kExitPermission) return make_error(ErrorClass::Network, "permission", why);
+  return make_error(ErrorClass::Network, "capture", why);
 }
 
-constexpr int kLargestPacket = 65535 + 256;  // an IP packet and any link header
-
-Result<std::unique_ptr<pcap_t, PcapClose>> open_interface(const LiveCaptureConfig& c) {
-  char err[PCAP_ERRBUF_SIZE] = {0};
-  std::unique_ptr<pcap_t, PcapClose> p(pcap_create(c.interface.c_str(), err));
-  if (!p) return make_error(ErrorClass::Network, "capture", c.interface + ": " + err);
-  // Immediate mode gives every packet a ring slot of the snaplen's size: a 256 KiB snaplen
-  // leaves a 32 MiB ring 128 slots, which a burst on lo overflows. No packet is larger than
-  // 64 KiB (the largest IP packet; GRO and lo's MTU included), so that is what it needs.
-  pcap_set_snaplen(p.get(), std::min(c.snaplen, kLargestPacket));
-  pcap_set_immediate_mode(p.get(), 1);  // every packet as it comes, so timings are the wire's
-  // Bursts of several streams on lo overflowed the 2 MiB default; 32 MiB still lost 70 to 700
-  // packets of burst+slow-reader on 2 cores (each ring slot is sized for a 64 KiB packet).
-  pcap_set_buffer_size(p.get(), 128 << 20);
-  pcap_set_tstamp_precision(p.get(), PCAP_TSTAMP_PRECISION_NANO);
-  if (int status = pcap_activate(p.get()); status < 0) return capture_error(c, status, p.get());
-  if (!c.filter.empty()) {
-    bpf_program program{};
-    if (pcap_compile(p.get(), &program, c.filter.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0)
-      return make_error(ErrorClass::Usage, "capture filter \"" + c.filter + "\": " + pcap_geterr(p.get()));
-    int set = pcap_setfilter(p.get(), &program);
-    pcap_freecode(&program);
-    if (set != 0) return make_error(ErrorClass::Network, "capture", c.interface + ": " + pcap_geterr(p.get()));
+// The raw stream of the helper, kept until the capture ends and the keys can go ahead of it.
+class RawFile {
+ public:
+  explicit RawFile(std::string path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd_ < 0) error_ = path_ + ": cannot create: " + std::strerror(errno);
   }
-  return p;
-}
+  ~RawFile() {
+    if (fd_ >= 0) ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  void write(ByteView b) {
+    while (!b.empty() && error_.empty()) {
+      ssize_t n = ::write(fd_, b.data(), b.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) error_ = path_ + ": cannot write: " + std::strerror(errno);
+      else b = b.subspan(static_cast<std::size_t>(n));
+    }
+  }
+  const std::string& path() const { return path_; }
+  const std::string& error() const { return error_; }
 
-// Copies the packets of `from` into `to` after the key log, so the keys come before the
-// packets they open.
-Result<bool> write_with_secrets(const std::string& from, const std::string& to, std::uint32_t link_type,
-                                int snaplen, const std::string& secrets, const std::string& name) {
-  auto reader = CaptureReader::open(from);
+ private:
+  std::string path_, error_;
+  int fd_ = -1;
+};
+
+// Copies the helper's packets from `raw` into `to`, the key log's DSB first (so the keys come
+// before the packets they open) and the interface statistics last. Counts what it copies.
+Result<LiveCaptureStats> write_with_secrets(const std::string& raw, const std::string& to, const std::string& secrets) {
+  auto reader = CaptureReader::open(raw);
   if (!reader) return reader.error();
   auto writer = PcapngWriter::create(to);
   if (!writer) return writer.error();
-  std::uint32_t iface = (*writer)->add_interface(link_type, static_cast<std::uint32_t>(snaplen), name);
+  LiveCaptureStats stats;
+  std::optional<RawPacket> p = (*reader)->next();
+  const auto& interfaces = (*reader)->interfaces();
+  if (interfaces.size() != 1)
+    return make_error(ErrorClass::Network, "capture", raw + ": the capture helper described " +
+                                                          std::to_string(interfaces.size()) + " interfaces, not one");
+  (*writer)->add_interface(interfaces[0].link_type, interfaces[0].snaplen, interfaces[0].name);
   if (!secrets.empty()) (*writer)->add_secrets(secrets);
-  while (auto p = (*reader)->next()) (*writer)->write_packet_ns(iface, p->ts_ns, p->data, p->original_length);
-  return (*writer)->close();
+  std::int64_t last_ns = 0;
+  for (; p; p = (*reader)->next()) {
+    (*writer)->write_packet_ns(0, p->ts_ns, p->data, p->original_length);
+    ++stats.packets;
+    stats.bytes += p->original_length;
+    last_ns = p->ts_ns;
+  }
+  if (auto e = (*reader)->error())
+    return make_error(ErrorClass::Network, "capture", "the capture helper's stream: " + e->detail);
+  if (auto s = (*reader)->statistics(0)) {
+    stats.kernel_drops = s->os_drops;
+    stats.interface_drops = s->interface_drops;
+    (*writer)->add_statistics(0, last_ns, *s);
+  }
+  if (auto ok = (*writer)->close(); !ok) return ok.error();
+  stats.secrets_embedded = !secrets.empty();
+  return stats;
 }
 
 }  // namespace
@@ -83,74 +108,70 @@ Result<bool> write_with_secrets(const std::string& from, const std::string& to, 
 Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& c, const std::atomic<bool>& stop,
                                           const std::function<void()>& on_ready,
                                           const std::function<void(const LiveCaptureStats&)>& on_progress) {
-  auto pcap = open_interface(c);
-  if (!pcap) return pcap.error();
-  std::uint32_t link_type = static_cast<std::uint32_t>(pcap_datalink(pcap->get()));
-  std::string raw = c.output + ".capturing";
-  auto writer = PcapngWriter::create(raw);
-  if (!writer) return writer.error();
-  std::uint32_t iface = (*writer)->add_interface(link_type, static_cast<std::uint32_t>(c.snaplen), c.interface);
-  if (on_ready) on_ready();
+  auto helper_path = find_capture_helper();
+  if (!helper_path) return helper_path.error();
+  RawFile raw(c.output + ".capturing");
+  if (!raw.error().empty()) return make_error(ErrorClass::Input, "io", raw.error());
+  auto helper = HelperProcess::start(*helper_path, ch::capture_arguments(c));
+  if (!helper) return helper.error();
 
-  LiveCaptureStats stats;
-  auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  // Immediate mode ignores the read timeout, so the loop polls the descriptor itself and can
-  // notice the clock and `stop` while the wire is quiet.
-  char err[PCAP_ERRBUF_SIZE] = {0};
-  pcap_setnonblock(pcap->get(), 1, err);
-  pollfd fd{pcap_get_selectable_fd(pcap->get()), POLLIN, 0};
-  struct Sink {
-    PcapngWriter* writer;
-    std::uint32_t iface;
-    LiveCaptureStats* stats;
-  } sink{writer->get(), iface, &stats};
-  auto on_packet = [](u_char* user, const pcap_pkthdr* h, const u_char* data) {
-    auto* s = reinterpret_cast<Sink*>(user);
-    std::int64_t ns = std::int64_t{h->ts.tv_sec} * 1000000000 + h->ts.tv_usec;  // nanosecond precision was set
-    s->writer->write_packet_ns(s->iface, ns, ByteView(data, h->caplen), h->len);
-    ++s->stats->packets;
-    s->stats->bytes += h->len;
+  bool ready = false, stopping = false;
+  HelperMessages said;
+  auto on_line = [&](std::string_view line) {
+    auto parsed = ch::parse_line(line);
+    if (parsed.kind == ch::Line::Kind::Ready && !ready) {
+      ready = true;
+      if (on_ready) on_ready();
+    } else if (parsed.kind == ch::Line::Kind::Progress && on_progress) {
+      LiveCaptureStats progress;
+      progress.packets = parsed.packets;
+      progress.bytes = parsed.bytes;
+      on_progress(progress);
+    } else if (parsed.kind == ch::Line::Kind::Message) {
+      said.add(parsed.text);
+    }
   };
-  auto reported = std::chrono::steady_clock::now();
-  std::uint64_t reported_packets = 0;
-  while (!stop && (c.duration_s <= 0 || elapsed() < c.duration_s)) {
-    int got = pcap_dispatch(pcap->get(), -1, on_packet, reinterpret_cast<u_char*>(&sink));
-    if (got < 0) return capture_error(c, got, pcap->get());
-    if (got == 0) ::poll(&fd, 1, 100);
-    if (on_progress && stats.packets != reported_packets &&
-        std::chrono::steady_clock::now() - reported > std::chrono::milliseconds(200)) {
-      reported = std::chrono::steady_clock::now();
-      reported_packets = stats.packets;
-      on_progress(stats);
+  // Polled every 100 ms, so `stop` is noticed while the wire is quiet.
+  while ((*helper)->pump(100, [&](ByteView b) { raw.write(b); }, on_line)) {
+    if ((stop || !raw.error().empty()) && !stopping) {
+      stopping = true;
+      (*helper)->stop(ready);
     }
   }
-  pcap_stat ps{};
-  if (pcap_stats(pcap->get(), &ps) == 0) {
-    stats.kernel_drops = ps.ps_drop;
-    stats.interface_drops = ps.ps_ifdrop;
-  }
-  if (auto ok = (*writer)->close(); !ok) return ok.error();
+  const int code = (*helper)->wait();
+  if (!raw.error().empty()) return make_error(ErrorClass::Input, "io", raw.error());
+  if (code != ch::kExitOk) return helper_failed(*helper_path, code, said);
+  if (!ready)
+    return make_error(ErrorClass::Network, "capture", *helper_path + " ended without capturing on " + c.interface);
   std::string secrets;
   if (!c.keylog_path.empty())
     if (auto text = read_file(c.keylog_path)) secrets = *text;
-  auto done = write_with_secrets(raw, c.output, link_type, c.snaplen, secrets, c.interface);
-  ::unlink(raw.c_str());
-  if (!done) return done.error();
-  stats.secrets_embedded = !secrets.empty();
-  return stats;
+  return write_with_secrets(raw.path(), c.output, secrets);
 }
 
 Result<std::vector<NetworkInterface>> list_capture_interfaces() {
-  char err[PCAP_ERRBUF_SIZE] = {0};
-  pcap_if_t* all = nullptr;
-  if (pcap_findalldevs(&all, err) != 0) return make_error(ErrorClass::Network, "capture", std::string("interfaces: ") + err);
+  auto helper_path = find_capture_helper();
+  if (!helper_path) return helper_path.error();
+  auto helper = HelperProcess::start(*helper_path, {"--list-interfaces"});
+  if (!helper) return helper.error();
+  std::string listing;
+  HelperMessages said;
+  while ((*helper)->pump(1000, [&](ByteView b) {
+    if (listing.size() < (1u << 20)) listing.append(as_text(b));
+  }, [&](std::string_view line) { said.add(ch::parse_line(line).text); })) {
+  }
+  const int code = (*helper)->wait();
+  if (code != ch::kExitOk) return helper_failed(*helper_path, code, said);
   std::vector<NetworkInterface> out;
-  for (pcap_if_t* d = all; d; d = d->next)
-    out.push_back({d->name, d->description ? d->description : "", (d->flags & PCAP_IF_LOOPBACK) != 0,
-                   (d->flags & PCAP_IF_UP) != 0});
-  pcap_freealldevs(all);
-  std::stable_partition(out.begin(), out.end(), [](const NetworkInterface& i) { return i.loopback; });
+  std::size_t start = 0, end;
+  while ((end = listing.find('\n', start)) != std::string::npos) {
+    std::string_view line(listing.data() + start, end - start);
+    start = end + 1;
+    auto i = ch::parse_interface_line(line);
+    if (!i) return make_error(ErrorClass::Network, "capture", *helper_path + " listed an interface as \"" +
+                                                                   std::string(line.substr(0, 80)) + "\"");
+    out.push_back(*i);
+  }
   return out;
 }
 

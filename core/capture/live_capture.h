@@ -1,4 +1,6 @@
-// Live capture with libpcap into a pcapng file, keys embedded as a Decryption Secrets Block.
+// Live capture into a pcapng file, keys embedded as a Decryption Secrets Block. The interface is
+// opened by the `anthro-capture` helper (capture_helper.h), the only program that needs the
+// capabilities; this process reads its pcapng from a pipe.
 #pragma once
 
 #include <atomic>
@@ -22,8 +24,8 @@ struct LiveCaptureConfig {
 struct LiveCaptureStats {
   std::uint64_t packets = 0;
   std::uint64_t bytes = 0;            // as on the wire (original lengths)
-  std::uint64_t kernel_drops = 0;     // pcap_stats ps_drop
-  std::uint64_t interface_drops = 0;  // ps_ifdrop
+  std::uint64_t kernel_drops = 0;     // pcap_stats ps_drop (the helper's isb_osdrop)
+  std::uint64_t interface_drops = 0;  // ps_ifdrop (isb_ifdrop)
   bool secrets_embedded = false;
 };
 
@@ -41,7 +43,7 @@ struct NetworkInterface {
   bool loopback = false;
   bool up = false;
 };
-// The interfaces libpcap can capture on (pcap_findalldevs), loopback first.
+// The interfaces libpcap can capture on (pcap_findalldevs in the helper), loopback first.
 Result<std::vector<NetworkInterface>> list_capture_interfaces();
 
 }  // namespace anthro

@@ -834,6 +834,10 @@
         <source>Stopping: writing the file…</source>
         <translation>正在停止：写入文件…</translation>
     </message>
+    <message>
+        <source>This account may not capture: the capture helper lacks its capabilities. An administrator grants them once (installing the .deb does): %1</source>
+        <translation>此账户无法抓包：抓包助手缺少所需的能力（capabilities）。管理员授予一次即可（安装 .deb 时会自动授予）：%1</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::CaptureInspector</name>
@@ -2798,6 +2802,10 @@
     <message>
         <source>A fault of the embedded endpoint, as `anthro-wb endpoint --fault` (repeatable).</source>
         <translation>内置端点的故障，同 `anthro-wb endpoint --fault`（可重复）。</translation>
+    </message>
+    <message>
+        <source>Capture a session and a Start capture run into DIR, then exit.</source>
+        <translation>将一次会话抓包和一次“开始抓包”抓包写入 DIR，然后退出。</translation>
     </message>
 </context>
 </TS>

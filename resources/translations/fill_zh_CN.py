@@ -187,6 +187,9 @@ ZH = {
     'ANTHROPIC_API_KEY is not set in the environment; sending without a key.': '环境变量中没有 ANTHROPIC_API_KEY，将不带密钥发送。',
     'Capturing on lo…': '正在 lo 上抓包…',
     'Capture failed: %1': '抓包失败：%1',
+    'This account may not capture: the capture helper lacks its capabilities. An administrator grants them once (installing the .deb does): %1':
+        '此账户无法抓包：抓包助手缺少所需的能力（capabilities）。管理员授予一次即可（安装 .deb 时会自动授予）：%1',
+    'Capture a session and a Start capture run into DIR, then exit.': '将一次会话抓包和一次“开始抓包”抓包写入 DIR，然后退出。',
     'stream %1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6': '流 %1：TTFT %2，端到端 %3，%4 个 token，平均 ITL %5，结束原因 %6',
     'Session: %1': '会话：%1',
     'A load is already running.': '已有压测在运行。',
