@@ -226,10 +226,9 @@ class TestEndpoint : public QObject {
     std::string url = f.endpoint().url("metrics");
     QProcess curl;
     curl.start("curl", {"-sf", QString::fromStdString("http://" + url.substr(url.find("://") + 3) + "/metrics")});
-    if (curl.waitForStarted(5000)) {
-      curl.waitForFinished(10000);
-      QVERIFY(curl.readAllStandardOutput().contains("anthro_transport_ttft_seconds_bucket"));
-    }
+    QVERIFY2(curl.waitForStarted(5000), "curl did not start (installer/deps.sh installs it)");
+    QVERIFY(curl.waitForFinished(10000));
+    QVERIFY(curl.readAllStandardOutput().contains("anthro_transport_ttft_seconds_bucket"));
   }
 
   void trustNeedsTheLocalCertificateOrAFlag() {
