@@ -85,27 +85,45 @@ QString start_tcpdump(QProcess& tcpdump, const std::string& pcap, const QString&
   return err.contains("listening on") ? QString() : "tcpdump could not capture here: " + QString::fromUtf8(err);
 }
 
-bool stop_tcpdump(QProcess& tcpdump) {
-  QTest::qWait(200);  // the last packets reach the file
+// Both ends' FIN (or an RST) are in the file: the connection's last packets were written.
+bool closed_in_file(const std::string& pcap) {
+  auto reader = CaptureReader::open(pcap);
+  int closes = 0;
+  if (reader.ok())
+    while (auto p = (*reader)->next())
+      if (auto seg = parse_tcp(*p); seg.ok() && *seg && ((*seg)->flags & 0x05)) ++closes;
+  return closes >= 2;
+}
+
+// Stops tcpdump once the connection's end is in `pcap` (on a busy machine tcpdump may write it
+// late: no fixed sleep), or after 10 s.
+bool stop_tcpdump(QProcess& tcpdump, const std::string& pcap) {
+  QDeadlineTimer deadline(10000);
+  while (!closed_in_file(pcap) && !deadline.hasExpired()) QTest::qWait(50);
+  if (deadline.hasExpired()) qWarning("%s: no FIN from both ends after 10 s", pcap.c_str());
   ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
   return tcpdump.waitForFinished(5000);
 }
 
 }  // namespace
 
-// The capture's TTFTs against the session's own, request by request: in Release the packet
-// times and the socket-read stamps agree within 1 ms (median over the requests). Under the
-// sanitizers everything runs several times slower; a TTFT taken from the wrong event would
-// still be off by at least one token gap (the fixtures' configured 8 ms ITL).
+// The live capture tests' configured token gap: exact (no jitter), so a TTFT taken from the
+// wrong frame is off by at least this much.
+constexpr double kItlMs = 8;
+
+// The capture's TTFTs against the session's own, request by request (median). On a quiet
+// machine packet times and socket-read stamps agree within 1 ms (spec §6; the median is printed),
+// but a busy one (ctest -j2 beside a build) delays the client's reads by a few ms: the bound is
+// half a token gap, far above that noise and far below the whole gap a wrong frame would cost.
+// Under the sanitizers, which run several times slower: one gap.
 static bool ttfts_agree(const std::vector<RequestResult>& captured, const std::vector<RequestResult>& live) {
-  const double bound = timing_bound(1.0, 8.0);
+  const double bound = timing_bound(kItlMs / 2, kItlMs);
   std::vector<double> deltas;
   for (std::size_t i = 0; i < captured.size() && i < live.size(); ++i)
     deltas.push_back(std::abs(*captured[i].figures.ttft_ms - *live[i].figures.ttft_ms));
   double median = percentile(deltas, 50);
-  if (median < bound) return true;
-  qWarning("median TTFT difference %.3f ms (bound %.1f ms)", median, bound);
-  return false;
+  qInfo("median TTFT difference capture - live %.3f ms over %zu requests (bound %.1f ms)", median, deltas.size(), bound);
+  return median < bound;
 }
 
 class TestCaptureAnalysis : public QObject {
@@ -194,7 +212,7 @@ class TestCaptureAnalysis : public QObject {
   }
 
   void liveTlsSessionDecryptsFromItsKeyLog() {
-    EndpointFixture f({}, 60, 8, 15);
+    EndpointFixture f({}, 60, kItlMs, 15);
     f.start();
     std::string pcap = f.path("tls.pcap");
     for (bool extension : {true, false}) {
@@ -208,7 +226,7 @@ class TestCaptureAnalysis : public QObject {
       c.keylog_path = f.path(extension ? "ext.keylog" : "preface.keylog");
       SessionResult live = EndpointFixture::run(c);
       QVERIFY(!live.error);
-      QVERIFY(stop_tcpdump(tcpdump));
+      QVERIFY(stop_tcpdump(tcpdump, pcap));
 
       auto a = analyze_capture(pcap, {{c.keylog_path}, {}});
       QVERIFY(a.ok());
@@ -279,7 +297,7 @@ class TestCaptureAnalysis : public QObject {
   void liveHttpSessionsAreTimedFromTheirCapture() {
     QFETCH(QString, scheme);
     QFETCH(QString, path);
-    EndpointFixture f({}, 60, 8, 15);
+    EndpointFixture f({}, 60, kItlMs, 15);
     f.start();
     std::string url = f.endpoint().url(scheme.toStdString());
     QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
@@ -293,7 +311,7 @@ class TestCaptureAnalysis : public QObject {
     SessionResult live = EndpointFixture::run(c);
     QVERIFY(!live.error);
     QCOMPARE(live.requests.size(), std::size_t{4});
-    QVERIFY(stop_tcpdump(tcpdump));
+    QVERIFY(stop_tcpdump(tcpdump, pcap));
 
     std::vector<std::string> lines;
     CaptureKeySources keys;
@@ -336,7 +354,7 @@ class TestCaptureAnalysis : public QObject {
   }
 
   void liveLabSessionAgreesWithItsCapture() {
-    EndpointFixture f({}, 60, 8, 15);
+    EndpointFixture f({}, 60, kItlMs, 15);
     f.start();
     std::string url = f.endpoint().url("anthro+lab");
     QString port = QString::fromStdString(url.substr(url.rfind(':') + 1));
@@ -349,7 +367,7 @@ class TestCaptureAnalysis : public QObject {
     c.keylog_path = f.path("live.keylog");
     SessionResult live = EndpointFixture::run(c);
     QVERIFY(!live.error);
-    QVERIFY(stop_tcpdump(tcpdump));
+    QVERIFY(stop_tcpdump(tcpdump, pcap));
 
     auto a = analyze_capture(pcap, {{c.keylog_path}, {}});
     QVERIFY2(a.ok(), a.ok() ? "" : a.error().detail.c_str());
@@ -397,15 +415,15 @@ class TestCaptureAnalysis : public QObject {
     client.start("openssl", {"s_client", "-connect", "127.0.0.1:" + port, "-tls1_2", "-cipher", cipher, "-keylogfile",
                              keylog, "-quiet"});
     const QByteArray to_server = digits(7, 40000), to_client = digits(11, 60000);
-    client.write(to_server);
+    QVERIFY(send(client, to_server));
     QVERIFY2(wait_for_output(server, ends_with(to_server)).hasMatch(), "the server did not receive the client's bytes");
-    server.write(to_client);
+    QVERIFY(send(server, to_client));
     QVERIFY2(wait_for_output(client, ends_with(to_client)).hasMatch(), "the client did not receive the server's bytes");
     client.kill();
     server.kill();
     client.waitForFinished(5000);
     server.waitForFinished(5000);
-    QVERIFY(stop_tcpdump(tcpdump));
+    QVERIFY(stop_tcpdump(tcpdump, pcap));
 
     std::map<Direction, std::string> ours;
     std::vector<CaptureConnection> conns;
@@ -441,6 +459,15 @@ class TestCaptureAnalysis : public QObject {
     while (out.size() < n) out += QByteArray::number(rng()) + (out.size() % 7 ? " " : "\n");
     out.truncate(n - 1);
     return out + "\n";
+  }
+
+  // Writes `bytes` to `p`'s stdin, all of them (no event loop runs to flush it otherwise).
+  static bool send(QProcess& p, const QByteArray& bytes) {
+    if (!p.waitForStarted(10000)) return false;
+    p.write(bytes);
+    while (p.bytesToWrite() > 0)
+      if (!p.waitForBytesWritten(10000)) return false;
+    return true;
   }
 
   static QRegularExpression ends_with(const QByteArray& bytes) {
