@@ -16,7 +16,7 @@ run_ctest() {
   local log status=0 skipped
   log=$(mktemp)
   ctest --test-dir "$dir" --output-on-failure "$@" | tee "$log" || status=$?
-  skipped=$(sed -n 's/^ *[0-9]* - \(.*\) (Skipped)$/\1/p' "$log")
+  skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$log")
   rm -f "$log"
   if [ -n "$skipped" ]; then
     echo "installer/test.sh: skipped tests count as failures:" $skipped >&2
