@@ -1,12 +1,8 @@
 // Capture files (pcap, pcapng) read and written, and packets decoded down to TCP.
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <fstream>
 
@@ -661,51 +657,6 @@ class TestCaptureFile : public QObject {
     const QStringList lines = QString::fromUtf8(p.readAllStandardOutput()).trimmed().split('\n');
     QCOMPARE(lines, (QStringList{"1\t40000\t1700000000.123456789\t1", "2\t7080\t1700000000.123456790\t1",
                                  "3\t40001\t1700000000.123456791\t1"}));
-  }
-
-  // ANTHRO_CAPTURE_BENCH_MB=200 writes that many MB of 700-byte packets and times reading them.
-  void readSpeed() {
-    const int mb = qEnvironmentVariableIntValue("ANTHRO_CAPTURE_BENCH_MB");
-    if (mb <= 0) QSKIP("set ANTHRO_CAPTURE_BENCH_MB to measure read speed");
-    QTemporaryDir dir;
-    const QString path = dir.filePath("big.pcapng");
-    auto w = PcapngWriter::create(path.toStdString());
-    QVERIFY(w && (*w)->add_interface(kLinkEthernet, 262144) == 0);
-    const Bytes frame = ethernet(ipv4(kClient4, kServer4, tcp(40000, 7080, kAck, Bytes(646, 0x42))), 0x0800);
-    QCOMPARE(frame.size(), std::size_t{700});
-    QElapsedTimer t;
-    t.start();
-    std::uint64_t n = 0;
-    while ((*w)->bytes_written() < std::uint64_t(mb) << 20) (*w)->write_packet_ns(0, kT0 + std::int64_t(n++), frame, 0);
-    QVERIFY((*w)->close());
-    const double write_s = double(t.nsecsElapsed()) / 1e9;
-    const double size_mb = double(QFileInfo(path).size()) / 1e6;
-    auto read_pass = [&](bool parse, bool cold) {
-      if (cold) {  // drop this file's (clean) pages from the page cache: a read from the disk
-        int fd = ::open(path.toLocal8Bit().constData(), O_RDONLY);
-        ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        ::close(fd);
-      }
-      auto r = must_open(path);
-      QElapsedTimer timer;
-      timer.start();
-      std::uint64_t count = 0, bytes = 0;
-      while (auto p = r->next()) {
-        ++count;
-        bytes += p->data.size();
-        if (parse) {
-          auto seg = parse_tcp(*p);
-          if (!seg || !*seg || !(*seg)->checksum_ok) return -1.0;
-        }
-      }
-      if (count != n || bytes != n * 700 || !r->warnings().empty()) return -1.0;
-      return size_mb / (double(timer.nsecsElapsed()) / 1e9);
-    };
-    const double cold = read_pass(false, true), warm = read_pass(false, false), parsed = read_pass(true, false);
-    QVERIFY(cold > 0 && warm > 0 && parsed > 0);
-    qInfo("%.0f MB, %llu packets of 700 bytes: write %.0f MB/s; read %.0f MB/s from disk (cache dropped), "
-          "%.0f MB/s from the page cache, %.0f MB/s with parse_tcp and checksums",
-          size_mb, static_cast<unsigned long long>(n), size_mb / write_s, cold, warm, parsed);
   }
 };
 

@@ -5,9 +5,13 @@
 #include <csignal>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/command_table.h"
+#include "vectors.h"
 
 using namespace std::chrono_literals;
+using json = nlohmann::json;
 
 namespace {
 
@@ -40,6 +44,74 @@ std::vector<anthro::cli::CommandSpec> built_commands() {
 #endif
     out.push_back(spec);
   }
+  return out;
+}
+
+QString vector_file(const char* name) { return QString::fromStdString(anthro::test::vectors_path(name)); }
+
+QByteArray read_bytes(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+  return f.readAll();
+}
+
+void write_bytes(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) qFatal("cannot write %s", qPrintable(path));
+}
+
+std::vector<json> parse_lines(const QByteArray& out) {
+  std::vector<json> lines;
+  for (const QByteArray& line : out.split('\n'))
+    if (!line.isEmpty()) lines.push_back(json::parse(line.toStdString()));
+  return lines;
+}
+
+std::vector<json> of_kind(const std::vector<json>& lines, const char* kind) {
+  std::vector<json> out;
+  for (const json& l : lines)
+    if (l["kind"] == kind) out.push_back(l);
+  return out;
+}
+
+// Where a frame sits: its direction, byte offset in that direction's stream, type and flags.
+struct FrameAt {
+  std::string dir;
+  std::uint64_t offset;
+  std::string type;
+  int flags;
+  bool operator==(const FrameAt&) const = default;
+};
+
+// The vector conversation's frames, laid out by spec §4 from its two byte streams: after the
+// 8-byte preface magic and the 128-byte blob, 16-byte headers (type at 1, flags at 2,
+// payload_length at 4) each followed by payload_length bytes. Client frames first.
+std::vector<FrameAt> vector_layout() {
+  static const char* const kTypes[] = {"", "REQUEST", "RESPONSE", "STREAM_TOKEN", "CANCEL", "ERROR"};
+  std::vector<FrameAt> out;
+  for (const char* dir : {"c2s", "s2c"}) {
+    const std::string key = dir == std::string("c2s") ? "client_to_server" : "server_to_client";
+    const anthro::Bytes b = anthro::test::hex(anthro::test::vectors()["conversation"][key]);
+    for (std::size_t at = 8 + 128; at + 16 <= b.size(); at += 16 + anthro::load_u32(&b[at + 4]))
+      out.push_back({dir, at, kTypes[b[at + 1]], b[at + 2]});
+  }
+  return out;
+}
+
+// The fields of the conversation's offer or answer, read from its bytes 8..136 by spec §2.
+json blob_fields(bool offer) {
+  const anthro::Bytes b = anthro::test::hex(anthro::test::vectors()["conversation"][offer ? "client_to_server" : "server_to_client"]);
+  const std::uint8_t* blob = &b.at(8);
+  return {{"role", blob[1]}, {"max_streams", anthro::load_u16(blob + 2)}, {"default_max_tokens", anthro::load_u32(blob + 4)},
+          {"flags", blob[8]}, {"aead", blob[9]}, {"ring_buffer_kib", anthro::load_u16(blob + 10)},
+          {"connection_token", anthro::to_hex(anthro::ByteView(blob + 16, 8))}};
+}
+
+std::vector<FrameAt> layout_of(const std::vector<json>& frames) {
+  std::vector<FrameAt> out;
+  for (const char* dir : {"c2s", "s2c"})
+    for (const json& f : frames)
+      if (f["dir"] == dir) out.push_back({dir, f["offset"], f["type"], f["flags"]});
   return out;
 }
 
@@ -294,6 +366,207 @@ class TestCli : public QObject {
     QVERIFY(checked > 40);
   }
 
+  // decode of the vector pcap: every frame where spec §4 puts it in the vector's own byte
+  // streams (parsed here from anthro-v1-vectors.json), opened, with the conversation's text,
+  // stop reason and timings; with the server's PEM key the same lines; without keys, none opened.
+  void decodeMatchesTheVectors() {
+    const auto& conv = anthro::test::vectors()["conversation"];
+    const auto& expected = conv["expected"];
+    std::vector<json> lines = decode_lines({"--keylog", vector_file("lab-conversation.keylog")});
+    std::vector<json> frames = of_kind(lines, "frame");
+    QVERIFY(layout_of(frames) == vector_layout());
+    std::string text;
+    std::uint64_t next_token = 0;
+    std::map<std::string, double> ts;
+    for (const json& f : frames) {
+      QVERIFY2(f["decrypted"] == true, f.dump().c_str());
+      QCOMPARE(f["token"].get<std::string>(), anthro::test::vectors()["keys"]["connection_token"].get<std::string>());
+      QCOMPARE(f["stream_id"].get<int>(), 1);
+      QVERIFY(f["conn"].get<std::string>().ends_with("-127.0.0.1:7080"));
+      const std::string type = f["type"];
+      if (!ts.count(type)) ts[type] = f["ts"];
+      if (type == "STREAM_TOKEN") {
+        QCOMPARE(f["token_index"].get<std::uint64_t>(), next_token);
+        next_token += f["token_count"].get<std::uint64_t>();
+        text += f["text"].get<std::string>();
+      }
+      if (type == "RESPONSE") QCOMPARE(f["json"]["stop_reason"], expected["stop_reason"]);
+      if (type == "REQUEST") QVERIFY(f["json"].contains("messages"));
+    }
+    QCOMPARE(text, expected["text"].get<std::string>());
+    QCOMPARE(next_token, expected["tokens"].get<std::uint64_t>());
+    QVERIFY(std::abs((ts["STREAM_TOKEN"] - ts["REQUEST"]) * 1000 - expected["ttft_ms"].get<double>()) < 1e-3);
+    QVERIFY(std::abs((ts["RESPONSE"] - ts["REQUEST"]) * 1000 - expected["e2e_ms"].get<double>()) < 1e-3);
+    std::vector<json> negotiation = of_kind(lines, "negotiation");
+    QCOMPARE(negotiation.size(), std::size_t{2});
+    for (const json& n : negotiation) {
+      QCOMPARE(n["transport"], "lab");
+      const bool offer = n["dir"] == "c2s";
+      QVERIFY2(n[offer ? "offer" : "answer"] == blob_fields(offer), n.dump().c_str());
+    }
+    QCOMPARE(negotiation[1]["suite"], "aes-256-gcm");  // the answer's aead bit 0
+
+    QVERIFY(of_kind(decode_lines({"--server-key", vector_file("server-static.pem")}), "frame") == frames);
+    std::vector<json> locked = of_kind(decode_lines({}), "frame");
+    QVERIFY(layout_of(locked) == vector_layout());
+    for (const json& f : locked) QVERIFY2(f["decrypted"] == false && f["error"] == "no key", f.dump().c_str());
+  }
+
+  // analyze of the vector pcap: the figures of the vector's `expected`, per cli.md's JSON.
+  void analyzeMatchesTheVectors() {
+    Run r = run({"analyze", vector_file("lab-conversation.pcap"), "--keylog", vector_file("lab-conversation.keylog"),
+                 "--format", "json"}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());
+    const json doc = json::parse(r.out.toStdString());
+    const json& expected = anthro::test::vectors()["conversation"]["expected"];
+    QCOMPARE(doc["connections"].size(), std::size_t{1});
+    const json& conn = doc["connections"][0];
+    QCOMPARE(conn["conn"], "127.0.0.1:40000-127.0.0.1:7080");
+    QCOMPARE(conn["transport"], "lab");
+    QCOMPARE(conn["decryption"], "ok");
+    for (const char* counter : {"retransmissions", "out_of_order", "zero_window_events", "gaps", "bad_checksums"})
+      QVERIFY2(conn["tcp"][counter] == 0, counter);
+    QCOMPARE(conn["streams"].size(), std::size_t{1});
+    const json& s = conn["streams"][0];
+    for (const char* key : {"ttft_ms", "e2e_ms", "mean_itl_ms"})
+      QVERIFY2(std::abs(s[key].get<double>() - expected[key].get<double>()) < 1e-3, key);
+    QVERIFY(std::abs(s["tokens_per_s"].get<double>() - 50.0) < 1e-3);  // vectors/README.md
+    QCOMPARE(s["tokens"], expected["tokens"]);
+    QCOMPARE(s["text"], expected["text"]);
+    QCOMPARE(s["stop_reason"], expected["stop_reason"]);
+    QCOMPARE(doc["summary"]["requests"], 1);
+    QVERIFY(doc["findings"].is_array());
+  }
+
+  // A frame the decoder cannot take is reported with the reason of spec §4 and its byte offset
+  // in the direction's stream; the frames around it are decoded as before.
+  void frameErrorsNameTheirOffset_data() {
+    QTest::addColumn<int>("at");     // byte within the frame to change
+    QTest::addColumn<int>("value");  // XORed into it
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<int>("after");  // frames opened after it: none once the direction is lost
+    QTest::newRow("tag") << 40 << 0x01 << "authentication" << 3;
+    QTest::newRow("version") << 0 << 0x03 << "version" << 3;
+    QTest::newRow("length") << 4 << 0x01 << "length" << 0;  // no length to skip by: a desync
+  }
+  void frameErrorsNameTheirOffset() {
+    QFETCH(int, at);
+    QFETCH(int, value);
+    QFETCH(QString, reason);
+    QFETCH(int, after);
+    const FrameAt target = vector_layout().at(2);  // the server's second STREAM_TOKEN
+    QCOMPARE(target.type, std::string("STREAM_TOKEN"));
+    QByteArray pcap = read_bytes(vector_file("lab-conversation.pcap"));
+    const QByteArray s2c = QByteArray::fromHex(QByteArray::fromStdString(
+        anthro::test::vectors()["conversation"]["server_to_client"].get<std::string>()));
+    const qsizetype in_file = pcap.indexOf(s2c.mid(qsizetype(target.offset), 28));  // header and nonce
+    QVERIFY2(in_file > 0 && pcap.indexOf(s2c.mid(qsizetype(target.offset), 28), in_file + 1) < 0, "frame not found once");
+    pcap[in_file + at] = char(pcap[in_file + at] ^ value);
+    const QString path = dir_.filePath("damaged-" + reason + ".pcap");
+    write_bytes(path, pcap);
+    Run r = run({"decode", path, "--keylog", vector_file("lab-conversation.keylog"), "--format", "jsonl"}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());  // the work ran: what it found is in the lines
+    std::vector<json> lines = parse_lines(r.out);
+    bool reported = false;
+    for (const json& l : lines) {
+      const bool here = l.value("dir", "") == "s2c" && l.value("offset", std::uint64_t{0}) == target.offset;
+      if (here && (l["kind"] == "frame" || l["kind"] == "desync")) {
+        QCOMPARE(QString::fromStdString(l.value("error", l.value("reason", ""))), reason);
+        reported = true;
+      }
+    }
+    QVERIFY2(reported, qPrintable("no line at s2c offset " + QString::number(target.offset) + ":\n" + r.out));
+    int before = 0, later = 0;
+    for (const json& f : of_kind(lines, "frame")) {
+      if (f["decrypted"] != true) continue;
+      (f["offset"] < target.offset ? before : later) += 1;
+    }
+    QCOMPARE(before, 2);  // the REQUEST (c2s) and the first token
+    QCOMPARE(later, after);
+    QCOMPARE(of_kind(lines, "desync").size(), std::size_t(after == 0));
+  }
+
+  // A damaged capture file: the reason names the file and the byte where the damage is; the
+  // packets before it are decoded.
+  void damagedFilesNameTheByte() {
+    const QByteArray pcap = read_bytes(vector_file("lab-conversation.pcap"));
+    std::vector<qsizetype> records;  // classic pcap: a 24-byte header, then 16-byte record headers
+    for (qsizetype at = 24; at + 16 <= pcap.size(); at += 16 + qFromLittleEndian<quint32>(pcap.constData() + at + 8))
+      records.push_back(at);
+    QVERIFY(records.size() > 8);
+    const qsizetype last = records.back();
+    const QString cut = dir_.filePath("cut.pcap");
+    write_bytes(cut, pcap.left(pcap.size() - 5));
+    Run r = run({"decode", cut, "--keylog", vector_file("lab-conversation.keylog"), "--format", "jsonl"}, dir_.path());
+    QVERIFY2(r.err.contains(cut.toUtf8()) && r.err.contains("at byte " + QByteArray::number(last)), r.err.constData());
+    // Whether a file readable up to its damage exits 0 or 2 is the bad-input table's to pin.
+    QVERIFY2(r.code == 0 || r.code == 2, qPrintable(QString::number(r.code)));
+    QCOMPARE(of_kind(parse_lines(r.out), "frame").size(), std::size_t{6});  // the last packet holds no frame
+
+    QByteArray bad = pcap;
+    qToLittleEndian<quint32>(0x7FFFFFFF, bad.data() + records[5] + 8);  // caplen
+    const QString corrupt = dir_.filePath("corrupt.pcap");
+    write_bytes(corrupt, bad);
+    r = run({"decode", corrupt, "--format", "jsonl"}, dir_.path());
+    QVERIFY2(r.err.contains(corrupt.toUtf8()) && r.err.contains("at byte " + QByteArray::number(records[5])), r.err.constData());
+    QVERIFY2(r.code == 0 || r.code == 2, qPrintable(QString::number(r.code)));
+  }
+
+  // cli.md's exit codes, one real command each: 0 success, 1 a failed verdict, 2 unreadable
+  // input (naming the file), 3 a network failure, 4 a rollout paused on an inconclusive stage.
+  void exitCodesOfCliMd() {
+    const QString pcap = vector_file("lab-conversation.pcap"), keylog = vector_file("lab-conversation.keylog");
+    QCOMPARE(run({"analyze", pcap, "--keylog", keylog}, dir_.path()).code, 0);
+    // The vector's longest token gap is 20 ms: above a 10 ms threshold, server-stall warns.
+    const QStringList stall = {"diagnose", pcap, "--keylog", keylog, "--threshold", "server-stall=10", "--format", "json"};
+    Run warned = run(stall, dir_.path());
+    QVERIFY2(warned.code == 0, warned.err.constData());
+    std::string verdict;
+    const json doc = json::parse(warned.out.toStdString());
+    for (const json& item : doc["checklist"])
+      if (item["id"] == "server-stall") verdict = item["verdict"];
+    QCOMPARE(verdict, std::string("warn"));
+    Run failed = run(stall + QStringList{"--fail-on", "warn"}, dir_.path());
+    QVERIFY2(failed.code == 1, failed.err.constData());
+    Run missing = run({"decode", dir_.filePath("none.pcap")}, dir_.path());
+    QCOMPARE(missing.code, 2);
+    QVERIFY2(missing.err.contains(dir_.filePath("none.pcap").toUtf8()) && missing.err.count('\n') == 1, missing.err.constData());
+    QCOMPARE(run({"session", "--target", "anthro+lab://127.0.0.1:1"}, dir_.path()).code, 3);
+    Run paused = run({"rollout", "--stage", "1", "--requests-per-stage", "20", "--quiet"}, dir_.path(), 180000);
+    QVERIFY2(paused.code == 4, paused.err.constData());
+  }
+
+  // demo, the headless main job, end to end (as root in CI it captures on lo): every file it
+  // names exists and reads back — the capture decrypts with the keys embedded in it, the
+  // diagnosis is cli.md's JSON, the reports are HTML and PDF.
+  void demoRunsTheWholeJob() {
+    QTemporaryDir data;
+    Run r = run({"demo"}, data.path(), 600000);
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QString dir = data.filePath("anthro-workbench");
+    QVERIFY2(r.out.contains("captured on lo"), r.out.constData());
+    QVERIFY(r.out.contains("decrypted with the keys embedded in the capture"));
+    const QString pcapng = dir + "/demo-session.pcapng";
+    QVERIFY(r.out.contains(pcapng.toUtf8()));
+    Run analysis = run({"analyze", pcapng, "--format", "json"}, dir_.path());
+    QVERIFY2(analysis.code == 0, analysis.err.constData());
+    const json a = json::parse(analysis.out.toStdString());
+    QCOMPARE(a["connections"][0]["decryption"], "ok");
+    QCOMPARE(a["connections"][0]["alpn"], "anthro-v1");
+    QVERIFY(!a["connections"][0]["streams"][0]["text"].get<std::string>().empty());
+    QVERIFY(read_bytes(dir + "/demo-session.keylog").contains("ANTHRO_V1 "));
+    const QString result = dir + "/demo-diagnosis.json";
+    QVERIFY(r.out.contains(result.toUtf8()));
+    const json diagnosis = json::parse(read_bytes(result).toStdString());
+    QCOMPARE(diagnosis["kind"], "diagnosis");
+    QVERIFY(diagnosis["checklist"].size() >= 10);
+#ifdef ANTHRO_WITH_REPORT
+    for (const char* name : {"/demo-report.html", "/demo-report.pdf"}) QVERIFY2(r.out.contains((dir + name).toUtf8()), name);
+    QVERIFY(read_bytes(dir + "/demo-report.html").trimmed().startsWith("<!DOCTYPE html>"));
+    QVERIFY(read_bytes(dir + "/demo-report.pdf").startsWith("%PDF-"));
+#endif
+  }
+
   void keylogFileIsPrivate() {
     QString keylog = dir_.filePath("keys.log");
     QProcess p;
@@ -363,6 +636,13 @@ class TestCli : public QObject {
   }
 
  private:
+  // decode's JSONL of the vector pcap with these key options; exit 0 and nothing on stderr.
+  std::vector<json> decode_lines(const QStringList& keys) {
+    Run r = run(QStringList{"decode", vector_file("lab-conversation.pcap"), "--format", "jsonl"} + keys, dir_.path());
+    if (r.code != 0 || !r.err.isEmpty()) qFatal("decode %s: exit %d: %s", qPrintable(keys.join(' ')), r.code, r.err.constData());
+    return parse_lines(r.out);
+  }
+
   QTemporaryDir dir_;
   QProcess endpoint_;
   QMap<QString, QString> urls_;

@@ -3,9 +3,11 @@
 #include <QProcess>
 #include <QtTest>
 
+#include <cmath>
+#include <numeric>
+
 #include "crypto/keylog.h"
 #include "endpoint_fixture.h"
-#include "timing.h"
 #include "http/sse.h"
 #include "metrics/stats.h"
 #include "protocol/stream_decoder.h"
@@ -15,6 +17,12 @@ using namespace anthro;
 using namespace anthro::test;
 
 namespace {
+
+// A sample's value in Prometheus text ("NAME VALUE" lines); NaN when absent.
+double metric(const std::string& text, const std::string& name) {
+  auto at = text.find("\n" + name + " ");
+  return at == std::string::npos ? std::nan("") : std::strtod(text.c_str() + at + name.size() + 2, nullptr);
+}
 
 std::string s_client(const Endpoint& endpoint, const char* alpn, const char* version = "-tls1_3") {
   QProcess p;
@@ -119,20 +127,33 @@ class TestEndpoint : public QObject {
     SessionConfig c = f.session("anthro+lab");
     c.repeat = 5;  // the median of five, so one descheduled moment on a busy machine is not a failure
     SessionResult r = EndpointFixture::run(c);
-    std::vector<double> ttft, itl;
+    std::vector<double> ttft, itl, decode_error;
     for (const auto& req : r.requests) {
       QCOMPARE(req.figures.tokens, std::uint64_t{50});
       ttft.push_back(*req.figures.ttft_ms);
       itl.push_back(*req.figures.mean_itl_ms);
-      // The server reports what really happened: its decode time is the client's first-to-last token span.
       double span_ms = (req.timeline.tokens.back().t - req.timeline.tokens.front().t) * 1000;
-      QVERIFY(req.server_timing && std::abs(double(req.server_timing->decode_us) / 1000 - span_ms) < timing_bound(5, 10));
+      QVERIFY(req.server_timing);
+      decode_error.push_back(std::abs(double(req.server_timing->decode_us) / 1000 - span_ms));
     }
     QCOMPARE(ttft.size(), std::size_t{5});
-    double ttft_median = percentile(ttft, 50), itl_median = percentile(itl, 50);
-    // Sanitized: within one configured token gap (10 ms), half of one for the gap itself.
-    QVERIFY2(std::abs(ttft_median - 150) <= timing_bound(3, 10), std::to_string(ttft_median).c_str());
-    QVERIFY2(std::abs(itl_median - 10) <= timing_bound(1, 5), std::to_string(itl_median).c_str());
+    double ttft_median = percentile(ttft, 50), itl_median = percentile(itl, 50), decode_median = percentile(decode_error, 50);
+    // The server's own TTFT (request read to first token written), from its /metrics.
+    const double server_ttft_ms = metric(f.endpoint().metrics_text(), "anthro_transport_ttft_seconds_sum") / 5 * 1000;
+    const double client_ttft_ms = std::accumulate(ttft.begin(), ttft.end(), 0.0) / 5;
+    qInfo("TTFT median %.2f ms (client mean %.2f, server mean %.2f), mean ITL median %.2f ms, "
+          "|server decode time - client token span| median %.2f ms",
+          ttft_median, client_ttft_ms, server_ttft_ms, itl_median, decode_median);
+    // What the client measured is what the server did, within half a configured gap (5 ms):
+    // its TTFT and its first-to-last token span against the server's.
+    QVERIFY2(std::abs(client_ttft_ms - server_ttft_ms) < 5, std::to_string(client_ttft_ms - server_ttft_ms).c_str());
+    QVERIFY2(decode_median < 5, std::to_string(decode_median).c_str());
+    // And what the server did is the configured model. On a busy machine (a 2-core box running
+    // a build) every timer fires late and the model's relative token gaps stretch by several ms,
+    // so the bounds come from the configured delays, not from a window: nothing early (half a
+    // gap of slack for a client descheduled before it stamps its write), nothing two gaps late.
+    QVERIFY2(ttft_median > 150 - 5 && ttft_median < 150 + 2 * 10, std::to_string(ttft_median).c_str());
+    QVERIFY2(itl_median > 10 - 0.5 && itl_median < 2 * 10, std::to_string(itl_median).c_str());
   }
 
   void cancelStopsTheStreamQuickly() {
@@ -149,7 +170,8 @@ class TestEndpoint : public QObject {
       latencies.push_back(*req.figures.cancel_latency_ms);
     }
     QCOMPARE(latencies.size(), std::size_t{3});
-    QVERIFY2(percentile(latencies, 50) < timing_bound(5, 10), std::to_string(percentile(latencies, 50)).c_str());
+    // Below one configured token gap (10 ms), which is also cancel-latency's warn line.
+    QVERIFY2(percentile(latencies, 50) < 10, std::to_string(percentile(latencies, 50)).c_str());
     QCOMPARE(f.endpoint().counters().cancels, std::uint64_t{3});
   }
 
@@ -226,10 +248,9 @@ class TestEndpoint : public QObject {
     std::string url = f.endpoint().url("metrics");
     QProcess curl;
     curl.start("curl", {"-sf", QString::fromStdString("http://" + url.substr(url.find("://") + 3) + "/metrics")});
-    if (curl.waitForStarted(5000)) {
-      curl.waitForFinished(10000);
-      QVERIFY(curl.readAllStandardOutput().contains("anthro_transport_ttft_seconds_bucket"));
-    }
+    QVERIFY2(curl.waitForStarted(5000), "curl did not start (installer/deps.sh installs it)");
+    QVERIFY(curl.waitForFinished(10000));
+    QVERIFY(curl.readAllStandardOutput().contains("anthro_transport_ttft_seconds_bucket"));
   }
 
   void trustNeedsTheLocalCertificateOrAFlag() {
