@@ -306,7 +306,7 @@ awaitable<void> SoakClients::session_case(Case c) {
   std::optional<std::uint32_t> retry_after;
   for (unsigned done = 0; done < kRequestsPerConnection && !stopping_ && !retry_after;) {
     if (!client) {
-      client = std::make_shared<SessionClient>(http ? http_ : anthro_, setup.target, setup.tls);
+      client = std::make_shared<SessionClient>(http ? http_ : anthro_, setup);
       on_connection = 0;
       bool open = co_await client->open();
       if (!open) co_return tally(c, "lost:connect");
