@@ -234,7 +234,13 @@ class TestDiagnosis : public QObject {
     p.start(ANTHRO_WB, {"diagnose", "--system", "--sysfs-root", QString::fromStdString((root / "sys").string()),
                         "--procfs-root", QString::fromStdString((root / "proc").string()), "--format", "json"});
     QVERIFY(p.waitForStarted());
-    QTest::qWait(400);  // between its two readings, a second apart
+    // Between its two readings, a second apart: the first follows this progress line (not a
+    // fixed time after the start, which a slow sanitized start-up overtakes).
+    p.setReadChannel(QProcess::StandardError);
+    QByteArray err;
+    while (!err.contains("system: reading") && p.waitForReadyRead(30000)) err += p.readAllStandardError();
+    QVERIFY2(err.contains("system: reading"), err.constData());
+    QTest::qWait(500);
     write(root / "sys/class/net/eth0/statistics/rx_missed_errors", "50000");
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 1);

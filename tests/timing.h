@@ -3,6 +3,8 @@
 // taken from the wrong event would still miss it.
 #pragma once
 
+#include <cstdint>
+
 namespace anthro::test {
 
 inline constexpr double timing_bound(double release, double sanitized) {
@@ -12,6 +14,16 @@ inline constexpr double timing_bound(double release, double sanitized) {
 #else
   (void)sanitized;
   return release;
+#endif
+}
+
+// Memory bounds likewise: AddressSanitizer keeps freed blocks in its quarantine (256 MB by
+// default) before reusing them, so a sanitized process's RSS may grow by that much more.
+inline constexpr std::uint64_t sanitizer_quarantine_bytes() {
+#ifdef ANTHRO_SANITIZED
+  return std::uint64_t{256} << 20;
+#else
+  return 0;
 #endif
 }
 

@@ -20,6 +20,7 @@
 #include "frame_table_model.h"
 #include "language.h"
 #include "main_window.h"
+#include "timing.h"
 
 using namespace anthro;
 using namespace anthro::widgets;
@@ -52,12 +53,17 @@ void check_frames(CaptureInspector* inspector, const std::string& conn, std::uin
   QVERIFY(wait_loaded(inspector, 30000));
   auto analysis = inspector->index()->analysis();
   const RequestResult* shown = nullptr;
-  std::uint32_t conn_number = 0;
-  for (std::size_t c = 0; c < analysis->connections.size(); ++c)
-    if (analysis->connections[c].info.name == conn)
-      for (const auto& s : analysis->connections[c].streams)
-        if (s.stream_id == stream) shown = &s, conn_number = static_cast<std::uint32_t>(c + 1);
+  for (const auto& c : analysis->connections)
+    if (c.info.name == conn)
+      for (const auto& s : c.streams)
+        if (s.stream_id == stream) shown = &s;
   QVERIFY2(shown, qPrintable(QString::fromStdString(conn)));
+  // The Connection column counts the index's connections, which keep the order their first
+  // frames reached the index (the analysis' lanes may deliver a later connection first).
+  std::uint32_t conn_number = 0;
+  const auto connections = inspector->index()->connections();
+  for (std::size_t c = 0; c < connections.size(); ++c)
+    if (connections[c].name == conn) conn_number = static_cast<std::uint32_t>(c + 1);
   QVERIFY2(*shown->figures.max_gap_ms > gap_ms, qPrintable(QString::number(*shown->figures.max_gap_ms)));
   QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 10000);  // else the rows may be the last jump's
   FrameTableModel* frames = inspector->frames();
@@ -175,7 +181,7 @@ class TestDiagnosisPage : public QObject {
     QElapsedTimer t;
     t.start();
     page->cancel();
-    QVERIFY(t.elapsed() < 200);  // never waits on the worker
+    QVERIFY(t.elapsed() < anthro::test::timing_bound(200, 1000));  // never waits on the worker (its run takes seconds)
     QCOMPARE(finished.size(), 1);
     QCOMPARE(finished.at(0).at(0).toBool(), false);
     QVERIFY(!page->running());
