@@ -1,5 +1,6 @@
-// Helpers both halves of the HTTP baseline share: messages_api.cpp (requests, non-streaming
-// replies) and stream_events.cpp (SSE writers and readers). Internal: only those two include it.
+// Helpers the HTTP baseline's readers and writers share: messages_api.cpp (requests,
+// non-streaming replies), stream_events.cpp (SSE) and reply_recorder.cpp (error bodies).
+// Internal to core/http.
 #pragma once
 
 #include <nlohmann/json.hpp>

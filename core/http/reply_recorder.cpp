@@ -2,17 +2,26 @@
 
 #include <charconv>
 
+#include "http/json_helpers.h"
+#include "util/json.h"
+
 namespace anthro {
 
 namespace {
 
-// The message of an API error body, or the body itself.
+using http_detail::string_member;
+using nlohmann::json;
+
+// The message of an API error body (`{"error":{"message":...}}`, as both the Messages and
+// the Chat Completions APIs write it), or the start of the body when it is not one.
 std::string error_message(const std::string& body) {
-  auto pos = body.find("\"message\"");
-  if (pos == std::string::npos) return body.substr(0, 200);
-  auto start = body.find('"', body.find(':', pos) + 1);
-  auto end = start == std::string::npos ? start : body.find('"', start + 1);
-  return start == std::string::npos || end == std::string::npos ? body.substr(0, 200) : body.substr(start + 1, end - start - 1);
+  json doc = parse_or_null(body);
+  auto err = doc.is_object() ? doc.find("error") : doc.end();
+  if (err != doc.end() && err->is_object()) {
+    auto message = string_member(*err, "message");
+    if (!message.empty()) return message;
+  }
+  return body.substr(0, 200);
 }
 
 // The retry-after-ms header; nothing when it is absent or not a number.
