@@ -69,6 +69,30 @@ class TestCaptureIndex : public QObject {
     QVERIFY(std::abs(*analysis->connections.at(0).streams.at(0).figures.ttft_ms - 180.0) < 1e-3);
   }
 
+  // Connection A opens first but sends its first frame after connection B's: the rows'
+  // connection numbers are still the analysis's (by first packet), during the load and after.
+  void connectionNumbersFollowTheFirstPacket() {
+    std::vector<Segment> a = conversation(1000), b = many_connections(1, 1, 3);
+    std::vector<Segment> segments(a.begin(), a.begin() + kHandshake);
+    segments.insert(segments.end(), b.begin(), b.end());
+    segments.insert(segments.end(), a.begin() + kHandshake, a.end());
+    QTemporaryDir dir;
+    std::string path = dir.filePath("late.pcap").toStdString();
+    write_capture(path, segments);
+    auto index = loaded(path, {{vectors_path("lab-conversation.keylog")}, {}});
+    auto analysis = index->analysis();
+    auto connections = index->connections();
+    QCOMPARE(connections.size(), std::size_t{2});
+    QCOMPARE(analysis->connections.size(), std::size_t{2});
+    for (std::size_t i = 0; i < 2; ++i) QCOMPARE(connections[i].name, analysis->connections[i].info.name);
+    QCOMPARE(connections[0].client.port, std::uint16_t{40000});
+    QCOMPARE(index->row(0)->connection, 1u);  // B's REQUEST, the first frame in the file
+    QCOMPARE(index->row(index->frame_count() - 1)->connection, 0u);
+    FrameFilter of_a;
+    of_a.connection = 0;
+    QCOMPARE(index->select(of_a).size(), std::size_t{6});  // the vector conversation's six frames
+  }
+
   void withoutKeysRowsSayWhy() {
     auto index = loaded(vectors_path("lab-conversation.pcap"), {});
     QCOMPARE(index->frame_count(), std::size_t{6});

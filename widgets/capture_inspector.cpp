@@ -373,7 +373,7 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   index_ = *index;
   frames_->setIndex(index_);
   connections_->setConnections({});
-  statistics_->setAnalysis(nullptr, {});
+  statistics_->setAnalysis(nullptr);
   detail_->clear();
   hex_->clear();
   load_progress_ = std::make_shared<LoadProgress>();
@@ -451,29 +451,22 @@ void CaptureInspector::fillCharts() {
   charts_->clear();
   chart_streams_.clear();
   auto analysis = index_ ? index_->analysis() : nullptr;
-  statistics_->setAnalysis(nullptr, {});
+  statistics_->setAnalysis(nullptr);
   if (!analysis) return;
-  // Connections are matched to the index's numbering by name and first packet.
-  const auto connections = index_->connections();
   double first = -1;
   for (const auto& c : analysis->connections)
     for (const auto& s : c.streams)
       if (first < 0 || s.timeline.request_written < first) first = s.timeline.request_written;
+  // The index numbers connections as the analysis lists them.
   std::vector<RequestPoint> points;
-  std::vector<std::uint32_t> numbers;
-  for (const auto& c : analysis->connections) {
-    std::uint32_t conn = 0;
-    for (std::size_t i = 0; i < connections.size(); ++i)
-      if (connections[i].name == c.info.name && connections[i].first_packet == c.info.first_packet)
-        conn = static_cast<std::uint32_t>(i);
-    numbers.push_back(conn + 1);
-    for (const auto& s : c.streams) {
+  for (std::uint32_t conn = 0; conn < analysis->connections.size(); ++conn) {
+    for (const auto& s : analysis->connections[conn].streams) {
       points.push_back(request_point(s, s.timeline.request_written - first, static_cast<int>(chart_streams_.size())));
       chart_streams_.emplace_back(conn, s.stream_id);
     }
   }
   charts_->addPoints(0, points);
-  statistics_->setAnalysis(analysis, std::move(numbers));
+  statistics_->setAnalysis(analysis);
 }
 
 void CaptureInspector::showStream(int request) {

@@ -112,9 +112,8 @@ void CaptureStatistics::setHeaders() {
                                             tr("P95 (ms)"), tr("P99 (ms)"), tr("Max (ms)")});
 }
 
-void CaptureStatistics::setAnalysis(std::shared_ptr<const CaptureAnalysis> analysis, std::vector<std::uint32_t> numbers) {
+void CaptureStatistics::setAnalysis(std::shared_ptr<const CaptureAnalysis> analysis) {
   analysis_ = std::move(analysis);
-  numbers_ = std::move(numbers);
   fill();
 }
 
@@ -125,7 +124,7 @@ void CaptureStatistics::fill() {
   std::vector<double> all;
   for (std::size_t i = 0; i < analysis_->connections.size(); ++i) {
     const ConnectionAnalysis& c = analysis_->connections[i];
-    const std::uint32_t number = i < numbers_.size() ? numbers_[i] : static_cast<std::uint32_t>(i + 1);
+    const auto number = static_cast<std::uint32_t>(i + 1);
     std::uint64_t tokens = 0;
     for (const auto& s : c.streams) tokens += s.figures.tokens;
     const std::vector<double> t = ttfts(c);

@@ -24,8 +24,8 @@ class CaptureStatistics : public QWidget {
 
   explicit CaptureStatistics(QWidget* parent = nullptr);
 
-  // `numbers[i]` is the inspector's number (from 1) of analysis->connections[i]; null clears.
-  void setAnalysis(std::shared_ptr<const CaptureAnalysis> analysis, std::vector<std::uint32_t> numbers);
+  // Connections numbered from 1 in the analysis's order, as the frame list numbers them; null clears.
+  void setAnalysis(std::shared_ptr<const CaptureAnalysis> analysis);
   QTableView* view(Table table) const { return views_[table]; }
   QTabWidget* tables() const { return tabs_; }
   // The table as CSV (RFC 4180), header first, rows in the order shown.
@@ -42,7 +42,6 @@ class CaptureStatistics : public QWidget {
   void exportCurrent();
 
   std::shared_ptr<const CaptureAnalysis> analysis_;
-  std::vector<std::uint32_t> numbers_;
   QTabWidget* tabs_;
   QStandardItemModel* models_[TableCount];
   QTableView* views_[TableCount];

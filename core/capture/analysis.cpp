@@ -255,7 +255,7 @@ class Lane {
   std::vector<std::string> warnings_;
   TextKeeper keeper_;
   const DecodeSink& sink_;
-  const AnalyzeOptions* observer_;  // its on_frame and on_negotiation, when set
+  const AnalyzeOptions* observer_;  // its on_connection, on_frame, on_negotiation and on_http, when set
   // Keyed by the decoder's connection record, whose address is stable for the whole pass.
   std::unordered_map<const CaptureConnection*, StreamBook> books_;
   std::vector<ConnectionAnalysis> connections_;
@@ -268,6 +268,9 @@ CaptureEvents Lane::events() {
     book(c).add(e, decoder_.packet());
     if (sink_) emit(frame_json(c, e));
     if (observer_ && observer_->on_frame) observer_->on_frame(c, e);
+  };
+  events.on_connection_start = [this](const CaptureConnection& c) {
+    if (observer_ && observer_->on_connection) observer_->on_connection(c);
   };
   events.on_negotiation = [this](const CaptureConnection& c, Direction d, const Blob& b) {
     if (observer_ && observer_->on_negotiation) observer_->on_negotiation(c, d, b);
@@ -420,7 +423,7 @@ class LaneChooser {
 
 unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
   // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
-  if (sink || options.on_frame || options.on_negotiation || options.on_http) return 1;
+  if (sink || options.on_connection || options.on_frame || options.on_negotiation || options.on_http) return 1;
   if (options.threads) return options.threads;
   if (file_size < (8u << 20)) return 1;
   return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);

@@ -56,7 +56,9 @@ struct AnalyzeOptions {
   // Keep each finished stream's ITL samples (figures.itl_ms), e.g. for a histogram; 8 bytes
   // per token. Off, they are let go when the stream ends.
   bool keep_itl_samples = false;
-  // Sees every frame and negotiation in capture order (one thread, like a decode sink).
+  // Sees every connection as it opens, frame and negotiation in capture order (one thread,
+  // like a decode sink). Connections open in the order of the result's `connections`.
+  std::function<void(const CaptureConnection&)> on_connection;
   std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;
   std::function<void(const CaptureConnection&, Direction, const Blob&)> on_negotiation;
   std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;  // HTTP messages and SSE events

@@ -107,6 +107,7 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   c.info.client = tcp.client();
   c.info.server = tcp.server();
   c.info.first_packet = packet_;
+  if (events_.on_connection_start) events_.on_connection_start(c.info);
   TcpEvents e;
   e.on_data = [this, &c](Direction dir, std::uint64_t, ByteView data, double ts) {
     on_data(c, dir, data, ts);

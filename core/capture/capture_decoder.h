@@ -75,7 +75,9 @@ struct CaptureEvents {
   // (its `packets` and `stream_id` set; streams end before their connection does).
   std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;
   std::function<void(const CaptureConnection&, RequestResult&)> on_http_exchange;
-  // Called once per connection at the end, with its final state.
+  // Called once per connection at its first packet (so in the order analyze_capture lists
+  // connections), and once at the end with its final state.
+  std::function<void(const CaptureConnection&)> on_connection_start;
   std::function<void(const CaptureConnection&)> on_connection_end;
 };
 

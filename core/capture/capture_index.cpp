@@ -103,6 +103,9 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
   AnalyzeOptions options;
   options.progress = std::move(progress);
   options.keep_itl_samples = true;  // the inspector's ITL histogram
+  // Ids are given as connections open, which is the order of the analysis's list: row
+  // numbers and the analysis's (the CLI's, the report's) connection numbers agree.
+  options.on_connection = [this](const CaptureConnection& c) { connection_id(c); };
   options.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) { on_frame(c, e); };
   options.on_http = [this](const CaptureConnection& c, const HttpEvent& e) { on_http(c, e); };
   options.on_negotiation = [this](const CaptureConnection& c, Direction, const Blob&) {
@@ -113,23 +116,9 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
   auto result = analyze_capture(path, keys, {}, options);
   flush_rows();
   if (result) {
-    // Connections with frames keep the ids their rows carry; the others follow in file order.
-    std::unordered_map<std::string, std::size_t> by_name;
     std::lock_guard lock(m_);
-    std::vector<CaptureConnection> final_list(connections_.size());
-    std::vector<bool> placed(connections_.size());
-    for (std::size_t id = 0; id < connections_.size(); ++id)
-      by_name[connections_[id].name + "#" + std::to_string(connections_[id].first_packet)] = id;
-    std::vector<CaptureConnection> rest;
-    for (const auto& c : result->connections) {
-      auto it = by_name.find(c.info.name + "#" + std::to_string(c.info.first_packet));
-      if (it != by_name.end()) final_list[it->second] = c.info, placed[it->second] = true;
-      else rest.push_back(c.info);
-    }
-    for (std::size_t id = 0; id < final_list.size(); ++id)
-      if (!placed[id]) final_list[id] = connections_[id];
-    final_list.insert(final_list.end(), rest.begin(), rest.end());
-    connections_ = std::move(final_list);
+    connections_.clear();
+    for (const auto& c : result->connections) connections_.push_back(c.info);
     analysis_ = std::make_shared<const CaptureAnalysis>(std::move(*result));
   }
   finished_.store(true, std::memory_order_release);

@@ -53,17 +53,12 @@ void check_frames(CaptureInspector* inspector, const std::string& conn, std::uin
   QVERIFY(wait_loaded(inspector, 30000));
   auto analysis = inspector->index()->analysis();
   const RequestResult* shown = nullptr;
-  for (const auto& c : analysis->connections)
-    if (c.info.name == conn)
-      for (const auto& s : c.streams)
-        if (s.stream_id == stream) shown = &s;
+  std::uint32_t conn_number = 0;  // the analysis's (the CLI's, the report's) number is the Connection column's
+  for (std::size_t c = 0; c < analysis->connections.size(); ++c)
+    if (analysis->connections[c].info.name == conn)
+      for (const auto& s : analysis->connections[c].streams)
+        if (s.stream_id == stream) shown = &s, conn_number = static_cast<std::uint32_t>(c + 1);
   QVERIFY2(shown, qPrintable(QString::fromStdString(conn)));
-  // The Connection column counts the index's connections, which keep the order their first
-  // frames reached the index (the analysis' lanes may deliver a later connection first).
-  std::uint32_t conn_number = 0;
-  const auto connections = inspector->index()->connections();
-  for (std::size_t c = 0; c < connections.size(); ++c)
-    if (connections[c].name == conn) conn_number = static_cast<std::uint32_t>(c + 1);
   QVERIFY2(*shown->figures.max_gap_ms > gap_ms, qPrintable(QString::number(*shown->figures.max_gap_ms)));
   QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 10000);  // else the rows may be the last jump's
   FrameTableModel* frames = inspector->frames();
