@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "endpoint_fixture.h"
-#include "protocol/stream_decoder.h"
+#include "lab_client_keys.h"
 
 namespace anthro::test {
 
@@ -48,14 +48,7 @@ class RawPeer {
   bool closed() const { return closed_; }
 
   bool negotiate(std::uint16_t ring_kib = kDefaultRingKib) {
-    client_ = generate_x25519();
-    offer_.max_streams = 2;
-    offer_.ring_buffer_kib = ring_kib;
-    offer_.connection_token = 0x1122334455667788ULL;
-    offer_.x25519_public = client_.public_key;
-    Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
-    append(preface, encode_blob(offer_));
-    send(preface);
+    send(keys_.preface(0x1122334455667788ULL, ring_kib));
     Bytes answer(kPrefaceSize);
     std::size_t have = 0;
     while (have < answer.size()) {
@@ -63,29 +56,17 @@ class RawPeer {
       if (n <= 0) return false;
       have += static_cast<std::size_t>(n);
     }
-    Blob a = *decode_blob(ByteView(answer).subspan(8));
-    keys_ = *client_frame_keys(client_.private_key, offer_, a);
-    c2s_.emplace(static_cast<Suite>(a.aead), keys_.c2s);
-    suite_ = static_cast<Suite>(a.aead);
-    return true;
+    return keys_.accept(answer);
   }
 
-  Bytes frame(FrameType type, std::uint8_t flags, const Bytes& plaintext) {
-    return seal_frame(*c2s_, type, flags, offer_.connection_token, nonces_.next(), plaintext);
-  }
-
-  Bytes request(std::uint32_t stream_id, std::uint32_t max_tokens = 5) {
-    RequestSpec spec;
-    spec.model = "m";
-    spec.messages = {{"user", "hi"}};
-    spec.max_tokens = max_tokens;
-    return frame(FrameType::Request, kFlagStreaming, encode_request(stream_id, spec));
-  }
+  Bytes frame(FrameType type, std::uint8_t flags, const Bytes& plaintext) { return keys_.frame(type, flags, plaintext); }
+  Bytes request(std::uint32_t stream_id, std::uint32_t max_tokens = 5) { return keys_.request(stream_id, max_tokens); }
 
   // A REQUEST whose JSON is given as text, verbatim.
   Bytes raw_request(std::uint32_t stream_id, std::string_view json) {
     return frame(FrameType::Request, kFlagStreaming, encode_raw(stream_id, as_bytes(json)));
   }
+  std::vector<FrameEvent> frames(ByteView s2c) const { return keys_.server_frames(s2c); }
 
   // Everything the server sends until `streams` streams have ended (RESPONSE or ERROR on a
   // stream), the connection closes or it stays silent for 3 s; the bytes go to `s2c` when given.
@@ -112,28 +93,10 @@ class RawPeer {
     return out;
   }
 
-  std::vector<FrameEvent> frames(ByteView s2c) {
-    std::vector<FrameEvent> out;
-    DirectionDecoder d(Direction::ServerToClient, PrefaceMode::None,
-                       DecoderEvents{nullptr, [&](const FrameEvent& e) { out.push_back(e); }, nullptr}, nullptr);
-    d.set_key({suite_, keys_.s2c});
-    d.feed(s2c);
-    return out;
-  }
-
  private:
   int fd_ = -1;
   bool connected_ = false, closed_ = false;
-  X25519KeyPair client_;
-  Blob offer_;
-  FrameKeys keys_;
-  Suite suite_ = Suite::Aes256Gcm;
-  std::optional<Aead> c2s_;
-  NonceSequence nonces_;
+  LabClientKeys keys_;
 };
-
-inline const ErrorBody* error_of(const FrameEvent& e) {
-  return e.body ? std::get_if<ErrorBody>(&*e.body) : nullptr;
-}
 
 }  // namespace anthro::test

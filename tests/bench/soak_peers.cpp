@@ -4,7 +4,7 @@
 #include <random>
 
 #include "net/deadline.h"
-#include "protocol/stream_decoder.h"
+#include "lab_client_keys.h"
 
 namespace anthro::soak {
 
@@ -12,6 +12,9 @@ using namespace net;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using test::error_of;
+using test::LabClientKeys;
 
 constexpr unsigned kRequestsPerConnection = 4;
 constexpr std::uint32_t kCancelAfterTokens = 3;
@@ -118,14 +121,9 @@ class LabPeer {
   ByteStream& stream() { return *stream_; }
 
   awaitable<bool> negotiate() {
-    key_ = generate_x25519();
-    offer_.max_streams = 2;
-    random_bytes(reinterpret_cast<std::uint8_t*>(&offer_.connection_token), sizeof offer_.connection_token);
-    offer_.connection_token |= 1;  // never 0
-    offer_.x25519_public = key_.public_key;
-    Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
-    append(preface, encode_blob(offer_));
-    bool sent = co_await stream_->write_all(preface);
+    std::uint64_t token = 0;
+    random_bytes(reinterpret_cast<std::uint8_t*>(&token), sizeof token);
+    bool sent = co_await stream_->write_all(keys_.preface(token | 1));  // a token is never 0
     if (!sent) co_return false;
     Bytes answer(kPrefaceSize);
     for (std::size_t have = 0; have < answer.size();) {
@@ -133,24 +131,10 @@ class LabPeer {
       if (n == 0) co_return false;
       have += n;
     }
-    auto blob = decode_blob(ByteView(answer).subspan(8));
-    if (!blob) co_return false;
-    auto keys = client_frame_keys(key_.private_key, offer_, *blob);
-    if (!keys) co_return false;
-    keys_ = *keys;
-    suite_ = static_cast<Suite>(blob->aead);
-    c2s_.emplace(suite_, keys_.c2s);
-    co_return true;
+    co_return keys_.accept(answer);
   }
 
-  Bytes request(std::uint32_t stream_id, std::uint32_t max_tokens) {
-    RequestSpec spec;
-    spec.model = "soak";
-    spec.messages = {{"user", "soak"}};
-    spec.max_tokens = max_tokens;
-    return seal_frame(*c2s_, FrameType::Request, kFlagStreaming, offer_.connection_token, nonces_.next(),
-                      encode_request(stream_id, spec));
-  }
+  Bytes request(std::uint32_t stream_id, std::uint32_t max_tokens) { return keys_.request(stream_id, max_tokens, "soak"); }
 
   // A REQUEST header whose length field is beyond the largest payload, and a little of it.
   Bytes oversized() const {
@@ -158,32 +142,19 @@ class LabPeer {
     h.type = static_cast<std::uint8_t>(FrameType::Request);
     h.flags = kFlagStreaming;
     h.payload_length = kMaxPayload + 1;
-    h.token = offer_.connection_token;
+    h.token = keys_.offer().connection_token;
     Bytes out(kHeaderSize + 64);
     write_header(h, out.data());
     return out;
   }
 
-  std::vector<FrameEvent> frames(ByteView s2c) const {
-    std::vector<FrameEvent> out;
-    DirectionDecoder d(Direction::ServerToClient, PrefaceMode::None,
-                       DecoderEvents{nullptr, [&](const FrameEvent& e) { out.push_back(e); }, nullptr}, nullptr);
-    d.set_key({suite_, keys_.s2c});
-    d.feed(s2c);
-    return out;
-  }
+  std::vector<FrameEvent> frames(ByteView s2c) const { return keys_.server_frames(s2c); }
 
  private:
   std::shared_ptr<ByteStream> stream_;
-  X25519KeyPair key_;
-  Blob offer_;
-  FrameKeys keys_;
-  Suite suite_ = Suite::Aes256Gcm;
-  std::optional<Aead> c2s_;
-  NonceSequence nonces_;
+  LabClientKeys keys_;
 };
 
-const ErrorBody* error_of(const FrameEvent& e) { return e.body ? std::get_if<ErrorBody>(&*e.body) : nullptr; }
 bool is_token(const FrameEvent& e) { return e.body && std::holds_alternative<TokenBody>(*e.body); }
 
 // A request's end as a tally: answered, refused with its code, or lost with how it ended.
