@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "endpoint_fixture.h"
-#include "protocol/stream_decoder.h"
+#include "lab_client_keys.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -27,8 +27,10 @@ std::uint16_t port_of(const std::string& url) { return static_cast<std::uint16_t
 // A blocking TCP peer that says only what a test makes it say.
 class TcpPeer {
  public:
-  explicit TcpPeer(std::uint16_t port) {
+  // `receive_buffer` shrinks the socket's buffer (before connecting, so the window is small too).
+  explicit TcpPeer(std::uint16_t port, int receive_buffer = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (receive_buffer) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
@@ -70,23 +72,18 @@ class TcpPeer {
 
   // The anthro-v1 in-band preface; true once the server's answer is read.
   bool negotiate() {
-    X25519KeyPair key = generate_x25519();
-    Blob offer;
-    offer.max_streams = 2;
-    offer.connection_token = 0x1122334455667788ULL;
-    offer.x25519_public = key.public_key;
-    Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
-    append(preface, encode_blob(offer));
-    send(preface);
+    send(keys_.preface(0x1122334455667788ULL));
     std::string answer;
     read(answer, kPatienceS, kPrefaceSize);
-    return answer.size() == kPrefaceSize && answer.compare(0, 8, kPrefaceMagic) == 0;
+    return keys_.accept(as_bytes(answer));
   }
+  LabClientKeys& keys() { return keys_; }
 
  private:
   int fd_ = -1;
   bool connected_ = false;
   QElapsedTimer clock_;
+  LabClientKeys keys_;
 };
 
 std::string messages_head(std::size_t content_length) {
@@ -215,6 +212,34 @@ class TestEndpointTimeouts : public QObject {
       }
     }
     QCOMPARE(f.endpoint().counters().timeouts, std::uint64_t{0});
+  }
+
+  // A peer that asks for a long reply and then stops reading: once the server's write has
+  // waited the send timeout, the connection is closed and counted, on anthro-v1 and HTTP alike,
+  // while a peer of the same endpoint that reads is served.
+  void aPeerThatStopsReadingIsClosed() {
+    constexpr std::uint32_t kTokens = 200000;  // megabytes of frames: far beyond the socket buffers
+    EndpointFixture f({}, 0, 0, kTokens);
+    f.config().default_max_tokens = kTokens;
+    f.config().send_timeout_s = 0.5;
+    f.config().idle_timeout_s = 0;
+    f.start();
+    TcpPeer anthro(port_of(f.endpoint().url("anthro+lab")), 4096);
+    QVERIFY(anthro.negotiate());
+    anthro.send(anthro.keys().request(1, kTokens));
+    TcpPeer http(port_of(f.endpoint().url("http")), 4096);
+    std::string body = R"({"model":"m","max_tokens":200000,"stream":true,"messages":[{"role":"user","content":"hi"}]})";
+    http.send(messages_head(body.size()) + body);
+    QTRY_COMPARE_WITH_TIMEOUT(f.endpoint().counters().timeouts, std::uint64_t{2}, int(kPatienceS * 1000));
+    QVERIFY(anthro.seconds() >= 0.5 && http.seconds() >= 0.5);
+    QTRY_COMPARE(f.endpoint().counters().open_connections, std::uint64_t{0});
+    QVERIFY(anthro.closed_within(kPatienceS) && http.closed_within(kPatienceS));
+
+    SessionConfig reader = f.session("anthro");
+    reader.max_tokens = 50;
+    SessionResult r = EndpointFixture::run(reader);
+    QVERIFY(!r.error && !r.requests.at(0).error);
+    QCOMPARE(r.requests.at(0).figures.tokens, std::uint64_t{50});
   }
 
   // Beyond max_connections: anthro-v1 hears ERROR 503 on stream 0, HTTP a 503, each with the

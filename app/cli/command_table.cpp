@@ -82,7 +82,8 @@ std::vector<CommandSpec> build_specs() {
         {"--handshake-timeout", "S", "close a connection whose TLS handshake or anthro-v1 preface takes longer (10; 0 none)"},
         {"--idle-timeout", "S", "close a connection idle this long: no stream in flight, nothing read (60; 0 none)"},
         {"--header-timeout", "S", "close an HTTP connection whose request head takes longer (10; 0 none)"},
-        {"--body-timeout", "S", "HTTP request body: close after S without progress at 1 KiB/s (30; 0 none)"}}},
+        {"--body-timeout", "S", "HTTP request body: close after S without progress at 1 KiB/s (30; 0 none)"},
+        {"--send-timeout", "S", "close a connection whose peer has not taken a write within S: it stopped reading (30; 0 none)"}}},
       {"session", "live requests against a target, tokens streamed to stdout", "",
        kRequest + kTrust + kKeylogOut +
            Options{{"--repeat", "N", "N requests on the same connection, one after another"},

@@ -44,7 +44,8 @@ int run_endpoint(const std::vector<std::string>& argv) {
     double& seconds;
   };
   for (Timeout t : {Timeout{"--handshake-timeout", config.handshake_timeout_s}, Timeout{"--idle-timeout", config.idle_timeout_s},
-                    Timeout{"--header-timeout", config.header_timeout_s}, Timeout{"--body-timeout", config.body_timeout_s}})
+                    Timeout{"--header-timeout", config.header_timeout_s}, Timeout{"--body-timeout", config.body_timeout_s},
+                    Timeout{"--send-timeout", config.send_timeout_s}})
     if (auto s = args.number(t.option)) {
       if (*s < 0) args.fail(std::string(t.option) + " " + *args.value(t.option) + ": a timeout is 0 (none) or more seconds");
       else t.seconds = *s;

@@ -66,7 +66,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
  public:
   Connection(std::unique_ptr<ByteStream> stream, ServerState& state, std::unique_ptr<ExtensionState> ext,
              Admission admission)
-      : stream_(std::move(stream)), state_(state), ext_(std::move(ext)), admission_(admission), writer_(*stream_),
+      : stream_(std::move(stream)), state_(state), ext_(std::move(ext)), admission_(admission),
+        writer_(*stream_, state.config.send_timeout_s),
         streams_(1), deadline_(*stream_), started_(Clock::now()), streams_done_(stream_->socket().get_executor()) {}
 
   // (Defined before its uses: its type is deduced.) The completion handler of every coroutine
@@ -392,6 +393,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   }
 
   void finish() {
+    if (writer_.timed_out()) ++state_.counters.timeouts;
     state_.live.erase(this);
     finished_ = true;
     writer_.stop();

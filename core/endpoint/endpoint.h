@@ -30,6 +30,7 @@ struct EndpointConfig {
   double idle_timeout_s = 60;       // anthro-v1: nothing read, no stream in flight; HTTP: between requests
   double header_timeout_s = 10;     // HTTP: request line and headers (slowloris), from the request's start
   double body_timeout_s = 30;       // HTTP: the body; each piece buys time at 1 KiB/s, up to this ahead
+  double send_timeout_s = 30;       // a write the peer does not take within it: the peer stopped reading
   std::uint16_t max_streams = 16;          // the most the endpoint grants
   std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits

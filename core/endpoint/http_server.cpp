@@ -69,7 +69,8 @@ Headers retry_headers(std::uint32_t ms) {
 
 class HttpConnection {
  public:
-  HttpConnection(ByteStream& stream, ServerState& state) : stream_(stream), state_(state), timer_(stream.socket().get_executor()) {}
+  HttpConnection(ByteStream& stream, ServerState& state)
+      : stream_(stream), state_(state), timer_(stream.socket().get_executor()), send_deadline_(stream) {}
 
   // Serves requests until the peer is done; a throw is reported and answered with a 500 (or,
   // mid-reply, where a status line would corrupt the body, with the close alone).
@@ -111,7 +112,8 @@ class HttpConnection {
   // By value: a coroutine keeps its parameters in its frame, but not what a view points to.
   awaitable<bool> send(std::string bytes) {
     reply_started_ = true;
-    bool ok = co_await stream_.write_all(as_bytes(bytes));
+    bool ok = co_await write_within(stream_, send_deadline_, as_bytes(bytes), state_.config.send_timeout_s);
+    if (send_deadline_.expired()) ++state_.counters.timeouts;
     co_return ok;
   }
 
@@ -226,6 +228,7 @@ class HttpConnection {
   ByteStream& stream_;
   ServerState& state_;
   asio::steady_timer timer_;
+  Deadline send_deadline_;
   Api api_ = Api::Messages;     // the request being served, for the shape of a 500
   bool reply_started_ = false;  // bytes of a reply to it went out
 };
@@ -252,7 +255,9 @@ awaitable<void> serve_metrics(std::unique_ptr<ByteStream> stream, ServerState& s
     std::string response = req.target == "/metrics"
                                ? http_response(200, "text/plain; version=0.0.4", state.metrics.text())
                                : http_response(404, "text/plain", "try /metrics\n");
-    bool ok = co_await stream->write_all(as_bytes(response));
+    Deadline send_deadline(*stream);
+    bool ok = co_await write_within(*stream, send_deadline, as_bytes(response), state.config.send_timeout_s);
+    if (send_deadline.expired()) ++state.counters.timeouts;
     if (!ok || !req.keep_alive) break;
   }
   stream->close();

@@ -1,5 +1,7 @@
 #include "net/byte_stream.h"
 
+#include "net/deadline.h"
+
 namespace anthro::net {
 namespace {
 
@@ -66,7 +68,15 @@ awaitable<bool> tls_handshake(ByteStream& stream, bool server) {
   co_return co_await static_cast<TlsStream&>(stream).handshake(server);
 }
 
-WriteQueue::WriteQueue(ByteStream& stream) : stream_(stream), drained_(stream.socket().get_executor()) {}
+WriteQueue::WriteQueue(ByteStream& stream, double write_timeout_s)
+    : stream_(stream),
+      write_timeout_s_(write_timeout_s),
+      deadline_(std::make_unique<Deadline>(stream)),
+      drained_(stream.socket().get_executor()) {}
+
+WriteQueue::~WriteQueue() = default;
+
+bool WriteQueue::timed_out() const { return deadline_->expired(); }
 
 bool WriteQueue::enqueue(Bytes bytes) {
   if (failed_ || stopped_ || bytes.empty()) return false;
@@ -104,7 +114,7 @@ awaitable<void> WriteQueue::drain() {
       append(next, queue_.front());
       queue_.pop_front();
     }
-    bool ok = co_await stream_.write_all(next);
+    bool ok = co_await write_within(stream_, *deadline_, next, write_timeout_s_);
     queued_ -= next.size();
     if (!ok) failed_ = true;
     drained_.notify();

@@ -11,6 +11,8 @@
 
 namespace anthro::net {
 
+class Deadline;
+
 class ByteStream {
  public:
   virtual ~ByteStream() = default;
@@ -39,13 +41,17 @@ awaitable<bool> tls_handshake(ByteStream& stream, bool server);
 // otherwise it joins the queue the current writer drains.
 class WriteQueue {
  public:
-  explicit WriteQueue(ByteStream& stream);
+  // A write the peer has not taken within `write_timeout_s` (0: no limit) closes the stream and
+  // fails the queue, timed_out() then true.
+  explicit WriteQueue(ByteStream& stream, double write_timeout_s = 0);
+  ~WriteQueue();
   // From code that cannot wait: queues, and starts a writer when none is running.
   void send(Bytes bytes);
   // Queues, and when no writer is running writes now in this coroutine.
   awaitable<void> write(Bytes bytes);
   std::size_t queued_bytes() const { return queued_; }
   bool failed() const { return failed_; }
+  bool timed_out() const;
   // Waits until at most `limit` bytes are queued, or the stream failed.
   awaitable<void> wait_below(std::size_t limit);
   // Waits until everything queued is written, or the stream failed.
@@ -57,6 +63,8 @@ class WriteQueue {
   awaitable<void> drain();
 
   ByteStream& stream_;
+  double write_timeout_s_;
+  std::unique_ptr<Deadline> deadline_;
   std::deque<Bytes> queue_;
   std::size_t queued_ = 0;
   bool writing_ = false, failed_ = false, stopped_ = false;

@@ -31,6 +31,13 @@ double Deadline::remaining() const {
   return std::chrono::duration<double>(timer_.expiry() - asio::steady_timer::clock_type::now()).count();
 }
 
+awaitable<bool> write_within(ByteStream& stream, Deadline& deadline, ByteView data, double seconds) {
+  deadline.arm(seconds);
+  bool ok = co_await stream.write_all(data);
+  deadline.disarm();
+  co_return ok && !deadline.expired();
+}
+
 awaitable<void> close_gracefully(ByteStream& stream, double seconds) {
   boost::system::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);

@@ -37,6 +37,12 @@ class Deadline {
   bool armed_ = false;
 };
 
+// Writes `data`, closing the stream when the peer has not taken all of it within `seconds`
+// (<= 0: no limit): a peer that stops reading mid-reply must not hold its connection, and the
+// replies queued for it, for ever. `deadline` is the write's own; its expired() says why a
+// write failed.
+awaitable<bool> write_within(ByteStream& stream, Deadline& deadline, ByteView data, double seconds);
+
 // Closes after letting the peer read what was sent: shuts down the sending side, then reads
 // and discards until the peer closes or `seconds` pass. A plain close with the peer's bytes
 // unread sends RST, and the peer may lose the answer it has not read yet.
