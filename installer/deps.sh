@@ -11,6 +11,7 @@ packages=(
   xvfb xauth tshark tcpdump curl imagemagick poppler-utils openssl
   clang-14 libclang-rt-14-dev
   python3 python3-jsonschema python3-numpy python3-scipy
+  nodejs
 )
 
 missing=()

@@ -143,6 +143,10 @@ std::vector<CommandSpec> build_specs() {
        kLang + Options{{"--to", "html|pdf|md|json", "the report's format"},
                        {"--output", "FILE", "where the report is written (atomically)"},
                        {"--redact-prompts", "", "also redact prompts and answers"}}},
+      {"hash", "seed 004's Context-Hash of a messages file: canonical and Python's default, and why they differ",
+       "MESSAGES.json",
+       {{"--reply", "TEXT", "also the response's hash, with TEXT appended as the assistant's reply"},
+        {"--format", "text|json", "human-readable (default) or one JSON document"}}},
       {"demo", "the headless tour: endpoint, captured session, analysis, diagnosis and reports", "", {}},
   };
 }

@@ -28,6 +28,7 @@ const Dispatch commands[] = {
 #ifdef ANTHRO_WITH_REPORT
     {"report", anthro::cli::run_report},
 #endif
+    {"hash", anthro::cli::run_hash},
     {"demo", anthro::cli::run_demo},
 };
 
@@ -40,7 +41,6 @@ const Planned planned[] = {
 #ifndef ANTHRO_WITH_REPORT
     {"report", "this build has no Qt (ANTHRO_BUILD_GUI=OFF), which draws the report's charts"},
 #endif
-    {"hash", "not in this build yet"},
     {"lint-schema", "not in this build yet"}};
 
 void usage(std::ostream& out) {
