@@ -83,7 +83,10 @@ std::vector<CommandSpec> build_specs() {
         {"--idle-timeout", "S", "close a connection idle this long: no stream in flight, nothing read (60; 0 none)"},
         {"--header-timeout", "S", "close an HTTP connection whose request head takes longer (10; 0 none)"},
         {"--body-timeout", "S", "HTTP request body: close after S without progress at 1 KiB/s (30; 0 none)"},
-        {"--send-timeout", "S", "close a connection whose peer has not taken a write within S: it stopped reading (30; 0 none)"}}},
+        {"--send-timeout", "S", "close a connection whose peer has not taken a write within S: it stopped reading (30; 0 none)"},
+        {"--affinity-slots", "N", "emulate seed 004's session affinity on /v1/messages with N context slots (off)"},
+        {"--affinity-idle-s", "S", "with --affinity-slots: collect a session idle longer than S (300)"},
+        {"--affinity-gc-ms", "MS", "with --affinity-slots: TTFT a collection adds to the request that waited for it (200)"}}},
       {"session", "live requests against a target, tokens streamed to stdout", "",
        kRequest + kTrust + kKeylogOut +
            Options{{"--repeat", "N", "N requests on the same connection, one after another"},

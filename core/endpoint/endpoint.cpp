@@ -240,6 +240,6 @@ EndpointCounters Endpoint::counters() const {
           c.protocol_errors, c.handshake_failures, c.http_requests, c.refused_connections, c.timeouts};
 }
 
-std::string Endpoint::metrics_text() const { return impl_->state->metrics.text(); }
+std::string Endpoint::metrics_text() const { return anthro::metrics_text(*impl_->state); }
 
 }  // namespace anthro

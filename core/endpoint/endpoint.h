@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "affinity/session_slots.h"
 #include "model/simulated_model.h"
 #include "util/result.h"
 
@@ -35,6 +36,7 @@ struct EndpointConfig {
   std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
   std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
+  AffinityConfig affinity;  // seed 004's session affinity on the Messages API; off unless slots are given
   // Internal failures (a connection's coroutine that threw), one line each; unset: stderr.
   std::function<void(const std::string&)> on_log;
 };

@@ -1,11 +1,14 @@
 // The HTTP baseline (spec §9) on the simulated model: the Anthropic Messages API and the
 // OpenAI-compatible chat completions, JSON or SSE, over TLS (ALPN http/1.1) or cleartext.
+#include <chrono>
 #include <ctime>
 
+#include "affinity/context_hash.h"
 #include "endpoint/server_state.h"
 #include "http/messages_api.h"
 #include "net/deadline.h"
 #include "net/http_io.h"
+#include "util/json.h"
 
 namespace anthro {
 
@@ -18,13 +21,36 @@ constexpr std::size_t kBodyLimit = 4 << 20;
 
 enum class Api { Messages, ChatCompletions };
 
+// Seed 004's session affinity on a served request: its session, and the messages its
+// response's Context-Hash starts from.
+struct AffinityReply {
+  std::string session_id;
+  nlohmann::ordered_json messages;
+};
+
 struct Reply {
   Api api;
   RequestSpec request;
   ReplyPlan plan;
   std::string id;
   bool include_usage = false;
+  std::optional<AffinityReply> affinity;
 };
+
+// The session headers of a reply: its session and the Context-Hash of the conversation with
+// this reply appended (the text the plan will play, known before the first token).
+Headers affinity_headers(const Reply& r) {
+  if (!r.affinity) return {};
+  std::string text;
+  for (const auto& t : r.plan.tokens) text += t.text;
+  return {{"x-anthropic-session-id", r.affinity->session_id},
+          {"x-anthropic-context-hash", response_context_hash(r.affinity->messages, text)}};
+}
+
+std::optional<std::string> header_if_present(const HttpRequest& req, const std::string& name) {
+  auto it = req.headers.find(name);
+  return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
 
 std::string error_body(Api api, std::string_view type, std::string_view message) {
   return api == Api::Messages ? error_json(type, message) : chat_completions_error_json(type, message);
@@ -150,7 +176,7 @@ class HttpConnection {
     }
     if (api == Api::Messages && req.header("anthropic-version").empty())
       co_return co_await send_error(api, 400, "invalid_request_error", "anthropic-version: header is required");
-    Reply reply{api, {}, {}, {}, false};
+    Reply reply{api, {}, {}, {}, false, std::nullopt};
     auto parsed = api == Api::Messages ? parse_messages_request(req.body)
                                        : parse_chat_completions_request(req.body, &reply.include_usage);
     if (!parsed) co_return co_await send_error(api, 400, "invalid_request_error", parsed.error().detail);
@@ -158,6 +184,26 @@ class HttpConnection {
     std::string prompt = prompt_text(reply.request.system, reply.request.messages);
     if (auto refusal = refuse_request(state_.config, reply.request.model, prompt))
       co_return co_await send_error(api, refusal->code, refusal->type, refusal->message);
+    double affinity_ms = 0;
+    if (api == Api::Messages && state_.config.affinity.enabled()) {
+      AffinityDecision d = judge_affinity(req, reply);
+      if (d.verdict == AffinityVerdict::Migrated) {
+        Headers moved{{"x-anthropic-new-session-id", d.session_id}};
+        co_return co_await send_error(api, 409, "session_migrated",
+                                      "session " + req.header("x-anthropic-session-id") +
+                                          " migrated or its context slot was collected: resend the whole history as " +
+                                          d.session_id,
+                                      std::move(moved));
+      }
+      if (d.verdict == AffinityVerdict::HashMismatch) {
+        Headers expected{{"x-anthropic-expected-hash", d.expected_hash}};
+        co_return co_await send_error(api, 400, "invalid_context_hash",
+                                      "X-Anthropic-Context-Hash " + req.header("x-anthropic-context-hash") +
+                                          " is not the server's " + d.expected_hash + " of the last 3 messages",
+                                      std::move(expected));
+      }
+      affinity_ms = d.extra_ttft_ms;
+    }
     std::uint32_t max_tokens = reply.request.max_tokens.value_or(state_.config.default_max_tokens);
     reply.plan = state_.http_model.plan(ReplyRequest{reply.request.model,
                                                      prompt,
@@ -168,11 +214,25 @@ class HttpConnection {
       Headers retry = retry_headers(reply.plan.retry_after_ms);
       co_return co_await send_error(api, 429, "rate_limit_error", "overloaded", std::move(retry));
     }
-    co_await sleep_for(timer_, (reply.plan.queue_ms + reply.plan.context_wait_ms + reply.plan.prefill_ms) / 1000.0);
+    co_await sleep_for(timer_, (reply.plan.queue_ms + reply.plan.context_wait_ms + reply.plan.prefill_ms + affinity_ms) / 1000.0);
     bool sent = false;
     if (reply.request.stream) sent = co_await stream_reply(reply);
     else sent = co_await whole_reply(reply);
     co_return sent;
+  }
+
+  // The request's session judged by the emulated instance; a served one's session is kept in
+  // `reply.affinity`.
+  AffinityDecision judge_affinity(const HttpRequest& req, Reply& reply) {
+    auto body = parse_ordered_json(req.body);  // parsed before, by parse_messages_request
+    nlohmann::ordered_json messages = body && body->is_object() ? body->value("messages", nlohmann::ordered_json::array())
+                                                                : nlohmann::ordered_json::array();
+    double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    AffinityDecision d = state_.affinity_slots.admit(header_if_present(req, "x-anthropic-session-id"),
+                                            header_if_present(req, "x-anthropic-context-hash"), context_hash(messages),
+                                            messages.size() > 1, now);
+    if (d.verdict == AffinityVerdict::Serve) reply.affinity = AffinityReply{d.session_id, std::move(messages)};
+    return d;
   }
 
   // Sleeps before token i as the plan says; false when the reply must stop (a reset).
@@ -192,25 +252,36 @@ class HttpConnection {
                       r.plan.tokens.size(), std::nullopt};
     std::string body = r.api == Api::Messages ? messages_response_json(spec)
                                               : chat_completions_response_json(spec, std::time(nullptr));
-    co_return co_await send(http_response(200, "application/json", body));
+    co_return co_await send(http_response(200, "application/json", body, affinity_headers(r)));
   }
 
   awaitable<bool> stream_reply(const Reply& r) {
     Headers headers{{"content-type", "text/event-stream"}, {"cache-control", "no-cache"},
                     {"transfer-encoding", "chunked"}};
+    // Seed 004: each chunk's token count as a chunk extension, the total in a trailer (what
+    // survives proxies that drop extensions).
+    const bool counted = r.affinity.has_value();
+    if (counted) {
+      for (auto& h : affinity_headers(r)) headers.push_back(std::move(h));
+      headers.emplace_back("trailer", "X-Anthropic-Token-Count");
+    }
+    auto count = [counted](std::uint64_t tokens) {
+      return counted ? "x-anthropic-token-count=" + std::to_string(tokens) : std::string();
+    };
     AnthropicSseWriter anthropic;
     OpenAiSseWriter openai(r.id, r.request.model, std::time(nullptr), r.include_usage);
     bool messages = r.api == Api::Messages;
     std::string first = http_response_head(200, headers) +
                         http_chunk(messages ? anthropic.message_start(r.id, r.request.model, r.plan.input_tokens) +
                                                   anthropic.content_block_start() + anthropic.ping()
-                                            : openai.role_chunk());
+                                            : openai.role_chunk(),
+                                   count(0));
     bool ok = co_await send(first);
     if (!ok) co_return false;
     for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
       co_await pace(r.plan, i);
       const std::string& text = r.plan.tokens[i].text;
-      std::string chunk = http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text));
+      std::string chunk = http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text), count(1));
       ok = co_await send(chunk);
       if (!ok) co_return false;
       if (r.plan.reset_after_token && i + 1 >= *r.plan.reset_after_token) {
@@ -222,7 +293,8 @@ class HttpConnection {
     std::string tail = messages ? anthropic.content_block_stop() + anthropic.message_delta(r.plan.stop_reason, n) +
                                       anthropic.message_stop()
                                 : openai.finish(r.plan.stop_reason) + openai.usage(r.plan.input_tokens, n) + openai.done();
-    co_return co_await send(http_chunk(tail) + http_chunk(""));
+    std::string last = counted ? http_last_chunk({{"X-Anthropic-Token-Count", std::to_string(n)}}) : http_chunk("");
+    co_return co_await send(http_chunk(tail, count(0)) + last);
   }
 
   ByteStream& stream_;
@@ -253,7 +325,7 @@ awaitable<void> serve_metrics(std::unique_ptr<ByteStream> stream, ServerState& s
     timeouts.wait_s = state.config.idle_timeout_s;
     auto& req = std::get<HttpRequest>(read);
     std::string response = req.target == "/metrics"
-                               ? http_response(200, "text/plain; version=0.0.4", state.metrics.text())
+                               ? http_response(200, "text/plain; version=0.0.4", metrics_text(state))
                                : http_response(404, "text/plain", "try /metrics\n");
     Deadline send_deadline(*stream);
     bool ok = co_await write_within(*stream, send_deadline, as_bytes(response), state.config.send_timeout_s);

@@ -1,5 +1,7 @@
 #include "endpoint/prometheus.h"
 
+#include "endpoint/server_state.h"
+
 #include <chrono>
 #include <cstdio>
 
@@ -89,6 +91,21 @@ std::string EndpointMetrics::text() const {
   }
   out += "# HELP anthro_transport_cancel_rate CANCEL frames per REQUEST frame over a minute.\n"
          "# TYPE anthro_transport_cancel_rate gauge\nanthro_transport_cancel_rate " + number(rate) + "\n";
+  return out;
+}
+
+std::string metrics_text(const ServerState& state) {
+  std::string out = state.metrics.text();
+  if (!state.config.affinity.enabled()) return out;
+  out += "# HELP anthropic_gpu_context_slots_used Context slots holding a session.\n"
+         "# TYPE anthropic_gpu_context_slots_used gauge\nanthropic_gpu_context_slots_used " +
+         std::to_string(state.affinity_slots.used()) + "\n";
+  out += "# HELP anthropic_gpu_context_slots Context slots of the instance.\n"
+         "# TYPE anthropic_gpu_context_slots gauge\nanthropic_gpu_context_slots " +
+         std::to_string(state.config.affinity.slot_count) + "\n";
+  out += "# HELP anthropic_gpu_context_gc_count Sessions whose slot was collected (idle, or taken for a new session).\n"
+         "# TYPE anthropic_gpu_context_gc_count counter\nanthropic_gpu_context_gc_count " +
+         std::to_string(state.affinity_slots.gc_count()) + "\n";
   return out;
 }
 

@@ -84,6 +84,7 @@ struct ServerState {
   AtomicCounters counters;
   EndpointMetrics metrics;
   std::uint64_t request_number = 0;  // loop thread only
+  SessionSlots affinity_slots{config.affinity};  // loop thread only
   std::set<Drainable*> live;          // loop thread only
 
   void log(const std::string& line) const {
@@ -91,6 +92,9 @@ struct ServerState {
     else std::cerr << "anthro-wb endpoint: " << line << "\n";
   }
 };
+
+// /metrics: the endpoint's metrics, and seed 004's context-slot gauges when affinity is emulated.
+std::string metrics_text(const ServerState& state);
 
 // The answer to a client's offer (spec §2), or the reason the offer is refused.
 Result<Bytes> answer_offer(const ServerState& state, ByteView offer);

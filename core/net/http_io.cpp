@@ -92,19 +92,9 @@ awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& 
   co_return to_request(parser.release());
 }
 
+// Beast's table of reason phrases (literals, so the view is NUL-terminated).
 const char* http_reason(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-  }
-  return "Unknown";
+  return http::obsolete_reason(http::int_to_status(static_cast<unsigned>(status))).data();
 }
 
 std::string http_response_head(int status, const std::vector<std::pair<std::string, std::string>>& headers) {
@@ -120,10 +110,16 @@ std::string http_response(int status, std::string_view content_type, std::string
   return http_response_head(status, headers) + std::string(body);
 }
 
-std::string http_chunk(std::string_view data) {
+std::string http_chunk(std::string_view data, std::string_view extension) {
   char size[32];
-  std::snprintf(size, sizeof size, "%zx\r\n", data.size());
-  return std::string(size) + std::string(data) + "\r\n";
+  std::snprintf(size, sizeof size, "%zx", data.size());
+  return std::string(size) + (extension.empty() ? "" : ";" + std::string(extension)) + "\r\n" + std::string(data) + "\r\n";
+}
+
+std::string http_last_chunk(const std::vector<std::pair<std::string, std::string>>& trailers) {
+  std::string out = "0\r\n";
+  for (const auto& [name, value] : trailers) out += name + ": " + value + "\r\n";
+  return out + "\r\n";
 }
 
 struct HttpResponseReader::Impl {

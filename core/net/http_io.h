@@ -49,8 +49,11 @@ awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& 
 std::string http_response_head(int status, const std::vector<std::pair<std::string, std::string>>& headers);
 std::string http_response(int status, std::string_view content_type, std::string_view body,
                           std::vector<std::pair<std::string, std::string>> headers = {});
-// One piece of a chunked body; an empty `data` writes the last chunk.
-std::string http_chunk(std::string_view data);
+// One piece of a chunked body; an empty `data` writes the last chunk. `extension` (without
+// its ';') follows the size.
+std::string http_chunk(std::string_view data, std::string_view extension = {});
+// The last chunk with trailer fields.
+std::string http_last_chunk(const std::vector<std::pair<std::string, std::string>>& trailers);
 const char* http_reason(int status);
 
 // The client side: a response read in pieces as they arrive, so streaming bodies can be
