@@ -98,31 +98,28 @@ void append_u_escape(std::string& out, unsigned unit) {
   out += buf;
 }
 
+// JSON.stringify's escapes; Python's default also writes every code point from U+007F as
+// \uXXXX (a UTF-16 surrogate pair above U+FFFF).
 void append_string(std::string& out, std::string_view s, HashSerialisation how) {
   out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t start = i;
-    char32_t c = next_code_point(s, i);
-    switch (c) {
-      case '"': out += "\\\""; continue;
-      case '\\': out += "\\\\"; continue;
-      case '\b': out += "\\b"; continue;
-      case '\f': out += "\\f"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\t': out += "\\t"; continue;
-      default: break;
+  if (how == HashSerialisation::Canonical) {
+    append_json_escaped(out, s);
+  } else {
+    std::size_t ascii = 0;  // start of the ASCII run not yet written
+    for (std::size_t i = 0; i < s.size();) {
+      std::size_t start = i;
+      char32_t c = next_code_point(s, i);
+      if (c < 0x7F) continue;
+      append_json_escaped(out, s.substr(ascii, start - ascii));
+      ascii = i;
+      if (c <= 0xFFFF) {
+        append_u_escape(out, c);
+      } else {
+        append_u_escape(out, 0xD800 + ((c - 0x10000) >> 10));
+        append_u_escape(out, 0xDC00 + ((c - 0x10000) & 0x3FF));
+      }
     }
-    if (c < 0x20) {
-      append_u_escape(out, c);
-    } else if (c < 0x7F || how == HashSerialisation::Canonical) {
-      out.append(s.substr(start, i - start));
-    } else if (c <= 0xFFFF) {
-      append_u_escape(out, c);
-    } else {  // Python writes a UTF-16 surrogate pair
-      append_u_escape(out, 0xD800 + ((c - 0x10000) >> 10));
-      append_u_escape(out, 0xDC00 + ((c - 0x10000) & 0x3FF));
-    }
+    append_json_escaped(out, s.substr(ascii));
   }
   out += '"';
 }

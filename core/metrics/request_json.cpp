@@ -16,32 +16,6 @@ json timing_json(const Timing& t) {
           {"decode_us", t.decode_us}};
 }
 
-// `text` (valid UTF-8) as a JSON string, escaped as nlohmann::json escapes it, without its
-// general serializer re-validating every byte.
-void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  std::size_t run = 0;  // start of the bytes not yet copied
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text, run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out += "\\u00"; out += kHex[c >> 4]; out += kHex[c & 15];
-    }
-  }
-  out.append(text, run, text.size() - run);
-  out += '"';
-}
-
 }  // namespace
 
 json text_fields(ByteView text, bool invalid) {
@@ -96,7 +70,9 @@ std::string request_json_line(const RequestResult& r, std::string_view text, boo
   std::string out = dump_json(j);
   out.pop_back();  // the closing brace: the text comes last
   out += ",\"text\":";
-  append_json_string(out, text);
+  out += '"';
+  append_json_escaped(out, text);
+  out += '"';
   out += '}';
   return out;
 }

@@ -4,6 +4,28 @@
 
 namespace anthro {
 
+void append_json_escaped(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::size_t run = 0;  // start of the bytes not yet copied
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text, run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: out += "\\u00"; out += kHex[c >> 4]; out += kHex[c & 15];
+    }
+  }
+  out.append(text, run, text.size() - run);
+}
+
 std::optional<std::size_t> json_too_deep_at(std::string_view text, std::size_t max_depth) {
   std::size_t depth = 0;
   bool in_string = false;

@@ -23,6 +23,12 @@ std::string dump_json(const Json& doc, int indent = -1) {
   return doc.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+// `text` (valid UTF-8) escaped for a JSON string, without its quotes, as nlohmann::json and
+// JavaScript's JSON.stringify both escape it: `"` `\\` and \b \f \n \r \t short, the other
+// controls as lowercase \u00xx, everything else as it is. Without the general serializer's
+// re-validation of every byte.
+void append_json_escaped(std::string& out, std::string_view text);
+
 // The byte offset of the first '[' or '{' nested deeper than `max_depth`, if any.
 std::optional<std::size_t> json_too_deep_at(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
 
