@@ -1,6 +1,8 @@
 // One test per endpoint fault (checklists.md): the client observes exactly what it should.
 #include <QtTest>
 
+#include <atomic>
+
 #include <thread>
 
 #include "endpoint_fixture.h"
@@ -168,12 +170,17 @@ class TestFaults : public QObject {
     EndpointFixture f({}, 20, 20, 500);
     f.start();
     SessionConfig c = f.session("anthro");
+    // Stopped once tokens flow, not after a fixed time: a sanitized handshake can take longer.
+    std::atomic<bool> streaming{false};
+    c.on_text = [&](std::string_view) { streaming = true; };
     std::thread stopper([&] {
-      QThread::msleep(300);
+      for (int i = 0; i < 3000 && !streaming; ++i) QThread::msleep(10);
+      QThread::msleep(100);
       f.endpoint().stop();
     });
     SessionResult r = EndpointFixture::run(c);
     stopper.join();
+    QVERIFY2(!r.requests.empty(), r.error.value_or("no request").c_str());
     const RequestResult& req = r.requests.at(0);
     QCOMPARE(*req.error_code, 503);
     QVERIFY(req.error->find("failover") != std::string::npos);
