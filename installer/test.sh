@@ -26,15 +26,16 @@ run_ctest() {
   return "$status"
 }
 
+# Two suites at a time (the suites hold on a loaded machine); the `timing` ones run alone.
 bash "$root/installer/build.sh" build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo
-run_ctest "$root/build/test"
+run_ctest "$root/build/test" -j2
 bash "$root/installer/deb_test.sh" build/test  # the .deb installed, a normal user capturing, purged clean
 
 bash "$root/installer/build.sh" build/asan -DCMAKE_BUILD_TYPE=Debug -DANTHRO_BUILD_GUI=ON \
   -DANTHRO_SANITIZE=address,undefined
-run_ctest "$root/build/asan" --label-exclude timing
+run_ctest "$root/build/asan" --label-exclude timing -j2
 
 # The libFuzzer targets (clang 14, ASan/UBSan), each run 20 s from its seeds in tests/fuzz/corpus.
 CXX=clang++-14 cmake -S "$root" -B "$root/build/fuzz" -G Ninja -DANTHRO_FUZZ=ON -DANTHRO_BUILD_GUI=OFF >/dev/null
 cmake --build "$root/build/fuzz" --target fuzz
-run_ctest "$root/build/fuzz" -R '^fuzz_'
+run_ctest "$root/build/fuzz" -R '^fuzz_' -j2
