@@ -121,6 +121,29 @@ class TestCaptureHttp : public QObject {
     QVERIFY(x.d.error().empty());
   }
 
+  // A non-200 reply's error text is the parsed error object's message: not a "message" key
+  // found earlier in the body, nor one inside a string.
+  void errorTextIsTheErrorObjectsMessage() {
+    struct Case {
+      std::string body, want;
+    };
+    const Case cases[] = {
+        {R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", "429: Overloaded"},
+        {R"({"note":{"message":"decoy"},"error":{"message":"real","type":"x"}})", "429: real"},
+        {"{\"detail\":\"\\\"message\\\": \\\"decoy\\\"\",\"error\":{\"message\":\"real\"}}", "429: real"},
+        {R"({"message":"top level only"})", R"(429: {"message":"top level only"})"},
+        {"not json", "429: not json"},
+    };
+    for (const Case& c : cases) {
+      Dissect x;
+      x.client(post("/v1/messages", kBody), 1.0);
+      x.server(net::http_response(429, "application/json", c.body, {{"retry-after-ms", "250"}}), 1.1);
+      QCOMPARE(x.seen.exchanges.size(), std::size_t{1});
+      QCOMPARE(x.seen.exchanges[0].error.value_or(""), c.want);
+      QCOMPARE(x.seen.exchanges[0].retry_after_ms, std::optional<std::uint32_t>(250));
+    }
+  }
+
   void errorsInterimRepliesHeadAndCloses() {
     Dissect x;
     x.client(post("/v1/messages", kBody), 1.0);

@@ -7,7 +7,6 @@
 #include <random>
 
 #include "http/messages_api.h"
-#include "http/reply_recorder.h"
 #include "http/sse.h"
 
 using namespace anthro;
@@ -694,32 +693,6 @@ class TestHttpCodec : public QObject {
     QCOMPARE(err.error().reason, std::string("invalid_request_error"));
     auto no_choices = parse_chat_completions_response(R"({"id":"a","model":"m","choices":[]})");
     QVERIFY(!no_choices.ok() && no_choices.error().detail.find("\"choices\"") != std::string::npos);
-  }
-
-  // A non-200 reply's error text is the parsed error object's message: not a "message" key
-  // found earlier in the body, not one inside a string.
-  void errorReplyMessageIsTheErrorObjects() {
-    struct Case {
-      const char* body;
-      std::string want;
-    };
-    const Case cases[] = {
-        {R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", "429: Overloaded"},
-        {R"({"note":{"message":"decoy"},"error":{"message":"real","type":"x"}})", "429: real"},
-        {"{\"detail\":\"\\\"message\\\": \\\"decoy\\\"\",\"error\":{\"message\":\"real\"}}", "429: real"},
-        {R"({"message":"top level only"})", R"(429: {"message":"top level only"})"},
-        {"not json", "429: not json"},
-    };
-    for (const Case& c : cases) {
-      RequestResult r;
-      RequestRecorder rec(r);
-      HttpReplyRecorder reply(r, rec, true, true);
-      reply.head(429, "250");
-      reply.body(c.body, 0.5);
-      reply.end(0.5);
-      QCOMPARE(r.error, c.want);
-      QCOMPARE(r.retry_after_ms, std::optional<std::uint32_t>(250));
-    }
   }
 };
 
