@@ -91,7 +91,13 @@ class TestDiagnosis : public QObject {
   }
 
   // An independent validator (Python's jsonschema) holds the shipped files to the schema.
+  void checklistFileMatchesItsSchema_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("latency") << "latency.json";
+    QTest::newRow("session-affinity") << "session-affinity.json";
+  }
   void checklistFileMatchesItsSchema() {
+    QFETCH(QString, file);
     QProcess p;
     const QString dir = QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources/checklists/";
     p.start("/usr/bin/python3", {"-c",  // Debian's, with python3-jsonschema
@@ -99,7 +105,7 @@ class TestDiagnosis : public QObject {
                         "s=json.load(open(sys.argv[1]));d=json.load(open(sys.argv[2]))\n"
                         "jsonschema.Draft202012Validator.check_schema(s)\n"
                         "jsonschema.Draft202012Validator(s).validate(d)\nprint('valid')",
-                        dir + "checklist.schema.json", dir + "latency.json"});
+                        dir + "checklist.schema.json", dir + file});
     QVERIFY(p.waitForFinished(30000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("valid"));

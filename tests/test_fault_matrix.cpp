@@ -31,7 +31,19 @@ struct Case {
   std::vector<std::string> thresholds;
   bool live_only = false;  // the item has no capture probe
   bool mix_baseline_client = false;  // an HTTP client beside anthro-v1 (http-fallback)
+  // The session-affinity checklist (seed 004): the Messages API on the cleartext HTTP port,
+  // the endpoint emulating context slots, the client holding conversations.
+  bool affinity = false;
 };
+
+// A session-affinity case: faults, the items it must flag, a client fault.
+Case affinity_case(std::vector<std::string> faults, std::set<std::string> flagged,
+                   std::function<void(LiveWorkloadConfig&)> client = nullptr) {
+  Case c{std::move(faults), std::move(flagged)};
+  c.affinity = true;
+  c.client = std::move(client);
+  return c;
+}
 
 // Items a capture cannot see: they come from the client's own clock or this machine.
 const std::set<std::string> kNotInCaptures = {"frame-decode-time", "nic-drops"};
@@ -72,6 +84,18 @@ std::map<std::string, Case> cases() {
   c["hold-connections"].thresholds = {"connection-duration=0.8"};
   c["http-fallback"] = {{}, {"http-fallback"}};
   c["http-fallback"].mix_baseline_client = true;
+  c["sa-clean"] = affinity_case({}, {});
+  c["sa-session-migrate"] = affinity_case({"session-migrate=0.1"}, {});
+  c["sa-session-migrate+keep-session-id"] = affinity_case({"session-migrate=0.1"}, {"sa-409-loop"}, [](LiveWorkloadConfig& w) {
+    w.session.affinity_client.keep_session_id = true;
+  });
+  c["sa-hash-python"] = affinity_case({"hash-python"}, {"sa-hash-mismatch"});
+  c["sa-slot-gc"] = affinity_case({"slot-gc=250"}, {"sa-slot-gc-ttft"});
+  c["sa-strip-affinity-headers"] = affinity_case({"strip-affinity-headers"}, {"sa-header-dropped"});
+  c["sa-token-count-estimate"] = affinity_case({"token-count-estimate"}, {"sa-token-count-misparse"});
+  c["sa-session-id-shared"] = affinity_case({}, {"sa-session-id-shared"}, [](LiveWorkloadConfig& w) {
+    w.session.affinity_client.fixed_session_id = "sess_lambda_global";
+  });
   return c;
 }
 
@@ -96,7 +120,7 @@ std::string join(const std::set<std::string>& s) {
 }
 
 Checklist checklist_for(const Case& c) {
-  Checklist list = builtin_latency_checklist();
+  Checklist list = c.affinity ? builtin_affinity_checklist() : builtin_latency_checklist();
   for (const auto& t : c.thresholds)
     if (!apply_threshold(list, t)) qFatal("bad threshold %s", t.c_str());
   return list;
@@ -104,11 +128,13 @@ Checklist checklist_for(const Case& c) {
 
 LiveWorkloadConfig workload(EndpointFixture& f, const Case& c) {
   LiveWorkloadConfig w;
-  w.session = f.session("anthro");
+  w.session = c.affinity ? f.session("http", "/v1/messages") : f.session("anthro");
+  w.session.affinity = c.affinity;
   w.session.timeout_s = 20;
   w.requests = c.requests;
   w.concurrency = c.concurrency;
   if (c.client) c.client(w);
+  fit_workload(checklist_for(c), w);
   return w;
 }
 
@@ -140,6 +166,8 @@ class TestFaultMatrix : public QObject {
     f.config().model.itl = {c.itl_ms, 0};
     f.config().model.tokens = c.tokens;
     f.config().model.seed = 7;
+    // Slots enough for every conversation of the run: a collection is the slot-gc fault's alone.
+    if (c.affinity) f.config().affinity.slot_count = 4096;
     f.start();
   }
 
@@ -197,7 +225,7 @@ class TestFaultMatrix : public QObject {
   void capture_run(const Case& c, const std::string& out, std::uint64_t& dropped) {
     EndpointFixture f(c.faults);
     start(f, c);
-    std::string url = f.endpoint().url("anthro");
+    std::string url = f.endpoint().url(c.affinity ? "http" : "anthro");
     std::string port = url.substr(url.rfind(':') + 1);
     LiveCaptureConfig cap;
     cap.interface = "lo";

@@ -149,7 +149,8 @@ class TestModel : public QObject {
         "alpn-downgrade", "close-after-response", "context-wait",     "burst",
         "stall",          "slow-cancel",          "ignore-cancel",    "overload",
         "corrupt-frames", "skip-token-index",     "tail-spikes",      "max-tokens-u16",
-        "utf8-surrogate", "reset-mid-stream"};
+        "utf8-surrogate", "reset-mid-stream", "session-migrate", "hash-python",
+        "slot-gc",        "strip-affinity-headers", "token-count-estimate"};
     QCOMPARE(fault_names(), expected);
   }
 
@@ -172,6 +173,11 @@ class TestModel : public QObject {
     QVERIFY(faults_of({"utf8-surrogate"}).utf8_surrogate);
     QCOMPARE(faults_of({"reset-mid-stream=0.05"}).reset_mid_stream_rate, 0.05);
     QCOMPARE(faults_of({"overload=0", "reset-mid-stream=1"}).reset_mid_stream_rate, 1.0);
+    QCOMPARE(faults_of({"session-migrate=0.1"}).session_migrate_rate, 0.1);
+    QVERIFY(faults_of({"hash-python"}).hash_python);
+    QCOMPARE(faults_of({"slot-gc=250"}).slot_gc_ms, std::optional<double>(250));
+    QVERIFY(faults_of({"strip-affinity-headers"}).strip_affinity_headers);
+    QVERIFY(faults_of({"token-count-estimate"}).token_count_estimate);
   }
 
   void describeWritesTheCommandLine() {
@@ -179,7 +185,9 @@ class TestModel : public QObject {
                                  "burst",            "stall=800@10",         "slow-cancel=50",
                                  "ignore-cancel",    "overload=0.2",         "corrupt-frames=0.01",
                                  "skip-token-index=0.01", "tail-spikes=0.03:3800", "max-tokens-u16",
-                                 "utf8-surrogate",   "reset-mid-stream=0.05"};
+                                 "utf8-surrogate",   "reset-mid-stream=0.05", "session-migrate=0.1",
+                                 "hash-python",      "slot-gc=250",          "strip-affinity-headers",
+                                 "token-count-estimate"};
     std::string line;
     for (const auto& spec : all) line += (line.empty() ? "" : " ") + spec;
     Faults faults = faults_of(all);

@@ -118,6 +118,51 @@ class TestRollout : public QObject {
     QVERIFY2(ok.stages.back().verdict != Verdict::Fail, rollout_text(ok).c_str());
   }
 
+  // Seed 004's plan against the endpoint emulating session affinity, stage by stage: the
+  // candidate's clients hold conversations; the migration gate counts the 409s they followed,
+  // the slot gate reads the endpoint's /metrics. With session-migrate on, the migration gate
+  // fails; without it, no stage fails and the slot gate passes.
+  void seed004PlanGatesMigration() {
+    auto plan = find_plan("seed004-four-stages");
+    QVERIFY(plan.ok());
+    auto affinity_endpoint = [](std::vector<std::string> faults) {
+      auto e = std::make_unique<EndpointFixture>(std::move(faults), 20, 1, 12);
+      e->config().affinity.slot_count = 256;
+      e->start();
+      return e;
+    };
+    for (std::size_t stage = 0; stage < plan->stages.size(); ++stage) {
+      auto clean = affinity_endpoint({});
+      std::string messages = clean->endpoint().url("http") + "/v1/messages";
+      RolloutConfig c = config(*plan, messages, messages, stage, 200);
+      c.candidate_metrics = [&clean] { return clean->endpoint().metrics_text(); };
+      RolloutResult r = run(c);
+      QVERIFY2(r.stages.back().verdict != Verdict::Fail, rollout_text(r).c_str());
+      const GateOutcome* slots = gate(r.stages.back(), "slot-utilisation");
+      QVERIFY(slots);
+      QCOMPARE(slots->result.verdict, Verdict::Pass);
+      QVERIFY2(slots->result.statistic < 0.85, rollout_text(r).c_str());
+      if (plan->stages[stage].split >= 0.05) QVERIFY2(slots->result.statistic > 0, rollout_text(r).c_str());
+      const GateOutcome* migration = gate(r.stages.back(), "migration");
+      QVERIFY(migration);
+      QVERIFY2(migration->result.verdict != Verdict::Fail, rollout_text(r).c_str());
+    }
+    // Stage 3 (region, 50 %): a fifth of the sessions migrate; the client follows each 409.
+    auto faulty = affinity_endpoint({"session-migrate=0.2"});
+    std::string messages = faulty->endpoint().url("http") + "/v1/messages";
+    RolloutConfig c = config(*plan, messages, messages, 2, 300);
+    c.candidate_metrics = [&faulty] { return faulty->endpoint().metrics_text(); };
+    RolloutResult r = run(c);
+    QCOMPARE(r.state, RolloutState::Failed);
+    const GateOutcome* migration = gate(r.stages.back(), "migration");
+    QVERIFY(migration);
+    QCOMPARE(migration->result.verdict, Verdict::Fail);
+    QVERIFY2(migration->result.statistic > 0.05, rollout_text(r).c_str());
+    // Every migrated request was answered in the end: the resend under the new id.
+    const GateOutcome* ttft = gate(r.stages.back(), "ttft-p99");
+    QVERIFY(ttft && ttft->result.n > 100);
+  }
+
   // 1,000 clean trials cannot prove 99.99 %: one-sided 95 % Wilson with no failure needs 27,053
   // trials in all (checklists.md), so 26,053 more; never a pass.
   void thinDataIsInconclusive() {

@@ -225,7 +225,9 @@ class TestRolloutStatistics : public QObject {
     auto seed004 = nlohmann::json::parse(read_file((dir + "seed004-four-stages.json").toStdString()).value());
     QCOMPARE(seed004["stages"].size(), std::size_t{4});
     QCOMPARE(seed004["stages"][0]["gates"][0]["status"].get<int>(), 409);
-    QCOMPARE(seed004["stages"][0]["gates"][2]["threshold"].get<double>(), 350.0);
+    QCOMPARE(seed004["stages"][0]["gates"][2]["metric"].get<std::string>(), std::string("slot-utilisation"));
+    QCOMPARE(seed004["stages"][0]["gates"][2]["threshold"].get<double>(), 0.85);
+    QCOMPARE(seed004["stages"][0]["gates"][3]["threshold"].get<double>(), 350.0);
   }
 
   void plansLoadAndBadOnesAreNamed() {

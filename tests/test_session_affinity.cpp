@@ -11,7 +11,10 @@
 #include <set>
 
 #include "affinity/context_hash.h"
+#include "affinity/conversation.h"
 #include "affinity/session_slots.h"
+#include "endpoint/prometheus.h"
+#include "net/http_io.h"
 #include "endpoint_fixture.h"
 #include "vectors.h"
 
@@ -179,7 +182,13 @@ class TestSessionAffinity : public QObject {
 
     // A first, streamed request: a new session, the response's hash of the conversation with
     // the reply appended, one token per chunk and the total in the trailer.
-    CurlReply first = post(url, request_body(messages, true), {});
+    // A request without any session field takes the old, sessionless path.
+    CurlReply plain = post(url, request_body(messages, false), {});
+    QCOMPARE(plain.status, 200);
+    QVERIFY(!plain.headers.count("x-anthropic-session-id"));
+    QCOMPARE(gauge(f.endpoint().metrics_text(), "anthropic_gpu_context_slots_used"), std::uint64_t{0});
+    // (curl's "NAME;" sends the field with an empty value: a first request has no hash yet.)
+    CurlReply first = post(url, request_body(messages, true), {"X-Anthropic-Context-Hash;"});
     QCOMPARE(first.status, 200);
     const std::string session = first.headers["x-anthropic-session-id"];
     QVERIFY2(!session.empty(), first.body.c_str());
@@ -216,7 +225,8 @@ class TestSessionAffinity : public QObject {
 
     // Another client takes the only slot: the first session is collected, so its next turn is
     // 409 with a new id, and the history resent under that id is served.
-    QCOMPARE(post(url, request_body(ordered_json::array({{{"role", "user"}, {"content", "other"}}}), false), {}).status, 200);
+    QCOMPARE(post(url, request_body(ordered_json::array({{{"role", "user"}, {"content", "other"}}}), false),
+                  {"X-Anthropic-Context-Hash;"}).status, 200);
     CurlReply moved = post(url, request_body(messages, false), {"X-Anthropic-Session-ID: " + session, "X-Anthropic-Context-Hash: " + hash});
     QCOMPARE(moved.status, 409);
     QCOMPARE(nlohmann::json::parse(moved.body)["error"]["type"].get<std::string>(), std::string("session_migrated"));
@@ -241,6 +251,123 @@ class TestSessionAffinity : public QObject {
     QVERIFY(!r.headers.count("x-anthropic-session-id") && !r.headers.count("trailer"));
     QVERIFY(chunks_of(r.body).counts.front() == UINT64_MAX);  // no extension
     QVERIFY(f.endpoint().metrics_text().find("anthropic_gpu_context") == std::string::npos);
+  }
+
+  // The response reader keeps each chunk's extensions (summed by name) and tells trailer fields
+  // from header fields; hostile extensions and values are not counted.
+  void readerKeepsChunkExtensionsAndTrailers() {
+    net::HttpResponseReader r;
+    std::string head = "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ntrailer: X-Anthropic-Token-Count\r\n"
+                       "x-anthropic-session-id: s1\r\n\r\n";
+    std::string body = "3;x-anthropic-token-count=1\r\nabc\r\n2;X-Anthropic-Token-Count=2;other=x\r\nde\r\n"
+                       "1;x-anthropic-token-count=nope\r\nf\r\n0\r\nX-Anthropic-Token-Count: 3\r\n\r\n";
+    std::string all = head + body;
+    for (char ch : all) QVERIFY(r.feed(std::string_view(&ch, 1)));  // byte by byte
+    QVERIFY(r.done());
+    QCOMPARE(r.chunk_extension_sum("x-anthropic-token-count"), std::optional<std::uint64_t>(3));
+    QCOMPARE(r.chunk_extension_sum("other"), std::optional<std::uint64_t>());
+    QCOMPARE(r.trailer("x-anthropic-token-count"), std::optional<std::string>("3"));
+    QCOMPARE(r.trailer("x-anthropic-session-id"), std::optional<std::string>());  // a header, not a trailer
+    QCOMPARE(r.take_body(), std::string("abcdef"));
+    net::HttpResponseReader plain;
+    QVERIFY(plain.feed("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"));
+    QCOMPARE(plain.chunk_extension_sum("x-anthropic-token-count"), std::optional<std::uint64_t>());
+    QCOMPARE(plain.trailer("x-anthropic-token-count"), std::optional<std::string>());
+    QCOMPARE(prometheus_sample("# HELP a x\na_total 3\na 7.5\nab 1\n", "a"), std::optional<double>(7.5));
+    QCOMPARE(prometheus_sample("a_total 3\n", "a"), std::optional<double>());
+  }
+
+  // The client's conversation: history sent whole, the hash of the messages as sent, a 409
+  // followed under the new id (or not, with keep_session_id), a new conversation after `turns`.
+  void conversationFollowsTheProtocol() {
+    AffinityConversation c(AffinityClientConfig{2, false, std::nullopt});
+    auto body_of = [](const std::vector<ChatMessage>& m) {
+      ordered_json a = ordered_json::array();
+      for (const auto& x : m) a.push_back({{"role", x.role}, {"content", x.content}});
+      return ordered_json{{"model", "m"}, {"messages", a}}.dump();
+    };
+    AffinityExchange x1;
+    auto m1 = c.messages({{"user", "一"}});
+    auto h1 = c.headers(body_of(m1), x1);
+    QCOMPARE(h1.size(), std::size_t{1});  // no session yet; an empty hash
+    QCOMPARE(x1.context_hash_sent, std::optional<std::string>(""));
+    x1.session_id = "A";
+    c.answered(200, "reply one", x1);
+    AffinityExchange x2;
+    auto m2 = c.messages({{"user", "二"}});
+    QCOMPARE(m2.size(), std::size_t{3});
+    QCOMPARE(m2[1].content, std::string("reply one"));
+    auto h2 = c.headers(body_of(m2), x2);
+    QCOMPARE(x2.session_id_sent, std::optional<std::string>("A"));
+    ordered_json sent = ordered_json::parse(body_of(m2))["messages"];
+    QCOMPARE(x2.context_hash_sent, std::optional<std::string>(context_hash(sent)));
+    x2.error_type = "session_migrated";
+    x2.new_session_id = "B";
+    c.answered(409, "", x2);
+    QVERIFY(c.resend_pending());
+    AffinityExchange x3;
+    auto m3 = c.messages({{"user", "ignored"}});
+    QCOMPARE(m3, m2);  // the refused request again
+    c.headers(body_of(m3), x3);
+    QCOMPARE(x3.session_id_sent, std::optional<std::string>("B"));
+    x3.session_id = "B";
+    c.answered(200, "reply two", x3);
+    QVERIFY(!c.resend_pending());
+    AffinityExchange x4;
+    auto m4 = c.messages({{"user", "三"}});  // two turns done: a new conversation
+    QCOMPARE(m4.size(), std::size_t{1});
+    c.headers(body_of(m4), x4);
+    QCOMPARE(x4.session_id_sent, std::optional<std::string>());
+
+    AffinityConversation stubborn(AffinityClientConfig{4, true, std::nullopt});
+    AffinityExchange y1, y2, y3;
+    stubborn.headers(body_of(stubborn.messages({{"user", "a"}})), y1);
+    y1.session_id = "A";
+    stubborn.answered(200, "r", y1);
+    stubborn.headers(body_of(stubborn.messages({{"user", "b"}})), y2);
+    y2.error_type = "session_migrated";
+    y2.new_session_id = "B";
+    stubborn.answered(409, "", y2);
+    stubborn.headers(body_of(stubborn.messages({{"user", "c"}})), y3);
+    QCOMPARE(y3.session_id_sent, std::optional<std::string>("A"));  // the old id again: the 409 loop
+  }
+
+  // The session client against the emulating endpoint: each turn on the same session, the
+  // reply's hash and token counts checked; with every session migrated, each 409 is followed
+  // by the same request under the new id, which is served.
+  void clientHoldsTheConversation() {
+    for (bool migrate : {false, true}) {
+      EndpointFixture f(migrate ? std::vector<std::string>{"session-migrate=1"} : std::vector<std::string>{}, 5, 1, 6);
+      f.config().affinity.slot_count = 64;
+      f.start();
+      SessionConfig s = f.session("http", "/v1/messages");
+      s.affinity = true;
+      s.repeat = 3;
+      SessionResult r = EndpointFixture::run(s);
+      std::vector<const RequestResult*> served;
+      for (const auto& q : r.requests) {
+        QVERIFY(q.affinity.has_value());
+        if (q.error_code) {
+          QVERIFY(migrate);
+          QCOMPARE(*q.error_code, 409);
+          QCOMPARE(q.affinity->error_type, std::optional<std::string>("session_migrated"));
+          QVERIFY(q.affinity->new_session_id.has_value());
+          continue;
+        }
+        served.push_back(&q);
+        QCOMPARE(q.affinity->context_hash_agrees, std::optional<bool>(true));
+        QCOMPARE(q.affinity->chunk_token_count, std::optional<std::uint64_t>(q.figures.tokens));
+        QCOMPARE(q.affinity->trailer_token_count, std::optional<std::uint64_t>(q.figures.tokens));
+      }
+      QCOMPARE(served.size(), std::size_t{3});
+      QVERIFY(!served[0]->affinity->session_id_sent);
+      for (std::size_t i = 1; i < served.size(); ++i) {
+        QVERIFY(served[i]->affinity->session_id_sent.has_value());
+        QCOMPARE(*served[i]->affinity->session_id_sent, *served[i]->affinity->session_id);
+        if (!migrate) QCOMPARE(*served[i]->affinity->session_id, *served[0]->affinity->session_id);
+      }
+      if (migrate) QCOMPARE(r.requests.size(), std::size_t{5});  // turns 2 and 3 each migrated once
+    }
   }
 };
 

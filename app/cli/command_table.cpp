@@ -40,6 +40,11 @@ const Options kRequest = {
     {"--read-delay-ms", "N", "a slow reader: wait N ms between reads"},
     {"--ring-kib", "N", "the receive ring advertised, in KiB (64 to 65535)"},
     {"--no-extension", "", "negotiate anthro-v1 in the in-band preface only, not the TLS extension"},
+    {"--affinity", "", "/v1/messages: seed 004's session affinity (Session-ID, Context-Hash, 409 followed), "
+                       "one conversation per connection"},
+    {"--affinity-turns", "N", "with --affinity: user turns per conversation before a new one (4)"},
+    {"--keep-session-id", "", "with --affinity, a client fault: ignore X-Anthropic-New-Session-ID after a 409"},
+    {"--session-id", "ID", "with --affinity: every conversation uses this session id (shared by all connections)"},
 };
 
 // The client faults `bench` and `diagnose` share (checklists.md).
@@ -121,7 +126,8 @@ std::vector<CommandSpec> build_specs() {
                    {"--sysfs-root", "DIR", "read /sys from DIR (implies --system)"},
                    {"--procfs-root", "DIR", "read /proc from DIR (implies --system)"},
                    {"--threshold", "ID=VALUE", "override a checklist threshold, or ID.NAME=VALUE (repeatable)"},
-                   {"--checklist", "FILE", "a checklist of your own (JSON, as resources/checklists/latency.json)"},
+                   {"--checklist", "ID|FILE", "a built-in checklist (latency, session-affinity) or one of your own "
+                                          "(JSON, as resources/checklists/latency.json)"},
                    {"--format", "text|json", "human-readable (default) or one JSON document"},
                    {"--fail-on", "fail|warn", "exit 1 on a failed item (default) or on a warning too"},
                    {"--output", "FILE", "also write the JSON result to FILE"},
@@ -130,7 +136,9 @@ std::vector<CommandSpec> build_specs() {
        kTrust + kLang +
            Options{{"--plan", "NAME|FILE", "a built-in plan (seed000-five-stages, seed004-four-stages) or a JSON file"},
                    {"--baseline", "URL", "the serving target (default: the embedded endpoint's HTTP baseline)"},
-                   {"--candidate", "URL", "the new target (default: the embedded endpoint's anthro-v1 port)"},
+                   {"--candidate", "URL", "the new target (default: the embedded endpoint's anthro-v1 port; for "
+                                          "seed004-four-stages its Messages API with session affinity)"},
+                   {"--endpoint-fault", "NAME[=ARG]", "the embedded endpoint misbehaves as `endpoint --fault` (repeatable)"},
                    {"--region", "NAME=URL", "a region's endpoint for region stages (repeatable)"},
                    {"--stage", "N|all", "run only stage N (all)"},
                    {"--requests-per-stage", "N", "requests of each stage"},

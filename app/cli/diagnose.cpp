@@ -32,9 +32,13 @@ void read_live(Args& args, DiagnoseConfig& d) {
 
 void read_checklist(Args& args, DiagnoseConfig& d) {
   if (auto file = args.value("--checklist")) {
-    auto loaded = load_checklist(*file);
-    if (!loaded) return args.fail(loaded.error().detail);
-    d.checklist = std::move(*loaded);
+    if (const Checklist* builtin = builtin_checklist(*file)) {
+      d.checklist = *builtin;
+    } else {
+      auto loaded = load_checklist(*file);
+      if (!loaded) return args.fail(loaded.error().detail);
+      d.checklist = std::move(*loaded);
+    }
   }
   for (const auto& spec : args.values("--threshold"))
     if (auto ok = apply_threshold(d.checklist, spec); !ok) args.fail(ok.error().detail);

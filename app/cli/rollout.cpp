@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/session_options.h"
 #include "endpoint/endpoint.h"
+#include "model/faults.h"
 #include "rollout/rollout.h"
 #include "util/files.h"
 
@@ -51,19 +52,32 @@ void read_resume(Args& args, RolloutConfig& c) {
   for (const auto& [name, url] : c.resume->regions) c.regions.emplace(name, url);
 }
 
+constexpr std::size_t kEmbeddedSlots = 256;  // a rehearsal's conversations fill about a tenth
+
 // Without --baseline and --candidate: the embedded endpoint's HTTP baseline and its anthro-v1
-// port, with a short model so a whole plan runs in minutes.
-Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c) {
+// port, with a short model so a whole plan runs in minutes. Seed 004's plan rehearses session
+// affinity instead: the cleartext Messages API, with context slots emulated for the candidate
+// (its requests carry the session fields; the baseline's plain requests take the old path).
+Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c, const Faults& faults) {
+  const bool affinity = c.plan.profile == kAffinityProfile;
   EndpointConfig e;
   e.tls_listen = "127.0.0.1:0";
+  if (affinity) {
+    e.http_listen = "127.0.0.1:0";
+    e.affinity.slot_count = kEmbeddedSlots;
+  }
   e.model.ttft = {40, 8};
   e.model.itl = {2, 0.5};
   e.model.tokens = 20;
+  e.model.faults = faults;
   auto endpoint = Endpoint::start(e);
   if (!endpoint) return endpoint.error();
-  if (c.baseline.empty()) c.baseline = (*endpoint)->url("https") + "/v1/messages";
-  if (c.candidate.empty()) c.candidate = (*endpoint)->url("anthro");
+  std::string messages = (*endpoint)->url(affinity ? "http" : "https") + "/v1/messages";
+  if (c.baseline.empty()) c.baseline = messages;
+  if (c.candidate.empty()) c.candidate = affinity ? messages : (*endpoint)->url("anthro");
   c.embedded_endpoint = true;
+  Endpoint* served = endpoint->get();
+  c.candidate_metrics = [served] { return served->metrics_text(); };
   return endpoint;
 }
 
@@ -99,11 +113,15 @@ int run_rollout_command(const std::vector<std::string>& argv) {
   std::string lang = args.value_or("--lang", "en");
   if (lang != "en" && lang != "zh_CN") args.fail("--lang \"" + lang + "\": expected en or zh_CN");
   if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");
+  auto faults = parse_faults(args.values("--endpoint-fault"));
+  if (!faults) args.fail(faults.error().detail);
+  else if (*faults != Faults{} && !c.baseline.empty() && !c.candidate.empty())
+    args.fail("--endpoint-fault sets the embedded endpoint's faults: leave out --baseline or --candidate");
   if (!args.ok()) return usage_error("rollout", args.error());
 
   std::unique_ptr<Endpoint> endpoint;
   if (c.baseline.empty() || c.candidate.empty()) {
-    auto started = embedded_endpoint(c);
+    auto started = embedded_endpoint(c, *faults);
     if (!started) return error_exit("rollout", started.error());
     endpoint = std::move(*started);
   }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "session/target.h"
 #include "util/files.h"
 
 namespace anthro::cli {
@@ -41,6 +42,23 @@ bool print_warnings(const std::string& command, const std::vector<std::string>& 
   return !warnings.empty();
 }
 
+void read_affinity_options(Args& args, SessionConfig& c) {
+  c.affinity = args.has("--affinity");
+  auto turns = args.count("--affinity-turns", 1, 1000);
+  if (turns) c.affinity_client.turns = static_cast<unsigned>(*turns);
+  c.affinity_client.keep_session_id = args.has("--keep-session-id");
+  if (auto id = args.value("--session-id")) {
+    if (id->empty() || id->size() > 200) args.fail("--session-id: expected a non-empty id of at most 200 characters");
+    c.affinity_client.fixed_session_id = *id;
+  }
+  bool options = c.affinity_client.keep_session_id || c.affinity_client.fixed_session_id || turns;
+  if (options && !c.affinity) args.fail("--affinity-turns, --keep-session-id and --session-id need --affinity");
+  if (!c.affinity) return;
+  auto target = parse_target(c.target);
+  if (target && target->kind != TargetKind::Messages)
+    args.fail("--affinity: session affinity is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
+}
+
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
@@ -63,6 +81,7 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   if (auto d = args.number("--read-delay-ms", NumberRange::NonNegative)) c.read_delay_ms = *d;
   if (auto n = args.count("--ring-kib", 64, 65535)) c.ring_kib = static_cast<std::uint16_t>(*n);
   c.tls_extension = !args.has("--no-extension");
+  read_affinity_options(args, c);
   read_trust_options(args, c);
   if (!positional_allowed && !args.positional().empty())
     args.fail("unexpected argument \"" + args.positional()[0] + "\"");

@@ -235,10 +235,11 @@ std::string context_hash(const ordered_json& messages, HashSerialisation how) {
   return hash_of(serialised_messages(messages, how));
 }
 
-std::string response_context_hash(const ordered_json& request_messages, std::string_view reply_text) {
+std::string response_context_hash(const ordered_json& request_messages, std::string_view reply_text,
+                                  HashSerialisation how) {
   ordered_json messages = request_messages.is_array() ? request_messages : ordered_json::array();
   messages.push_back({{"role", "assistant"}, {"content", std::string(reply_text)}});
-  return context_hash(messages);
+  return context_hash(messages, how);
 }
 
 Result<ContextHashReport> context_hash_report(std::string_view json_text) {

@@ -29,7 +29,8 @@ nlohmann::ordered_json hashed_messages(const nlohmann::ordered_json& messages);
 // The Context-Hash of a messages array; "" for an empty one.
 std::string context_hash(const nlohmann::ordered_json& messages, HashSerialisation how = HashSerialisation::Canonical);
 // A response's hash: the request's messages with the reply appended as an assistant string.
-std::string response_context_hash(const nlohmann::ordered_json& request_messages, std::string_view reply_text);
+std::string response_context_hash(const nlohmann::ordered_json& request_messages, std::string_view reply_text,
+                                  HashSerialisation how = HashSerialisation::Canonical);
 
 // Why the two serialisations of the hashed messages differ, for a person: each non-ASCII
 // character (from U+007F) and each number whose spelling differs, with where it is.

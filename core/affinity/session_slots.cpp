@@ -36,7 +36,10 @@ double SessionSlots::collect_idle(double now_s) {
 
 double SessionSlots::take_slot(const std::string& id, double now_s) {
   double paid = config_.cold_load_ms;
-  if (sessions_.size() >= config_.slot_count) {
+  if (config_.collect_for_every_new_session && !sessions_.empty() && sessions_.size() < config_.slot_count) {
+    ++gc_count_;
+    paid += config_.gc_pause_ms;
+  } else if (sessions_.size() >= config_.slot_count) {
     auto oldest = sessions_.begin();
     for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
       if (it->second < oldest->second) oldest = it;

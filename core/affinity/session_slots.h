@@ -19,6 +19,7 @@ struct AffinityConfig {
   double idle_s = 300;        // a session idle longer is collected
   double cold_load_ms = 15;   // a session's slot being loaded (its first request; seed 004 measured 11–15 ms)
   double gc_pause_ms = 200;   // a collection, paid by the request that needed the slot
+  bool collect_for_every_new_session = false;  // the slot-gc fault: as if every slot were taken
   bool enabled() const { return slot_count > 0; }
 };
 

@@ -45,6 +45,7 @@ struct HttpDissector::Exchange {
   bool head_request = false;
   bool streamed = false;
   std::uint64_t first_packet = 0;
+  std::string affinity_body;  // a request with session-affinity fields: its body, for the reply's Context-Hash
 };
 
 HttpDissector::HttpDissector(Events events) : events_(std::move(events)) {}
@@ -78,6 +79,7 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
     ++requests_;
     if (meta.probe) ++probes_;
     x->recorder.request_sent(start, std::move(meta));
+    if (x->messages) note_affinity(*x, req);
     if (events_.on_event)
       events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, x->result.stream_id, request_text(req),
                         req.method + " " + req.target, 0, 0});
@@ -103,7 +105,7 @@ void HttpDissector::read_replies(std::string_view bytes, double ts) {
     if (!x.reply) continue;  // an interim 1xx reply was skipped
     x.reply->body(reply_reader_.take_body(), ts);
     if (!reply_reader_.done()) return;
-    x.reply->end(ts);
+    end_reply(x, ts);
     complete_front();
     reply_reader_.next(!open_.empty() && open_.front()->head_request);
     ok = reply_reader_.feed("");  // bytes of the next reply fed already
@@ -150,6 +152,24 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
   return true;
 }
 
+// Seed 004's session-affinity fields of a Messages API request, kept when it has any.
+void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
+  AffinityExchange a;
+  note_affinity_request(a, [&req](const char* name) -> std::optional<std::string> {
+    auto it = req.headers.find(name);
+    return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+  if (!a.carried_affinity()) return;
+  x.result.affinity = std::move(a);
+  x.affinity_body = req.body;
+}
+
+void HttpDissector::end_reply(Exchange& x, double ts) {
+  x.reply->end(ts);
+  if (x.result.affinity)
+    note_affinity_reply(*x.result.affinity, reply_reader_, x.reply->error_type(), x.affinity_body, x.result.text);
+}
+
 void HttpDissector::close(Direction dir, double ts) {
   if (dir == Direction::ClientToServer) {
     // Decided at the end: the server's last bytes may still be held by reassembly behind it.
@@ -160,7 +180,7 @@ void HttpDissector::close(Direction dir, double ts) {
   // A body that runs until the close ends with it.
   if (error_.empty() && reply_reader_.feed_eof() && reply_reader_.head_done() && reply_reader_.done() &&
       open_.front()->reply) {
-    open_.front()->reply->end(ts);
+    end_reply(*open_.front(), ts);
     complete_front();
   }
   end_open(ts);

@@ -49,6 +49,8 @@ class HttpDissector {
   void read_replies(std::string_view bytes, double ts);
   bool start_reply(Exchange& x, double ts);
   void complete_front();
+  void note_affinity(Exchange& x, const net::HttpRequest& req);
+  void end_reply(Exchange& x, double ts);
   void end_open(std::optional<double> server_closed);
   void fail(std::string why);
 

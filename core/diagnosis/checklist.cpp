@@ -72,7 +72,8 @@ const std::vector<std::string>& probe_names() {
       "alpn", "http-fallback", "connection-reuse", "frame-decode-time", "gpu-context-wait", "nic-drops",
       "ring-buffer-stall", "server-stall", "connection-reset", "cancel-not-sent", "cancel-latency",
       "retry-after-ignored", "frame-drops", "ttft-tail", "max-tokens-truncation", "utf8-mismatch",
-      "connection-duration", "cancel-rate", "manual"};
+      "connection-duration", "cancel-rate", "sa-409-loop", "sa-hash-mismatch", "sa-slot-gc-ttft",
+      "sa-header-dropped", "sa-token-count-misparse", "sa-session-id-shared", "manual"};
   return names;
 }
 

@@ -67,6 +67,10 @@ Result<Checklist> parse_checklist(std::string_view json, const std::string& orig
 Result<Checklist> load_checklist(const std::string& path);
 // resources/checklists/latency.json, compiled in.
 const Checklist& builtin_latency_checklist();
+// resources/checklists/session-affinity.json (seed 004), compiled in.
+const Checklist& builtin_affinity_checklist();
+// A built-in checklist by its id ("latency", "session-affinity"); null for another.
+const Checklist* builtin_checklist(std::string_view id);
 // The JSON Schema for checklist files, compiled in (resources/checklists/checklist.schema.json).
 std::string_view checklist_schema();
 

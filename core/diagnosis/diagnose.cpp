@@ -1,6 +1,7 @@
 #include "diagnosis/diagnose.h"
 #include "metrics/request_result.h"
 
+
 #include <chrono>
 #include <thread>
 
@@ -16,6 +17,7 @@ void say(const DiagnoseConfig& c, const std::string& stage) {
 
 Result<Observations> observe_live(const DiagnoseConfig& config) {
   LiveWorkloadConfig live = *config.live;
+  fit_workload(config.checklist, live);
   live.stop = config.stop;
   auto progress = config.on_progress;
   if (progress) live.on_progress = [progress](const std::string& line) { progress("live: " + line); };

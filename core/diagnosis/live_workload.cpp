@@ -1,7 +1,10 @@
 #include "diagnosis/live_workload.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
+#include "diagnosis/probe_kit.h"
 #include "session/bench.h"
 #include "session/target.h"
 #include "util/json.h"
@@ -200,6 +203,25 @@ Observations observe_bench(BenchResult bench, const std::string& target_url) {
     o.requests.push_back(std::move(q));
   }
   return o;
+}
+
+namespace {
+
+bool has_probe(const Checklist& c, std::string_view probe) {
+  return std::any_of(c.items.begin(), c.items.end(), [&](const ChecklistItem& i) { return i.probe == probe; });
+}
+
+}  // namespace
+
+// The workload a checklist needs: the probe streams of its items only, and the session
+// affinity client when it has items of that checklist.
+void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
+  if (!has_probe(c, kProbeCancel)) live.cancel_probes = 0;
+  if (!has_probe(c, kProbeMaxTokens)) live.max_tokens_probe = false;
+  if (!has_probe(c, kProbeUtf8)) live.utf8_pair = false;
+  const auto& affinity = probe_kit::affinity_probes();
+  if (std::any_of(c.items.begin(), c.items.end(), [&](const ChecklistItem& i) { return affinity.count(i.probe); }))
+    live.session.affinity = true;
 }
 
 }  // namespace anthro

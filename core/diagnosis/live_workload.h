@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 
+#include "diagnosis/checklist.h"
 #include "diagnosis/observations.h"
 #include "session/bench.h"
 #include "session/session.h"
@@ -34,6 +35,10 @@ inline constexpr const char* kProbeCancel = "cancel-latency";
 inline constexpr const char* kProbeMaxTokens = "max-tokens-truncation";
 inline constexpr const char* kProbeUtf8 = "utf8-mismatch";
 inline constexpr std::uint32_t kMaxTokensProbe = 65538;  // > 65535: a 16-bit server keeps 2
+
+// Fits the workload to a checklist: only the probe streams its items use, and the
+// session-affinity client for session-affinity items. run_diagnosis calls it.
+void fit_workload(const Checklist& checklist, LiveWorkloadConfig& live);
 
 // Errors: a bad target or trust setting (usage); network failures are in the observations.
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config);

@@ -26,6 +26,8 @@ enum class Api { Messages, ChatCompletions };
 struct AffinityReply {
   std::string session_id;
   nlohmann::ordered_json messages;
+  HashSerialisation how = HashSerialisation::Canonical;  // Python's under the hash-python fault
+  bool estimated = false;    // the token-count-estimate fault
 };
 
 struct Reply {
@@ -44,7 +46,7 @@ Headers affinity_headers(const Reply& r) {
   std::string text;
   for (const auto& t : r.plan.tokens) text += t.text;
   return {{"x-anthropic-session-id", r.affinity->session_id},
-          {"x-anthropic-context-hash", response_context_hash(r.affinity->messages, text)}};
+          {"x-anthropic-context-hash", response_context_hash(r.affinity->messages, text, r.affinity->how)}};
 }
 
 std::optional<std::string> header_if_present(const HttpRequest& req, const std::string& name) {
@@ -185,7 +187,7 @@ class HttpConnection {
     if (auto refusal = refuse_request(state_.config, reply.request.model, prompt))
       co_return co_await send_error(api, refusal->code, refusal->type, refusal->message);
     double affinity_ms = 0;
-    if (api == Api::Messages && state_.config.affinity.enabled()) {
+    if (api == Api::Messages && state_.config.affinity.enabled() && carries_affinity(req)) {
       AffinityDecision d = judge_affinity(req, reply);
       if (d.verdict == AffinityVerdict::Migrated) {
         Headers moved{{"x-anthropic-new-session-id", d.session_id}};
@@ -221,17 +223,33 @@ class HttpConnection {
     co_return sent;
   }
 
+  // Whether the emulated instance treats the request as a session's: it carries a session field
+  // that reached the instance (the strip-affinity-headers fault is a hop that removes them, so
+  // the request takes the old, sessionless path and its reply carries none).
+  bool carries_affinity(const HttpRequest& req) const {
+    if (state_.config.model.faults.strip_affinity_headers) return false;
+    return req.headers.count("x-anthropic-session-id") || req.headers.count("x-anthropic-context-hash");
+  }
+
   // The request's session judged by the emulated instance; a served one's session is kept in
   // `reply.affinity`.
   AffinityDecision judge_affinity(const HttpRequest& req, Reply& reply) {
+    const Faults& faults = state_.config.model.faults;
     auto body = parse_ordered_json(req.body);  // parsed before, by parse_messages_request
     nlohmann::ordered_json messages = body && body->is_object() ? body->value("messages", nlohmann::ordered_json::array())
                                                                 : nlohmann::ordered_json::array();
     double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    HashSerialisation how = faults.hash_python ? HashSerialisation::PythonDefault : HashSerialisation::Canonical;
     AffinityDecision d = state_.affinity_slots.admit(header_if_present(req, "x-anthropic-session-id"),
-                                            header_if_present(req, "x-anthropic-context-hash"), context_hash(messages),
-                                            messages.size() > 1, now);
-    if (d.verdict == AffinityVerdict::Serve) reply.affinity = AffinityReply{d.session_id, std::move(messages)};
+                                                     header_if_present(req, "x-anthropic-context-hash"),
+                                                     context_hash(messages, how), messages.size() > 1, now);
+    if (d.verdict != AffinityVerdict::Serve) return d;
+    reply.affinity = AffinityReply{d.session_id, std::move(messages), how, faults.token_count_estimate};
+    // The session-migrate fault: the instance gives the slot up once this reply is written, so
+    // the session's next request finds it gone.
+    if (faults.session_migrate_rate > 0 &&
+        std::uniform_real_distribution<double>(0, 1)(state_.affinity_rng) < faults.session_migrate_rate)
+      state_.affinity_slots.evict(d.session_id);
     return d;
   }
 
@@ -265,6 +283,12 @@ class HttpConnection {
       for (auto& h : affinity_headers(r)) headers.push_back(std::move(h));
       headers.emplace_back("trailer", "X-Anthropic-Token-Count");
     }
+    // The token-count-estimate fault counts a chunk's text as ⌈bytes/4⌉ tokens.
+    const bool estimated = counted && r.affinity->estimated;
+    auto tokens_of = [estimated](const std::string& text) -> std::uint64_t {
+      return estimated ? (text.size() + 3) / 4 : 1;
+    };
+    std::uint64_t counted_total = 0;
     auto count = [counted](std::uint64_t tokens) {
       return counted ? "x-anthropic-token-count=" + std::to_string(tokens) : std::string();
     };
@@ -281,7 +305,8 @@ class HttpConnection {
     for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
       co_await pace(r.plan, i);
       const std::string& text = r.plan.tokens[i].text;
-      std::string chunk = http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text), count(1));
+      counted_total += tokens_of(text);
+      std::string chunk = http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text), count(tokens_of(text)));
       ok = co_await send(chunk);
       if (!ok) co_return false;
       if (r.plan.reset_after_token && i + 1 >= *r.plan.reset_after_token) {
@@ -293,7 +318,7 @@ class HttpConnection {
     std::string tail = messages ? anthropic.content_block_stop() + anthropic.message_delta(r.plan.stop_reason, n) +
                                       anthropic.message_stop()
                                 : openai.finish(r.plan.stop_reason) + openai.usage(r.plan.input_tokens, n) + openai.done();
-    std::string last = counted ? http_last_chunk({{"X-Anthropic-Token-Count", std::to_string(n)}}) : http_chunk("");
+    std::string last = counted ? http_last_chunk({{"X-Anthropic-Token-Count", std::to_string(counted_total)}}) : http_chunk("");
     co_return co_await send(http_chunk(tail, count(0)) + last);
   }
 

@@ -1,11 +1,30 @@
 #include "endpoint/prometheus.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "endpoint/server_state.h"
 
 #include <chrono>
 #include <cstdio>
 
 namespace anthro {
+
+std::optional<double> prometheus_sample(std::string_view text, std::string_view name) {
+  while (!text.empty()) {
+    std::size_t eol = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, eol);
+    text.remove_prefix(std::min(eol + 1, text.size()));
+    if (line.size() <= name.size() || line.substr(0, name.size()) != name || line[name.size()] != ' ') continue;
+    std::string value(line.substr(name.size() + 1));
+    char* end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    if (end == value.c_str()) return std::nullopt;
+    return v;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 std::string number(double v) {

@@ -3,10 +3,16 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
 namespace anthro {
+
+// The value of an unlabelled sample `name` in a text exposition; nullopt when it is absent or
+// not a number. (Reads /metrics for the seed 004 plan's slot-utilisation gate.)
+std::optional<double> prometheus_sample(std::string_view text, std::string_view name);
 
 class Histogram {
  public:

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <random>
 #include <set>
 
 #include "crypto/key_schedule.h"
@@ -71,6 +72,16 @@ class Drainable {
   ~Drainable() = default;
 };
 
+// The emulated instance's slots, with the slot-gc fault's collections.
+inline AffinityConfig affinity_config(const EndpointConfig& config) {
+  AffinityConfig a = config.affinity;
+  if (config.model.faults.slot_gc_ms) {
+    a.collect_for_every_new_session = true;
+    a.gc_pause_ms = *config.model.faults.slot_gc_ms;
+  }
+  return a;
+}
+
 struct ServerState {
   ServerState(const EndpointConfig& c, const Key32& server_private)
       : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
@@ -84,7 +95,8 @@ struct ServerState {
   AtomicCounters counters;
   EndpointMetrics metrics;
   std::uint64_t request_number = 0;  // loop thread only
-  SessionSlots affinity_slots{config.affinity};  // loop thread only
+  SessionSlots affinity_slots{affinity_config(config)};  // loop thread only
+  std::mt19937_64 affinity_rng{config.model.seed};     // the session-migrate fault; loop thread only
   std::set<Drainable*> live;          // loop thread only
 
   void log(const std::string& line) const {

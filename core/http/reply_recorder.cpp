@@ -14,14 +14,15 @@ using nlohmann::json;
 
 // The message of an API error body (`{"error":{"message":...}}`, as both the Messages and
 // the Chat Completions APIs write it), or the start of the body when it is not one.
-std::string error_message(const std::string& body) {
-  json doc = parse_or_null(body);
+// The `error` object's member `name` in an API error body, or "" when the body is not one.
+std::string error_member(const json& doc, const char* name) {
   auto err = doc.is_object() ? doc.find("error") : doc.end();
-  if (err != doc.end() && err->is_object()) {
-    auto message = string_member(*err, "message");
-    if (!message.empty()) return message;
-  }
-  return body.substr(0, 200);
+  return err != doc.end() && err->is_object() ? string_member(*err, name) : std::string();
+}
+
+std::string error_message(const json& doc, const std::string& body) {
+  auto message = error_member(doc, "message");
+  return message.empty() ? body.substr(0, 200) : message;
 }
 
 // The retry-after-ms header; nothing when it is absent or not a number.
@@ -80,7 +81,9 @@ void HttpReplyRecorder::end(double t) {
     return;
   }
   if (status_ != 200) {
-    rec_.server_error(t, status_, retry_after_ms_, error_message(kept_));
+    json doc = parse_or_null(kept_);
+    if (auto type = error_member(doc, "type"); !type.empty()) error_type_ = type;
+    rec_.server_error(t, status_, retry_after_ms_, error_message(doc, kept_));
     return;
   }
   if (!streamed_) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "affinity/exchange.h"
 #include "metrics/request_figures.h"
 #include "protocol/body.h"
 
@@ -56,6 +57,8 @@ struct RequestResult {
   // buffer got (bytes) against what it holds.
   std::vector<float> frame_decode_ms;
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
+  // Seed 004's session-affinity fields, when the request carried them or the reply did.
+  std::optional<AffinityExchange> affinity;
 };
 
 // What a request body says that the record keeps.

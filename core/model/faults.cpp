@@ -123,6 +123,21 @@ const Entry kCatalogue[] = {
     {"reset-mid-stream", "RATE",
      [](Faults& f, std::string_view a) { return read_rate(a, f.reset_mid_stream_rate); },
      [](const Faults& f) { return rate(f.reset_mid_stream_rate); }},
+    {"session-migrate", "RATE",
+     [](Faults& f, std::string_view a) { return read_rate(a, f.session_migrate_rate); },
+     [](const Faults& f) { return rate(f.session_migrate_rate); }},
+    {"hash-python", "",
+     [](Faults& f, std::string_view) -> Problem { f.hash_python = true; return {}; },
+     [](const Faults& f) { return flag(f.hash_python); }},
+    {"slot-gc", "MS",
+     [](Faults& f, std::string_view a) { return read_ms(a, f.slot_gc_ms.emplace()); },
+     [](const Faults& f) { return ms(f.slot_gc_ms); }},
+    {"strip-affinity-headers", "",
+     [](Faults& f, std::string_view) -> Problem { f.strip_affinity_headers = true; return {}; },
+     [](const Faults& f) { return flag(f.strip_affinity_headers); }},
+    {"token-count-estimate", "",
+     [](Faults& f, std::string_view) -> Problem { f.token_count_estimate = true; return {}; },
+     [](const Faults& f) { return flag(f.token_count_estimate); }},
 };
 
 const Entry* find_entry(std::string_view name) {

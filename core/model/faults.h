@@ -39,6 +39,13 @@ struct Faults {
   bool max_tokens_u16 = false;                 // the v0.35.1 bug: max_tokens & 0xFFFF
   bool utf8_surrogate = false;                 // 4-byte characters as CESU-8 on anthro-v1
   double reset_mid_stream_rate = 0;            // TCP RST mid-stream, per request
+  // Seed 004's session affinity (profiles/session-affinity.md); they act only when the
+  // endpoint emulates it (--affinity-slots).
+  double session_migrate_rate = 0;             // a served session's slot given up after the reply, per request
+  bool hash_python = false;                    // the instance hashes the Python way (ensure_ascii, float repr)
+  std::optional<double> slot_gc_ms;            // every new session's slot is won by a collection of MS
+  bool strip_affinity_headers = false;         // a hop strips X-Anthropic-* fields both ways
+  bool token_count_estimate = false;           // X-Anthropic-Token-Count estimated from bytes (⌈bytes/4⌉)
 
   bool operator==(const Faults&) const = default;
 };

@@ -1,5 +1,8 @@
 #include "net/http_io.h"
 
+#include <charconv>
+
+#include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -55,6 +58,13 @@ const char* timed_out_text(ReadPhase phase) {
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> parse_decimal(std::string_view text) {
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& stream, std::string& pending,
                                                                     std::size_t body_limit, HttpReadTimeouts timeouts) {
@@ -129,8 +139,33 @@ struct HttpResponseReader::Impl {
     parser->body_limit(boost::none);  // streams run as long as the server sends
     parser->eager(true);
     parser->skip(no_body);
+    parser->on_chunk_header(on_chunk);
+    extension_sums.clear();
+    head_fields.reset();
   }
+  // A chunk's extensions, each `name=number` summed by name; others are not counted.
+  void note_extensions(boost::beast::string_view text) {
+    if (!head_fields) head_fields = static_cast<std::size_t>(std::distance(parser->get().begin(), parser->get().end()));
+    if (text.empty()) return;
+    http::chunk_extensions parsed;
+    boost::system::error_code ec;
+    parsed.parse(text, ec);
+    if (ec) return;
+    for (const auto& [name, value] : parsed) {
+      auto count = parse_decimal(std::string_view(value.data(), value.size()));
+      if (!count) continue;
+      std::string key = lower(std::string(name.data(), name.size()));
+      if (extension_sums.size() < kMaxExtensionNames || extension_sums.count(key)) extension_sums[key] += *count;
+    }
+  }
+  static constexpr std::size_t kMaxExtensionNames = 16;  // a hostile peer's names are not kept forever
   std::optional<http::response_parser<http::string_body>> parser;
+  std::function<void(std::uint64_t, boost::beast::string_view, boost::system::error_code&)> on_chunk =
+      [this](std::uint64_t, boost::beast::string_view extensions, boost::system::error_code&) {
+        note_extensions(extensions);
+      };
+  std::map<std::string, std::uint64_t> extension_sums;
+  std::optional<std::size_t> head_fields;  // header fields before the first chunk: later ones are trailers
   std::string pending;
 };
 
@@ -173,6 +208,22 @@ int HttpResponseReader::status() const { return static_cast<int>(impl_->parser->
 std::string HttpResponseReader::header(const std::string& name) const {
   auto it = impl_->parser->get().find(name);
   return it == impl_->parser->get().end() ? std::string() : std::string(it->value());
+}
+
+std::optional<std::uint64_t> HttpResponseReader::chunk_extension_sum(std::string_view name) const {
+  auto it = impl_->extension_sums.find(lower(std::string(name)));
+  return it == impl_->extension_sums.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
+}
+
+std::optional<std::string> HttpResponseReader::trailer(std::string_view name) const {
+  if (!impl_->head_fields || !done()) return std::nullopt;
+  const auto& msg = impl_->parser->get();
+  auto field = msg.begin();
+  std::advance(field, static_cast<std::ptrdiff_t>(*impl_->head_fields));
+  for (; field != msg.end(); ++field)
+    if (boost::beast::iequals(field->name_string(), boost::beast::string_view(name.data(), name.size())))
+      return std::string(field->value());
+  return std::nullopt;
 }
 
 std::string HttpResponseReader::head_text() const {

@@ -46,6 +46,9 @@ awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& 
                                                                     std::size_t body_limit,
                                                                     HttpReadTimeouts timeouts = {});
 
+// A header field or chunk extension value that is a decimal count; nullopt for anything else.
+std::optional<std::uint64_t> parse_decimal(std::string_view text);
+
 std::string http_response_head(int status, const std::vector<std::pair<std::string, std::string>>& headers);
 std::string http_response(int status, std::string_view content_type, std::string_view body,
                           std::vector<std::pair<std::string, std::string>> headers = {});
@@ -75,6 +78,10 @@ class HttpResponseReader {
   int status() const;
   std::string header(const std::string& name) const;
   std::string head_text() const;  // the status line and header fields, as parsed
+  // Chunked bodies: the sum of the chunk extension `name=N` over the chunks that had one
+  // (names case-insensitive), and a trailer field once the response is done.
+  std::optional<std::uint64_t> chunk_extension_sum(std::string_view name) const;
+  std::optional<std::string> trailer(std::string_view name) const;
   std::string take_body();  // body bytes parsed since the last call
   const std::string& error() const { return error_; }
 

@@ -17,7 +17,8 @@ namespace {
 const char* const kModes[] = {"route", "mirror", "verify", "region"};
 const char* const kMetrics[] = {
     "connection-success-rate", "frame-drop-rate", "response-match-rate", "write-consistency-rate", "status-rate",
-    "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item"};
+    "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item",
+    "slot-utilisation"};
 const char* const kComparisons[] = {">=", "<=", "<", "not-worse", "passes", "recorded"};
 
 template <typename E, std::size_t N>
@@ -121,6 +122,8 @@ class PlanReader {
     if (needs_threshold && !g.threshold) return fail(place, "threshold", "missing: comparison " + comparison + " needs one");
     if (g.threshold && is_rate(g.metric) && !(*g.threshold >= 0 && *g.threshold <= 1))
       return fail(place, "threshold", "a rate is a fraction from 0 to 1");
+    if (g.threshold && g.metric == GateMetric::SlotUtilisation && !(*g.threshold > 0 && *g.threshold <= 1))
+      return fail(place, "threshold", "slot utilisation is a fraction above 0, at most 1");
     if (g.threshold && !is_rate(g.metric) && !(*g.threshold > 0)) return fail(place, "threshold", "expected a value above 0");
     if (o.contains("margin") && !o["margin"].is_number()) return fail(place, "margin", "expected a number");
     if (o.contains("margin")) g.margin = o["margin"].get<double>();

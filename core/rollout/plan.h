@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diagnosis/checklist.h"
@@ -14,7 +15,8 @@ namespace anthro {
 enum class SplitMode { Route, Mirror, Verify, Region };
 enum class GateMetric {
   ConnectionSuccessRate, FrameDropRate, ResponseMatchRate, WriteConsistencyRate, StatusRate, ContextErrorRate,
-  TtftP99Ratio, TtftP99, TtftP99Improvement, RollbackRehearsal, ChecklistItem
+  TtftP99Ratio, TtftP99, TtftP99Improvement, RollbackRehearsal, ChecklistItem,
+  SlotUtilisation  // seed 004: context slots used ÷ slots, from the candidate's /metrics at the stage's end
 };
 enum class GateCompare { AtLeast, AtMost, Below, NotWorse, Passes, Recorded };
 // The plan files' spellings: "route", "connection-success-rate", ">=", ...
@@ -50,6 +52,9 @@ struct PlanStage {
   unsigned failure_limit = 0, inconclusive_limit = 0, consecutive_error_limit = 0;
   std::vector<PlanGate> gates;
 };
+
+// The plan's `profile` of seed 004's plan: its candidate speaks session affinity.
+inline constexpr std::string_view kAffinityProfile = "session-affinity";
 
 struct RolloutPlan {
   std::string id, source, profile;

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "diagnosis/diagnosis.h"
 #include "diagnosis/live_workload.h"
+#include "endpoint/prometheus.h"
 #include "session/bench.h"
 #include "session/target.h"
 #include "util/process_fds.h"
@@ -51,6 +54,14 @@ struct Arm {
   std::optional<std::uint64_t> id_of(std::uint64_t index) const {
     if (index < probes.size()) return std::nullopt;
     return ids[index - probes.size()];
+  }
+  // The error statuses each ordinary request was answered, over all its attempts.
+  std::map<std::uint64_t, std::set<int>> statuses() const {
+    std::map<std::uint64_t, std::set<int>> by_id;
+    if (bench)
+      for (const auto& rec : bench->records)
+        if (auto id = id_of(rec.index); id && rec.result.error_code) by_id[*id].insert(*rec.result.error_code);
+    return by_id;
   }
   // The last attempt of each ordinary request, by id.
   std::map<std::uint64_t, const RequestResult*> answers() const {
@@ -101,6 +112,30 @@ GateResult recorded_improvement(const StageSamples& s, std::size_t min_n, std::u
   std::snprintf(line, sizeof line, "P99 TTFT %.1f ms → %.1f ms: %+.1f %% (90 %% interval %+.1f %% to %+.1f %%)",
                 percentile(s.ttft_baseline_ms, 99), percentile(s.ttft_candidate_ms, 99), g.statistic * 100,
                 g.interval.low * 100, g.interval.high * 100);
+  g.reason = line;
+  return g;
+}
+
+// Seed 004: context slots used ÷ slots, as the candidate's /metrics says at the stage's end.
+GateResult slot_gate(const std::function<std::string()>& metrics, double threshold) {
+  GateResult g;
+  g.interval = {std::nan(""), std::nan("")};  // one reading: a value, not an estimate
+  if (!metrics) {
+    g.reason = "no metrics source for the candidate: its /metrics is read to judge slot utilisation";
+    return g;
+  }
+  std::string text = metrics();
+  auto used = prometheus_sample(text, "anthropic_gpu_context_slots_used");
+  auto slots = prometheus_sample(text, "anthropic_gpu_context_slots");
+  if (!used || !slots || *slots <= 0) {
+    g.reason = "the candidate's metrics have no anthropic_gpu_context_slots_used and anthropic_gpu_context_slots";
+    return g;
+  }
+  g.n = 1;
+  g.statistic = *used / *slots;
+  g.verdict = g.statistic < threshold ? Verdict::Pass : Verdict::Fail;
+  char line[160];
+  std::snprintf(line, sizeof line, "%.0f of %.0f context slots used (%.1f %%)", *used, *slots, g.statistic * 100);
   g.reason = line;
   return g;
 }
@@ -186,6 +221,8 @@ class StageRunner {
     b.session = c_.session;
     b.session.target = arm.target;
     b.session.stream = true;
+    // Seed 004's plan rehearses session affinity: the candidate's clients hold conversations.
+    b.session.affinity = candidate_arm && c_.plan.profile == kAffinityProfile;
     b.concurrency = std::max(c_.concurrency, 1u);
     b.requests = arm.probes.size() + arm.ids.size();
     b.seed = c_.seed;
@@ -237,10 +274,13 @@ class StageRunner {
     auto base = baseline.answers(), cand = candidate.answers();
     for (const auto& [id, b] : base)
       if (b->figures.ttft_ms) s.ttft_baseline_ms.push_back(*b->figures.ttft_ms);
+    // A status counts once per request that was answered it, whichever attempt: a 409 that the
+    // client followed with a resend is still a migration.
+    std::map<std::uint64_t, std::set<int>> statuses = candidate.statuses();
     for (const auto& [id, q] : cand) {
       ++s.requests;
       s.connection_ok += connection_held(q->end);
-      if (q->error_code) ++s.statuses[*q->error_code];
+      for (int status : statuses[id]) ++s.statuses[status];
       if (q->figures.ttft_ms) s.ttft_candidate_ms.push_back(*q->figures.ttft_ms);
       auto b = base.find(id);
       if (b == base.end() || b->second->end != RequestEnd::Response) continue;  // nothing to compare with
@@ -310,6 +350,7 @@ class StageRunner {
           r_.rollback = rehearse_rollback(c_.session, c_.baseline, r_.candidate, c_.concurrency, c_.rollback_load_s);
         return rollback_gate(*r_.rollback);
       case GateMetric::ChecklistItem: return item_gate(gate.item.value_or(""), observed_);
+      case GateMetric::SlotUtilisation: return slot_gate(c_.candidate_metrics, t);
     }
     return {};
   }

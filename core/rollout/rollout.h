@@ -120,6 +120,9 @@ struct RolloutConfig {
   bool promote = false;                 // with resume: a person lets the paused stage through
   RolloutControl* control = nullptr;
   std::function<void(const RolloutEvent&)> on_event;  // on the rollout's thread
+  // The candidate's Prometheus text (its /metrics), read at each stage's end by slot-utilisation
+  // gates; unset, those gates are inconclusive.
+  std::function<std::string()> candidate_metrics;
 };
 
 // Errors: a bad target, stage range or resume file (usage/input). Network trouble is judged

@@ -143,7 +143,7 @@ class Bench {
     bool cancel_requested = false;
     RequestOptions options = options_for(index, cancel_requested);
     // A 429 is retried with the same options, up to max_retries: after retry_after_ms, or at
-    // once when told to be naive. A polite client also waits after the last 429 before it
+    // once when told to be naive (a 409 of session affinity at once). A polite client also waits after the last 429 before it
     // sends anything else on the connection.
     for (unsigned attempt = 0;;) {
       BenchRecord rec;
@@ -168,8 +168,10 @@ class Bench {
         drop(*link);
         co_return;
       }
-      if (!overloaded) break;
-      if (!config_.retry_naive && retry_after) {
+      // A 409 of session affinity is sent again at once under the new session id.
+      bool migrated = link->client->resend_pending();
+      if (!overloaded && !migrated) break;
+      if (overloaded && !config_.retry_naive && retry_after) {
         asio::steady_timer t(co_await asio::this_coro::executor);
         co_await sleep_for(t, *retry_after / 1000.0);
       }

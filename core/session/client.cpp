@@ -68,16 +68,21 @@ SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& set
     : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog) {
   result_.target = target_.url;
   result_.transport = target_.transport();
+  if (config.affinity && target_.kind == TargetKind::Messages) conversation_.emplace(config.affinity_client);
 }
 
 awaitable<SessionResult> SessionClient::run(std::function<void(const RequestResult&)> on_request) {
   bool open_ok = co_await open();
   RequestOptions options{config_.cancel_after_tokens, config_.metadata_json};
+  unsigned resends = 0;
   for (unsigned i = 0; open_ok && i < config_.repeat && !cancel_requested_; ++i) {
     RequestResult& r = result_.requests.emplace_back();
     bool go_on = co_await request(r, options);
     if (on_request) on_request(r);
     if (!go_on) break;
+    if (resend_pending()) ++resends;  // the same turn again, not counted against repeat
+    else resends = 0;
+    if (resends > 0 && resends <= kMaxResends) --i;
   }
   if (cancel_requested_ && result_.requests.empty() && (open_ok || closed_for_cancel_))
     result_.error = "cancelled by the client before the first request";

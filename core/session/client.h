@@ -11,6 +11,9 @@
 
 namespace anthro {
 
+namespace net { class HttpResponseReader; }
+class HttpReplyRecorder;
+
 Result<std::shared_ptr<net::asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target,
                                                                   std::shared_ptr<KeyLogSink> keylog);
 
@@ -25,6 +28,9 @@ struct ClientSetup {
 Result<ClientSetup> prepare_client(const SessionConfig& config);
 
 // A request's error when request_cancel() closed its connection.
+// How many times in a row a request answered 409 is sent again under the new session id.
+inline constexpr unsigned kMaxResends = 3;
+
 inline constexpr const char* kCancelClosed = "cancelled by the client (connection closed)";
 
 class SessionClient {
@@ -55,6 +61,8 @@ class SessionClient {
   // written), or the connect under way, for a caller that will not wait for the RESPONSE.
   void request_cancel(bool close_connection = false);
   bool cancel_requested() const { return cancel_requested_; }
+  // Session affinity: the last request was answered 409 and the next one sends it again.
+  bool resend_pending() const { return conversation_ && conversation_->resend_pending(); }
 
  private:
   net::awaitable<bool> connect();
@@ -62,6 +70,9 @@ class SessionClient {
   net::awaitable<bool> negotiate();
   net::awaitable<bool> anthro_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
   net::awaitable<bool> http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
+  // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
+  void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
+                std::string_view body);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);
@@ -101,6 +112,7 @@ class SessionClient {
   RequestRecorder* current_ = nullptr;  // the request under way
   InFlight* in_flight_ = nullptr;
   net::tcp::socket* connecting_ = nullptr;
+  std::optional<AffinityConversation> conversation_;  // config.affinity on a Messages API target
 };
 
 }  // namespace anthro

@@ -20,10 +20,17 @@ std::string host_header(const Target& t) {
 
 }  // namespace
 
+void SessionClient::answered(const HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
+                             std::string_view body) {
+  note_affinity_reply(*r.affinity, response, reply.error_type(), body, r.text);
+  conversation_->answered(response.status(), r.text, *r.affinity);
+}
+
 awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
   bool messages = target_.kind == TargetKind::Messages;
   RequestSpec spec = request_spec(options);
   spec.api_key.reset();  // the key travels in a header, never in the body
+  if (conversation_) spec.messages = conversation_->messages(spec.messages);
   std::string body = messages ? messages_request_json(spec) : chat_completions_request_json(spec);
   std::string head = "POST " + target_.path + " HTTP/1.1\r\nhost: " + host_header(target_) +
                      "\r\ncontent-type: application/json\r\naccept: " +
@@ -32,6 +39,8 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   if (messages) head += "anthropic-version: " + std::string(kAnthropicVersion) + "\r\n";
   if (!config_.api_key.empty())
     head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
+  if (conversation_)
+    for (const auto& [name, value] : conversation_->headers(body, r.affinity.emplace())) head += name + ": " + value + "\r\n";
   std::string request = head + "\r\n" + body;
   rec.request_sent(now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   bool sent = co_await write(as_bytes(request));
@@ -73,6 +82,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
   }
   reply.end(t);
+  if (conversation_) answered(response, reply, r, body);
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "affinity/conversation.h"
 #include "metrics/request_result.h"
 #include "protocol/body.h"
 #include "session/target.h"
@@ -32,6 +33,11 @@ struct SessionConfig {
   std::optional<std::uint16_t> ring_kib;
   double timeout_s = 60;  // per request, from REQUEST written
   bool tls_extension = true;  // offer the negotiation in the TLS extension (else only the preface)
+  // Seed 004's session affinity on a Messages API target (profiles/session-affinity.md): each
+  // connection holds a conversation sent whole with X-Anthropic-Session-ID and
+  // X-Anthropic-Context-Hash, checks the reply's hash and follows a 409.
+  bool affinity = false;
+  AffinityClientConfig affinity_client;
   std::function<void(std::string_view)> on_text;  // token text as it arrives
   // Every application byte sent and received (inside TLS), for live frame views and tests.
   std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;

@@ -1,0 +1,53 @@
+#include "affinity/exchange.h"
+
+#include "affinity/context_hash.h"
+#include "net/http_io.h"
+#include "util/json.h"
+
+namespace anthro {
+namespace {
+
+nlohmann::ordered_json messages_of(std::string_view body) {
+  auto doc = parse_ordered_json(body);
+  if (!doc || !doc->is_object()) return nlohmann::ordered_json::array();
+  auto it = doc->find("messages");
+  return it != doc->end() && it->is_array() ? *it : nlohmann::ordered_json::array();
+}
+
+// Field values longer than this are not an id or a hash: kept cut, so a hostile peer's
+// megabyte header is not copied into every record.
+constexpr std::size_t kMaxFieldBytes = 256;
+
+std::optional<std::string> bounded(std::optional<std::string> v) {
+  if (v && v->size() > kMaxFieldBytes) v->resize(kMaxFieldBytes);
+  return v;
+}
+
+}  // namespace
+
+void note_affinity_request(AffinityExchange& x,
+                           const std::function<std::optional<std::string>(const char*)>& field) {
+  x.session_id_sent = bounded(field("x-anthropic-session-id"));
+  x.context_hash_sent = bounded(field("x-anthropic-context-hash"));
+}
+
+void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response,
+                         const std::optional<std::string>& error_type, std::string_view request_body,
+                         std::string_view reply_text) {
+  auto field = [&response](const char* name) -> std::optional<std::string> {
+    std::string value = response.header(name);
+    return value.empty() ? std::nullopt : bounded(value);
+  };
+  x.session_id = field("x-anthropic-session-id");
+  x.context_hash = field("x-anthropic-context-hash");
+  x.new_session_id = field("x-anthropic-new-session-id");
+  x.expected_hash = field("x-anthropic-expected-hash");
+  x.error_type = bounded(error_type);
+  x.chunk_token_count = response.chunk_extension_sum("x-anthropic-token-count");
+  if (auto total = response.trailer("x-anthropic-token-count")) x.trailer_token_count = net::parse_decimal(*total);
+  if (x.context_hash && response.status() == 200)
+    x.context_hash_agrees = *x.context_hash == response_context_hash(messages_of(request_body), reply_text);
+}
+
+
+}  // namespace anthro

@@ -1,0 +1,50 @@
+// What seed 004's session-affinity fields of one Messages API exchange said
+// (profiles/session-affinity.md): the request's, the response's, and the token counts of a
+// streamed reply. The live client and capture analysis fill it alike, so the session-affinity
+// checklist reads one shape.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace anthro {
+
+struct AffinityExchange {
+  // The request's X-Anthropic-Session-ID and X-Anthropic-Context-Hash, when it carried them.
+  std::optional<std::string> session_id_sent, context_hash_sent;
+  // The response's fields, when present.
+  std::optional<std::string> session_id, context_hash, new_session_id, expected_hash;
+  std::optional<std::string> error_type;  // of a 4xx/5xx body: "session_migrated", "invalid_context_hash", ...
+  // The response's Context-Hash against the hash of the request's messages with the reply
+  // appended, computed where the exchange was seen (set when both are known).
+  std::optional<bool> context_hash_agrees;
+  // Streamed replies: the sum of the chunk extensions `x-anthropic-token-count` (when any chunk
+  // had one) and the trailer's total.
+  // (Held against the tokens the stream carried: RequestFigures::tokens.)
+  std::optional<std::uint64_t> chunk_token_count, trailer_token_count;
+
+  bool carried_affinity() const { return session_id_sent.has_value() || context_hash_sent.has_value(); }
+};
+
+}  // namespace anthro
+
+namespace anthro {
+namespace net {
+class HttpResponseReader;
+}
+
+// The request's X-Anthropic-Session-ID and X-Anthropic-Context-Hash; `field` gives a header's
+// value or nullopt (names lower-case).
+void note_affinity_request(AffinityExchange& x,
+                           const std::function<std::optional<std::string>(const char*)>& field);
+// A reply read to its end: its fields, the token counts of its chunks and trailer, its error
+// type, and whether its Context-Hash is that of `request_body`'s messages with `reply_text`
+// appended. Absent fields stay nullopt.
+void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response,
+                         const std::optional<std::string>& error_type, std::string_view request_body,
+                         std::string_view reply_text);
+
+}  // namespace anthro

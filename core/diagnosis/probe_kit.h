@@ -1,0 +1,112 @@
+// What every probe of a checklist uses: the Judge that turns statistics into a verdict, the
+// evidence references, and number formatting. Shared by the probes of each profile's checklist
+// (evaluate.cpp: latency; evaluate_affinity.cpp: session affinity).
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "diagnosis/diagnosis.h"
+
+namespace anthro::probe_kit {
+
+inline std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+inline std::string threshold_text(const ChecklistItem& item) {
+  std::string out;
+  for (const auto& t : item.thresholds)
+    out += (out.empty() ? "" : "; ") + t.name + (t.compare == Compare::Above ? " > " : " < ") + number(t.value) +
+           (t.unit.empty() ? "" : " " + t.unit) + " → " + to_string(t.verdict);
+  return out;
+}
+
+// Collects an item's verdict: enough samples, then each threshold the statistics cross.
+class Judge {
+ public:
+  Judge(const ChecklistItem& item, ItemResult& r) : item_(item), r_(r) {}
+
+  // False (and inconclusive, with the number still needed) when n is below the item's minimum.
+  bool enough(std::size_t n) {
+    r_.n = n;
+    if (n >= item_.min_n && n > 0) return true;
+    r_.verdict = Verdict::Inconclusive;
+    r_.need_more = std::max<std::size_t>(item_.min_n, 1) - n;
+    r_.reason = "need " + std::to_string(r_.need_more) + " more " + (item_.n_unit.empty() ? "samples" : item_.n_unit) +
+                " (have " + std::to_string(n) + ")";
+    return false;
+  }
+
+  // The statistic shown for the item; `name` says what it is.
+  void show(std::string name, double value, std::string unit) {
+    r_.statistic_name = std::move(name);
+    r_.statistic = value;
+    r_.unit = std::move(unit);
+  }
+
+  // `value` against the threshold `name`; `what` describes the value for the reason line.
+  void check(std::string_view name, double value, const std::string& what) {
+    const Threshold* t = item_.threshold(name);
+    if (!t || !t->crossed(value)) return;
+    if (severity(t->verdict) > severity(verdict_)) verdict_ = t->verdict;
+    crossed_.push_back(what + " " + number(value) + (t->unit.empty() ? "" : " " + t->unit) +
+                       (t->compare == Compare::Above ? " > " : " < ") + number(t->value));
+  }
+  void flag(Verdict v, const std::string& why) {
+    if (severity(v) > severity(verdict_)) verdict_ = v;
+    crossed_.push_back(why);
+  }
+
+  void finish(const std::string& pass_reason) {
+    r_.verdict = verdict_;
+    if (verdict_ == Verdict::Pass) {
+      r_.reason = pass_reason;
+      return;
+    }
+    r_.reason.clear();
+    for (const auto& c : crossed_) r_.reason += (r_.reason.empty() ? "" : "; ") + c;
+  }
+
+ private:
+  const ChecklistItem& item_;
+  ItemResult& r_;
+  Verdict verdict_ = Verdict::Pass;
+  std::vector<std::string> crossed_;
+};
+
+using Probe = std::function<void(const ChecklistItem&, const Observations&, ItemResult&)>;
+
+inline bool ordinary(const ObservedRequest& q) { return !q.result.probe && q.result.timeline.request_written > 0; }
+
+inline EvidenceRef ref_of(const Observations& o, std::size_t index, std::optional<double> value = std::nullopt) {
+  const ObservedRequest& q = o.requests[index];
+  EvidenceRef ref;
+  if (q.connection < o.connections.size()) ref.conn = o.connections[q.connection].name;
+  if (q.anthro) ref.stream_id = q.result.stream_id;
+  ref.request = index;
+  ref.value = value;
+  ref.packets = q.result.packets;
+  return ref;
+}
+
+// Keeps the worst references (largest value first), at most ItemResult::kMaxRefs.
+inline void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
+  std::stable_sort(refs.begin(), refs.end(),
+                   [](const EvidenceRef& a, const EvidenceRef& b) { return a.value.value_or(0) > b.value.value_or(0); });
+  if (refs.size() > ItemResult::kMaxRefs) refs.resize(ItemResult::kMaxRefs);
+  r.refs = std::move(refs);
+}
+
+inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
+
+// The probes of the session-affinity checklist (evaluate_affinity.cpp), by name.
+const std::map<std::string, Probe>& affinity_probes();
+
+}  // namespace anthro::probe_kit
