@@ -138,11 +138,11 @@ class TestRollout : public QObject {
       c.candidate_metrics = [&clean] { return clean->endpoint().metrics_text(); };
       RolloutResult r = run(c);
       QVERIFY2(r.stages.back().verdict != Verdict::Fail, rollout_text(r).c_str());
-      const GateOutcome* slots = gate(r.stages.back(), "slot-utilisation");
-      QVERIFY(slots);
-      QCOMPARE(slots->result.verdict, Verdict::Pass);
-      QVERIFY2(slots->result.statistic < 0.85, rollout_text(r).c_str());
-      if (plan->stages[stage].split >= 0.05) QVERIFY2(slots->result.statistic > 0, rollout_text(r).c_str());
+      const GateOutcome* slot_use = gate(r.stages.back(), "slot-utilisation");
+      QVERIFY(slot_use);
+      QCOMPARE(slot_use->result.verdict, Verdict::Pass);
+      QVERIFY2(slot_use->result.statistic < 0.85, rollout_text(r).c_str());
+      if (plan->stages[stage].split >= 0.05) QVERIFY2(slot_use->result.statistic > 0, rollout_text(r).c_str());
       const GateOutcome* migration = gate(r.stages.back(), "migration");
       QVERIFY(migration);
       QVERIFY2(migration->result.verdict != Verdict::Fail, rollout_text(r).c_str());
