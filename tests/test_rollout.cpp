@@ -301,6 +301,17 @@ class TestRollout : public QObject {
     Cli missing = cli({"rollout", "--resume", dir.filePath("none.json")});
     QCOMPARE(missing.code, 2);
     QVERIFY(missing.err.contains("none.json"));
+
+    // Seed 004's plan on the embedded endpoint, its migration fault named on the command line.
+    Cli migrated = cli({"rollout", "--plan", "seed004-four-stages", "--stage", "3", "--requests-per-stage", "300",
+                        "--endpoint-fault", "session-migrate=0.2", "--format", "json", "--quiet"});
+    QCOMPARE(migrated.code, 1);
+    auto m = nlohmann::json::parse(migrated.out.toStdString());
+    QCOMPARE(m["stages"][0]["gates"][0]["id"], "migration");
+    QCOMPARE(m["stages"][0]["gates"][0]["verdict"], "fail");
+    Cli bad_fault = cli({"rollout", "--endpoint-fault", "session-migrate=2"});
+    QCOMPARE(bad_fault.code, 2);
+    QVERIFY2(bad_fault.err.contains("session-migrate=2") && bad_fault.err.contains("out of range"), bad_fault.err.constData());
   }
 
  private:
