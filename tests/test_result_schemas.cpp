@@ -179,7 +179,19 @@ class TestResultSchemas : public QObject {
     json bad_text = parse(invalid);
     QVERIFY(bad_text["requests"][0]["text"].is_null());
     QVERIFY(bad_text["requests"][0]["invalid_utf8"] == true);
+    Endpoint emulating(dir_.path(), {"--affinity-slots", "8"});
+    QVERIFY(emulating.ready());
+    Run affinity = run({"session", "--target", emulating.url("http") + "/v1/messages", "--affinity", "--repeat", "2",
+                        "--format", "json"}, dir_.path());
+    QVERIFY2(affinity.code == 0, affinity.err.constData());
+    json sessions = parse(affinity);
+    QVERIFY(sessions["requests"][1]["affinity"]["session_id_sent"] == sessions["requests"][0]["affinity"]["session_id"]);
+    QVERIFY(sessions["requests"][1]["affinity"]["context_hash_agrees"] == true);
 
+    QString with_affinity = check("session", {sessions}, {{"/requests/0/affinity/context_hash_agrees", json("yes")},
+                                                         {"/requests/0/affinity/session_id", std::nullopt},
+                                                         {"/requests/0/affinity/chunk_token_count", json(-1)}});
+    QVERIFY2(with_affinity.isEmpty(), qPrintable(with_affinity));
     QString problem = check("session", {parse(tls), parse(http), parse(refused), bad_text},
                             {{"/transport", std::nullopt},
                              {"/transport", json("quic")},
