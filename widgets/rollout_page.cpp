@@ -309,10 +309,24 @@ void RolloutPage::showPlan(int index) {
   model_->setPlan(p.plan);
   plan_source_->setText(QString::fromStdString(p.plan.source.empty() ? p.origin.toStdString() : p.plan.source));
   plan_source_->setToolTip(p.origin);
+  // Seed 004's plan rehearses session affinity on the Messages API, seed 000's the move to
+  // anthro-v1: the embedded targets follow the plan; targets a person typed stay.
+  auto targets = profile_targets_.find(p.plan.profile);
+  const bool embedded = embedded_targets_.contains(baseline_->currentText()) && embedded_targets_.contains(candidate_->currentText());
+  if (targets != profile_targets_.end() && embedded) {
+    setBaseline(targets->second.first);
+    setCandidate(targets->second.second);
+  }
   dropResult();
   charts_->clear();
   showProblems();
 }
+
+void RolloutPage::setProfileTargets(const QString& profile, const QString& baseline, const QString& candidate) {
+  profile_targets_[profile.toStdString()] = {baseline, candidate};
+}
+
+void RolloutPage::setEmbeddedMetrics(std::function<std::string()> metrics) { embedded_metrics_ = std::move(metrics); }
 
 void RolloutPage::setEmbeddedTargets(const QStringList& urls) {
   embedded_targets_ = urls;
@@ -375,6 +389,7 @@ std::optional<RolloutConfig> RolloutPage::configFromInputs() {
   // A result saved from here and resumed by the CLI then gets an endpoint of its own.
   c.embedded_endpoint = embedded_targets_.contains(QString::fromStdString(c.baseline)) &&
                         embedded_targets_.contains(QString::fromStdString(c.candidate));
+  if (embedded_targets_.contains(QString::fromStdString(c.candidate))) c.candidate_metrics = embedded_metrics_;
   return c;
 }
 

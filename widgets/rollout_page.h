@@ -10,6 +10,8 @@
 #include <QWidget>
 #include <chrono>
 #include <memory>
+#include <functional>
+#include <map>
 #include <optional>
 
 #include "rollout/rollout.h"
@@ -43,6 +45,12 @@ class RolloutPage : public QWidget {
   void setEmbeddedTargets(const QStringList& urls);
   void setBaseline(const QString& url);
   void setCandidate(const QString& url);
+  // The targets a plan of `profile` (its "profile" field; "" for the others) starts with: picking
+  // such a plan moves the targets there while they are still embedded ones.
+  void setProfileTargets(const QString& profile, const QString& baseline, const QString& candidate);
+  // The embedded endpoint's Prometheus text, read by slot-utilisation gates when the candidate
+  // is embedded.
+  void setEmbeddedMetrics(std::function<std::string()> metrics);
   void setRequestsPerStage(int requests);  // 0: each stage's own count
   void setLanguage(const QString& code);   // plan and stage titles: "en" or "zh_CN"
 
@@ -128,6 +136,8 @@ class RolloutPage : public QWidget {
   QString plan_error_text_;
   QString language_ = QStringLiteral("en");
   QStringList embedded_targets_;
+  std::map<std::string, std::pair<QString, QString>> profile_targets_;  // plan profile → baseline, candidate
+  std::function<std::string()> embedded_metrics_;
   std::shared_ptr<Inbox> inbox_;
   State state_ = State::Idle;
   int run_ = 0;  // numbers the runs: reports of an older one are dropped

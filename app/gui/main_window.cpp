@@ -196,11 +196,15 @@ MainWindow::~MainWindow() {
   if (endpoint_) endpoint_->stop();
 }
 
+constexpr std::size_t kEmbeddedContextSlots = 256;
+
 void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   EndpointConfig config;
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
+  // Seed 004's context slots: only requests carrying session fields use them.
+  config.affinity.slot_count = kEmbeddedContextSlots;
   config.model.ttft = {150, 40, true};
   config.model.itl = {12, 3};
   if (auto parsed = parse_faults(faults)) config.model.faults = *parsed;
@@ -223,6 +227,11 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
                         endpointUrl("anthro+lab")});
   rollout_->setBaseline(endpointUrl("https") + "/v1/messages");
   rollout_->setCandidate(endpointUrl("anthro"));
+  rollout_->setProfileTargets("", endpointUrl("https") + "/v1/messages", endpointUrl("anthro"));
+  rollout_->setProfileTargets(QString::fromUtf8(kAffinityProfile.data(), static_cast<int>(kAffinityProfile.size())),
+                              endpointUrl("http") + "/v1/messages", endpointUrl("http") + "/v1/messages");
+  Endpoint* served = endpoint_.get();
+  rollout_->setEmbeddedMetrics([served] { return served->metrics_text(); });
   log(tr("Embedded endpoint: %1 (TLS), %2 (lab), %3 (HTTP baseline)")
           .arg(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("http")));
   if (!faults.empty()) log(tr("Embedded endpoint faults: %1").arg(QString::fromStdString(describe(config.model.faults))));

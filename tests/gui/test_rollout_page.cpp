@@ -164,6 +164,31 @@ class TestRolloutPage : public QObject {
     QCOMPARE(back->stages.size(), std::size_t{2});
   }
 
+  // Seed 004's plan moves the embedded targets to the Messages API (session affinity on the
+  // candidate arm); its slot-utilisation gate reads the embedded endpoint's /metrics.
+  void seed004PlanRunsOnTheMessagesApi() {
+    gui::MainWindow window;
+    window.resize(1500, 920);
+    window.show();
+    RolloutPage* page = window.rolloutPage();
+    window.showPage(page);
+    QVERIFY(page->selectPlan("seed004-four-stages"));
+    page->setRequestsPerStage(60);
+    QSignalSpy finished(page, &RolloutPage::finished);
+    QTest::mouseClick(button(page, "Run"), Qt::LeftButton);
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(page->result(), qPrintable(window.logText()));
+    const RolloutResult& r = *page->result();
+    QVERIFY2(r.baseline.rfind("http://", 0) == 0 && r.baseline.find("/v1/messages") != std::string::npos, r.baseline.c_str());
+    QCOMPARE(r.stages.front().candidate, r.baseline);
+    QCOMPARE(gate_text(page, 0, 2, RolloutModel::NameColumn).startsWith("slot-utilisation"), true);
+    QCOMPARE(gate_verdict(page, 0, 2), int(Verdict::Pass));
+    // Picking seed 000's plan again brings back its targets: the HTTP baseline → anthro-v1.
+    if (page->state() == RolloutPage::State::Paused) QVERIFY(page->rollBack());
+    QTRY_COMPARE_WITH_TIMEOUT(page->state(), RolloutPage::State::Idle, 30000);
+    QVERIFY(page->selectPlan("seed000-five-stages"));
+  }
+
   // Pause: the running stage is judged on what it measured and waits for a person; Roll back
   // from there ends the rollout rolled back.
   void pauseWaitsForAPersonAndRollBackEndsIt() {
