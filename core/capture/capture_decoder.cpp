@@ -4,6 +4,7 @@
 
 #include "capture/http_dissector.h"
 #include "capture/tls_decoder.h"
+#include "profile/profile.h"
 
 namespace anthro {
 
@@ -19,14 +20,11 @@ const char* to_string(CaptureTransport t) {
 
 namespace {
 
-// What the first client bytes of a connection say it is. Anything else is read as anthro-v1
-// in cleartext: the preface confirms it, or frames show a capture that starts mid-connection.
-CaptureTransport recognise(ByteView first) {
-  if (first.size() >= 3 && first[0] == 0x16 && first[1] == 0x03) return CaptureTransport::Tls;
-  std::string_view text = as_text(first.first(std::min<std::size_t>(first.size(), 8)));
-  for (std::string_view method : {"GET ", "POST ", "PUT ", "HEAD "})
-    if (text.rfind(method, 0) == 0) return CaptureTransport::Http;
-  return CaptureTransport::Lab;
+// TLS lies below the profiles: its records are recognised here, what they carry by ALPN.
+bool is_tls_record(ByteView first) { return first.size() >= 3 && first[0] == 0x16 && first[1] == 0x03; }
+
+CaptureTransport cleartext_transport(const Profile& p) {
+  return p.dissector == Dissector::Http ? CaptureTransport::Http : CaptureTransport::Lab;
 }
 
 }  // namespace
@@ -57,7 +55,8 @@ std::string decryption_text(const CaptureConnection& c) {
 std::optional<double> handshake_ms(const CaptureConnection& c) {
   if (!c.handshake_start_ts) return std::nullopt;
   bool tls = c.transport == CaptureTransport::Tls;
-  bool anthro = c.transport == CaptureTransport::Lab || c.alpn == "anthro-v1";
+  const Profile* by_alpn = profile_for_alpn(c.alpn);
+  bool anthro = c.transport == CaptureTransport::Lab || (by_alpn && by_alpn->dissector == Dissector::AnthroV1);
   if ((tls && !c.tls_finished_ts) || (anthro && !c.negotiated_ts) || (!tls && !anthro)) return std::nullopt;
   double end = std::max(tls ? *c.tls_finished_ts : 0.0, anthro ? *c.negotiated_ts : 0.0);
   return (end - *c.handshake_start_ts) * 1000;
@@ -133,16 +132,8 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
 void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
   if (dir == Direction::ClientToServer && !c.info.handshake_start_ts) c.info.handshake_start_ts = ts;
   if (!c.recognised) {
-    if (dir != Direction::ClientToServer && c.info.transport == CaptureTransport::Unknown) {
-      // The server spoke first (or the client's bytes were not captured): frames or a preface.
-      c.info.transport = CaptureTransport::Lab;
-    } else {
-      c.info.transport = recognise(data);
-    }
     c.recognised = true;
-    if (c.info.transport == CaptureTransport::Lab) start_anthro(c, PrefaceMode::Detect);
-    else if (c.info.transport == CaptureTransport::Tls) start_tls(c);
-    else if (c.info.transport == CaptureTransport::Http) start_http(c);
+    recognise(c, dir, data);
   }
   if (c.tls) {
     c.feeding_tls_ts = ts;
@@ -150,6 +141,28 @@ void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
     return;
   }
   feed_anthro(c, dir, data, ts);
+}
+
+// The registry picks the cleartext dissector from the client's first bytes; when the server
+// spoke first (or the client's bytes were not captured) no heuristic can, and the fallback reads it.
+void CaptureDecoder::recognise(Conn& c, Direction dir, ByteView first) {
+  bool from_client = dir == Direction::ClientToServer;
+  if (from_client && is_tls_record(first)) {
+    c.info.transport = CaptureTransport::Tls;
+    start_tls(c);
+    return;
+  }
+  const Profile* found = from_client ? recognise_connection(first) : nullptr;
+  const Profile& p = found ? *found : unrecognised_cleartext_profile();
+  c.info.transport = cleartext_transport(p);
+  start_dissector(c, p, PrefaceMode::Detect);
+}
+
+void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode) {
+  switch (p.dissector) {
+    case Dissector::AnthroV1: start_anthro(c, mode); break;
+    case Dissector::Http: start_http(c); break;
+  }
 }
 
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
@@ -208,7 +221,8 @@ void CaptureDecoder::read_http(Conn& c, Direction dir, ByteView data, double ts)
 }
 
 // TLS: the records are opened with the key log's TLS secrets, and what they carry is read as
-// anthro-v1 (ALPN anthro-v1; negotiation in the extension or the preface) or left as HTTP.
+// the dissector of the profile the handshake's ALPN names (anthro-v1: negotiation in the
+// extension or the preface).
 void CaptureDecoder::start_tls(Conn& c) {
   TlsDecoder::Events ev;
   ev.on_handshake = [this, &c](const TlsHandshakeInfo& h) {
@@ -217,12 +231,11 @@ void CaptureDecoder::start_tls(Conn& c) {
     c.info.tls_client_random = h.client_random;
     c.info.tls_version = h.version;
     c.info.alpn_offered = h.alpn_offered;
-    if (h.alpn_selected == "http/1.1" || (h.alpn_selected.empty() && !h.alpn_offered.empty()))
-      start_http(c);
-    if (h.alpn_selected != "anthro-v1") return;
+    const Profile* p = profile_for_handshake(h.alpn_selected, !h.alpn_offered.empty());
+    if (!p) return;
     bool in_extension = h.extension_offer.size() == kBlobSize && h.extension_answer.size() == kBlobSize;
-    start_anthro(c, in_extension ? PrefaceMode::None : PrefaceMode::Detect);
-    if (in_extension) {
+    start_dissector(c, *p, in_extension ? PrefaceMode::None : PrefaceMode::Detect);
+    if (in_extension && c.anthro) {
       c.feeding_ts = c.feeding_tls_ts;
       c.anthro->set_blobs(h.extension_offer, h.extension_answer);
     }

@@ -13,6 +13,8 @@
 
 namespace anthro {
 
+struct Profile;
+
 enum class CaptureTransport { Unknown, Lab, Tls, Http };
 const char* to_string(CaptureTransport t);
 
@@ -95,6 +97,8 @@ class CaptureDecoder {
   struct Conn;
   TcpEvents events_for(TcpConnection& tcp);
   void on_data(Conn& c, Direction dir, ByteView data, double ts);
+  void recognise(Conn& c, Direction dir, ByteView first);
+  void start_dissector(Conn& c, const Profile& p, PrefaceMode mode);
   void feed_anthro(Conn& c, Direction dir, ByteView data, double ts);
   void start_anthro(Conn& c, PrefaceMode mode);
   void start_tls(Conn& c);

@@ -5,6 +5,7 @@
 
 #include "endpoint/server_state.h"
 #include "net/deadline.h"
+#include "profile/profile.h"
 #include "util/files.h"
 
 namespace anthro {
@@ -158,8 +159,11 @@ struct Endpoint::Impl {
       if (deadline.expired()) ++state->counters.timeouts;
       co_return;
     }
-    if (selected_alpn(stream->ssl()) == kAlpnAnthro) co_await serve_anthro(std::move(stream), *state, std::move(ext), admission);
-    else co_await serve_http(std::move(stream), *state, admission);
+    const Profile* chosen = profile_for_alpn(selected_alpn(stream->ssl()));
+    switch ((chosen ? *chosen : tls_default_profile()).emulation) {
+      case Emulation::AnthroV1Frames: co_await serve_anthro(std::move(stream), *state, std::move(ext), admission); break;
+      case Emulation::HttpBaseline: co_await serve_http(std::move(stream), *state, admission); break;
+    }
   }
 };
 

@@ -10,6 +10,7 @@
 
 #include "crypto/key_schedule.h"
 #include "crypto/keylog.h"
+#include "profile/profile.h"
 #include "protocol/blob.h"
 #include "util/files.h"
 
@@ -85,30 +86,34 @@ bool register_extension(SSL_CTX* ctx) {
                                 parse_extension, nullptr) == 1;
 }
 
-// Picks anthro-v1, else http/1.1; a ClientHello offering neither gets no_application_protocol.
+// The offered ALPN id (length-prefixed, as on the wire) whose profile comes first in the
+// registry, the server's order of preference; anthro-v1 passed over when `skip_anthro`.
+const unsigned char* preferred_alpn(const unsigned char* in, unsigned inlen, bool skip_anthro) {
+  const unsigned char* best = nullptr;
+  const Profile* best_profile = nullptr;
+  for (unsigned i = 0; i < inlen && i + 1 + in[i] <= inlen; i += 1 + in[i]) {
+    const Profile* p = profile_for_alpn(std::string_view(reinterpret_cast<const char*>(in + i + 1), in[i]));
+    if (!p || (skip_anthro && p->emulation == Emulation::AnthroV1Frames)) continue;
+    if (!best_profile || p < best_profile) {
+      best = in + i;
+      best_profile = p;
+    }
+  }
+  return best;
+}
+
+// Picks anthro-v1, else http/1.1 (as the registry orders them); a ClientHello offering no id
+// the registry knows gets no_application_protocol.
 int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                 unsigned inlen, void* arg) {
   bool downgrade = arg != nullptr;
-  const unsigned char *anthro = nullptr, *http = nullptr;
-  for (unsigned i = 0; i < inlen;) {
-    unsigned len = in[i];
-    if (i + 1 + len > inlen) break;
-    std::string_view proto(reinterpret_cast<const char*>(in + i + 1), len);
-    if (proto == kAlpnAnthro) anthro = in + i + 1;
-    if (proto == kAlpnHttp) http = in + i + 1;
-    i += 1 + len;
-  }
-  static const unsigned char http_name[] = "http/1.1";
-  if (anthro && !downgrade) {
-    *out = anthro;
-    *outlen = static_cast<unsigned char>(kAlpnAnthro.size());
-  } else if (http || (anthro && downgrade)) {
-    // The downgrade fault answers http/1.1 even when only anthro-v1 was offered.
-    *out = http ? http : http_name;
-    *outlen = static_cast<unsigned char>(kAlpnHttp.size());
-  } else {
-    return SSL_TLSEXT_ERR_ALERT_FATAL;
-  }
+  const unsigned char* chosen = preferred_alpn(in, inlen, downgrade);
+  // The downgrade fault answers http/1.1 even when only anthro-v1 was offered.
+  static const unsigned char http_wire[] = "\x08http/1.1";
+  if (!chosen && downgrade && preferred_alpn(in, inlen, false)) chosen = http_wire;
+  if (!chosen) return SSL_TLSEXT_ERR_ALERT_FATAL;
+  *out = chosen + 1;
+  *outlen = chosen[0];
   return SSL_TLSEXT_ERR_OK;
 }
 

@@ -2,10 +2,30 @@
 
 #include <cstdlib>
 
+#include "profile/profile.h"
+
 namespace anthro {
 namespace {
 
 Error bad(const std::string& url, const std::string& why) { return make_error(ErrorClass::Usage, "--target \"" + url + "\": " + why); }
+
+// The schemes of the profiles the live client speaks, for the error that lists them.
+std::string scheme_names() {
+  std::string out;
+  for (const Profile& p : profiles())
+    for (const ProfileScheme& s : p.schemes) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  return out;
+}
+
+// Which client speaks a profile's targets; HTTP ones are refined to their API by the path.
+TargetKind client_kind(ProfileId id) {
+  switch (id) {
+    case ProfileId::AnthroV1: return TargetKind::Anthro;
+    case ProfileId::Http:
+    case ProfileId::SessionAffinity: break;
+  }
+  return TargetKind::Messages;
+}
 
 }  // namespace
 
@@ -15,10 +35,10 @@ Result<Target> parse_target(const std::string& url) {
   auto sep = url.find("://");
   if (sep == std::string::npos) return bad(url, "expected SCHEME://HOST:PORT");
   std::string scheme = url.substr(0, sep), rest = url.substr(sep + 3);
-  if (scheme == "anthro") t.kind = TargetKind::Anthro;
-  else if (scheme == "anthro+lab") t = Target{TargetKind::Anthro, false, {}, 0, {}, url};
-  else if (scheme == "https" || scheme == "http") t = Target{TargetKind::Messages, scheme == "https", {}, 0, {}, url};
-  else return bad(url, "unknown scheme \"" + scheme + "\" (anthro, anthro+lab, http, https)");
+  const ProfileScheme* known = find_scheme(scheme);
+  if (!known) return bad(url, "unknown scheme \"" + scheme + "\" (" + scheme_names() + ")");
+  t.kind = client_kind(known->profile);
+  t.tls = known->tls;
   auto slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
   if (slash != std::string::npos) t.path = rest.substr(slash);

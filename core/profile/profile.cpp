@@ -1,0 +1,107 @@
+#include "profile/profile.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+#include "protocol/stream_decoder.h"
+
+namespace anthro {
+namespace {
+
+bool starts_with(ByteView bytes, std::string_view prefix) { return as_text(bytes).substr(0, prefix.size()) == prefix; }
+
+// Lab mode's first bytes are the preface (spec §1): its magic, then the offer.
+bool recognise_anthro(ByteView first) { return starts_with(first, kPrefaceMagic); }
+
+// The request line of the methods the Messages API and its probes use.
+bool recognise_http(ByteView first) {
+  return std::ranges::any_of(std::array<std::string_view, 4>{"GET ", "POST ", "PUT ", "HEAD "},
+                             [first](std::string_view method) { return starts_with(first, method); });
+}
+
+// Seed 004's request headers, in the first request's head (a first request without history may
+// carry neither: such a connection stays plain HTTP, read by the same dissector).
+bool recognise_session_affinity(ByteView first) {
+  std::string_view text = as_text(first);
+  std::string head(text.substr(0, text.find("\r\n\r\n")));
+  std::ranges::transform(head, head.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return head.find("\r\nx-anthropic-session-id:") != std::string::npos ||
+         head.find("\r\nx-anthropic-context-hash:") != std::string::npos;
+}
+
+constexpr std::string_view kAnthroAlpn[] = {"anthro-v1"};
+constexpr std::string_view kHttpAlpn[] = {"http/1.1"};
+constexpr ProfileScheme kAnthroSchemes[] = {{"anthro", true, ProfileId::AnthroV1},
+                                            {"anthro+lab", false, ProfileId::AnthroV1}};
+constexpr ProfileScheme kHttpSchemes[] = {{"http", false, ProfileId::Http}, {"https", true, ProfileId::Http}};
+
+// Carriers before their riders. The HTTP baseline is seed 000's baseline arm: its checklist
+// and plan are anthro-v1's.
+constexpr Profile kProfiles[3] = {
+    {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
+     "seed000-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, nullptr},
+    {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
+     "seed000-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
+    {ProfileId::SessionAffinity, "session-affinity", "Session affinity (seed 004)", {}, recognise_session_affinity, {},
+     "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
+};
+
+const Profile* rider_recognised(const Profile& carrier, ByteView first) {
+  for (const Profile& p : kProfiles)
+    if (p.rides_on == &carrier && p.recognise && p.recognise(first)) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+std::span<const Profile> profiles() { return kProfiles; }
+
+const Profile& profile(ProfileId id) {
+  return *std::ranges::find(kProfiles, id, &Profile::id);
+}
+
+const Profile* find_profile(std::string_view name) {
+  auto it = std::ranges::find(kProfiles, name, &Profile::name);
+  return it == std::end(kProfiles) ? nullptr : &*it;
+}
+
+const Profile* profile_for_alpn(std::string_view alpn) {
+  if (alpn.empty()) return nullptr;
+  for (const Profile& p : kProfiles)
+    if (std::ranges::find(p.alpn, alpn) != p.alpn.end()) return &p;
+  return nullptr;
+}
+
+const Profile& tls_default_profile() { return profile(ProfileId::Http); }
+
+const Profile* profile_for_handshake(std::string_view selected_alpn, bool client_offered_alpn) {
+  if (!selected_alpn.empty()) return profile_for_alpn(selected_alpn);
+  return client_offered_alpn ? &tls_default_profile() : nullptr;
+}
+
+const ProfileScheme* find_scheme(std::string_view scheme) {
+  for (const Profile& p : kProfiles)
+    for (const ProfileScheme& s : p.schemes)
+      if (s.name == scheme) return &s;
+  return nullptr;
+}
+
+const Profile* profile_for_scheme(std::string_view scheme) {
+  const ProfileScheme* s = find_scheme(scheme);
+  return s ? &profile(s->profile) : nullptr;
+}
+
+const Profile* recognise_connection(ByteView first_client_bytes) {
+  for (const Profile& p : kProfiles) {
+    if (p.rides_on || !p.recognise || !p.recognise(first_client_bytes)) continue;
+    const Profile* rider = rider_recognised(p, first_client_bytes);
+    return rider ? rider : &p;
+  }
+  return nullptr;
+}
+
+const Profile& unrecognised_cleartext_profile() { return profile(ProfileId::AnthroV1); }
+
+}  // namespace anthro

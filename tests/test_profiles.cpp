@@ -1,0 +1,197 @@
+// The profile registry (core/profile): lookups by ALPN id, scheme and name; recognition of real
+// first bytes (the vector conversation's preface, a live client's request line, seed 004's
+// headers) and of garbage and truncated bytes; captures dissected through it.
+#include <QtTest>
+
+#include <random>
+
+#include "capture/capture_decoder.h"
+#include "capture/packet.h"
+#include "capture_generator.h"
+#include "crypto/keylog.h"
+#include "profile/profile.h"
+#include "protocol/stream_decoder.h"
+#include "session/target.h"
+#include "vectors.h"
+
+using namespace anthro;
+using namespace anthro::test;
+
+namespace {
+
+// A request head as the live HTTP client writes it (core/session/client_http.cpp).
+std::string messages_request(const std::string& extra_headers = "") {
+  const std::string body = R"({"model":"m","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]})";
+  return "POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1:7080\r\ncontent-type: application/json\r\n"
+         "accept: text/event-stream\r\ncontent-length: " + std::to_string(body.size()) +
+         "\r\nanthropic-version: 2023-06-01\r\n" + extra_headers + "\r\n" + body;
+}
+
+// The lab preface as a client sends it: the magic, then the vectors' offer.
+Bytes lab_preface() {
+  Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
+  append(preface, hex(vectors()["blobs"]["offer"]));
+  return preface;
+}
+
+std::string name_of(const Profile* p) { return p ? std::string(p->name) : "nothing"; }
+
+struct Dissected {
+  std::vector<CaptureConnection> conns;
+  std::string first_client_bytes;
+};
+
+// A capture through the decoder, as analyze reads it.
+Dissected dissect(const std::string& pcap, const KeyRing& ring) {
+  Dissected out;
+  CaptureEvents events;
+  events.on_plaintext = [&](const CaptureConnection&, Direction d, ByteView b, double) {
+    if (d == Direction::ClientToServer && out.first_client_bytes.empty()) out.first_client_bytes = as_text(b);
+  };
+  events.on_connection_end = [&](const CaptureConnection& c) { out.conns.push_back(c); };
+  CaptureDecoder decoder(ring, events);
+  auto reader = CaptureReader::open(pcap);
+  if (!reader.ok()) qFatal("cannot open %s", pcap.c_str());
+  while (auto p = (*reader)->next())
+    if (auto seg = parse_tcp(*p); seg.ok() && *seg) decoder.feed(**seg);
+  decoder.finish();
+  return out;
+}
+
+}  // namespace
+
+class TestProfiles : public QObject {
+  Q_OBJECT
+ private slots:
+  void registryHoldsTheThreeProfiles() {
+    QCOMPARE(profiles().size(), std::size_t{3});
+    QCOMPARE(name_of(find_profile("anthro-v1")), std::string("anthro-v1"));
+    QCOMPARE(find_profile("session-affinity")->rides_on, &profile(ProfileId::Http));
+    QCOMPARE(profile(ProfileId::SessionAffinity).dissector, Dissector::Http);
+    QCOMPARE(profile(ProfileId::SessionAffinity).checklist_id, std::string_view("session-affinity"));
+    QCOMPARE(profile(ProfileId::SessionAffinity).rollout_plan_id, std::string_view("seed004-four-stages"));
+    QCOMPARE(profile(ProfileId::AnthroV1).rollout_plan_id, std::string_view("seed000-five-stages"));
+    QCOMPARE(profile(ProfileId::AnthroV1).checklist_id, std::string_view("latency"));
+    QVERIFY(find_profile("h2") == nullptr);
+  }
+
+  void byAlpn() {
+    QCOMPARE(name_of(profile_for_alpn("anthro-v1")), std::string("anthro-v1"));
+    QCOMPARE(profile_for_alpn("anthro-v1")->emulation, Emulation::AnthroV1Frames);
+    QCOMPARE(name_of(profile_for_alpn("http/1.1")), std::string("http"));  // the carrier, not its rider
+    QCOMPARE(profile_for_alpn("http/1.1")->emulation, Emulation::HttpBaseline);
+    QCOMPARE(name_of(profile_for_alpn("h2")), std::string("nothing"));
+    QCOMPARE(name_of(profile_for_alpn("")), std::string("nothing"));
+    QCOMPARE(name_of(profile_for_alpn("ANTHRO-V1")), std::string("nothing"));  // ALPN ids are bytes
+    // A handshake as a capture sees it.
+    QCOMPARE(name_of(profile_for_handshake("anthro-v1", true)), std::string("anthro-v1"));
+    QCOMPARE(name_of(profile_for_handshake("", true)), std::string("http"));
+    QCOMPARE(name_of(profile_for_handshake("", false)), std::string("nothing"));
+    QCOMPARE(name_of(profile_for_handshake("h2", true)), std::string("nothing"));
+    QCOMPARE(tls_default_profile().id, ProfileId::Http);
+  }
+
+  void byScheme() {
+    QCOMPARE(name_of(profile_for_scheme("anthro")), std::string("anthro-v1"));
+    QCOMPARE(name_of(profile_for_scheme("anthro+lab")), std::string("anthro-v1"));
+    QCOMPARE(name_of(profile_for_scheme("https")), std::string("http"));
+    QCOMPARE(name_of(profile_for_scheme("http")), std::string("http"));
+    QCOMPARE(name_of(profile_for_scheme("ftp")), std::string("nothing"));
+    QCOMPARE(name_of(profile_for_scheme("")), std::string("nothing"));
+    QVERIFY(find_scheme("anthro")->tls && !find_scheme("anthro+lab")->tls);
+    QVERIFY(find_scheme("https")->tls && !find_scheme("http")->tls);
+    // parse_target asks the registry: the same targets as before, the same refusal.
+    auto lab = parse_target("anthro+lab://127.0.0.1:7070");
+    QVERIFY(lab.ok() && lab->kind == TargetKind::Anthro && !lab->tls && lab->transport() == "lab");
+    auto https = parse_target("https://[::1]:8443/v1/chat/completions");
+    QVERIFY(https.ok() && https->kind == TargetKind::ChatCompletions && https->tls && https->port == 8443);
+    auto unknown = parse_target("ftp://x:1");
+    QVERIFY(!unknown.ok());
+    QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https)"));
+  }
+
+  void recognisesRealFirstBytes() {
+    Bytes preface = lab_preface();
+    QCOMPARE(name_of(recognise_connection(preface)), std::string("anthro-v1"));
+    Bytes conversation = hex(vectors()["conversation"]["client_to_server"]);
+    QCOMPARE(name_of(recognise_connection(conversation)), std::string("anthro-v1"));
+    std::string request = messages_request();
+    QCOMPARE(name_of(recognise_connection(as_bytes(request))), std::string("http"));
+    QCOMPARE(name_of(recognise_connection(as_bytes(std::string("GET /metrics HTTP/1.1\r\n\r\n")))), std::string("http"));
+    std::string affinity = messages_request("X-Anthropic-Session-ID: 0b7e4a8e-3f7c-4d0a-9c1e-2a5b6c7d8e9f\r\n");
+    QCOMPARE(name_of(recognise_connection(as_bytes(affinity))), std::string("session-affinity"));
+    std::string hashed = messages_request("x-anthropic-context-hash: 9f86d081884c7d65\r\n");
+    QCOMPARE(name_of(recognise_connection(as_bytes(hashed))), std::string("session-affinity"));
+    // Seed 004's header in the body is not a header.
+    std::string in_body = messages_request() + "\r\nx-anthropic-session-id: x";
+    QCOMPARE(name_of(recognise_connection(as_bytes(in_body))), std::string("http"));
+    // TLS is recognised below the profiles, never by one of them.
+    const Bytes client_hello = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01};
+    QCOMPARE(name_of(recognise_connection(client_hello)), std::string("nothing"));
+  }
+
+  void garbageAndTruncationAreNothing() {
+    Bytes preface = lab_preface();
+    std::string request = messages_request();
+    for (std::size_t n : {0, 1, 3, 7}) {
+      QCOMPARE(name_of(recognise_connection(ByteView(preface).first(n))), std::string("nothing"));
+      QCOMPARE(name_of(recognise_connection(as_bytes(request).first(std::min<std::size_t>(n, 4)))), std::string("nothing"));
+    }
+    for (std::string_view bad : {"ANTHRO02", "anthro01", "POST/v1", "get / HTTP/1.1", "\r\n\r\n", "X-Anthropic-Session-ID: x"})
+      QCOMPARE(name_of(recognise_connection(as_bytes(bad))), std::string("nothing"));
+    std::mt19937 rng(15);
+    for (int i = 0; i < 2000; ++i) {
+      Bytes noise(rng() % 300);
+      for (auto& b : noise) b = static_cast<std::uint8_t>(rng());
+      if (i % 2) std::copy_n("POST ", std::min<std::size_t>(5, noise.size()), noise.begin());  // an HTTP start, then noise
+      const Profile* p = recognise_connection(noise);
+      QVERIFY(p == nullptr || p->dissector == Dissector::Http);
+    }
+    QCOMPARE(unrecognised_cleartext_profile().id, ProfileId::AnthroV1);
+  }
+
+  // The vectors' lab conversation: recognised by its preface, dissected into its six frames.
+  void vectorPcapDissectsThroughTheRegistry() {
+    std::string keylog = vectors_path("lab-conversation.keylog");
+    KeyRing ring;
+    ring.add(parse_keylog(read_file(keylog), keylog));
+    Dissected d = dissect(vectors_path("lab-conversation.pcap"), ring);
+    QCOMPARE(d.conns.size(), std::size_t{1});
+    QCOMPARE(name_of(recognise_connection(as_bytes(d.first_client_bytes))), std::string("anthro-v1"));
+    QCOMPARE(d.conns[0].transport, CaptureTransport::Lab);
+    QCOMPARE(d.conns[0].frames, std::uint64_t{6});
+    QCOMPARE(d.conns[0].frames_opened, std::uint64_t{6});
+    QCOMPARE(decryption_text(d.conns[0]), std::string("ok"));
+  }
+
+  // Cleartext HTTP, with and without seed 004's headers: one dissector for both.
+  void httpCapturesDissectThroughTheRegistry() {
+    const std::string reply = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+    for (const std::string& request :
+         {messages_request(), messages_request("X-Anthropic-Session-ID: 0b7e4a8e-3f7c-4d0a-9c1e-2a5b6c7d8e9f\r\n")}) {
+      QTemporaryDir dir;
+      std::string pcap = dir.filePath("http.pcap").toStdString();
+      write_capture(pcap, exchange({{true, request}, {false, reply}}));
+      Dissected d = dissect(pcap, KeyRing{});
+      QCOMPARE(d.conns.size(), std::size_t{1});
+      QCOMPARE(d.conns[0].transport, CaptureTransport::Http);
+      QCOMPARE(d.conns[0].http_requests, std::uint64_t{1});
+      QCOMPARE(d.conns[0].frames, std::uint64_t{0});
+      QCOMPARE(recognise_connection(as_bytes(d.first_client_bytes))->dissector, Dissector::Http);
+    }
+  }
+
+  // Bytes no heuristic claims are read as the fallback, anthro-v1, as before the registry.
+  void unclaimedCleartextFallsBackToAnthro() {
+    QTemporaryDir dir;
+    std::string pcap = dir.filePath("noise.pcap").toStdString();
+    write_capture(pcap, exchange({{true, "hello?"}, {false, "\x01\x02\x03"}}));
+    Dissected d = dissect(pcap, KeyRing{});
+    QCOMPARE(d.conns.size(), std::size_t{1});
+    QCOMPARE(d.conns[0].transport, CaptureTransport::Lab);
+    QCOMPARE(d.conns[0].http_requests, std::uint64_t{0});
+  }
+};
+
+QTEST_GUILESS_MAIN(TestProfiles)
+#include "test_profiles.moc"
