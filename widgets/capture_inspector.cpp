@@ -120,7 +120,8 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   frame_view_->installEventFilter(this);
   goto_->installEventFilter(this);
   const int digit = frame_view_->fontMetrics().horizontalAdvance('0');
-  const int widths[] = {9, 15, 5, 9, 14, 7, 7};
+  const int widths[] = {9, 15, 5, 9, 14, 7, 7, 20, 17, 10, 22};
+  static_assert(std::size(widths) == FrameTableModel::Summary);
   for (int c = 0; c < FrameTableModel::Summary; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
 
   // Connections sort by any column, as numbers where they are numbers (ConnectionsModel::SortRole).

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "session_tracer.h"
+
 namespace anthro::widgets {
 
 namespace {
@@ -42,6 +44,10 @@ void order_by(std::vector<std::uint32_t>& frames, KeyOf key_of, Qt::SortOrder or
   for (std::size_t i = 0; i < frames.size(); ++i) frames[i] = keyed[i].second;
 }
 
+TracerColumn tracer_column(int column) {
+  return static_cast<TracerColumn>(column - FrameTableModel::SessionId);
+}
+
 }  // namespace
 
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column) {
@@ -58,6 +64,14 @@ QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const Fram
       auto d = index.detail(frame);
       if (!d) return FrameTableModel::tr("(unreadable)");
       return QString::fromStdString(d->status == "ok" ? d->summary : d->status);
+    }
+    case FrameTableModel::SessionId:
+    case FrameTableModel::ContextHash:
+    case FrameTableModel::TokenCount:
+    case FrameTableModel::HttpStatus: {
+      if (row.kind != RowKind::HttpRequest && row.kind != RowKind::HttpResponse) return {};
+      auto d = index.detail(frame);
+      return d ? tracer_text(*d, tracer_column(column)) : QString();
     }
   }
   return {};
@@ -256,6 +270,10 @@ QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, i
     case Type: return tr("Type");
     case Stream: return tr("Stream");
     case Tokens: return tr("Tokens");
+    case SessionId:
+    case ContextHash:
+    case TokenCount:
+    case HttpStatus: return tracer_title(tracer_column(section));
     case Summary: return tr("Summary");
   }
   return {};

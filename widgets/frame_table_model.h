@@ -26,7 +26,9 @@ enum class TimeFormat { TimeOfDay, SinceStart, SincePrevious, SinceReference };
 class FrameTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Number, Time, Connection, Direction, Type, Stream, Tokens, Summary, ColumnCount };
+  // SessionId … HttpStatus: the session tracer's (session_tracer.h), HTTP requests and replies only.
+  enum Column { Number, Time, Connection, Direction, Type, Stream, Tokens, SessionId, ContextHash, TokenCount, HttpStatus,
+                Summary, ColumnCount };
 
   using QAbstractTableModel::QAbstractTableModel;
 

@@ -1,5 +1,8 @@
 #include "net/http_io.h"
 
+#include <functional>
+
+#include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -122,6 +125,28 @@ std::string http_last_chunk(const std::vector<std::pair<std::string, std::string
   return out + "\r\n";
 }
 
+namespace {
+
+std::string cut_field(boost::beast::string_view s) {
+  return std::string(s.data(), std::min(s.size(), HttpResponseReader::kMaxFieldBytes));
+}
+
+// A chunk's extensions as Beast checked them (";name=value;name"): names lowercased, values unquoted.
+HttpFields chunk_extension_fields(boost::beast::string_view raw) {
+  HttpFields out;
+  http::chunk_extensions ext;
+  boost::system::error_code ec;
+  ext.parse(raw, ec);
+  if (ec) return out;
+  for (const auto& [name, value] : ext) {
+    if (out.size() == HttpResponseReader::kMaxChunkExtensions) break;
+    out.emplace_back(lower(cut_field(name)), cut_field(value));
+  }
+  return out;
+}
+
+}  // namespace
+
 struct HttpResponseReader::Impl {
   Impl() { reset(false); }
   void reset(bool no_body) {
@@ -129,9 +154,23 @@ struct HttpResponseReader::Impl {
     parser->body_limit(boost::none);  // streams run as long as the server sends
     parser->eager(true);
     parser->skip(no_body);
+    parser->on_chunk_header(on_chunk);
+    head_fields.reset();
+    extensions.clear();
   }
+  // Beast calls it for each chunk's size line, the last chunk's before its trailer is parsed.
+  std::function<void(std::uint64_t, boost::beast::string_view, boost::system::error_code&)> on_chunk =
+      [this](std::uint64_t size, boost::beast::string_view raw, boost::system::error_code&) {
+        if (!raw.empty()) extensions.push_back(chunk_extension_fields(raw));
+        if (size == 0) {
+          const auto& msg = parser->get();
+          head_fields = static_cast<std::size_t>(std::distance(msg.begin(), msg.end()));
+        }
+      };
   std::optional<http::response_parser<http::string_body>> parser;
   std::string pending;
+  std::vector<HttpFields> extensions;
+  std::optional<std::size_t> head_fields;  // once the last chunk came: the fields before its trailer
 };
 
 HttpResponseReader::HttpResponseReader() : impl_(std::make_unique<Impl>()) {}
@@ -185,6 +224,22 @@ std::string HttpResponseReader::head_text() const {
 std::string HttpResponseReader::take_body() {
   std::string out;
   out.swap(impl_->parser->get().body());
+  return out;
+}
+
+std::vector<HttpFields> HttpResponseReader::take_chunk_extensions() {
+  std::vector<HttpFields> out;
+  out.swap(impl_->extensions);
+  return out;
+}
+
+HttpFields HttpResponseReader::trailers() const {
+  HttpFields out;
+  if (!impl_->head_fields || !done()) return out;
+  const auto& msg = impl_->parser->get();
+  auto it = msg.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(*impl_->head_fields));
+  for (; it != msg.end(); ++it) out.emplace_back(lower(cut_field(it->name_string())), cut_field(it->value()));
   return out;
 }
 
