@@ -1,5 +1,6 @@
 // Seed 004's session-affinity headers, chunk extensions and trailer, read from parsed fields.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <limits>
 

@@ -202,9 +202,7 @@ class TestSessionTracerInspector : public QObject {
     check_columns(inspector, c.exchanges);
 
     if (QByteArray shots = qgetenv("ANTHRO_TEST_SHOTS"); !shots.isEmpty() && scheme == "http") {
-      inspector.applyFilter("type:HTTP_RESPONSE");
-      QTest::qWait(300);
-      inspector.frameView()->selectRow(2);
+      inspector.frameView()->selectRow(rows_of(inspector.frames(), "HTTP_RESPONSE")[2]);
       QTest::qWait(200);
       inspector.grab().save(QString::fromUtf8(shots) + "/capture-inspector-affinity.png");
     }
