@@ -120,7 +120,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   frame_view_->installEventFilter(this);
   goto_->installEventFilter(this);
   const int digit = frame_view_->fontMetrics().horizontalAdvance('0');
-  const int widths[] = {9, 15, 5, 9, 14, 7, 7, 20, 17, 10, 22};
+  const int widths[] = {9, 15, 5, 9, 14, 7, 7, 34, 17, 12, 44};
   static_assert(std::size(widths) == FrameTableModel::Summary);
   for (int c = 0; c < FrameTableModel::Summary; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
 
