@@ -182,14 +182,16 @@ void FrameTableModel::sort(int column, Qt::SortOrder order) {
   emit sortRequested(column, order);
 }
 
-QString FrameTableModel::rowsText(const QList<int>& rows) const {
+QString FrameTableModel::rowsText(const QList<int>& rows, QList<int> columns) const {
+  if (columns.isEmpty())
+    for (int c = 0; c < ColumnCount; ++c) columns << c;
   QStringList lines;
   QStringList header;
-  for (int c = 0; c < ColumnCount; ++c) header << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+  for (int c : columns) header << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
   lines << header.join('\t');
   for (int row : rows) {
     QStringList cells;
-    for (int c = 0; c < ColumnCount; ++c) cells << data(index(row, c), Qt::DisplayRole).toString();
+    for (int c : columns) cells << data(index(row, c), Qt::DisplayRole).toString();
     lines << cells.join('\t');
   }
   return lines.join('\n') + '\n';
