@@ -161,7 +161,8 @@ struct HttpResponseReader::Impl {
   // Beast calls it for each chunk's size line, the last chunk's before its trailer is parsed.
   std::function<void(std::uint64_t, boost::beast::string_view, boost::system::error_code&)> on_chunk =
       [this](std::uint64_t size, boost::beast::string_view raw, boost::system::error_code&) {
-        if (!raw.empty()) extensions.push_back(chunk_extension_fields(raw));
+        // Bounded for a reader nobody asks (the live client): the oldest kept, the rest dropped.
+        if (!raw.empty() && extensions.size() < kMaxPendingChunks) extensions.push_back(chunk_extension_fields(raw));
         if (size == 0) {
           const auto& msg = parser->get();
           head_fields = static_cast<std::size_t>(std::distance(msg.begin(), msg.end()));

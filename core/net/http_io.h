@@ -84,11 +84,11 @@ class HttpResponseReader {
   std::string take_body();  // body bytes parsed since the last call
   // A chunked body: the extensions of each chunk (the last one's too) whose size line was
   // parsed since the last call, in order; at most kMaxChunkExtensions a chunk, names and
-  // values cut to kMaxFieldBytes.
+  // values cut to kMaxFieldBytes, and kMaxPendingChunks chunks between two calls.
   std::vector<HttpFields> take_chunk_extensions();
   // A chunked body read to its end: the fields of its trailer, as the head's are read.
   HttpFields trailers() const;
-  static constexpr std::size_t kMaxChunkExtensions = 16, kMaxFieldBytes = 1024;
+  static constexpr std::size_t kMaxChunkExtensions = 16, kMaxFieldBytes = 1024, kMaxPendingChunks = 8192;
   const std::string& error() const { return error_; }
 
  private:
