@@ -80,7 +80,9 @@ class TestCaptureHttp : public QObject {
     QCOMPARE(r.packets->second, std::uint64_t{8});  // the eighth packet fed ends it
     QCOMPARE(x.d.sse_events(), std::uint64_t{8});
     // Rows: the request (its key masked), the reply's head, each event with its time.
-    QCOMPARE(x.seen.events.size(), std::size_t{10});
+    QCOMPARE(x.seen.events.size(), std::size_t{11});  // and the reply's end
+    QCOMPARE(x.seen.events[10].kind, HttpEventKind::ReplyEnd);
+    QVERIFY(x.seen.events[10].affinity.empty());  // no session headers: nothing to tell
     QCOMPARE(x.seen.events[0].kind, HttpEventKind::Request);
     QCOMPARE(x.seen.events[0].summary, std::string("POST /v1/messages"));
     QVERIFY(x.seen.events[0].text.find("sk-secret-key") == std::string::npos);
@@ -287,6 +289,101 @@ class TestCaptureHttp : public QObject {
       x.d.finish();
       QCOMPARE(x.seen.exchanges.size(), std::size_t(x.d.requests()));
     }
+  }
+
+  // Seed 004's session headers: names in any case, chunk extensions summed, the trailer apart,
+  // the error type read from the JSON body (a message naming another type does not count).
+  void sessionAffinityHeadersExtensionsAndTrailer() {
+    Dissect x;
+    x.client(post("/v1/messages", kBody, "X-ANTHROPIC-SESSION-ID: sess_1\r\nx-anthropic-context-hash: 00aa\r\n"), 1.0);
+    std::string head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
+                       "X-Anthropic-Session-Id: sess_1\r\nX-Anthropic-Context-Hash: 11bb\r\n"
+                       "Trailer: X-Anthropic-Token-Count\r\n\r\n";
+    auto chunks = sse_chunks({"a", "b", "c"});
+    std::string body;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      std::string data = chunks[i].substr(chunks[i].find("\r\n") + 2);
+      data.resize(data.size() - 2);
+      body += net::http_chunk(data, i % 2 ? "X-Anthropic-Token-Count=2;other=\"q;x\"" : "x-anthropic-token-count=\"1\"");
+    }
+    x.server(head + body.substr(0, 17), 1.1);  // an extension split across packets
+    x.server(body.substr(17) + net::http_last_chunk({{"x-anthropic-token-count", "13"}}), 1.2);
+    const HttpAffinity& sent = x.seen.events[0].affinity;
+    QCOMPARE(sent.session_id, std::string("sess_1"));
+    QCOMPARE(sent.context_hash, std::string("00aa"));
+    QCOMPARE(x.seen.events[1].affinity.context_hash, std::string("11bb"));
+    const HttpEvent& end = x.seen.events.back();
+    QCOMPARE(end.kind, HttpEventKind::ReplyEnd);
+    QCOMPARE(end.status, 200);
+    QCOMPARE(end.affinity.session_id, std::string("sess_1"));
+    QCOMPARE(end.affinity.chunks_counted, std::uint64_t{8});
+    QCOMPARE(end.affinity.chunk_token_sum, std::uint64_t{12});  // 4 × 1 + 4 × 2
+    QCOMPARE(end.affinity.chunk_tokens.front(), std::uint64_t{1});
+    QCOMPARE(end.affinity.trailer_total, std::optional<std::uint64_t>{13});
+    QVERIFY(end.affinity.error_type.empty());
+
+    // A 409 and a 400: their headers and the type of their JSON bodies.
+    auto reply = [](int status, const std::string& extra, const std::string& json) {
+      return "HTTP/1.1 " + std::to_string(status) + " X\r\ncontent-type: application/json\r\n" + extra +
+             "content-length: " + std::to_string(json.size()) + "\r\n\r\n" + json;
+    };
+    Dissect y;
+    y.client(post("/v1/messages", kBody) + post("/v1/messages", kBody) + post("/v1/messages", kBody), 1.0);
+    y.server(reply(409, "x-anthropic-new-session-id: sess_2\r\n",
+                   R"({"type":"error","error":{"type":"session_migrated","message":"moved"}})") +
+                 reply(400, "X-Anthropic-Expected-Hash: 22cc\r\n",
+                       R"({"type":"error","error":{"type":"invalid_context_hash","message":"m"}})") +
+                 reply(400, "", R"({"error":{"type":"invalid_request_error","message":"not invalid_context_hash"}})"),
+             1.1);
+    std::vector<HttpAffinity> ends;
+    for (const auto& e : y.seen.events)
+      if (e.kind == HttpEventKind::ReplyEnd) ends.push_back(e.affinity);
+    QCOMPARE(ends.size(), std::size_t{3});
+    QCOMPARE(ends[0].error_type, std::string("session_migrated"));
+    QCOMPARE(ends[0].new_session_id, std::string("sess_2"));
+    QCOMPARE(ends[1].error_type, std::string("invalid_context_hash"));
+    QCOMPARE(ends[1].expected_hash, std::string("22cc"));
+    QCOMPARE(ends[2].error_type, std::string("invalid_request_error"));
+  }
+
+  // Hostile values: oversized headers and extensions cut, counts that are no numbers kept
+  // apart, a sum that would overflow saturated; nothing crashes.
+  void hostileSessionValuesAreBounded() {
+    Dissect x;
+    std::string huge(6000, 'A');
+    x.client(post("/v1/messages", kBody, "x-anthropic-session-id: " + huge + "\r\nx-anthropic-context-hash: \xff\xfe\r\n"), 1.0);
+    std::string head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
+                       "x-anthropic-expected-hash: " + huge + "\r\n\r\n";
+    std::string body = net::http_chunk("a", "x-anthropic-token-count=18446744073709551615") +
+                       net::http_chunk("b", "x-anthropic-token-count=5") +
+                       net::http_chunk("c", "x-anthropic-token-count=-3") +
+                       net::http_chunk("d", "x-anthropic-token-count=99999999999999999999999") +
+                       net::http_chunk("e", "x-anthropic-token-count=\"" + huge + "\"");
+    for (int i = 0; i < 40; ++i) body += net::http_chunk("f", "e1;e2;e3;e4;e5;e6;e7;e8;e9;e10;e11;e12;e13;e14;e15;e16;x-anthropic-token-count=1");
+    x.server(head + body + net::http_last_chunk({{"X-Anthropic-Token-Count", "1e3"}}), 1.1);
+    const HttpAffinity& sent = x.seen.events[0].affinity;
+    QCOMPARE(sent.session_id.size(), HttpAffinity::kMaxValue);
+    QVERIFY(sent.cut);
+    QCOMPARE(sent.context_hash, std::string("\xff\xfe"));
+    const HttpAffinity& a = x.seen.events.back().affinity;
+    QCOMPARE(x.seen.events.back().kind, HttpEventKind::ReplyEnd);
+    QCOMPARE(a.expected_hash.size(), HttpAffinity::kMaxValue);
+    QCOMPARE(a.chunks_counted, std::uint64_t{2});  // the 17th extension of a chunk is not read
+    QCOMPARE(a.chunk_token_sum, std::numeric_limits<std::uint64_t>::max());
+    QVERIFY(!a.trailer_total);
+    QVERIFY(!a.bad_count.empty() && a.bad_count.size() <= HttpAffinity::kMaxValue);
+
+    // Garbage chunk extensions: an unterminated quote reads no count (Beast waits for its end);
+    // a nameless one ends the reading with a named error. Never a crash.
+    Dissect y;
+    y.client(post("/v1/messages", kBody), 1.0);
+    y.server(kSseHead + "1;x-anthropic-token-count=\"unterminated\r\na\r\n0\r\n\r\n", 1.1);
+    y.d.finish();
+    for (const auto& e : y.seen.events) QCOMPARE(e.affinity.chunks_counted, std::uint64_t{0});
+    Dissect z;
+    z.client(post("/v1/messages", kBody), 1.0);
+    z.server(kSseHead + "1;=7\r\na\r\n0\r\n\r\n", 1.1);
+    QVERIFY2(z.d.error().find("chunk") != std::string::npos, z.d.error().c_str());
   }
 };
 

@@ -13,6 +13,7 @@
 #include "affinity/context_hash.h"
 #include "affinity/conversation.h"
 #include "affinity/session_slots.h"
+#include "affinity_curl.h"
 #include "endpoint/prometheus.h"
 #include "net/http_io.h"
 #include "endpoint_fixture.h"
@@ -32,78 +33,6 @@ SessionSlots counted_slots(std::size_t count) {
   c.gc_pause_ms = 200;
   auto n = std::make_shared<int>(0);
   return SessionSlots(c, [n] { return "s" + std::to_string(++*n); });
-}
-
-struct CurlReply {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // names lowercased
-  std::string body;                            // as sent: chunked bodies keep their framing (--raw)
-};
-
-CurlReply post(const std::string& url, const std::string& body, const std::vector<std::string>& headers) {
-  QTemporaryDir dir;
-  QStringList args{"-sS", "--raw", "-D", dir.filePath("head"), "-o", dir.filePath("body"),
-                   "-H", "anthropic-version: 2023-06-01", "-H", "content-type: application/json",
-                   "--data-binary", QString::fromStdString(body)};
-  for (const auto& h : headers) args << "-H" << QString::fromStdString(h);
-  args << QString::fromStdString(url);
-  QProcess p;
-  p.start("curl", args);
-  if (!p.waitForFinished(30000) || p.exitCode() != 0) qFatal("curl failed: %s", p.readAllStandardError().constData());
-  CurlReply r;
-  r.body = read_file(dir.filePath("body").toStdString());
-  for (const auto& line : QString::fromStdString(read_file(dir.filePath("head").toStdString())).split("\r\n")) {
-    if (line.startsWith("HTTP/")) r.status = line.section(' ', 1, 1).toInt();
-    int colon = line.indexOf(':');
-    if (colon > 0) r.headers[line.left(colon).toLower().toStdString()] = line.mid(colon + 1).trimmed().toStdString();
-  }
-  return r;
-}
-
-struct Chunks {
-  std::vector<std::string> data;
-  std::vector<std::uint64_t> counts;  // each chunk's x-anthropic-token-count
-  std::map<std::string, std::string> trailers;
-};
-
-// A chunked body read by hand, so the extensions and trailers are the bytes the server sent.
-Chunks chunks_of(const std::string& raw) {
-  Chunks out;
-  std::size_t at = 0;
-  for (;;) {
-    std::size_t eol = raw.find("\r\n", at);
-    if (eol == std::string::npos) qFatal("chunk size line not ended at byte %zu", at);
-    std::string line = raw.substr(at, eol - at);
-    std::size_t size = std::stoul(line, nullptr, 16);
-    auto ext = line.find(";x-anthropic-token-count=");
-    at = eol + 2;
-    if (size == 0) break;
-    out.counts.push_back(ext == std::string::npos ? UINT64_MAX : std::stoull(line.substr(ext + 25)));
-    out.data.push_back(raw.substr(at, size));
-    at += size + 2;
-  }
-  for (std::size_t eol; (eol = raw.find("\r\n", at)) != std::string::npos && eol > at; at = eol + 2) {
-    std::string line = raw.substr(at, eol - at);
-    out.trailers[line.substr(0, line.find(':'))] = line.substr(line.find(':') + 2);
-  }
-  return out;
-}
-
-// The streamed reply's text, from its text_delta events.
-std::string streamed_text(const Chunks& c) {
-  std::string text;
-  for (const auto& d : c.data) {
-    auto at = d.find("data: ");
-    if (at == std::string::npos) continue;
-    auto event = nlohmann::json::parse(d.substr(at + 6, d.find('\n', at) - at - 6));
-    if (event["type"] == "content_block_delta") text += event["delta"]["text"].get<std::string>();
-  }
-  return text;
-}
-
-std::string request_body(const ordered_json& messages, bool stream) {
-  ordered_json body = {{"model", "m"}, {"max_tokens", 4}, {"stream", stream}, {"messages", messages}};
-  return body.dump();
 }
 
 std::uint64_t gauge(const std::string& metrics, const std::string& name) {
@@ -264,15 +193,22 @@ class TestSessionAffinity : public QObject {
     std::string all = head + body;
     for (char ch : all) QVERIFY(r.feed(std::string_view(&ch, 1)));  // byte by byte
     QVERIFY(r.done());
-    QCOMPARE(r.chunk_extension_sum("x-anthropic-token-count"), std::optional<std::uint64_t>(3));
-    QCOMPARE(r.chunk_extension_sum("other"), std::optional<std::uint64_t>());
-    QCOMPARE(r.trailer("x-anthropic-token-count"), std::optional<std::string>("3"));
-    QCOMPARE(r.trailer("x-anthropic-session-id"), std::optional<std::string>());  // a header, not a trailer
+    std::uint64_t counted = 0;
+    std::size_t numbers = 0;
+    for (const auto& chunk : r.take_chunk_extensions())
+      for (const auto& [name, value] : chunk)
+        if (auto n = name == "x-anthropic-token-count" ? net::parse_decimal(value) : std::nullopt) {
+          counted += *n;
+          ++numbers;
+        }
+    QCOMPARE(counted, std::uint64_t{3});
+    QCOMPARE(numbers, std::size_t{2});  // "nope" is not a count
+    QCOMPARE(r.trailers(), (net::HttpFields{{"x-anthropic-token-count", "3"}}));  // the session id is a header
     QCOMPARE(r.take_body(), std::string("abcdef"));
     net::HttpResponseReader plain;
     QVERIFY(plain.feed("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"));
-    QCOMPARE(plain.chunk_extension_sum("x-anthropic-token-count"), std::optional<std::uint64_t>());
-    QCOMPARE(plain.trailer("x-anthropic-token-count"), std::optional<std::string>());
+    QVERIFY(plain.take_chunk_extensions().empty());
+    QVERIFY(plain.trailers().empty());
     QCOMPARE(prometheus_sample("# HELP a x\na_total 3\na 7.5\nab 1\n", "a"), std::optional<double>(7.5));
     QCOMPARE(prometheus_sample("a_total 3\n", "a"), std::optional<double>());
   }

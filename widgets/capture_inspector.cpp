@@ -120,7 +120,8 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   frame_view_->installEventFilter(this);
   goto_->installEventFilter(this);
   const int digit = frame_view_->fontMetrics().horizontalAdvance('0');
-  const int widths[] = {9, 15, 5, 9, 14, 7, 7};
+  const int widths[] = {9, 15, 5, 9, 14, 7, 7, 34, 17, 12, 44};
+  static_assert(std::size(widths) == FrameTableModel::Summary);
   for (int c = 0; c < FrameTableModel::Summary; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
 
   // Connections sort by any column, as numbers where they are numbers (ConnectionsModel::SortRole).
@@ -373,6 +374,7 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   index_ = *index;
   frames_->setIndex(index_);
   connections_->setConnections({});
+  showTracerColumns();
   statistics_->setAnalysis(nullptr);
   detail_->clear();
   hex_->clear();
@@ -406,8 +408,17 @@ void CaptureInspector::poll() {
   if (total > 0) progress_->setValue(static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)));
   progress_->setFormat(tr("%1 frames").arg(index_->frame_count()));
   if (++polls_ % 10 == 0) connections_->setConnections(index_->connections());
+  showTracerColumns();
   if (frames_->rowCount() > 0 && !frame_view_->currentIndex().isValid() && frames_->showsAll())
     selectFrame(frames_->frameAt(0));
+}
+
+// The session tracer's columns take room only in a capture with HTTP connections.
+void CaptureInspector::showTracerColumns() {
+  const auto& conns = connections_->connections();
+  const bool http = std::any_of(conns.begin(), conns.end(),
+                                [](const CaptureConnection& c) { return c.transport == CaptureTransport::Http || c.http_requests > 0; });
+  for (int c = FrameTableModel::SessionId; c <= FrameTableModel::HttpStatus; ++c) frame_view_->setColumnHidden(c, !http);
 }
 
 void CaptureInspector::finishLoading(const Result<bool>& result) {
@@ -415,6 +426,7 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
   loader_.reset();
   poll();  // the rows, progress and selection as the load left them
   connections_->setConnections(index_->connections());
+  showTracerColumns();
   if (connections_->rowCount() > 0) connection_view_->selectRow(0);
   progress_->hide();
   cancel_button_->hide();

@@ -107,6 +107,7 @@ class CaptureInspector : public QWidget {
 
   void poll();
   void finishLoading(const Result<bool>& result);
+  void showTracerColumns();
   void showCurrentFrame();
   void selectFieldAt(qsizetype offset);
   bool eventFilter(QObject* watched, QEvent* event) override;

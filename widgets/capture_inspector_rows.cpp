@@ -116,7 +116,12 @@ void CaptureInspector::copyRows() {
     rows.resize(kMaxCopiedRows);
     showNotice([selected] { return tr("Copied the first %1 of the %2 selected rows.").arg(kMaxCopiedRows).arg(selected); });
   }
-  QGuiApplication::clipboard()->setText(frames_->rowsText(rows));
+  QList<int> shown;  // the columns shown, as they are ordered on screen
+  for (int at = 0; at < FrameTableModel::ColumnCount; ++at) {
+    const int c = frame_view_->horizontalHeader()->logicalIndex(at);
+    if (!frame_view_->isColumnHidden(c)) shown << c;
+  }
+  QGuiApplication::clipboard()->setText(frames_->rowsText(rows, shown));
 }
 
 QString CaptureInspector::filterFor(std::size_t frame, int column) const {

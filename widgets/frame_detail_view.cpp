@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "retranslator.h"
+#include "session_tracer.h"
 
 namespace anthro::widgets {
 
@@ -72,8 +73,30 @@ void FrameDetailView::rebuild() {
     item->setData(0, kBeginRole, QVariant::fromValue<qlonglong>(static_cast<qlonglong>(f.begin)));
     item->setData(0, kEndRole, QVariant::fromValue<qlonglong>(static_cast<qlonglong>(f.end)));
   }
+  addTracerFields(d);
   tree_->expandAll();
   json_->setPlainText(QString::fromStdString(d.pretty_json));
+}
+
+// An HTTP message's session tracer values, each with the bytes of the line it came from.
+void FrameDetailView::addTracerFields(const FrameDetail& d) {
+  QTreeWidgetItem* section = nullptr;
+  for (TracerColumn c : {TracerColumn::SessionId, TracerColumn::ContextHash, TracerColumn::TokenCount, TracerColumn::Status}) {
+    QString value = tracer_text(d, c);
+    if (value.isEmpty()) continue;
+    if (!section) {
+      section = new QTreeWidgetItem(tree_);
+      section->setText(0, tr("Session tracer"));
+    }
+    auto* item = new QTreeWidgetItem(section);
+    item->setText(0, tracer_title(c));
+    item->setText(1, value);
+    if (auto range = tracer_range(d, c)) {
+      item->setText(2, QString("%1–%2").arg(range->first).arg(range->second - 1));
+      item->setData(0, kBeginRole, QVariant::fromValue<qlonglong>(static_cast<qlonglong>(range->first)));
+      item->setData(0, kEndRole, QVariant::fromValue<qlonglong>(static_cast<qlonglong>(range->second)));
+    }
+  }
 }
 
 void FrameDetailView::clear() {

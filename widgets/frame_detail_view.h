@@ -33,6 +33,7 @@ class FrameDetailView : public QWidget {
  private:
   QTreeWidgetItem* find(const QString& name) const;
   void rebuild();
+  void addTracerFields(const FrameDetail& d);
   std::optional<std::pair<std::size_t, FrameDetail>> shown_;  // made again on a language switch
   QTreeWidget* tree_;
   QPlainTextEdit* json_;

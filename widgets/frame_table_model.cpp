@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "session_tracer.h"
+
 namespace anthro::widgets {
 
 namespace {
@@ -42,6 +44,10 @@ void order_by(std::vector<std::uint32_t>& frames, KeyOf key_of, Qt::SortOrder or
   for (std::size_t i = 0; i < frames.size(); ++i) frames[i] = keyed[i].second;
 }
 
+TracerColumn tracer_column(int column) {
+  return static_cast<TracerColumn>(column - FrameTableModel::SessionId);
+}
+
 }  // namespace
 
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column) {
@@ -58,6 +64,14 @@ QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const Fram
       auto d = index.detail(frame);
       if (!d) return FrameTableModel::tr("(unreadable)");
       return QString::fromStdString(d->status == "ok" ? d->summary : d->status);
+    }
+    case FrameTableModel::SessionId:
+    case FrameTableModel::ContextHash:
+    case FrameTableModel::TokenCount:
+    case FrameTableModel::HttpStatus: {
+      if (row.kind != RowKind::HttpRequest && row.kind != RowKind::HttpResponse) return {};
+      auto d = index.detail(frame);
+      return d ? tracer_text(*d, tracer_column(column)) : QString();
     }
   }
   return {};
@@ -168,14 +182,16 @@ void FrameTableModel::sort(int column, Qt::SortOrder order) {
   emit sortRequested(column, order);
 }
 
-QString FrameTableModel::rowsText(const QList<int>& rows) const {
+QString FrameTableModel::rowsText(const QList<int>& rows, QList<int> columns) const {
+  if (columns.isEmpty())
+    for (int c = 0; c < ColumnCount; ++c) columns << c;
   QStringList lines;
   QStringList header;
-  for (int c = 0; c < ColumnCount; ++c) header << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+  for (int c : columns) header << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
   lines << header.join('\t');
   for (int row : rows) {
     QStringList cells;
-    for (int c = 0; c < ColumnCount; ++c) cells << data(index(row, c), Qt::DisplayRole).toString();
+    for (int c : columns) cells << data(index(row, c), Qt::DisplayRole).toString();
     lines << cells.join('\t');
   }
   return lines.join('\n') + '\n';
@@ -256,6 +272,10 @@ QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, i
     case Type: return tr("Type");
     case Stream: return tr("Stream");
     case Tokens: return tr("Tokens");
+    case SessionId:
+    case ContextHash:
+    case TokenCount:
+    case HttpStatus: return tracer_title(tracer_column(section));
     case Summary: return tr("Summary");
   }
   return {};

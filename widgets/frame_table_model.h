@@ -26,7 +26,9 @@ enum class TimeFormat { TimeOfDay, SinceStart, SincePrevious, SinceReference };
 class FrameTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Number, Time, Connection, Direction, Type, Stream, Tokens, Summary, ColumnCount };
+  // SessionId … HttpStatus: the session tracer's (session_tracer.h), HTTP requests and replies only.
+  enum Column { Number, Time, Connection, Direction, Type, Stream, Tokens, SessionId, ContextHash, TokenCount, HttpStatus,
+                Summary, ColumnCount };
 
   using QAbstractTableModel::QAbstractTableModel;
 
@@ -53,7 +55,8 @@ class FrameTableModel : public QAbstractTableModel {
   bool isMarked(std::size_t frame) const { return marked_.count(frame) > 0; }
 
   // The header and these rows as tab-separated lines, as shown (for the clipboard).
-  QString rowsText(const QList<int>& rows) const;
+  // `columns`: those shown, in order (none: every column).
+  QString rowsText(const QList<int>& rows, QList<int> columns = {}) const;
 
   // The column and order asked for by the last header click (Number ascending: capture order).
   int sortColumn() const { return sort_column_; }

@@ -31,9 +31,9 @@ void note_affinity_request(AffinityExchange& x,
   x.context_hash_sent = bounded(field("x-anthropic-context-hash"));
 }
 
-void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response,
-                         const std::optional<std::string>& error_type, std::string_view request_body,
-                         std::string_view reply_text) {
+void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response, std::string_view error_type,
+                         std::optional<std::uint64_t> chunk_tokens, std::optional<std::uint64_t> trailer_tokens,
+                         std::string_view request_body, std::string_view reply_text) {
   auto field = [&response](const char* name) -> std::optional<std::string> {
     std::string value = response.header(name);
     return value.empty() ? std::nullopt : bounded(value);
@@ -42,9 +42,9 @@ void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& res
   x.context_hash = field("x-anthropic-context-hash");
   x.new_session_id = field("x-anthropic-new-session-id");
   x.expected_hash = field("x-anthropic-expected-hash");
-  x.error_type = bounded(error_type);
-  x.chunk_token_count = response.chunk_extension_sum("x-anthropic-token-count");
-  if (auto total = response.trailer("x-anthropic-token-count")) x.trailer_token_count = net::parse_decimal(*total);
+  if (!error_type.empty()) x.error_type = bounded(std::string(error_type));
+  x.chunk_token_count = chunk_tokens;
+  x.trailer_token_count = trailer_tokens;
   if (x.context_hash && response.status() == 200)
     x.context_hash_agrees = *x.context_hash == response_context_hash(messages_of(request_body), reply_text);
 }

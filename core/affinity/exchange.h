@@ -40,11 +40,11 @@ class HttpResponseReader;
 // value or nullopt (names lower-case).
 void note_affinity_request(AffinityExchange& x,
                            const std::function<std::optional<std::string>(const char*)>& field);
-// A reply read to its end: its fields, the token counts of its chunks and trailer, its error
-// type, and whether its Context-Hash is that of `request_body`'s messages with `reply_text`
-// appended. Absent fields stay nullopt.
-void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response,
-                         const std::optional<std::string>& error_type, std::string_view request_body,
-                         std::string_view reply_text);
+// A reply read to its end: its fields, its error type ("" when none), the token counts of its
+// chunks (summed) and trailer, and whether its Context-Hash is that of `request_body`'s
+// messages with `reply_text` appended. Absent fields stay nullopt.
+void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response, std::string_view error_type,
+                         std::optional<std::uint64_t> chunk_tokens, std::optional<std::uint64_t> trailer_tokens,
+                         std::string_view request_body, std::string_view reply_text);
 
 }  // namespace anthro

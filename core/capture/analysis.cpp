@@ -63,12 +63,30 @@ json frame_json(const CaptureConnection& c, const FrameEvent& e) {
   return j;
 }
 
-// decode's line for an HTTP message or SSE event (kind "http").
-json http_json(const CaptureConnection& c, const HttpEvent& e) {
-  static const char* const kMessage[] = {"request", "response", "sse_event"};
+// Seed 004's session headers of a message, those it had.
+json affinity_json(const HttpAffinity& a) {
+  json j = json::object();
+  for (auto [key, value] : {std::pair{"session_id", &a.session_id}, {"context_hash", &a.context_hash},
+                            {"new_session_id", &a.new_session_id}, {"expected_hash", &a.expected_hash},
+                            {"error_type", &a.error_type}, {"bad_token_count", &a.bad_count}})
+    if (!value->empty()) j[key] = *value;
+  if (a.chunks_counted) {
+    j["chunks_counted"] = a.chunks_counted;
+    j["chunk_token_sum"] = a.chunk_token_sum;
+  }
+  if (a.trailer_total) j["trailer_token_count"] = *a.trailer_total;
+  return j;
+}
+
+// decode's line for an HTTP message or SSE event (kind "http"); a reply's end is a line only
+// when it completes seed 004's session headers.
+std::optional<json> http_json(const CaptureConnection& c, const HttpEvent& e) {
+  static const char* const kMessage[] = {"request", "response", "sse_event", "reply_end"};
+  if (e.kind == HttpEventKind::ReplyEnd && e.affinity.empty()) return std::nullopt;
   json j = {{"kind", "http"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"ts", e.ts}, {"stream_id", e.exchange},
             {"message", kMessage[static_cast<int>(e.kind)]}, {"summary", e.summary}};
-  if (e.kind == HttpEventKind::Response) j["status"] = e.status;
+  if (e.kind == HttpEventKind::Response || e.kind == HttpEventKind::ReplyEnd) j["status"] = e.status;
+  if (!e.affinity.empty()) j["affinity"] = affinity_json(e.affinity);
   j.update(text_fields(as_bytes(e.text), !is_valid_utf8(as_bytes(e.text))));
   return j;
 }
@@ -288,7 +306,8 @@ CaptureEvents Lane::events() {
           {"reason", e.reason}, {"detail", e.detail}});
   };
   events.on_http = [this](const CaptureConnection& c, const HttpEvent& e) {
-    if (sink_) emit(http_json(c, e));
+    if (sink_)
+      if (auto line = http_json(c, e)) emit(*line);
     if (observer_ && observer_->on_http) observer_->on_http(c, e);
   };
   events.on_http_exchange = [this](const CaptureConnection& c, RequestResult& r) { book(c).add_finished(r); };

@@ -58,10 +58,22 @@ std::string http_json_part(const std::vector<FrameField>& fields) {
   return data.empty() ? data : pretty_text(data);
 }
 
+// A message's session headers, read from its header fields.
+HttpAffinity affinity_of(const std::vector<FrameField>& fields) {
+  HttpAffinity a;
+  bool in_headers = false;
+  for (const auto& f : fields) {
+    if (f.depth == 0) in_headers = f.name == "headers";
+    else if (in_headers) read_affinity_header(a, f.name, f.value);
+  }
+  return a;
+}
+
 // An HTTP row's detail: its text, fields and summary.
 void http_detail(FrameDetail& d, std::string summary) {
   std::string_view text = as_text(d.bytes);
   d.fields = http_fields(http_kind(d.row.kind), text);
+  if (d.row.kind != RowKind::SseEvent) d.affinity = affinity_of(d.fields);
   d.summary = std::move(summary);
   d.pretty_json = http_json_part(d.fields);
   d.status = "ok";
@@ -156,6 +168,7 @@ void CaptureIndex::on_frame(const CaptureConnection& c, const FrameEvent& e) {
 }
 
 void CaptureIndex::on_http(const CaptureConnection& c, const HttpEvent& e) {
+  if (e.kind == HttpEventKind::ReplyEnd) return on_reply_end(c, e);
   FrameRow row;
   row.ts = e.ts;
   row.connection = connection_id(c);
@@ -165,8 +178,27 @@ void CaptureIndex::on_http(const CaptureConnection& c, const HttpEvent& e) {
   row.dir = e.dir;
   row.stream_id = e.exchange;
   row.token_count = e.tokens;
+  row.http_status = static_cast<std::uint16_t>(std::clamp(e.status, 0, 999));
+  if (e.kind == HttpEventKind::Response)
+    open_replies_[std::uint64_t{row.connection} << 32 | e.exchange] =
+        static_cast<std::uint32_t>(published_.load() + pending_.size());
   record_.assign(e.text.begin(), e.text.end());
   add_row(row, e.summary);  // the summary is kept where a frame keeps its refusal's detail
+}
+
+// What the end of a reply told is kept for its row (the per-chunk counts dropped).
+void CaptureIndex::on_reply_end(const CaptureConnection& c, const HttpEvent& e) {
+  auto it = open_replies_.find(std::uint64_t{connection_id(c)} << 32 | e.exchange);
+  if (it == open_replies_.end()) return;
+  std::uint32_t row = it->second;
+  open_replies_.erase(it);
+  const HttpAffinity& a = e.affinity;
+  if (a.error_type.empty() && a.chunks_counted == 0 && !a.trailer_total && a.bad_count.empty()) return;
+  HttpAffinity kept = a;
+  kept.chunk_tokens = {};
+  std::lock_guard lock(m_);
+  reply_ends_[row] = std::move(kept);
+  std::erase_if(details_, [row](const auto& d) { return d.first == row; });  // read again with its end
 }
 
 // Stores `record_` and then `detail` (cut to 64 KiB) for `row`.
@@ -242,8 +274,11 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
   std::string detail_text = stored.substr(r->data_size);
   if (r->kind != RowKind::Frame) {
     http_detail(*d, std::move(detail_text));
-    return cache(i, std::move(d));
+    std::lock_guard lock(m_);
+    if (auto end = reply_ends_.find(static_cast<std::uint32_t>(i)); end != reply_ends_.end())
+      merge_affinity(d->affinity, end->second);
   }
+  if (r->kind != RowKind::Frame) return cache(i, std::move(d));
   bool opened = r->status == FrameStatus::Ok && d->bytes.size() >= kSealedPrefix + kTagSize;
   if (opened) {
     ByteView plaintext(d->bytes.data() + kSealedPrefix, d->bytes.size() - kSealedPrefix - kTagSize);

@@ -32,6 +32,7 @@ struct FrameRow {
   std::uint64_t stream_offset = 0;  // of the frame in its direction's byte stream
   std::uint32_t data_size = 0;
   std::uint16_t detail_size = 0;    // a refusal's detail text, stored after the frame's bytes
+  std::uint16_t http_status = 0;    // HTTP replies
   std::uint32_t connection = 0;     // index into connections()
   std::uint32_t stream_id = 0;      // 0 when the body was not read
   std::uint32_t token_count = 0;    // STREAM_TOKEN, or the tokens an SSE event carried
@@ -59,6 +60,9 @@ struct FrameDetail {
   std::string summary;      // one line, as describe_body
   std::string status;       // "ok", "no key", or the reason with its detail
   std::string pretty_json;  // REQUEST / RESPONSE bodies (an HTTP request's body, an SSE event's data), indented; secrets redacted
+  // HTTP requests and replies: seed 004's session headers; a reply's with what its end told
+  // (error type, chunk token counts, trailer) once the reply was read to its end.
+  HttpAffinity affinity;
 };
 
 struct FrameFilter {
@@ -98,6 +102,7 @@ class CaptureIndex {
   CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)), data_(std::move(data)) {}
   void on_frame(const CaptureConnection& c, const FrameEvent& e);
   void on_http(const CaptureConnection& c, const HttpEvent& e);
+  void on_reply_end(const CaptureConnection& c, const HttpEvent& e);
   void add_row(FrameRow& row, std::string_view detail);
   std::uint32_t connection_id(const CaptureConnection& c);
   void flush_rows();
@@ -111,12 +116,16 @@ class CaptureIndex {
   // Loader-only state.
   std::vector<FrameRow> pending_;
   std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // the decoder's record -> id
+  std::unordered_map<std::uint64_t, std::uint32_t> open_replies_;  // (connection, exchange) -> its reply's row
   Bytes record_, pending_data_;
   bool write_failed_ = false;
 
   mutable std::mutex m_;  // guards what follows
   std::vector<CaptureConnection> connections_;
   std::shared_ptr<const CaptureAnalysis> analysis_;
+  // What each reply's end told, by the reply's row; only replies with something to tell (a
+  // few numbers and an error type each; the per-chunk counts not kept).
+  std::unordered_map<std::uint32_t, HttpAffinity> reply_ends_;
   struct Page {
     std::size_t first = 0, count = 0;
     std::vector<FrameRow> rows;

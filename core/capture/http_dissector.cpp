@@ -34,6 +34,20 @@ bool is_event_stream(const std::string& content_type) {
   return content_type.rfind("text/event-stream", 0) == 0;
 }
 
+HttpAffinity request_affinity(const net::HttpRequest& req) {
+  HttpAffinity a;
+  for (const auto& [name, value] : req.headers) read_affinity_header(a, name, value);
+  return a;
+}
+
+HttpAffinity reply_head_affinity(const net::HttpResponseReader& reader) {
+  HttpAffinity a;
+  for (const char* name : {"x-anthropic-session-id", "x-anthropic-context-hash", "x-anthropic-new-session-id",
+                           "x-anthropic-expected-hash"})
+    read_affinity_header(a, name, reader.header(name));
+  return a;
+}
+
 }  // namespace
 
 struct HttpDissector::Exchange {
@@ -46,6 +60,8 @@ struct HttpDissector::Exchange {
   bool streamed = false;
   std::uint64_t first_packet = 0;
   std::string affinity_body;  // a request with session-affinity fields: its body, for the reply's Context-Hash
+  int status = 0;
+  HttpAffinity affinity;  // the reply's
 };
 
 HttpDissector::HttpDissector(Events events) : events_(std::move(events)) {}
@@ -82,7 +98,7 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
     if (x->messages) note_affinity(*x, req);
     if (events_.on_event)
       events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, x->result.stream_id, request_text(req),
-                        req.method + " " + req.target, 0, 0});
+                        req.method + " " + req.target, 0, 0, request_affinity(req)});
     // The reply parser was reset when the last reply ended, before it knew whether this one is a HEAD's.
     if (open_.empty()) reply_reader_.next(x->head_request);
     open_.push_back(std::move(x));
@@ -104,6 +120,7 @@ void HttpDissector::read_replies(std::string_view bytes, double ts) {
     if (!x.reply && !start_reply(x, ts)) return;
     if (!x.reply) continue;  // an interim 1xx reply was skipped
     x.reply->body(reply_reader_.take_body(), ts);
+    read_chunk_extensions(x);
     if (!reply_reader_.done()) return;
     end_reply(x, ts);
     complete_front();
@@ -140,14 +157,16 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
     ++sse_events_;
     if (events_.on_event)
       events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
-                        e.event + " " + one_line(e.data), 0, tokens});
+                        e.event + " " + one_line(e.data), 0, tokens, {}});
   };
   x.reply->head(status, reply_reader_.header("retry-after-ms"));
+  x.status = status;
+  x.affinity = reply_head_affinity(reply_reader_);
   if (events_.on_event) {
     std::string head = reply_reader_.head_text();
     events_.on_event({HttpEventKind::Response, Direction::ServerToClient, ts, id, head,
                       one_line(head.substr(9, head.find('\r') - 9)) + (content_type.empty() ? "" : " " + content_type),
-                      status, 0});
+                      status, 0, x.affinity});
   }
   return true;
 }
@@ -164,10 +183,26 @@ void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
   x.affinity_body = req.body;
 }
 
+void HttpDissector::read_chunk_extensions(Exchange& x) {
+  for (const auto& chunk : reply_reader_.take_chunk_extensions())
+    for (const auto& [name, value] : chunk) read_token_count_extension(x.affinity, name, value);
+}
+
+// The reply was read to its end: its trailer and error body read, the affinity told, and the
+// request's record given the session fields (the checklist's view of the same exchange).
 void HttpDissector::end_reply(Exchange& x, double ts) {
   x.reply->end(ts);
-  if (x.result.affinity)
-    note_affinity_reply(*x.result.affinity, reply_reader_, x.reply->error_type(), x.affinity_body, x.result.text);
+  for (const auto& [name, value] : reply_reader_.trailers()) read_token_count_trailer(x.affinity, name, value);
+  x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
+  if (x.result.affinity) {
+    std::optional<std::uint64_t> chunks;
+    if (x.affinity.chunks_counted) chunks = x.affinity.chunk_token_sum;
+    note_affinity_reply(*x.result.affinity, reply_reader_, x.reply->error_type(), chunks, x.affinity.trailer_total,
+                        x.affinity_body, x.result.text);
+  }
+  if (events_.on_event)
+    events_.on_event({HttpEventKind::ReplyEnd, Direction::ServerToClient, ts, x.result.stream_id, {}, {}, x.status, 0,
+                      x.affinity});
 }
 
 void HttpDissector::close(Direction dir, double ts) {
@@ -180,6 +215,7 @@ void HttpDissector::close(Direction dir, double ts) {
   // A body that runs until the close ends with it.
   if (error_.empty() && reply_reader_.feed_eof() && reply_reader_.head_done() && reply_reader_.done() &&
       open_.front()->reply) {
+    read_chunk_extensions(*open_.front());
     end_reply(*open_.front(), ts);
     complete_front();
   }

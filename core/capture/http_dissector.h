@@ -48,9 +48,10 @@ class HttpDissector {
   void read_requests(std::string_view bytes, double ts, std::uint64_t packet);
   void read_replies(std::string_view bytes, double ts);
   bool start_reply(Exchange& x, double ts);
+  void read_chunk_extensions(Exchange& x);
+  void end_reply(Exchange& x, double ts);
   void complete_front();
   void note_affinity(Exchange& x, const net::HttpRequest& req);
-  void end_reply(Exchange& x, double ts);
   void end_open(std::optional<double> server_closed);
   void fail(std::string why);
 

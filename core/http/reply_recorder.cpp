@@ -12,17 +12,23 @@ namespace {
 using http_detail::string_member;
 using nlohmann::json;
 
-// The message of an API error body (`{"error":{"message":...}}`, as both the Messages and
-// the Chat Completions APIs write it), or the start of the body when it is not one.
-// The `error` object's member `name` in an API error body, or "" when the body is not one.
-std::string error_member(const json& doc, const char* name) {
-  auto err = doc.is_object() ? doc.find("error") : doc.end();
-  return err != doc.end() && err->is_object() ? string_member(*err, name) : std::string();
-}
+struct ApiError {
+  std::string type, message;
+};
 
-std::string error_message(const json& doc, const std::string& body) {
-  auto message = error_member(doc, "message");
-  return message.empty() ? body.substr(0, 200) : message;
+// The type and message of an API error body (`{"error":{"type":...,"message":...}}`, as both
+// the Messages and the Chat Completions APIs write it); the message is the start of the body
+// when it is not one.
+ApiError api_error(const std::string& body) {
+  json doc = parse_or_null(body);
+  auto err = doc.is_object() ? doc.find("error") : doc.end();
+  ApiError out;
+  if (err != doc.end() && err->is_object()) {
+    out.type = string_member(*err, "type");
+    out.message = string_member(*err, "message");
+  }
+  if (out.message.empty()) out.message = body.substr(0, 200);
+  return out;
 }
 
 // The retry-after-ms header; nothing when it is absent or not a number.
@@ -52,7 +58,10 @@ HttpReplyRecorder::HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, boo
             case StreamUpdate::Usage:
               if (u.output_tokens) rec_.usage(*u.output_tokens);
               break;
-            case StreamUpdate::Error: r_.error = u.error_type + ": " + u.error_message; break;
+            case StreamUpdate::Error:
+              r_.error = u.error_type + ": " + u.error_message;
+              error_type_ = u.error_type;
+              break;
             default: break;
           }
         }
@@ -81,9 +90,9 @@ void HttpReplyRecorder::end(double t) {
     return;
   }
   if (status_ != 200) {
-    json doc = parse_or_null(kept_);
-    if (auto type = error_member(doc, "type"); !type.empty()) error_type_ = type;
-    rec_.server_error(t, status_, retry_after_ms_, error_message(doc, kept_));
+    ApiError error = api_error(kept_);
+    error_type_ = std::move(error.type);
+    rec_.server_error(t, status_, retry_after_ms_, error.message);
     return;
   }
   if (!streamed_) {

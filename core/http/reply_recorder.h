@@ -30,8 +30,9 @@ class HttpReplyRecorder {
   // The reply read to its end at `t`: the server's end, or a protocol error for a JSON body
   // that does not parse. Call the recorder's finish() afterwards.
   void end(double t);
-  // The `error.type` of an error reply's body, once end() has read it ("session_migrated", ...).
-  const std::optional<std::string>& error_type() const { return error_type_; }
+
+  // An error reply's `error.type` (its JSON body's, or a streamed error event's); empty when none.
+  const std::string& error_type() const { return error_type_; }
 
   // A non-streamed body (JSON or an error) is kept whole to be parsed; past this it is refused.
   static constexpr std::size_t kMaxKeptBody = 16u << 20;
@@ -43,7 +44,7 @@ class HttpReplyRecorder {
   int status_ = 0;
   std::optional<std::uint32_t> retry_after_ms_;
   std::string kept_;  // non-SSE body
-  std::optional<std::string> error_type_;
+  std::string error_type_;
   bool too_big_ = false;
   double t_ = 0;
   AnthropicStreamReader anthropic_;

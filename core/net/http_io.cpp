@@ -1,6 +1,7 @@
 #include "net/http_io.h"
 
 #include <charconv>
+#include <functional>
 
 #include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -132,6 +133,28 @@ std::string http_last_chunk(const std::vector<std::pair<std::string, std::string
   return out + "\r\n";
 }
 
+namespace {
+
+std::string cut_field(boost::beast::string_view s) {
+  return std::string(s.data(), std::min(s.size(), HttpResponseReader::kMaxFieldBytes));
+}
+
+// A chunk's extensions as Beast checked them (";name=value;name"): names lowercased, values unquoted.
+HttpFields chunk_extension_fields(boost::beast::string_view raw) {
+  HttpFields out;
+  http::chunk_extensions ext;
+  boost::system::error_code ec;
+  ext.parse(raw, ec);
+  if (ec) return out;
+  for (const auto& [name, value] : ext) {
+    if (out.size() == HttpResponseReader::kMaxChunkExtensions) break;
+    out.emplace_back(lower(cut_field(name)), cut_field(value));
+  }
+  return out;
+}
+
+}  // namespace
+
 struct HttpResponseReader::Impl {
   Impl() { reset(false); }
   void reset(bool no_body) {
@@ -140,33 +163,23 @@ struct HttpResponseReader::Impl {
     parser->eager(true);
     parser->skip(no_body);
     parser->on_chunk_header(on_chunk);
-    extension_sums.clear();
     head_fields.reset();
+    extensions.clear();
   }
-  // A chunk's extensions, each `name=number` summed by name; others are not counted.
-  void note_extensions(boost::beast::string_view text) {
-    if (!head_fields) head_fields = static_cast<std::size_t>(std::distance(parser->get().begin(), parser->get().end()));
-    if (text.empty()) return;
-    http::chunk_extensions parsed;
-    boost::system::error_code ec;
-    parsed.parse(text, ec);
-    if (ec) return;
-    for (const auto& [name, value] : parsed) {
-      auto count = parse_decimal(std::string_view(value.data(), value.size()));
-      if (!count) continue;
-      std::string key = lower(std::string(name.data(), name.size()));
-      if (extension_sums.size() < kMaxExtensionNames || extension_sums.count(key)) extension_sums[key] += *count;
-    }
-  }
-  static constexpr std::size_t kMaxExtensionNames = 16;  // a hostile peer's names are not kept forever
-  std::optional<http::response_parser<http::string_body>> parser;
+  // Beast calls it for each chunk's size line, the last chunk's before its trailer is parsed.
   std::function<void(std::uint64_t, boost::beast::string_view, boost::system::error_code&)> on_chunk =
-      [this](std::uint64_t, boost::beast::string_view extensions, boost::system::error_code&) {
-        note_extensions(extensions);
+      [this](std::uint64_t size, boost::beast::string_view raw, boost::system::error_code&) {
+        // Bounded for a reader nobody asks (the live client): the oldest kept, the rest dropped.
+        if (!raw.empty() && extensions.size() < kMaxPendingChunks) extensions.push_back(chunk_extension_fields(raw));
+        if (size == 0) {
+          const auto& msg = parser->get();
+          head_fields = static_cast<std::size_t>(std::distance(msg.begin(), msg.end()));
+        }
       };
-  std::map<std::string, std::uint64_t> extension_sums;
-  std::optional<std::size_t> head_fields;  // header fields before the first chunk: later ones are trailers
+  std::optional<http::response_parser<http::string_body>> parser;
   std::string pending;
+  std::vector<HttpFields> extensions;
+  std::optional<std::size_t> head_fields;  // once the last chunk came: the fields before its trailer
 };
 
 HttpResponseReader::HttpResponseReader() : impl_(std::make_unique<Impl>()) {}
@@ -210,22 +223,6 @@ std::string HttpResponseReader::header(const std::string& name) const {
   return it == impl_->parser->get().end() ? std::string() : std::string(it->value());
 }
 
-std::optional<std::uint64_t> HttpResponseReader::chunk_extension_sum(std::string_view name) const {
-  auto it = impl_->extension_sums.find(lower(std::string(name)));
-  return it == impl_->extension_sums.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
-}
-
-std::optional<std::string> HttpResponseReader::trailer(std::string_view name) const {
-  if (!impl_->head_fields || !done()) return std::nullopt;
-  const auto& msg = impl_->parser->get();
-  auto field = msg.begin();
-  std::advance(field, static_cast<std::ptrdiff_t>(*impl_->head_fields));
-  for (; field != msg.end(); ++field)
-    if (boost::beast::iequals(field->name_string(), boost::beast::string_view(name.data(), name.size())))
-      return std::string(field->value());
-  return std::nullopt;
-}
-
 std::string HttpResponseReader::head_text() const {
   const auto& msg = impl_->parser->get();
   std::string out = "HTTP/1.1 " + std::to_string(msg.result_int()) + " " + std::string(msg.reason()) + "\r\n";
@@ -236,6 +233,22 @@ std::string HttpResponseReader::head_text() const {
 std::string HttpResponseReader::take_body() {
   std::string out;
   out.swap(impl_->parser->get().body());
+  return out;
+}
+
+std::vector<HttpFields> HttpResponseReader::take_chunk_extensions() {
+  std::vector<HttpFields> out;
+  out.swap(impl_->extensions);
+  return out;
+}
+
+HttpFields HttpResponseReader::trailers() const {
+  HttpFields out;
+  if (!impl_->head_fields || !done()) return out;
+  const auto& msg = impl_->parser->get();
+  auto it = msg.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(*impl_->head_fields));
+  for (; it != msg.end(); ++it) out.emplace_back(lower(cut_field(it->name_string())), cut_field(it->value()));
   return out;
 }
 

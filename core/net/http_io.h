@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "net/byte_stream.h"
 
@@ -59,6 +61,10 @@ std::string http_chunk(std::string_view data, std::string_view extension = {});
 std::string http_last_chunk(const std::vector<std::pair<std::string, std::string>>& trailers);
 const char* http_reason(int status);
 
+// Header fields, chunk extensions or trailers as parsed: names lowercased, values as sent
+// (a quoted extension value without its quotes and escapes).
+using HttpFields = std::vector<std::pair<std::string, std::string>>;
+
 // The client side: a response read in pieces as they arrive, so streaming bodies can be
 // timed per read. `on_head` gets the status and headers once; `on_body` every body piece.
 class HttpResponseReader {
@@ -78,11 +84,14 @@ class HttpResponseReader {
   int status() const;
   std::string header(const std::string& name) const;
   std::string head_text() const;  // the status line and header fields, as parsed
-  // Chunked bodies: the sum of the chunk extension `name=N` over the chunks that had one
-  // (names case-insensitive), and a trailer field once the response is done.
-  std::optional<std::uint64_t> chunk_extension_sum(std::string_view name) const;
-  std::optional<std::string> trailer(std::string_view name) const;
   std::string take_body();  // body bytes parsed since the last call
+  // A chunked body: the extensions of each chunk (the last one's too) whose size line was
+  // parsed since the last call, in order; at most kMaxChunkExtensions a chunk, names and
+  // values cut to kMaxFieldBytes, and kMaxPendingChunks chunks between two calls.
+  std::vector<HttpFields> take_chunk_extensions();
+  // A chunked body read to its end: the fields of its trailer, as the head's are read.
+  HttpFields trailers() const;
+  static constexpr std::size_t kMaxChunkExtensions = 16, kMaxFieldBytes = 1024, kMaxPendingChunks = 8192;
   const std::string& error() const { return error_; }
 
  private:

@@ -72,7 +72,7 @@ class SessionClient {
   net::awaitable<bool> http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
   // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
   void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
-                std::string_view body);
+                std::string_view body, std::optional<std::uint64_t> chunk_tokens);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);

@@ -21,8 +21,11 @@ std::string host_header(const Target& t) {
 }  // namespace
 
 void SessionClient::answered(const HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
-                             std::string_view body) {
-  note_affinity_reply(*r.affinity, response, reply.error_type(), body, r.text);
+                             std::string_view body, std::optional<std::uint64_t> chunk_tokens) {
+  std::optional<std::uint64_t> trailer_tokens;
+  for (const auto& [name, value] : response.trailers())
+    if (name == "x-anthropic-token-count") trailer_tokens = parse_decimal(value);
+  note_affinity_reply(*r.affinity, response, reply.error_type(), chunk_tokens, trailer_tokens, body, r.text);
   conversation_->answered(response.status(), r.text, *r.affinity);
 }
 
@@ -54,6 +57,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   HttpReplyRecorder reply(r, rec, messages, config_.stream);
   reply.on_text = config_.on_text;
   bool head_seen = false;
+  std::optional<std::uint64_t> chunk_tokens;  // x-anthropic-token-count over the chunks
   double t = 0;
   std::uint8_t buf[16384];
   while (!response.done()) {
@@ -71,6 +75,10 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
     if (!response.head_done()) continue;
     if (!head_seen) reply.head(response.status(), response.header("retry-after-ms"));
+    for (const auto& chunk : response.take_chunk_extensions())  // (always taken: they are bounded while held)
+      for (const auto& [name, value] : chunk)
+        if (auto n = name == "x-anthropic-token-count" ? parse_decimal(value) : std::nullopt)
+          chunk_tokens = chunk_tokens.value_or(0) + *n;
     head_seen = true;
     reply.body(response.take_body(), t);
     if (options.cancel_after_tokens && rec.tokens_seen() >= *options.cancel_after_tokens) {
@@ -82,7 +90,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
   }
   reply.end(t);
-  if (conversation_) answered(response, reply, r, body);
+  if (conversation_) answered(response, reply, r, body, chunk_tokens);
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;
 }

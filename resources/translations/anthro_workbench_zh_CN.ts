@@ -495,6 +495,41 @@
     </message>
 </context>
 <context>
+    <name>SessionTracer</name>
+    <message>
+        <source>%1 (trailer)</source>
+        <translation>%1（trailer）</translation>
+    </message>
+    <message>
+        <source>%1 (trailer %2)</source>
+        <translation>%1（trailer 为 %2）</translation>
+    </message>
+    <message>
+        <source>(not a count: “%1”)</source>
+        <translation>（不是计数：“%1”）</translation>
+    </message>
+    <message>
+        <source>(expected %1)</source>
+        <translation>（应为 %1）</translation>
+    </message>
+    <message>
+        <source>Session ID</source>
+        <translation>会话 ID</translation>
+    </message>
+    <message>
+        <source>Context Hash</source>
+        <translation>上下文哈希</translation>
+    </message>
+    <message>
+        <source>Token Count</source>
+        <translation>Token 计数</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+</context>
+<context>
     <name>anthro::gui::MainWindow</name>
     <message>
         <source>Session capture written to %1</source>
@@ -1667,6 +1702,10 @@
     <message>
         <source>%1, %2 bytes, %3</source>
         <translation>%1，%2 字节，%3</translation>
+    </message>
+    <message>
+        <source>Session tracer</source>
+        <translation>会话追踪</translation>
     </message>
 </context>
 <context>

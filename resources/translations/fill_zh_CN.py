@@ -628,6 +628,15 @@ ZH = {
     '%n request record(s) written to %1': '已将 %n 条请求记录写入 %1',
     'Export records': '导出请求记录',
     'JSON Lines (*.jsonl);;CSV (*.csv)': 'JSON Lines (*.jsonl);;CSV (*.csv)',
+    'Session ID': '会话 ID',
+    'Context Hash': '上下文哈希',
+    'Token Count': 'Token 计数',
+    'Status': '状态',
+    '%1 (trailer)': '%1（trailer）',
+    '%1 (trailer %2)': '%1（trailer 为 %2）',
+    '(not a count: “%1”)': '（不是计数：“%1”）',
+    '(expected %1)': '（应为 %1）',
+    'Session tracer': '会话追踪',
 }
 
 
