@@ -6,9 +6,9 @@
 #include <set>
 #include <thread>
 
-#include "capture/live_capture.h"
 #include "diagnosis/diagnose.h"
 #include "endpoint_fixture.h"
+#include "lo_capture.h"
 #include "session/bench.h"
 
 using namespace anthro;
@@ -225,39 +225,20 @@ class TestFaultMatrix : public QObject {
   void capture_run(const Case& c, const std::string& out, std::uint64_t& dropped) {
     EndpointFixture f(c.faults);
     start(f, c);
-    std::string url = f.endpoint().url(c.affinity ? "http" : "anthro");
-    std::string port = url.substr(url.rfind(':') + 1);
-    LiveCaptureConfig cap;
-    cap.interface = "lo";
-    cap.filter = "tcp port " + port;
-    cap.output = f.path("run.pcapng");
-    cap.keylog_path = f.path("run.keylog");
-    std::atomic<bool> stop{false}, ready{false}, ended{false};
-    Result<LiveCaptureStats> stats = make_error("capture", "not run");
-    std::thread capture([&] {
-      stats = run_live_capture(cap, stop, [&] { ready = true; });
-      ended = true;
-    });
-    QTRY_VERIFY_WITH_TIMEOUT(ready || ended, 5000);
-    if (!ready) {
-      capture.join();
-      QFAIL(stats.error().detail.c_str());
-    }
+    LoCapture capture(f.endpoint().url(c.affinity ? "http" : "anthro"), f.path("run.pcapng"), f.path("run.keylog"));
+    QVERIFY2(capture.start(), capture.error().c_str());
 
     LiveWorkloadConfig w = workload(f, c);
-    w.session.keylog_path = cap.keylog_path;
+    w.session.keylog_path = capture.config().keylog_path;
     std::thread mixed;
     if (c.mix_baseline_client) mixed = std::thread([&] { run_baseline_client(f); });
     auto live = run_live_workload(w);
     if (mixed.joinable()) mixed.join();
-    QTest::qWait(200);  // the last packets reach the capture
-    stop = true;
-    capture.join();
-    QVERIFY2(stats.ok(), stats.ok() ? "" : stats.error().detail.c_str());
+    const auto& stats = capture.stop();
+    QVERIFY2(stats.ok(), capture.error().c_str());
     QVERIFY(live.ok());
-    std::filesystem::copy_file(cap.output, out, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(capture.config().output, out, std::filesystem::copy_options::overwrite_existing);
     dropped = stats->kernel_drops;
-
   }
 };
 

@@ -3,12 +3,14 @@
 // headers) and of garbage and truncated bytes; captures dissected through it.
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 
 #include "capture/capture_decoder.h"
 #include "capture/packet.h"
 #include "capture_generator.h"
 #include "crypto/keylog.h"
+#include "diagnosis/checklist.h"
 #include "profile/profile.h"
 #include "protocol/stream_decoder.h"
 #include "session/target.h"
@@ -108,6 +110,22 @@ class TestProfiles : public QObject {
     auto unknown = parse_target("ftp://x:1");
     QVERIFY(!unknown.ok());
     QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https)"));
+  }
+
+  // Which targets a checklist can run against: its profile's schemes and its carrier's.
+  void checklistsByScheme() {
+    for (const char* scheme : {"anthro", "anthro+lab", "http", "https"})
+      QVERIFY2(scheme_serves_checklist(scheme, "latency"), scheme);
+    QVERIFY(scheme_serves_checklist("https", "session-affinity"));
+    QVERIFY(scheme_serves_checklist("http", "session-affinity"));
+    QVERIFY(!scheme_serves_checklist("anthro", "session-affinity"));
+    QVERIFY(!scheme_serves_checklist("anthro+lab", "session-affinity"));
+    QVERIFY(!scheme_serves_checklist("ftp", "latency"));
+    QVERIFY(!scheme_serves_checklist("https", "no-such-checklist"));
+    // Every built-in checklist belongs to a profile, and every profile's checklist is built in.
+    for (const Checklist* c : builtin_checklists())
+      QVERIFY2(std::ranges::any_of(profiles(), [c](const Profile& p) { return p.checklist_id == c->id; }), c->id.c_str());
+    for (const Profile& p : profiles()) QVERIFY(builtin_checklist(p.checklist_id));
   }
 
   void recognisesRealFirstBytes() {

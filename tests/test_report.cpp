@@ -104,6 +104,44 @@ class TestReport : public QObject {
   }
 
   // Secrets planted in a result never reach any output, and the report says what it removed.
+  // A session-affinity diagnosis reports under its own checklist: its title, its items' titles
+  // and remedies (in the report's language), not the latency checklist's.
+  void affinityDiagnosisReport() {
+    // The fixture points XDG_DATA_HOME at its own directory: the shared endpoint's credentials
+    // must be found again afterwards.
+    auto restore = qScopeGuard([saved = qgetenv("XDG_DATA_HOME")] { qputenv("XDG_DATA_HOME", saved); });
+    EndpointFixture e({"token-count-estimate"});
+    e.config().affinity.slot_count = 256;
+    e.start();
+    DiagnoseConfig c;
+    c.checklist = builtin_affinity_checklist();
+    LiveWorkloadConfig live;
+    live.session = e.session("http", "/v1/messages");
+    live.requests = 24;
+    c.live = live;
+    auto d = run_diagnosis(c);
+    QVERIFY2(d.ok(), d.ok() ? "" : d.error().detail.c_str());
+    const Checklist& affinity = builtin_affinity_checklist();
+    for (const char* lang : {"en", "zh_CN"}) {
+      auto doc = build_report(diagnosis_json(*d, lang, &affinity), {.origin = "d.json", .lang = lang});
+      QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().detail.c_str());
+      QCOMPARE(doc->title, affinity.title.in(lang));
+      const ReportSection& items = doc->sections.at(0);
+      QCOMPARE(items.children.size(), affinity.items.size());
+      const ChecklistItem& misparse = *affinity.item("sa-token-count-misparse");
+      bool found = false;
+      for (const auto& item : items.children)
+        if (item.heading == misparse.title.in(lang) + " (sa-token-count-misparse)") {
+          found = true;
+          QCOMPARE(item.verdict, std::optional<Verdict>(Verdict::Warn));  // the item's threshold verdict
+          bool remedy = false;
+          for (const auto& [label, value] : item.facts) remedy |= label == "Remedy" && value == misparse.remedy.in(lang);
+          QVERIFY(remedy);
+        }
+      QVERIFY2(found, lang);
+    }
+  }
+
   void secretsAreRedacted() {
     json d = json::parse(diagnosis_);
     plant_secrets(d);

@@ -21,6 +21,7 @@
 #include "diagnosis_model.h"
 #include "evidence_view.h"
 #include "gui_thread.h"
+#include "profile/profile.h"
 #include "retranslator.h"
 #include "session/target.h"
 #include "worker.h"
@@ -44,6 +45,7 @@ bool is_live_connection(const std::string& name) { return name.rfind("live", 0) 
 
 DiagnosisPage::DiagnosisPage(QWidget* parent)
     : QWidget(parent),
+      checklist_box_(new QComboBox(this)),
       use_live_(new QCheckBox(this)),
       target_(new QComboBox(this)),
       requests_(new QSpinBox(this)),
@@ -149,18 +151,24 @@ QWidget* DiagnosisPage::makeSources() {
   auto* capture_row = new QHBoxLayout;
   capture_row->addWidget(capture_file_, 1);
   capture_row->addWidget(browse_);
+  for (const Checklist* c : builtin_checklists()) checklist_box_->addItem(QString::fromStdString(c->title.en), QString::fromStdString(c->id));
+  auto* checklist_label = new QLabel(this);
   auto* form = new QFormLayout(box);
+  form->addRow(checklist_label, checklist_box_);
   form->addRow(use_live_, live_row);
   form->addRow(QString(), capture_run_);  // on its own row: the page fits a 1024 px screen
   form->addRow(QString(), faults_);
   form->addRow(use_capture_, capture_row);
   form->addRow(use_system_);
+  connect(checklist_box_, &QComboBox::activated, this, &DiagnosisPage::onChecklistPicked);
   connect(browse_, &QPushButton::clicked, this, [this] {
     QString path = open_file_name(this, tr("Capture to diagnose"), tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
     if (!path.isEmpty()) setCaptureFile(path);
   });
   (new Retranslator(this))->add([=, this] {
     box->setTitle(tr("Sources"));
+    checklist_label->setText(tr("Checklist"));
+    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) on the Messages API"));
     use_live_->setText(tr("Live target"));
     requests_label->setText(tr("Requests"));
     concurrency_label->setText(tr("Concurrency"));
@@ -182,6 +190,7 @@ void DiagnosisPage::setTargets(const QStringList& urls) {
 }
 
 void DiagnosisPage::setTarget(const QString& url) { target_->setCurrentText(url); }
+QString DiagnosisPage::target() const { return target_->currentText(); }
 void DiagnosisPage::setUseLive(bool on) { use_live_->setChecked(on); }
 void DiagnosisPage::setCaptureRun(bool on) { capture_run_->setChecked(on); }
 void DiagnosisPage::setUseCapture(bool on) { use_capture_->setChecked(on); }
@@ -214,10 +223,34 @@ void DiagnosisPage::setChecklist(const Checklist& checklist) {
   checklist_ = checklist;
   model_->setChecklist(checklist_);
   evidence_->showRow(model_, -1);
+  checklist_box_->setCurrentIndex(checklist_box_->findData(QString::fromStdString(checklist.id)));
+}
+
+void DiagnosisPage::onChecklistPicked(int index) {
+  const Checklist* picked = builtin_checklist(checklist_box_->itemData(index).toString().toStdString());
+  if (!picked || picked->id == checklist_.id) return;
+  setChecklist(*picked);
+  fitTarget();
+}
+
+// A checklist of a profile riding on HTTP (session affinity) cannot run against an anthro-v1
+// target: the first offered target it can reach is taken instead.
+void DiagnosisPage::fitTarget() {
+  auto serves = [this](const QString& url) {
+    const qsizetype colon = url.indexOf("://");
+    return colon > 0 && scheme_serves_checklist(url.left(colon).toStdString(), checklist_.id);
+  };
+  if (serves(target_->currentText().trimmed())) return;
+  for (int i = 0; i < target_->count(); ++i)
+    if (serves(target_->itemText(i))) return target_->setCurrentIndex(i);
 }
 
 void DiagnosisPage::setLanguage(const QString& code) {
   model_->setLanguage(code);
+  const std::string lang = code.toStdString();
+  for (int i = 0; i < checklist_box_->count(); ++i)
+    if (const Checklist* c = builtin_checklist(checklist_box_->itemData(i).toString().toStdString()))
+      checklist_box_->setItemText(i, QString::fromStdString(c->title.in(lang)));
   showSelected();
 }
 

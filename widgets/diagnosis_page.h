@@ -1,4 +1,4 @@
-// The Diagnosis page: the latency checklist walked against the sources a user picks (a live
+// The Diagnosis page: a checklist (latency, or a profile's such as session affinity) walked against the sources a user picks (a live
 // target, with or without a capture of the run's own traffic; a capture open in the inspector
 // or a file; this machine), with progress and Cancel. Items are listed with coloured verdict
 // chips and a one-line reason; the evidence panel shows the selected item's figures, chart,
@@ -40,6 +40,7 @@ class DiagnosisPage : public QWidget {
   // Sources. Targets are offered in the list, the first selected.
   void setTargets(const QStringList& urls);
   void setTarget(const QString& url);
+  QString target() const;
   void setUseLive(bool on);
   void setCaptureRun(bool on);  // capture the live run's traffic on lo, for the inspector
   void setWorkload(int requests, int concurrency);
@@ -49,6 +50,8 @@ class DiagnosisPage : public QWidget {
   void setCaptureFile(const QString& path);  // and ticks the capture source
   void setUseCapture(bool on);
   void setUseSystem(bool on);
+  // The checklist to run; a built-in one is also chosen in the page's list (which offers every
+  // built-in checklist and, on a pick, moves the live target to one that checklist can reach).
   void setChecklist(const Checklist& checklist);
   void setLanguage(const QString& code);  // item titles and remedies: "en" or "zh_CN"
 
@@ -71,6 +74,7 @@ class DiagnosisPage : public QWidget {
   DiagnosisModel* model() const { return model_; }
   EvidenceView* evidence() const { return evidence_; }
   QTableView* list() const { return list_; }
+  QComboBox* checklistBox() const { return checklist_box_; }
   void selectItem(const QString& id);
   QString progressText() const;
 
@@ -109,8 +113,11 @@ class DiagnosisPage : public QWidget {
   void finish(bool ok, std::function<QString()> text);
   void setState(State s);
   void jump(int row, int ref);
+  void onChecklistPicked(int index);
+  void fitTarget();
   void showSelected();
 
+  QComboBox* checklist_box_;
   QCheckBox* use_live_;
   QComboBox* target_;
   QSpinBox* requests_;

@@ -93,6 +93,13 @@ const Profile* profile_for_scheme(std::string_view scheme) {
   return s ? &profile(s->profile) : nullptr;
 }
 
+bool scheme_serves_checklist(std::string_view scheme, std::string_view checklist_id) {
+  const Profile* own = profile_for_scheme(scheme);
+  return own && std::ranges::any_of(kProfiles, [&](const Profile& p) {
+           return p.checklist_id == checklist_id && (&p == own || p.rides_on == own);
+         });
+}
+
 const Profile* recognise_connection(ByteView first_client_bytes) {
   for (const Profile& p : kProfiles) {
     if (p.rides_on || !p.recognise || !p.recognise(first_client_bytes)) continue;

@@ -56,6 +56,10 @@ const Profile& tls_default_profile();
 // after the client offered some, the server's default; no ALPN at all, nothing can be told.
 const Profile* profile_for_handshake(std::string_view selected_alpn, bool client_offered_alpn);
 
+// Can a target of `scheme` be diagnosed with checklist `checklist_id`: is it the checklist of
+// the scheme's profile, or of a profile riding on that one?
+bool scheme_serves_checklist(std::string_view scheme, std::string_view checklist_id);
+
 const ProfileScheme* find_scheme(std::string_view scheme);
 const Profile* profile_for_scheme(std::string_view scheme);
 

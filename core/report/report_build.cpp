@@ -195,8 +195,10 @@ std::optional<ReportChart> item_chart(const json& item, const ChecklistItem* kno
 
 void build_diagnosis(Builder& b, const json& d) {
   ReportDocument& doc = b.doc();
-  const Checklist& checklist = builtin_latency_checklist();
-  doc.title = b.tr("Latency diagnosis");
+  // The checklist the diagnosis ran (a file's falls back to the items' own titles and remedies).
+  const Checklist* builtin = builtin_checklist(str(d, "checklist_id"));
+  const Checklist& checklist = builtin ? *builtin : builtin_latency_checklist();
+  doc.title = !builtin || builtin == &builtin_latency_checklist() ? b.tr("Latency diagnosis") : builtin->title.in(doc.lang);
   doc.verdict = verdict_of(d);
   std::vector<std::pair<Verdict, std::string>> lines;
   std::map<Verdict, int> counts;

@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
+    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) on the Messages API':
+        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）适用于 Messages API',
     '%1 needs a number: "%2"': '%1 需要一个数字："%2"',
     'connections are numbered from 1: "%1"': '连接从 1 开始编号："%1"',
     'unknown frame type "%1" (%2)': '未知的帧类型 "%1"（%2）',

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTabWidget>
@@ -162,6 +163,42 @@ class TestDiagnosisPage : public QObject {
     QTRY_COMPARE(page->progressText(), QString::fromUtf8("诊断完成"));
     gui::install_language("en");
     QTRY_COMPARE(page->progressText(), QString("Diagnosis done"));
+  }
+
+  // The session-affinity checklist picked from the page's list, as a user does: the live target
+  // moves to the Messages API (anthro-v1 cannot carry seed 004's headers), the run flags the
+  // fault the embedded endpoint has on and nothing else, and "Latency diagnosis" comes back.
+  void sessionAffinityChecklistPickedFromTheList() {
+    gui::MainWindow window(nullptr, {"strip-affinity-headers"});
+    DiagnosisPage* page = window.diagnosisPage();
+    window.showPage(page);
+    page->setTarget(window.endpointUrl("anthro"));
+    page->setWorkload(24, 2);
+    page->setCaptureRun(false);
+    QComboBox* box = page->checklistBox();
+    QCOMPARE(box->count(), 2);
+    QCOMPARE(box->currentData().toString(), QString("latency"));
+    box->setFocus();
+    QTest::keyClick(box, Qt::Key_Down);
+    QCOMPARE(box->currentText(), QString("Session affinity (seed 004)"));
+    QCOMPARE(page->checklist().id, std::string("session-affinity"));
+    QCOMPARE(page->model()->rowCount(), int(builtin_affinity_checklist().items.size()));
+    QCOMPARE(page->target(), window.endpointUrl("https") + "/v1/messages");
+
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    for (const auto& item : builtin_affinity_checklist().items) {
+      const Verdict v = verdict_of(page, QString::fromStdString(item.id));
+      const bool flagged = v == Verdict::Warn || v == Verdict::Fail;
+      QVERIFY2(flagged == (item.id == "sa-header-dropped"), qPrintable(QString::fromStdString(item.id) + " " + to_string(v)));
+    }
+    gui::install_language("zh_CN");
+    QTRY_COMPARE(box->currentText(), QString::fromStdString(builtin_affinity_checklist().title.zh_CN));
+    gui::install_language("en");
+    QTest::keyClick(box, Qt::Key_Up);
+    QCOMPARE(page->checklist().id, std::string("latency"));
   }
 
   void cancelStopsARun() {

@@ -7,18 +7,16 @@
 
 #include <QTableView>
 #include <QTemporaryDir>
-#include <atomic>
-#include <thread>
 
 #include "affinity/context_hash.h"
 #include "affinity_curl.h"
-#include "capture/live_capture.h"
 #include "capture_generator.h"
 #include "capture_inspector.h"
 #include "endpoint_fixture.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "hex_view.h"
+#include "lo_capture.h"
 #include "http/messages_api.h"
 #include "net/http_io.h"
 
@@ -31,7 +29,7 @@ namespace {
 
 // What curl sent and received, exchange by exchange.
 struct Sent {
-  std::string session, hash;  // request headers; empty when not sent
+  std::string session, hash;  // request headers: the session id not sent when empty, the hash sent empty
 };
 struct Exchange {
   Sent sent;
@@ -61,7 +59,8 @@ std::vector<Exchange> run_session(const std::string& url, const QStringList& cur
   auto send = [&](const ordered_json& messages, bool stream, Sent sent) {
     std::vector<std::string> headers;
     if (!sent.session.empty()) headers.push_back("X-Anthropic-Session-ID: " + sent.session);
-    if (!sent.hash.empty()) headers.push_back("X-Anthropic-Context-Hash: " + sent.hash);
+    // A first request with no history carries the hash empty (the spec): curl's "Name;" form.
+    headers.push_back(sent.hash.empty() ? "X-Anthropic-Context-Hash;" : "X-Anthropic-Context-Hash: " + sent.hash);
     out.push_back({sent, post(url, request_body(messages, stream), headers, curl_args, keylog)});
     return out.back().reply;
   };
@@ -86,28 +85,12 @@ struct Captured {
 // Runs the session against `scheme`'s port while capturing it on lo (keys embedded).
 void capture_session(EndpointFixture& f, const std::string& scheme, const QStringList& curl_args, Captured& out) {
   const std::string url = f.endpoint().url(scheme);
-  LiveCaptureConfig cap;
-  cap.interface = "lo";
-  cap.filter = "tcp port " + url.substr(url.rfind(':') + 1);
-  cap.output = f.path((scheme + ".pcapng").c_str());
-  cap.keylog_path = f.path((scheme + ".keylog").c_str());
-  std::atomic<bool> stop{false}, ready{false}, ended{false};
-  Result<LiveCaptureStats> stats = make_error("capture", "not run");
-  std::thread capture([&] {
-    stats = run_live_capture(cap, stop, [&] { ready = true; });
-    ended = true;
-  });
-  QTRY_VERIFY_WITH_TIMEOUT(ready || ended, 5000);
-  if (!ready) {
-    capture.join();
-    QFAIL(stats.error().detail.c_str());
-  }
-  out.exchanges = run_session(url + "/v1/messages", curl_args, scheme == "https" ? q(cap.keylog_path) : QString());
-  QTest::qWait(200);  // the last packets reach the capture
-  stop = true;
-  capture.join();
-  QVERIFY2(stats.ok(), stats.ok() ? "" : stats.error().detail.c_str());
-  out.pcapng = cap.output;
+  LoCapture capture(url, f.path((scheme + ".pcapng").c_str()), f.path((scheme + ".keylog").c_str()));
+  QVERIFY2(capture.start(), capture.error().c_str());
+  const QString keylog = scheme == "https" ? q(capture.config().keylog_path) : QString();
+  out.exchanges = run_session(url + "/v1/messages", curl_args, keylog);
+  QVERIFY2(capture.stop().ok(), capture.error().c_str());
+  out.pcapng = capture.config().output;
 }
 
 QString cell(FrameTableModel* m, int row, int column) { return m->data(m->index(row, column), Qt::DisplayRole).toString(); }
