@@ -1574,6 +1574,14 @@
         <source>The verdicts, evidence, charts and remedies as HTML, PDF, Markdown or JSON</source>
         <translation>将判定、证据、图表和补救措施导出为 HTML、PDF、Markdown 或 JSON</translation>
     </message>
+    <message>
+        <source>Checklist</source>
+        <translation>检查清单</translation>
+    </message>
+    <message>
+        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) on the Messages API</source>
+        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）适用于 Messages API</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::EvidenceChart</name>
