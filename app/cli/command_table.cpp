@@ -158,6 +158,10 @@ std::vector<CommandSpec> build_specs() {
        "MESSAGES.json",
        {{"--reply", "TEXT", "also the response's hash, with TEXT appended as the assistant's reply"},
         {"--format", "text|json", "human-readable (default) or one JSON document"}}},
+      {"lint-schema", "seed 002's tool-schema linter: every constraint on which two JSON Schemas disagree (exit 1 if any)",
+       "A.json B.json",
+       {{"--format", "text|json", "a table (default) or one JSON document"},
+        {"--json", "", "the same as --format json"}}},
       {"demo", "the headless tour: endpoint, captured session, analysis, diagnosis and reports", "", {}},
   };
 }

@@ -33,11 +33,12 @@ struct Error {
   ErrorClass kind = ErrorClass::Input;
 };
 
-template <class T>
+// `E`: Error, or a codec's own refusal where callers choose by an enum (TokenStreamRejection).
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}
-  Result(Error error) : v_(std::move(error)) {}
+  Result(E error) : v_(std::move(error)) {}
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -47,10 +48,10 @@ class [[nodiscard]] Result {
   const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
-  const Error& error() const { return std::get<1>(v_); }
+  const E& error() const { return std::get<1>(v_); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
 inline Error make_error(std::string reason, std::string detail) {

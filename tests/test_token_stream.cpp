@@ -1,0 +1,289 @@
+// Seed 001's token-stream codec (../shared/spec/profiles/token-stream.md): the profiles'
+// vectors bit for bit (bodies, refusals with their reasons, context ids, Retry-After), the
+// incremental decoder given each body cut at every byte, encode→decode round trips, and random
+// garbage, which must decode or be refused with a reason, never crash.
+#include <QtTest>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "tokenstream/context_id.h"
+#include "tokenstream/token_body.h"
+#include "vectors.h"
+
+using namespace anthro;
+
+namespace {
+
+const nlohmann::json& token_stream_vectors() {
+  static const nlohmann::json doc = nlohmann::json::parse(test::read_file(ANTHRO_PROFILES_VECTORS))["token_stream"];
+  return doc;
+}
+
+std::string ids_text(const std::vector<std::uint32_t>& ids) {
+  std::string out;
+  for (auto id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return "[" + out + "]";
+}
+
+// The body a vector names, checked against what it says it decodes to.
+void check_body(const TokenStreamResult<TokenStreamBody>& r, const nlohmann::json& v) {
+  const std::string name = v["name"].get<std::string>();
+  QVERIFY2(r.ok(), (name + ": " + (r ? "" : r.error().detail)).c_str());
+  const auto expected = v["tokens"].get<std::vector<std::uint32_t>>();
+  QVERIFY2(r->tokens == expected, (name + ": " + ids_text(r->tokens) + " != " + ids_text(expected)).c_str());
+  QCOMPARE(r->padding, v["padding"].get<std::size_t>());
+  if (v["degraded_at"].is_null()) QVERIFY2(!r->degraded_at, name.c_str());
+  else QCOMPARE(r->degraded_at, std::optional<std::size_t>(v["degraded_at"].get<std::size_t>()));
+}
+
+// Every vector body, accepted or refused.
+std::vector<Bytes> all_vector_bodies() {
+  std::vector<Bytes> out;
+  for (const char* group : {"bodies", "negatives"})
+    for (const auto& v : token_stream_vectors()[group]) out.push_back(test::hex(v["body"]));
+  return out;
+}
+
+// The same outcome: equal bodies, or the same reason at the same byte.
+bool same_outcome(const TokenStreamResult<TokenStreamBody>& a, const TokenStreamResult<TokenStreamBody>& b) {
+  if (a.ok() != b.ok()) return false;
+  if (a.ok()) return *a == *b;
+  return a.error().reason == b.error().reason && a.error().offset == b.error().offset;
+}
+
+TokenStreamResult<TokenStreamBody> decode_in_pieces(ByteView body, const std::vector<std::size_t>& cuts) {
+  TokenStreamBodyDecoder d;
+  std::size_t from = 0;
+  for (std::size_t cut : cuts) {
+    d.feed(body.subspan(from, cut - from));
+    from = cut;
+  }
+  d.feed(body.subspan(from));
+  return d.finish();
+}
+
+}  // namespace
+
+class TestTokenStream : public QObject {
+  Q_OBJECT
+ private slots:
+  void vectorBodiesDecodeAndEncode() {
+    const auto& bodies = token_stream_vectors()["bodies"];
+    QVERIFY(bodies.size() >= 4);
+    for (const auto& v : bodies) {
+      const Bytes body = test::hex(v["body"]);
+      auto r = decode_token_stream_body(body);
+      check_body(r, v);
+      if (!r) return;
+      QCOMPARE(encode_token_stream_body(r->tokens, r->padding), body);
+    }
+  }
+
+  // The degraded marker stays in the tokens, where its index says.
+  void degradedMarkerIsAToken() {
+    for (const auto& v : token_stream_vectors()["bodies"]) {
+      if (v["degraded_at"].is_null()) continue;
+      auto r = decode_token_stream_body(test::hex(v["body"]));
+      QVERIFY(r.ok() && r->degraded_at);
+      QCOMPARE(r->tokens.at(*r->degraded_at), kTokenStreamDegraded);
+    }
+    // A second marker is a token too; the first one is where the degraded path began.
+    const std::vector<std::uint32_t> twice = {7, kTokenStreamDegraded, 8, kTokenStreamDegraded};
+    auto r = decode_token_stream_body(encode_token_stream_body(twice, 1));
+    QVERIFY(r.ok());
+    QCOMPARE(r->degraded_at, std::optional<std::size_t>(1));
+    QVERIFY(r->tokens == twice);
+  }
+
+  void vectorNegativesWithTheirReasons() {
+    std::set<std::string> reasons;
+    for (const auto& v : token_stream_vectors()["negatives"]) {
+      auto r = decode_token_stream_body(test::hex(v["body"]));
+      QVERIFY2(!r.ok(), v["name"].get<std::string>().c_str());
+      QCOMPARE(std::string(to_string(r.error().reason)), v["reject"].get<std::string>());
+      QVERIFY(!r.error().detail.empty());
+      reasons.insert(to_string(r.error().reason));
+    }
+    QCOMPARE(reasons, (std::set<std::string>{"alignment", "padding-inside"}));
+  }
+
+  // The offset names the byte where the body goes wrong; the first fault in the body wins.
+  void refusalsSayWhere() {
+    auto partial = decode_token_stream_body(as_bytes(std::string_view("\x01\x00\x00\x00\x02\x00", 6)));
+    QVERIFY(!partial.ok());
+    QCOMPARE(partial.error().reason, TokenStreamReject::Alignment);
+    QCOMPARE(partial.error().offset, std::size_t{4});
+    // Padding inside and a partial last token: the padding comes first in the body.
+    auto both = decode_token_stream_body(as_bytes(std::string_view("\x00\x00\x00\x00\x02\x00\x00\x00\x03", 9)));
+    QVERIFY(!both.ok());
+    QCOMPARE(both.error().reason, TokenStreamReject::PaddingInside);
+    QCOMPARE(both.error().offset, std::size_t{4});
+    // Padding followed by only part of a token: the partial token is no id, so the body is misaligned.
+    auto tail = decode_token_stream_body(as_bytes(std::string_view("\x05\x00\x00\x00\x00\x00\x00\x00\x01", 9)));
+    QVERIFY(!tail.ok());
+    QCOMPARE(tail.error().reason, TokenStreamReject::Alignment);
+    QCOMPARE(tail.error().offset, std::size_t{8});
+    Error e = to_error(both.error());
+    QCOMPARE(e.reason, std::string("padding-inside"));
+    QCOMPARE(e.kind, ErrorClass::Input);
+  }
+
+  void vectorContextIds() {
+    for (const auto& v : token_stream_vectors()["context_ids"]) {
+      const std::string header = v["header"].get<std::string>();
+      auto r = parse_context_id(header);
+      if (v.contains("reject")) {
+        QVERIFY2(!r.ok(), header.c_str());
+        QCOMPARE(std::string(to_string(r.error().reason)), v["reject"].get<std::string>());
+        QVERIFY(r.error().offset <= header.size());
+        continue;
+      }
+      QVERIFY2(r.ok(), (header + ": " + (r ? "" : r.error().detail)).c_str());
+      QCOMPARE(r->tenant, v["tenant"].get<std::uint32_t>());
+      QCOMPARE(r->seq, v["seq"].get<std::uint32_t>());
+      QCOMPARE(format_context_id(*r), header);
+    }
+  }
+
+  void contextIdEdges() {
+    // "No leading zero" leaves a lone "0" a well-formed zero.
+    auto zero = parse_context_id("0");
+    QVERIFY(zero.ok());
+    QCOMPARE(zero->value(), std::uint64_t{0});
+    for (const char* bad : {"00", "01", "+1", "1 ", "1\t", "١", "1n", "n", "-", "4294967296.0", "99999999999999999999999"})
+      QVERIFY2(!parse_context_id(bad).ok(), bad);
+    QVERIFY(!parse_context_id(std::string_view("4\0" "2", 3)).ok());
+    // Seed 001's client: a tenant from 2^31 in a signed int64_t comes out negative.
+    const auto packed = static_cast<std::int64_t>((std::uint64_t{0x80000000} << 32) | 5);
+    auto negative = parse_context_id(std::to_string(packed));
+    QVERIFY(!negative.ok());
+    QVERIFY2(negative.error().detail.find("negative") != std::string::npos, negative.error().detail.c_str());
+    // The same id as a u64 is well formed.
+    auto unsigned_id = parse_context_id(std::to_string(static_cast<std::uint64_t>(packed)));
+    QVERIFY(unsigned_id.ok());
+    QCOMPARE(*unsigned_id, (TokenStreamContextId{0x80000000, 5}));
+    QCOMPARE(format_context_id({7, 42}), std::string("30064771114"));
+    QCOMPARE(TokenStreamContextId::from_value(std::uint64_t{7} << 32 | 42), (TokenStreamContextId{7, 42}));
+  }
+
+  void contextIdsRoundTrip() {
+    std::mt19937_64 rng(0x5eed001);
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint64_t value = rng() >> (rng() % 64);
+      const auto id = TokenStreamContextId::from_value(value);
+      auto back = parse_context_id(format_context_id(id));
+      QVERIFY(back.ok());
+      QCOMPARE(*back, id);
+      QCOMPARE(back->value(), value);
+    }
+  }
+
+  void retryAfterInMilliseconds() {
+    const auto& v = token_stream_vectors()["retry_after"];
+    auto r = parse_token_stream_retry_after(v["header"].get<std::string>());
+    QVERIFY(r);
+    QCOMPARE(r->milliseconds, v["milliseconds"].get<std::uint64_t>());
+    QCOMPARE(r->cause, TokenStreamRetryCause::Quota);  // 1500 > 1000: the quota, not congestion
+    QCOMPARE(parse_token_stream_retry_after("1000")->cause, TokenStreamRetryCause::GpuMemoryFull);
+    QCOMPARE(parse_token_stream_retry_after("1001")->cause, TokenStreamRetryCause::Quota);
+    QCOMPARE(parse_token_stream_retry_after("0")->cause, TokenStreamRetryCause::GpuMemoryFull);
+    QCOMPARE(parse_token_stream_retry_after("0250")->milliseconds, std::uint64_t{250});
+    QCOMPARE(parse_token_stream_retry_after("18446744073709551615")->cause, TokenStreamRetryCause::Quota);
+    for (const char* bad : {"", "-1", "1.5", "1500ms", " 1500", "18446744073709551616", "Wed, 21 Oct 2015 07:28:00 GMT"})
+      QVERIFY2(!parse_token_stream_retry_after(bad), bad);
+    QCOMPARE(std::string(to_string(TokenStreamRetryCause::Quota)), std::string("quota"));
+    QCOMPARE(std::string(to_string(TokenStreamRetryCause::GpuMemoryFull)), std::string("gpu-memory-full"));
+  }
+
+  // A token may straddle two DATA frames or chunks: every body cut at every byte (and at every
+  // pair of bytes), and fed byte by byte, decodes as the whole does.
+  void incrementalAtEveryCut() {
+    for (const Bytes& body : all_vector_bodies()) {
+      const auto whole = decode_token_stream_body(body);
+      for (std::size_t a = 0; a <= body.size(); ++a) {
+        QVERIFY(same_outcome(decode_in_pieces(body, {a}), whole));
+        for (std::size_t b = a; b <= body.size(); ++b) QVERIFY(same_outcome(decode_in_pieces(body, {a, b}), whole));
+      }
+      TokenStreamBodyDecoder d;
+      for (std::uint8_t byte : body) d.feed(ByteView(&byte, 1));
+      QCOMPARE(d.bytes_fed(), body.size());
+      QVERIFY(same_outcome(d.finish(), whole));
+    }
+  }
+
+  // A refused body stays refused; what follows is not read.
+  void decoderStopsAtTheFirstRefusal() {
+    TokenStreamBodyDecoder d;
+    QVERIFY(d.feed(as_bytes(std::string_view("\x01\x00\x00\x00\x00\x00", 6))));
+    QVERIFY(!d.feed(as_bytes(std::string_view("\x00\x00\x02\x00\x00\x00", 6))));
+    QVERIFY(!d.feed(as_bytes(std::string_view("\x03\x00\x00\x00", 4))));
+    QVERIFY(d.rejection());
+    auto r = d.finish();
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().reason, TokenStreamReject::PaddingInside);
+    QCOMPARE(r.error().offset, std::size_t{8});
+    QVERIFY(d.body().tokens == std::vector<std::uint32_t>{1});
+  }
+
+  void encodeDecodeRoundTrips() {
+    std::mt19937_64 rng(0x70c5);
+    for (int i = 0; i < 5000; ++i) {
+      std::vector<std::uint32_t> tokens(rng() % 64);
+      for (auto& t : tokens) t = rng() % 8 == 0 ? kTokenStreamDegraded : static_cast<std::uint32_t>(rng() % 0xFFFFFFFF) + 1;
+      const std::size_t padding = rng() % 5;
+      const Bytes body = encode_token_stream_body(tokens, padding);
+      QCOMPARE(body.size(), (tokens.size() + padding) * kTokenStreamAlignment);
+      auto r = decode_token_stream_body(body);
+      QVERIFY(r.ok());
+      QVERIFY(r->tokens == tokens);
+      QCOMPARE(r->padding, padding);
+      auto first = std::find(tokens.begin(), tokens.end(), kTokenStreamDegraded);
+      if (first == tokens.end()) QVERIFY(!r->degraded_at);
+      else QCOMPARE(r->degraded_at, std::optional<std::size_t>(static_cast<std::size_t>(first - tokens.begin())));
+      QCOMPARE(encode_token_stream_body(r->tokens, r->padding), body);
+    }
+    Bytes one;
+    append_token_stream_id(one, 0x04030201);
+    QCOMPARE(one, (Bytes{1, 2, 3, 4}));
+  }
+
+  // Random bytes, zeros frequent so padding runs and misplaced padding both happen: each body
+  // decodes or is refused with one of the body's reasons, in one piece or in random pieces
+  // alike; a decoded body re-encodes to the same bytes. The same bytes as headers must not crash.
+  void hostileGarbage() {
+    std::mt19937_64 rng(0xbad);
+    std::set<std::string> seen;
+    for (int i = 0; i < 50000; ++i) {
+      Bytes body(rng() % 48);
+      for (auto& b : body) b = rng() % 3 == 0 ? 0 : static_cast<std::uint8_t>(rng());
+      const auto whole = decode_token_stream_body(body);
+      if (whole.ok()) {
+        QCOMPARE(encode_token_stream_body(whole->tokens, whole->padding), body);
+        seen.insert("ok");
+      } else {
+        const std::string reason = to_string(whole.error().reason);
+        QVERIFY2(reason == "alignment" || reason == "padding-inside", reason.c_str());
+        QVERIFY(whole.error().offset <= body.size());
+        seen.insert(reason);
+      }
+      std::vector<std::size_t> cuts;
+      for (std::size_t at = 0; at < body.size(); at += rng() % 7) cuts.push_back(at);
+      QVERIFY(same_outcome(decode_in_pieces(body, cuts), whole));
+
+      const std::string_view text = as_text(body);
+      auto id = parse_context_id(text);
+      if (!id) QCOMPARE(id.error().reason, TokenStreamReject::ContextId);
+      else QCOMPARE(format_context_id(*id), std::string(text));
+      if (auto ms = parse_token_stream_retry_after(text)) {
+        QVERIFY(std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }));
+        QCOMPARE(ms->cause, classify_retry_after_ms(ms->milliseconds));
+      }
+    }
+    QCOMPARE(seen, (std::set<std::string>{"ok", "alignment", "padding-inside"}));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTokenStream)
+#include "test_token_stream.moc"
