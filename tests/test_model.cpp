@@ -150,7 +150,8 @@ class TestModel : public QObject {
         "stall",          "slow-cancel",          "ignore-cancel",    "overload",
         "corrupt-frames", "skip-token-index",     "tail-spikes",      "max-tokens-u16",
         "utf8-surrogate", "reset-mid-stream", "session-migrate", "hash-python",
-        "slot-gc",        "strip-affinity-headers", "token-count-estimate"};
+        "slot-gc",        "strip-affinity-headers", "token-count-estimate", "ts-degraded",
+        "ts-quota"};
     QCOMPARE(fault_names(), expected);
   }
 

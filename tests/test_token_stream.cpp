@@ -1,15 +1,19 @@
 // Seed 001's token-stream codec (../shared/spec/profiles/token-stream.md): the profiles'
 // vectors bit for bit (bodies, refusals with their reasons, context ids, Retry-After), the
 // incremental decoder given each body cut at every byte, encode→decode round trips, and random
-// garbage, which must decode or be refused with a reason, never crash.
+// garbage, which must decode or be refused with a reason, never crash; then what a server makes
+// of a request's headers, its contexts' lifetime and its vocabulary.
 #include <QtTest>
 
 #include <algorithm>
 #include <random>
 #include <set>
 
+#include "tokenstream/admission.h"
 #include "tokenstream/context_id.h"
+#include "tokenstream/contexts.h"
 #include "tokenstream/token_body.h"
+#include "tokenstream/vocabulary.h"
 #include "vectors.h"
 
 using namespace anthro;
@@ -282,6 +286,118 @@ class TestTokenStream : public QObject {
       }
     }
     QCOMPARE(seen, (std::set<std::string>{"ok", "alignment", "padding-inside"}));
+  }
+
+  // The table's rules, in its order: alignment, context id, tenant (header, then key).
+  void admissionFollowsTheHeaderTable() {
+    TokenStreamRequestHeaders ok{kTokenStreamMediaType, "4", "34359738373", std::nullopt, std::nullopt};
+    auto a = admit_token_stream_request(ok, std::nullopt);
+    QCOMPARE(a.status(), 200);
+    QCOMPARE(a.context, (TokenStreamContextId{8, 5}));  // 8 << 32 | 5
+    QVERIFY(a.streaming);
+
+    struct Case {
+      std::optional<std::string> alignment, context_id, tenant, streaming;
+      std::optional<std::uint32_t> key_tenant;
+      int status;
+      const char* names;  // what the reason must name
+    };
+    const Case cases[] = {
+        {std::nullopt, "5", {}, {}, {}, 400, "X-Claude-Token-Alignment"},
+        {"8", "5", {}, {}, {}, 400, "X-Claude-Token-Alignment"},
+        {"4 ", "5", {}, {}, {}, 400, "X-Claude-Token-Alignment"},
+        {"4", std::nullopt, {}, {}, {}, 400, "X-Claude-Context-ID"},
+        {"4", "12n", {}, {}, {}, 400, "X-Claude-Context-ID"},
+        {"4", "-1", {}, {}, {}, 400, "X-Claude-Context-ID"},
+        {"4", "18446744073709551616", {}, {}, {}, 400, "X-Claude-Context-ID"},
+        {"4", "34359738373", "7", {}, {}, 401, "X-Claude-Tenant-ID"},
+        {"4", "34359738373", "8x", {}, {}, 401, "X-Claude-Tenant-ID"},
+        {"4", "34359738373", "8", {}, 7u, 401, "API key"},
+        {"4", "34359738373", {}, {}, 7u, 401, "API key"},
+        {"4", "34359738373", "8", "maybe", 8u, 400, "X-Claude-Streaming"},
+        // Alignment is judged before the context id, the context id before the tenant.
+        {"2", "12n", "7", {}, {}, 400, "X-Claude-Token-Alignment"},
+        {"4", "12n", "7", {}, 7u, 400, "X-Claude-Context-ID"},
+    };
+    for (const auto& c : cases) {
+      TokenStreamRequestHeaders h{kTokenStreamMediaType, c.alignment, c.context_id, c.tenant, c.streaming};
+      auto r = admit_token_stream_request(h, c.key_tenant);
+      QCOMPARE(r.status(), c.status);
+      QVERIFY2(r.reason.find(c.names) != std::string::npos, r.reason.c_str());
+    }
+    TokenStreamRequestHeaders quiet{kTokenStreamMediaType, "4", "34359738373", "8", "false"};
+    auto q = admit_token_stream_request(quiet, 8u);
+    QCOMPARE(q.status(), 200);
+    QVERIFY(!q.streaming);
+  }
+
+  void hostileHeaderValuesAreShownSafely() {
+    TokenStreamRequestHeaders h{kTokenStreamMediaType, std::string("4\x01\"\xff") + std::string(200, 'a'), "5", {}, {}};
+    auto r = admit_token_stream_request(h, std::nullopt);
+    QCOMPARE(r.status(), 400);
+    QVERIFY2(r.reason.find("\\x01") != std::string::npos && r.reason.find("\\xFF") != std::string::npos, r.reason.c_str());
+    QVERIFY2(r.reason.size() < 200, r.reason.c_str());
+    for (char c : r.reason) QVERIFY(static_cast<unsigned char>(c) >= 0x20);
+  }
+
+  void mediaTypeSelectsThePassthrough() {
+    QVERIFY(selects_token_stream(std::string(kTokenStreamMediaType)));
+    QVERIFY(selects_token_stream(std::string("Application/Vnd.Claude.Token-Stream; v=1")));
+    QVERIFY(!selects_token_stream(std::string("application/json")));
+    QVERIFY(!selects_token_stream(std::string("application/vnd.claude.token-streamx")));
+    QVERIFY(!selects_token_stream(std::nullopt));
+  }
+
+  // min(now + 24 h, created + 7 d), renewed by each request; unknown again after expiry.
+  void contextLifetime() {
+    TokenStreamContexts contexts;
+    const TokenStreamContextId id{3, 9};
+    const double hour = 3600, day = 24 * hour;
+    QCOMPARE(contexts.touch(id, 0), ContextTouch::Created);
+    QCOMPARE(*contexts.expiry(id, 0), day);
+    QCOMPARE(contexts.touch(id, 23 * hour), ContextTouch::Renewed);
+    QCOMPARE(*contexts.expiry(id, 23 * hour), 47 * hour);
+    for (double t = 1.5 * day; t < 6.5 * day; t += 12 * hour) QCOMPARE(contexts.touch(id, t), ContextTouch::Renewed);
+    QCOMPARE(*contexts.expiry(id, 6.5 * day), 7 * day);  // the cap: created + 7 d
+    QVERIFY(contexts.known(id, 7 * day - 1));
+    QVERIFY(!contexts.known(id, 7 * day));
+    QCOMPARE(contexts.touch(id, 7 * day), ContextTouch::Created);  // created anew
+    QCOMPARE(*contexts.expiry(id, 7 * day), 8 * day);
+    QVERIFY(!contexts.known({3, 10}, 0));
+  }
+
+  void contextsStayWithinTheirCapacity() {
+    TokenStreamContexts contexts(3);
+    for (std::uint32_t i = 0; i < 10; ++i) contexts.touch({1, i}, i);
+    QCOMPARE(contexts.size(), std::size_t{3});
+    QVERIFY(contexts.known({1, 9}, 9) && contexts.known({1, 8}, 9) && contexts.known({1, 7}, 9));
+    QVERIFY(!contexts.known({1, 6}, 9));
+  }
+
+  void vocabularyRoundTripsThroughJson() {
+    TokenStreamVocabulary v({"Hello", " world", "\"quoted\"\n", "Hello", "🙂"});
+    QCOMPARE(v.size(), std::size_t{5});  // padding + 4 distinct
+    QCOMPARE(v.id_of("Hello"), std::optional<std::uint32_t>(1));
+    QCOMPARE(v.id_of("🙂"), std::optional<std::uint32_t>(4));
+    QVERIFY(!v.text_of(0));
+    auto json = nlohmann::json::parse(v.to_json());
+    QCOMPARE(json.size(), std::size_t{5});
+    QCOMPARE(json[3].get<std::string>(), std::string("\"quoted\"\n"));
+    auto back = TokenStreamVocabulary::from_json(v.to_json());
+    QVERIFY(back.ok());
+    for (std::uint32_t id = 0; id < 6; ++id) QCOMPARE(back->text_of(id), v.text_of(id));
+    const std::vector<std::uint32_t> ids{1, 2, kTokenStreamDegraded, 4, 77, 0, 0};
+    QCOMPARE(token_stream_text(ids, v), std::string("Hello world⟦degraded⟧🙂⟦77⟧"));
+  }
+
+  void hostileVocabularies() {
+    for (const char* body : {"", "{}", "[\"\", 3]", "[\"\", \"a\", null]", "[[[[", "\"text\""}) {
+      auto v = TokenStreamVocabulary::from_json(body);
+      QVERIFY2(!v.ok(), body);
+      QVERIFY(!v.error().detail.empty());
+    }
+    auto bad = TokenStreamVocabulary::from_json("[\"\", \"a\", 5]");
+    QVERIFY2(bad.error().detail.find("entry 2") != std::string::npos, bad.error().detail.c_str());
   }
 };
 

@@ -45,6 +45,8 @@ const Options kRequest = {
     {"--affinity-turns", "N", "with --affinity: user turns per conversation before a new one (4)"},
     {"--keep-session-id", "", "with --affinity, a client fault: ignore X-Anthropic-New-Session-ID after a 409"},
     {"--session-id", "ID", "with --affinity: every conversation uses this session id (shared by all connections)"},
+    {"--token-stream", "", "/v1/messages: seed 001's token stream (u32 token ids named through GET /v1/vocab)"},
+    {"--context-id", "ID", "with --token-stream: X-Claude-Context-ID, sent as given (4294967297: tenant 1, session 1)"},
 };
 
 // The client faults `bench` and `diagnose` share (checklists.md).
@@ -91,7 +93,9 @@ std::vector<CommandSpec> build_specs() {
         {"--send-timeout", "S", "close a connection whose peer has not taken a write within S: it stopped reading (30; 0 none)"},
         {"--affinity-slots", "N", "emulate seed 004's session affinity on /v1/messages with N context slots (off)"},
         {"--affinity-idle-s", "S", "with --affinity-slots: collect a session idle longer than S (300)"},
-        {"--affinity-gc-ms", "MS", "with --affinity-slots: TTFT a collection adds to the request that waited for it (200)"}}},
+        {"--affinity-gc-ms", "MS", "with --affinity-slots: TTFT a collection adds to the request that waited for it (200)"},
+        {"--token-stream", "", "serve seed 001's token stream on /v1/messages and GET /v1/vocab (off)"},
+        {"--token-stream-tenant", "N", "with --token-stream: the API key's tenant; a context id of another is 401"}}},
       {"session", "live requests against a target, tokens streamed to stdout", "",
        kRequest + kTrust + kKeylogOut +
            Options{{"--repeat", "N", "N requests on the same connection, one after another"},

@@ -59,6 +59,21 @@ void read_affinity_options(Args& args, SessionConfig& c) {
     args.fail("--affinity: session affinity is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
 }
 
+void read_token_stream_options(Args& args, SessionConfig& c) {
+  c.token_stream = args.has("--token-stream");
+  if (auto id = args.value("--context-id")) {
+    if (!c.token_stream) args.fail("--context-id needs --token-stream");
+    if (id->empty() || id->size() > 200 || id->find_first_of("\r\n") != std::string::npos)
+      args.fail("--context-id: expected a header value of 1 to 200 characters on one line");
+    c.token_stream_context_id = *id;
+  }
+  if (!c.token_stream) return;
+  if (c.affinity) args.fail("--token-stream and --affinity are two different protocols; give one");
+  auto target = parse_target(c.target);
+  if (target && target->kind != TargetKind::Messages)
+    args.fail("--token-stream: the token stream is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
+}
+
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
@@ -82,6 +97,7 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   if (auto n = args.count("--ring-kib", 64, 65535)) c.ring_kib = static_cast<std::uint16_t>(*n);
   c.tls_extension = !args.has("--no-extension");
   read_affinity_options(args, c);
+  read_token_stream_options(args, c);
   read_trust_options(args, c);
   if (!positional_allowed && !args.positional().empty())
     args.fail("unexpected argument \"" + args.positional()[0] + "\"");

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct EndpointConfig {
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
   std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
   AffinityConfig affinity;  // seed 004's session affinity on the Messages API; off unless slots are given
+  // Seed 001's token stream on /v1/messages (Content-Type application/vnd.claude.token-stream)
+  // and GET /v1/vocab; off by default, when such a request gets the ordinary API's 400.
+  bool token_stream = false;
+  std::optional<std::uint32_t> token_stream_tenant;  // the API key's tenant, when the server knows one
   // Internal failures (a connection's coroutine that threw), one line each; unset: stderr.
   std::function<void(const std::string&)> on_log;
 };

@@ -8,6 +8,8 @@
 #include "http/messages_api.h"
 #include "net/deadline.h"
 #include "net/http_io.h"
+#include "tokenstream/admission.h"
+#include "tokenstream/token_body.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -91,6 +93,38 @@ Credentials check_credentials(const HttpRequest& req, const std::string& want) {
   return given ? Credentials::Accepted : Credentials::Refused;
 }
 
+// The request's token-stream fields as they came.
+TokenStreamRequestHeaders token_stream_headers(const HttpRequest& req) {
+  return {header_if_present(req, "content-type"), header_if_present(req, "x-claude-token-alignment"),
+          header_if_present(req, "x-claude-context-id"), header_if_present(req, "x-claude-tenant-id"),
+          header_if_present(req, "x-claude-streaming")};
+}
+
+// A reply's token ids: each token's vocabulary id, the degraded marker before the first
+// degraded token.
+std::vector<std::uint32_t> token_ids(const ReplyPlan& plan, const TokenStreamVocabulary& vocabulary) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(plan.tokens.size() + 1);
+  for (std::size_t i = 0; i < plan.tokens.size(); ++i) {
+    if (plan.degraded_from_token == i) ids.push_back(kTokenStreamDegraded);
+    auto id = vocabulary.id_of(plan.tokens[i].text);
+    if (!id) throw std::logic_error("token text outside the model's vocabulary: " + plan.tokens[i].text);
+    ids.push_back(*id);
+  }
+  return ids;
+}
+
+std::string id_bytes(std::uint32_t id) {
+  Bytes b;
+  append_token_stream_id(b, id);
+  return std::string(b.begin(), b.end());
+}
+
+// Seconds on the steady clock, for lifetimes kept on the loop thread.
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 Headers retry_headers(std::uint32_t ms) {
   return {{"retry-after", std::to_string((ms + 999) / 1000)}, {"retry-after-ms", std::to_string(ms)}};
 }
@@ -165,6 +199,7 @@ class HttpConnection {
     std::string path = req.target.substr(0, req.target.find('?'));
     Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
     api_ = api;
+    if (path == kTokenStreamVocabPath && state_.config.token_stream) co_return co_await serve_vocabulary(req);
     if (path != kMessagesPath && path != kChatCompletionsPath)
       co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
     if (req.method != "POST")
@@ -175,6 +210,11 @@ class HttpConnection {
         co_return co_await send_error(api, 401, "authentication_error", "x-api-key or Authorization: Bearer missing or wrong");
       case Credentials::Repeated:
         co_return co_await send_error(api, 400, "invalid_request_error", "duplicate x-api-key or authorization header");
+    }
+    if (api == Api::Messages && selects_token_stream(header_if_present(req, "content-type"))) {
+      if (state_.config.token_stream) co_return co_await serve_token_stream(req);
+      co_return co_await send_error(api, 415, "invalid_request_error",
+                                    std::string(kTokenStreamMediaType) + " is not served here (endpoint --token-stream)");
     }
     if (api == Api::Messages && req.header("anthropic-version").empty())
       co_return co_await send_error(api, 400, "invalid_request_error", "anthropic-version: header is required");
@@ -223,6 +263,79 @@ class HttpConnection {
     co_return sent;
   }
 
+  awaitable<bool> serve_vocabulary(const HttpRequest& req) {
+    if (req.method != "GET")
+      co_return co_await send_error(Api::Messages, 405, "invalid_request_error", "use GET on " + std::string(kTokenStreamVocabPath));
+    co_return co_await send(http_response(200, "application/json", state_.token_vocabulary.to_json()));
+  }
+
+  // Seed 001's passthrough: the request's headers judged, then the reply's token ids as u32 LE,
+  // one chunk per token as the model makes it (or the whole body at once when not streamed).
+  awaitable<bool> serve_token_stream(const HttpRequest& req) {
+    TokenStreamAdmission admission = admit_token_stream_request(token_stream_headers(req), state_.config.token_stream_tenant);
+    if (admission.verdict != TokenStreamVerdict::Accept) {
+      const char* type = admission.status() == 401 ? "authentication_error" : "invalid_request_error";
+      co_return co_await send_error(Api::Messages, admission.status(), type, admission.reason);
+    }
+    auto parsed = parse_messages_request(req.body);
+    if (!parsed) co_return co_await send_error(Api::Messages, 400, "invalid_request_error", parsed.error().detail);
+    std::string prompt = prompt_text(parsed->system, parsed->messages);
+    if (auto refusal = refuse_request(state_.config, parsed->model, prompt))
+      co_return co_await send_error(Api::Messages, refusal->code, refusal->type, refusal->message);
+    state_.token_contexts.touch(admission.context, steady_seconds());
+    // An empty conversation only keeps the context alive (seed 001's keep-alive).
+    if (parsed->messages.empty()) co_return co_await send(http_response(200, kTokenStreamMediaType, ""));
+    std::uint32_t max_tokens = parsed->max_tokens.value_or(state_.config.default_max_tokens);
+    ReplyPlan plan = state_.http_model.plan(ReplyRequest{parsed->model, prompt, max_tokens, state_.request_number++});
+    if (plan.quota_retry_after_ms || plan.overload) {
+      // Seed 001 §4.4: Retry-After in milliseconds; above 1000 the quota is spent.
+      std::uint32_t ms = plan.quota_retry_after_ms.value_or(plan.retry_after_ms);
+      Headers retry{{"retry-after", std::to_string(ms)}};
+      co_return co_await send_error(Api::Messages, 429, "rate_limit_error",
+                                    plan.quota_retry_after_ms ? "the tenant's quota is spent" : "GPU memory full",
+                                    std::move(retry));
+    }
+    co_await sleep_for(timer_, (plan.queue_ms + plan.context_wait_ms + plan.prefill_ms) / 1000.0);
+    if (admission.streaming) co_return co_await stream_token_ids(plan);
+    co_return co_await whole_token_ids(plan);
+  }
+
+  awaitable<bool> whole_token_ids(const ReplyPlan& plan) {
+    std::string body;
+    for (std::size_t i = 0; i < plan.tokens.size(); ++i) co_await pace(plan, i);
+    for (auto id : token_ids(plan, state_.token_vocabulary)) body += id_bytes(id);
+    // Complete before it is sent, so the announcement goes in the headers.
+    Headers headers;
+    if (plan.degraded_from_token) headers.emplace_back("x-claude-backpressure", "degraded");
+    co_return co_await send(http_response(200, kTokenStreamMediaType, body, std::move(headers)));
+  }
+
+  awaitable<bool> stream_token_ids(const ReplyPlan& plan) {
+    Headers headers{{"content-type", kTokenStreamMediaType}, {"transfer-encoding", "chunked"}};
+    const bool degraded_at_start = plan.degraded_from_token == 0u;
+    const bool degraded_later = plan.degraded_from_token && !degraded_at_start;
+    if (degraded_at_start) headers.emplace_back("x-claude-backpressure", "degraded");
+    if (degraded_later) headers.emplace_back("trailer", "X-Claude-Backpressure");
+    bool ok = co_await send(http_response_head(200, headers));
+    if (!ok) co_return false;
+    std::vector<std::uint32_t> ids = token_ids(plan, state_.token_vocabulary);
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < plan.tokens.size(); ++i) {
+      co_await pace(plan, i);
+      std::string chunk = id_bytes(ids[next++]);
+      if (plan.degraded_from_token == i) chunk += id_bytes(ids[next++]);  // the marker, then the token
+      ok = co_await send(http_chunk(chunk));
+      if (!ok) co_return false;
+      if (plan.reset_after_token && i + 1 >= *plan.reset_after_token) {
+        stream_.reset();
+        co_return false;
+      }
+    }
+    Headers trailers;
+    if (degraded_later) trailers.emplace_back("X-Claude-Backpressure", "degraded");
+    co_return co_await send(http_last_chunk(trailers));
+  }
+
   // Whether the emulated instance treats the request as a session's: it carries a session field
   // that reached the instance (the strip-affinity-headers fault is a hop that removes them, so
   // the request takes the old, sessionless path and its reply carries none).
@@ -238,7 +351,7 @@ class HttpConnection {
     auto body = parse_ordered_json(req.body);  // parsed before, by parse_messages_request
     nlohmann::ordered_json messages = body && body->is_object() ? body->value("messages", nlohmann::ordered_json::array())
                                                                 : nlohmann::ordered_json::array();
-    double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    double now = steady_seconds();
     HashSerialisation how = faults.hash_python ? HashSerialisation::PythonDefault : HashSerialisation::Canonical;
     AffinityDecision d = state_.affinity_slots.admit(header_if_present(req, "x-anthropic-session-id"),
                                                      header_if_present(req, "x-anthropic-context-hash"),

@@ -11,6 +11,8 @@
 #include "endpoint/endpoint.h"
 #include "endpoint/prometheus.h"
 #include "net/byte_stream.h"
+#include "tokenstream/contexts.h"
+#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -98,6 +100,8 @@ struct ServerState {
   SessionSlots affinity_slots{affinity_config(config)};  // loop thread only
   std::mt19937_64 affinity_rng{config.model.seed};     // the session-migrate fault; loop thread only
   std::set<Drainable*> live;          // loop thread only
+  TokenStreamVocabulary token_vocabulary{model_token_texts()};
+  TokenStreamContexts token_contexts;  // loop thread only
 
   void log(const std::string& line) const {
     if (config.on_log) config.on_log(line);

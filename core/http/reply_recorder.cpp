@@ -73,8 +73,32 @@ void HttpReplyRecorder::head(int status, std::string_view retry_after_ms) {
   if (status != 200) retry_after_ms_ = parse_retry_after_ms(retry_after_ms);
 }
 
+void HttpReplyRecorder::read_token_stream(const TokenStreamVocabulary& vocabulary) {
+  vocabulary_ = &vocabulary;
+  if (!r_.token_stream) r_.token_stream.emplace();
+  if (status_ == 200) ids_.emplace();
+  if (status_ == 429 && retry_after_ms_) r_.token_stream->retry_after_ms = *retry_after_ms_;
+}
+
+// The ids completed since the last read, each a token at `t`; the marker is no token.
+void HttpReplyRecorder::record_ids(double t) {
+  const auto& ids = ids_->body().tokens;
+  for (; ids_recorded_ < ids.size(); ++ids_recorded_) {
+    std::uint32_t id = ids[ids_recorded_];
+    if (id == kTokenStreamDegraded) continue;
+    std::string text = token_stream_text(std::span(&id, 1), *vocabulary_);
+    rec_.tokens(t, 1, text, true);
+    if (on_text) on_text(text);
+  }
+}
+
 void HttpReplyRecorder::body(std::string_view piece, double t) {
   t_ = t;
+  if (ids_) {
+    ids_->feed(as_bytes(piece));
+    record_ids(t);
+    return;
+  }
   if (status_ == 200 && streamed_) {
     sse_.feed(piece);
     return;
@@ -95,6 +119,10 @@ void HttpReplyRecorder::end(double t) {
     rec_.server_error(t, status_, retry_after_ms_, error.message);
     return;
   }
+  if (ids_) {
+    end_token_stream(t);
+    return;
+  }
   if (!streamed_) {
     auto parsed = messages_ ? parse_messages_response(kept_) : parse_chat_completions_response(kept_);
     if (!parsed) {
@@ -105,6 +133,20 @@ void HttpReplyRecorder::end(double t) {
     return;
   }
   rec_.response(t, r_.stop_reason, std::nullopt, "");
+}
+
+void HttpReplyRecorder::end_token_stream(double t) {
+  auto body = ids_->finish();
+  TokenStreamExchange& x = *r_.token_stream;
+  x.ids = ids_->body().tokens.size();
+  x.padding = ids_->body().padding;
+  if (ids_->body().degraded_at) x.degraded_at = *ids_->body().degraded_at;
+  if (!body) {
+    x.refused = body.error();
+    rec_.ended(RequestEnd::ProtocolError, body.error().detail, t);
+    return;
+  }
+  rec_.response(t, std::nullopt, std::nullopt, "");  // ids say neither why it stopped nor a usage
 }
 
 }  // namespace anthro

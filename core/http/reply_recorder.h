@@ -11,6 +11,8 @@
 
 #include "http/messages_api.h"
 #include "metrics/request_result.h"
+#include "tokenstream/token_body.h"
+#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -25,6 +27,9 @@ class HttpReplyRecorder {
 
   // `retry_after_ms`: the header's raw value, read when the status is an error.
   void head(int status, std::string_view retry_after_ms);
+  // Seed 001's token stream, once the head said so: a 200's body is u32 LE token ids, each a
+  // token named through `vocabulary` (r.token_stream records the body's verdict). Before body().
+  void read_token_stream(const TokenStreamVocabulary& vocabulary);
   // Body bytes that arrived at `t`.
   void body(std::string_view piece, double t);
   // The reply read to its end at `t`: the server's end, or a protocol error for a JSON body
@@ -47,6 +52,11 @@ class HttpReplyRecorder {
   std::string error_type_;
   bool too_big_ = false;
   double t_ = 0;
+  std::optional<TokenStreamBodyDecoder> ids_;
+  const TokenStreamVocabulary* vocabulary_ = nullptr;
+  std::size_t ids_recorded_ = 0;
+  void record_ids(double t);
+  void end_token_stream(double t);
   AnthropicStreamReader anthropic_;
   OpenAiStreamReader openai_;
   SseParser sse_;

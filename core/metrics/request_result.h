@@ -13,6 +13,7 @@
 #include "affinity/exchange.h"
 #include "metrics/request_figures.h"
 #include "protocol/body.h"
+#include "tokenstream/exchange.h"
 
 namespace anthro {
 
@@ -59,6 +60,8 @@ struct RequestResult {
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
   // Seed 004's session-affinity fields, when the request carried them or the reply did.
   std::optional<AffinityExchange> affinity;
+  // Seed 001's token-stream fields, when the request asked for the passthrough.
+  std::optional<TokenStreamExchange> token_stream;
 };
 
 // What a request body says that the record keeps.

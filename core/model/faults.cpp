@@ -138,6 +138,12 @@ const Entry kCatalogue[] = {
     {"token-count-estimate", "",
      [](Faults& f, std::string_view) -> Problem { f.token_count_estimate = true; return {}; },
      [](const Faults& f) { return flag(f.token_count_estimate); }},
+    {"ts-degraded", "RATE",
+     [](Faults& f, std::string_view a) { return read_rate(a, f.ts_degraded_rate); },
+     [](const Faults& f) { return rate(f.ts_degraded_rate); }},
+    {"ts-quota", "RATE",
+     [](Faults& f, std::string_view a) { return read_rate(a, f.ts_quota_rate); },
+     [](const Faults& f) { return rate(f.ts_quota_rate); }},
 };
 
 const Entry* find_entry(std::string_view name) {

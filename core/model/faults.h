@@ -46,6 +46,9 @@ struct Faults {
   std::optional<double> slot_gc_ms;            // every new session's slot is won by a collection of MS
   bool strip_affinity_headers = false;         // a hop strips X-Anthropic-* fields both ways
   bool token_count_estimate = false;           // X-Anthropic-Token-Count estimated from bytes (⌈bytes/4⌉)
+  // Seed 001's token stream (profiles/token-stream.md); they act only on token-stream requests.
+  double ts_degraded_rate = 0;                 // the reply turns degraded (marker 0xFFFFFFFE), per request
+  double ts_quota_rate = 0;                    // 429, the tenant's quota spent (Retry-After > 1000 ms), per request
 
   bool operator==(const Faults&) const = default;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <utility>
 
 namespace anthro {
@@ -79,7 +80,7 @@ std::uint64_t hash_text(std::string_view text) {
 }
 
 // Each decision has its own generator, so switching one fault on does not move the others.
-enum class Draw : std::uint64_t { Timing = 1, Gaps, Spike, Overload, Reset, Skip, Corrupt };
+enum class Draw : std::uint64_t { Timing = 1, Gaps, Spike, Overload, Reset, Skip, Corrupt, Quota, Degraded };
 
 std::uint64_t text_key(std::uint64_t seed, std::string_view prompt) {
   return mix(mix(seed) ^ hash_text(prompt));
@@ -217,6 +218,21 @@ void SimulatedModel::plan_faults(ReplyPlan& plan, const ReplyRequest& request) c
                                       n == 0 ? 0 : n - 1, faults.skip_token_index_rate);
   plan.corrupt_token = pick_tokens(request_rng(config_.seed, request, Draw::Corrupt), n,
                                    faults.corrupt_frames_rate);
+  if (auto rng = request_rng(config_.seed, request, Draw::Quota); unit_uniform(rng) < faults.ts_quota_rate)
+    plan.quota_retry_after_ms = 1001 + static_cast<std::uint32_t>(pick(rng, 4000));  // 1001..5000 ms
+  if (auto rng = request_rng(config_.seed, request, Draw::Degraded); unit_uniform(rng) < faults.ts_degraded_rate)
+    plan.degraded_from_token = static_cast<std::uint32_t>(pick(rng, std::max<std::uint32_t>(n, 1)));
+}
+
+std::vector<std::string> model_token_texts() {
+  std::vector<std::string> texts;
+  std::set<std::string_view> seen;
+  for (const auto& word : corpus()) {
+    if (!seen.insert(word).second) continue;
+    texts.push_back(word);  // a reply's first token has no separator
+    texts.push_back(separator(1) + word);
+  }
+  return texts;
 }
 
 std::string to_cesu8(std::string_view utf8) {

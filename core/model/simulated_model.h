@@ -49,6 +49,10 @@ struct ReplyPlan {
   double stall_ms = 0;
   std::vector<std::uint32_t> skip_index_after;  // token_index jumps by one after these tokens
   std::vector<std::uint32_t> corrupt_token;  // flip a ciphertext bit in these token frames
+  // Token-stream only (profiles/token-stream.md): the ts-quota fault's 429, whose Retry-After
+  // (ms) says the tenant's quota is spent, and the ts-degraded fault's first degraded token.
+  std::optional<std::uint32_t> quota_retry_after_ms;
+  std::optional<std::uint32_t> degraded_from_token;
 };
 
 class SimulatedModel {
@@ -70,6 +74,10 @@ class SimulatedModel {
 
   ModelConfig config_;
 };
+
+// Every text a reply token can have, each once, in a fixed order: a vocabulary for paths that
+// send token ids (seed 001's token stream).
+std::vector<std::string> model_token_texts();
 
 // utf8-surrogate: every 4-byte character becomes a CESU-8 surrogate pair (6 bytes), which strict
 // UTF-8 decoders refuse. Other bytes, valid or not, are copied unchanged.

@@ -8,6 +8,7 @@
 #include "net/byte_stream.h"
 #include "protocol/blob.h"
 #include "session/session.h"
+#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -73,6 +74,11 @@ class SessionClient {
   // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
   void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
                 std::string_view body, std::optional<std::uint64_t> chunk_tokens);
+  // Seed 001's token stream: the request's content headers, the reply's head, the vocabulary.
+  std::string content_headers() const;
+  void read_head(const net::HttpResponseReader& response, HttpReplyRecorder& reply) const;
+  static bool announces_degraded(const net::HttpResponseReader& response);
+  net::awaitable<bool> fetch_vocabulary();
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);
@@ -113,6 +119,7 @@ class SessionClient {
   InFlight* in_flight_ = nullptr;
   net::tcp::socket* connecting_ = nullptr;
   std::optional<AffinityConversation> conversation_;  // config.affinity on a Messages API target
+  std::optional<TokenStreamVocabulary> vocabulary_;   // config.token_stream, once fetched
 };
 
 }  // namespace anthro

@@ -3,6 +3,7 @@
 #include "http/reply_recorder.h"
 #include "net/http_io.h"
 #include "session/client.h"
+#include "tokenstream/admission.h"
 
 namespace anthro {
 
@@ -29,22 +30,84 @@ void SessionClient::answered(const HttpResponseReader& response, const HttpReply
   conversation_->answered(response.status(), r.text, *r.affinity);
 }
 
+std::string SessionClient::content_headers() const {
+  if (config_.token_stream)
+    return "content-type: " + std::string(kTokenStreamMediaType) + "\r\naccept: " + kTokenStreamMediaType +
+           "\r\nx-claude-token-alignment: 4\r\nx-claude-context-id: " + config_.token_stream_context_id +
+           "\r\nx-claude-streaming: " + (config_.stream ? "true" : "false") + "\r\n";
+  return std::string("content-type: application/json\r\naccept: ") +
+         (config_.stream ? "text/event-stream" : "application/json") + "\r\n";
+}
+
+// A token-stream reply's Retry-After counts milliseconds (seed 001 §4.4); the baseline's own
+// millisecond header is retry-after-ms.
+void SessionClient::read_head(const HttpResponseReader& response, HttpReplyRecorder& reply) const {
+  if (!config_.token_stream) {
+    reply.head(response.status(), response.header("retry-after-ms"));
+    return;
+  }
+  reply.head(response.status(), response.header("retry-after"));
+  if (response.status() == 200 && !selects_token_stream(response.header("content-type"))) return;
+  reply.read_token_stream(*vocabulary_);
+}
+
+bool SessionClient::announces_degraded(const HttpResponseReader& response) {
+  if (response.header("x-claude-backpressure") == "degraded") return true;
+  for (const auto& [name, value] : response.trailers())
+    if (name == "x-claude-backpressure" && value == "degraded") return true;
+  return false;
+}
+
+// GET /v1/vocab on the session's connection before its first request; an endpoint without one
+// leaves the ids unnamed, with a warning.
+awaitable<bool> SessionClient::fetch_vocabulary() {
+  std::string request = "GET " + std::string(kTokenStreamVocabPath) + " HTTP/1.1\r\nhost: " + host_header(target_) + "\r\n";
+  if (!config_.api_key.empty()) request += "x-api-key: " + config_.api_key + "\r\n";
+  request += "\r\n";
+  bool sent = co_await write(as_bytes(request));
+  if (!sent) co_return fail("cannot send GET /v1/vocab: " + stream_->error().message());
+  HttpResponseReader response;
+  std::string body;
+  std::uint8_t buf[16384];
+  while (!response.done()) {
+    std::size_t n = co_await read_some(buf, sizeof buf);
+    if (n == 0) co_return fail("connection closed during GET /v1/vocab" + stream_error());
+    if (!response.feed(std::string_view(reinterpret_cast<const char*>(buf), n)))
+      co_return fail("GET /v1/vocab: " + response.error());
+    body += response.take_body();
+    if (body.size() > HttpReplyRecorder::kMaxKeptBody)
+      co_return fail("GET /v1/vocab: more than " + std::to_string(HttpReplyRecorder::kMaxKeptBody) + " bytes");
+  }
+  auto vocabulary = response.status() == 200 ? TokenStreamVocabulary::from_json(body)
+                                             : Result<TokenStreamVocabulary>(make_error("vocabulary", "GET /v1/vocab answered " +
+                                                                                                        std::to_string(response.status())));
+  if (!vocabulary) result_.warnings.push_back(vocabulary.error().detail + ": token ids are shown as numbers");
+  vocabulary_ = vocabulary ? std::move(*vocabulary) : TokenStreamVocabulary();
+  co_return true;
+}
+
 awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
   bool messages = target_.kind == TargetKind::Messages;
   RequestSpec spec = request_spec(options);
   spec.api_key.reset();  // the key travels in a header, never in the body
   if (conversation_) spec.messages = conversation_->messages(spec.messages);
+  if (config_.token_stream && !vocabulary_) {
+    bool fetched = co_await fetch_vocabulary();
+    if (!fetched) {
+      rec.ended(RequestEnd::ConnectionClosed, result_.error.value_or("GET /v1/vocab failed"));
+      co_return false;
+    }
+  }
   std::string body = messages ? messages_request_json(spec) : chat_completions_request_json(spec);
-  std::string head = "POST " + target_.path + " HTTP/1.1\r\nhost: " + host_header(target_) +
-                     "\r\ncontent-type: application/json\r\naccept: " +
-                     (config_.stream ? "text/event-stream" : "application/json") + "\r\ncontent-length: " +
-                     std::to_string(body.size()) + "\r\n";
+  std::string head = "POST " + target_.path + " HTTP/1.1\r\nhost: " + host_header(target_) + "\r\n" +
+                     content_headers() + "content-length: " + std::to_string(body.size()) + "\r\n";
   if (messages) head += "anthropic-version: " + std::string(kAnthropicVersion) + "\r\n";
   if (!config_.api_key.empty())
     head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
   if (conversation_)
     for (const auto& [name, value] : conversation_->headers(body, r.affinity.emplace())) head += name + ": " + value + "\r\n";
   std::string request = head + "\r\n" + body;
+  if (config_.token_stream) r.token_stream.emplace().context_id = config_.token_stream_context_id;
   rec.request_sent(now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   bool sent = co_await write(as_bytes(request));
   if (!sent) {
@@ -74,7 +137,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
       co_return false;
     }
     if (!response.head_done()) continue;
-    if (!head_seen) reply.head(response.status(), response.header("retry-after-ms"));
+    if (!head_seen) read_head(response, reply);
     for (const auto& chunk : response.take_chunk_extensions())  // (always taken: they are bounded while held)
       for (const auto& [name, value] : chunk)
         if (auto n = name == "x-anthropic-token-count" ? parse_decimal(value) : std::nullopt)
@@ -90,6 +153,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
   }
   reply.end(t);
+  if (r.token_stream) r.token_stream->backpressure_announced = announces_degraded(response);
   if (conversation_) answered(response, reply, r, body, chunk_tokens);
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;

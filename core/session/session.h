@@ -38,6 +38,11 @@ struct SessionConfig {
   // X-Anthropic-Context-Hash, checks the reply's hash and follows a 409.
   bool affinity = false;
   AffinityClientConfig affinity_client;
+  // Seed 001's token stream on a Messages API target (profiles/token-stream.md): requests ask
+  // for the passthrough with this X-Claude-Context-ID, sent as given (a client's bugs
+  // included); token ids are named through the endpoint's GET /v1/vocab when it has one.
+  bool token_stream = false;
+  std::string token_stream_context_id = "4294967297";  // tenant 1, session 1
   std::function<void(std::string_view)> on_text;  // token text as it arrives
   // Every application byte sent and received (inside TLS), for live frame views and tests.
   std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;

@@ -1,0 +1,90 @@
+#include "tokenstream/admission.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace anthro {
+namespace {
+
+TokenStreamAdmission refuse(TokenStreamVerdict verdict, std::string reason) {
+  TokenStreamAdmission a;
+  a.verdict = verdict;
+  a.reason = std::move(reason);
+  return a;
+}
+
+// A hostile value shown safely: printable ASCII as itself, other bytes as \xNN, at most 64.
+std::string quoted(const std::optional<std::string>& v) {
+  if (!v) return "absent";
+  std::string out = "\"";
+  for (std::size_t i = 0; i < v->size() && i < 64; ++i) {
+    auto b = static_cast<unsigned char>((*v)[i]);
+    if (b >= 0x20 && b < 0x7F && b != '"' && b != '\\') {
+      out += static_cast<char>(b);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", b);
+      out += hex;
+    }
+  }
+  return out + (v->size() > 64 ? "\"…" : "\"");
+}
+
+// A decimal u32 with nothing around it, as the tenant header is written.
+std::optional<std::uint32_t> parse_u32(const std::string& text) {
+  std::uint32_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+bool selects_token_stream(const std::optional<std::string>& content_type) {
+  if (!content_type) return false;
+  std::string media = content_type->substr(0, content_type->find(';'));
+  while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
+  if (media.size() != std::string_view(kTokenStreamMediaType).size()) return false;
+  for (std::size_t i = 0; i < media.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(media[i])) != kTokenStreamMediaType[i]) return false;
+  return true;
+}
+
+int TokenStreamAdmission::status() const {
+  switch (verdict) {
+    case TokenStreamVerdict::Accept: return 200;
+    case TokenStreamVerdict::BadRequest: return 400;
+    case TokenStreamVerdict::Unauthorized: return 401;
+  }
+  return 400;
+}
+
+TokenStreamAdmission admit_token_stream_request(const TokenStreamRequestHeaders& h,
+                                                std::optional<std::uint32_t> key_tenant) {
+  if (h.alignment != std::optional<std::string>("4"))
+    return refuse(TokenStreamVerdict::BadRequest, "X-Claude-Token-Alignment must be 4, is " + quoted(h.alignment));
+  if (!h.context_id) return refuse(TokenStreamVerdict::BadRequest, "X-Claude-Context-ID is required");
+  auto context = parse_context_id(*h.context_id);
+  if (!context)
+    return refuse(TokenStreamVerdict::BadRequest, context.error().detail);
+  if (h.tenant_id) {
+    auto tenant = parse_u32(*h.tenant_id);
+    if (!tenant)
+      return refuse(TokenStreamVerdict::Unauthorized, "X-Claude-Tenant-ID " + quoted(h.tenant_id) + " is not a decimal u32");
+    if (*tenant != context->tenant)
+      return refuse(TokenStreamVerdict::Unauthorized, "X-Claude-Tenant-ID " + std::to_string(*tenant) +
+                                                          " is not the context id's tenant " +
+                                                          std::to_string(context->tenant));
+  }
+  if (key_tenant && *key_tenant != context->tenant)
+    return refuse(TokenStreamVerdict::Unauthorized, "the context id's tenant " + std::to_string(context->tenant) +
+                                                        " is not the API key's tenant");
+  TokenStreamAdmission a;
+  a.context = *context;
+  if (h.streaming && *h.streaming != "true" && *h.streaming != "false")
+    return refuse(TokenStreamVerdict::BadRequest, "X-Claude-Streaming must be true or false, is " + quoted(h.streaming));
+  a.streaming = h.streaming != std::optional<std::string>("false");
+  return a;
+}
+
+}  // namespace anthro

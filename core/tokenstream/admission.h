@@ -1,0 +1,48 @@
+// The endpoint's and a capture's reading of a token-stream request's headers
+// (../shared/spec/profiles/token-stream.md, "Request" and "Errors"): which answer it gets.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tokenstream/context_id.h"
+
+namespace anthro {
+
+inline constexpr const char* kTokenStreamMediaType = "application/vnd.claude.token-stream";
+inline constexpr std::string_view kTokenStreamVocabPath = "/v1/vocab";
+
+// The request's fields, each as it came (nullopt when absent).
+struct TokenStreamRequestHeaders {
+  std::optional<std::string> content_type;
+  std::optional<std::string> alignment;   // X-Claude-Token-Alignment
+  std::optional<std::string> context_id;  // X-Claude-Context-ID
+  std::optional<std::string> tenant_id;   // X-Claude-Tenant-ID
+  std::optional<std::string> streaming;   // X-Claude-Streaming
+};
+
+// Does Content-Type select the passthrough (the media type, any parameters after `;`)?
+bool selects_token_stream(const std::optional<std::string>& content_type);
+
+enum class TokenStreamVerdict {
+  Accept,
+  BadRequest,    // 400: the alignment header, a malformed context id or X-Claude-Streaming
+  Unauthorized,  // 401: tenant header, context id and key disagree
+};
+
+struct TokenStreamAdmission {
+  TokenStreamVerdict verdict = TokenStreamVerdict::Accept;
+  TokenStreamContextId context;  // when accepted
+  bool streaming = true;
+  std::string reason;  // for a person: the header and what is wrong with it
+  int status() const;  // 200, 400 or 401
+};
+
+// Checked in the table's order: alignment, context id, tenant, streaming. `key_tenant` is the
+// tenant the API key belongs to, when the server knows one.
+TokenStreamAdmission admit_token_stream_request(const TokenStreamRequestHeaders& headers,
+                                                std::optional<std::uint32_t> key_tenant);
+
+}  // namespace anthro
