@@ -8,7 +8,9 @@
 #include <QtTest>
 
 #include "affinity_curl.h"
+#include "capture/analysis.h"
 #include "endpoint_fixture.h"
+#include "lo_capture.h"
 #include "tokenstream/admission.h"
 #include "tokenstream/token_body.h"
 #include "tokenstream/vocabulary.h"
@@ -269,6 +271,40 @@ class TestTokenStreamEndpoint : public QObject {
     QCOMPARE(r.warnings.size(), std::size_t{1});
     QVERIFY2(r.warnings[0].find("404") != std::string::npos, r.warnings[0].c_str());
     QCOMPARE(r.requests[0].error_code, std::optional<int>(415));
+  }
+
+  // The same session captured on lo and analysed: each request's record from the capture (ids
+  // named through the connection's own GET /v1/vocab, which is no request itself) agrees with
+  // the live one.
+  void captureAgreesWithTheLiveRecords() {
+    Fixture fx({"ts-degraded=0.5"});
+    LoCapture capture(fx.f.endpoint().url("http"), fx.f.path("ts.pcapng"), fx.f.path("ts.keylog"));
+    QVERIFY2(capture.start(), capture.error().c_str());
+    SessionConfig s = fx.f.session("http", "/v1/messages");
+    s.token_stream = true;
+    s.repeat = 6;
+    SessionResult live = EndpointFixture::run(s);
+    QVERIFY(capture.stop().ok());
+    auto analysis = analyze_capture(capture.config().output, {});
+    QVERIFY2(analysis.ok(), analysis ? "" : analysis.error().detail.c_str());
+    QCOMPARE(analysis->connections.size(), std::size_t{1});
+    const auto& streams = analysis->connections[0].streams;
+    QCOMPARE(streams.size(), live.requests.size());
+    int degraded = 0;
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      const RequestResult& seen = streams[i];
+      const RequestResult& lived = live.requests[i];
+      QCOMPARE(seen.end, RequestEnd::Response);
+      QCOMPARE(CaptureAnalysis::text(analysis->connections[0], i), lived.text);
+      QCOMPARE(seen.figures.tokens, lived.figures.tokens);
+      QVERIFY(seen.token_stream && lived.token_stream);
+      QCOMPARE(seen.token_stream->ids, lived.token_stream->ids);
+      QCOMPARE(seen.token_stream->degraded_at, lived.token_stream->degraded_at);
+      QCOMPARE(seen.token_stream->backpressure_announced, lived.token_stream->backpressure_announced);
+      QCOMPARE(seen.token_stream->context_id, std::string("4294967297"));
+      degraded += seen.token_stream->degraded_at.has_value();
+    }
+    QVERIFY(degraded > 0 && degraded < 6);  // both kinds of reply were compared
   }
 
   void offByDefault() {

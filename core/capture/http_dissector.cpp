@@ -1,5 +1,7 @@
 #include "capture/http_dissector.h"
 
+#include "tokenstream/admission.h"
+
 #include "http/reply_recorder.h"
 
 namespace anthro {
@@ -59,6 +61,7 @@ struct HttpDissector::Exchange {
   bool head_request = false;
   bool streamed = false;
   std::uint64_t first_packet = 0;
+  bool vocabulary = false;  // GET /v1/vocab: names token ids, is no model request
   std::string affinity_body;  // a request with session-affinity fields: its body, for the reply's Context-Hash
   int status = 0;
   HttpAffinity affinity;  // the reply's
@@ -96,6 +99,7 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
     if (meta.probe) ++probes_;
     x->recorder.request_sent(start, std::move(meta));
     if (x->messages) note_affinity(*x, req);
+    if (x->messages) note_token_stream(*x, req);
     if (events_.on_event)
       events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, x->result.stream_id, request_text(req),
                         req.method + " " + req.target, 0, 0, request_affinity(req)});
@@ -159,7 +163,8 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
       events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
                         e.event + " " + one_line(e.data), 0, tokens, {}});
   };
-  x.reply->head(status, reply_reader_.header("retry-after-ms"));
+  x.reply->head(status, [this](const char* name) { return reply_reader_.header(name); },
+                x.result.token_stream ? &vocabulary_ : nullptr);
   x.status = status;
   x.affinity = reply_head_affinity(reply_reader_);
   if (events_.on_event) {
@@ -183,6 +188,18 @@ void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
   x.affinity_body = req.body;
 }
 
+// Seed 001's token stream: a request that asks for the passthrough, and the vocabulary request
+// whose reply names the ids of the connection's later replies.
+void HttpDissector::note_token_stream(Exchange& x, const net::HttpRequest& req) {
+  auto header = [&req](const char* name) -> std::optional<std::string> {
+    auto it = req.headers.find(name);
+    return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  x.vocabulary = req.method == "GET" && req.target.substr(0, req.target.find('?')) == kTokenStreamVocabPath;
+  if (!selects_token_stream(header("content-type"))) return;
+  x.result.token_stream.emplace().context_id = header("x-claude-context-id").value_or("").substr(0, HttpAffinity::kMaxValue);
+}
+
 void HttpDissector::read_chunk_extensions(Exchange& x) {
   for (const auto& chunk : reply_reader_.take_chunk_extensions())
     for (const auto& [name, value] : chunk) read_token_count_extension(x.affinity, name, value);
@@ -191,7 +208,10 @@ void HttpDissector::read_chunk_extensions(Exchange& x) {
 // The reply was read to its end: its trailer and error body read, the affinity told, and the
 // request's record given the session fields (the checklist's view of the same exchange).
 void HttpDissector::end_reply(Exchange& x, double ts) {
+  x.reply->trailers(reply_reader_.trailers());
   x.reply->end(ts);
+  if (x.vocabulary && x.status == 200)
+    if (auto v = TokenStreamVocabulary::from_json(x.reply->kept_body())) vocabulary_ = std::move(*v);
   for (const auto& [name, value] : reply_reader_.trailers()) read_token_count_trailer(x.affinity, name, value);
   x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
   if (x.result.affinity) {
@@ -245,6 +265,7 @@ void HttpDissector::end_open(std::optional<double> server_closed) {
 void HttpDissector::complete_front() {
   std::unique_ptr<Exchange> x = std::move(open_.front());
   open_.pop_front();
+  if (x->vocabulary) return;  // its frames are shown; it is no model request
   x->recorder.finish(x->streamed);
   x->result.packets = std::pair{x->first_packet + 1, last_packet_ + 1};  // numbered from 1, as Wireshark does
   if (events_.on_exchange) events_.on_exchange(x->result);

@@ -14,6 +14,7 @@
 #include "capture/http_event.h"
 #include "metrics/request_result.h"
 #include "net/http_io.h"
+#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -52,6 +53,7 @@ class HttpDissector {
   void end_reply(Exchange& x, double ts);
   void complete_front();
   void note_affinity(Exchange& x, const net::HttpRequest& req);
+  void note_token_stream(Exchange& x, const net::HttpRequest& req);
   void end_open(std::optional<double> server_closed);
   void fail(std::string why);
 
@@ -61,6 +63,7 @@ class HttpDissector {
   std::deque<std::unique_ptr<Exchange>> open_;
   // When and in which packet the bytes of the request being read began.
   std::optional<std::pair<double, std::uint64_t>> request_start_;
+  TokenStreamVocabulary vocabulary_;  // from the connection's GET /v1/vocab, when it has one
   std::optional<double> client_closed_;  // when the client sent its FIN or RST
   std::uint64_t last_packet_ = 0;
   std::uint32_t next_id_ = 1;

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "http/json_helpers.h"
+#include "tokenstream/admission.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -71,6 +72,23 @@ HttpReplyRecorder::HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, boo
 void HttpReplyRecorder::head(int status, std::string_view retry_after_ms) {
   status_ = status;
   if (status != 200) retry_after_ms_ = parse_retry_after_ms(retry_after_ms);
+}
+
+void HttpReplyRecorder::head(int status, const HeaderLookup& header, const TokenStreamVocabulary* token_stream) {
+  if (!token_stream) {
+    head(status, header("retry-after-ms"));
+    return;
+  }
+  head(status, header("retry-after"));
+  if (status == 200 && !selects_token_stream(header("content-type"))) return;
+  read_token_stream(*token_stream);
+  if (header("x-claude-backpressure") == "degraded") r_.token_stream->backpressure_announced = true;
+}
+
+void HttpReplyRecorder::trailers(const std::vector<std::pair<std::string, std::string>>& fields) {
+  if (!r_.token_stream) return;
+  for (const auto& [name, value] : fields)
+    if (name == "x-claude-backpressure" && value == "degraded") r_.token_stream->backpressure_announced = true;
 }
 
 void HttpReplyRecorder::read_token_stream(const TokenStreamVocabulary& vocabulary) {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "http/messages_api.h"
 #include "metrics/request_result.h"
@@ -27,14 +29,22 @@ class HttpReplyRecorder {
 
   // `retry_after_ms`: the header's raw value, read when the status is an error.
   void head(int status, std::string_view retry_after_ms);
-  // Seed 001's token stream, once the head said so: a 200's body is u32 LE token ids, each a
-  // token named through `vocabulary` (r.token_stream records the body's verdict). Before body().
-  void read_token_stream(const TokenStreamVocabulary& vocabulary);
+  // The head as the live client and a capture read it alike. `token_stream`: the request asked
+  // for seed 001's passthrough, whose ids are named through it; then Retry-After counts
+  // milliseconds (seed 001 §4.4), a 200 in the token-stream media type is read as ids (each a
+  // token; r.token_stream records the body's verdict) and X-Claude-Backpressure is noted.
+  using HeaderLookup = std::function<std::string(const char* name)>;
+  void head(int status, const HeaderLookup& header, const TokenStreamVocabulary* token_stream);
+  // A chunked body's trailer fields (names lowercased), before end().
+  void trailers(const std::vector<std::pair<std::string, std::string>>& fields);
   // Body bytes that arrived at `t`.
   void body(std::string_view piece, double t);
   // The reply read to its end at `t`: the server's end, or a protocol error for a JSON body
   // that does not parse. Call the recorder's finish() afterwards.
   void end(double t);
+
+  // A body kept whole (not SSE, not token ids): what a GET /v1/vocab answered, for one.
+  const std::string& kept_body() const { return kept_; }
 
   // An error reply's `error.type` (its JSON body's, or a streamed error event's); empty when none.
   const std::string& error_type() const { return error_type_; }
@@ -52,6 +62,7 @@ class HttpReplyRecorder {
   std::string error_type_;
   bool too_big_ = false;
   double t_ = 0;
+  void read_token_stream(const TokenStreamVocabulary& vocabulary);
   std::optional<TokenStreamBodyDecoder> ids_;
   const TokenStreamVocabulary* vocabulary_ = nullptr;
   std::size_t ids_recorded_ = 0;

@@ -74,10 +74,8 @@ class SessionClient {
   // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
   void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
                 std::string_view body, std::optional<std::uint64_t> chunk_tokens);
-  // Seed 001's token stream: the request's content headers, the reply's head, the vocabulary.
+  // The request's content headers (seed 001's token stream's too), and its vocabulary.
   std::string content_headers() const;
-  void read_head(const net::HttpResponseReader& response, HttpReplyRecorder& reply) const;
-  static bool announces_degraded(const net::HttpResponseReader& response);
   net::awaitable<bool> fetch_vocabulary();
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);

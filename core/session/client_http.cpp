@@ -39,25 +39,6 @@ std::string SessionClient::content_headers() const {
          (config_.stream ? "text/event-stream" : "application/json") + "\r\n";
 }
 
-// A token-stream reply's Retry-After counts milliseconds (seed 001 §4.4); the baseline's own
-// millisecond header is retry-after-ms.
-void SessionClient::read_head(const HttpResponseReader& response, HttpReplyRecorder& reply) const {
-  if (!config_.token_stream) {
-    reply.head(response.status(), response.header("retry-after-ms"));
-    return;
-  }
-  reply.head(response.status(), response.header("retry-after"));
-  if (response.status() == 200 && !selects_token_stream(response.header("content-type"))) return;
-  reply.read_token_stream(*vocabulary_);
-}
-
-bool SessionClient::announces_degraded(const HttpResponseReader& response) {
-  if (response.header("x-claude-backpressure") == "degraded") return true;
-  for (const auto& [name, value] : response.trailers())
-    if (name == "x-claude-backpressure" && value == "degraded") return true;
-  return false;
-}
-
 // GET /v1/vocab on the session's connection before its first request; an endpoint without one
 // leaves the ids unnamed, with a warning.
 awaitable<bool> SessionClient::fetch_vocabulary() {
@@ -137,7 +118,9 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
       co_return false;
     }
     if (!response.head_done()) continue;
-    if (!head_seen) read_head(response, reply);
+    if (!head_seen)
+      reply.head(response.status(), [&response](const char* name) { return response.header(name); },
+                 config_.token_stream ? &*vocabulary_ : nullptr);
     for (const auto& chunk : response.take_chunk_extensions())  // (always taken: they are bounded while held)
       for (const auto& [name, value] : chunk)
         if (auto n = name == "x-anthropic-token-count" ? parse_decimal(value) : std::nullopt)
@@ -152,8 +135,8 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
       co_return false;
     }
   }
+  reply.trailers(response.trailers());
   reply.end(t);
-  if (r.token_stream) r.token_stream->backpressure_announced = announces_degraded(response);
   if (conversation_) answered(response, reply, r, body, chunk_tokens);
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;
