@@ -217,7 +217,7 @@ class TestLayerZeroSession : public QObject {
     ClientRig rig;
     ClientSession& c = rig.client;
     Bytes out;
-    c.connect(out);
+    QVERIFY(c.connect(out));
     QCOMPARE(to_hex(out), to_hex(wire("session_init")));
     Fed f = feed(c, wire("session_ack"), 3);
     QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Opened});
@@ -250,7 +250,7 @@ class TestLayerZeroSession : public QObject {
     const Bytes init_payload = test::hex(frame_vector("resume_init")["payload"]);
     rig.now = decode_session_init(init_payload)->resume->client_time_ns;
     out.clear();
-    c.connect(out);
+    QVERIFY(c.connect(out));
     QCOMPARE(to_hex(out), to_hex(wire("resume_init")));
     f = feed(c, wire("resume_ack"), 1);
     QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Resumed});
@@ -288,7 +288,7 @@ class TestLayerZeroSession : public QObject {
     auto conn = srv.connect();
     Bytes c2s, s2c;
     std::vector<Event> cev, sev;
-    cli.client.connect(c2s);
+    QVERIFY(cli.client.connect(c2s));
     conn->receive(c2s, s2c, sev);
     cli.client.receive(s2c, c2s, cev);
     c2s.clear();
@@ -310,7 +310,7 @@ class TestLayerZeroSession : public QObject {
     cli.now = srv.now;
     auto again = srv.connect();
     Bytes c2s2, s2c2;
-    cli.client.connect(c2s2);
+    QVERIFY(cli.client.connect(c2s2));
     sev.clear();
     again->receive(c2s2, s2c2, sev);
     QCOMPARE(kinds(sev), std::vector<EventKind>{EventKind::Resumed});
@@ -359,7 +359,7 @@ class TestLayerZeroSession : public QObject {
     auto conn = srv.connect();
     Bytes c2s, s2c;
     std::vector<Event> cev, sev;
-    cli.client.connect(c2s);
+    QVERIFY(cli.client.connect(c2s));
     conn->receive(c2s, s2c, sev);
     cli.client.receive(s2c, c2s, cev);
     QCOMPARE(cli.client.state(), LinkState::Open);
@@ -371,7 +371,7 @@ class TestLayerZeroSession : public QObject {
     cev.clear();
     sev.clear();
     auto again = srv.connect();
-    cli.client.connect(c2s);
+    QVERIFY(cli.client.connect(c2s));
     again->receive(c2s, s2c, sev);
     QCOMPARE(kinds(sev), std::vector<EventKind>{EventKind::Refused});
     QCOMPARE(sev[0].reason, TerminateReason::ClockSkew);
@@ -448,7 +448,7 @@ class TestLayerZeroSession : public QObject {
     if (neg->value("dir", "") == "s2c") {  // the client receives it, after two server frames
       ClientRig rig;
       Bytes out;
-      rig.client.connect(out);
+      QVERIFY(rig.client.connect(out));
       feed(rig.client, wire("session_ack"));
       feed(rig.client, wire("model_output"));
       feed(rig.client, wire("model_output_small_after_backpressure"));
@@ -479,6 +479,14 @@ class TestLayerZeroSession : public QObject {
     QVERIFY(!f.events[0].detail.empty());
   }
 
+  void a_model_id_beyond_255_bytes_is_not_sent() {
+    ClientRig rig(SessionTerms{std::string(256, 'm'), 5000, 0});
+    Bytes out;
+    QVERIFY(!rig.client.connect(out));
+    QVERIFY(out.empty());
+    QCOMPARE(rig.client.state(), LinkState::Closed);
+  }
+
   void data_before_init_and_wrong_direction_are_refused() {
     ServerRig rig;
     auto conn = rig.connect();
@@ -490,7 +498,7 @@ class TestLayerZeroSession : public QObject {
     QCOMPARE(f.events.at(0).reason, TerminateReason::Type);
     ClientRig cli;
     Bytes out;
-    cli.client.connect(out);
+    QVERIFY(cli.client.connect(out));
     feed(cli.client, wire("session_ack"));
     f = feed(cli.client, *encode_frame(5, PayloadType::ModelOutput, as_bytes(std::string_view("x"))));
     QCOMPARE(f.events.at(0).reason, TerminateReason::Sequence);  // 5 after 0
@@ -572,7 +580,7 @@ class TestLayerZeroSession : public QObject {
     QCOMPARE(beats, (std::vector<std::uint32_t>{1000, 2000, 3000}));
 
     ClientRig cli;
-    cli.client.connect(out);
+    QVERIFY(cli.client.connect(out));
     feed(cli.client, wire("session_ack"));
     std::vector<std::uint32_t> client_beats;
     for (int ms = 0; ms <= 1000; ms += 50) {

@@ -57,7 +57,8 @@ TerminateReason reason_of(const Error& error) {
   return parse_terminate_reason(error.reason).value_or(TerminateReason::Length);
 }
 
-// The TOOL_CALL is the ToolCall payload; all other text goes through TextPayload.
+// The bytes of a payload whose encoding cannot fail here (ACK, heartbeats, TOOL_RESULT); the
+// callers of the fallible ones (TOOL_CALL, SESSION_INIT) check encode_payload themselves.
 Bytes payload_bytes(const Payload& payload) {
   auto bytes = encode_payload(payload);
   return bytes ? std::move(*bytes) : Bytes{};
@@ -298,6 +299,7 @@ bool ServerConnection::send_output(std::string_view text, Bytes& out) {
   do {
     const std::size_t n = utf8_cut(text, chunk_limit());
     send_data(PayloadType::ModelOutput, as_bytes(text.substr(0, n)), out);
+    ++session_->output_frames;
     text.remove_prefix(n);
   } while (!text.empty());
   return true;
@@ -350,13 +352,16 @@ void ServerConnection::refuse(TerminateReason reason, std::string detail, Bytes&
 
 ClientSession::ClientSession(ClientConfig config) : config_(std::move(config)), sent_(config_.resend_bytes) {}
 
-void ClientSession::connect(Bytes& out) {
-  splitter_ = FrameSplitter(Direction::ServerToClient);
+bool ClientSession::connect(Bytes& out) {
   SessionInit init{config_.terms, std::nullopt};
   if (token_) init.resume = ResumeFields{*token_, last_server_seq_, config_.clock()};
-  append_frame(out, 0, PayloadType::SessionInit, payload_bytes(init));
+  auto payload = encode_payload(init);
+  if (!payload) return false;
+  splitter_ = FrameSplitter(Direction::ServerToClient);
+  append_frame(out, 0, PayloadType::SessionInit, *payload);
   state_ = LinkState::AwaitingAck;
   ++connections_;
+  return true;
 }
 
 void ClientSession::connection_lost() { state_ = LinkState::Closed; }

@@ -31,8 +31,10 @@ std::uint64_t system_clock_ns();
 
 inline constexpr std::uint64_t kClientHeartbeatNs = 200'000'000;  // seed 002 §3.2
 inline constexpr std::uint64_t kServerHeartbeatNs = 1'000'000'000;
-// Sent data frames kept for resending after a resume, per side and session.
-inline constexpr std::size_t kDefaultResendBytes = 8u << 20;
+// Sent data frames kept for resending after a resume, per side and session: with the store's
+// session cap, what a server can hold for resumes is bounded (1024 × 256 KiB).
+inline constexpr std::size_t kDefaultResendBytes = 256u << 10;
+inline constexpr std::size_t kDefaultMaxSessions = 1024;
 
 // Where one connection of a session stands.
 enum class LinkState {
@@ -126,7 +128,11 @@ struct ServerSession {
   std::vector<PendingToolCall> tool_calls;
   std::deque<QueuedOutput> outbox;  // the answer not yet sent, kept across a cut
   std::uint64_t late_tool_results = 0;
-  std::uint32_t cuts = 0;  // for a driver's fault that cuts once per session
+  std::uint64_t output_frames = 0;  // MODEL_OUTPUT frames sent, resends not counted
+  // For the driver: it ends the session (TERMINATE normal) once the outbox is empty, and its
+  // fault that cuts a connection does so once per session.
+  bool end_when_sent = false;
+  std::uint32_t cuts = 0;
   explicit ServerSession(std::size_t resend_bytes) : sent(resend_bytes) {}
 };
 
@@ -136,13 +142,13 @@ struct ServerConfig {
   std::function<SessionId()> new_session_id = random_session_id;
   std::uint64_t session_timeout_ns = kSessionTimeoutNs;
   std::size_t resend_bytes = kDefaultResendBytes;
-  std::size_t max_sessions = 4096;  // beyond it the least recently attached is forgotten
+  std::size_t max_sessions = kDefaultMaxSessions;  // beyond it the least recently attached is forgotten
 };
 
 // Sessions by id; outlives every connection. Not thread-safe: one event loop owns it.
 class SessionStore {
  public:
-  explicit SessionStore(std::size_t max_sessions = 4096) : max_(max_sessions) {}
+  explicit SessionStore(std::size_t max_sessions = kDefaultMaxSessions) : max_(max_sessions) {}
   std::shared_ptr<ServerSession> find(const SessionId& id);
   void add(std::shared_ptr<ServerSession> session);
   std::size_t size() const { return sessions_.size(); }
@@ -159,6 +165,9 @@ class SessionStore {
 
 // One server connection. Feed it what arrived; it appends what to send to `out` and reports
 // events. After a refusal it is Closed and the driver closes the socket once `out` is sent.
+// Beyond the codec's refusals: a data frame before SESSION_INIT is `sequence`, a frame only the
+// server sends (or a second INIT) is `type`, a genuine token whose session this server no
+// longer holds is `expired`, a resume claiming frames never sent or no longer held `sequence`.
 class ServerConnection {
  public:
   ServerConnection(const ServerConfig& config, SessionStore& store);
@@ -220,7 +229,8 @@ class ClientSession {
  public:
   explicit ClientSession(ClientConfig config);
 
-  void connect(Bytes& out);
+  // False, with nothing appended, when the terms cannot be sent (a model id beyond 255 bytes).
+  bool connect(Bytes& out);
   void receive(ByteView data, Bytes& out, std::vector<Event>& events);
   void end_of_stream(std::vector<Event>& events);
   void connection_lost();  // the transport broke without a TERMINATE

@@ -46,6 +46,9 @@ struct Faults {
   std::optional<double> slot_gc_ms;            // every new session's slot is won by a collection of MS
   bool strip_affinity_headers = false;         // a hop strips X-Anthropic-* fields both ways
   bool token_count_estimate = false;           // X-Anthropic-Token-Count estimated from bytes (⌈bytes/4⌉)
+  // Seed 002's Layer Zero (profiles/layer-zero.md): the connection closes once per session as
+  // its Nth MODEL_OUTPUT is sent, that frame lost with it, so the client must resume for it.
+  std::optional<std::uint32_t> lz_cut;
 
   bool operator==(const Faults&) const = default;
 };
