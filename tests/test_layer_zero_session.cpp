@@ -479,6 +479,26 @@ class TestLayerZeroSession : public QObject {
     QVERIFY(!f.events[0].detail.empty());
   }
 
+  // A USER_INPUT announcing more than the server takes is refused once that much has arrived,
+  // not buffered to its end.
+  void an_oversized_frame_is_refused_before_it_is_whole() {
+    ServerRig rig;
+    rig.config.max_frame_bytes = 4096;
+    auto conn = rig.connect();
+    feed(*conn, wire("session_init"));
+    Bytes header;
+    append_u32(header, 1);
+    header.push_back(static_cast<std::uint8_t>(PayloadType::UserInput));
+    header.insert(header.end(), {0x20, 0x00, 0x00});  // 2 MiB announced
+    Fed f = feed(*conn, header);
+    QVERIFY(f.events.empty());
+    f = feed(*conn, Bytes(4096, 'a'), 1000);
+    QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Refused});
+    QCOMPARE(f.events[0].reason, TerminateReason::BudgetExceeded);
+    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(1, TerminateReason::BudgetExceeded)));
+    QCOMPARE(conn->state(), LinkState::Closed);
+  }
+
   void a_model_id_beyond_255_bytes_is_not_sent() {
     ClientRig rig(SessionTerms{std::string(256, 'm'), 5000, 0});
     Bytes out;
@@ -562,6 +582,15 @@ class TestLayerZeroSession : public QObject {
     QCOMPARE(conn->session()->late_tool_results, std::uint64_t{1});
     conn->tick(out, events);
     for (const auto& e : events) QVERIFY(e.kind != EventKind::ToolExpired);  // reported once
+    // The server goes on without the tools and says so in its next MODEL_OUTPUT, once.
+    Bytes said;
+    QVERIFY(conn->send_output("going on", said));
+    const std::string expected = "[tool lookup (call " + std::to_string(late) + ") unavailable: no TOOL_RESULT within 4000 ms] " +
+                                 "[tool lookup (call " + std::to_string(silent) + ") unavailable: no TOOL_RESULT within 4000 ms] going on";
+    QCOMPARE(std::string(as_text(frames_in(said, Direction::ServerToClient).at(0).payload)), expected);
+    said.clear();
+    QVERIFY(conn->send_output("more", said));
+    QCOMPARE(std::string(as_text(frames_in(said, Direction::ServerToClient).at(0).payload)), std::string("more"));
   }
 
   void server_heartbeat_every_second_client_every_200ms() {

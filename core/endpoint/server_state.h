@@ -90,6 +90,7 @@ struct ServerState {
     Key32 token_key{};
     random_bytes(token_key.data(), token_key.size());  // per start: tokens of an earlier run are refused
     lz.token_keys = {token_key};
+    lz.max_frame_bytes = c.max_prompt_bytes + lz::kFrameOverhead;  // a prompt is one USER_INPUT
   }
 
   EndpointConfig config;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 namespace anthro::lz {
 namespace {
@@ -140,6 +141,9 @@ void ServerConnection::receive(ByteView data, Bytes& out, std::vector<Event>& ev
     if (state_ != LinkState::Closed) on_frame(f, out, events);
   });
   if (refusal && state_ != LinkState::Closed) refuse(refusal->reason, refusal->detail, out, events);
+  if (state_ != LinkState::Closed && splitter_.buffered() > config_.max_frame_bytes)
+    refuse(TerminateReason::BudgetExceeded,
+           "a frame longer than this server's limit of " + std::to_string(config_.max_frame_bytes) + " bytes", out, events);
 }
 
 void ServerConnection::end_of_stream(std::vector<Event>& events) {
@@ -279,6 +283,9 @@ void ServerConnection::expire_tool_calls(std::vector<Event>& events) {
       ++it;
       continue;
     }
+    session_->unavailable_note += "[tool " + it->name + " (call " + std::to_string(it->call_id) +
+                                  ") unavailable: no TOOL_RESULT within " +
+                                  std::to_string(std::uint64_t{session_->terms.budget_ms} * 4 / 5) + " ms] ";
     Event e = make_event(EventKind::ToolExpired);
     e.call_id = it->call_id;
     e.name = it->name;
@@ -294,8 +301,10 @@ void ServerConnection::send_data(PayloadType type, ByteView payload, Bytes& out)
   session_->sent.keep(session_->last_server_seq, std::move(frame));
 }
 
-bool ServerConnection::send_output(std::string_view text, Bytes& out) {
+bool ServerConnection::send_output(std::string_view model_text, Bytes& out) {
   if (!current()) return false;
+  const std::string noted = std::exchange(session_->unavailable_note, {}) + std::string(model_text);
+  std::string_view text = noted;
   do {
     const std::size_t n = utf8_cut(text, chunk_limit());
     send_data(PayloadType::ModelOutput, as_bytes(text.substr(0, n)), out);

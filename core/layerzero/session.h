@@ -53,7 +53,8 @@ enum class EventKind {
   Output,        // client: MODEL_OUTPUT `text`
   ToolCall,      // client: TOOL_CALL `name`, `text` (JSON parameters), `sequence_id`
   ToolResult,    // server: a TOOL_RESULT in time: `call_id`, `text` (JSON)
-  ToolExpired,   // server: no TOOL_RESULT for `call_id` (`name`) within budget × 0.8
+  ToolExpired,   // server: no TOOL_RESULT for `call_id` (`name`) within budget × 0.8; the next
+                 // MODEL_OUTPUT says so
   Usage,         // server: a client heartbeat's buffer usage
   ServerTime,    // client: a server heartbeat's `server_time_ns`
   Repeat,        // client: a frame already received (`sequence_id`), counted, not delivered
@@ -128,6 +129,9 @@ struct ServerSession {
   std::vector<PendingToolCall> tool_calls;
   std::deque<QueuedOutput> outbox;  // the answer not yet sent, kept across a cut
   std::uint64_t late_tool_results = 0;
+  // What the next MODEL_OUTPUT starts with: the tools that went unanswered, as the spec has the
+  // server say so.
+  std::string unavailable_note;
   std::uint64_t output_frames = 0;  // MODEL_OUTPUT frames sent, resends not counted
   // For the driver: it ends the session (TERMINATE normal) once the outbox is empty, and its
   // fault that cuts a connection does so once per session.
@@ -143,6 +147,9 @@ struct ServerConfig {
   std::uint64_t session_timeout_ns = kSessionTimeoutNs;
   std::size_t resend_bytes = kDefaultResendBytes;
   std::size_t max_sessions = kDefaultMaxSessions;  // beyond it the least recently attached is forgotten
+  // A frame still arriving beyond this many bytes is refused (TERMINATE budget-exceeded): the
+  // table lets USER_INPUT be any length, a server's memory is not.
+  std::size_t max_frame_bytes = (1u << 20) + kFrameOverhead;
 };
 
 // Sessions by id; outlives every connection. Not thread-safe: one event loop owns it.
