@@ -634,6 +634,16 @@ class TestLayerZeroSession : public QObject {
       std::vector<Event> events;
       conn->end_of_stream(events);
       QCOMPARE(conn->state(), LinkState::Closed);
+
+      ClientRig cli;  // the client side, after its INIT, fed the same kind of bytes
+      Bytes out;
+      QVERIFY(cli.client.connect(out));
+      Bytes reply = round % 2 ? wire("session_ack") : Bytes{};
+      append(reply, junk);
+      feed(cli.client, reply, 1 + rng() % 16);
+      cli.client.end_of_stream(events);
+      QCOMPARE(cli.client.state(), LinkState::Closed);
+      QVERIFY(cli.client.delivered() <= reply.size() / kFrameOverhead);
     }
   }
 };
