@@ -128,15 +128,16 @@ class TestCli : public QObject {
                                 "2:0", "--tokens", "12", "--fault", "context-wait=3"});
     QVERIFY(endpoint_.waitForStarted());
     QStringList schemes;
-    while (urls_.size() < 5 && endpoint_.waitForReadyRead(10000))
+    while (urls_.size() < 6 && endpoint_.waitForReadyRead(10000))
       while (endpoint_.canReadLine()) {
         QString line = QString::fromUtf8(endpoint_.readLine()).trimmed();
         QVERIFY2(line.startsWith("listening "), qPrintable(line));
         QString url = line.mid(10);
         urls_[url.section("://", 0, 0)] = url;
       }
-    QCOMPARE(urls_.keys(), (QStringList{"anthro", "anthro+lab", "http", "https", "metrics"}));
-    QCOMPARE(urls_["anthro"].section(':', -1), urls_["https"].section(':', -1));  // one TLS port, two protocols
+    QCOMPARE(urls_.keys(), (QStringList{"anthro", "anthro+lab", "http", "https", "lz", "metrics"}));
+    QCOMPARE(urls_["anthro"].section(':', -1), urls_["https"].section(':', -1));  // one TLS port, three protocols
+    QCOMPARE(urls_["anthro"].section(':', -1), urls_["lz"].section(':', -1));
   }
 
   void cleanupTestCase() {

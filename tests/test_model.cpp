@@ -151,7 +151,7 @@ class TestModel : public QObject {
         "corrupt-frames", "skip-token-index",     "tail-spikes",      "max-tokens-u16",
         "utf8-surrogate", "reset-mid-stream", "session-migrate", "hash-python",
         "slot-gc",        "strip-affinity-headers", "token-count-estimate", "ts-degraded",
-        "ts-quota"};
+        "ts-quota",       "lz-cut"};
     QCOMPARE(fault_names(), expected);
   }
 
@@ -179,6 +179,7 @@ class TestModel : public QObject {
     QCOMPARE(faults_of({"slot-gc=250"}).slot_gc_ms, std::optional<double>(250));
     QVERIFY(faults_of({"strip-affinity-headers"}).strip_affinity_headers);
     QVERIFY(faults_of({"token-count-estimate"}).token_count_estimate);
+    QCOMPARE(faults_of({"lz-cut=3"}).lz_cut, std::optional<std::uint32_t>(3));
   }
 
   void describeWritesTheCommandLine() {
@@ -188,7 +189,7 @@ class TestModel : public QObject {
                                  "skip-token-index=0.01", "tail-spikes=0.03:3800", "max-tokens-u16",
                                  "utf8-surrogate",   "reset-mid-stream=0.05", "session-migrate=0.1",
                                  "hash-python",      "slot-gc=250",          "strip-affinity-headers",
-                                 "token-count-estimate"};
+                                 "token-count-estimate", "lz-cut=3"};
     std::string line;
     for (const auto& spec : all) line += (line.empty() ? "" : " ") + spec;
     Faults faults = faults_of(all);
@@ -225,6 +226,9 @@ class TestModel : public QObject {
     QVERIFY(contains(fault_error({"stall=x@10"}), "MS \"x\" is not a number"));
     QVERIFY(contains(fault_error({"stall=800@-1"}), "TOKEN \"-1\" is not a token index"));
     QVERIFY(contains(fault_error({"stall=800@4294967296"}), "is not a token index"));
+    QVERIFY(contains(fault_error({"lz-cut=0"}), "N \"0\" is not a count of frames"));
+    QVERIFY(contains(fault_error({"lz-cut=2x"}), "N \"2x\" is not a count of frames"));
+    QVERIFY(contains(fault_error({"lz-cut"}), "lz-cut=N"));
     QVERIFY(contains(fault_error({"tail-spikes=0.03"}), "expected RATE:MS"));
     QVERIFY(contains(fault_error({"tail-spikes=3:3800"}), "RATE \"3\" is out of range"));
     QVERIFY(contains(fault_error({"tail-spikes=0.03:x"}), "MS \"x\" is not a number"));

@@ -65,8 +65,11 @@ Dissected dissect(const std::string& pcap, const KeyRing& ring) {
 class TestProfiles : public QObject {
   Q_OBJECT
  private slots:
-  void registryHoldsTheThreeProfiles() {
-    QCOMPARE(profiles().size(), std::size_t{3});
+  void registryHoldsTheFourProfiles() {
+    QCOMPARE(profiles().size(), std::size_t{4});
+    QCOMPARE(name_of(find_profile("layer-zero")), std::string("layer-zero"));
+    QCOMPARE(profile(ProfileId::LayerZero).emulation, Emulation::LayerZeroFrames);
+    QCOMPARE(profile(ProfileId::LayerZero).rides_on, nullptr);
     QCOMPARE(name_of(find_profile("anthro-v1")), std::string("anthro-v1"));
     QCOMPARE(find_profile("session-affinity")->rides_on, &profile(ProfileId::Http));
     QCOMPARE(profile(ProfileId::SessionAffinity).dissector, Dissector::Http);
@@ -82,6 +85,8 @@ class TestProfiles : public QObject {
     QCOMPARE(profile_for_alpn("anthro-v1")->emulation, Emulation::AnthroV1Frames);
     QCOMPARE(name_of(profile_for_alpn("http/1.1")), std::string("http"));  // the carrier, not its rider
     QCOMPARE(profile_for_alpn("http/1.1")->emulation, Emulation::HttpBaseline);
+    QCOMPARE(name_of(profile_for_alpn("layer-zero")), std::string("layer-zero"));
+    QCOMPARE(name_of(profile_for_handshake("layer-zero", true)), std::string("layer-zero"));
     QCOMPARE(name_of(profile_for_alpn("h2")), std::string("nothing"));
     QCOMPARE(name_of(profile_for_alpn("")), std::string("nothing"));
     QCOMPARE(name_of(profile_for_alpn("ANTHRO-V1")), std::string("nothing"));  // ALPN ids are bytes
@@ -102,6 +107,12 @@ class TestProfiles : public QObject {
     QCOMPARE(name_of(profile_for_scheme("")), std::string("nothing"));
     QVERIFY(find_scheme("anthro")->tls && !find_scheme("anthro+lab")->tls);
     QVERIFY(find_scheme("https")->tls && !find_scheme("http")->tls);
+    QCOMPARE(name_of(profile_for_scheme("lz")), std::string("layer-zero"));
+    QVERIFY(find_scheme("lz")->tls && !find_scheme("lz+lab")->tls);
+    // session and bench do not speak Layer Zero: its targets are refused, saying where they go.
+    auto lz = parse_target("lz+lab://127.0.0.1:7090");
+    QVERIFY(!lz.ok());
+    QVERIFY(lz.error().detail.find("Layer Zero client") != std::string::npos);
     // parse_target asks the registry: the same targets as before, the same refusal.
     auto lab = parse_target("anthro+lab://127.0.0.1:7070");
     QVERIFY(lab.ok() && lab->kind == TargetKind::Anthro && !lab->tls && lab->transport() == "lab");
@@ -109,7 +120,7 @@ class TestProfiles : public QObject {
     QVERIFY(https.ok() && https->kind == TargetKind::ChatCompletions && https->tls && https->port == 8443);
     auto unknown = parse_target("ftp://x:1");
     QVERIFY(!unknown.ok());
-    QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https)"));
+    QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)"));
   }
 
   // Which targets a checklist can run against: its profile's schemes and its carrier's.
@@ -125,7 +136,10 @@ class TestProfiles : public QObject {
     // Every built-in checklist belongs to a profile, and every profile's checklist is built in.
     for (const Checklist* c : builtin_checklists())
       QVERIFY2(std::ranges::any_of(profiles(), [c](const Profile& p) { return p.checklist_id == c->id; }), c->id.c_str());
-    for (const Profile& p : profiles()) QVERIFY(builtin_checklist(p.checklist_id));
+    // Layer Zero has no checklist yet; every other profile's is built in.
+    for (const Profile& p : profiles())
+      QVERIFY2(p.id == ProfileId::LayerZero ? p.checklist_id.empty() : builtin_checklist(p.checklist_id) != nullptr,
+               std::string(p.name).c_str());
   }
 
   void recognisesRealFirstBytes() {
@@ -143,6 +157,17 @@ class TestProfiles : public QObject {
     // Seed 004's header in the body is not a header.
     std::string in_body = messages_request() + "\r\nx-anthropic-session-id: x";
     QCOMPARE(name_of(recognise_connection(as_bytes(in_body))), std::string("http"));
+    // Layer Zero's first frame, fresh or resuming (the profiles' vectors); its header alone is too short to tell.
+    const nlohmann::json lz = nlohmann::json::parse(read_file(ANTHRO_PROFILES_VECTORS))["layer_zero"];
+    for (int i : {0, 8}) {
+      QCOMPARE(lz["frames"][i]["payload_type"].get<int>(), 0x10);
+      const Bytes init = hex(lz["frames"][i]["frame"]);
+      QCOMPARE(name_of(recognise_connection(init)), std::string("layer-zero"));
+      QCOMPARE(name_of(recognise_connection(ByteView(init).first(8))), std::string("nothing"));
+    }
+    Bytes wrong_length = hex(lz["frames"][0]["frame"]);
+    wrong_length[7] ^= 0x01;  // a payload length no model id gives
+    QCOMPARE(name_of(recognise_connection(wrong_length)), std::string("nothing"));
     // TLS is recognised below the profiles, never by one of them.
     const Bytes client_hello = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01};
     QCOMPARE(name_of(recognise_connection(client_hello)), std::string("nothing"));

@@ -43,7 +43,7 @@ class Endpoint {
                                           "--http-listen", "127.0.0.1:0", "--ttft-ms", "10:0", "--itl-ms", "1:0",
                                           "--tokens", "40"} + extra);
     process_.waitForStarted();
-    while (urls_.size() < 4 && process_.waitForReadyRead(10000))
+    while (urls_.size() < 5 && process_.waitForReadyRead(10000))
       while (process_.canReadLine()) {
         QString line = QString::fromUtf8(process_.readLine()).trimmed();
         if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
@@ -53,7 +53,7 @@ class Endpoint {
     ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
     if (!process_.waitForFinished(10000)) process_.kill();
   }
-  bool ready() const { return urls_.size() == 4; }  // anthro, https, anthro+lab, http
+  bool ready() const { return urls_.size() == 5; }  // anthro, https, lz, anthro+lab, http
   QString url(const QString& scheme) const { return urls_.value(scheme); }
 
  private:

@@ -76,6 +76,7 @@ std::vector<CommandSpec> build_specs() {
         {"--lab-listen", "HOST:PORT", "cleartext anthro-v1 port (127.0.0.1:7080)"},
         {"--http-listen", "HOST:PORT", "cleartext HTTP baseline port"},
         {"--metrics-listen", "HOST:PORT", "Prometheus text exposition at /metrics"},
+        {"--lz-listen", "HOST:PORT", "cleartext Layer Zero port (seed 002; TLS takes ALPN layer-zero on --listen)"},
         {"--cert", "PEM", "TLS certificate (generated on first use when absent)"},
         {"--key", "PEM", "TLS private key (generated on first use when absent)"},
         {"--server-key", "PEM", "anthro-v1 static X25519 key (generated on first use when absent)"},

@@ -162,6 +162,7 @@ void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode
   switch (p.dissector) {
     case Dissector::AnthroV1: start_anthro(c, mode); break;
     case Dissector::Http: start_http(c); break;
+    case Dissector::LayerZero: break;  // no dissector yet: its bytes reach on_plaintext only
   }
 }
 

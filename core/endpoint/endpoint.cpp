@@ -14,7 +14,7 @@ using namespace net;
 
 namespace {
 
-enum class SocketKind { Tls, Lab, Http, Metrics };
+enum class SocketKind { Tls, Lab, Http, Metrics, LayerZero };
 
 // Connections accepted per turn of the loop beyond the first. Not all that is queued: what
 // waits in the kernel's backlog has no handshake timer running yet.
@@ -141,6 +141,7 @@ struct Endpoint::Impl {
       case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr, admission); break;
       case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state, admission); break;
       case SocketKind::Metrics: co_await serve_metrics(make_plain_stream(std::move(socket)), *state); break;
+      case SocketKind::LayerZero: co_await serve_layer_zero(make_plain_stream(std::move(socket)), *state, admission); break;
     }
   }
 
@@ -163,6 +164,7 @@ struct Endpoint::Impl {
     switch ((chosen ? *chosen : tls_default_profile()).emulation) {
       case Emulation::AnthroV1Frames: co_await serve_anthro(std::move(stream), *state, std::move(ext), admission); break;
       case Emulation::HttpBaseline: co_await serve_http(std::move(stream), *state, admission); break;
+      case Emulation::LayerZeroFrames: co_await serve_layer_zero(std::move(stream), *state, admission); break;
     }
   }
 };
@@ -196,10 +198,11 @@ Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) 
     SocketKind kind;
     std::vector<std::string> schemes;
   };
-  const Socket sockets[] = {{config.tls_listen, SocketKind::Tls, {"anthro", "https"}},
+  const Socket sockets[] = {{config.tls_listen, SocketKind::Tls, {"anthro", "https", "lz"}},
                             {config.lab_listen, SocketKind::Lab, {"anthro+lab"}},
                             {config.http_listen, SocketKind::Http, {"http"}},
-                            {config.metrics_listen, SocketKind::Metrics, {"metrics"}}};
+                            {config.metrics_listen, SocketKind::Metrics, {"metrics"}},
+                            {config.lz_listen, SocketKind::LayerZero, {"lz+lab"}}};
   for (const auto& s : sockets)
     if (auto ok = impl->listen(s.spec, s.kind, s.schemes); !ok) return ok.error();
   if (impl->listeners.empty()) return make_error(ErrorClass::Usage, "the endpoint has no socket to listen on");

@@ -21,6 +21,7 @@ struct EndpointConfig {
   std::string lab_listen;      // anthro-v1 in cleartext
   std::string http_listen;     // the HTTP baseline in cleartext
   std::string metrics_listen;  // Prometheus text at /metrics
+  std::string lz_listen;       // seed 002's Layer Zero in cleartext (lz+lab); over TLS by ALPN layer-zero
   std::string cert_path, key_path, server_key_path;  // empty: generated in the data directory
   ModelConfig model;
   std::string required_api_key;  // the value itself (read from the environment by the CLI)
@@ -47,7 +48,7 @@ struct EndpointConfig {
 };
 
 struct Listener {
-  std::string scheme;  // anthro, https, anthro+lab, http, metrics
+  std::string scheme;  // anthro, https, lz, anthro+lab, http, lz+lab, metrics
   std::string host;
   std::uint16_t port = 0;
   std::string url() const;

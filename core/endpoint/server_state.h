@@ -10,6 +10,7 @@
 #include "crypto/key_schedule.h"
 #include "endpoint/endpoint.h"
 #include "endpoint/prometheus.h"
+#include "layerzero/session.h"
 #include "net/byte_stream.h"
 #include "tokenstream/contexts.h"
 #include "tokenstream/vocabulary.h"
@@ -87,7 +88,12 @@ inline AffinityConfig affinity_config(const EndpointConfig& config) {
 struct ServerState {
   ServerState(const EndpointConfig& c, const Key32& server_private)
       : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
-        server_public(x25519_public_from_private(server_private)) {}
+        server_public(x25519_public_from_private(server_private)) {
+    Key32 token_key{};
+    random_bytes(token_key.data(), token_key.size());  // per start: tokens of an earlier run are refused
+    lz.token_keys = {token_key};
+    lz.max_frame_bytes = c.max_prompt_bytes + lz::kFrameOverhead;  // a prompt is one USER_INPUT
+  }
 
   EndpointConfig config;
   SimulatedModel model;
@@ -102,6 +108,8 @@ struct ServerState {
   std::set<Drainable*> live;          // loop thread only
   TokenStreamVocabulary token_vocabulary{model_token_texts()};
   TokenStreamContexts token_contexts;  // loop thread only
+  lz::ServerConfig lz;                // Layer Zero: the token key, the real clock
+  lz::SessionStore lz_sessions;       // Layer Zero sessions across connections; loop thread only
 
   void log(const std::string& line) const {
     if (config.on_log) config.on_log(line);
@@ -136,6 +144,9 @@ net::awaitable<void> serve_anthro(std::unique_ptr<net::ByteStream> stream, Serve
 // One HTTP/1.1 connection of the baseline (Messages API and chat completions).
 net::awaitable<void> serve_http(std::unique_ptr<net::ByteStream> stream, ServerState& state,
                                 Admission admission = Admission::Serve);
+// One Layer Zero connection (seed 002), cleartext or after TLS with ALPN layer-zero.
+net::awaitable<void> serve_layer_zero(std::unique_ptr<net::ByteStream> stream, ServerState& state,
+                                      Admission admission = Admission::Serve);
 // One connection to /metrics.
 net::awaitable<void> serve_metrics(std::unique_ptr<net::ByteStream> stream, ServerState& state);
 

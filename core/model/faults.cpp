@@ -44,6 +44,13 @@ Problem read_token_index(std::string_view text, std::uint32_t& out) {
   return std::nullopt;
 }
 
+Problem read_count(std::string_view text, std::uint32_t& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || out == 0)
+    return "N " + quoted(text) + " is not a count of frames (1..4294967295)";
+  return std::nullopt;
+}
+
 Problem read_stall(std::string_view arg, Faults::Stall& out) {
   auto at = arg.find('@');
   if (at == std::string_view::npos) return "expected MS@TOKEN";
@@ -144,6 +151,9 @@ const Entry kCatalogue[] = {
     {"ts-quota", "RATE",
      [](Faults& f, std::string_view a) { return read_rate(a, f.ts_quota_rate); },
      [](const Faults& f) { return rate(f.ts_quota_rate); }},
+    {"lz-cut", "N",
+     [](Faults& f, std::string_view a) { return read_count(a, f.lz_cut.emplace()); },
+     [](const Faults& f) { return f.lz_cut ? Argument(std::to_string(*f.lz_cut)) : Argument(); }},
 };
 
 const Entry* find_entry(std::string_view name) {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string>
 
+#include "layerzero/frame.h"
 #include "protocol/stream_decoder.h"
 
 namespace anthro {
@@ -31,21 +32,43 @@ bool recognise_session_affinity(ByteView first) {
          head.find("\r\nx-anthropic-context-hash:") != std::string::npos;
 }
 
+// Seed 002's Layer Zero opens with a SESSION_INIT: sequence id 0, type 0x10, and a length the
+// codec's table allows for the model id the payload's first byte announces.
+bool recognise_layer_zero(ByteView first) {
+  if (first.size() < lz::kHeaderSize + 1) return false;
+  const lz::FrameHeader h = lz::parse_header(first.data());
+  if (h.sequence_id != 0 || h.type != lz::PayloadType::SessionInit) return false;
+  // The length rule reads the payload's size and its first byte (the id's length); a longer
+  // INIT than any model id allows fails it anyway, so nothing beyond kLongest is copied.
+  constexpr std::size_t kLongest = 512;
+  if (h.payload_length > kLongest) return false;
+  std::array<std::uint8_t, kLongest> payload{};
+  std::copy_n(first.begin() + lz::kHeaderSize, std::min<std::size_t>(first.size() - lz::kHeaderSize, h.payload_length),
+              payload.begin());
+  const ByteView sized(payload.data(), h.payload_length);
+  return lz::length_allowed(h.type, sized, Direction::ClientToServer);
+}
+
 constexpr std::string_view kAnthroAlpn[] = {"anthro-v1"};
 constexpr std::string_view kHttpAlpn[] = {"http/1.1"};
 constexpr ProfileScheme kAnthroSchemes[] = {{"anthro", true, ProfileId::AnthroV1},
                                             {"anthro+lab", false, ProfileId::AnthroV1}};
 constexpr ProfileScheme kHttpSchemes[] = {{"http", false, ProfileId::Http}, {"https", true, ProfileId::Http}};
+constexpr std::string_view kLayerZeroAlpn[] = {"layer-zero"};
+constexpr ProfileScheme kLayerZeroSchemes[] = {{"lz", true, ProfileId::LayerZero}, {"lz+lab", false, ProfileId::LayerZero}};
 
 // Carriers before their riders. The HTTP baseline is seed 000's baseline arm: its checklist
 // and plan are anthro-v1's.
-constexpr Profile kProfiles[3] = {
+constexpr Profile kProfiles[4] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
      "seed000-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, nullptr},
     {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
      "seed000-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
     {ProfileId::SessionAffinity, "session-affinity", "Session affinity (seed 004)", {}, recognise_session_affinity, {},
      "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
+    // No checklist or rollout plan of its own yet.
+    {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "",
+     "", Dissector::LayerZero, Emulation::LayerZeroFrames, nullptr},
 };
 
 const Profile* rider_recognised(const Profile& carrier, ByteView first) {

@@ -11,13 +11,14 @@
 
 namespace anthro {
 
-enum class ProfileId { AnthroV1, Http, SessionAffinity };
+enum class ProfileId { AnthroV1, Http, SessionAffinity, LayerZero };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
-enum class Dissector { AnthroV1, Http };
+// LayerZero: none yet (its connections are recognised, their bytes passed on undissected).
+enum class Dissector { AnthroV1, Http, LayerZero };
 
 // Which part of the local endpoint serves a profile.
-enum class Emulation { AnthroV1Frames, HttpBaseline };
+enum class Emulation { AnthroV1Frames, HttpBaseline, LayerZeroFrames };
 
 // A target URL scheme the live client takes for a profile.
 struct ProfileScheme {

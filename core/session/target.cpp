@@ -22,7 +22,8 @@ TargetKind client_kind(ProfileId id) {
   switch (id) {
     case ProfileId::AnthroV1: return TargetKind::Anthro;
     case ProfileId::Http:
-    case ProfileId::SessionAffinity: break;
+    case ProfileId::SessionAffinity:
+    case ProfileId::LayerZero: break;  // refused by parse_target before it asks
   }
   return TargetKind::Messages;
 }
@@ -37,6 +38,8 @@ Result<Target> parse_target(const std::string& url) {
   std::string scheme = url.substr(0, sep), rest = url.substr(sep + 3);
   const ProfileScheme* known = find_scheme(scheme);
   if (!known) return bad(url, "unknown scheme \"" + scheme + "\" (" + scheme_names() + ")");
+  if (known->profile == ProfileId::LayerZero)
+    return bad(url, "Layer Zero targets are run by the Layer Zero client (core/layerzero/client.h), not by session or bench");
   t.kind = client_kind(known->profile);
   t.tls = known->tls;
   auto slash = rest.find('/');

@@ -1,0 +1,188 @@
+#include "layerzero/client.h"
+
+#include <chrono>
+#include <memory>
+
+#include "net/byte_stream.h"
+#include "net/deadline.h"
+
+namespace anthro::lz {
+
+using namespace net;
+
+namespace {
+
+constexpr double kTickS = 0.05;  // heartbeats are due every 200 ms; looked at four times as often
+
+// One connection: the stream, its writer and the heartbeat ticker's timer, shared with the
+// ticker so that they outlive it.
+struct Link {
+  explicit Link(std::unique_ptr<ByteStream> s) : stream(std::move(s)), writer(*stream), tick(stream->socket().get_executor()) {}
+  std::unique_ptr<ByteStream> stream;
+  WriteQueue writer;
+  asio::steady_timer tick;
+  bool done = false;
+};
+
+awaitable<void> heartbeats(std::shared_ptr<Link> link, ClientSession& session) {
+  while (!link->done) {
+    Bytes out;
+    session.tick(out);
+    if (!out.empty()) link->writer.send(std::move(out));
+    co_await sleep_for(link->tick, kTickS);
+  }
+}
+
+class Runner {
+ public:
+  Runner(const LzClientConfig& config, asio::io_context& io)
+      : config_(config), io_(io), session_(ClientConfig{config.terms, config.clock}),
+        end_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                    std::chrono::duration<double>(config.timeout_s))) {
+    session_.set_buffer_usage(config.buffer_usage);
+  }
+
+  awaitable<void> run() {
+    while (result_.connections < config_.max_connections) {
+      auto link = co_await connect();
+      if (!link) co_return;
+      co_await converse(link);
+      if (result_.terminated || error_) co_return;
+      if (remaining_s() <= 0) co_return fail("no answer within " + std::to_string(config_.timeout_s) + " s");
+    }
+    fail("every one of " + std::to_string(config_.max_connections) + " connections broke before the session ended");
+  }
+
+  Result<LzRunResult> outcome() {
+    if (error_) return *error_;
+    result_.repeats = session_.repeats();
+    return result_;
+  }
+  void fail(std::string why) {
+    if (!error_) error_ = make_error(ErrorClass::Network, "layer-zero " + config_.host + ":" + std::to_string(config_.port) + ": " + why);
+  }
+
+ private:
+  double remaining_s() const { return std::chrono::duration<double>(end_ - std::chrono::steady_clock::now()).count(); }
+
+  awaitable<std::shared_ptr<Link>> connect() {
+    boost::system::error_code ec;
+    auto address = asio::ip::make_address(config_.host, ec);
+    if (ec) {
+      fail("\"" + config_.host + "\" is not an IP address");
+      co_return nullptr;
+    }
+    tcp::socket socket(io_);
+    co_await socket.async_connect(tcp::endpoint(address, config_.port), asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      fail("cannot connect: " + ec.message());
+      co_return nullptr;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
+    if (!config_.tls) co_return std::make_shared<Link>(make_plain_stream(std::move(socket)));
+    co_return co_await tls_link(std::move(socket));
+  }
+
+  // TLS 1.3 offering ALPN layer-zero alone: a server that selects nothing else speaks it.
+  awaitable<std::shared_ptr<Link>> tls_link(tcp::socket socket) {
+    if (!tls_) {
+      tls_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+      ClientTlsConfig tls{{"layer-zero"}, config_.ca_file, config_.insecure, nullptr};
+      if (auto ok = configure_client_tls(tls_->native_handle(), tls); !ok) {
+        fail(ok.error().detail);
+        co_return nullptr;
+      }
+    }
+    auto link = std::make_shared<Link>(make_tls_stream(std::move(socket), *tls_));
+    if (auto ok = set_client_host(link->stream->ssl(), config_.host); !ok) {
+      fail(ok.error().detail);
+      co_return nullptr;
+    }
+    if (!co_await tls_handshake(*link->stream, false)) {
+      fail("TLS handshake failed: " + link->stream->error().message());
+      co_return nullptr;
+    }
+    if (const std::string alpn = selected_alpn(link->stream->ssl()); alpn != "layer-zero") {
+      fail("the server selected " + (alpn.empty() ? std::string("no ALPN") : "ALPN \"" + alpn + "\"") + ", not layer-zero");
+      co_return nullptr;
+    }
+    co_return link;
+  }
+
+  // One connection, from its SESSION_INIT to its end: TERMINATE either way, or a break.
+  awaitable<void> converse(std::shared_ptr<Link> link) {
+    ++result_.connections;
+    Deadline whole(*link->stream);
+    whole.arm(remaining_s());
+    Bytes out;
+    if (!session_.connect(out)) {
+      fail("the model id \"" + config_.terms.model_id + "\" is longer than SESSION_INIT's 255 bytes");
+      co_return;
+    }
+    if (!prompted_) {
+      session_.send_input(config_.prompt, out);  // kept, and sent once the ACK says from where
+      prompted_ = true;
+    }
+    link->writer.send(std::move(out));
+    co_spawn(io_, heartbeats(link, session_), report_failure([this](const std::string& what) { fail(what); }));
+    std::vector<std::uint8_t> buf(64 * 1024);
+    while (session_.state() != LinkState::Closed) {
+      const std::size_t n = co_await link->stream->read_some(buf.data(), buf.size());
+      std::vector<Event> events;
+      Bytes reply;
+      if (n == 0) session_.end_of_stream(events);
+      else session_.receive(ByteView(buf.data(), n), reply, events);
+      if (!reply.empty()) link->writer.send(std::move(reply));
+      for (auto& e : events) note(e);
+    }
+    link->done = true;
+    link->tick.cancel();
+    co_await link->writer.flush();
+    whole.disarm();
+    link->stream->close();
+    session_.connection_lost();
+  }
+
+  void note(Event& e) {
+    switch (e.kind) {
+      case EventKind::Output:
+        result_.text += e.text;
+        result_.outputs.push_back({e.sequence_id, std::move(e.text), result_.connections});
+        break;
+      case EventKind::Resumed: ++result_.resumes; break;
+      case EventKind::PeerTerminated:
+        result_.terminated = e.reason;
+        result_.terminated_by_server = true;
+        result_.complete = e.reason == TerminateReason::Normal;
+        result_.detail = e.detail;
+        break;
+      case EventKind::Refused:
+        if (e.reason == TerminateReason::Incomplete) break;  // the stream broke inside a frame: resume
+        result_.terminated = e.reason;
+        result_.detail = "the client refused the server's frame: " + e.detail;
+        break;
+      default: break;
+    }
+  }
+
+  const LzClientConfig& config_;
+  asio::io_context& io_;
+  ClientSession session_;
+  std::chrono::steady_clock::time_point end_;
+  LzRunResult result_;
+  std::optional<Error> error_;
+  std::unique_ptr<asio::ssl::context> tls_;  // made at the first TLS connection, shared by the resumes
+  bool prompted_ = false;
+};
+
+}  // namespace
+
+Result<LzRunResult> run_lz_prompt(const LzClientConfig& config) {
+  asio::io_context io;
+  Runner runner(config, io);
+  co_spawn(io, runner.run(), report_failure([&runner](const std::string& what) { runner.fail(what); }));
+  io.run();
+  return runner.outcome();
+}
+
+}  // namespace anthro::lz

@@ -1,0 +1,54 @@
+// A Layer Zero client over real sockets (seed 002, ../shared/spec/profiles/layer-zero.md): one
+// prompt on a session, its answer read until the server ends the session, reconnecting and
+// resuming when a connection breaks. The session rules are the engine's (layerzero/session.h);
+// this file only connects, reads, writes and keeps time: cleartext (lz+lab) or TLS 1.3 with
+// ALPN layer-zero (lz).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layerzero/session.h"
+
+namespace anthro::lz {
+
+struct LzClientConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+  bool tls = false;
+  std::string ca_file;    // TLS trust anchors; empty: the system store
+  bool insecure = false;  // TLS without certificate checks
+  SessionTerms terms;
+  std::string prompt;
+  Clock clock = system_clock_ns;  // the client's own clock: what a resume's client_time_ns says
+  double timeout_s = 10;          // the whole run, every connection included
+  std::uint32_t max_connections = 4;  // the first and the resumes after it
+  std::uint8_t buffer_usage = 0;      // what its heartbeats report
+};
+
+struct LzOutput {
+  std::uint32_t sequence_id = 0;
+  std::string text;
+  std::uint32_t connection = 0;  // 1 for the first
+};
+
+struct LzRunResult {
+  std::string text;              // every MODEL_OUTPUT delivered, joined
+  std::vector<LzOutput> outputs;  // each as delivered, in order
+  std::uint64_t repeats = 0;     // frames received again after a resume, not delivered
+  std::uint32_t connections = 0;
+  std::uint32_t resumes = 0;     // SESSION_ACKs of a resume
+  // The TERMINATE that ended the run, from the server (or the client's own refusal), with
+  // why; complete when the server ended the session normally.
+  std::optional<TerminateReason> terminated;
+  bool terminated_by_server = false;
+  std::string detail;
+  bool complete = false;
+};
+
+// Fails (ErrorClass::Network) when no connection can be made, the run outlasts its timeout or
+// every allowed connection broke; a TERMINATE is a result, not a failure.
+Result<LzRunResult> run_lz_prompt(const LzClientConfig& config);
+
+}  // namespace anthro::lz
