@@ -1,8 +1,7 @@
 #include "capture/http_dissector.h"
 
-#include "tokenstream/admission.h"
-
 #include "http/reply_recorder.h"
+#include "tokenstream/admission.h"
 
 namespace anthro {
 
