@@ -23,14 +23,15 @@ struct CurlReply {
   std::string body;                            // as sent: chunked bodies keep their framing (--raw)
 };
 
-// `extra`: more curl arguments (e.g. -k and --http1.1 for TLS); `keylog`: where curl writes its TLS keys.
-inline CurlReply post(const std::string& url, const std::string& body, const std::vector<std::string>& headers,
-                      const QStringList& extra = {}, const QString& keylog = {}) {
+// A request through curl with exactly these header fields (an empty body: a GET), its head and
+// raw body read back from curl's own files. `extra`: more curl arguments (e.g. -k and --http1.1
+// for TLS); `keylog`: where curl writes its TLS keys.
+inline CurlReply curl_request(const std::string& url, const std::string& body, const std::vector<std::string>& headers,
+                              const QStringList& extra = {}, const QString& keylog = {}) {
   QTemporaryDir dir;
   QStringList args = extra;
-  args << QStringList{"-sS", "--raw", "-D", dir.filePath("head"), "-o", dir.filePath("body"),
-                   "-H", "anthropic-version: 2023-06-01", "-H", "content-type: application/json",
-                   "--data-binary", QString::fromStdString(body)};
+  args << QStringList{"-sS", "--raw", "-D", dir.filePath("head"), "-o", dir.filePath("body")};
+  if (!body.empty()) args << "--data-binary" << QString::fromStdString(body);
   for (const auto& h : headers) args << "-H" << QString::fromStdString(h);
   args << QString::fromStdString(url);
   QProcess p;
@@ -49,6 +50,14 @@ inline CurlReply post(const std::string& url, const std::string& body, const std
     if (colon > 0) r.headers[line.left(colon).toLower().toStdString()] = line.mid(colon + 1).trimmed().toStdString();
   }
   return r;
+}
+
+// A Messages API POST (anthropic-version, JSON) with these header fields besides.
+inline CurlReply post(const std::string& url, const std::string& body, const std::vector<std::string>& headers,
+                      const QStringList& extra = {}, const QString& keylog = {}) {
+  std::vector<std::string> all{"anthropic-version: 2023-06-01", "content-type: application/json"};
+  all.insert(all.end(), headers.begin(), headers.end());
+  return curl_request(url, body, all, extra, keylog);
 }
 
 struct Chunks {

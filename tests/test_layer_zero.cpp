@@ -14,7 +14,7 @@
 #include "layerzero/resume.h"
 #include "layerzero/session_token.h"
 #include "layerzero/splitter.h"
-#include "vectors.h"
+#include "profiles_vectors.h"
 
 using namespace anthro;
 using namespace anthro::lz;
@@ -22,16 +22,8 @@ using nlohmann::json;
 
 namespace {
 
-const json& lz_vectors() {
-  static const json doc = json::parse(test::read_file(ANTHRO_PROFILES_VECTORS));
-  return doc["layer_zero"];
-}
-
-const json& frame_vector(const std::string& name) {
-  for (const auto& f : lz_vectors()["frames"])
-    if (f["name"] == name) return f;
-  qFatal("no frame vector %s", name.c_str());
-}
+const json& lz_vectors() { return test::profiles_vectors("layer_zero"); }
+const json& frame_vector(const std::string& name) { return test::lz_frame_vector(name); }
 
 std::optional<Direction> direction_of(const json& c) {
   if (!c.contains("dir")) return std::nullopt;

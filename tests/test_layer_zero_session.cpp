@@ -9,7 +9,7 @@
 #include <random>
 
 #include "layerzero/session.h"
-#include "vectors.h"
+#include "profiles_vectors.h"
 
 using namespace anthro;
 using namespace anthro::lz;
@@ -17,16 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-const json& lz_vectors() {
-  static const json doc = json::parse(test::read_file(ANTHRO_PROFILES_VECTORS));
-  return doc["layer_zero"];
-}
-
-const json& frame_vector(const std::string& name) {
-  for (const auto& f : lz_vectors()["frames"])
-    if (f["name"] == name) return f;
-  qFatal("no frame vector %s", name.c_str());
-}
+const json& lz_vectors() { return test::profiles_vectors("layer_zero"); }
+const json& frame_vector(const std::string& name) { return test::lz_frame_vector(name); }
 
 Bytes wire(const std::string& name) { return test::hex(frame_vector(name)["frame"]); }
 std::string text_of(const std::string& name) { return std::string(as_text(test::hex(frame_vector(name)["payload"]))); }

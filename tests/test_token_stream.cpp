@@ -14,16 +14,13 @@
 #include "tokenstream/contexts.h"
 #include "tokenstream/token_body.h"
 #include "tokenstream/vocabulary.h"
-#include "vectors.h"
+#include "profiles_vectors.h"
 
 using namespace anthro;
 
 namespace {
 
-const nlohmann::json& token_stream_vectors() {
-  static const nlohmann::json doc = nlohmann::json::parse(test::read_file(ANTHRO_PROFILES_VECTORS))["token_stream"];
-  return doc;
-}
+const nlohmann::json& token_stream_vectors() { return test::profiles_vectors("token_stream"); }
 
 std::string ids_text(const std::vector<std::uint32_t>& ids) {
   std::string out;

@@ -22,26 +22,6 @@ namespace {
 
 const char* kConversation = "{\"model\":\"m\",\"max_tokens\":12,\"messages\":[{\"role\":\"user\",\"content\":\"Why do ids beat JSON?\"}]}";
 
-// A request through curl with exactly these header fields; the body kept raw (chunk framing).
-CurlReply curl_request(const std::string& url, const std::string& body, const std::vector<std::string>& headers) {
-  QTemporaryDir dir;
-  QStringList args{"-sS", "--raw", "-D", dir.filePath("head"), "-o", dir.filePath("body")};
-  if (!body.empty()) args << "--data-binary" << QString::fromStdString(body);
-  for (const auto& h : headers) args << "-H" << QString::fromStdString(h);
-  args << QString::fromStdString(url);
-  QProcess p;
-  p.start("curl", args);
-  if (!p.waitForFinished(30000) || p.exitCode() != 0) qFatal("curl failed: %s", p.readAllStandardError().constData());
-  CurlReply r;
-  r.body = read_file(dir.filePath("body").toStdString());
-  for (const auto& line : QString::fromStdString(read_file(dir.filePath("head").toStdString())).split("\r\n")) {
-    if (line.startsWith("HTTP/")) r.status = line.section(' ', 1, 1).toInt();
-    int colon = line.indexOf(':');
-    if (colon > 0) r.headers[line.left(colon).toLower().toStdString()] = line.mid(colon + 1).trimmed().toStdString();
-  }
-  return r;
-}
-
 std::vector<std::string> token_headers(const std::string& context_id = "34359738373") {
   return {"Content-Type: application/vnd.claude.token-stream", "X-Claude-Token-Alignment: 4",
           "X-Claude-Context-ID: " + context_id};
