@@ -32,16 +32,8 @@ std::optional<Direction> direction_of(const json& c) {
 
 Key32 token_key() { return test::key32(lz_vectors()["token_key"]); }
 
-SessionToken token_of(const json& hex) {
-  auto t = from_hex_array<kTokenSize>(hex.get<std::string>());
-  if (!t) qFatal("bad token in vectors");
-  return *t;
-}
-
-SessionTerms vector_terms() {
-  const json& v = lz_vectors();
-  return {v["model_id"].get<std::string>(), v["budget_ms"].get<std::uint32_t>(), v["constraints"].get<std::uint32_t>()};
-}
+SessionToken token_of(const json& hex) { return test::lz_token_of(hex); }
+SessionTerms vector_terms() { return test::lz_vector_terms(); }
 
 TokenFields vector_fields() {
   const json& v = lz_vectors();

@@ -25,16 +25,8 @@ std::string text_of(const std::string& name) { return std::string(as_text(test::
 
 std::uint64_t vec_u64(const json& v) { return v.get<std::uint64_t>(); }
 
-SessionToken token_of(const json& hex) {
-  auto t = from_hex_array<kTokenSize>(hex.get<std::string>());
-  if (!t) qFatal("bad token in vectors");
-  return *t;
-}
-
-SessionTerms vector_terms() {
-  const json& v = lz_vectors();
-  return {v["model_id"].get<std::string>(), v["budget_ms"].get<std::uint32_t>(), v["constraints"].get<std::uint32_t>()};
-}
+SessionToken token_of(const json& hex) { return test::lz_token_of(hex); }
+SessionTerms vector_terms() { return test::lz_vector_terms(); }
 
 SessionId vector_session_id() { return *from_hex_array<kSessionIdSize>(lz_vectors()["session_id"].get<std::string>()); }
 
