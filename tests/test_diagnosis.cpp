@@ -4,12 +4,14 @@
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "capture/analysis.h"
 #include "diagnosis/diagnose.h"
+#include "diagnosis/probe_kit.h"
 #include "endpoint_fixture.h"
 #include "util/files.h"
 
@@ -95,6 +97,7 @@ class TestDiagnosis : public QObject {
     QTest::addColumn<QString>("file");
     QTest::newRow("latency") << "latency.json";
     QTest::newRow("session-affinity") << "session-affinity.json";
+    QTest::newRow("token-stream") << "token-stream.json";
   }
   void checklistFileMatchesItsSchema() {
     QFETCH(QString, file);
@@ -109,6 +112,18 @@ class TestDiagnosis : public QObject {
     QVERIFY(p.waitForFinished(30000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     QCOMPARE(p.readAllStandardOutput().trimmed(), QByteArray("valid"));
+  }
+
+  // The schema's probe names are the workbench's probes, each of them: a file the schema
+  // accepts loads, and a probe the workbench has is allowed by the schema.
+  void schemaNamesEveryProbe() {
+    auto schema = nlohmann::json::parse(checklist_schema());
+    const auto& names = schema["$defs"]["item"]["properties"]["probe"]["enum"];
+    std::set<std::string> in_schema;
+    for (const auto& n : names) in_schema.insert(n.get<std::string>());
+    for (const auto& n : in_schema) QVERIFY2(n == "manual" || probe_kit::find_probe(n), n.c_str());
+    for (const Checklist* c : builtin_checklists())
+      for (const auto& item : c->items) QVERIFY2(in_schema.count(item.probe), item.probe.c_str());
   }
 
   void malformedChecklistsNameFileItemAndField() {

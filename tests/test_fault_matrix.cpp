@@ -31,18 +31,28 @@ struct Case {
   std::vector<std::string> thresholds;
   bool live_only = false;  // the item has no capture probe
   bool mix_baseline_client = false;  // an HTTP client beside anthro-v1 (http-fallback)
-  // The session-affinity checklist (seed 004): the Messages API on the cleartext HTTP port,
-  // the endpoint emulating context slots, the client holding conversations.
-  bool affinity = false;
+  // The checklist: latency (anthro-v1), or a profile's on the Messages API of the cleartext
+  // HTTP port: session affinity (seed 004: the endpoint emulating context slots, the client
+  // holding conversations) or the token stream (seed 001).
+  std::string checklist = "latency";
+  bool messages_api() const { return checklist != "latency"; }
 };
 
-// A session-affinity case: faults, the items it must flag, a client fault.
-Case affinity_case(std::vector<std::string> faults, std::set<std::string> flagged,
-                   std::function<void(LiveWorkloadConfig&)> client = nullptr) {
+// A case of a profile's checklist: faults, the items it must flag, a client fault.
+Case profile_case(std::string checklist, std::vector<std::string> faults, std::set<std::string> flagged,
+                  std::function<void(LiveWorkloadConfig&)> client = nullptr) {
   Case c{std::move(faults), std::move(flagged)};
-  c.affinity = true;
+  c.checklist = std::move(checklist);
   c.client = std::move(client);
   return c;
+}
+Case affinity_case(std::vector<std::string> faults, std::set<std::string> flagged,
+                   std::function<void(LiveWorkloadConfig&)> client = nullptr) {
+  return profile_case("session-affinity", std::move(faults), std::move(flagged), std::move(client));
+}
+Case token_stream_case(std::vector<std::string> faults, std::set<std::string> flagged,
+                       std::function<void(LiveWorkloadConfig&)> client = nullptr) {
+  return profile_case("token-stream", std::move(faults), std::move(flagged), std::move(client));
 }
 
 // Items a capture cannot see: they come from the client's own clock or this machine.
@@ -96,6 +106,21 @@ std::map<std::string, Case> cases() {
   c["sa-session-id-shared"] = affinity_case({}, {"sa-session-id-shared"}, [](LiveWorkloadConfig& w) {
     w.session.affinity_client.fixed_session_id = "sess_lambda_global";
   });
+  c["ts-clean"] = token_stream_case({}, {});
+  c["ts-alignment-missing"] = token_stream_case({}, {"ts-alignment-header"}, [](LiveWorkloadConfig& w) {
+    w.session.token_stream_alignment.reset();
+  });
+  c["ts-text-decoding"] = token_stream_case({}, {"ts-text-decoding"}, [](LiveWorkloadConfig& w) {
+    w.session.token_stream_text_decoding = true;
+  });
+  // A JavaScript BigInt written with its suffix (seed 001's context-id bug).
+  c["ts-context-id-bigint"] = token_stream_case({}, {"ts-context-id"}, [](LiveWorkloadConfig& w) {
+    w.session.token_stream_context_id = "4294967297n";
+  });
+  c["ts-quota"] = token_stream_case({"ts-quota=0.1"}, {"ts-quota-429"});
+  c["ts-overload"] = token_stream_case({"overload=0.2"}, {});  // GPU memory: Retry-After ≤ 500 ms
+  c["ts-degraded"] = token_stream_case({"ts-degraded=0.1"}, {"ts-degraded-rate"});
+  c["ts-failover"] = token_stream_case({"ts-failover=0.1"}, {});
   return c;
 }
 
@@ -120,7 +145,7 @@ std::string join(const std::set<std::string>& s) {
 }
 
 Checklist checklist_for(const Case& c) {
-  Checklist list = c.affinity ? builtin_affinity_checklist() : builtin_latency_checklist();
+  Checklist list = *builtin_checklist(c.checklist);
   for (const auto& t : c.thresholds)
     if (!apply_threshold(list, t)) qFatal("bad threshold %s", t.c_str());
   return list;
@@ -128,8 +153,7 @@ Checklist checklist_for(const Case& c) {
 
 LiveWorkloadConfig workload(EndpointFixture& f, const Case& c) {
   LiveWorkloadConfig w;
-  w.session = c.affinity ? f.session("http", "/v1/messages") : f.session("anthro");
-  w.session.affinity = c.affinity;
+  w.session = c.messages_api() ? f.session("http", "/v1/messages") : f.session("anthro");
   w.session.timeout_s = 20;
   w.requests = c.requests;
   w.concurrency = c.concurrency;
@@ -167,7 +191,8 @@ class TestFaultMatrix : public QObject {
     f.config().model.tokens = c.tokens;
     f.config().model.seed = 7;
     // Slots enough for every conversation of the run: a collection is the slot-gc fault's alone.
-    if (c.affinity) f.config().affinity.slot_count = 4096;
+    if (c.checklist == "session-affinity") f.config().affinity.slot_count = 4096;
+    f.config().token_stream = c.checklist == "token-stream";
     f.start();
   }
 
@@ -225,7 +250,7 @@ class TestFaultMatrix : public QObject {
   void capture_run(const Case& c, const std::string& out, std::uint64_t& dropped) {
     EndpointFixture f(c.faults);
     start(f, c);
-    LoCapture capture(f.endpoint().url(c.affinity ? "http" : "anthro"), f.path("run.pcapng"), f.path("run.keylog"));
+    LoCapture capture(f.endpoint().url(c.messages_api() ? "http" : "anthro"), f.path("run.pcapng"), f.path("run.keylog"));
     QVERIFY2(capture.start(), capture.error().c_str());
 
     LiveWorkloadConfig w = workload(f, c);

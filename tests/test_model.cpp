@@ -151,7 +151,7 @@ class TestModel : public QObject {
         "corrupt-frames", "skip-token-index",     "tail-spikes",      "max-tokens-u16",
         "utf8-surrogate", "reset-mid-stream", "session-migrate", "hash-python",
         "slot-gc",        "strip-affinity-headers", "token-count-estimate", "ts-degraded",
-        "ts-quota",       "lz-cut"};
+        "ts-quota",       "ts-failover",    "lz-cut"};
     QCOMPARE(fault_names(), expected);
   }
 

@@ -65,8 +65,11 @@ Dissected dissect(const std::string& pcap, const KeyRing& ring) {
 class TestProfiles : public QObject {
   Q_OBJECT
  private slots:
-  void registryHoldsTheFourProfiles() {
-    QCOMPARE(profiles().size(), std::size_t{4});
+  void registryHoldsTheFiveProfiles() {
+    QCOMPARE(profiles().size(), std::size_t{5});
+    QCOMPARE(find_profile("token-stream")->rides_on, &profile(ProfileId::Http));
+    QCOMPARE(profile(ProfileId::TokenStream).checklist_id, std::string_view("token-stream"));
+    QCOMPARE(profile(ProfileId::TokenStream).dissector, Dissector::Http);
     QCOMPARE(name_of(find_profile("layer-zero")), std::string("layer-zero"));
     QCOMPARE(profile(ProfileId::LayerZero).emulation, Emulation::LayerZeroFrames);
     QCOMPARE(profile(ProfileId::LayerZero).rides_on, nullptr);
@@ -131,6 +134,8 @@ class TestProfiles : public QObject {
     QVERIFY(scheme_serves_checklist("http", "session-affinity"));
     QVERIFY(!scheme_serves_checklist("anthro", "session-affinity"));
     QVERIFY(!scheme_serves_checklist("anthro+lab", "session-affinity"));
+    QVERIFY(scheme_serves_checklist("http", "token-stream") && scheme_serves_checklist("https", "token-stream"));
+    QVERIFY(!scheme_serves_checklist("anthro", "token-stream"));
     QVERIFY(!scheme_serves_checklist("ftp", "latency"));
     QVERIFY(!scheme_serves_checklist("https", "no-such-checklist"));
     // Every built-in checklist belongs to a profile, and every profile's checklist is built in.
@@ -157,6 +162,15 @@ class TestProfiles : public QObject {
     // Seed 004's header in the body is not a header.
     std::string in_body = messages_request() + "\r\nx-anthropic-session-id: x";
     QCOMPARE(name_of(recognise_connection(as_bytes(in_body))), std::string("http"));
+    // Seed 001's token stream: the vocabulary fetched first, or the media type asked for.
+    std::string vocab = "GET /v1/vocab HTTP/1.1\r\nhost: 127.0.0.1:7080\r\n\r\n";
+    QCOMPARE(name_of(recognise_connection(as_bytes(vocab))), std::string("token-stream"));
+    std::string ids = "POST /v1/messages HTTP/1.1\r\nhost: h\r\nContent-Type:  Application/Vnd.Claude.Token-Stream; v=1\r\n"
+                      "x-claude-token-alignment: 4\r\n\r\n{}";
+    QCOMPARE(name_of(recognise_connection(as_bytes(ids))), std::string("token-stream"));
+    std::string media_in_body = messages_request() + "\r\ncontent-type: application/vnd.claude.token-stream";
+    QCOMPARE(name_of(recognise_connection(as_bytes(media_in_body))), std::string("http"));
+    QCOMPARE(name_of(recognise_connection(as_bytes(std::string("GET /v1/vocabulary HTTP/1.1\r\n\r\n")))), std::string("http"));
     // Layer Zero's first frame, fresh or resuming (the profiles' vectors); its header alone is too short to tell.
     const nlohmann::json lz = nlohmann::json::parse(read_file(ANTHRO_PROFILES_VECTORS))["layer_zero"];
     for (int i : {0, 8}) {

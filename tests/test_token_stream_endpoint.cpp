@@ -262,6 +262,7 @@ class TestTokenStreamEndpoint : public QObject {
     QVERIFY2(capture.start(), capture.error().c_str());
     SessionConfig s = fx.f.session("http", "/v1/messages");
     s.token_stream = true;
+    s.token_stream_text_decoding = true;  // each reply is followed by the client's report
     s.repeat = 6;
     SessionResult live = EndpointFixture::run(s);
     QVERIFY(capture.stop().ok());
@@ -282,9 +283,77 @@ class TestTokenStreamEndpoint : public QObject {
       QCOMPARE(seen.token_stream->degraded_at, lived.token_stream->degraded_at);
       QCOMPARE(seen.token_stream->backpressure_announced, lived.token_stream->backpressure_announced);
       QCOMPARE(seen.token_stream->context_id, std::string("4294967297"));
+      QVERIFY(lived.token_stream->text_decoding_reported);
+      QVERIFY(seen.token_stream->text_decoding_reported);
+      QCOMPARE(seen.token_stream->request_fault, TokenStreamField::None);
       degraded += seen.token_stream->degraded_at.has_value();
     }
     QVERIFY(degraded > 0 && degraded < 6);  // both kinds of reply were compared
+  }
+
+  // Seed 001 §4.4: a failed node's 503 says X-Claude-Failover: true; the client keeps its
+  // connection and does not retry.
+  void failoverIs503AndKeepsTheConnection() {
+    Fixture fx({"ts-failover=1"});
+    auto reply = curl_request(fx.url("/v1/messages"), kConversation, token_headers());
+    QCOMPARE(reply.status, 503);
+    QCOMPARE(reply.headers["x-claude-failover"], std::string("true"));
+    SessionConfig s = fx.f.session("http", "/v1/messages");
+    s.token_stream = true;
+    s.repeat = 3;
+    const std::uint64_t before = fx.f.endpoint().counters().connections;
+    SessionResult r = EndpointFixture::run(s);
+    QCOMPARE(r.requests.size(), std::size_t{3});
+    for (const auto& q : r.requests) {
+      QCOMPARE(q.error_code, std::optional<int>(503));
+      QVERIFY(q.token_stream && q.token_stream->failover);
+    }
+    QCOMPARE(fx.f.endpoint().counters().connections - before, std::uint64_t{1});
+  }
+
+  // The client fault of seed 001 §5.1 row 1: the alignment header left out or wrong is a 400,
+  // and the record names the header.
+  void alignmentHeaderFault() {
+    Fixture fx;
+    SessionConfig s = fx.f.session("http", "/v1/messages");
+    s.token_stream = true;
+    for (std::optional<std::string> alignment : {std::optional<std::string>(), std::optional<std::string>("8")}) {
+      s.token_stream_alignment = alignment;
+      SessionResult r = EndpointFixture::run(s);
+      QCOMPARE(r.requests[0].error_code, std::optional<int>(400));
+      QCOMPARE(r.requests[0].token_stream->request_fault, TokenStreamField::Alignment);
+    }
+    s.token_stream_alignment = "4";
+    s.token_stream_context_id = "-1";
+    SessionResult r = EndpointFixture::run(s);
+    QCOMPARE(r.requests[0].error_code, std::optional<int>(400));
+    QCOMPARE(r.requests[0].token_stream->request_fault, TokenStreamField::ContextId);
+  }
+
+  // Seed 001 §5.1 row 2: a client that reads the ids as text fails JSON.parse and reports it;
+  // the endpoint takes such a report and refuses anything else on that path.
+  void textDecodingClientReports() {
+    Fixture fx;
+    SessionConfig s = fx.f.session("http", "/v1/messages");
+    s.token_stream = true;
+    s.token_stream_text_decoding = true;
+    s.repeat = 2;
+    SessionResult r = EndpointFixture::run(s);
+    QCOMPARE(r.requests.size(), std::size_t{2});
+    for (const auto& q : r.requests) {
+      QCOMPARE(q.end, RequestEnd::Response);
+      QVERIFY(q.token_stream->text_decoding_reported);
+    }
+    QCOMPARE(fx.f.endpoint().counters().client_error_reports, std::uint64_t{2});
+    const std::string report =
+        "{\"error\":{\"type\":\"json_parse_error\",\"message\":\"Unexpected token\"},"
+        "\"content_type\":\"application/vnd.claude.token-stream\",\"context_id\":\"4294967297\"}";
+    QCOMPARE(curl_request(fx.url("/v1/client-errors"), report, {"Content-Type: application/json"}).status, 204);
+    QCOMPARE(fx.f.endpoint().counters().client_error_reports, std::uint64_t{3});
+    for (std::string bad : {std::string("not json"), std::string("{\"error\":{\"type\":\"json_parse_error\"}}"),
+                            std::string("{\"error\":{\"type\":\"json_parse_error\"},\"content_type\":\"text/plain\"}")})
+      QCOMPARE(curl_request(fx.url("/v1/client-errors"), bad, {"Content-Type: application/json"}).status, 400);
+    QCOMPARE(fx.f.endpoint().counters().client_error_reports, std::uint64_t{3});
   }
 
   void offByDefault() {

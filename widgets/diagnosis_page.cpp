@@ -168,7 +168,7 @@ QWidget* DiagnosisPage::makeSources() {
   (new Retranslator(this))->add([=, this] {
     box->setTitle(tr("Sources"));
     checklist_label->setText(tr("Checklist"));
-    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) on the Messages API"));
+    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API"));
     use_live_->setText(tr("Live target"));
     requests_label->setText(tr("Requests"));
     concurrency_label->setText(tr("Concurrency"));

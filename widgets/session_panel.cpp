@@ -54,6 +54,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       system_(new QLineEdit(this)),
       prompt_(new QPlainTextEdit(this)),
       stream_(new QCheckBox(this)),
+      token_stream_(new QCheckBox(this)),
       repeat_(new QSpinBox(this)),
       capture_(new QCheckBox(this)),
       send_(new QPushButton(this)),
@@ -93,6 +94,13 @@ SessionPanel::SessionPanel(QWidget* parent)
   prompt_->setPlainText(tr("Explain tail latency in one paragraph."));
   prompt_->setMaximumHeight(90);
   stream_->setChecked(true);
+  // The token stream is a Messages API feature: offered for such targets only.
+  auto offer_token_stream = [this](const QString& url) {
+    auto parsed = parse_target(url.trimmed().toStdString());
+    token_stream_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
+  };
+  connect(target_, &QComboBox::currentTextChanged, this, offer_token_stream);
+  offer_token_stream(target_->currentText());
   repeat_->setRange(1, 1000);
   cancel_->setEnabled(false);
   answer_->setReadOnly(true);
@@ -145,6 +153,7 @@ SessionPanel::SessionPanel(QWidget* parent)
   form->addRow(capture_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(stream_);
+  buttons->addWidget(token_stream_);
   buttons->addStretch(1);
   buttons->addWidget(repeat_);
   buttons->addWidget(send_);
@@ -216,6 +225,9 @@ SessionPanel::SessionPanel(QWidget* parent)
 
   (new Retranslator(this))->add([=, this] {
     stream_->setText(tr("Stream"));
+    token_stream_->setText(tr("Token ids (seed 001)"));
+    token_stream_->setToolTip(tr("Ask a Messages API target for seed 001's token stream: u32 token ids named through "
+                                 "GET /v1/vocab; TTFT is the first id, the token rate ids per second"));
     capture_->setText(tr("Capture this session's traffic into the inspector"));
     send_->setText(tr("Send"));
     cancel_->setText(tr("Cancel"));
@@ -360,6 +372,7 @@ SessionConfig SessionPanel::config() const {
   if (!system_->text().trimmed().isEmpty()) c.system = system_->text().toStdString();
   c.messages = {{"user", prompt_->toPlainText().toStdString()}};
   c.stream = stream_->isChecked();
+  c.token_stream = token_stream_->isEnabled() && token_stream_->isChecked();
   c.repeat = static_cast<unsigned>(repeat_->value());
   switch (key_source_->currentIndex()) {
     case 1: c.api_key = qEnvironmentVariable("ANTHROPIC_API_KEY").toStdString(); break;

@@ -168,6 +168,7 @@ class SessionPanel : public QWidget {
   QLineEdit* system_;
   QPlainTextEdit* prompt_;
   QCheckBox* stream_;
+  QCheckBox* token_stream_;  // seed 001's u32 token ids, for a Messages API target
   QSpinBox* repeat_;
   QCheckBox* capture_;
   QPushButton* send_;

@@ -47,6 +47,9 @@ const Options kRequest = {
     {"--session-id", "ID", "with --affinity: every conversation uses this session id (shared by all connections)"},
     {"--token-stream", "", "/v1/messages: seed 001's token stream (u32 token ids named through GET /v1/vocab)"},
     {"--context-id", "ID", "with --token-stream: X-Claude-Context-ID, sent as given (4294967297: tenant 1, session 1)"},
+    {"--alignment", "VALUE", "with --token-stream, a client fault: X-Claude-Token-Alignment as sent (4), or none to leave it out"},
+    {"--text-decoding", "", "with --token-stream, a client fault: read the ids as text, as TextDecoder would, and "
+                            "report the JSON parse error (POST /v1/client-errors)"},
 };
 
 // The client faults `bench` and `diagnose` share (checklists.md).
@@ -131,7 +134,7 @@ std::vector<CommandSpec> build_specs() {
                    {"--sysfs-root", "DIR", "read /sys from DIR (implies --system)"},
                    {"--procfs-root", "DIR", "read /proc from DIR (implies --system)"},
                    {"--threshold", "ID=VALUE", "override a checklist threshold, or ID.NAME=VALUE (repeatable)"},
-                   {"--checklist", "ID|FILE", "a built-in checklist (latency, session-affinity) or one of your own "
+                   {"--checklist", "ID|FILE", "a built-in checklist (latency, session-affinity, token-stream) or one of your own "
                                           "(JSON, as resources/checklists/latency.json)"},
                    {"--format", "text|json", "human-readable (default) or one JSON document"},
                    {"--fail-on", "fail|warn", "exit 1 on a failed item (default) or on a warning too"},

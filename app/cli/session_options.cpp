@@ -67,6 +67,14 @@ void read_token_stream_options(Args& args, SessionConfig& c) {
       args.fail("--context-id: expected a header value of 1 to 200 characters on one line");
     c.token_stream_context_id = *id;
   }
+  if (auto alignment = args.value("--alignment")) {
+    if (!c.token_stream) args.fail("--alignment needs --token-stream");
+    if (alignment->size() > 200 || alignment->find_first_of("\r\n") != std::string::npos)
+      args.fail("--alignment: expected a header value of at most 200 characters on one line, or none");
+    c.token_stream_alignment = *alignment == "none" ? std::nullopt : std::optional<std::string>(*alignment);
+  }
+  c.token_stream_text_decoding = args.has("--text-decoding");
+  if (c.token_stream_text_decoding && !c.token_stream) args.fail("--text-decoding needs --token-stream");
   if (!c.token_stream) return;
   if (c.affinity) args.fail("--token-stream and --affinity are two different protocols; give one");
   auto target = parse_target(c.target);

@@ -205,6 +205,8 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   config.http_listen = "127.0.0.1:0";
   // Seed 004's context slots: only requests carrying session fields use them.
   config.affinity.slot_count = kEmbeddedContextSlots;
+  // Seed 001's token stream: only requests asking for its media type get it.
+  config.token_stream = true;
   config.model.ttft = {150, 40, true};
   config.model.itl = {12, 3};
   if (auto parsed = parse_faults(faults)) config.model.faults = *parsed;

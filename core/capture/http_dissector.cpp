@@ -2,6 +2,7 @@
 
 #include "http/reply_recorder.h"
 #include "tokenstream/admission.h"
+#include "tokenstream/client_report.h"
 
 namespace anthro {
 
@@ -60,7 +61,7 @@ struct HttpDissector::Exchange {
   bool head_request = false;
   bool streamed = false;
   std::uint64_t first_packet = 0;
-  bool vocabulary = false;  // GET /v1/vocab: names token ids, is no model request
+  ExchangeKind kind = ExchangeKind::Model;
   std::string affinity_body;  // a request with session-affinity fields: its body, for the reply's Context-Hash
   int status = 0;
   HttpAffinity affinity;  // the reply's
@@ -190,13 +191,17 @@ void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
 // Seed 001's token stream: a request that asks for the passthrough, and the vocabulary request
 // whose reply names the ids of the connection's later replies.
 void HttpDissector::note_token_stream(Exchange& x, const net::HttpRequest& req) {
-  auto header = [&req](const char* name) -> std::optional<std::string> {
-    auto it = req.headers.find(name);
-    return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
-  };
-  x.vocabulary = req.method == "GET" && req.target.substr(0, req.target.find('?')) == kTokenStreamVocabPath;
-  if (!selects_token_stream(header("content-type"))) return;
-  x.result.token_stream.emplace().context_id = header("x-claude-context-id").value_or("").substr(0, HttpAffinity::kMaxValue);
+  std::string path = req.target.substr(0, req.target.find('?'));
+  if (req.method == "GET" && path == kTokenStreamVocabPath) x.kind = ExchangeKind::Vocabulary;
+  if (req.method == "POST" && path == kClientErrorsPath && is_text_decoding_report(req.body)) {
+    x.kind = ExchangeKind::ClientReport;
+    if (held_ && held_->token_stream) held_->token_stream->text_decoding_reported = true;
+  }
+  TokenStreamRequestHeaders fields = read_token_stream_headers(req.headers);
+  if (!selects_token_stream(fields.content_type)) return;
+  TokenStreamExchange& t = x.result.token_stream.emplace();
+  t.context_id = fields.context_id.value_or("").substr(0, HttpAffinity::kMaxValue);
+  t.request_fault = admit_token_stream_request(fields, std::nullopt).refused_field;
 }
 
 void HttpDissector::read_chunk_extensions(Exchange& x) {
@@ -209,7 +214,7 @@ void HttpDissector::read_chunk_extensions(Exchange& x) {
 void HttpDissector::end_reply(Exchange& x, double ts) {
   x.reply->trailers(reply_reader_.trailers());
   x.reply->end(ts);
-  if (x.vocabulary && x.status == 200)
+  if (x.kind == ExchangeKind::Vocabulary && x.status == 200)
     if (auto v = TokenStreamVocabulary::from_json(x.reply->kept_body())) vocabulary_ = std::move(*v);
   for (const auto& [name, value] : reply_reader_.trailers()) read_token_count_trailer(x.affinity, name, value);
   x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
@@ -241,7 +246,10 @@ void HttpDissector::close(Direction dir, double ts) {
   end_open(ts);
 }
 
-void HttpDissector::finish() { end_open(std::nullopt); }
+void HttpDissector::finish() {
+  end_open(std::nullopt);
+  release_held();
+}
 
 // Ends the requests still open: cut by the server when it closed, given up by the client when
 // it closed first, else left open (the capture ended).
@@ -264,10 +272,18 @@ void HttpDissector::end_open(std::optional<double> server_closed) {
 void HttpDissector::complete_front() {
   std::unique_ptr<Exchange> x = std::move(open_.front());
   open_.pop_front();
-  if (x->vocabulary) return;  // its frames are shown; it is no model request
+  if (x->kind != ExchangeKind::Model) return;  // its frames are shown; it is no model request
   x->recorder.finish(x->streamed);
   x->result.packets = std::pair{x->first_packet + 1, last_packet_ + 1};  // numbered from 1, as Wireshark does
-  if (events_.on_exchange) events_.on_exchange(x->result);
+  release_held();
+  // A token-stream reply waits for the client's next request: it may report reading it as text.
+  if (x->result.token_stream && x->result.end == RequestEnd::Response) held_ = std::move(x->result);
+  else if (events_.on_exchange) events_.on_exchange(x->result);
+}
+
+void HttpDissector::release_held() {
+  if (held_ && events_.on_exchange) events_.on_exchange(*held_);
+  held_.reset();
 }
 
 void HttpDissector::fail(std::string why) {

@@ -55,6 +55,7 @@ class HttpDissector {
   void note_affinity(Exchange& x, const net::HttpRequest& req);
   void note_token_stream(Exchange& x, const net::HttpRequest& req);
   void end_open(std::optional<double> server_closed);
+  void release_held();
   void fail(std::string why);
 
   Events events_;
@@ -64,6 +65,11 @@ class HttpDissector {
   // When and in which packet the bytes of the request being read began.
   std::optional<std::pair<double, std::uint64_t>> request_start_;
   TokenStreamVocabulary vocabulary_;  // from the connection's GET /v1/vocab, when it has one
+  // What a request is: a model's, or one of the client's own beside them.
+  enum class ExchangeKind { Model, Vocabulary, ClientReport };
+  // The last token-stream reply, until the client's next request says whether it reported
+  // reading it as text (tokenstream/client_report.h) or the connection ends.
+  std::optional<RequestResult> held_;
   std::optional<double> client_closed_;  // when the client sent its FIN or RST
   std::uint64_t last_packet_ = 0;
   std::uint32_t next_id_ = 1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "diagnosis/probe_kit.h"
 #include "util/files.h"
 #include "util/json.h"
 
@@ -66,16 +67,6 @@ const ChecklistItem* Checklist::item(std::string_view id) const {
 }
 
 namespace {
-
-const std::vector<std::string>& probe_names() {
-  static const std::vector<std::string> names = {
-      "alpn", "http-fallback", "connection-reuse", "frame-decode-time", "gpu-context-wait", "nic-drops",
-      "ring-buffer-stall", "server-stall", "connection-reset", "cancel-not-sent", "cancel-latency",
-      "retry-after-ignored", "frame-drops", "ttft-tail", "max-tokens-truncation", "utf8-mismatch",
-      "connection-duration", "cancel-rate", "sa-409-loop", "sa-hash-mismatch", "sa-slot-gc-ttft",
-      "sa-header-dropped", "sa-token-count-misparse", "sa-session-id-shared", "manual"};
-  return names;
-}
 
 // Item ids: lower-case letters, digits and '-'; threshold names may also hold '_'.
 bool valid_id(const std::string& id, char extra = '-') {
@@ -152,8 +143,7 @@ class Reader {
       if (std::find(known.begin(), known.end(), key) == known.end()) return fail(place, key, "unknown field");
     if (!o.contains("probe") || !o["probe"].is_string()) return fail(place, "probe", "missing or not a string");
     item.probe = o["probe"].get<std::string>();
-    const auto& names = probe_names();
-    if (std::find(names.begin(), names.end(), item.probe) == names.end())
+    if (item.probe != "manual" && !probe_kit::find_probe(item.probe))
       return fail(place, "probe", "\"" + item.probe + "\" is not a probe this workbench has");
     if (auto ok = text(o, place, "title", item.title); !ok) return ok.error();
     if (auto ok = text(o, place, "remedy", item.remedy); !ok) return ok.error();

@@ -211,17 +211,20 @@ bool has_probe(const Checklist& c, std::string_view probe) {
   return std::any_of(c.items.begin(), c.items.end(), [&](const ChecklistItem& i) { return i.probe == probe; });
 }
 
+bool has_probe_of(const Checklist& c, const std::map<std::string, probe_kit::Probe>& table) {
+  return std::any_of(c.items.begin(), c.items.end(), [&](const ChecklistItem& i) { return table.count(i.probe); });
+}
+
 }  // namespace
 
-// The workload a checklist needs: the probe streams of its items only, and the session
-// affinity client when it has items of that checklist.
+// The workload a checklist needs: the probe streams of its items only, and the client of the
+// profile whose items it has (session affinity, the token stream).
 void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   if (!has_probe(c, kProbeCancel)) live.cancel_probes = 0;
   if (!has_probe(c, kProbeMaxTokens)) live.max_tokens_probe = false;
   if (!has_probe(c, kProbeUtf8)) live.utf8_pair = false;
-  const auto& affinity = probe_kit::affinity_probes();
-  if (std::any_of(c.items.begin(), c.items.end(), [&](const ChecklistItem& i) { return affinity.count(i.probe); }))
-    live.session.affinity = true;
+  if (has_probe_of(c, probe_kit::affinity_probes())) live.session.affinity = true;
+  if (has_probe_of(c, probe_kit::token_stream_probes())) live.session.token_stream = true;
 }
 
 }  // namespace anthro

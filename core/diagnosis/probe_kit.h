@@ -1,6 +1,6 @@
 // What every probe of a checklist uses: the Judge that turns statistics into a verdict, the
 // evidence references, and number formatting. Shared by the probes of each profile's checklist
-// (evaluate.cpp: latency; evaluate_affinity.cpp: session affinity).
+// (evaluate.cpp: latency; evaluate_affinity.cpp: session affinity; evaluate_token_stream.cpp).
 #pragma once
 
 #include <algorithm>
@@ -106,7 +106,11 @@ inline void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
 
 inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
 
-// The probes of the session-affinity checklist (evaluate_affinity.cpp), by name.
+// The probes of each profile's checklist, by name: the session-affinity checklist's
+// (evaluate_affinity.cpp) and the token stream's (evaluate_token_stream.cpp).
 const std::map<std::string, Probe>& affinity_probes();
+const std::map<std::string, Probe>& token_stream_probes();
+// Any checklist's probe (evaluate.cpp holds the latency checklist's); null when none has it.
+const Probe* find_probe(std::string_view name);
 
 }  // namespace anthro::probe_kit

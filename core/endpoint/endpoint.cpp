@@ -244,7 +244,8 @@ std::string Endpoint::server_key_path() const { return impl_->credentials.server
 EndpointCounters Endpoint::counters() const {
   const auto& c = impl_->state->counters;
   return {c.connections, c.open_connections, c.requests, c.cancels, c.frames_dropped,
-          c.protocol_errors, c.handshake_failures, c.http_requests, c.refused_connections, c.timeouts};
+          c.protocol_errors, c.handshake_failures, c.http_requests, c.refused_connections, c.timeouts,
+          c.client_error_reports};
 }
 
 std::string Endpoint::metrics_text() const { return anthro::metrics_text(*impl_->state); }

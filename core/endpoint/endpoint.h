@@ -58,6 +58,7 @@ struct EndpointCounters {
   std::uint64_t connections = 0, open_connections = 0, requests = 0, cancels = 0, frames_dropped = 0,
                 protocol_errors = 0, handshake_failures = 0, http_requests = 0, refused_connections = 0,
                 timeouts = 0;
+  std::uint64_t client_error_reports = 0;  // POST /v1/client-errors of a token-stream client (text decoding)
 };
 
 class Endpoint {

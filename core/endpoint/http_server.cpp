@@ -9,6 +9,7 @@
 #include "net/deadline.h"
 #include "net/http_io.h"
 #include "tokenstream/admission.h"
+#include "tokenstream/client_report.h"
 #include "tokenstream/token_body.h"
 #include "util/json.h"
 
@@ -91,13 +92,6 @@ Credentials check_credentials(const HttpRequest& req, const std::string& want) {
     given = true;
   }
   return given ? Credentials::Accepted : Credentials::Refused;
-}
-
-// The request's token-stream fields as they came.
-TokenStreamRequestHeaders token_stream_headers(const HttpRequest& req) {
-  return {header_if_present(req, "content-type"), header_if_present(req, "x-claude-token-alignment"),
-          header_if_present(req, "x-claude-context-id"), header_if_present(req, "x-claude-tenant-id"),
-          header_if_present(req, "x-claude-streaming")};
 }
 
 // A reply's token ids: each token's vocabulary id, the degraded marker before the first
@@ -200,6 +194,7 @@ class HttpConnection {
     Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
     api_ = api;
     if (path == kTokenStreamVocabPath && state_.config.token_stream) co_return co_await serve_vocabulary(req);
+    if (path == kClientErrorsPath && state_.config.token_stream) co_return co_await take_client_report(req);
     if (path != kMessagesPath && path != kChatCompletionsPath)
       co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
     if (req.method != "POST")
@@ -272,7 +267,7 @@ class HttpConnection {
   // Seed 001's passthrough: the request's headers judged, then the reply's token ids as u32 LE,
   // one chunk per token as the model makes it (or the whole body at once when not streamed).
   awaitable<bool> serve_token_stream(const HttpRequest& req) {
-    TokenStreamAdmission admission = admit_token_stream_request(token_stream_headers(req), state_.config.token_stream_tenant);
+    TokenStreamAdmission admission = admit_token_stream_request(read_token_stream_headers(req.headers), state_.config.token_stream_tenant);
     if (admission.verdict != TokenStreamVerdict::Accept) {
       const char* type = admission.status() == 401 ? "authentication_error" : "invalid_request_error";
       co_return co_await send_error(Api::Messages, admission.status(), type, admission.reason);
@@ -295,9 +290,26 @@ class HttpConnection {
                                     plan.quota_retry_after_ms ? "the tenant's quota is spent" : "GPU memory full",
                                     std::move(retry));
     }
+    if (plan.failover) {
+      // Seed 001 §4.4: already served by a standby node; the client keeps its connection.
+      Headers failed_over{{"x-claude-failover", "true"}};
+      co_return co_await send_error(Api::Messages, 503, "api_error", "the GPU node failed; this connection now uses a standby",
+                                    std::move(failed_over));
+    }
     co_await sleep_for(timer_, (plan.queue_ms + plan.context_wait_ms + plan.prefill_ms) / 1000.0);
     if (admission.streaming) co_return co_await stream_token_ids(plan);
     co_return co_await whole_token_ids(plan);
+  }
+
+  // A front end's report that it read the token stream as text (tokenstream/client_report.h).
+  awaitable<bool> take_client_report(const HttpRequest& req) {
+    if (req.method != "POST") co_return co_await send_error(Api::Messages, 405, "invalid_request_error", "use POST on " + std::string(kClientErrorsPath));
+    if (!is_text_decoding_report(req.body))
+      co_return co_await send_error(Api::Messages, 400, "invalid_request_error",
+                                    "expected {\"error\":{\"type\":\"json_parse_error\",...},\"content_type\":\"" +
+                                        std::string(kTokenStreamMediaType) + "\"}");
+    ++state_.counters.client_error_reports;
+    co_return co_await send(http_response_head(204, {}));
   }
 
   awaitable<bool> whole_token_ids(const ReplyPlan& plan) {

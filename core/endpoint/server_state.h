@@ -19,7 +19,8 @@ namespace anthro {
 
 struct AtomicCounters {
   std::atomic<std::uint64_t> connections{0}, open_connections{0}, requests{0}, cancels{0}, frames_dropped{0},
-      protocol_errors{0}, handshake_failures{0}, http_requests{0}, refused_connections{0}, timeouts{0};
+      protocol_errors{0}, handshake_failures{0}, http_requests{0}, refused_connections{0}, timeouts{0},
+      client_error_reports{0};
 };
 
 // The faults that belong to the anthro-v1 transport are not the baseline's.

@@ -83,6 +83,12 @@ void HttpReplyRecorder::head(int status, const HeaderLookup& header, const Token
   if (status == 200 && !selects_token_stream(header("content-type"))) return;
   read_token_stream(*token_stream);
   if (header("x-claude-backpressure") == "degraded") r_.token_stream->backpressure_announced = true;
+  if (status == 503 && header("x-claude-failover") == "true") r_.token_stream->failover = true;
+}
+
+std::string HttpReplyRecorder::token_stream_bytes() const {
+  if (!ids_) return {};
+  return std::string(as_text(encode_token_stream_body(ids_->body().tokens, ids_->body().padding)));
 }
 
 void HttpReplyRecorder::trailers(const std::vector<std::pair<std::string, std::string>>& fields) {

@@ -46,6 +46,9 @@ class HttpReplyRecorder {
   // A body kept whole (not SSE, not token ids): what a GET /v1/vocab answered, for one.
   const std::string& kept_body() const { return kept_; }
 
+  // A token-stream body's bytes as they came (its whole ids; a partial last one is not kept).
+  std::string token_stream_bytes() const;
+
   // An error reply's `error.type` (its JSON body's, or a streamed error event's); empty when none.
   const std::string& error_type() const { return error_type_; }
 

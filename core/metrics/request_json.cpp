@@ -40,7 +40,10 @@ json token_stream_json(const TokenStreamExchange& x) {
           {"degraded_at", json_or_null(x.degraded_at)},
           {"backpressure_announced", x.backpressure_announced},
           {"refused", refused},
-          {"retry_after_ms", json_or_null(x.retry_after_ms)}};
+          {"retry_after_ms", json_or_null(x.retry_after_ms)},
+          {"request_fault", x.request_fault == TokenStreamField::None ? json(nullptr) : json(to_string(x.request_fault))},
+          {"failover", x.failover},
+          {"text_decoding_reported", x.text_decoding_reported}};
 }
 
 }  // namespace

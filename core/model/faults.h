@@ -49,6 +49,7 @@ struct Faults {
   // Seed 001's token stream (profiles/token-stream.md); they act only on token-stream requests.
   double ts_degraded_rate = 0;                 // the reply turns degraded (marker 0xFFFFFFFE), per request
   double ts_quota_rate = 0;                    // 429, the tenant's quota spent (Retry-After > 1000 ms), per request
+  double ts_failover_rate = 0;                 // 503 with X-Claude-Failover: true (the node failed over), per request
   // Seed 002's Layer Zero (profiles/layer-zero.md): the connection closes once per session as
   // its Nth MODEL_OUTPUT is sent, that frame lost with it, so the client must resume for it.
   std::optional<std::uint32_t> lz_cut;

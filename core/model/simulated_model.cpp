@@ -80,7 +80,7 @@ std::uint64_t hash_text(std::string_view text) {
 }
 
 // Each decision has its own generator, so switching one fault on does not move the others.
-enum class Draw : std::uint64_t { Timing = 1, Gaps, Spike, Overload, Reset, Skip, Corrupt, Quota, Degraded };
+enum class Draw : std::uint64_t { Timing = 1, Gaps, Spike, Overload, Reset, Skip, Corrupt, Quota, Degraded, Failover };
 
 std::uint64_t text_key(std::uint64_t seed, std::string_view prompt) {
   return mix(mix(seed) ^ hash_text(prompt));
@@ -222,6 +222,8 @@ void SimulatedModel::plan_faults(ReplyPlan& plan, const ReplyRequest& request) c
     plan.quota_retry_after_ms = 1001 + static_cast<std::uint32_t>(pick(rng, 4000));  // 1001..5000 ms
   if (auto rng = request_rng(config_.seed, request, Draw::Degraded); unit_uniform(rng) < faults.ts_degraded_rate)
     plan.degraded_from_token = static_cast<std::uint32_t>(pick(rng, std::max<std::uint32_t>(n, 1)));
+  if (auto rng = request_rng(config_.seed, request, Draw::Failover); unit_uniform(rng) < faults.ts_failover_rate)
+    plan.failover = true;
 }
 
 std::vector<std::string> model_token_texts() {

@@ -53,6 +53,7 @@ struct ReplyPlan {
   // (ms) says the tenant's quota is spent, and the ts-degraded fault's first degraded token.
   std::optional<std::uint32_t> quota_retry_after_ms;
   std::optional<std::uint32_t> degraded_from_token;
+  bool failover = false;  // the ts-failover fault's 503 (X-Claude-Failover: true)
 };
 
 class SimulatedModel {

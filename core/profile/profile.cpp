@@ -7,6 +7,7 @@
 
 #include "layerzero/frame.h"
 #include "protocol/stream_decoder.h"
+#include "tokenstream/admission.h"
 
 namespace anthro {
 namespace {
@@ -30,6 +31,30 @@ bool recognise_session_affinity(ByteView first) {
   std::ranges::transform(head, head.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   return head.find("\r\nx-anthropic-session-id:") != std::string::npos ||
          head.find("\r\nx-anthropic-context-hash:") != std::string::npos;
+}
+
+// Seed 001's token stream: the first request fetches the vocabulary, or asks for the
+// passthrough in its Content-Type. Read line by line from the head, never searched.
+bool recognise_token_stream(ByteView first) {
+  std::string_view text = as_text(first);
+  std::string_view head = text.substr(0, text.find("\r\n\r\n"));
+  std::string_view line = head.substr(0, head.find("\r\n"));
+  if (line.substr(0, line.find(' ', 4)) == "GET " + std::string(kTokenStreamVocabPath)) return true;
+  for (std::size_t at = line.size(); at < head.size();) {
+    at += 2;
+    std::size_t end = std::min(head.find("\r\n", at), head.size());
+    std::string_view field = head.substr(at, end - at);
+    std::size_t colon = field.find(':');
+    std::string name(field.substr(0, colon));
+    std::ranges::transform(name, name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (colon != std::string_view::npos && name == "content-type") {
+      std::string_view value = field.substr(colon + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+      if (selects_token_stream(std::string(value))) return true;
+    }
+    at = end;
+  }
+  return false;
 }
 
 // Seed 002's Layer Zero opens with a SESSION_INIT: sequence id 0, type 0x10, and a length the
@@ -59,13 +84,15 @@ constexpr ProfileScheme kLayerZeroSchemes[] = {{"lz", true, ProfileId::LayerZero
 
 // Carriers before their riders. The HTTP baseline is seed 000's baseline arm: its checklist
 // and plan are anthro-v1's.
-constexpr Profile kProfiles[4] = {
+constexpr Profile kProfiles[5] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
      "seed000-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, nullptr},
     {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
      "seed000-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
     {ProfileId::SessionAffinity, "session-affinity", "Session affinity (seed 004)", {}, recognise_session_affinity, {},
      "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
+    {ProfileId::TokenStream, "token-stream", "Token stream (seed 001)", {}, recognise_token_stream, {}, "token-stream", "",
+     Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
     // No checklist or rollout plan of its own yet.
     {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "",
      "", Dissector::LayerZero, Emulation::LayerZeroFrames, nullptr},

@@ -11,7 +11,7 @@
 
 namespace anthro {
 
-enum class ProfileId { AnthroV1, Http, SessionAffinity, LayerZero };
+enum class ProfileId { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
 // LayerZero: none yet (its connections are recognised, their bytes passed on undissected).

@@ -8,6 +8,7 @@
 #include "net/byte_stream.h"
 #include "protocol/blob.h"
 #include "session/session.h"
+#include "tokenstream/admission.h"
 #include "tokenstream/vocabulary.h"
 
 namespace anthro {
@@ -76,7 +77,17 @@ class SessionClient {
                 std::string_view body, std::optional<std::uint64_t> chunk_tokens);
   // The request's content headers (seed 001's token stream's too), and its vocabulary.
   std::string content_headers() const;
+  TokenStreamRequestHeaders token_stream_headers() const;
+  // A request of the client's own beside the model's (GET /v1/vocab, an error report) on the
+  // session's connection: its status and body, or nullopt when the connection failed (`what`
+  // names it in the session's error).
+  struct SideReply {
+    int status = 0;
+    std::string body;
+  };
+  net::awaitable<std::optional<SideReply>> side_request(std::string head, std::string body, std::string what);
   net::awaitable<bool> fetch_vocabulary();
+  net::awaitable<bool> report_text_decoding(RequestResult& r, const HttpReplyRecorder& reply);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);

@@ -4,6 +4,7 @@
 #include "net/http_io.h"
 #include "session/client.h"
 #include "tokenstream/admission.h"
+#include "tokenstream/client_report.h"
 
 namespace anthro {
 
@@ -30,40 +31,79 @@ void SessionClient::answered(const HttpResponseReader& response, const HttpReply
   conversation_->answered(response.status(), r.text, *r.affinity);
 }
 
+TokenStreamRequestHeaders SessionClient::token_stream_headers() const {
+  TokenStreamRequestHeaders h;
+  h.content_type = kTokenStreamMediaType;
+  h.alignment = config_.token_stream_alignment;
+  h.context_id = config_.token_stream_context_id;
+  h.streaming = config_.stream ? "true" : "false";
+  return h;
+}
+
 std::string SessionClient::content_headers() const {
   if (config_.token_stream)
-    return "content-type: " + std::string(kTokenStreamMediaType) + "\r\naccept: " + kTokenStreamMediaType +
-           "\r\nx-claude-token-alignment: 4\r\nx-claude-context-id: " + config_.token_stream_context_id +
-           "\r\nx-claude-streaming: " + (config_.stream ? "true" : "false") + "\r\n";
+    return write_token_stream_headers(token_stream_headers()) + "accept: " + kTokenStreamMediaType + "\r\n";
   return std::string("content-type: application/json\r\naccept: ") +
          (config_.stream ? "text/event-stream" : "application/json") + "\r\n";
+}
+
+awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(std::string head, std::string body,
+                                                                                std::string what) {
+  std::string request = head + "host: " + host_header(target_) + "\r\n";
+  if (!config_.api_key.empty()) request += "x-api-key: " + config_.api_key + "\r\n";
+  if (!body.empty()) request += "content-type: application/json\r\ncontent-length: " + std::to_string(body.size()) + "\r\n";
+  request += "\r\n" + body;
+  bool sent = co_await write(as_bytes(request));
+  if (!sent) {
+    fail("cannot send " + what + ": " + stream_->error().message());
+    co_return std::nullopt;
+  }
+  HttpResponseReader response;
+  SideReply reply;
+  std::uint8_t buf[16384];
+  while (!response.done()) {
+    std::size_t n = co_await read_some(buf, sizeof buf);
+    if (n == 0) {
+      fail("connection closed during " + what + stream_error());
+      co_return std::nullopt;
+    }
+    if (!response.feed(std::string_view(reinterpret_cast<const char*>(buf), n))) {
+      fail(what + ": " + response.error());
+      co_return std::nullopt;
+    }
+    reply.body += response.take_body();
+    if (reply.body.size() > HttpReplyRecorder::kMaxKeptBody) {
+      fail(what + ": more than " + std::to_string(HttpReplyRecorder::kMaxKeptBody) + " bytes");
+      co_return std::nullopt;
+    }
+  }
+  reply.status = response.status();
+  co_return reply;
 }
 
 // GET /v1/vocab on the session's connection before its first request; an endpoint without one
 // leaves the ids unnamed, with a warning.
 awaitable<bool> SessionClient::fetch_vocabulary() {
-  std::string request = "GET " + std::string(kTokenStreamVocabPath) + " HTTP/1.1\r\nhost: " + host_header(target_) + "\r\n";
-  if (!config_.api_key.empty()) request += "x-api-key: " + config_.api_key + "\r\n";
-  request += "\r\n";
-  bool sent = co_await write(as_bytes(request));
-  if (!sent) co_return fail("cannot send GET /v1/vocab: " + stream_->error().message());
-  HttpResponseReader response;
-  std::string body;
-  std::uint8_t buf[16384];
-  while (!response.done()) {
-    std::size_t n = co_await read_some(buf, sizeof buf);
-    if (n == 0) co_return fail("connection closed during GET /v1/vocab" + stream_error());
-    if (!response.feed(std::string_view(reinterpret_cast<const char*>(buf), n)))
-      co_return fail("GET /v1/vocab: " + response.error());
-    body += response.take_body();
-    if (body.size() > HttpReplyRecorder::kMaxKeptBody)
-      co_return fail("GET /v1/vocab: more than " + std::to_string(HttpReplyRecorder::kMaxKeptBody) + " bytes");
-  }
-  auto vocabulary = response.status() == 200 ? TokenStreamVocabulary::from_json(body)
-                                             : Result<TokenStreamVocabulary>(make_error("vocabulary", "GET /v1/vocab answered " +
-                                                                                                        std::to_string(response.status())));
+  const std::string what = "GET " + std::string(kTokenStreamVocabPath);
+  auto reply = co_await side_request(what + " HTTP/1.1\r\n", "", what);
+  if (!reply) co_return false;
+  auto vocabulary = reply->status == 200 ? TokenStreamVocabulary::from_json(reply->body)
+                                         : Result<TokenStreamVocabulary>(make_error(
+                                               "vocabulary", what + " answered " + std::to_string(reply->status)));
   if (!vocabulary) result_.warnings.push_back(vocabulary.error().detail + ": token ids are shown as numbers");
   vocabulary_ = vocabulary ? std::move(*vocabulary) : TokenStreamVocabulary();
+  co_return true;
+}
+
+// The text-decoding client fault: the ids read as text fail JSON.parse, and the front end
+// reports it. The reply's record is unchanged: the wire carried what it carried.
+awaitable<bool> SessionClient::report_text_decoding(RequestResult& r, const HttpReplyRecorder& reply) {
+  std::string error = text_decoding_error(as_bytes(reply.token_stream_bytes()));
+  std::string body = text_decoding_report(error, config_.token_stream_context_id);
+  const std::string what = "POST " + std::string(kClientErrorsPath);
+  auto answer = co_await side_request(what + " HTTP/1.1\r\n", std::move(body), what);
+  if (!answer) co_return false;
+  r.token_stream->text_decoding_reported = true;
   co_return true;
 }
 
@@ -88,7 +128,11 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   if (conversation_)
     for (const auto& [name, value] : conversation_->headers(body, r.affinity.emplace())) head += name + ": " + value + "\r\n";
   std::string request = head + "\r\n" + body;
-  if (config_.token_stream) r.token_stream.emplace().context_id = config_.token_stream_context_id;
+  if (config_.token_stream) {
+    TokenStreamExchange& x = r.token_stream.emplace();
+    x.context_id = config_.token_stream_context_id;
+    x.request_fault = admit_token_stream_request(token_stream_headers(), std::nullopt).refused_field;
+  }
   rec.request_sent(now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   bool sent = co_await write(as_bytes(request));
   if (!sent) {
@@ -138,6 +182,10 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   reply.trailers(response.trailers());
   reply.end(t);
   if (conversation_) answered(response, reply, r, body, chunk_tokens);
+  if (config_.token_stream_text_decoding && r.token_stream && r.end == RequestEnd::Response) {
+    bool reported = co_await report_text_decoding(r, reply);
+    if (!reported) co_return false;
+  }
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;
 }

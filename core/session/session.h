@@ -43,6 +43,10 @@ struct SessionConfig {
   // included); token ids are named through the endpoint's GET /v1/vocab when it has one.
   bool token_stream = false;
   std::string token_stream_context_id = "4294967297";  // tenant 1, session 1
+  // Client faults (seed 001 §5.1): X-Claude-Token-Alignment as sent (nullopt: left out), and a
+  // front end that reads the body as text and reports the JSON parse error that follows.
+  std::optional<std::string> token_stream_alignment = "4";
+  bool token_stream_text_decoding = false;
   std::function<void(std::string_view)> on_text;  // token text as it arrives
   // Every application byte sent and received (inside TLS), for live frame views and tests.
   std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;

@@ -23,6 +23,7 @@ TargetKind client_kind(ProfileId id) {
     case ProfileId::AnthroV1: return TargetKind::Anthro;
     case ProfileId::Http:
     case ProfileId::SessionAffinity:
+    case ProfileId::TokenStream:
     case ProfileId::LayerZero: break;  // refused by parse_target before it asks
   }
   return TargetKind::Messages;

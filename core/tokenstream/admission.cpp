@@ -6,9 +6,10 @@
 namespace anthro {
 namespace {
 
-TokenStreamAdmission refuse(TokenStreamVerdict verdict, std::string reason) {
+TokenStreamAdmission refuse(TokenStreamVerdict verdict, TokenStreamField field, std::string reason) {
   TokenStreamAdmission a;
   a.verdict = verdict;
+  a.refused_field = field;
   a.reason = std::move(reason);
   return a;
 }
@@ -40,6 +41,28 @@ std::optional<std::uint32_t> parse_u32(const std::string& text) {
 
 }  // namespace
 
+TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, std::string>& headers) {
+  auto field = [&headers](const char* name) -> std::optional<std::string> {
+    auto it = headers.find(name);
+    return it == headers.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  return {field("content-type"), field("x-claude-token-alignment"), field("x-claude-context-id"),
+          field("x-claude-tenant-id"), field("x-claude-streaming")};
+}
+
+std::string write_token_stream_headers(const TokenStreamRequestHeaders& h) {
+  std::string out;
+  auto line = [&out](const char* name, const std::optional<std::string>& value) {
+    if (value) out += std::string(name) + ": " + *value + "\r\n";
+  };
+  line("content-type", h.content_type);
+  line("x-claude-token-alignment", h.alignment);
+  line("x-claude-context-id", h.context_id);
+  line("x-claude-tenant-id", h.tenant_id);
+  line("x-claude-streaming", h.streaming);
+  return out;
+}
+
 bool selects_token_stream(const std::optional<std::string>& content_type) {
   if (!content_type) return false;
   std::string media = content_type->substr(0, content_type->find(';'));
@@ -48,6 +71,17 @@ bool selects_token_stream(const std::optional<std::string>& content_type) {
   for (std::size_t i = 0; i < media.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(media[i])) != kTokenStreamMediaType[i]) return false;
   return true;
+}
+
+const char* to_string(TokenStreamField field) {
+  switch (field) {
+    case TokenStreamField::None: return "none";
+    case TokenStreamField::Alignment: return "X-Claude-Token-Alignment";
+    case TokenStreamField::ContextId: return "X-Claude-Context-ID";
+    case TokenStreamField::TenantId: return "X-Claude-Tenant-ID";
+    case TokenStreamField::Streaming: return "X-Claude-Streaming";
+  }
+  return "none";
 }
 
 int TokenStreamAdmission::status() const {
@@ -62,27 +96,27 @@ int TokenStreamAdmission::status() const {
 TokenStreamAdmission admit_token_stream_request(const TokenStreamRequestHeaders& h,
                                                 std::optional<std::uint32_t> key_tenant) {
   if (h.alignment != std::optional<std::string>("4"))
-    return refuse(TokenStreamVerdict::BadRequest, "X-Claude-Token-Alignment must be 4, is " + quoted(h.alignment));
-  if (!h.context_id) return refuse(TokenStreamVerdict::BadRequest, "X-Claude-Context-ID is required");
+    return refuse(TokenStreamVerdict::BadRequest, TokenStreamField::Alignment, "X-Claude-Token-Alignment must be 4, is " + quoted(h.alignment));
+  if (!h.context_id) return refuse(TokenStreamVerdict::BadRequest, TokenStreamField::ContextId, "X-Claude-Context-ID is required");
   auto context = parse_context_id(*h.context_id);
   if (!context)
-    return refuse(TokenStreamVerdict::BadRequest, context.error().detail);
+    return refuse(TokenStreamVerdict::BadRequest, TokenStreamField::ContextId, context.error().detail);
   if (h.tenant_id) {
     auto tenant = parse_u32(*h.tenant_id);
     if (!tenant)
-      return refuse(TokenStreamVerdict::Unauthorized, "X-Claude-Tenant-ID " + quoted(h.tenant_id) + " is not a decimal u32");
+      return refuse(TokenStreamVerdict::Unauthorized, TokenStreamField::TenantId, "X-Claude-Tenant-ID " + quoted(h.tenant_id) + " is not a decimal u32");
     if (*tenant != context->tenant)
-      return refuse(TokenStreamVerdict::Unauthorized, "X-Claude-Tenant-ID " + std::to_string(*tenant) +
+      return refuse(TokenStreamVerdict::Unauthorized, TokenStreamField::TenantId, "X-Claude-Tenant-ID " + std::to_string(*tenant) +
                                                           " is not the context id's tenant " +
                                                           std::to_string(context->tenant));
   }
   if (key_tenant && *key_tenant != context->tenant)
-    return refuse(TokenStreamVerdict::Unauthorized, "the context id's tenant " + std::to_string(context->tenant) +
+    return refuse(TokenStreamVerdict::Unauthorized, TokenStreamField::ContextId, "the context id's tenant " + std::to_string(context->tenant) +
                                                         " is not the API key's tenant");
   TokenStreamAdmission a;
   a.context = *context;
   if (h.streaming && *h.streaming != "true" && *h.streaming != "false")
-    return refuse(TokenStreamVerdict::BadRequest, "X-Claude-Streaming must be true or false, is " + quoted(h.streaming));
+    return refuse(TokenStreamVerdict::BadRequest, TokenStreamField::Streaming, "X-Claude-Streaming must be true or false, is " + quoted(h.streaming));
   a.streaming = h.streaming != std::optional<std::string>("false");
   return a;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,11 @@ struct TokenStreamRequestHeaders {
   std::optional<std::string> streaming;   // X-Claude-Streaming
 };
 
+// The fields of a request's headers (names lowercased), as the endpoint and a capture read them.
+TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, std::string>& headers);
+// The header lines a client writes for them ("name: value\r\n" each; absent ones left out).
+std::string write_token_stream_headers(const TokenStreamRequestHeaders& headers);
+
 // Does Content-Type select the passthrough (the media type, any parameters after `;`)?
 bool selects_token_stream(const std::optional<std::string>& content_type);
 
@@ -32,8 +38,13 @@ enum class TokenStreamVerdict {
   Unauthorized,  // 401: tenant header, context id and key disagree
 };
 
+// The request header an admission refused.
+enum class TokenStreamField { None, Alignment, ContextId, TenantId, Streaming };
+const char* to_string(TokenStreamField field);  // "X-Claude-Token-Alignment", ...
+
 struct TokenStreamAdmission {
   TokenStreamVerdict verdict = TokenStreamVerdict::Accept;
+  TokenStreamField refused_field = TokenStreamField::None;
   TokenStreamContextId context;  // when accepted
   bool streaming = true;
   std::string reason;  // for a person: the header and what is wrong with it

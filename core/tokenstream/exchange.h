@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "tokenstream/admission.h"
 #include "tokenstream/reject.h"
 
 namespace anthro {
@@ -19,6 +20,13 @@ struct TokenStreamExchange {
   bool backpressure_announced = false;         // X-Claude-Backpressure: degraded, head or trailer
   std::optional<TokenStreamRejection> refused; // the body broke alignment or padding
   std::optional<std::uint64_t> retry_after_ms; // a 429's Retry-After, read as milliseconds
+  // The request header the profile's admission refuses, as the request was sent (the key's
+  // tenant unknown): what the server's 400 or 401 is about.
+  TokenStreamField request_fault = TokenStreamField::None;
+  bool failover = false;  // a 503 with X-Claude-Failover: true: keep the connection, do not retry
+  // The client read the binary body as text and reported the JSON parse error that followed
+  // (POST /v1/client-errors, a browser app's error report; seed 001 §5.1 row 2).
+  bool text_decoding_reported = false;
 };
 
 }  // namespace anthro

@@ -1579,8 +1579,8 @@
         <translation>检查清单</translation>
     </message>
     <message>
-        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) on the Messages API</source>
-        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）适用于 Messages API</translation>
+        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API</source>
+        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）与 token 流（种子 001）适用于 Messages API</translation>
     </message>
 </context>
 <context>

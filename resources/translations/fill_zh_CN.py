@@ -9,8 +9,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
-    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) on the Messages API':
-        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）适用于 Messages API',
+    'Token ids (seed 001)': 'Token ID（种子 001）',
+    'Ask a Messages API target for seed 001\'s token stream: u32 token ids named through GET /v1/vocab; TTFT is the first id, the token rate ids per second':
+        '向 Messages API 目标请求种子 001 的 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数',
+    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API':
+        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）与 token 流（种子 001）适用于 Messages API',
     '%1 needs a number: "%2"': '%1 需要一个数字："%2"',
     'connections are numbered from 1: "%1"': '连接从 1 开始编号："%1"',
     'unknown frame type "%1" (%2)': '未知的帧类型 "%1"（%2）',
