@@ -136,10 +136,11 @@ class TestProfiles : public QObject {
     // Every built-in checklist belongs to a profile, and every profile's checklist is built in.
     for (const Checklist* c : builtin_checklists())
       QVERIFY2(std::ranges::any_of(profiles(), [c](const Profile& p) { return p.checklist_id == c->id; }), c->id.c_str());
-    // Layer Zero has no checklist yet; every other profile's is built in.
     for (const Profile& p : profiles())
-      QVERIFY2(p.id == ProfileId::LayerZero ? p.checklist_id.empty() : builtin_checklist(p.checklist_id) != nullptr,
-               std::string(p.name).c_str());
+      QVERIFY2(builtin_checklist(p.checklist_id) != nullptr, std::string(p.name).c_str());
+    QVERIFY(scheme_serves_checklist("lz+lab", "layer-zero"));
+    QVERIFY(scheme_serves_checklist("lz", "layer-zero"));
+    QVERIFY(!scheme_serves_checklist("anthro", "layer-zero"));
   }
 
   void recognisesRealFirstBytes() {

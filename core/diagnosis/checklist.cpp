@@ -73,7 +73,8 @@ const std::vector<std::string>& probe_names() {
       "ring-buffer-stall", "server-stall", "connection-reset", "cancel-not-sent", "cancel-latency",
       "retry-after-ignored", "frame-drops", "ttft-tail", "max-tokens-truncation", "utf8-mismatch",
       "connection-duration", "cancel-rate", "sa-409-loop", "sa-hash-mismatch", "sa-slot-gc-ttft",
-      "sa-header-dropped", "sa-token-count-misparse", "sa-session-id-shared", "manual"};
+      "sa-header-dropped", "sa-token-count-misparse", "sa-session-id-shared", "lz-clock-skew", "lz-resume-loss",
+      "lz-heartbeat-cadence", "lz-backpressure-ignored", "lz-tool-deadline", "lz-tool-schema", "manual"};
   return names;
 }
 

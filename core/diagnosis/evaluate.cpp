@@ -466,6 +466,13 @@ const std::map<std::string, Probe>& probes() {
   return table;
 }
 
+// Every checklist's probes are looked up by name; parse_checklist accepts no other name.
+const Probe& probe_for(const std::string& name) {
+  for (const auto* table : {&probes(), &affinity_probes(), &layer_zero_probes()})
+    if (auto it = table->find(name); it != table->end()) return it->second;
+  return affinity_probes().at(name);  // throws: parse_checklist let an unknown name through
+}
+
 bool given(const Observations& o, ProbeSource s) {
   switch (s) {
     case ProbeSource::Live: return o.live;
@@ -496,8 +503,7 @@ ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
     r.reason = "not measured: a " + would + " source would measure it";
     return r;
   }
-  auto latency = probes().find(item.probe);
-  (latency != probes().end() ? latency->second : affinity_probes().at(item.probe))(item, o, r);
+  probe_for(item.probe)(item, o, r);
   return r;
 }
 

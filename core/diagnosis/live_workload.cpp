@@ -85,6 +85,7 @@ std::string baseline_url(const LiveWorkloadConfig& c, const Target& t) {
 }  // namespace
 
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
+  if (config.layer_zero) return run_layer_zero_workload(config);
   auto target = parse_target(config.session.target);
   if (!target) return target.error();
   std::vector<RequestOptions> plan = make_plan(config);
@@ -213,8 +214,8 @@ bool has_probe(const Checklist& c, std::string_view probe) {
 
 }  // namespace
 
-// The workload a checklist needs: the probe streams of its items only, and the session
-// affinity client when it has items of that checklist.
+// The workload a checklist needs: the probe streams of its items only, the session affinity
+// client when it has items of that checklist, the Layer Zero client for the layer-zero ones.
 void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   if (!has_probe(c, kProbeCancel)) live.cancel_probes = 0;
   if (!has_probe(c, kProbeMaxTokens)) live.max_tokens_probe = false;
@@ -222,6 +223,9 @@ void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   const auto& affinity = probe_kit::affinity_probes();
   if (std::any_of(c.items.begin(), c.items.end(), [&](const ChecklistItem& i) { return affinity.count(i.probe); }))
     live.session.affinity = true;
+  const auto& layer_zero = probe_kit::layer_zero_probes();
+  if (std::any_of(c.items.begin(), c.items.end(), [&](const ChecklistItem& i) { return layer_zero.count(i.probe); }))
+    live.layer_zero = true;
 }
 
 }  // namespace anthro

@@ -108,5 +108,7 @@ inline std::string pct(double fraction) { return number(fraction * 100) + " %"; 
 
 // The probes of the session-affinity checklist (evaluate_affinity.cpp), by name.
 const std::map<std::string, Probe>& affinity_probes();
+// The probes of the layer-zero checklist (evaluate_layer_zero.cpp), by name.
+const std::map<std::string, Probe>& layer_zero_probes();
 
 }  // namespace anthro::probe_kit

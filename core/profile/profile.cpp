@@ -66,8 +66,8 @@ constexpr Profile kProfiles[4] = {
      "seed000-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
     {ProfileId::SessionAffinity, "session-affinity", "Session affinity (seed 004)", {}, recognise_session_affinity, {},
      "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
-    // No checklist or rollout plan of its own yet.
-    {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "",
+    // No rollout plan of its own yet.
+    {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "layer-zero",
      "", Dissector::LayerZero, Emulation::LayerZeroFrames, nullptr},
 };
 
