@@ -101,7 +101,7 @@ class TestLayerZeroCapture : public QObject {
     QVERIFY(!run.live.complete);  // the client refused the gap (TERMINATE sequence)
     QCOMPARE(run.live.terminated, std::optional<TerminateReason>(TerminateReason::Sequence));
     const Trace live = link_sessions(run.live.trace);
-    for (const Trace* t : {&live, &run.captured.layer_zero}) {
+    for (const Trace* t : {&live, static_cast<const Trace*>(&run.captured.layer_zero)}) {
       QCOMPARE(t->sessions.size(), std::size_t{1});
       const SessionTrace& s = t->sessions[0];
       QCOMPARE(s.resumes, 1u);

@@ -118,6 +118,13 @@ class TestProfiles : public QObject {
     QVERIFY(lab.ok() && lab->kind == TargetKind::Anthro && !lab->tls && lab->transport() == "lab");
     auto https = parse_target("https://[::1]:8443/v1/chat/completions");
     QVERIFY(https.ok() && https->kind == TargetKind::ChatCompletions && https->tls && https->port == 8443);
+    // The Layer Zero client's own reading of them.
+    auto lz_target = parse_layer_zero_target("lz+lab://127.0.0.1:7090");
+    QVERIFY(lz_target.ok() && lz_target->kind == TargetKind::LayerZero && !lz_target->tls && lz_target->port == 7090);
+    QVERIFY(parse_layer_zero_target("lz://127.0.0.1:7443").ok());
+    QVERIFY(!parse_layer_zero_target("anthro://127.0.0.1:7443").ok());
+    QVERIFY(!parse_layer_zero_target("lz+lab://127.0.0.1").ok());  // no port
+    QVERIFY(!parse_layer_zero_target("lz+lab://127.0.0.1:1/path").ok());
     auto unknown = parse_target("ftp://x:1");
     QVERIFY(!unknown.ok());
     QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)"));

@@ -21,9 +21,9 @@ std::string scheme_names() {
 TargetKind client_kind(ProfileId id) {
   switch (id) {
     case ProfileId::AnthroV1: return TargetKind::Anthro;
-    case ProfileId::Http:
-    case ProfileId::SessionAffinity:
     case ProfileId::LayerZero: return TargetKind::LayerZero;
+    case ProfileId::Http:
+    case ProfileId::SessionAffinity: break;
   }
   return TargetKind::Messages;
 }
