@@ -35,15 +35,20 @@ struct Run {
   CaptureAnalysis captured;
 };
 
-// One prompt through the client against an endpoint with `faults`, captured on lo.
-Run captured_run(const std::vector<std::string>& faults) {
+// One prompt through the client against an endpoint with `faults`, captured on lo: the lz+lab
+// port, or with `tls` the TLS port (ALPN layer-zero), its secrets in the capture's key log.
+Run captured_run(const std::vector<std::string>& faults, bool tls = false) {
   EndpointFixture e(faults, 20, 2, 24);
   e.config().lz_listen = "127.0.0.1:0";
   e.start();
-  LoCapture capture(e.endpoint().url("lz+lab"), e.path("lz.pcapng"), e.path("lz.keylog"));
+  const std::string url = e.endpoint().url(tls ? "lz" : "lz+lab");
+  LoCapture capture(url, e.path("lz.pcapng"), e.path("lz.keylog"));
   if (!capture.start()) qFatal("capture: %s", capture.error().c_str());
   LzClientConfig c;
-  c.port = port_of(e.endpoint().url("lz+lab"));
+  c.port = port_of(url);
+  c.tls = tls;
+  c.ca_file = e.endpoint().cert_path();
+  if (tls) c.keylog = std::make_shared<KeyLogSink>(capture.config().keylog_path);
   c.terms = {"claude-3-5-sonnet", 5000, kConstraintDynamicFrameSize};
   c.prompt = "查北京天气";
   c.buffer_usage = 0x40;
@@ -51,7 +56,9 @@ Run captured_run(const std::vector<std::string>& faults) {
   const auto& stats = capture.stop();
   if (!live) qFatal("layer-zero run: %s", live.error().detail.c_str());
   if (!stats) qFatal("capture: %s", capture.error().c_str());
-  auto analysis = analyze_capture(capture.config().output, {});
+  CaptureKeySources keys;
+  if (tls) keys.keylog_files = {capture.config().keylog_path};
+  auto analysis = analyze_capture(capture.config().output, keys);
   if (!analysis) qFatal("analysis: %s", analysis.error().detail.c_str());
   return {std::move(*live), std::move(*analysis)};
 }
@@ -62,8 +69,14 @@ class TestLayerZeroCapture : public QObject {
   Q_OBJECT
 
  private slots:
+  void cutSessionDissectsAsTheClientSawIt_data() {
+    QTest::addColumn<bool>("tls");
+    QTest::newRow("lz+lab") << false;
+    QTest::newRow("lz over TLS, key log") << true;
+  }
   void cutSessionDissectsAsTheClientSawIt() {
-    Run run = captured_run({"lz-cut=3"});
+    QFETCH(bool, tls);
+    Run run = captured_run({"lz-cut=3"}, tls);
     QVERIFY2(run.live.complete, run.live.detail.c_str());
     const Trace live = link_sessions(run.live.trace);
     const Trace& captured = run.captured.layer_zero;
@@ -92,6 +105,7 @@ class TestLayerZeroCapture : public QObject {
     // The capture's connection rows say what was read.
     for (const auto& c : run.captured.connections) {
       QVERIFY(c.info.lz_frames > 0);
+      QCOMPARE(c.info.alpn, std::string(tls ? "layer-zero" : ""));
       QCOMPARE(decryption_text(c.info), std::string("ok"));
     }
   }

@@ -18,6 +18,7 @@ struct SessionRuns {
   std::vector<lz::ConnectionTrace> traces;
   std::vector<std::string> warnings;
   std::size_t done = 0;
+  std::shared_ptr<KeyLogSink> keylog;  // one for every session's TLS connections
 };
 
 void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::atomic<std::size_t>& next,
@@ -30,6 +31,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
     c.tls = target.tls;
     c.ca_file = config.session.ca_file;
     c.insecure = config.session.insecure;
+    c.keylog = runs.keylog;
     c.prompt = workload_prompt(i);
     c.name = "lz-" + std::to_string(i + 1);
     auto result = lz::run_lz_prompt(c);
@@ -54,6 +56,7 @@ Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config) {
   const std::size_t workers = std::clamp<std::size_t>(config.concurrency, 1, sessions);
   std::atomic<std::size_t> next{0};
   SessionRuns runs;
+  if (!config.session.keylog_path.empty()) runs.keylog = std::make_shared<KeyLogSink>(config.session.keylog_path);
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < workers; ++w)
     threads.emplace_back([&] { run_sessions(config, *target, next, sessions, runs); });
@@ -63,6 +66,8 @@ Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config) {
   o.live = true;
   o.target = config.session.target;
   o.warnings = std::move(runs.warnings);
+  if (runs.keylog)
+    if (auto problem = runs.keylog->error()) o.warnings.push_back(*problem);  // a key log not written stops nothing
   o.layer_zero = lz::link_sessions(std::move(runs.traces));
   for (const auto& c : o.layer_zero.connections) {
     ObservedConnection seen;

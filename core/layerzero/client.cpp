@@ -97,7 +97,7 @@ class Runner {
   awaitable<std::shared_ptr<Link>> tls_link(tcp::socket socket) {
     if (!tls_) {
       tls_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
-      ClientTlsConfig tls{{"layer-zero"}, config_.ca_file, config_.insecure, nullptr};
+      ClientTlsConfig tls{{"layer-zero"}, config_.ca_file, config_.insecure, config_.keylog};
       if (auto ok = configure_client_tls(tls_->native_handle(), tls); !ok) {
         fail(ok.error().detail);
         co_return nullptr;

@@ -5,10 +5,12 @@
 // ALPN layer-zero (lz).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "crypto/keylog.h"
 #include "layerzero/session.h"
 #include "layerzero/trace.h"
 
@@ -32,6 +34,7 @@ struct LzClientConfig {
   double tool_delay_ms = 0;
   std::string tool_result_json = "{\"ok\":true}";
   std::string name = "lz";  // its connections are traced as NAME#1, NAME#2, ...
+  std::shared_ptr<KeyLogSink> keylog;  // TLS secrets go here (NSS key log), so captures open; null: none
 };
 
 struct LzOutput {
