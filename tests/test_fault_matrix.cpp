@@ -9,6 +9,7 @@
 #include "diagnosis/diagnose.h"
 #include "endpoint_fixture.h"
 #include "lo_capture.h"
+#include "layerzero/session.h"
 #include "session/bench.h"
 
 using namespace anthro;
@@ -31,11 +32,17 @@ struct Case {
   std::vector<std::string> thresholds;
   bool live_only = false;  // the item has no capture probe
   bool mix_baseline_client = false;  // an HTTP client beside anthro-v1 (http-fallback)
-  // The checklist: latency (anthro-v1), or a profile's on the Messages API of the cleartext
-  // HTTP port: session affinity (seed 004: the endpoint emulating context slots, the client
-  // holding conversations) or the token stream (seed 001).
+  // The checklist: latency (anthro-v1), a profile's on the Messages API of the cleartext HTTP
+  // port — session affinity (seed 004: the endpoint emulating context slots, the client holding
+  // conversations) or the token stream (seed 001) — or Layer Zero's (seed 002: sessions on the
+  // cleartext lz+lab port, the endpoint calling a tool before each reply).
   std::string checklist = "latency";
-  bool messages_api() const { return checklist != "latency"; }
+  bool messages_api() const { return checklist == "session-affinity" || checklist == "token-stream"; }
+  bool layer_zero() const { return checklist == "layer-zero"; }
+  // Layer Zero: diagnose gets a tool schema and a handler schema that disagree.
+  bool schema_drift = false;
+  // The scheme of the endpoint's port the workload and the capture use.
+  const char* scheme() const { return layer_zero() ? "lz+lab" : messages_api() ? "http" : "anthro"; }
 };
 
 // A case of a profile's checklist: faults, the items it must flag, a client fault.
@@ -53,6 +60,24 @@ Case affinity_case(std::vector<std::string> faults, std::set<std::string> flagge
 Case token_stream_case(std::vector<std::string> faults, std::set<std::string> flagged,
                        std::function<void(LiveWorkloadConfig&)> client = nullptr) {
   return profile_case("token-stream", std::move(faults), std::move(flagged), std::move(client));
+}
+
+// A Layer Zero case: sessions of 30 tokens 80 ms apart after 400 ms (longer than two heartbeats
+// of the slow-heartbeat client; the first output after the first heartbeat), 4 at a time.
+Case layer_zero_case(std::vector<std::string> faults, std::set<std::string> flagged,
+                     std::function<void(LiveWorkloadConfig&)> client = nullptr) {
+  Case c{std::move(faults), std::move(flagged), 400, 80, 30, 4, 4};
+  c.checklist = "layer-zero";
+  c.client = std::move(client);
+  return c;
+}
+
+// A burst of 200 tokens (one text, cut to the chunk limit) reported at `usage`.
+Case backpressure_case(std::vector<std::string> faults, std::set<std::string> flagged, std::uint8_t usage) {
+  Case c = layer_zero_case(std::move(faults), std::move(flagged), [usage](LiveWorkloadConfig& w) { w.lz.buffer_usage = usage; });
+  c.faults.push_back("burst");
+  c.tokens = 200;
+  return c;
 }
 
 // Items a capture cannot see: they come from the client's own clock or this machine.
@@ -121,8 +146,31 @@ std::map<std::string, Case> cases() {
   c["ts-overload"] = token_stream_case({"overload=0.2"}, {});  // GPU memory: Retry-After ≤ 500 ms
   c["ts-degraded"] = token_stream_case({"ts-degraded=0.1"}, {"ts-degraded-rate"});
   c["ts-failover"] = token_stream_case({"ts-failover=0.1"}, {});
+  c["lz-clean"] = layer_zero_case({}, {});
+  c["lz-cut"] = layer_zero_case({"lz-cut=3"}, {});
+  c["lz-cut+client-clock-ahead"] = layer_zero_case({"lz-cut=3"}, {"lz-clock-skew"}, [](LiveWorkloadConfig& w) {
+    w.lz.clock = [] { return lz::system_clock_ns() + 1'000'000'000; };
+  });
+  c["lz-cut+resume-skip"] = layer_zero_case({"lz-cut=3", "lz-resume-skip"}, {"lz-resume-loss"});
+  c["lz-cut+resume-repeat"] = layer_zero_case({"lz-cut=3", "lz-resume-repeat"}, {"lz-resume-loss"});
+  c["lz-slow-heartbeat"] = layer_zero_case({}, {"lz-heartbeat-cadence"}, [](LiveWorkloadConfig& w) { w.lz.heartbeat_ms = 1000; });
+  c["lz-slow-tool"] = layer_zero_case({}, {"lz-tool-deadline"}, [](LiveWorkloadConfig& w) { w.lz.tool_delay_ms = 2000; });
+  c["lz-backpressure-b3"] = backpressure_case({}, {}, 0xB3);
+  c["lz-ignore-backpressure-b3"] = backpressure_case({"lz-ignore-backpressure"}, {"lz-backpressure-ignored"}, 0xB3);
+  c["lz-ignore-backpressure-aa"] = backpressure_case({"lz-ignore-backpressure"}, {}, 0xAA);
+  c["lz-tool-schema-drift"] = layer_zero_case({}, {"lz-tool-schema"});
+  c["lz-tool-schema-drift"].schema_drift = true;
   return c;
 }
+
+// Seed 002 §5.3's drift: the model side's tool wants a city name of at most 64 characters, the
+// handler's schema allows 32 and also requires a unit.
+const char* const kToolSchema =
+    "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\", \"maxLength\": 64}, "
+    "\"unit\": {\"enum\": [\"celsius\", \"fahrenheit\"]}}, \"required\": [\"city\"]}";
+const char* const kHandlerSchema =
+    "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\", \"maxLength\": 32}, "
+    "\"unit\": {\"enum\": [\"celsius\", \"fahrenheit\"]}}, \"required\": [\"city\", \"unit\"]}";
 
 std::set<std::string> flagged(const Diagnosis& d) {
   std::set<std::string> out;
@@ -153,7 +201,7 @@ Checklist checklist_for(const Case& c) {
 
 LiveWorkloadConfig workload(EndpointFixture& f, const Case& c) {
   LiveWorkloadConfig w;
-  w.session = c.messages_api() ? f.session("http", "/v1/messages") : f.session("anthro");
+  w.session = c.messages_api() ? f.session("http", "/v1/messages") : f.session(c.scheme());
   w.session.timeout_s = 20;
   w.requests = c.requests;
   w.concurrency = c.concurrency;
@@ -193,7 +241,29 @@ class TestFaultMatrix : public QObject {
     // Slots enough for every conversation of the run: a collection is the slot-gc fault's alone.
     if (c.checklist == "session-affinity") f.config().affinity.slot_count = 4096;
     f.config().token_stream = c.checklist == "token-stream";
+    if (c.layer_zero()) {
+      f.config().lz_listen = "127.0.0.1:0";
+      f.config().lz_tool_calls = true;
+    }
     f.start();
+  }
+
+  // The diagnosis of a case: its checklist, and for schema drift the two files.
+  DiagnoseConfig diagnosis_for(const QTemporaryDir& dir, const Case& c) {
+    DiagnoseConfig d;
+    d.checklist = checklist_for(c);
+    if (c.schema_drift) {
+      const std::string tool = dir.filePath("tool.json").toStdString(), handler = dir.filePath("handler.json").toStdString();
+      write_text(tool, kToolSchema);
+      write_text(handler, kHandlerSchema);
+      d.tool_schemas = {{tool, handler}};
+    }
+    return d;
+  }
+
+  static void write_text(const std::string& path, const char* text) {
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) < 0) qFatal("cannot write %s", path.c_str());
   }
 
  private slots:
@@ -203,8 +273,8 @@ class TestFaultMatrix : public QObject {
     const Case c = cases().at(name.toStdString());
     EndpointFixture f(c.faults);
     start(f, c);
-    DiagnoseConfig d;
-    d.checklist = checklist_for(c);
+    QTemporaryDir files;
+    DiagnoseConfig d = diagnosis_for(files, c);
     d.live = workload(f, c);
     auto result = run_diagnosis(d);
     QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
@@ -231,8 +301,7 @@ class TestFaultMatrix : public QObject {
     if (QTest::currentTestFailed()) return;
     QVERIFY2(dropped == 0, "every attempt's capture lost packets");
 
-    DiagnoseConfig d;
-    d.checklist = checklist_for(c);
+    DiagnoseConfig d = diagnosis_for(kept, c);
     d.capture = capture_file;  // keys: the ones embedded in the pcapng
     if (qEnvironmentVariableIsSet("ANTHRO_KEEP_CAPTURE")) std::filesystem::copy_file(capture_file, qgetenv("ANTHRO_KEEP_CAPTURE").toStdString(), std::filesystem::copy_options::overwrite_existing);
     auto result = run_diagnosis(d);
@@ -250,7 +319,7 @@ class TestFaultMatrix : public QObject {
   void capture_run(const Case& c, const std::string& out, std::uint64_t& dropped) {
     EndpointFixture f(c.faults);
     start(f, c);
-    LoCapture capture(f.endpoint().url(c.messages_api() ? "http" : "anthro"), f.path("run.pcapng"), f.path("run.keylog"));
+    LoCapture capture(f.endpoint().url(c.scheme()), f.path("run.pcapng"), f.path("run.keylog"));
     QVERIFY2(capture.start(), capture.error().c_str());
 
     LiveWorkloadConfig w = workload(f, c);

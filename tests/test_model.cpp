@@ -151,7 +151,7 @@ class TestModel : public QObject {
         "corrupt-frames", "skip-token-index",     "tail-spikes",      "max-tokens-u16",
         "utf8-surrogate", "reset-mid-stream", "session-migrate", "hash-python",
         "slot-gc",        "strip-affinity-headers", "token-count-estimate", "ts-degraded",
-        "ts-quota",       "ts-failover",    "lz-cut"};
+        "ts-quota",       "ts-failover",    "lz-cut", "lz-resume-repeat", "lz-resume-skip", "lz-ignore-backpressure"};
     QCOMPARE(fault_names(), expected);
   }
 
@@ -180,6 +180,9 @@ class TestModel : public QObject {
     QVERIFY(faults_of({"strip-affinity-headers"}).strip_affinity_headers);
     QVERIFY(faults_of({"token-count-estimate"}).token_count_estimate);
     QCOMPARE(faults_of({"lz-cut=3"}).lz_cut, std::optional<std::uint32_t>(3));
+    QVERIFY(faults_of({"lz-resume-repeat"}).lz_resume_repeat);
+    QVERIFY(faults_of({"lz-resume-skip"}).lz_resume_skip);
+    QVERIFY(faults_of({"lz-ignore-backpressure"}).lz_ignore_backpressure);
   }
 
   void describeWritesTheCommandLine() {
@@ -189,7 +192,8 @@ class TestModel : public QObject {
                                  "skip-token-index=0.01", "tail-spikes=0.03:3800", "max-tokens-u16",
                                  "utf8-surrogate",   "reset-mid-stream=0.05", "session-migrate=0.1",
                                  "hash-python",      "slot-gc=250",          "strip-affinity-headers",
-                                 "token-count-estimate", "lz-cut=3"};
+                                 "token-count-estimate", "lz-cut=3", "lz-resume-repeat", "lz-resume-skip",
+                                 "lz-ignore-backpressure"};
     std::string line;
     for (const auto& spec : all) line += (line.empty() ? "" : " ") + spec;
     Faults faults = faults_of(all);

@@ -121,6 +121,13 @@ class TestProfiles : public QObject {
     QVERIFY(lab.ok() && lab->kind == TargetKind::Anthro && !lab->tls && lab->transport() == "lab");
     auto https = parse_target("https://[::1]:8443/v1/chat/completions");
     QVERIFY(https.ok() && https->kind == TargetKind::ChatCompletions && https->tls && https->port == 8443);
+    // The Layer Zero client's own reading of them.
+    auto lz_target = parse_layer_zero_target("lz+lab://127.0.0.1:7090");
+    QVERIFY(lz_target.ok() && lz_target->kind == TargetKind::LayerZero && !lz_target->tls && lz_target->port == 7090);
+    QVERIFY(parse_layer_zero_target("lz://127.0.0.1:7443").ok());
+    QVERIFY(!parse_layer_zero_target("anthro://127.0.0.1:7443").ok());
+    QVERIFY(!parse_layer_zero_target("lz+lab://127.0.0.1").ok());  // no port
+    QVERIFY(!parse_layer_zero_target("lz+lab://127.0.0.1:1/path").ok());
     auto unknown = parse_target("ftp://x:1");
     QVERIFY(!unknown.ok());
     QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)"));
@@ -141,10 +148,11 @@ class TestProfiles : public QObject {
     // Every built-in checklist belongs to a profile, and every profile's checklist is built in.
     for (const Checklist* c : builtin_checklists())
       QVERIFY2(std::ranges::any_of(profiles(), [c](const Profile& p) { return p.checklist_id == c->id; }), c->id.c_str());
-    // Layer Zero has no checklist yet; every other profile's is built in.
     for (const Profile& p : profiles())
-      QVERIFY2(p.id == ProfileId::LayerZero ? p.checklist_id.empty() : builtin_checklist(p.checklist_id) != nullptr,
-               std::string(p.name).c_str());
+      QVERIFY2(builtin_checklist(p.checklist_id) != nullptr, std::string(p.name).c_str());
+    QVERIFY(scheme_serves_checklist("lz+lab", "layer-zero"));
+    QVERIFY(scheme_serves_checklist("lz", "layer-zero"));
+    QVERIFY(!scheme_serves_checklist("anthro", "layer-zero"));
   }
 
   void recognisesRealFirstBytes() {

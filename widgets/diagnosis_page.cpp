@@ -168,7 +168,9 @@ QWidget* DiagnosisPage::makeSources() {
   (new Retranslator(this))->add([=, this] {
     box->setTitle(tr("Sources"));
     checklist_label->setText(tr("Checklist"));
-    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API"));
+    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the "
+                                  "token stream (seed 001) on the Messages API; Layer Zero sessions (seed 002) on lz:// and "
+                                  "lz+lab:// targets"));
     use_live_->setText(tr("Live target"));
     requests_label->setText(tr("Requests"));
     concurrency_label->setText(tr("Concurrency"));
@@ -176,7 +178,7 @@ QWidget* DiagnosisPage::makeSources() {
     use_capture_->setText(tr("Capture"));
     browse_->setText(tr("Browse…"));
     use_system_->setText(tr("This machine (OpenSSL, CPU governor, NIC drops, socket buffers)"));
-    target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages"));
+    target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, lz+lab://host:port"));
     capture_file_->setToolTip(tr("A capture open in the inspector, or a file"));
   });
   return box;

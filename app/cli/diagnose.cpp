@@ -1,6 +1,7 @@
 // `anthro-wb diagnose`: the latency checklist against a live target, a capture and this machine.
 #include <sys/stat.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -14,7 +15,23 @@ namespace {
 // Options that only the live run reads; without a target they would be silently ignored.
 const std::vector<std::string> kLiveOnly = {"--requests", "--concurrency", "--baseline", "--cancel-rate",
                                             "--hold-connections", "--seed", "--retry-naive",
-                                            "--close-without-cancel", "--read-delay-ms", "--ring-kib"};
+                                            "--close-without-cancel", "--read-delay-ms", "--ring-kib",
+                                            "--lz-heartbeat-ms", "--lz-tool-delay-ms", "--lz-clock-offset-ms",
+                                            "--lz-buffer-usage", "--lz-budget-ms"};
+
+// The Layer Zero client's terms and faults (checklist layer-zero against an lz:// or lz+lab:// target).
+void read_layer_zero(Args& args, LiveWorkloadConfig& live) {
+  lz::LzClientConfig& c = live.lz;
+  if (auto v = args.number("--lz-heartbeat-ms", NumberRange::Positive)) c.heartbeat_ms = *v;
+  if (auto v = args.number("--lz-tool-delay-ms", NumberRange::NonNegative)) c.tool_delay_ms = *v;
+  if (auto n = args.count("--lz-buffer-usage", 0, 255)) c.buffer_usage = static_cast<std::uint8_t>(*n);
+  if (auto n = args.count("--lz-budget-ms", 1, UINT32_MAX)) c.terms.budget_ms = static_cast<std::uint32_t>(*n);
+  if (auto v = args.number("--lz-clock-offset-ms")) {
+    if (std::fabs(*v) > 1e9) return args.fail("--lz-clock-offset-ms: beyond ±1e9 ms");
+    const auto offset = static_cast<std::int64_t>(*v * 1e6);
+    c.clock = [offset] { return static_cast<std::uint64_t>(static_cast<std::int64_t>(lz::system_clock_ns()) + offset); };
+  }
+}
 
 void read_live(Args& args, DiagnoseConfig& d) {
   LiveWorkloadConfig live;
@@ -27,6 +44,7 @@ void read_live(Args& args, DiagnoseConfig& d) {
   live.retry_naive = load.retry_naive;
   live.hold_connections_s = load.hold_connections_s;
   live.seed = load.seed;
+  read_layer_zero(args, live);
   d.live = std::move(live);
 }
 
@@ -57,6 +75,9 @@ int run_diagnose(const std::vector<std::string>& argv) {
   if (args.positional().size() == 1) d.capture = args.positional()[0];
   d.keys.keylog_files = args.values("--keylog");
   d.keys.server_key_files = args.values("--server-key");
+  const auto tools = args.values("--tool-schema"), handlers = args.values("--handler-schema");
+  if (tools.size() != handlers.size()) args.fail("--tool-schema and --handler-schema come in pairs");
+  for (std::size_t i = 0; i < std::min(tools.size(), handlers.size()); ++i) d.tool_schemas.emplace_back(tools[i], handlers[i]);
   if (args.has("--system") || args.has("--sysfs-root") || args.has("--procfs-root")) {
     SystemProbeConfig s;
     s.sysfs_root = args.value_or("--sysfs-root", s.sysfs_root);

@@ -18,6 +18,7 @@ int run_endpoint(const std::vector<std::string>& argv) {
   config.http_listen = args.value_or("--http-listen", "");
   config.metrics_listen = args.value_or("--metrics-listen", "");
   config.lz_listen = args.value_or("--lz-listen", "");
+  config.lz_tool_calls = args.has("--lz-tool-calls");
   if (config.tls_listen.empty() && config.lab_listen.empty() && config.http_listen.empty() && config.lz_listen.empty()) {
     config.tls_listen = "127.0.0.1:7443";
     config.lab_listen = "127.0.0.1:7080";

@@ -203,6 +203,8 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
+  config.lz_listen = "127.0.0.1:0";  // seed 002's Layer Zero, for the layer-zero checklist
+  config.lz_tool_calls = true;       // only sessions that allow tools get a TOOL_CALL
   // Seed 004's context slots: only requests carrying session fields use them.
   config.affinity.slot_count = kEmbeddedContextSlots;
   // Seed 001's token stream: only requests asking for its media type get it.
@@ -223,7 +225,8 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   endpoint_ = std::move(*started);
   session_->setEmbeddedTargets(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
                                endpointUrl("http") + "/v1/messages");
-  diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages"});
+  diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
+                          endpointUrl("lz+lab")});
   // The rollout moves traffic from the HTTP baseline to anthro-v1, as seed 000 does.
   rollout_->setEmbeddedTargets({endpointUrl("https") + "/v1/messages", endpointUrl("http") + "/v1/messages", endpointUrl("anthro"),
                         endpointUrl("anthro+lab")});

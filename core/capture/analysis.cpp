@@ -259,6 +259,7 @@ class Lane {
   void finish() { decoder_.finish(); }
   std::vector<ConnectionAnalysis>& connections() { return connections_; }
   std::vector<std::string>& warnings() { return warnings_; }
+  std::vector<lz::ConnectionTrace>& layer_zero() { return layer_zero_; }
 
  private:
   StreamBook& book(const CaptureConnection& c) {
@@ -277,6 +278,7 @@ class Lane {
   // Keyed by the decoder's connection record, whose address is stable for the whole pass.
   std::unordered_map<const CaptureConnection*, StreamBook> books_;
   std::vector<ConnectionAnalysis> connections_;
+  std::vector<lz::ConnectionTrace> layer_zero_;
   CaptureDecoder decoder_;  // last: its callbacks use the members above
 };
 
@@ -311,6 +313,7 @@ CaptureEvents Lane::events() {
     if (observer_ && observer_->on_http) observer_->on_http(c, e);
   };
   events.on_http_exchange = [this](const CaptureConnection& c, RequestResult& r) { book(c).add_finished(r); };
+  events.on_layer_zero = [this](const CaptureConnection&, lz::ConnectionTrace&& t) { layer_zero_.push_back(std::move(t)); };
   events.on_connection_end = [this](const CaptureConnection& c) {
     if (c.transport == CaptureTransport::Tls)
       emit({{"kind", "tls"}, {"conn", c.name},
@@ -544,6 +547,7 @@ class Reader {
 void collect(CaptureAnalysis& analysis, Lane& lane) {
   for (auto& c : lane.connections()) analysis.connections.push_back(std::move(c));
   for (auto& w : lane.warnings()) analysis.warnings.push_back(std::move(w));
+  for (auto& t : lane.layer_zero()) analysis.layer_zero.connections.push_back(std::move(t));
 }
 
 bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, const DecodeSink& sink,
@@ -625,6 +629,8 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
                      return a.info.first_packet < b.info.first_packet;
                    });
   checksums.apply(analysis);
+  // Lanes split connections, and a resume may be on another lane than its session's start.
+  analysis.layer_zero = lz::link_sessions(std::move(analysis.layer_zero.connections));
   for (const auto& w : (*reader)->warnings()) analysis.warnings.push_back(w);
   return analysis;
 }

@@ -35,6 +35,7 @@ struct CaptureDecoder::Conn {
   std::unique_ptr<ConnectionDecoder> anthro;
   std::unique_ptr<TlsDecoder> tls;
   std::unique_ptr<HttpDissector> http;  // HTTP connections
+  std::unique_ptr<lz::ConnectionTracer> lz;  // Layer Zero connections
   bool recognised = false;
   double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
   double feeding_tls_ts = 0;  // the same for TLS records, for a negotiation in the handshake
@@ -90,11 +91,12 @@ void CaptureDecoder::finish() {
       c->http->finish();
       c->info.http_error = c->http->error();
     }
+    if (c->lz) end_layer_zero(*c);
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
     c->info.synack_ts = c->tcp->synack_ts;
     if (c->info.decryption == DecryptionState::Pending)
-      c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
+      c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 && c->info.lz_frames == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
     if (events_.on_connection_end) events_.on_connection_end(c->info);
   }
 }
@@ -162,13 +164,17 @@ void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode
   switch (p.dissector) {
     case Dissector::AnthroV1: start_anthro(c, mode); break;
     case Dissector::Http: start_http(c); break;
-    case Dissector::LayerZero: break;  // no dissector yet: its bytes reach on_plaintext only
+    case Dissector::LayerZero: c.lz = std::make_unique<lz::ConnectionTracer>(c.info.name); break;
   }
 }
 
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
   if (c.http) read_http(c, dir, data, ts);
+  if (c.lz) {
+    c.lz->feed(dir, data, ts);
+    c.info.lz_frames = c.lz->trace().frames.size();
+  }
   if (!c.anthro) return;
   c.feeding_ts = ts;
   c.anthro->feed(dir, data, ts);
@@ -219,6 +225,14 @@ void CaptureDecoder::read_http(Conn& c, Direction dir, ByteView data, double ts)
   c.info.http_requests = c.http->requests();
   c.info.http_probe_requests = c.http->probe_requests();
   c.info.sse_events = c.http->sse_events();
+}
+
+// The connection's frames go to the analysis, which links them into sessions across connections.
+void CaptureDecoder::end_layer_zero(Conn& c) {
+  c.lz->finish(c.info.closed_ts);
+  c.info.lz_frames = c.lz->trace().frames.size();
+  if (events_.on_layer_zero) events_.on_layer_zero(c.info, c.lz->take());
+  c.lz.reset();
 }
 
 // TLS: the records are opened with the key log's TLS secrets, and what they carry is read as

@@ -9,6 +9,7 @@
 #include "capture/http_event.h"
 #include "metrics/request_result.h"
 #include "capture/tcp_reassembly.h"
+#include "layerzero/trace.h"
 #include "protocol/stream_decoder.h"
 
 namespace anthro {
@@ -56,6 +57,7 @@ struct CaptureConnection {
   std::string http_error;  // HTTP: why the connection stopped being read as HTTP, if it did
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
+  std::uint64_t lz_frames = 0;  // Layer Zero: frames read (both directions, refused ones not counted)
 };
 
 // cli.md's `decryption`: "ok", "no frames", "no key", "authentication: no key opens the frames",
@@ -77,6 +79,8 @@ struct CaptureEvents {
   // (its `packets` and `stream_id` set; streams end before their connection does).
   std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;
   std::function<void(const CaptureConnection&, RequestResult&)> on_http_exchange;
+  // Layer Zero connections: their frames once the connection ended (before on_connection_end).
+  std::function<void(const CaptureConnection&, lz::ConnectionTrace&&)> on_layer_zero;
   // Called once per connection at its first packet (so in the order analyze_capture lists
   // connections), and once at the end with its final state.
   std::function<void(const CaptureConnection&)> on_connection_start;
@@ -104,6 +108,7 @@ class CaptureDecoder {
   void start_tls(Conn& c);
   void start_http(Conn& c);
   void read_http(Conn& c, Direction dir, ByteView data, double ts);
+  void end_layer_zero(Conn& c);
 
   const KeyRing& keys_;
   CaptureEvents events_;

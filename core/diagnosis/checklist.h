@@ -69,9 +69,11 @@ Result<Checklist> load_checklist(const std::string& path);
 const Checklist& builtin_latency_checklist();
 // resources/checklists/session-affinity.json (seed 004), compiled in.
 const Checklist& builtin_affinity_checklist();
+// resources/checklists/layer-zero.json (seed 002), compiled in.
+const Checklist& builtin_layer_zero_checklist();
 // Every built-in checklist, the latency one first.
 std::vector<const Checklist*> builtin_checklists();
-// A built-in checklist by its id ("latency", "session-affinity", "token-stream"); null for another.
+// A built-in checklist by its id ("latency", "session-affinity", "token-stream", "layer-zero"); null for another.
 const Checklist* builtin_checklist(std::string_view id);
 // The JSON Schema for checklist files, compiled in (resources/checklists/checklist.schema.json).
 std::string_view checklist_schema();

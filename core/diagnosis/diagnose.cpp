@@ -1,6 +1,8 @@
 #include "diagnosis/diagnose.h"
 #include "metrics/request_result.h"
 #include "profile/profile.h"
+#include "util/files.h"
+#include "util/json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -76,12 +78,33 @@ Result<Observations> observe_file(const DiagnoseConfig& config) {
   return keys_opened_something(*analysis) ? Result<Observations>(observe_capture(*analysis)) : no_keys(*analysis);
 }
 
+Result<nlohmann::json> read_schema(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return make_error(ErrorClass::Input, text.error().detail);
+  auto doc = parse_json(*text);
+  if (!doc) return make_error(ErrorClass::Input, path + ": " + doc.error().detail);
+  return *doc;
+}
+
+// Layer Zero carries no schema on the wire: the pairs lz-tool-schema compares are files.
+Result<bool> read_tool_schemas(const DiagnoseConfig& config, Observations& o) {
+  for (const auto& [tool, handler] : config.tool_schemas) {
+    auto a = read_schema(tool);
+    if (!a) return a.error();
+    auto b = read_schema(handler);
+    if (!b) return b.error();
+    o.tool_schemas.push_back({tool, handler, std::move(*a), std::move(*b)});
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config) {
   if (!config.live && !config.capture && !config.system)
     return make_error(ErrorClass::Usage, "nothing to diagnose: give a target, a capture file or --system");
   Observations o;
+  if (auto ok = read_tool_schemas(config, o); !ok) return ok.error();
   double system_start = steady_now_s();
   if (config.system) {
     say(config, "system: reading this machine's state");

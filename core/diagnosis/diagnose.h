@@ -18,6 +18,8 @@ struct DiagnoseConfig {
   std::optional<std::string> capture;
   CaptureKeySources keys;
   std::optional<SystemProbeConfig> system;
+  // lz-tool-schema's pairs of files: a tool's input_schema and its handler's schema.
+  std::vector<std::pair<std::string, std::string>> tool_schemas;
   std::function<void(const std::string& stage)> on_progress;  // "live: 120/207 requests", ...
   const std::atomic<bool>* stop = nullptr;                    // set: stops as soon as it can
 };

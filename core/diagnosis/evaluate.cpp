@@ -501,7 +501,7 @@ ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
 }
 
 const Probe* probe_kit::find_probe(std::string_view name) {
-  for (const auto* table : {&probes(), &affinity_probes(), &token_stream_probes()})
+  for (const auto* table : {&probes(), &affinity_probes(), &token_stream_probes(), &layer_zero_probes()})
     if (auto it = table->find(std::string(name)); it != table->end()) return &it->second;
   return nullptr;
 }

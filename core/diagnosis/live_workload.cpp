@@ -85,6 +85,7 @@ std::string baseline_url(const LiveWorkloadConfig& c, const Target& t) {
 }  // namespace
 
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
+  if (config.layer_zero) return run_layer_zero_workload(config);
   auto target = parse_target(config.session.target);
   if (!target) return target.error();
   std::vector<RequestOptions> plan = make_plan(config);
@@ -218,13 +219,14 @@ bool has_probe_of(const Checklist& c, const std::map<std::string, probe_kit::Pro
 }  // namespace
 
 // The workload a checklist needs: the probe streams of its items only, and the client of the
-// profile whose items it has (session affinity, the token stream).
+// profile whose items it has (session affinity, the token stream, Layer Zero).
 void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   if (!has_probe(c, kProbeCancel)) live.cancel_probes = 0;
   if (!has_probe(c, kProbeMaxTokens)) live.max_tokens_probe = false;
   if (!has_probe(c, kProbeUtf8)) live.utf8_pair = false;
   if (has_probe_of(c, probe_kit::affinity_probes())) live.session.affinity = true;
   if (has_probe_of(c, probe_kit::token_stream_probes())) live.session.token_stream = true;
+  if (has_probe_of(c, probe_kit::layer_zero_probes())) live.layer_zero = true;
 }
 
 }  // namespace anthro

@@ -9,10 +9,20 @@
 
 #include "diagnosis/checklist.h"
 #include "diagnosis/observations.h"
+#include "layerzero/client.h"
 #include "session/bench.h"
 #include "session/session.h"
 
 namespace anthro {
+
+// The Layer Zero workload's client: terms allowing tools (0x02) and dynamic frame sizes (0x10)
+// under a 2 s budget, so every layer-zero item has something to judge.
+inline lz::LzClientConfig default_lz_client() {
+  lz::LzClientConfig c;
+  c.terms = {"claude-3-5-sonnet", 2000, lz::kConstraintTools | lz::kConstraintDynamicFrameSize};
+  c.timeout_s = 20;
+  return c;
+}
 
 struct LiveWorkloadConfig {
   SessionConfig session;  // target, trust, API key, client faults (close_without_cancel, read delay, ring)
@@ -26,6 +36,13 @@ struct LiveWorkloadConfig {
   bool max_tokens_probe = true;
   bool utf8_pair = true;
   std::uint64_t seed = 1;
+  // Layer Zero (seed 002): `requests` sessions of one prompt each through the Layer Zero client
+  // (`concurrency` at a time) instead of the standard workload; fit_workload turns it on for the
+  // layer-zero checklist. `lz` holds the session terms and the client faults: heartbeat cadence,
+  // tool answer delay, reported buffer usage, the client's clock. Its host, port, TLS and prompt
+  // come from the target and the workload.
+  bool layer_zero = false;
+  lz::LzClientConfig lz = default_lz_client();
   std::function<void(const std::string& line)> on_progress;  // about once a second
   const std::atomic<bool>* stop = nullptr;  // set: no further request starts
 };
@@ -42,6 +59,8 @@ void fit_workload(const Checklist& checklist, LiveWorkloadConfig& live);
 
 // Errors: a bad target or trust setting (usage); network failures are in the observations.
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config);
+// The Layer Zero workload (config.layer_zero), which run_live_workload runs when it is set.
+Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config);
 
 // The pieces of the workload that a rollout stage reuses.
 // The ordinary prompts, cycled by request number.

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "layerzero/trace.h"
 #include "metrics/request_result.h"
 
 namespace anthro {
@@ -55,6 +58,14 @@ struct SystemState {
   std::vector<std::string> problems;         // what could not be read, and why
 };
 
+// A tool's input_schema as the model side holds it against its client handler's schema
+// (lz-tool-schema, seed 002 §5.3). Layer Zero carries no schema on the wire, so the pair comes
+// from the files given to diagnose (--tool-schema, --handler-schema), whatever else is measured.
+struct ToolSchemaPair {
+  std::string tool_file, handler_file;
+  nlohmann::json tool, handler;
+};
+
 struct Observations {
   bool live = false, capture = false;
   std::string target, capture_file;
@@ -65,6 +76,9 @@ struct Observations {
   // token-index gaps and repeats are per request.
   std::uint64_t frames = 0, frames_refused = 0;
   SystemState system;
+  // Layer Zero sessions, from the live client or a capture's dissector (layerzero/trace.h).
+  lz::Trace layer_zero;
+  std::vector<ToolSchemaPair> tool_schemas;
   std::vector<std::string> warnings;
 };
 

@@ -55,6 +55,7 @@ Observations observe_capture(const CaptureAnalysis& analysis, bool texts) {
     }
   }
   for (const auto& w : analysis.warnings) o.warnings.push_back(w);
+  o.layer_zero = analysis.layer_zero;
   return o;
 }
 
@@ -77,6 +78,8 @@ void merge_observations(Observations& into, Observations more) {
   into.frames += more.frames;
   into.frames_refused += more.frames_refused;
   if (!into.system.probed) into.system = std::move(more.system);
+  lz::append_trace(into.layer_zero, std::move(more.layer_zero));
+  for (auto& p : more.tool_schemas) into.tool_schemas.push_back(std::move(p));
   for (auto& w : more.warnings) into.warnings.push_back(std::move(w));
 }
 

@@ -107,9 +107,11 @@ inline void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
 inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
 
 // The probes of each profile's checklist, by name: the session-affinity checklist's
-// (evaluate_affinity.cpp) and the token stream's (evaluate_token_stream.cpp).
+// (evaluate_affinity.cpp), the token stream's (evaluate_token_stream.cpp) and Layer Zero's
+// (evaluate_layer_zero.cpp).
 const std::map<std::string, Probe>& affinity_probes();
 const std::map<std::string, Probe>& token_stream_probes();
+const std::map<std::string, Probe>& layer_zero_probes();
 // Any checklist's probe (evaluate.cpp holds the latency checklist's); null when none has it.
 const Probe* find_probe(std::string_view name);
 

@@ -17,6 +17,9 @@ constexpr double kLongestNapS = 0.05;  // how often the pump looks at heartbeats
 // Replies queued and not yet sent, per session: a client sending input after input faster than
 // the model answers is told its budget is exceeded instead of growing the queue without end.
 constexpr std::size_t kMaxQueuedPieces = 1 << 16;
+// The tool the simulated model calls (--lz-tool-calls): seed 002's weather lookup.
+constexpr const char* kToolName = "get_weather";
+constexpr const char* kToolParameters = "{\"city\":\"北京\",\"unit\":\"celsius\"}";
 
 std::uint64_t ms_to_ns(double ms) { return ms > 0 ? static_cast<std::uint64_t>(ms * 1e6) : 0; }
 
@@ -69,6 +72,8 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
       case lz::EventKind::Opened:
       case lz::EventKind::Resumed: arm_idle(); break;
       case lz::EventKind::Input: start_reply(e.text); break;
+      case lz::EventKind::ToolResult:
+      case lz::EventKind::ToolExpired: last_output_ns_ = engine_.now(); break;  // the reply starts now
       case lz::EventKind::Refused: ++state_.counters.protocol_errors; break;
       default: break;
     }
@@ -102,6 +107,15 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
     session.end_when_sent = true;
     last_output_ns_ = engine_.now();
     deadline_.disarm();
+    if (state_.config.lz_tool_calls && (session.terms.constraints & lz::kConstraintTools)) call_tool();
+  }
+
+  // The simulated model asks for a tool before it answers; the reply waits for the result or
+  // the deadline (the engine's tick expires it).
+  void call_tool() {
+    Bytes out;
+    engine_.send_tool_call(lz::ToolCall{kToolName, kToolParameters}, out);
+    writer_.send(std::move(out));
   }
 
   static awaitable<void> pump(std::shared_ptr<LzConnection> self) { co_await self->pump_loop(); }
@@ -111,6 +125,7 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
       Bytes out;
       std::vector<lz::Event> events;
       engine_.tick(out, events);
+      for (const auto& e : events) handle(e);
       const bool cut = play_due_output(out);
       if (!cut) end_if_answered(out);
       if (!out.empty()) co_await writer_.write(std::move(out));
@@ -127,7 +142,8 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
     const auto& cut_after = state_.config.model.faults.lz_cut;
     for (;;) {
       const std::size_t before = out.size();
-      if (!engine_.send_queued_output(last_output_ns_, out)) return false;
+      auto text = take_due_text();
+      if (!text || !engine_.send_output(*text, out)) return false;
       last_output_ns_ = engine_.now();
       auto& s = *engine_.session();
       if (cut_after && s.cuts == 0 && s.output_frames >= *cut_after) {
@@ -136,6 +152,22 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
         return true;
       }
     }
+  }
+
+  // The pieces due now as one text: the first whose delay since the previous send has passed,
+  // and those after it with no delay of their own, so a burst goes out in large chunks (the
+  // engine cuts them to the chunk limit). Nothing while a tool call waits for its result.
+  std::optional<std::string> take_due_text() {
+    const auto& s = engine_.session();
+    if (!engine_.current() || !s->tool_calls.empty() || s->outbox.empty()) return std::nullopt;
+    if (engine_.now() < last_output_ns_ + s->outbox.front().delay_ns) return std::nullopt;
+    std::string text = std::move(s->outbox.front().text);
+    s->outbox.pop_front();
+    while (!s->outbox.empty() && s->outbox.front().delay_ns == 0) {
+      text += s->outbox.front().text;
+      s->outbox.pop_front();
+    }
+    return text;
   }
 
   void end_if_answered(Bytes& out) {
@@ -152,7 +184,7 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
 
   double next_nap_s() const {
     const auto& s = engine_.session();
-    if (!s || !engine_.current() || s->outbox.empty()) return kLongestNapS;
+    if (!s || !engine_.current() || s->outbox.empty() || !s->tool_calls.empty()) return kLongestNapS;
     const std::uint64_t due = last_output_ns_ + s->outbox.front().delay_ns, now = engine_.now();
     return due <= now ? 0.0 : std::min(kLongestNapS, static_cast<double>(due - now) / 1e9);
   }

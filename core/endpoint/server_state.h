@@ -94,6 +94,9 @@ struct ServerState {
     random_bytes(token_key.data(), token_key.size());  // per start: tokens of an earlier run are refused
     lz.token_keys = {token_key};
     lz.max_frame_bytes = c.max_prompt_bytes + lz::kFrameOverhead;  // a prompt is one USER_INPUT
+    const Faults& f = c.model.faults;
+    lz.resend_shift = f.lz_resume_skip ? 1 : f.lz_resume_repeat ? -1 : 0;
+    lz.ignore_backpressure = f.lz_ignore_backpressure;
   }
 
   EndpointConfig config;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "metrics/request_result.h"
 #include "net/byte_stream.h"
 #include "net/deadline.h"
 
@@ -15,12 +16,18 @@ namespace {
 constexpr double kTickS = 0.05;  // heartbeats are due every 200 ms; looked at four times as often
 
 // One connection: the stream, its writer and the heartbeat ticker's timer, shared with the
-// ticker so that they outlive it.
+// ticker so that they outlive it. Every byte written and read is traced.
 struct Link {
   explicit Link(std::unique_ptr<ByteStream> s) : stream(std::move(s)), writer(*stream), tick(stream->socket().get_executor()) {}
+  void send(Bytes bytes) {
+    if (bytes.empty() || done) return;
+    tracer.feed(Direction::ClientToServer, bytes, steady_now_s());
+    writer.send(std::move(bytes));
+  }
   std::unique_ptr<ByteStream> stream;
   WriteQueue writer;
   asio::steady_timer tick;
+  ConnectionTracer tracer{""};
   bool done = false;
 };
 
@@ -28,15 +35,18 @@ awaitable<void> heartbeats(std::shared_ptr<Link> link, ClientSession& session) {
   while (!link->done) {
     Bytes out;
     session.tick(out);
-    if (!out.empty()) link->writer.send(std::move(out));
+    link->send(std::move(out));
     co_await sleep_for(link->tick, kTickS);
   }
 }
 
+std::uint64_t ms_to_ns(double ms) { return ms > 0 ? static_cast<std::uint64_t>(ms * 1e6) : 0; }
+
 class Runner {
  public:
   Runner(const LzClientConfig& config, asio::io_context& io)
-      : config_(config), io_(io), session_(ClientConfig{config.terms, config.clock}),
+      : config_(config), io_(io),
+        session_(ClientConfig{config.terms, config.clock, kDefaultResendBytes, ms_to_ns(config.heartbeat_ms)}),
         end_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                     std::chrono::duration<double>(config.timeout_s))) {
     session_.set_buffer_usage(config.buffer_usage);
@@ -87,7 +97,7 @@ class Runner {
   awaitable<std::shared_ptr<Link>> tls_link(tcp::socket socket) {
     if (!tls_) {
       tls_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
-      ClientTlsConfig tls{{"layer-zero"}, config_.ca_file, config_.insecure, nullptr};
+      ClientTlsConfig tls{{"layer-zero"}, config_.ca_file, config_.insecure, config_.keylog};
       if (auto ok = configure_client_tls(tls_->native_handle(), tls); !ok) {
         fail(ok.error().detail);
         co_return nullptr;
@@ -112,6 +122,8 @@ class Runner {
   // One connection, from its SESSION_INIT to its end: TERMINATE either way, or a break.
   awaitable<void> converse(std::shared_ptr<Link> link) {
     ++result_.connections;
+    link->tracer = ConnectionTracer(config_.name + "#" + std::to_string(result_.connections));
+    current_ = link;
     Deadline whole(*link->stream);
     whole.arm(remaining_s());
     Bytes out;
@@ -123,18 +135,24 @@ class Runner {
       session_.send_input(config_.prompt, out);  // kept, and sent once the ACK says from where
       prompted_ = true;
     }
-    link->writer.send(std::move(out));
+    link->send(std::move(out));
     co_spawn(io_, heartbeats(link, session_), report_failure([this](const std::string& what) { fail(what); }));
     std::vector<std::uint8_t> buf(64 * 1024);
     while (session_.state() != LinkState::Closed) {
       const std::size_t n = co_await link->stream->read_some(buf.data(), buf.size());
       std::vector<Event> events;
       Bytes reply;
-      if (n == 0) session_.end_of_stream(events);
-      else session_.receive(ByteView(buf.data(), n), reply, events);
-      if (!reply.empty()) link->writer.send(std::move(reply));
+      if (n == 0) {
+        session_.end_of_stream(events);
+      } else {
+        link->tracer.feed(Direction::ServerToClient, ByteView(buf.data(), n), steady_now_s());
+        session_.receive(ByteView(buf.data(), n), reply, events);
+      }
+      link->send(std::move(reply));
       for (auto& e : events) note(e);
     }
+    link->tracer.finish(steady_now_s());
+    result_.trace.push_back(link->tracer.take());
     link->done = true;
     link->tick.cancel();
     co_await link->writer.flush();
@@ -150,6 +168,10 @@ class Runner {
         result_.outputs.push_back({e.sequence_id, std::move(e.text), result_.connections});
         break;
       case EventKind::Resumed: ++result_.resumes; break;
+      case EventKind::ToolCall:
+        ++result_.tool_calls;
+        co_spawn(io_, answer_tool(e.sequence_id), report_failure([this](const std::string& what) { fail(what); }));
+        break;
       case EventKind::PeerTerminated:
         result_.terminated = e.reason;
         result_.terminated_by_server = true;
@@ -165,8 +187,19 @@ class Runner {
     }
   }
 
+  // The tool handler's answer, after its delay, on whichever connection is then current (kept
+  // by the session and resent after the next ACK when none is open).
+  awaitable<void> answer_tool(std::uint32_t call_id) {
+    asio::steady_timer wait(io_);
+    co_await sleep_for(wait, config_.tool_delay_ms / 1000);
+    Bytes out;
+    session_.send_tool_result(ToolResult{call_id, config_.tool_result_json}, out);
+    if (current_) current_->send(std::move(out));
+  }
+
   const LzClientConfig& config_;
   asio::io_context& io_;
+  std::shared_ptr<Link> current_;
   ClientSession session_;
   std::chrono::steady_clock::time_point end_;
   LzRunResult result_;

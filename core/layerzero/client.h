@@ -5,11 +5,14 @@
 // ALPN layer-zero (lz).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "crypto/keylog.h"
 #include "layerzero/session.h"
+#include "layerzero/trace.h"
 
 namespace anthro::lz {
 
@@ -25,6 +28,13 @@ struct LzClientConfig {
   double timeout_s = 10;          // the whole run, every connection included
   std::uint32_t max_connections = 4;  // the first and the resumes after it
   std::uint8_t buffer_usage = 0;      // what its heartbeats report
+  double heartbeat_ms = 200;          // its heartbeat cadence (seed 002 §3.2); another is a client fault
+  // TOOL_CALLs are answered with `tool_result_json` this long after they arrive (a slow tool
+  // handler; beyond budget_ms × 0.8 the server has given up on it).
+  double tool_delay_ms = 0;
+  std::string tool_result_json = "{\"ok\":true}";
+  std::string name = "lz";  // its connections are traced as NAME#1, NAME#2, ...
+  std::shared_ptr<KeyLogSink> keylog;  // TLS secrets go here (NSS key log), so captures open; null: none
 };
 
 struct LzOutput {
@@ -45,6 +55,10 @@ struct LzRunResult {
   bool terminated_by_server = false;
   std::string detail;
   bool complete = false;
+  std::uint32_t tool_calls = 0;  // TOOL_CALLs received (each answered)
+  // Every connection's frames both ways, as the client wrote and read them (steady clock), in
+  // the shape a capture's dissector gives (layerzero/trace.h).
+  std::vector<ConnectionTrace> trace;
 };
 
 // Fails (ErrorClass::Network) when no connection can be made, the run outlasts its timeout or

@@ -65,6 +65,12 @@ Bytes payload_bytes(const Payload& payload) {
   return bytes ? std::move(*bytes) : Bytes{};
 }
 
+// Where a resume's resending starts under the resend_shift fault hook (unshifted at the ends).
+std::uint32_t shifted(std::uint32_t claimed, int shift) {
+  if (shift < 0) return claimed >= static_cast<std::uint32_t>(-shift) ? claimed + shift : claimed;
+  return claimed <= UINT32_MAX - static_cast<std::uint32_t>(shift) ? claimed + shift : claimed;
+}
+
 }  // namespace
 
 std::uint64_t system_clock_ns() {
@@ -131,7 +137,7 @@ bool ServerConnection::current() const {
 }
 
 std::size_t ServerConnection::chunk_limit() const {
-  if (!session_) return kMaxOutputChunk;
+  if (!session_ || config_.ignore_backpressure) return kMaxOutputChunk;
   return output_chunk_limit(session_->terms.constraints, session_->client_usage);
 }
 
@@ -205,7 +211,7 @@ void ServerConnection::open_resumed(const SessionInit& init, const TokenFields& 
   session_ = session;
   generation_ = ++session->generation;
   Bytes resent;
-  if (!session->sent.resend_after(claimed, resent))
+  if (!session->sent.resend_after(shifted(claimed, config_.resend_shift), resent))
     return refuse(TerminateReason::Sequence, "the server frames after " + std::to_string(claimed) + " are no longer held", out, events);
   if (!send_ack(out)) return refuse(TerminateReason::Length, "the session's terms cannot be put in a token", out, events);
   append(out, resent);
@@ -477,7 +483,7 @@ std::uint32_t ClientSession::send_tool_result(const ToolResult& result, Bytes& o
 void ClientSession::tick(Bytes& out) {
   if (state_ != LinkState::Open) return;
   const std::uint64_t now = config_.clock();
-  if (now - std::min(now, last_heartbeat_ns_) < kClientHeartbeatNs) return;
+  if (now - std::min(now, last_heartbeat_ns_) < config_.heartbeat_ns) return;
   last_heartbeat_ns_ = now;
   send_data(PayloadType::Heartbeat, payload_bytes(ClientHeartbeat{usage_}), out);
 }

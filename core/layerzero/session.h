@@ -150,6 +150,11 @@ struct ServerConfig {
   // A frame still arriving beyond this many bytes is refused (TERMINATE budget-exceeded): the
   // table lets USER_INPUT be any length, a server's memory is not.
   std::size_t max_frame_bytes = (1u << 20) + kFrameOverhead;
+  // Fault hooks for the endpoint's fault catalogue (model/faults.h), off by default. A resume
+  // resends from this many frames after (+1: one lost) or before (−1: one repeated) the one the
+  // client asked for; and MODEL_OUTPUT keeps its 4096-byte chunks whatever the client's usage.
+  int resend_shift = 0;
+  bool ignore_backpressure = false;
 };
 
 // Sessions by id; outlives every connection. Not thread-safe: one event loop owns it.
@@ -228,6 +233,7 @@ struct ClientConfig {
   SessionTerms terms;
   Clock clock = system_clock_ns;
   std::size_t resend_bytes = kDefaultResendBytes;
+  std::uint64_t heartbeat_ns = kClientHeartbeatNs;  // another cadence is a client fault
 };
 
 // A client's session across its connections: connect() starts each one (a fresh SESSION_INIT,

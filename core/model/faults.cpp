@@ -157,6 +157,15 @@ const Entry kCatalogue[] = {
     {"lz-cut", "N",
      [](Faults& f, std::string_view a) { return read_count(a, f.lz_cut.emplace()); },
      [](const Faults& f) { return f.lz_cut ? Argument(std::to_string(*f.lz_cut)) : Argument(); }},
+    {"lz-resume-repeat", "",
+     [](Faults& f, std::string_view) -> Problem { f.lz_resume_repeat = true; return {}; },
+     [](const Faults& f) { return flag(f.lz_resume_repeat); }},
+    {"lz-resume-skip", "",
+     [](Faults& f, std::string_view) -> Problem { f.lz_resume_skip = true; return {}; },
+     [](const Faults& f) { return flag(f.lz_resume_skip); }},
+    {"lz-ignore-backpressure", "",
+     [](Faults& f, std::string_view) -> Problem { f.lz_ignore_backpressure = true; return {}; },
+     [](const Faults& f) { return flag(f.lz_ignore_backpressure); }},
 };
 
 const Entry* find_entry(std::string_view name) {

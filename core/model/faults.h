@@ -53,6 +53,9 @@ struct Faults {
   // Seed 002's Layer Zero (profiles/layer-zero.md): the connection closes once per session as
   // its Nth MODEL_OUTPUT is sent, that frame lost with it, so the client must resume for it.
   std::optional<std::uint32_t> lz_cut;
+  bool lz_resume_repeat = false;       // a resume resends the last frame the client already has
+  bool lz_resume_skip = false;         // a resume skips the first frame the client is missing
+  bool lz_ignore_backpressure = false;  // MODEL_OUTPUT stays ≤ 4096 B though usage ≥ 0xB3 with 0x10
 
   bool operator==(const Faults&) const = default;
 };

@@ -93,8 +93,8 @@ constexpr Profile kProfiles[5] = {
      "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
     {ProfileId::TokenStream, "token-stream", "Token stream (seed 001)", {}, recognise_token_stream, {}, "token-stream", "",
      Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
-    // No checklist or rollout plan of its own yet.
-    {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "",
+    // No rollout plan of its own yet.
+    {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "layer-zero",
      "", Dissector::LayerZero, Emulation::LayerZeroFrames, nullptr},
 };
 

@@ -14,7 +14,7 @@ namespace anthro {
 enum class ProfileId { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
-// LayerZero: none yet (its connections are recognised, their bytes passed on undissected).
+// LayerZero: frames, refusals and sessions linked across connections (layerzero/trace.h).
 enum class Dissector { AnthroV1, Http, LayerZero };
 
 // Which part of the local endpoint serves a profile.

@@ -21,17 +21,29 @@ std::string scheme_names() {
 TargetKind client_kind(ProfileId id) {
   switch (id) {
     case ProfileId::AnthroV1: return TargetKind::Anthro;
+    case ProfileId::LayerZero: return TargetKind::LayerZero;
     case ProfileId::Http:
     case ProfileId::SessionAffinity:
-    case ProfileId::TokenStream:
-    case ProfileId::LayerZero: break;  // refused by parse_target before it asks
+    case ProfileId::TokenStream: break;
   }
   return TargetKind::Messages;
 }
 
+Result<Target> parse_url(const std::string& url, bool layer_zero);
+
 }  // namespace
 
-Result<Target> parse_target(const std::string& url) {
+Result<Target> parse_target(const std::string& url) { return parse_url(url, false); }
+
+Result<Target> parse_layer_zero_target(const std::string& url) {
+  auto t = parse_url(url, true);
+  if (t && t->kind != TargetKind::LayerZero) return bad(url, "not a Layer Zero target (lz://HOST:PORT or lz+lab://HOST:PORT)");
+  return t;
+}
+
+namespace {
+
+Result<Target> parse_url(const std::string& url, bool layer_zero) {
   Target t;
   t.url = url;
   auto sep = url.find("://");
@@ -39,7 +51,7 @@ Result<Target> parse_target(const std::string& url) {
   std::string scheme = url.substr(0, sep), rest = url.substr(sep + 3);
   const ProfileScheme* known = find_scheme(scheme);
   if (!known) return bad(url, "unknown scheme \"" + scheme + "\" (" + scheme_names() + ")");
-  if (known->profile == ProfileId::LayerZero)
+  if (known->profile == ProfileId::LayerZero && !layer_zero)
     return bad(url, "Layer Zero targets are run by the Layer Zero client (core/layerzero/client.h), not by session or bench");
   t.kind = client_kind(known->profile);
   t.tls = known->tls;
@@ -59,7 +71,7 @@ Result<Target> parse_target(const std::string& url) {
   }
   if (t.host.empty()) return bad(url, "no host");
   if (port.empty()) {
-    if (t.kind == TargetKind::Anthro) return bad(url, "anthro-v1 targets need a port");
+    if (t.kind == TargetKind::Anthro || t.kind == TargetKind::LayerZero) return bad(url, std::string(profile(known->profile).name) + " targets need a port");
     t.port = t.tls ? 443 : 80;
   } else {
     char* end = nullptr;
@@ -67,7 +79,9 @@ Result<Target> parse_target(const std::string& url) {
     if (*end || p <= 0 || p > 65535) return bad(url, "bad port \"" + port + "\"");
     t.port = static_cast<std::uint16_t>(p);
   }
-  if (t.kind != TargetKind::Anthro) {
+  if (t.kind == TargetKind::LayerZero) {
+    if (!t.path.empty() && t.path != "/") return bad(url, "Layer Zero targets take no path");
+  } else if (t.kind != TargetKind::Anthro) {
     if (t.path == "/v1/messages") t.kind = TargetKind::Messages;
     else if (t.path == "/v1/chat/completions") t.kind = TargetKind::ChatCompletions;
     else return bad(url, "HTTP targets end in /v1/messages or /v1/chat/completions");
@@ -76,6 +90,8 @@ Result<Target> parse_target(const std::string& url) {
   }
   return t;
 }
+
+}  // namespace
 
 std::string http_baseline_url(const Target& t) {
   if (!t.tls) return {};

@@ -8,7 +8,7 @@
 
 namespace anthro {
 
-enum class TargetKind { Anthro, Messages, ChatCompletions };
+enum class TargetKind { Anthro, Messages, ChatCompletions, LayerZero };
 
 struct Target {
   TargetKind kind = TargetKind::Anthro;
@@ -24,6 +24,9 @@ struct Target {
 // anthro://host:port, anthro+lab://host:port, http(s)://host[:port]/v1/messages,
 // http(s)://host[:port]/v1/chat/completions; IPv6 hosts in brackets.
 Result<Target> parse_target(const std::string& url);
+// lz://host:port (TLS, ALPN layer-zero) and lz+lab://host:port: the targets of the Layer Zero
+// client (layerzero/client.h), which session and bench refuse.
+Result<Target> parse_layer_zero_target(const std::string& url);
 
 // The HTTP baseline an anthro-v1 TLS port also serves (ALPN http/1.1):
 // https://host:port/v1/messages; empty for a cleartext target.

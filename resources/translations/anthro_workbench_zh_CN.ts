@@ -1487,8 +1487,8 @@
         <translation>本机（OpenSSL、CPU 调频策略、网卡丢包、套接字缓冲区）</translation>
     </message>
     <message>
-        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages</source>
-        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages</translation>
+        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages, lz+lab://host:port</source>
+        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、lz+lab://主机:端口</translation>
     </message>
     <message>
         <source>A capture open in the inspector, or a file</source>
@@ -1579,8 +1579,8 @@
         <translation>检查清单</translation>
     </message>
     <message>
-        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API</source>
-        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）与 token 流（种子 001）适用于 Messages API</translation>
+        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API; Layer Zero sessions (seed 002) on lz:// and lz+lab:// targets</source>
+        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）与 token 流（种子 001）适用于 Messages API；Layer Zero 会话（种子 002）适用于 lz:// 与 lz+lab:// 目标</translation>
     </message>
 </context>
 <context>

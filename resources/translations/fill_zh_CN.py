@@ -12,8 +12,8 @@ ZH = {
     'Token ids (seed 001)': 'Token ID（种子 001）',
     'Ask a Messages API target for seed 001\'s token stream: u32 token ids named through GET /v1/vocab; TTFT is the first id, the token rate ids per second':
         '向 Messages API 目标请求种子 001 的 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数',
-    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API':
-        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）与 token 流（种子 001）适用于 Messages API',
+    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API; Layer Zero sessions (seed 002) on lz:// and lz+lab:// targets':
+        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和（种子 004）与 token 流（种子 001）适用于 Messages API；Layer Zero 会话（种子 002）适用于 lz:// 与 lz+lab:// 目标',
     '%1 needs a number: "%2"': '%1 需要一个数字："%2"',
     'connections are numbered from 1: "%1"': '连接从 1 开始编号："%1"',
     'unknown frame type "%1" (%2)': '未知的帧类型 "%1"（%2）',
@@ -243,7 +243,7 @@ ZH = {
     'Capture': '抓包',
     'Browse…': '浏览…',
     'This machine (OpenSSL, CPU governor, NIC drops, socket buffers)': '本机（OpenSSL、CPU 调频策略、网卡丢包、套接字缓冲区）',
-    'anthro://host:port, anthro+lab://host:port, https://host/v1/messages': 'anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages',
+    'anthro://host:port, anthro+lab://host:port, https://host/v1/messages, lz+lab://host:port': 'anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、lz+lab://主机:端口',
     'A capture open in the inspector, or a file': '检查器中已打开的抓包，或一个文件',
     'Pick a capture, or untick the capture source.': '请选择一个抓包，或取消勾选抓包来源。',
     'Tick a source: a live target, a capture or this machine.': '请勾选一个来源：实时目标、抓包或本机。',

@@ -1,0 +1,237 @@
+// The probes of the layer-zero checklist (seed 002, profiles/layer-zero.md): each reads the
+// sessions of Observations::layer_zero, which the live client and a capture's dissector fill in
+// the same shape (layerzero/trace.h), so every item is computed one way.
+#include <cmath>
+#include <map>
+
+#include "diagnosis/probe_kit.h"
+#include "layerzero/resume.h"
+#include "layerzero/schema_lint.h"
+#include "metrics/stats.h"
+
+namespace anthro::probe_kit {
+namespace {
+
+using lz::ConnectionTrace;
+using lz::PayloadType;
+using lz::SessionTrace;
+using lz::TracedFrame;
+
+// A client heartbeat this recent has not reached the server yet, as far as judging it goes: the
+// server answers usage on its next send, and the wire and its scheduling take a little time.
+constexpr double kUsageGraceS = 0.05;
+
+bool from_server(const TracedFrame& f) { return f.dir == Direction::ServerToClient; }
+
+// Calls `fn(connection, frame)` for every frame of a session, its connections in order.
+template <class Fn>
+void each_frame(const Observations& o, const SessionTrace& s, Fn fn) {
+  for (std::size_t i : s.connections) {
+    const ConnectionTrace& c = o.layer_zero.connections[i];
+    for (const TracedFrame& f : c.frames) fn(c, f);
+  }
+}
+
+EvidenceRef ref_to(const ConnectionTrace& c, double value) {
+  EvidenceRef ref;
+  ref.conn = c.name;
+  ref.value = value;
+  return ref;
+}
+
+std::string id_list(const std::vector<std::uint32_t>& ids, std::uint64_t count) {
+  std::string out;
+  for (auto id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  if (count > ids.size()) out += ",…";
+  return out;
+}
+
+// Resumes refused with TERMINATE 7 (the client's clock more than 0.5 s from the server's), and
+// this machine's own offset from chronyc when it was read.
+void clock_skew(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t resumes = 0, refused = 0;
+  std::vector<EvidenceRef> refs;
+  for (const auto& c : o.layer_zero.connections) {
+    resumes += c.resuming();
+    for (const auto& f : c.frames)
+      if (f.type == PayloadType::Terminate && from_server(f) && f.value == static_cast<std::uint32_t>(lz::TerminateReason::ClockSkew)) {
+        ++refused;
+        refs.push_back(ref_to(c, 1));
+      }
+  }
+  const auto& offset = o.system.clock_offset_ms;
+  if (!j.enough(resumes + (offset ? 1 : 0))) return;
+  j.show("resumes refused for clock skew", static_cast<double>(refused), "refusals");
+  j.check("refusals", static_cast<double>(refused),
+          "resumes refused with TERMINATE 7 clock-skew (client and server clocks more than 0.5 s apart), of " +
+              std::to_string(resumes) + ":");
+  if (offset) j.check("offset_ms", std::fabs(*offset), "this machine's clock offset (chronyc tracking)");
+  keep_refs(r, refs);
+  j.finish(std::to_string(resumes) + " resumes, none refused for clock skew" +
+           (offset ? "; chronyc offset " + number(*offset) + " ms" : std::string()));
+}
+
+// Frames a resume lost or delivered twice, by their original sequence ids (trace.h judges them
+// against the last id each receiver said it had).
+void resume_loss(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t resumes = 0;
+  std::uint64_t bad = 0;
+  std::string example;
+  std::vector<EvidenceRef> refs;
+  for (const auto& s : o.layer_zero.sessions) {
+    resumes += s.resumes;
+    std::uint64_t here = s.from_server.lost + s.from_server.repeated + s.from_client.lost + s.from_client.repeated;
+    if (here == 0) continue;
+    bad += here;
+    const ConnectionTrace& first = o.layer_zero.connections[s.connections.front()];
+    refs.push_back(ref_to(first, static_cast<double>(here)));
+    if (example.empty())
+      example = "e.g. session of " + first.name + ": server frames lost [" + id_list(s.from_server.lost_ids, s.from_server.lost) +
+                "] repeated [" + id_list(s.from_server.repeated_ids, s.from_server.repeated) + "], client frames lost [" +
+                id_list(s.from_client.lost_ids, s.from_client.lost) + "] repeated [" +
+                id_list(s.from_client.repeated_ids, s.from_client.repeated) + "]";
+  }
+  if (!j.enough(resumes)) return;
+  j.show("frames lost or repeated across resumes", static_cast<double>(bad), "frames");
+  j.check("frames", static_cast<double>(bad), "frames lost or delivered twice across " + std::to_string(resumes) + " resumes (" + example + "):");
+  keep_refs(r, refs);
+  j.finish(std::to_string(resumes) + " resumes, every frame delivered once");
+}
+
+// The gaps between a client's heartbeats on each connection (seed 002 §3.2: every 200 ms).
+void heartbeat_cadence(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::vector<double> gaps_ms;
+  std::vector<EvidenceRef> refs;
+  for (const auto& c : o.layer_zero.connections) {
+    std::optional<double> last, widest;
+    for (const auto& f : c.frames) {
+      if (f.type != PayloadType::Heartbeat || from_server(f)) continue;
+      if (last) {
+        gaps_ms.push_back((f.ts - *last) * 1000);
+        widest = std::max(widest.value_or(0), gaps_ms.back());
+      }
+      last = f.ts;
+    }
+    if (widest) refs.push_back(ref_to(c, *widest));
+  }
+  if (!j.enough(gaps_ms.size())) return;
+  const double median = percentile(gaps_ms, 50);
+  j.show("median gap between client heartbeats", median, "ms");
+  j.check("median_ms", median, "client heartbeats " + std::to_string(gaps_ms.size() + 1) + " apart at a median of");
+  keep_refs(r, refs);
+  j.finish("client heartbeats every " + number(median) + " ms (median of " + std::to_string(gaps_ms.size()) + " gaps)");
+}
+
+// MODEL_OUTPUT chunks beyond 512 B after the client reported usage ≥ 0xB3 on a session with
+// constraint 0x10. A client reporting less (the seed's 0xAA, 66.7 %) is owed no relief, so its
+// large chunks are not the server's doing.
+void backpressure_ignored(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t judged = 0, ignored = 0, below = 0;
+  std::vector<EvidenceRef> refs;
+  for (const auto& s : o.layer_zero.sessions) {
+    if (!s.terms || !(s.terms->constraints & lz::kConstraintDynamicFrameSize)) continue;
+    std::optional<double> pressed_since;  // when the usage reported last reached 0xB3
+    each_frame(o, s, [&](const ConnectionTrace& c, const TracedFrame& f) {
+      if (f.type == PayloadType::Heartbeat && !from_server(f)) {
+        bool pressed = f.value >= lz::kBackpressureUsage;
+        below += !pressed && f.value >= 0xAA;
+        if (!pressed) pressed_since.reset();
+        else if (!pressed_since) pressed_since = f.ts;
+      } else if (f.type == PayloadType::ModelOutput && pressed_since && f.ts - *pressed_since > kUsageGraceS) {
+        ++judged;
+        if (f.payload_length <= lz::kBackpressureChunk) return;
+        ++ignored;
+        refs.push_back(ref_to(c, f.payload_length));
+      }
+    });
+  }
+  if (!j.enough(judged)) {
+    if (below)
+      r.reason += "; " + std::to_string(below) + " client heartbeats reported usage between 0xAA and 0xB2, below the "
+                  "0xB3 (70 %) that asks for 512-byte chunks: no relief was due (the seed's 0xAA is 66.7 %)";
+    return;
+  }
+  j.show("chunks over 512 B under backpressure", static_cast<double>(ignored), "chunks");
+  j.check("chunks", static_cast<double>(ignored),
+          "MODEL_OUTPUT chunks over 512 B after usage ≥ 0xB3 with constraint 0x10, of " + std::to_string(judged) + ":");
+  keep_refs(r, refs);
+  j.finish("every one of " + std::to_string(judged) + " MODEL_OUTPUT chunks under backpressure was ≤ 512 B");
+}
+
+// A TOOL_RESULT later than budget_ms × 0.8 after its TOOL_CALL, or none while the session went
+// on past that deadline.
+void tool_deadline(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t judged = 0, late = 0;
+  std::vector<EvidenceRef> refs;
+  for (const auto& s : o.layer_zero.sessions) {
+    if (!s.terms) continue;
+    const double deadline_s = s.terms->budget_ms * 0.8 / 1000;
+    std::map<std::uint32_t, std::pair<double, const ConnectionTrace*>> calls;  // call id → sent, where
+    std::map<std::uint32_t, double> answered;  // call id → the first result
+    double last_seen = 0;
+    each_frame(o, s, [&](const ConnectionTrace& c, const TracedFrame& f) {
+      last_seen = std::max(last_seen, f.ts);
+      if (f.type == PayloadType::ToolCall && from_server(f)) calls.emplace(f.sequence_id, std::pair{f.ts, &c});
+      if (f.type == PayloadType::ToolResult && !from_server(f)) answered.emplace(f.value, f.ts);
+    });
+    for (const auto& [id, call] : calls) {
+      auto result = answered.find(id);
+      const double waited = result != answered.end() ? result->second - call.first : last_seen - call.first;
+      if (result == answered.end() && waited <= deadline_s) continue;  // not answered, and not yet due
+      ++judged;
+      if (waited <= deadline_s) continue;
+      ++late;
+      refs.push_back(ref_to(*call.second, waited * 1000));
+    }
+  }
+  if (!j.enough(judged)) return;
+  j.show("tool calls answered after budget × 0.8", static_cast<double>(late), "calls");
+  j.check("late", static_cast<double>(late),
+          "TOOL_RESULTs later than budget_ms × 0.8 (or never sent), of " + std::to_string(judged) + " TOOL_CALLs:");
+  keep_refs(r, refs);
+  j.finish("every one of " + std::to_string(judged) + " TOOL_CALLs answered within budget_ms × 0.8");
+}
+
+// The tool's input_schema against its handler's, constraint by constraint (schema_lint.h).
+void tool_schema(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  Judge j(item, r);
+  std::size_t differences = 0;
+  std::string listed;
+  for (const auto& p : o.tool_schemas) {
+    auto diffs = lint_schemas(p.tool, p.tool_file, p.handler, p.handler_file);
+    if (!diffs) {
+      j.flag(Verdict::Warn, diffs.error().detail);
+      continue;
+    }
+    differences += diffs->size();
+    for (std::size_t k = 0; k < diffs->size() && k < 3; ++k)
+      listed += (listed.empty() ? "" : ", ") + ((*diffs)[k].path.empty() ? "/" : (*diffs)[k].path) + " " +
+                (*diffs)[k].keyword + " (" + to_string((*diffs)[k].kind) + ")";
+  }
+  if (!j.enough(o.tool_schemas.size())) return;
+  j.show("constraints on which the schemas disagree", static_cast<double>(differences), "constraints");
+  j.check("differences", static_cast<double>(differences),
+          "constraints on which a tool's input_schema and its handler's schema disagree (" + listed + "):");
+  j.finish(std::to_string(o.tool_schemas.size()) + " tool and handler schemas agree on every constraint");
+}
+
+}  // namespace
+
+const std::map<std::string, Probe>& layer_zero_probes() {
+  static const std::map<std::string, Probe> table = {
+      {"lz-clock-skew", clock_skew},
+      {"lz-resume-loss", resume_loss},
+      {"lz-heartbeat-cadence", heartbeat_cadence},
+      {"lz-backpressure-ignored", backpressure_ignored},
+      {"lz-tool-deadline", tool_deadline},
+      {"lz-tool-schema", tool_schema},
+  };
+  return table;
+}
+
+}  // namespace anthro::probe_kit
