@@ -151,9 +151,9 @@ SessionPanel::SessionPanel(QWidget* parent)
   form->addRow(system_label, system_);
   form->addRow(message_label, prompt_);
   form->addRow(capture_);
+  form->addRow(token_stream_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(stream_);
-  buttons->addWidget(token_stream_);
   buttons->addStretch(1);
   buttons->addWidget(repeat_);
   buttons->addWidget(send_);

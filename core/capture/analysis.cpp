@@ -81,7 +81,7 @@ json affinity_json(const HttpAffinity& a) {
 // decode's line for an HTTP message or SSE event (kind "http"); a reply's end is a line only
 // when it completes seed 004's session headers.
 std::optional<json> http_json(const CaptureConnection& c, const HttpEvent& e) {
-  static const char* const kMessage[] = {"request", "response", "sse_event", "reply_end"};
+  static const char* const kMessage[] = {"request", "response", "sse_event", "reply_end", "token_ids"};
   if (e.kind == HttpEventKind::ReplyEnd && e.affinity.empty()) return std::nullopt;
   json j = {{"kind", "http"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"ts", e.ts}, {"stream_id", e.exchange},
             {"message", kMessage[static_cast<int>(e.kind)]}, {"summary", e.summary}};

@@ -43,9 +43,12 @@ std::string pretty_text(const std::string& text) {
 }
 
 HttpEventKind http_kind(RowKind kind) {
-  return kind == RowKind::HttpRequest ? HttpEventKind::Request
-         : kind == RowKind::HttpResponse ? HttpEventKind::Response
-                                         : HttpEventKind::SseEvent;
+  switch (kind) {
+    case RowKind::HttpRequest: return HttpEventKind::Request;
+    case RowKind::HttpResponse: return HttpEventKind::Response;
+    case RowKind::TokenIds: return HttpEventKind::TokenIds;
+    default: return HttpEventKind::SseEvent;
+  }
 }
 
 // What a detail view shows as JSON: a request's body, an event's data.
@@ -73,7 +76,7 @@ HttpAffinity affinity_of(const std::vector<FrameField>& fields) {
 void http_detail(FrameDetail& d, std::string summary) {
   std::string_view text = as_text(d.bytes);
   d.fields = http_fields(http_kind(d.row.kind), text);
-  if (d.row.kind != RowKind::SseEvent) d.affinity = affinity_of(d.fields);
+  if (d.row.kind == RowKind::HttpRequest || d.row.kind == RowKind::HttpResponse) d.affinity = affinity_of(d.fields);
   d.summary = std::move(summary);
   d.pretty_json = http_json_part(d.fields);
   d.status = "ok";
@@ -87,6 +90,7 @@ const char* row_type_name(const FrameRow& row) {
     case RowKind::HttpRequest: return "HTTP_REQUEST";
     case RowKind::HttpResponse: return "HTTP_RESPONSE";
     case RowKind::SseEvent: return "SSE_EVENT";
+    case RowKind::TokenIds: return "TOKEN_IDS";
   }
   return to_string(static_cast<FrameType>(row.type));
 }
@@ -95,7 +99,7 @@ const std::vector<std::string>& row_type_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
     for (std::uint8_t t = 1; t <= 5; ++t) v.push_back(row_type_name(FrameRow{.type = t}));
-    for (RowKind k : {RowKind::HttpRequest, RowKind::HttpResponse, RowKind::SseEvent})
+    for (RowKind k : {RowKind::HttpRequest, RowKind::HttpResponse, RowKind::SseEvent, RowKind::TokenIds})
       v.push_back(row_type_name(FrameRow{.kind = k}));
     return v;
   }();
@@ -174,6 +178,7 @@ void CaptureIndex::on_http(const CaptureConnection& c, const HttpEvent& e) {
   row.connection = connection_id(c);
   row.kind = e.kind == HttpEventKind::Request    ? RowKind::HttpRequest
              : e.kind == HttpEventKind::Response ? RowKind::HttpResponse
+             : e.kind == HttpEventKind::TokenIds ? RowKind::TokenIds
                                                  : RowKind::SseEvent;
   row.dir = e.dir;
   row.stream_id = e.exchange;

@@ -24,7 +24,7 @@ namespace anthro {
 
 enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
 // What a row shows: an anthro-v1 frame, or an HTTP message or SSE event of an HTTP connection.
-enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent };
+enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds };
 
 struct FrameRow {
   double ts = 0;

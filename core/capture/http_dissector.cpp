@@ -1,5 +1,7 @@
 #include "capture/http_dissector.h"
 
+#include <algorithm>
+
 #include "http/reply_recorder.h"
 #include "tokenstream/admission.h"
 #include "tokenstream/client_report.h"
@@ -48,6 +50,27 @@ HttpAffinity reply_head_affinity(const net::HttpResponseReader& reader) {
                            "x-anthropic-expected-hash"})
     read_affinity_header(a, name, reader.header(name));
   return a;
+}
+
+// A token-stream body's verdict (seed 001 §3.1) as the last row of its reply: a title line, then
+// one `name: value` line each.
+std::string token_body_verdict(const TokenStreamExchange& x) {
+  std::string out = "token stream body\nids: " + std::to_string(x.ids) + "\npadding: " + std::to_string(x.padding) + "\n";
+  if (x.degraded_at)
+    out += "degraded marker: #" + std::to_string(*x.degraded_at) +
+           (x.backpressure_announced ? ", announced by X-Claude-Backpressure" : ", not announced by X-Claude-Backpressure") + "\n";
+  if (x.refused)
+    out += "alignment: refused, " + std::string(to_string(x.refused->reason)) + " at byte " + std::to_string(x.refused->offset) +
+           ": " + x.refused->detail + "\n";
+  else
+    out += "alignment: ok, " + std::to_string((x.ids + x.padding) * kTokenStreamAlignment) + " bytes\n";
+  return out;
+}
+
+std::string token_body_summary(const TokenStreamExchange& x) {
+  std::string out = "body: " + std::to_string(x.ids) + " ids, " + std::to_string(x.padding) + " padding";
+  if (x.degraded_at) out += ", degraded from #" + std::to_string(*x.degraded_at);
+  return out + (x.refused ? ", refused (" + std::string(to_string(x.refused->reason)) + ")" : ", aligned");
 }
 
 }  // namespace
@@ -163,6 +186,14 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
       events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
                         e.event + " " + one_line(e.data), 0, tokens, {}});
   };
+  x.reply->on_ids = [this, id](std::span<const std::uint32_t> ids, std::size_t first, double t) {
+    if (!events_.on_event) return;
+    auto tokens = std::count_if(ids.begin(), ids.end(), [](std::uint32_t v) { return v != kTokenStreamDegraded; });
+    std::string range = "ids #" + std::to_string(first) + (ids.size() > 1 ? "–#" + std::to_string(first + ids.size() - 1) : "");
+    events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id,
+                      range + " of the body\n" + token_id_lines(ids, first, vocabulary_),
+                      one_line(range + ": " + token_stream_text(ids, vocabulary_)), 0, static_cast<std::uint32_t>(tokens), {}});
+  };
   x.reply->head(status, [this](const char* name) { return reply_reader_.header(name); },
                 x.result.token_stream ? &vocabulary_ : nullptr);
   x.status = status;
@@ -224,6 +255,9 @@ void HttpDissector::end_reply(Exchange& x, double ts) {
     note_affinity_reply(*x.result.affinity, reply_reader_, x.reply->error_type(), chunks, x.affinity.trailer_total,
                         x.affinity_body, x.result.text);
   }
+  if (events_.on_event && x.status == 200 && x.result.token_stream)
+    events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, ts, x.result.stream_id,
+                      token_body_verdict(*x.result.token_stream), token_body_summary(*x.result.token_stream), 0, 0, {}});
   if (events_.on_event)
     events_.on_event({HttpEventKind::ReplyEnd, Direction::ServerToClient, ts, x.result.stream_id, {}, {}, x.status, 0,
                       x.affinity});
@@ -290,10 +324,30 @@ void HttpDissector::fail(std::string why) {
   if (error_.empty()) error_ = std::move(why);
 }
 
+namespace {
+
+const char* first_line_name(HttpEventKind kind) {
+  switch (kind) {
+    case HttpEventKind::Request: return "request line";
+    case HttpEventKind::TokenIds: return "token ids";
+    default: return "status line";
+  }
+}
+
+const char* section_name(HttpEventKind kind) {
+  switch (kind) {
+    case HttpEventKind::SseEvent: return "SSE event";
+    case HttpEventKind::TokenIds: return "fields";
+    default: return "headers";
+  }
+}
+
+}  // namespace
+
 std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
   std::vector<FrameField> out;
-  std::optional<std::size_t> section;  // "headers" or "SSE event": spans its lines
-  bool first = kind != HttpEventKind::SseEvent;  // the request or status line
+  std::optional<std::size_t> section;  // "headers", "SSE event" or a token row's fields: spans its lines
+  bool first = kind != HttpEventKind::SseEvent;  // the request or status line, a token row's title
   std::size_t at = 0;
   while (at < text.size()) {
     std::size_t eol = std::min(text.find('\n', at), text.size());
@@ -305,12 +359,12 @@ std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
       break;  // the blank line: a request's body follows
     }
     if (first) {
-      out.push_back({kind == HttpEventKind::Request ? "request line" : "status line", std::string(line), at, at + line.size(), 0});
+      out.push_back({first_line_name(kind), std::string(line), at, at + line.size(), 0});
       first = false;
     } else {
       if (!section) {
         section = out.size();
-        out.push_back({kind == HttpEventKind::SseEvent ? "SSE event" : "headers", "", at, at, 0});
+        out.push_back({section_name(kind), "", at, at, 0});
       }
       std::size_t colon = line.find(':');
       std::string_view name = line.substr(0, colon);

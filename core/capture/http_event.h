@@ -16,8 +16,10 @@
 namespace anthro {
 
 // ReplyEnd: a reply was read to its end; no message of its own, it completes the Response's
-// affinity (the error body's type, the chunks' token counts, the trailer).
-enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd };
+// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: seed
+// 001's token ids as they arrived, named through the connection's vocabulary, and at the end of
+// such a body its verdict (ids, padding, the degraded marker, alignment).
+enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd, TokenIds };
 
 // Seed 004's session-affinity headers of one message (profiles/session-affinity.md), as parsed:
 // header names in any case; values cut to kMaxValue bytes (`cut` says one was).
@@ -50,7 +52,7 @@ struct HttpEvent {
   std::string text;
   std::string summary;  // one line: "POST /v1/messages", "200 OK text/event-stream", "content_block_delta {...}"
   int status = 0;       // Response
-  std::uint32_t tokens = 0;  // SseEvent: generated tokens it carried
+  std::uint32_t tokens = 0;  // SseEvent, TokenIds: generated tokens it carried
   HttpAffinity affinity;     // Request and Response: their headers; ReplyEnd: the whole reply's
 };
 

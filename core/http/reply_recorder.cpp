@@ -107,6 +107,7 @@ void HttpReplyRecorder::read_token_stream(const TokenStreamVocabulary& vocabular
 // The ids completed since the last read, each a token at `t`; the marker is no token.
 void HttpReplyRecorder::record_ids(double t) {
   const auto& ids = ids_->body().tokens;
+  if (on_ids && ids_recorded_ < ids.size()) on_ids(std::span(ids).subspan(ids_recorded_), ids_recorded_, t);
   for (; ids_recorded_ < ids.size(); ++ids_recorded_) {
     std::uint32_t id = ids[ids_recorded_];
     if (id == kTokenStreamDegraded) continue;

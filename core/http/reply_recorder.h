@@ -24,6 +24,10 @@ class HttpReplyRecorder {
   HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, bool messages, bool streamed);
 
   std::function<void(std::string_view)> on_text;                 // each token's text
+  // Token-stream ids as they complete, the degraded marker among them (trailing padding is only
+  // counted, in the record, when the body ends):
+  // `ids` numbered from `first_index` in the body, arrived at `t`.
+  std::function<void(std::span<const std::uint32_t> ids, std::size_t first_index, double t)> on_ids;
   // Each SSE event once it is read, with the generated tokens it carried.
   std::function<void(const SseEvent&, double t, std::uint32_t tokens)> on_event;
 

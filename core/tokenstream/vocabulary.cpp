@@ -72,4 +72,21 @@ std::string token_stream_text(std::span<const std::uint32_t> ids, const TokenStr
   return out;
 }
 
+std::string token_id_lines(std::span<const std::uint32_t> ids, std::size_t first_index,
+                           const TokenStreamVocabulary& vocabulary) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    out += "#" + std::to_string(first_index + i) + ": " + std::to_string(ids[i]);
+    if (ids[i] == kTokenStreamDegraded) out += " degraded marker";
+    else if (ids[i] == kTokenStreamPadding) out += " padding";
+    else if (auto text = vocabulary.text_of(ids[i])) {
+      out += " \"";
+      append_json_escaped(out, *text);
+      out += '"';
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace anthro

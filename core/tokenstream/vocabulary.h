@@ -44,4 +44,9 @@ class TokenStreamVocabulary {
 // padding as nothing, any other id as "⟦N⟧".
 std::string token_stream_text(std::span<const std::uint32_t> ids, const TokenStreamVocabulary& vocabulary);
 
+// Ids for an inspector's detail, one line each, numbered from `first_index` in the body:
+// `#3: 1234 "text"` (the text JSON-escaped; an id the vocabulary does not know as itself alone).
+std::string token_id_lines(std::span<const std::uint32_t> ids, std::size_t first_index,
+                           const TokenStreamVocabulary& vocabulary);
+
 }  // namespace anthro

@@ -176,7 +176,7 @@ class TestDiagnosisPage : public QObject {
     page->setWorkload(24, 2);
     page->setCaptureRun(false);
     QComboBox* box = page->checklistBox();
-    QCOMPARE(box->count(), 2);
+    QCOMPARE(box->count(), int(builtin_checklists().size()));
     QCOMPARE(box->currentData().toString(), QString("latency"));
     box->setFocus();
     QTest::keyClick(box, Qt::Key_Down);
@@ -199,6 +199,31 @@ class TestDiagnosisPage : public QObject {
     gui::install_language("en");
     QTest::keyClick(box, Qt::Key_Up);
     QCOMPARE(page->checklist().id, std::string("latency"));
+  }
+
+  // Seed 001's checklist picked from the list: the target moves to the Messages API, the
+  // embedded endpoint serves the token stream, and only the degraded-path item is flagged.
+  void tokenStreamChecklistPickedFromTheList() {
+    gui::MainWindow window(nullptr, {"ts-degraded=0.3"});
+    DiagnosisPage* page = window.diagnosisPage();
+    window.showPage(page);
+    page->setTarget(window.endpointUrl("anthro"));
+    page->setWorkload(24, 2);
+    page->setCaptureRun(false);
+    QComboBox* box = page->checklistBox();
+    box->setCurrentIndex(box->findData(QString("token-stream")));
+    emit box->activated(box->currentIndex());
+    QCOMPARE(page->checklist().id, std::string("token-stream"));
+    QCOMPARE(page->target(), window.endpointUrl("https") + "/v1/messages");
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    for (const auto& item : builtin_checklist("token-stream")->items) {
+      const Verdict v = verdict_of(page, QString::fromStdString(item.id));
+      const bool flagged = v == Verdict::Warn || v == Verdict::Fail;
+      QVERIFY2(flagged == (item.id == "ts-degraded-rate"), qPrintable(QString::fromStdString(item.id) + " " + to_string(v)));
+    }
   }
 
   void cancelStopsARun() {

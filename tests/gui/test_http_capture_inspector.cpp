@@ -47,6 +47,28 @@ std::vector<Segment> http_session() {
   return exchange(pieces);
 }
 
+// Seed 001's token stream on one connection: the vocabulary fetched, then a reply whose second id
+// straddles two chunks, with the degraded marker and two padding ids; then a reply whose body
+// ends inside an id.
+std::vector<Segment> token_stream_session() {
+  const std::string vocab = "[\"\",\"Hel\",\"lo\",\" world\"]";
+  const std::string ids_request = "POST /v1/messages HTTP/1.1\r\nhost: h\r\ncontent-type: application/vnd.claude.token-stream\r\n"
+                                  "x-claude-token-alignment: 4\r\nx-claude-context-id: 4294967297\r\ncontent-length: 2\r\n\r\n{}";
+  const std::string ids_head = "HTTP/1.1 200 OK\r\ncontent-type: application/vnd.claude.token-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+  auto chunk = [](std::initializer_list<int> bytes) {
+    std::string data;
+    for (int b : bytes) data += static_cast<char>(b);
+    return std::pair{false, net::http_chunk(data)};
+  };
+  std::vector<std::pair<bool, std::string>> pieces = {
+      {true, "GET /v1/vocab HTTP/1.1\r\nhost: h\r\n\r\n"},
+      {false, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: " + std::to_string(vocab.size()) + "\r\n\r\n" + vocab},
+      {true, ids_request}, {false, ids_head}, chunk({1, 0, 0, 0}), chunk({2, 0}), chunk({0, 0, 0xFE, 0xFF, 0xFF, 0xFF}),
+      chunk({3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), {false, net::http_chunk("")},
+      {true, ids_request}, {false, ids_head}, chunk({1, 0, 0, 0, 2}), {false, net::http_chunk("")}};
+  return exchange(pieces);
+}
+
 QString cell(FrameTableModel* m, int row, int column) { return m->data(m->index(row, column), Qt::DisplayRole).toString(); }
 
 bool wait_loaded(CaptureInspector& inspector) {
@@ -144,6 +166,51 @@ class TestHttpCaptureInspector : public QObject {
         QTest::qWait(300);
         inspector.grab().save(QString::fromUtf8(shots) + QString("/http-inspector-%1.png").arg(tab));
       }
+    }
+  }
+
+  // Token ids are rows as they arrived, named through the connection's GET /v1/vocab, and each
+  // body ends with its verdict: ids, padding, the degraded marker, alignment.
+  void tokenStreamIdsAndTheirVerdict() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("ts.pcap");
+    write_capture(path.toStdString(), token_stream_session());
+    CaptureInspector inspector;
+    inspector.resize(1200, 800);
+    inspector.show();
+    inspector.open(path, {});
+    QVERIFY(wait_loaded(inspector));
+    FrameTableModel* rows = inspector.frames();
+    // GET, its reply, POST, its head, three id rows (the straddling id completes with the
+    // marker), the verdict; then POST, head, one id, the verdict.
+    QCOMPARE(rows->rowCount(), 12);
+    QCOMPARE(cell(rows, 4, FrameTableModel::Type), QString("TOKEN_IDS"));
+    QCOMPARE(cell(rows, 4, FrameTableModel::Summary), QString("ids #0: Hel"));
+    QCOMPARE(cell(rows, 4, FrameTableModel::Tokens), QString("1"));
+    QCOMPARE(cell(rows, 5, FrameTableModel::Summary), QString("ids #1–#2: lo⟦degraded⟧"));
+    QCOMPARE(cell(rows, 5, FrameTableModel::Tokens), QString("1"));  // the marker is no token
+    QCOMPARE(cell(rows, 6, FrameTableModel::Summary), QString("ids #3:  world"));
+    QCOMPARE(cell(rows, 7, FrameTableModel::Summary), QString("body: 4 ids, 2 padding, degraded from #2, aligned"));
+    inspector.frameView()->selectRow(5);
+    QCOMPARE(inspector.detailView()->fieldValue("token ids"), QString("ids #1–#2 of the body"));
+    QCOMPARE(inspector.detailView()->fieldValue("#1"), QString("2 \"lo\""));
+    QCOMPARE(inspector.detailView()->fieldValue("#2"), QString("4294967294 degraded marker"));
+    inspector.frameView()->selectRow(7);
+    QCOMPARE(inspector.detailView()->fieldValue("alignment"), QString("ok, 24 bytes"));
+    QCOMPARE(inspector.detailView()->fieldValue("degraded marker"), QString("#2, not announced by X-Claude-Backpressure"));
+    QCOMPARE(cell(rows, 11, FrameTableModel::Summary), QString("body: 1 ids, 0 padding, refused (alignment)"));
+    inspector.frameView()->selectRow(11);
+    QVERIFY2(inspector.detailView()->fieldValue("alignment").startsWith("refused, alignment at byte 4"),
+             qPrintable(inspector.detailView()->fieldValue("alignment")));
+    inspector.applyFilter("type:token_ids");
+    QTRY_COMPARE(rows->rowCount(), 6);
+    if (QByteArray shots = qgetenv("ANTHRO_TEST_SHOTS"); !shots.isEmpty()) {
+      inspector.applyFilter("");
+      QTRY_COMPARE(rows->rowCount(), 12);
+      inspector.resize(1600, 800);
+      inspector.frameView()->selectRow(5);
+      QTest::qWait(300);
+      inspector.grab().save(QString::fromUtf8(shots) + "/token-stream-inspector.png");
     }
   }
 };
