@@ -2796,6 +2796,14 @@
         <source>Session failed: %1</source>
         <translation>会话失败：%1</translation>
     </message>
+    <message>
+        <source>Token ids (seed 001)</source>
+        <translation>Token ID（种子 001）</translation>
+    </message>
+    <message>
+        <source>Ask a Messages API target for seed 001's token stream: u32 token ids named through GET /v1/vocab; TTFT is the first id, the token rate ids per second</source>
+        <translation>向 Messages API 目标请求种子 001 的 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::VerdictChipDelegate</name>
