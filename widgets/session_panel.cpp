@@ -345,6 +345,8 @@ void SessionPanel::setEmbeddedTargets(const QString& anthro, const QString& lab,
 }
 
 void SessionPanel::setTarget(const QString& url) { target_->setCurrentText(url); }
+void SessionPanel::setTokenStream(bool on) { token_stream_->setChecked(on); }
+bool SessionPanel::tokenStreamOffered() const { return token_stream_->isEnabled(); }
 QString SessionPanel::target() const { return target_->currentText().trimmed(); }
 void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text); }
 void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }

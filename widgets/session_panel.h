@@ -49,6 +49,9 @@ class SessionPanel : public QWidget {
   QString target() const;
   void setPrompt(const QString& text);
   void setRepeat(int requests);
+  // Seed 001's token stream for a Messages API target; offered for such targets only.
+  void setTokenStream(bool on);
+  bool tokenStreamOffered() const;
   // Capture the session's own traffic on lo (libpcap; needs the capture permission).
   void setCaptureTraffic(bool on);
 

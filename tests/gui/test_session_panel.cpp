@@ -254,6 +254,30 @@ class TestSessionPanel : public QObject {
   }
 
   // The stats line, the load status and the charts' texts follow a language switch.
+  // Seed 001's token stream from the composer: offered for a Messages API target only; the ids
+  // arrive named as text, and their request reaches the charts with its TTFT (the first id).
+  void tokenIdsFromTheComposer() {
+    EndpointFixture ids({}, 20, 4, 30);
+    ids.config().token_stream = true;
+    ids.start();
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    QVERIFY(!panel.tokenStreamOffered());
+    panel.setTarget(QString::fromStdString(ids.endpoint().url("http")) + "/v1/messages");
+    QVERIFY(panel.tokenStreamOffered());
+    panel.setTokenStream(true);
+    QVERIFY(sendAndWait(panel));
+    QCOMPARE(panel.results().size(), std::size_t{1});
+    const RequestResult& r = panel.results()[0];
+    QVERIFY(r.token_stream);
+    QCOMPARE(r.token_stream->ids, std::uint64_t{30});
+    QCOMPARE(r.figures.tokens, std::uint64_t{30});
+    QVERIFY(r.figures.ttft_ms.has_value());
+    QCOMPARE(panel.answer(), QString::fromStdString(r.text));
+    QVERIFY(!panel.answer().contains(QStringLiteral("⟦")));  // every id named through GET /v1/vocab
+    QCOMPARE(startTimes(panel, 1).size() + startTimes(panel, 0).size(), std::size_t{1});
+  }
+
   void textsFollowTheLanguage() {
     SessionPanel panel;
     panel.setTarget(lab_);
