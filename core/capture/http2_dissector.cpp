@@ -109,6 +109,7 @@ void Http2Dissector::read_frames(Direction dir, double ts) {
                                      " bytes past the receiver's SETTINGS_MAX_FRAME_SIZE " + std::to_string(s.max_frame));
     if (p.size() - at - kFrameHeader < f.length) break;
     ++frames_;
+    f.payload = p.substr(at + kFrameHeader, f.length);
     if (events_.on_frame) events_.on_frame(f);
     frame(dir, f, p.substr(at + kFrameHeader, f.length));
     at += kFrameHeader + f.length;
@@ -260,6 +261,10 @@ void Http2Dissector::request_head(std::uint32_t id, net::HttpFields fields, bool
   }
   if (streams_.size() >= kMaxOpenStreams)
     return fail(Direction::ClientToServer, client_.offset, "more than " + std::to_string(kMaxOpenStreams) + " streams open");
+  if (id <= last_request_stream_) return;  // a stream that ended already (its trailer after a reset)
+  if (id % 2 == 0)  // RFC 9113 §5.1.1: a client's streams are odd
+    return fail(Direction::ClientToServer, client_.offset, "request HEADERS on even stream " + std::to_string(id));
+  last_request_stream_ = id;
   auto& s = streams_[id];
   if (!s) s = std::make_unique<Stream>();
   s->id = id;
@@ -287,6 +292,7 @@ void Http2Dissector::open_exchange(Stream& s) {
 
 void Http2Dissector::reply_head(std::uint32_t id, const net::HttpFields& fields, bool end_stream, double ts) {
   auto it = streams_.find(id);
+  if (it == streams_.end() && id <= last_request_stream_) return;  // ended already (a reset): frames in flight
   if (it == streams_.end() || !it->second->request_seen)
     return fail(Direction::ServerToClient, server_.offset, "HEADERS for stream " + std::to_string(id) + ", which no request opened");
   Stream& s = *it->second;
@@ -326,6 +332,7 @@ void Http2Dissector::reply_head(std::uint32_t id, const net::HttpFields& fields,
 
 void Http2Dissector::data(Direction dir, std::uint32_t id, std::string_view bytes, bool end, double ts) {
   auto it = streams_.find(id);
+  if (it == streams_.end() && id <= last_request_stream_) return;  // ended already (a reset): frames in flight
   if (it == streams_.end() || !it->second->request_seen)
     return fail(dir, side(dir).offset, "DATA on stream " + std::to_string(id) + ", which no request opened");
   Stream& s = *it->second;

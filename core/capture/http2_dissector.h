@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "capture/http_dissector.h"
 
@@ -26,6 +27,7 @@ struct Http2Frame {
   std::uint64_t offset = 0;  // of its header in its direction's bytes (after the preface)
   std::uint8_t type = 0, flags = 0;
   std::uint32_t stream_id = 0, length = 0;
+  std::string_view payload;  // its bytes, valid during the on_frame call only
 };
 
 // "DATA", "HEADERS", ... ; "0xNN" for a type RFC 9113 does not define.
@@ -93,6 +95,7 @@ class Http2Dissector {
   HttpDissector http_;
   Side client_, server_;
   std::map<std::uint32_t, std::unique_ptr<Stream>> streams_;
+  std::uint32_t last_request_stream_ = 0;  // the highest stream a request opened
   std::optional<double> client_closed_, server_closed_;
   double feeding_ts_ = 0;
   std::uint64_t packet_ = 0;
