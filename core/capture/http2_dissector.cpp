@@ -110,6 +110,7 @@ void Http2Dissector::read_frames(Direction dir, double ts) {
     if (p.size() - at - kFrameHeader < f.length) break;
     ++frames_;
     f.payload = p.substr(at + kFrameHeader, f.length);
+    frame_offset_ = f.offset;
     if (events_.on_frame) events_.on_frame(f);
     frame(dir, f, p.substr(at + kFrameHeader, f.length));
     at += kFrameHeader + f.length;
@@ -229,14 +230,14 @@ void Http2Dissector::header_block(Direction dir, std::uint32_t stream_id, bool e
     int flags = 0;
     auto used = nghttp2_hd_inflate_hd2(s.inflater, &nv, &flags, in, left, 1);
     if (used < 0)
-      return fail(dir, s.offset, "HPACK block on stream " + std::to_string(stream_id) + ": " +
+      return fail(dir, frame_offset_, "HPACK block on stream " + std::to_string(stream_id) + ": " +
                                      nghttp2_strerror(static_cast<int>(used)));
     in += used;
     left -= static_cast<std::size_t>(used);
     if (flags & NGHTTP2_HD_INFLATE_EMIT) {
       decoded += nv.namelen + nv.valuelen + 32;
       if (decoded > kMaxHeaderList)
-        return fail(dir, s.offset, "header list on stream " + std::to_string(stream_id) + " larger than " +
+        return fail(dir, frame_offset_, "header list on stream " + std::to_string(stream_id) + " larger than " +
                                        std::to_string(kMaxHeaderList) + " bytes decoded");
       fields.emplace_back(std::string(reinterpret_cast<const char*>(nv.name), nv.namelen),
                           std::string(reinterpret_cast<const char*>(nv.value), nv.valuelen));
@@ -246,7 +247,7 @@ void Http2Dissector::header_block(Direction dir, std::uint32_t stream_id, bool e
       break;
     }
     if (used == 0 && !(flags & NGHTTP2_HD_INFLATE_EMIT))
-      return fail(dir, s.offset, "HPACK block on stream " + std::to_string(stream_id) + " ends mid-field");
+      return fail(dir, frame_offset_, "HPACK block on stream " + std::to_string(stream_id) + " ends mid-field");
   }
   if (push) return;
   if (dir == Direction::ClientToServer) request_head(stream_id, std::move(fields), end_stream, ts);
@@ -260,10 +261,10 @@ void Http2Dissector::request_head(std::uint32_t id, net::HttpFields fields, bool
     return;
   }
   if (streams_.size() >= kMaxOpenStreams)
-    return fail(Direction::ClientToServer, client_.offset, "more than " + std::to_string(kMaxOpenStreams) + " streams open");
+    return fail(Direction::ClientToServer, frame_offset_, "more than " + std::to_string(kMaxOpenStreams) + " streams open");
   if (id <= last_request_stream_) return;  // a stream that ended already (its trailer after a reset)
   if (id % 2 == 0)  // RFC 9113 §5.1.1: a client's streams are odd
-    return fail(Direction::ClientToServer, client_.offset, "request HEADERS on even stream " + std::to_string(id));
+    return fail(Direction::ClientToServer, frame_offset_, "request HEADERS on even stream " + std::to_string(id));
   last_request_stream_ = id;
   auto& s = streams_[id];
   if (!s) s = std::make_unique<Stream>();
@@ -294,13 +295,13 @@ void Http2Dissector::reply_head(std::uint32_t id, const net::HttpFields& fields,
   auto it = streams_.find(id);
   if (it == streams_.end() && id <= last_request_stream_) return;  // ended already (a reset): frames in flight
   if (it == streams_.end() || !it->second->request_seen)
-    return fail(Direction::ServerToClient, server_.offset, "HEADERS for stream " + std::to_string(id) + ", which no request opened");
+    return fail(Direction::ServerToClient, frame_offset_, "HEADERS for stream " + std::to_string(id) + ", which no request opened");
   Stream& s = *it->second;
   open_exchange(s);
   if (!error_.empty()) return;
   if (s.reply_seen) {  // trailing HEADERS
     if (!end_stream)
-      return fail(Direction::ServerToClient, server_.offset, "trailing HEADERS on stream " + std::to_string(id) + " without END_STREAM");
+      return fail(Direction::ServerToClient, frame_offset_, "trailing HEADERS on stream " + std::to_string(id) + " without END_STREAM");
     http_.end_reply(*s.x, fields, reply_fields(s), ts);
     return this->end_stream(id, ts);
   }
@@ -316,7 +317,7 @@ void Http2Dissector::reply_head(std::uint32_t id, const net::HttpFields& fields,
       rest += name + ": " + value + "\r\n";
     }
   }
-  if (status == 0) return fail(Direction::ServerToClient, server_.offset, "HEADERS on stream " + std::to_string(id) + " without a valid :status");
+  if (status == 0) return fail(Direction::ServerToClient, frame_offset_, "HEADERS on stream " + std::to_string(id) + " without a valid :status");
   if (status < 200) {  // interim (100 Continue, 103): the real head follows
     s.reply.clear();
     return;
@@ -334,18 +335,18 @@ void Http2Dissector::data(Direction dir, std::uint32_t id, std::string_view byte
   auto it = streams_.find(id);
   if (it == streams_.end() && id <= last_request_stream_) return;  // ended already (a reset): frames in flight
   if (it == streams_.end() || !it->second->request_seen)
-    return fail(dir, side(dir).offset, "DATA on stream " + std::to_string(id) + ", which no request opened");
+    return fail(dir, frame_offset_, "DATA on stream " + std::to_string(id) + ", which no request opened");
   Stream& s = *it->second;
   if (dir == Direction::ClientToServer) {
     if (s.x) return;  // the server answered already; the rest of the body is not read
     if (s.request.body.size() + bytes.size() > kMaxRequestBody)
-      return fail(dir, client_.offset, "request body on stream " + std::to_string(id) + " larger than " +
+      return fail(dir, frame_offset_, "request body on stream " + std::to_string(id) + " larger than " +
                                            std::to_string(kMaxRequestBody) + " bytes");
     s.request.body.append(bytes);
     if (end) open_exchange(s);
     return;
   }
-  if (!s.reply_seen) return fail(dir, server_.offset, "DATA on stream " + std::to_string(id) + " before its HEADERS");
+  if (!s.reply_seen) return fail(dir, frame_offset_, "DATA on stream " + std::to_string(id) + " before its HEADERS");
   http_.reply_body(*s.x, bytes, ts);
   if (!end) return;
   http_.end_reply(*s.x, {}, reply_fields(s), ts);

@@ -95,6 +95,7 @@ class Http2Dissector {
   HttpDissector http_;
   Side client_, server_;
   std::map<std::uint32_t, std::unique_ptr<Stream>> streams_;
+  std::uint64_t frame_offset_ = 0;  // of the frame being read, for errors
   std::uint32_t last_request_stream_ = 0;  // the highest stream a request opened
   std::optional<double> client_closed_, server_closed_;
   double feeding_ts_ = 0;

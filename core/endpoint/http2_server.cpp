@@ -303,8 +303,9 @@ awaitable<void> Http2Connection::answer(std::shared_ptr<H2Stream> s) {
   asio::steady_timer timer(stream_.socket().get_executor());
   ++state_.counters.http_requests;
   std::optional<std::string> failure;
+  ReplyHeaders none;  // (a named variable: GCC 12 miscompiles a braced list inside co_await)
   if (s->too_big) {
-    co_await out.respond(413, "text/plain", "request body larger than " + std::to_string(kBodyLimit) + " bytes\n", {});
+    co_await out.respond(413, "text/plain", "request body larger than " + std::to_string(kBodyLimit) + " bytes\n", none);
   } else if (admission_ == Admission::Refuse) {
     co_await refuse_http_request(s->request, state_, out);
     nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_NO_ERROR, nullptr, 0);
@@ -314,7 +315,7 @@ awaitable<void> Http2Connection::answer(std::shared_ptr<H2Stream> s) {
   }
   if (failure) {
     state_.log("HTTP/2 stream " + std::to_string(s->id) + ": internal error: " + *failure);
-    if (!out.started()) co_await out.respond(500, "application/json", internal_error_body(s->request, *failure), {});
+    if (!out.started()) co_await out.respond(500, "application/json", internal_error_body(s->request, *failure), none);
     else if (!s->closed) nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
     flush();
   }

@@ -205,7 +205,8 @@ class Responder {
   awaitable<bool> serve_vocabulary(const HttpRequest& req) {
     if (req.method != "GET")
       co_return co_await send_error(Api::Messages, 405, "invalid_request_error", "use GET on " + std::string(kTokenStreamVocabPath));
-    co_return co_await out_.respond(200, "application/json", state_.token_vocabulary.to_json(), {});
+    Headers none;  // (a named variable: GCC 12 miscompiles a braced list inside co_await)
+    co_return co_await out_.respond(200, "application/json", state_.token_vocabulary.to_json(), std::move(none));
   }
 
   // Seed 001's passthrough: the request's headers judged, then the reply's token ids as u32 LE,
@@ -223,7 +224,8 @@ class Responder {
       co_return co_await send_error(Api::Messages, refusal->code, refusal->type, refusal->message);
     state_.token_contexts.touch(admission.context, steady_seconds());
     // An empty conversation only keeps the context alive (seed 001's keep-alive).
-    if (parsed->messages.empty()) co_return co_await out_.respond(200, kTokenStreamMediaType, "", {});
+    Headers none;
+    if (parsed->messages.empty()) co_return co_await out_.respond(200, kTokenStreamMediaType, "", std::move(none));
     std::uint32_t max_tokens = parsed->max_tokens.value_or(state_.config.default_max_tokens);
     ReplyPlan plan = state_.http_model.plan(ReplyRequest{parsed->model, prompt, max_tokens, state_.request_number++});
     if (plan.quota_retry_after_ms || plan.overload) {
@@ -253,7 +255,8 @@ class Responder {
                                     "expected {\"error\":{\"type\":\"json_parse_error\",...},\"content_type\":\"" +
                                         std::string(kTokenStreamMediaType) + "\"}");
     ++state_.counters.client_error_reports;
-    co_return co_await out_.respond(204, "", "", {});
+    Headers none;
+    co_return co_await out_.respond(204, "", "", std::move(none));
   }
 
   awaitable<bool> whole_token_ids(const ReplyPlan& plan) {
@@ -280,7 +283,7 @@ class Responder {
       co_await pace(plan, i);
       std::string chunk = id_bytes(ids[next++]);
       if (plan.degraded_from_token == i) chunk += id_bytes(ids[next++]);  // the marker, then the token
-      ok = co_await out_.piece(std::move(chunk));
+      ok = co_await out_.piece(std::move(chunk), std::string());
       if (!ok) co_return false;
       if (plan.reset_after_token && i + 1 >= *plan.reset_after_token) {
         out_.reset();
@@ -420,7 +423,9 @@ class Http1Writer : public ReplyWriter {
     co_return co_await send(http_chunk(data, extension));
   }
   awaitable<bool> end(Headers trailers) override {
-    co_return co_await send(trailers.empty() ? http_chunk("") : http_last_chunk(trailers));
+    // (Named first: GCC 12 frees a conditional's temporary twice inside co_await.)
+    std::string last = trailers.empty() ? http_chunk("") : http_last_chunk(trailers);
+    co_return co_await send(std::move(last));
   }
   void reset() override { stream_.reset(); }
   bool started() const override { return started_; }

@@ -26,7 +26,7 @@ class ReplyWriter {
   virtual net::awaitable<bool> start(int status, ReplyHeaders headers) = 0;
   // One piece of the body as it is made (an HTTP/1.1 chunk with `extension`, an HTTP/2 DATA
   // frame, where chunk extensions do not exist).
-  virtual net::awaitable<bool> piece(std::string data, std::string extension = {}) = 0;
+  virtual net::awaitable<bool> piece(std::string data, std::string extension) = 0;
   // The streamed body's end, with its trailer fields.
   virtual net::awaitable<bool> end(ReplyHeaders trailers) = 0;
   // Abortive end of the connection (the reset-mid-stream fault: what a dead peer leaves).
