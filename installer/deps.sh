@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-l10n-tools qt6-svg-dev libqcustomplot-dev
   fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
-  libssl-dev libsodium-dev libpcap-dev libcap-dev libcap2-bin nlohmann-json3-dev libboost-dev
+  libssl-dev libsodium-dev libpcap-dev libnghttp2-dev libcap-dev libcap2-bin nlohmann-json3-dev libboost-dev
   xvfb xauth tshark tcpdump curl imagemagick poppler-utils openssl
   clang-14 libclang-rt-14-dev
   python3 python3-jsonschema python3-numpy python3-scipy

@@ -65,8 +65,11 @@ Dissected dissect(const std::string& pcap, const KeyRing& ring) {
 class TestProfiles : public QObject {
   Q_OBJECT
  private slots:
-  void registryHoldsTheFiveProfiles() {
-    QCOMPARE(profiles().size(), std::size_t{5});
+  void registryHoldsTheSixProfiles() {
+    QCOMPARE(profiles().size(), std::size_t{6});
+    QCOMPARE(name_of(find_profile("http2")), std::string("http2"));
+    QCOMPARE(profile(ProfileId::Http2).dissector, Dissector::Http2);
+    QCOMPARE(profile(ProfileId::Http2).emulation, Emulation::Http2Baseline);
     QCOMPARE(find_profile("token-stream")->rides_on, &profile(ProfileId::Http));
     QCOMPARE(profile(ProfileId::TokenStream).checklist_id, std::string_view("token-stream"));
     QCOMPARE(profile(ProfileId::TokenStream).dissector, Dissector::Http);
@@ -90,14 +93,15 @@ class TestProfiles : public QObject {
     QCOMPARE(profile_for_alpn("http/1.1")->emulation, Emulation::HttpBaseline);
     QCOMPARE(name_of(profile_for_alpn("layer-zero")), std::string("layer-zero"));
     QCOMPARE(name_of(profile_for_handshake("layer-zero", true)), std::string("layer-zero"));
-    QCOMPARE(name_of(profile_for_alpn("h2")), std::string("nothing"));
+    QCOMPARE(name_of(profile_for_alpn("h2")), std::string("http2"));
+    QCOMPARE(name_of(profile_for_alpn("h2c")), std::string("nothing"));
     QCOMPARE(name_of(profile_for_alpn("")), std::string("nothing"));
     QCOMPARE(name_of(profile_for_alpn("ANTHRO-V1")), std::string("nothing"));  // ALPN ids are bytes
     // A handshake as a capture sees it.
     QCOMPARE(name_of(profile_for_handshake("anthro-v1", true)), std::string("anthro-v1"));
     QCOMPARE(name_of(profile_for_handshake("", true)), std::string("http"));
     QCOMPARE(name_of(profile_for_handshake("", false)), std::string("nothing"));
-    QCOMPARE(name_of(profile_for_handshake("h2", true)), std::string("nothing"));
+    QCOMPARE(name_of(profile_for_handshake("h2", true)), std::string("http2"));
     QCOMPARE(tls_default_profile().id, ProfileId::Http);
   }
 

@@ -34,8 +34,16 @@ void note_affinity_request(AffinityExchange& x,
 void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response, std::string_view error_type,
                          std::optional<std::uint64_t> chunk_tokens, std::optional<std::uint64_t> trailer_tokens,
                          std::string_view request_body, std::string_view reply_text) {
-  auto field = [&response](const char* name) -> std::optional<std::string> {
-    std::string value = response.header(name);
+  note_affinity_reply(x, response.status(), [&response](const char* name) { return response.header(name); },
+                      error_type, chunk_tokens, trailer_tokens, request_body, reply_text);
+}
+
+void note_affinity_reply(AffinityExchange& x, int status, const std::function<std::string(const char*)>& header,
+                         std::string_view error_type, std::optional<std::uint64_t> chunk_tokens,
+                         std::optional<std::uint64_t> trailer_tokens, std::string_view request_body,
+                         std::string_view reply_text) {
+  auto field = [&header](const char* name) -> std::optional<std::string> {
+    std::string value = header(name);
     return value.empty() ? std::nullopt : bounded(value);
   };
   x.session_id = field("x-anthropic-session-id");
@@ -45,9 +53,8 @@ void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& res
   if (!error_type.empty()) x.error_type = bounded(std::string(error_type));
   x.chunk_token_count = chunk_tokens;
   x.trailer_token_count = trailer_tokens;
-  if (x.context_hash && response.status() == 200)
+  if (x.context_hash && status == 200)
     x.context_hash_agrees = *x.context_hash == response_context_hash(messages_of(request_body), reply_text);
 }
-
 
 }  // namespace anthro

@@ -46,5 +46,11 @@ void note_affinity_request(AffinityExchange& x,
 void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response, std::string_view error_type,
                          std::optional<std::uint64_t> chunk_tokens, std::optional<std::uint64_t> trailer_tokens,
                          std::string_view request_body, std::string_view reply_text);
+// The same from a reply's status and header fields however they were read (HTTP/2's HPACK);
+// `header` gives "" for a field the reply lacks.
+void note_affinity_reply(AffinityExchange& x, int status, const std::function<std::string(const char*)>& header,
+                         std::string_view error_type, std::optional<std::uint64_t> chunk_tokens,
+                         std::optional<std::uint64_t> trailer_tokens, std::string_view request_body,
+                         std::string_view reply_text);
 
 }  // namespace anthro

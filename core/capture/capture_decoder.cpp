@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "capture/http2_dissector.h"
 #include "capture/http_dissector.h"
 #include "capture/tls_decoder.h"
 #include "profile/profile.h"
@@ -24,7 +25,8 @@ namespace {
 bool is_tls_record(ByteView first) { return first.size() >= 3 && first[0] == 0x16 && first[1] == 0x03; }
 
 CaptureTransport cleartext_transport(const Profile& p) {
-  return p.dissector == Dissector::Http ? CaptureTransport::Http : CaptureTransport::Lab;
+  bool http = p.dissector == Dissector::Http || p.dissector == Dissector::Http2;
+  return http ? CaptureTransport::Http : CaptureTransport::Lab;
 }
 
 }  // namespace
@@ -35,6 +37,7 @@ struct CaptureDecoder::Conn {
   std::unique_ptr<ConnectionDecoder> anthro;
   std::unique_ptr<TlsDecoder> tls;
   std::unique_ptr<HttpDissector> http;  // HTTP connections
+  std::unique_ptr<Http2Dissector> http2;  // HTTP/2 connections
   std::unique_ptr<lz::ConnectionTracer> lz;  // Layer Zero connections
   bool recognised = false;
   double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
@@ -91,6 +94,10 @@ void CaptureDecoder::finish() {
       c->http->finish();
       c->info.http_error = c->http->error();
     }
+    if (c->http2) {
+      c->http2->finish();
+      c->info.http_error = c->http2->error();
+    }
     if (c->lz) end_layer_zero(*c);
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
@@ -118,6 +125,7 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
   };
   e.on_close = [&c](Direction dir, double ts, bool) {
     if (c.http) c.http->close(dir, ts);
+    if (c.http2) c.http2->close(dir, ts);
     if (c.info.first_close) return;
     c.info.first_close = dir;
     c.info.closed_ts = ts;
@@ -164,6 +172,7 @@ void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode
   switch (p.dissector) {
     case Dissector::AnthroV1: start_anthro(c, mode); break;
     case Dissector::Http: start_http(c); break;
+    case Dissector::Http2: start_http2(c); break;
     case Dissector::LayerZero: c.lz = std::make_unique<lz::ConnectionTracer>(c.info.name); break;
   }
 }
@@ -171,6 +180,7 @@ void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
   if (c.http) read_http(c, dir, data, ts);
+  if (c.http2) read_http2(c, dir, data, ts);
   if (c.lz) {
     c.lz->feed(dir, data, ts);
     c.info.lz_frames = c.lz->trace().frames.size();
@@ -217,6 +227,24 @@ void CaptureDecoder::start_http(Conn& c) {
     if (events_.on_http_exchange) events_.on_http_exchange(c.info, r);
   };
   c.http = std::make_unique<HttpDissector>(std::move(ev));
+}
+
+void CaptureDecoder::start_http2(Conn& c) {
+  Http2Dissector::Events ev;
+  ev.on_event = [this, &c](const HttpEvent& e) {
+    if (events_.on_http) events_.on_http(c.info, e);
+  };
+  ev.on_exchange = [this, &c](RequestResult& r) {
+    if (events_.on_http_exchange) events_.on_http_exchange(c.info, r);
+  };
+  c.http2 = std::make_unique<Http2Dissector>(std::move(ev));
+}
+
+void CaptureDecoder::read_http2(Conn& c, Direction dir, ByteView data, double ts) {
+  c.http2->feed(dir, data, ts, packet_);
+  c.info.http_requests = c.http2->requests();
+  c.info.http_probe_requests = c.http2->probe_requests();
+  c.info.sse_events = c.http2->sse_events();
 }
 
 // An HTTP connection's requests and replies, counted with those the workbench sent as probes.

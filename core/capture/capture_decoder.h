@@ -108,6 +108,8 @@ class CaptureDecoder {
   void start_tls(Conn& c);
   void start_http(Conn& c);
   void read_http(Conn& c, Direction dir, ByteView data, double ts);
+  void start_http2(Conn& c);
+  void read_http2(Conn& c, Direction dir, ByteView data, double ts);
   void end_layer_zero(Conn& c);
 
   const KeyRing& keys_;

@@ -14,8 +14,8 @@ bool secret_header(const std::string& name) {
   return name == "x-api-key" || name == "authorization" || name == "proxy-authorization" || name == "cookie";
 }
 
-std::string request_text(const net::HttpRequest& req) {
-  std::string out = req.method + " " + req.target + " HTTP/1.1\r\n";
+std::string request_text(const net::HttpRequest& req, std::string_view version) {
+  std::string out = req.method + " " + req.target + " " + std::string(version) + "\r\n";
   for (const auto& [name, value] : req.headers)
     out += name + ": " + (secret_header(name) ? std::string(value.size(), '*') : value) + "\r\n";
   return out + "\r\n" + req.body;
@@ -44,11 +44,11 @@ HttpAffinity request_affinity(const net::HttpRequest& req) {
   return a;
 }
 
-HttpAffinity reply_head_affinity(const net::HttpResponseReader& reader) {
+HttpAffinity reply_head_affinity(const HttpDissector::HeaderLookup& header) {
   HttpAffinity a;
   for (const char* name : {"x-anthropic-session-id", "x-anthropic-context-hash", "x-anthropic-new-session-id",
                            "x-anthropic-expected-hash"})
-    read_affinity_header(a, name, reader.header(name));
+    read_affinity_header(a, name, header(name));
   return a;
 }
 
@@ -77,6 +77,7 @@ std::string token_body_summary(const TokenStreamExchange& x) {
 
 struct HttpDissector::Exchange {
   Exchange() : recorder(result) {}
+  Exchange(const Exchange&) = delete;
   RequestResult result;
   RequestRecorder recorder;
   std::unique_ptr<HttpReplyRecorder> reply;
@@ -110,22 +111,7 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
   if (open_.size() + done.size() > kMaxOpen)
     return fail("more than " + std::to_string(kMaxOpen) + " requests wait for their replies");
   for (std::size_t i = 0; i < done.size(); ++i) {
-    const net::HttpRequest& req = done[i];
-    auto x = std::make_unique<Exchange>();
-    x->result.stream_id = next_id_++;
-    x->messages = req.target.find("/chat/completions") == std::string::npos;
-    x->head_request = req.method == "HEAD";
-    x->first_packet = i == 0 ? first_packet : packet;
-    double start = i == 0 ? first : ts;
-    RequestMeta meta = meta_of_request(req.body);
-    ++requests_;
-    if (meta.probe) ++probes_;
-    x->recorder.request_sent(start, std::move(meta));
-    if (x->messages) note_affinity(*x, req);
-    if (x->messages) note_token_stream(*x, req);
-    if (events_.on_event)
-      events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, x->result.stream_id, request_text(req),
-                        req.method + " " + req.target, 0, 0, request_affinity(req)});
+    auto x = open_exchange(done[i], next_id_++, i == 0 ? first : ts, i == 0 ? first_packet : packet, "HTTP/1.1");
     // The reply parser was reset when the last reply ended, before it knew whether this one is a HEAD's.
     if (open_.empty()) reply_reader_.next(x->head_request);
     open_.push_back(std::move(x));
@@ -133,6 +119,31 @@ void HttpDissector::read_requests(std::string_view bytes, double ts, std::uint64
   request_start_.reset();
   if (requests_reader_.in_request()) request_start_ = done.empty() ? std::pair{first, first_packet} : std::pair{ts, packet};
 }
+
+void HttpDissector::ExchangeDeleter::operator()(Exchange* x) const { delete x; }
+
+HttpDissector::ExchangePtr HttpDissector::open_exchange(const net::HttpRequest& req, std::uint32_t id,
+                                                                      double start, std::uint64_t first_packet,
+                                                                      std::string_view version) {
+  ExchangePtr x(new Exchange);
+  x->result.stream_id = id;
+  x->messages = req.target.find("/chat/completions") == std::string::npos;
+  x->head_request = req.method == "HEAD";
+  x->first_packet = first_packet;
+  RequestMeta meta = meta_of_request(req.body);
+  ++requests_;
+  if (meta.probe) ++probes_;
+  x->recorder.request_sent(start, std::move(meta));
+  if (x->messages) note_affinity(*x, req);
+  if (x->messages) note_token_stream(*x, req);
+  if (events_.on_event)
+    events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, id, request_text(req, version),
+                      req.method + " " + req.target, 0, 0, request_affinity(req)});
+  return x;
+}
+
+bool HttpDissector::replying(const Exchange& x) { return x.reply != nullptr; }
+RequestRecorder& HttpDissector::recorder(Exchange& x) { return x.recorder; }
 
 void HttpDissector::read_replies(std::string_view bytes, double ts) {
   if (open_.empty()) {
@@ -149,7 +160,7 @@ void HttpDissector::read_replies(std::string_view bytes, double ts) {
     x.reply->body(reply_reader_.take_body(), ts);
     read_chunk_extensions(x);
     if (!reply_reader_.done()) return;
-    end_reply(x, ts);
+    end_front_reply(x, ts);
     complete_front();
     reply_reader_.next(!open_.empty() && open_.front()->head_request);
     ok = reply_reader_.feed("");  // bytes of the next reply fed already
@@ -176,7 +187,13 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
     if (!reply_reader_.feed("")) fail(reply_reader_.error());
     return error_.empty();
   }
-  std::string content_type = reply_reader_.header("content-type");
+  begin_reply(x, status, [this](const char* name) { return reply_reader_.header(name); }, reply_reader_.head_text(), ts);
+  return true;
+}
+
+void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& header, const std::string& head, double ts) {
+  x.recorder.first_byte(ts);
+  std::string content_type = header("content-type");
   x.streamed = is_event_stream(content_type);
   x.reply = std::make_unique<HttpReplyRecorder>(x.result, x.recorder, x.messages, x.streamed);
   std::uint32_t id = x.result.stream_id;
@@ -194,18 +211,19 @@ bool HttpDissector::start_reply(Exchange& x, double ts) {
                       range + " of the body\n" + token_id_lines(ids, first, vocabulary_),
                       one_line(range + ": " + token_stream_text(ids, vocabulary_)), 0, static_cast<std::uint32_t>(tokens), {}});
   };
-  x.reply->head(status, [this](const char* name) { return reply_reader_.header(name); },
-                x.result.token_stream ? &vocabulary_ : nullptr);
+  x.reply->head(status, header, x.result.token_stream ? &vocabulary_ : nullptr);
   x.status = status;
-  x.affinity = reply_head_affinity(reply_reader_);
+  x.affinity = reply_head_affinity(header);
   if (events_.on_event) {
-    std::string head = reply_reader_.head_text();
+    // The status line after its version: "200 OK".
+    std::size_t from = std::min(head.find(' ') + 1, head.size());
+    std::string status_line = head.substr(from, head.find('\r') - std::min(from, head.find('\r')));
     events_.on_event({HttpEventKind::Response, Direction::ServerToClient, ts, id, head,
-                      one_line(head.substr(9, head.find('\r') - 9)) + (content_type.empty() ? "" : " " + content_type),
-                      status, 0, x.affinity});
+                      one_line(status_line) + (content_type.empty() ? "" : " " + content_type), status, 0, x.affinity});
   }
-  return true;
 }
+
+void HttpDissector::reply_body(Exchange& x, std::string_view piece, double ts) { x.reply->body(piece, ts); }
 
 // Seed 004's session-affinity fields of a Messages API request, kept when it has any.
 void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
@@ -240,20 +258,24 @@ void HttpDissector::read_chunk_extensions(Exchange& x) {
     for (const auto& [name, value] : chunk) read_token_count_extension(x.affinity, name, value);
 }
 
+void HttpDissector::end_front_reply(Exchange& x, double ts) {
+  end_reply(x, reply_reader_.trailers(), [this](const char* name) { return reply_reader_.header(name); }, ts);
+}
+
 // The reply was read to its end: its trailer and error body read, the affinity told, and the
 // request's record given the session fields (the checklist's view of the same exchange).
-void HttpDissector::end_reply(Exchange& x, double ts) {
-  x.reply->trailers(reply_reader_.trailers());
+void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, const HeaderLookup& reply_fields, double ts) {
+  x.reply->trailers(trailers);
   x.reply->end(ts);
   if (x.kind == ExchangeKind::Vocabulary && x.status == 200)
     if (auto v = TokenStreamVocabulary::from_json(x.reply->kept_body())) vocabulary_ = std::move(*v);
-  for (const auto& [name, value] : reply_reader_.trailers()) read_token_count_trailer(x.affinity, name, value);
+  for (const auto& [name, value] : trailers) read_token_count_trailer(x.affinity, name, value);
   x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
   if (x.result.affinity) {
     std::optional<std::uint64_t> chunks;
     if (x.affinity.chunks_counted) chunks = x.affinity.chunk_token_sum;
-    note_affinity_reply(*x.result.affinity, reply_reader_, x.reply->error_type(), chunks, x.affinity.trailer_total,
-                        x.affinity_body, x.result.text);
+    note_affinity_reply(*x.result.affinity, x.status, reply_fields, x.reply->error_type(), chunks,
+                        x.affinity.trailer_total, x.affinity_body, x.result.text);
   }
   if (events_.on_event && x.status == 200 && x.result.token_stream)
     events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, ts, x.result.stream_id,
@@ -274,7 +296,7 @@ void HttpDissector::close(Direction dir, double ts) {
   if (error_.empty() && reply_reader_.feed_eof() && reply_reader_.head_done() && reply_reader_.done() &&
       open_.front()->reply) {
     read_chunk_extensions(*open_.front());
-    end_reply(*open_.front(), ts);
+    end_front_reply(*open_.front(), ts);
     complete_front();
   }
   end_open(ts);
@@ -304,8 +326,12 @@ void HttpDissector::end_open(std::optional<double> server_closed) {
 }
 
 void HttpDissector::complete_front() {
-  std::unique_ptr<Exchange> x = std::move(open_.front());
+  ExchangePtr x = std::move(open_.front());
   open_.pop_front();
+  complete(std::move(x));
+}
+
+void HttpDissector::complete(ExchangePtr x) {
   if (x->kind != ExchangeKind::Model) return;  // its frames are shown; it is no model request
   x->recorder.finish(x->streamed);
   x->result.packets = std::pair{x->first_packet + 1, last_packet_ + 1};  // numbered from 1, as Wireshark does

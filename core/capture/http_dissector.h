@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "capture/http_event.h"
 #include "metrics/request_result.h"
@@ -38,6 +39,28 @@ class HttpDissector {
   // mid-reply gave up; otherwise they stay open, as the capture stopped).
   void finish();
 
+  // The message level, which HTTP/2 shares (Http2Dissector): an exchange opened by its parsed
+  // request, its reply's head, body pieces and end, then completed. `version`: "HTTP/1.1" or
+  // "HTTP/2", as the event texts name it; `id`: the exchange's number (an HTTP/2 stream id).
+  struct Exchange;
+  struct ExchangeDeleter {
+    void operator()(Exchange* x) const;
+  };
+  using ExchangePtr = std::unique_ptr<Exchange, ExchangeDeleter>;
+  using HeaderLookup = std::function<std::string(const char* name)>;
+  ExchangePtr open_exchange(const net::HttpRequest& req, std::uint32_t id, double start,
+                                          std::uint64_t first_packet, std::string_view version);
+  void begin_reply(Exchange& x, int status, const HeaderLookup& header, const std::string& head_text, double ts);
+  void reply_body(Exchange& x, std::string_view piece, double ts);
+  // `reply_fields`: the reply head's fields again, for seed 004's record.
+  void end_reply(Exchange& x, const net::HttpFields& trailers, const HeaderLookup& reply_fields, double ts);
+  // The exchange is over (ended, cut, or the capture stopped): its record goes out.
+  void complete(ExchangePtr x);
+  static bool replying(const Exchange& x);   // its reply's head was read
+  static RequestRecorder& recorder(Exchange& x);
+  // The packet (0-based) whose bytes are being read, for the exchanges' packet ranges.
+  void at_packet(std::uint64_t packet) { last_packet_ = packet; }
+
   std::uint64_t requests() const { return requests_; }
   std::uint64_t probe_requests() const { return probes_; }
   std::uint64_t sse_events() const { return sse_events_; }
@@ -45,12 +68,11 @@ class HttpDissector {
   const std::string& error() const { return error_; }
 
  private:
-  struct Exchange;
   void read_requests(std::string_view bytes, double ts, std::uint64_t packet);
   void read_replies(std::string_view bytes, double ts);
   bool start_reply(Exchange& x, double ts);
   void read_chunk_extensions(Exchange& x);
-  void end_reply(Exchange& x, double ts);
+  void end_front_reply(Exchange& x, double ts);
   void complete_front();
   void note_affinity(Exchange& x, const net::HttpRequest& req);
   void note_token_stream(Exchange& x, const net::HttpRequest& req);
@@ -61,7 +83,7 @@ class HttpDissector {
   Events events_;
   net::HttpRequestReader requests_reader_;
   net::HttpResponseReader reply_reader_;
-  std::deque<std::unique_ptr<Exchange>> open_;
+  std::deque<ExchangePtr> open_;
   // When and in which packet the bytes of the request being read began.
   std::optional<std::pair<double, std::uint64_t>> request_start_;
   TokenStreamVocabulary vocabulary_;  // from the connection's GET /v1/vocab, when it has one

@@ -164,6 +164,7 @@ struct Endpoint::Impl {
     switch ((chosen ? *chosen : tls_default_profile()).emulation) {
       case Emulation::AnthroV1Frames: co_await serve_anthro(std::move(stream), *state, std::move(ext), admission); break;
       case Emulation::HttpBaseline: co_await serve_http(std::move(stream), *state, admission); break;
+      case Emulation::Http2Baseline: co_await serve_http2(std::move(stream), *state, admission); break;
       case Emulation::LayerZeroFrames: co_await serve_layer_zero(std::move(stream), *state, admission); break;
     }
   }

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "affinity/context_hash.h"
+#include "endpoint/reply_writer.h"
 #include "endpoint/server_state.h"
 #include "http/messages_api.h"
 #include "net/deadline.h"
@@ -123,76 +124,19 @@ Headers retry_headers(std::uint32_t ms) {
   return {{"retry-after", std::to_string((ms + 999) / 1000)}, {"retry-after-ms", std::to_string(ms)}};
 }
 
-class HttpConnection {
+// The reply to one request, whichever HTTP version carries it (ReplyWriter).
+class Responder {
  public:
-  HttpConnection(ByteStream& stream, ServerState& state)
-      : stream_(stream), state_(state), timer_(stream.socket().get_executor()), send_deadline_(stream) {}
-
-  // Serves requests until the peer is done; a throw is reported and answered with a 500 (or,
-  // mid-reply, where a status line would corrupt the body, with the close alone).
-  awaitable<void> run(Admission admission) {
-    auto failure = co_await failure_of(serve_requests(admission));
-    if (!failure) co_return;
-    state_.log("HTTP connection: internal error: " + *failure);
-    if (reply_started_) co_return;
-    Headers close{{"connection", "close"}};
-    co_await send(http_response(500, "application/json", error_body(api_, "api_error", "internal error: " + *failure),
-                                std::move(close)));
-  }
-
- private:
-  awaitable<void> serve_requests(Admission admission) {
-    std::string pending;
-    HttpReadTimeouts timeouts{std::nullopt, state_.config.header_timeout_s, state_.config.body_timeout_s};
-    if (admission == Admission::Refuse) timeouts.head_s = timeouts.body_s = refusal_timeout_s(state_.config);
-    for (;;) {
-      reply_started_ = false;
-      auto read = co_await read_http_request(stream_, pending, kBodyLimit, timeouts);
-      if (auto* failure = std::get_if<ReadFailure>(&read)) {
-        if (failure->timed_out) ++state_.counters.timeouts;
-        if (failure->status) co_await send(http_response(failure->status, "text/plain", failure->detail + "\n"));
-        co_return;
-      }
-      auto& req = std::get<HttpRequest>(read);
-      ++state_.counters.http_requests;
-      if (admission == Admission::Refuse) {
-        co_await refuse(req);
-        co_return;
-      }
-      bool served = co_await serve(req);
-      if (!served || !req.keep_alive) co_return;
-      timeouts.wait_s = state_.config.idle_timeout_s;
-    }
-  }
-
-  // By value: a coroutine keeps its parameters in its frame, but not what a view points to.
-  awaitable<bool> send(std::string bytes) {
-    reply_started_ = true;
-    bool ok = co_await write_within(stream_, send_deadline_, as_bytes(bytes), state_.config.send_timeout_s);
-    if (send_deadline_.expired()) ++state_.counters.timeouts;
-    co_return ok;
-  }
+  Responder(ServerState& state, ReplyWriter& out, asio::steady_timer& timer) : state_(state), out_(out), timer_(timer) {}
 
   awaitable<bool> send_error(Api api, int status, std::string type, std::string message, Headers extra = {}) {
-    std::string response = http_response(status, "application/json", error_body(api, type, message), std::move(extra));
-    bool ok = co_await send(std::move(response));
+    bool ok = co_await out_.respond(status, "application/json", error_body(api, type, message), std::move(extra));
     co_return ok;
-  }
-
-  // Beyond max_connections: 503 with the reason, then a close that lets the peer read it.
-  awaitable<void> refuse(const HttpRequest& req) {
-    std::string path = req.target.substr(0, req.target.find('?'));
-    Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
-    Headers headers = retry_headers(kRefusalRetryMs);
-    headers.emplace_back("connection", "close");
-    co_await send_error(api, 503, "overloaded_error", refusal_text(state_.config), std::move(headers));
-    co_await close_gracefully(stream_, refusal_timeout_s(state_.config));
   }
 
   awaitable<bool> serve(const HttpRequest& req) {
     std::string path = req.target.substr(0, req.target.find('?'));
     Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
-    api_ = api;
     if (path == kTokenStreamVocabPath && state_.config.token_stream) co_return co_await serve_vocabulary(req);
     if (path == kClientErrorsPath && state_.config.token_stream) co_return co_await take_client_report(req);
     if (path != kMessagesPath && path != kChatCompletionsPath)
@@ -261,7 +205,8 @@ class HttpConnection {
   awaitable<bool> serve_vocabulary(const HttpRequest& req) {
     if (req.method != "GET")
       co_return co_await send_error(Api::Messages, 405, "invalid_request_error", "use GET on " + std::string(kTokenStreamVocabPath));
-    co_return co_await send(http_response(200, "application/json", state_.token_vocabulary.to_json()));
+    Headers none;  // (a named variable: GCC 12 miscompiles a braced list inside co_await)
+    co_return co_await out_.respond(200, "application/json", state_.token_vocabulary.to_json(), std::move(none));
   }
 
   // Seed 001's passthrough: the request's headers judged, then the reply's token ids as u32 LE,
@@ -279,7 +224,8 @@ class HttpConnection {
       co_return co_await send_error(Api::Messages, refusal->code, refusal->type, refusal->message);
     state_.token_contexts.touch(admission.context, steady_seconds());
     // An empty conversation only keeps the context alive (seed 001's keep-alive).
-    if (parsed->messages.empty()) co_return co_await send(http_response(200, kTokenStreamMediaType, ""));
+    Headers none;
+    if (parsed->messages.empty()) co_return co_await out_.respond(200, kTokenStreamMediaType, "", std::move(none));
     std::uint32_t max_tokens = parsed->max_tokens.value_or(state_.config.default_max_tokens);
     ReplyPlan plan = state_.http_model.plan(ReplyRequest{parsed->model, prompt, max_tokens, state_.request_number++});
     if (plan.quota_retry_after_ms || plan.overload) {
@@ -309,7 +255,8 @@ class HttpConnection {
                                     "expected {\"error\":{\"type\":\"json_parse_error\",...},\"content_type\":\"" +
                                         std::string(kTokenStreamMediaType) + "\"}");
     ++state_.counters.client_error_reports;
-    co_return co_await send(http_response_head(204, {}));
+    Headers none;
+    co_return co_await out_.respond(204, "", "", std::move(none));
   }
 
   awaitable<bool> whole_token_ids(const ReplyPlan& plan) {
@@ -319,16 +266,16 @@ class HttpConnection {
     // Complete before it is sent, so the announcement goes in the headers.
     Headers headers;
     if (plan.degraded_from_token) headers.emplace_back("x-claude-backpressure", "degraded");
-    co_return co_await send(http_response(200, kTokenStreamMediaType, body, std::move(headers)));
+    co_return co_await out_.respond(200, kTokenStreamMediaType, std::move(body), std::move(headers));
   }
 
   awaitable<bool> stream_token_ids(const ReplyPlan& plan) {
-    Headers headers{{"content-type", kTokenStreamMediaType}, {"transfer-encoding", "chunked"}};
+    Headers headers{{"content-type", kTokenStreamMediaType}};
     const bool degraded_at_start = plan.degraded_from_token == 0u;
     const bool degraded_later = plan.degraded_from_token && !degraded_at_start;
     if (degraded_at_start) headers.emplace_back("x-claude-backpressure", "degraded");
     if (degraded_later) headers.emplace_back("trailer", "X-Claude-Backpressure");
-    bool ok = co_await send(http_response_head(200, headers));
+    bool ok = co_await out_.start(200, std::move(headers));
     if (!ok) co_return false;
     std::vector<std::uint32_t> ids = token_ids(plan, state_.token_vocabulary);
     std::size_t next = 0;
@@ -336,16 +283,16 @@ class HttpConnection {
       co_await pace(plan, i);
       std::string chunk = id_bytes(ids[next++]);
       if (plan.degraded_from_token == i) chunk += id_bytes(ids[next++]);  // the marker, then the token
-      ok = co_await send(http_chunk(chunk));
+      ok = co_await out_.piece(std::move(chunk), std::string());
       if (!ok) co_return false;
       if (plan.reset_after_token && i + 1 >= *plan.reset_after_token) {
-        stream_.reset();
+        out_.reset();
         co_return false;
       }
     }
     Headers trailers;
     if (degraded_later) trailers.emplace_back("X-Claude-Backpressure", "degraded");
-    co_return co_await send(http_last_chunk(trailers));
+    co_return co_await out_.end(std::move(trailers));
   }
 
   // Whether the emulated instance treats the request as a session's: it carries a session field
@@ -395,12 +342,11 @@ class HttpConnection {
                       r.plan.tokens.size(), std::nullopt};
     std::string body = r.api == Api::Messages ? messages_response_json(spec)
                                               : chat_completions_response_json(spec, std::time(nullptr));
-    co_return co_await send(http_response(200, "application/json", body, affinity_headers(r)));
+    co_return co_await out_.respond(200, "application/json", std::move(body), affinity_headers(r));
   }
 
   awaitable<bool> stream_reply(const Reply& r) {
-    Headers headers{{"content-type", "text/event-stream"}, {"cache-control", "no-cache"},
-                    {"transfer-encoding", "chunked"}};
+    Headers headers{{"content-type", "text/event-stream"}, {"cache-control", "no-cache"}};
     // Seed 004: each chunk's token count as a chunk extension, the total in a trailer (what
     // survives proxies that drop extensions).
     const bool counted = r.affinity.has_value();
@@ -420,22 +366,22 @@ class HttpConnection {
     AnthropicSseWriter anthropic;
     OpenAiSseWriter openai(r.id, r.request.model, std::time(nullptr), r.include_usage);
     bool messages = r.api == Api::Messages;
-    std::string first = http_response_head(200, headers) +
-                        http_chunk(messages ? anthropic.message_start(r.id, r.request.model, r.plan.input_tokens) +
-                                                  anthropic.content_block_start() + anthropic.ping()
-                                            : openai.role_chunk(),
-                                   count(0));
-    bool ok = co_await send(first);
+    bool ok = co_await out_.start(200, std::move(headers));
+    if (!ok) co_return false;
+    std::string first = messages ? anthropic.message_start(r.id, r.request.model, r.plan.input_tokens) +
+                                       anthropic.content_block_start() + anthropic.ping()
+                                 : openai.role_chunk();
+    ok = co_await out_.piece(std::move(first), count(0));
     if (!ok) co_return false;
     for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
       co_await pace(r.plan, i);
       const std::string& text = r.plan.tokens[i].text;
       counted_total += tokens_of(text);
-      std::string chunk = http_chunk(messages ? anthropic.text_delta(text) : openai.text_delta(text), count(tokens_of(text)));
-      ok = co_await send(chunk);
+      std::string chunk = messages ? anthropic.text_delta(text) : openai.text_delta(text);
+      ok = co_await out_.piece(std::move(chunk), count(tokens_of(text)));
       if (!ok) co_return false;
       if (r.plan.reset_after_token && i + 1 >= *r.plan.reset_after_token) {
-        stream_.reset();
+        out_.reset();
         co_return false;
       }
     }
@@ -443,19 +389,130 @@ class HttpConnection {
     std::string tail = messages ? anthropic.content_block_stop() + anthropic.message_delta(r.plan.stop_reason, n) +
                                       anthropic.message_stop()
                                 : openai.finish(r.plan.stop_reason) + openai.usage(r.plan.input_tokens, n) + openai.done();
-    std::string last = counted ? http_last_chunk({{"X-Anthropic-Token-Count", std::to_string(counted_total)}}) : http_chunk("");
-    co_return co_await send(http_chunk(tail, count(0)) + last);
+    ok = co_await out_.piece(std::move(tail), count(0));
+    if (!ok) co_return false;
+    Headers trailers;
+    if (counted) trailers.emplace_back("X-Anthropic-Token-Count", std::to_string(counted_total));
+    co_return co_await out_.end(std::move(trailers));
+  }
+
+  ServerState& state_;
+  ReplyWriter& out_;
+  asio::steady_timer& timer_;
+};
+
+Api api_of(const HttpRequest& req) {
+  std::string path = req.target.substr(0, req.target.find('?'));
+  return path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
+}
+
+// HTTP/1.1: a status line and fields, chunked bodies with extensions and a trailer.
+class Http1Writer : public ReplyWriter {
+ public:
+  Http1Writer(ByteStream& stream, ServerState& state) : stream_(stream), state_(state), send_deadline_(stream) {}
+
+  awaitable<bool> respond(int status, std::string content_type, std::string body, Headers headers) override {
+    if (content_type.empty() && body.empty()) co_return co_await send(http_response_head(status, headers));
+    co_return co_await send(http_response(status, content_type, body, std::move(headers)));
+  }
+  awaitable<bool> start(int status, Headers headers) override {
+    headers.emplace_back("transfer-encoding", "chunked");
+    co_return co_await send(http_response_head(status, headers));
+  }
+  awaitable<bool> piece(std::string data, std::string extension) override {
+    co_return co_await send(http_chunk(data, extension));
+  }
+  awaitable<bool> end(Headers trailers) override {
+    // (Named first: GCC 12 frees a conditional's temporary twice inside co_await.)
+    std::string last = trailers.empty() ? http_chunk("") : http_last_chunk(trailers);
+    co_return co_await send(std::move(last));
+  }
+  void reset() override { stream_.reset(); }
+  bool started() const override { return started_; }
+
+  void next_request() { started_ = false; }
+
+  // By value: a coroutine keeps its parameters in its frame, but not what a view points to.
+  awaitable<bool> send(std::string bytes) {
+    started_ = true;
+    bool ok = co_await write_within(stream_, send_deadline_, as_bytes(bytes), state_.config.send_timeout_s);
+    if (send_deadline_.expired()) ++state_.counters.timeouts;
+    co_return ok;
+  }
+
+ private:
+  ByteStream& stream_;
+  ServerState& state_;
+  Deadline send_deadline_;
+  bool started_ = false;
+};
+
+class HttpConnection {
+ public:
+  HttpConnection(ByteStream& stream, ServerState& state)
+      : stream_(stream), state_(state), timer_(stream.socket().get_executor()), out_(stream, state) {}
+
+  // Serves requests until the peer is done; a throw is reported and answered with a 500 (or,
+  // mid-reply, where a status line would corrupt the body, with the close alone).
+  awaitable<void> run(Admission admission) {
+    auto failure = co_await failure_of(serve_requests(admission));
+    if (!failure) co_return;
+    state_.log("HTTP connection: internal error: " + *failure);
+    if (out_.started()) co_return;
+    Headers close{{"connection", "close"}};
+    co_await out_.send(http_response(500, "application/json", internal_error_body(request_, *failure), std::move(close)));
+  }
+
+ private:
+  awaitable<void> serve_requests(Admission admission) {
+    std::string pending;
+    HttpReadTimeouts timeouts{std::nullopt, state_.config.header_timeout_s, state_.config.body_timeout_s};
+    if (admission == Admission::Refuse) timeouts.head_s = timeouts.body_s = refusal_timeout_s(state_.config);
+    for (;;) {
+      out_.next_request();
+      auto read = co_await read_http_request(stream_, pending, kBodyLimit, timeouts);
+      if (auto* failure = std::get_if<ReadFailure>(&read)) {
+        if (failure->timed_out) ++state_.counters.timeouts;
+        if (failure->status) co_await out_.send(http_response(failure->status, "text/plain", failure->detail + "\n"));
+        co_return;
+      }
+      request_ = std::move(std::get<HttpRequest>(read));
+      ++state_.counters.http_requests;
+      if (admission == Admission::Refuse) {
+        co_await refuse_http_request(request_, state_, out_);
+        co_await close_gracefully(stream_, refusal_timeout_s(state_.config));
+        co_return;
+      }
+      bool served = co_await answer_http_request(request_, state_, out_, timer_);
+      if (!served || !request_.keep_alive) co_return;
+      timeouts.wait_s = state_.config.idle_timeout_s;
+    }
   }
 
   ByteStream& stream_;
   ServerState& state_;
   asio::steady_timer timer_;
-  Deadline send_deadline_;
-  Api api_ = Api::Messages;     // the request being served, for the shape of a 500
-  bool reply_started_ = false;  // bytes of a reply to it went out
+  Http1Writer out_;
+  HttpRequest request_;  // the request being served, for the shape of a 500
 };
 
 }  // namespace
+
+awaitable<bool> answer_http_request(const HttpRequest& req, ServerState& state, ReplyWriter& out, asio::steady_timer& timer) {
+  Responder responder(state, out, timer);
+  co_return co_await responder.serve(req);
+}
+
+awaitable<void> refuse_http_request(const HttpRequest& req, ServerState& state, ReplyWriter& out) {
+  Headers headers = retry_headers(kRefusalRetryMs);
+  headers.emplace_back("connection", "close");
+  co_await out.respond(503, "application/json", error_body(api_of(req), "overloaded_error", refusal_text(state.config)),
+                       std::move(headers));
+}
+
+std::string internal_error_body(const HttpRequest& req, const std::string& failure) {
+  return error_body(api_of(req), "api_error", "internal error: " + failure);
+}
 
 awaitable<void> serve_http(std::unique_ptr<ByteStream> stream, ServerState& state, Admission admission) {
   HttpConnection connection(*stream, state);

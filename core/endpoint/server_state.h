@@ -148,6 +148,9 @@ net::awaitable<void> serve_anthro(std::unique_ptr<net::ByteStream> stream, Serve
 // One HTTP/1.1 connection of the baseline (Messages API and chat completions).
 net::awaitable<void> serve_http(std::unique_ptr<net::ByteStream> stream, ServerState& state,
                                 Admission admission = Admission::Serve);
+// One HTTP/2 connection (TLS, ALPN h2): the same requests as serve_http's, on concurrent streams.
+net::awaitable<void> serve_http2(std::unique_ptr<net::ByteStream> stream, ServerState& state,
+                                 Admission admission = Admission::Serve);
 // One Layer Zero connection (seed 002), cleartext or after TLS with ALPN layer-zero.
 net::awaitable<void> serve_layer_zero(std::unique_ptr<net::ByteStream> stream, ServerState& state,
                                       Admission admission = Admission::Serve);

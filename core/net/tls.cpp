@@ -102,7 +102,7 @@ const unsigned char* preferred_alpn(const unsigned char* in, unsigned inlen, boo
   return best;
 }
 
-// Picks anthro-v1, else http/1.1 (as the registry orders them); a ClientHello offering no id
+// Picks anthro-v1, else h2, else http/1.1 (as the registry orders them); a ClientHello offering no id
 // the registry knows gets no_application_protocol.
 int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                 unsigned inlen, void* arg) {

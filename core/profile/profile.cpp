@@ -74,7 +74,11 @@ bool recognise_layer_zero(ByteView first) {
   return lz::length_allowed(h.type, sized, Direction::ClientToServer);
 }
 
+// HTTP/2 with prior knowledge (h2c, RFC 9113 §3.3): the client's connection preface.
+bool recognise_http2(ByteView first) { return starts_with(first, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); }
+
 constexpr std::string_view kAnthroAlpn[] = {"anthro-v1"};
+constexpr std::string_view kHttp2Alpn[] = {"h2"};
 constexpr std::string_view kHttpAlpn[] = {"http/1.1"};
 constexpr ProfileScheme kAnthroSchemes[] = {{"anthro", true, ProfileId::AnthroV1},
                                             {"anthro+lab", false, ProfileId::AnthroV1}};
@@ -83,16 +87,20 @@ constexpr std::string_view kLayerZeroAlpn[] = {"layer-zero"};
 constexpr ProfileScheme kLayerZeroSchemes[] = {{"lz", true, ProfileId::LayerZero}, {"lz+lab", false, ProfileId::LayerZero}};
 
 // Carriers before their riders. The HTTP baseline is seed 000's baseline arm: its checklist
-// and plan are anthro-v1's.
-constexpr Profile kProfiles[5] = {
+// and plan are anthro-v1's. HTTP/2 before HTTP/1.1: the order is the server's ALPN preference.
+// It carries the same requests (seed 001's token stream among them, told per request), and
+// has no target scheme of its own: https targets choose it by option.
+constexpr Profile kProfiles[6] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
      "seed000-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, nullptr},
+    {ProfileId::Http2, "http2", "HTTP/2 Messages API", kHttp2Alpn, recognise_http2, {}, "latency",
+     "seed000-five-stages", Dissector::Http2, Emulation::Http2Baseline, nullptr},
     {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
      "seed000-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
     {ProfileId::SessionAffinity, "session-affinity", "Session affinity (seed 004)", {}, recognise_session_affinity, {},
-     "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
+     "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[2]},
     {ProfileId::TokenStream, "token-stream", "Token stream (seed 001)", {}, recognise_token_stream, {}, "token-stream", "",
-     Dissector::Http, Emulation::HttpBaseline, &kProfiles[1]},
+     Dissector::Http, Emulation::HttpBaseline, &kProfiles[2]},
     // No rollout plan of its own yet.
     {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "layer-zero",
      "", Dissector::LayerZero, Emulation::LayerZeroFrames, nullptr},

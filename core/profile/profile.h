@@ -11,14 +11,15 @@
 
 namespace anthro {
 
-enum class ProfileId { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero };
+enum class ProfileId { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero, Http2 };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
 // LayerZero: frames, refusals and sessions linked across connections (layerzero/trace.h).
-enum class Dissector { AnthroV1, Http, LayerZero };
+// Http2: frames and HPACK (nghttp2's inflater), each stream's exchange read as Http's are.
+enum class Dissector { AnthroV1, Http, Http2, LayerZero };
 
 // Which part of the local endpoint serves a profile.
-enum class Emulation { AnthroV1Frames, HttpBaseline, LayerZeroFrames };
+enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, LayerZeroFrames };
 
 // A target URL scheme the live client takes for a profile.
 struct ProfileScheme {
