@@ -23,6 +23,20 @@ struct CurlReply {
   std::string body;                            // as sent: chunked bodies keep their framing (--raw)
 };
 
+// curl with `args`, its TLS keys written to `keylog` when given; its standard output. A failed
+// run ends the test.
+inline QString run_curl(const QStringList& args, const QString& keylog = {}) {
+  QProcess p;
+  if (!keylog.isEmpty()) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("SSLKEYLOGFILE", keylog);
+    p.setProcessEnvironment(env);
+  }
+  p.start("curl", args);
+  if (!p.waitForFinished(60000) || p.exitCode() != 0) qFatal("curl failed: %s", p.readAllStandardError().constData());
+  return QString::fromUtf8(p.readAllStandardOutput());
+}
+
 // A request through curl with exactly these header fields (an empty body: a GET), its head and
 // raw body read back from curl's own files. `extra`: more curl arguments (e.g. -k and --http1.1
 // for TLS); `keylog`: where curl writes its TLS keys.
@@ -34,14 +48,7 @@ inline CurlReply curl_request(const std::string& url, const std::string& body, c
   if (!body.empty()) args << "--data-binary" << QString::fromStdString(body);
   for (const auto& h : headers) args << "-H" << QString::fromStdString(h);
   args << QString::fromStdString(url);
-  QProcess p;
-  if (!keylog.isEmpty()) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("SSLKEYLOGFILE", keylog);
-    p.setProcessEnvironment(env);
-  }
-  p.start("curl", args);
-  if (!p.waitForFinished(30000) || p.exitCode() != 0) qFatal("curl failed: %s", p.readAllStandardError().constData());
+  run_curl(args, keylog);
   CurlReply r;
   r.body = read_file(dir.filePath("body").toStdString());
   for (const auto& line : QString::fromStdString(read_file(dir.filePath("head").toStdString())).split("\r\n")) {

@@ -16,6 +16,7 @@
 #include "diagnosis/diagnosis.h"
 #include "endpoint_fixture.h"
 #include "timing.h"
+#include "tls_plaintext.h"
 #include "util/files.h"
 #include "vectors.h"
 
@@ -60,36 +61,6 @@ bool handshakes_agree(const CaptureConnection& captured, const SessionResult& li
   if (delta < timing_bound(5.0, 25.0)) return true;
   qWarning("handshake: capture %.3f ms, live %.3f ms", *from_capture, *live.handshake_ms);
   return false;
-}
-
-// Each direction's application bytes as our decoder sees them (decrypted for TLS).
-std::map<Direction, std::string> plaintext_of(const std::string& pcap, const std::string& keylog) {
-  KeyRing ring;
-  ring.add(parse_keylog(anthro::test::read_file(keylog), keylog));
-  std::map<Direction, std::string> out;
-  CaptureEvents events;
-  events.on_plaintext = [&](const CaptureConnection&, Direction d, ByteView b, double) { out[d] += as_text(b); };
-  CaptureDecoder decoder(ring, events);
-  auto reader = CaptureReader::open(pcap);
-  while (auto p = (*reader)->next())
-    if (auto seg = parse_tcp(*p); seg.ok() && *seg) decoder.feed(**seg);
-  decoder.finish();
-  return out;
-}
-
-// The same, as tshark decrypts it (its `data.data` field), split by the sender's port.
-std::map<std::string, std::string> tshark_plaintext(const std::string& pcap, const std::string& keylog) {
-  QProcess p;
-  p.start("tshark", {"-r", QString::fromStdString(pcap), "-o", QString::fromStdString("tls.keylog_file:" + keylog),
-                     "-o", "tcp.reassemble_out_of_order:TRUE", "-T", "fields", "-e", "tcp.srcport", "-e", "data.data"});
-  p.waitForFinished(60000);
-  std::map<std::string, std::string> out;
-  for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
-    QList<QByteArray> fields = line.split('\t');
-    if (fields.size() < 2 || fields[1].isEmpty()) continue;
-    for (const QByteArray& hex : fields[1].split(',')) out[fields[0].toStdString()] += QByteArray::fromHex(hex).toStdString();
-  }
-  return out;
 }
 
 // tcpdump on loopback for `port`, started and listening; an empty result carries why not.
@@ -345,7 +316,7 @@ class TestCaptureAnalysis : public QObject {
       for (std::size_t i = 0; i < 5; ++i) QCOMPARE(conn.streams[i].text, live.requests[i].text);
       QVERIFY(ttfts_agree(conn.streams, live.requests));
       QVERIFY(handshakes_agree(conn.info, live));
-      auto ours = plaintext_of(pcap, c.keylog_path);
+      auto ours = decoded_plaintext(pcap, c.keylog_path);
       auto theirs = tshark_plaintext(pcap, c.keylog_path);
       QVERIFY(ours[Direction::ServerToClient].size() > 1000);
       QVERIFY2(theirs[port.toStdString()] == ours[Direction::ServerToClient], "server bytes differ from tshark's");

@@ -18,6 +18,7 @@
 #include "crypto/keylog.h"
 #include "endpoint_fixture.h"
 #include "lo_capture.h"
+#include "tls_plaintext.h"
 #include "tokenstream/admission.h"
 #include "tokenstream/token_body.h"
 #include "tokenstream/vocabulary.h"
@@ -62,18 +63,6 @@ H2Reply read_reply(const QTemporaryDir& dir, int i) {
     (in_trailers ? r.trailers : r.head)[line.left(colon).toLower().toStdString()] = line.mid(colon + 1).trimmed().toStdString();
   }
   return r;
-}
-
-QString run_curl(const QStringList& args, const QString& keylog = {}) {
-  QProcess p;
-  if (!keylog.isEmpty()) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("SSLKEYLOGFILE", keylog);
-    p.setProcessEnvironment(env);
-  }
-  p.start("curl", args);
-  if (!p.waitForFinished(60000) || p.exitCode() != 0) qFatal("curl failed: %s", p.readAllStandardError().constData());
-  return QString::fromUtf8(p.readAllStandardOutput());
 }
 
 H2Reply h2_post(const std::string& url, const std::string& body, const QStringList& headers) {
@@ -156,38 +145,6 @@ std::map<std::string, std::vector<std::string>> tshark_data_frames(const std::st
       }
     }
     if (next != data.size()) qFatal("tshark frame %s: %d payloads not matched to DATA frames", line.constData(), int(data.size() - next));
-  }
-  return out;
-}
-
-// The decrypted bytes of the capture's one connection, per direction, as our decoder opens them.
-std::map<Direction, std::string> our_plaintext(const std::string& pcap, const std::string& keylog) {
-  KeyRing ring;
-  ring.add(parse_keylog(read_file(keylog), keylog));
-  std::map<Direction, std::string> out;
-  CaptureEvents events;
-  events.on_plaintext = [&](const CaptureConnection&, Direction d, ByteView b, double) { out[d] += as_text(b); };
-  CaptureDecoder decoder(ring, events);
-  auto reader = CaptureReader::open(pcap);
-  if (!reader) qFatal("%s", reader.error().detail.c_str());
-  while (auto packet = (*reader)->next())
-    if (auto seg = parse_tcp(*packet); seg.ok() && *seg) decoder.feed(**seg);
-  decoder.finish();
-  return out;
-}
-
-// The same bytes as tshark decrypts them with its HTTP/2 dissector off (`data.data`), per sender port.
-std::map<std::string, std::string> tshark_plaintext(const std::string& pcap, const std::string& keylog) {
-  QProcess p;
-  p.start("tshark", {"-r", QString::fromStdString(pcap), "-o", QString::fromStdString("tls.keylog_file:" + keylog), "-o",
-                     "tcp.reassemble_out_of_order:TRUE", "--disable-protocol", "http2", "-T", "fields", "-e", "tcp.srcport",
-                     "-e", "data.data"});
-  p.waitForFinished(60000);
-  std::map<std::string, std::string> out;
-  for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
-    QList<QByteArray> fields = line.split('\t');
-    if (fields.size() < 2 || fields[1].isEmpty()) continue;
-    for (const QByteArray& hex : fields[1].split(',')) out[fields[0].toStdString()] += QByteArray::fromHex(hex).toStdString();
   }
   return out;
 }
@@ -307,8 +264,8 @@ class TestTokenStreamHttp2 : public QObject {
     QVERIFY(capture.stop().ok());
 
     // The decrypted bytes, both ways, are tshark's.
-    auto ours = our_plaintext(pcap, keylog);
-    auto theirs = tshark_plaintext(pcap, keylog);
+    auto ours = decoded_plaintext(pcap, keylog);
+    auto theirs = tshark_plaintext(pcap, keylog, {"http2"});
     QCOMPARE(theirs.size(), std::size_t{2});
     QVERIFY(ours[Direction::ServerToClient].size() > 200);
     QVERIFY2(theirs[port] == ours[Direction::ServerToClient], "server bytes differ from tshark's");
