@@ -76,6 +76,15 @@ bool wait_loaded(CaptureInspector& inspector) {
   return !inspector.loading();
 }
 
+// The segments written to `path` and opened in a shown inspector; true once it has loaded.
+bool open_written(CaptureInspector& inspector, const QString& path, const std::vector<Segment>& segments) {
+  write_capture(path.toStdString(), segments);
+  inspector.resize(1200, 800);
+  inspector.show();
+  inspector.open(path, {});
+  return wait_loaded(inspector);
+}
+
 }  // namespace
 
 class TestHttpCaptureInspector : public QObject {
@@ -84,12 +93,8 @@ class TestHttpCaptureInspector : public QObject {
   void httpRequestsAndEventsAreRowsWithTheirTtft() {
     QTemporaryDir dir;
     QString path = dir.filePath("http.pcap");
-    write_capture(path.toStdString(), http_session());
     CaptureInspector inspector;
-    inspector.resize(1200, 800);
-    inspector.show();
-    inspector.open(path, {});
-    QVERIFY(wait_loaded(inspector));
+    QVERIFY(open_written(inspector, path, http_session()));
 
     // Rows: 2 requests, 2 reply heads, 7 + 6 SSE events.
     FrameTableModel* rows = inspector.frames();
@@ -174,12 +179,8 @@ class TestHttpCaptureInspector : public QObject {
   void tokenStreamIdsAndTheirVerdict() {
     QTemporaryDir dir;
     QString path = dir.filePath("ts.pcap");
-    write_capture(path.toStdString(), token_stream_session());
     CaptureInspector inspector;
-    inspector.resize(1200, 800);
-    inspector.show();
-    inspector.open(path, {});
-    QVERIFY(wait_loaded(inspector));
+    QVERIFY(open_written(inspector, path, token_stream_session()));
     FrameTableModel* rows = inspector.frames();
     // GET, its reply, POST, its head, three id rows (the straddling id completes with the
     // marker), the verdict; then POST, head, one id, the verdict.
