@@ -148,7 +148,7 @@ class TestCli : public QObject {
 
   void sessionJsonIsTheContract() {
     for (QString target : {urls_["anthro"], urls_["anthro+lab"], urls_["http"] + "/v1/messages",
-                           urls_["https"] + "/v1/chat/completions"}) {
+                           urls_["https"] + "/v1/chat/completions", urls_["lz"]}) {
       Run r = run({"session", "--target", target, "--format", "json", "--repeat", "2"}, dir_.path());
       QVERIFY2(r.code == 0, r.err.constData());
       QJsonObject doc = QJsonDocument::fromJson(r.out).object();
@@ -163,6 +163,19 @@ class TestCli : public QObject {
       QCOMPARE(req["tokens"].toInt(), 12);
       QCOMPARE(req["stop_reason"].toString(), QString("end_turn"));
       QCOMPARE(doc["target"].toString(), target);
+    }
+  }
+
+  // A Layer Zero session refuses what only anthro-v1 and the HTTP APIs have, naming the
+  // option; bench refuses the target and says what takes it.
+  void layerZeroRefusesForeignOptions() {
+    for (QStringList args : {QStringList{"session", "--target", urls_["lz"], "--max-tokens", "5"},
+                             QStringList{"session", "--target", urls_["lz"], "--cancel-after-tokens", "2"},
+                             QStringList{"bench", "--target", urls_["lz"], "--concurrency", "1", "--requests", "1"}}) {
+      Run r = run(args, dir_.path());
+      QVERIFY2(r.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(r.code)));
+      QCOMPARE(r.err.count('\n'), 1);
+      QVERIFY2(r.err.contains(args[0] == "bench" ? "not for bench" : args[3].toUtf8().constData()), r.err.constData());
     }
   }
 

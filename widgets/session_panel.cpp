@@ -94,13 +94,17 @@ SessionPanel::SessionPanel(QWidget* parent)
   prompt_->setPlainText(tr("Explain tail latency in one paragraph."));
   prompt_->setMaximumHeight(90);
   stream_->setChecked(true);
-  // The token stream is a Messages API feature: offered for such targets only.
-  auto offer_token_stream = [this](const QString& url) {
-    auto parsed = parse_target(url.trimmed().toStdString());
+  // The token stream is a Messages API feature: offered for such targets only. A Layer Zero
+  // session sends its prompt under SESSION_INIT's terms: no system prompt, max_tokens or
+  // non-streaming answer.
+  auto fit_to_target = [this](const QString& url) {
+    auto parsed = parse_session_target(url.trimmed().toStdString());
     token_stream_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
+    const bool layer_zero = parsed && parsed->kind == TargetKind::LayerZero;
+    for (QWidget* w : std::initializer_list<QWidget*>{max_tokens_, system_, stream_}) w->setEnabled(!layer_zero);
   };
-  connect(target_, &QComboBox::currentTextChanged, this, offer_token_stream);
-  offer_token_stream(target_->currentText());
+  connect(target_, &QComboBox::currentTextChanged, this, fit_to_target);
+  fit_to_target(target_->currentText());
   repeat_->setRange(1, 1000);
   cancel_->setEnabled(false);
   answer_->setReadOnly(true);
@@ -235,7 +239,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     export_button_->setText(tr("Export report…"));
     export_button_->setToolTip(tr("The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON"));
     target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
-                           "https://host/v1/chat/completions"));
+                           "https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (seed 002's Layer Zero)"));
     const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
     for (int i = 0; i < 4; ++i) key_source_->setItemText(i, sources[i]);
     api_key_->setPlaceholderText(tr("API key, never saved"));
@@ -322,8 +326,7 @@ SessionPanel::~SessionPanel() {
   reap([session = std::shared_ptr<LiveSession>(std::move(session_))] {});
 }
 
-void SessionPanel::setEmbeddedTargets(const QString& anthro, const QString& lab, const QString& https_messages,
-                                      const QString& http_messages) {
+void SessionPanel::setEmbeddedTargets(QStringList urls) {
   // The previous start's ports, remembered before this fix or by an older version, go.
   QSettings settings;
   QStringList stale = settings.value("session/embeddedTargets").toStringList();
@@ -333,12 +336,12 @@ void SessionPanel::setEmbeddedTargets(const QString& anthro, const QString& lab,
     if (int i = target_->findText(url); i >= 0) target_->removeItem(i);
   }
   settings.setValue("session/recentTargets", recent);
-  embedded_targets_ = {anthro, lab, https_messages, http_messages};
-  embedded_targets_.removeAll(QString());
+  urls.removeAll(QString());
+  embedded_targets_ = urls;
   settings.setValue("session/embeddedTargets", embedded_targets_);
   int at = 0;
-  for (const QString& url : {anthro, lab, https_messages, http_messages})
-    if (!url.isEmpty() && target_->findText(url) < 0) target_->insertItem(at++, url);
+  for (const QString& url : urls)
+    if (target_->findText(url) < 0) target_->insertItem(at++, url);
   target_->insertSeparator(at);
   if (target_->findText("https://api.anthropic.com/v1/messages") < 0) target_->addItem("https://api.anthropic.com/v1/messages");
   target_->setCurrentIndex(0);
@@ -391,7 +394,7 @@ bool SessionPanel::send() {
     return false;
   }
   SessionConfig c = config();
-  auto parsed = parse_target(c.target);
+  auto parsed = parse_session_target(c.target);
   if (!parsed) {
     emit message(QString::fromStdString(parsed.error().detail));
     showSessionError(QString::fromStdString(parsed.error().detail));

@@ -42,9 +42,8 @@ class SessionPanel : public QWidget {
   explicit SessionPanel(QWidget* parent = nullptr);
   ~SessionPanel() override;
 
-  // The embedded endpoint's URLs, offered first in the target list.
-  void setEmbeddedTargets(const QString& anthro, const QString& lab, const QString& https_messages,
-                          const QString& http_messages);
+  // The embedded endpoint's URLs, offered first in the target list, in this order.
+  void setEmbeddedTargets(QStringList urls);
   void setTarget(const QString& url);
   QString target() const;
   void setPrompt(const QString& text);

@@ -82,6 +82,17 @@ void read_token_stream_options(Args& args, SessionConfig& c) {
     args.fail("--token-stream: the token stream is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
 }
 
+// A Layer Zero session sends one prompt under its SESSION_INIT's terms: what only anthro-v1 or
+// the HTTP APIs have is refused, not ignored.
+void refuse_for_layer_zero(Args& args, const SessionConfig& c) {
+  auto target = parse_session_target(c.target);
+  if (!target || target->kind != TargetKind::LayerZero) return;
+  for (const char* option : {"--system", "--max-tokens", "--no-stream", "--cancel-after-tokens", "--close-without-cancel",
+                             "--read-delay-ms", "--ring-kib", "--no-extension", "--affinity", "--token-stream"})
+    if (args.has(option)) args.fail(std::string(option) + ": not for a Layer Zero target (" + c.target + ")");
+  if (c.messages.size() > 1) args.fail("--messages: a Layer Zero session sends one prompt, not a conversation");
+}
+
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
@@ -107,6 +118,7 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   read_affinity_options(args, c);
   read_token_stream_options(args, c);
   read_trust_options(args, c);
+  refuse_for_layer_zero(args, c);
   if (!positional_allowed && !args.positional().empty())
     args.fail("unexpected argument \"" + args.positional()[0] + "\"");
 }

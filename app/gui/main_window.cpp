@@ -223,8 +223,8 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
     return;
   }
   endpoint_ = std::move(*started);
-  session_->setEmbeddedTargets(endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
-                               endpointUrl("http") + "/v1/messages");
+  session_->setEmbeddedTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
+                                endpointUrl("http") + "/v1/messages", endpointUrl("lz"), endpointUrl("lz+lab")});
   diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
                           endpointUrl("lz+lab")});
   // The rollout moves traffic from the HTTP baseline to anthro-v1, as seed 000 does.

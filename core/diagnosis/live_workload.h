@@ -15,15 +15,6 @@
 
 namespace anthro {
 
-// The Layer Zero workload's client: terms allowing tools (0x02) and dynamic frame sizes (0x10)
-// under a 2 s budget, so every layer-zero item has something to judge.
-inline lz::LzClientConfig default_lz_client() {
-  lz::LzClientConfig c;
-  c.terms = {"claude-3-5-sonnet", 2000, lz::kConstraintTools | lz::kConstraintDynamicFrameSize};
-  c.timeout_s = 20;
-  return c;
-}
-
 struct LiveWorkloadConfig {
   SessionConfig session;  // target, trust, API key, client faults (close_without_cancel, read delay, ring)
   std::string baseline;   // HTTP baseline for the utf8 pair; empty: the target's own (https://host:port/v1/messages)
@@ -42,7 +33,7 @@ struct LiveWorkloadConfig {
   // tool answer delay, reported buffer usage, the client's clock. Its host, port, TLS and prompt
   // come from the target and the workload.
   bool layer_zero = false;
-  lz::LzClientConfig lz = default_lz_client();
+  lz::LzClientConfig lz = lz::default_client_config();
   std::function<void(const std::string& line)> on_progress;  // about once a second
   const std::atomic<bool>* stop = nullptr;  // set: no further request starts
 };

@@ -31,10 +31,17 @@ struct Link {
   bool done = false;
 };
 
-awaitable<void> heartbeats(std::shared_ptr<Link> link, ClientSession& session) {
+// The heartbeat ticker, which also looks at the stop flag: a stop sends TERMINATE normal, and
+// the connection is read until the server closes it.
+awaitable<void> heartbeats(std::shared_ptr<Link> link, ClientSession& session, const std::atomic<bool>* stop, bool& stopped) {
   while (!link->done) {
     Bytes out;
-    session.tick(out);
+    if (stop && stop->load() && !stopped && session.state() == LinkState::Open) {
+      stopped = true;
+      session.terminate(TerminateReason::Normal, out);
+    } else {
+      session.tick(out);
+    }
     link->send(std::move(out));
     co_await sleep_for(link->tick, kTickS);
   }
@@ -54,10 +61,14 @@ class Runner {
 
   awaitable<void> run() {
     while (result_.connections < config_.max_connections) {
+      if (config_.stop && config_.stop->load()) {  // stopped between connections: nothing to end
+        result_.cancelled = true;
+        co_return;
+      }
       auto link = co_await connect();
       if (!link) co_return;
       co_await converse(link);
-      if (result_.terminated || error_) co_return;
+      if (result_.terminated || error_ || result_.cancelled) co_return;
       if (remaining_s() <= 0) co_return fail("no answer within " + std::to_string(config_.timeout_s) + " s");
     }
     fail("every one of " + std::to_string(config_.max_connections) + " connections broke before the session ended");
@@ -136,16 +147,18 @@ class Runner {
       prompted_ = true;
     }
     link->send(std::move(out));
-    co_spawn(io_, heartbeats(link, session_), report_failure([this](const std::string& what) { fail(what); }));
+    co_spawn(io_, heartbeats(link, session_, config_.stop, result_.cancelled),
+             report_failure([this](const std::string& what) { fail(what); }));
     std::vector<std::uint8_t> buf(64 * 1024);
     while (session_.state() != LinkState::Closed) {
       const std::size_t n = co_await link->stream->read_some(buf.data(), buf.size());
       std::vector<Event> events;
       Bytes reply;
+      read_ts_ = steady_now_s();
       if (n == 0) {
         session_.end_of_stream(events);
       } else {
-        link->tracer.feed(Direction::ServerToClient, ByteView(buf.data(), n), steady_now_s());
+        link->tracer.feed(Direction::ServerToClient, ByteView(buf.data(), n), read_ts_);
         session_.receive(ByteView(buf.data(), n), reply, events);
       }
       link->send(std::move(reply));
@@ -166,6 +179,10 @@ class Runner {
       case EventKind::Output:
         result_.text += e.text;
         result_.outputs.push_back({e.sequence_id, std::move(e.text), result_.connections});
+        if (config_.on_output) config_.on_output(result_.outputs.back(), read_ts_);
+        break;
+      case EventKind::Opened:  // the ACK just read released the prompt, written with the reply
+        if (config_.on_prompt_sent) config_.on_prompt_sent(read_ts_);
         break;
       case EventKind::Resumed: ++result_.resumes; break;
       case EventKind::ToolCall:
@@ -206,9 +223,17 @@ class Runner {
   std::optional<Error> error_;
   std::unique_ptr<asio::ssl::context> tls_;  // made at the first TLS connection, shared by the resumes
   bool prompted_ = false;
+  double read_ts_ = 0;  // when the bytes being read arrived
 };
 
 }  // namespace
+
+LzClientConfig default_client_config() {
+  LzClientConfig c;
+  c.terms = {"claude-3-5-sonnet", 2000, kConstraintTools | kConstraintDynamicFrameSize};
+  c.timeout_s = 20;
+  return c;
+}
 
 Result<LzRunResult> run_lz_prompt(const LzClientConfig& config) {
   asio::io_context io;

@@ -5,6 +5,8 @@
 // ALPN layer-zero (lz).
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +17,12 @@
 #include "layerzero/trace.h"
 
 namespace anthro::lz {
+
+struct LzOutput {
+  std::uint32_t sequence_id = 0;
+  std::string text;
+  std::uint32_t connection = 0;  // 1 for the first
+};
 
 struct LzClientConfig {
   std::string host = "127.0.0.1";
@@ -35,13 +43,18 @@ struct LzClientConfig {
   std::string tool_result_json = "{\"ok\":true}";
   std::string name = "lz";  // its connections are traced as NAME#1, NAME#2, ...
   std::shared_ptr<KeyLogSink> keylog;  // TLS secrets go here (NSS key log), so captures open; null: none
+  // Live views, on the client's own thread: the prompt's USER_INPUT written (the ACK that let it
+  // go just read) and each MODEL_OUTPUT delivered, stamped with the steady clock of the read.
+  std::function<void(double ts)> on_prompt_sent;
+  std::function<void(const LzOutput&, double ts)> on_output;
+  // Set by another thread: the client ends the session with TERMINATE normal and reads until
+  // the server closes (a Layer Zero client's only cancel); LzRunResult::cancelled says so.
+  const std::atomic<bool>* stop = nullptr;
 };
 
-struct LzOutput {
-  std::uint32_t sequence_id = 0;
-  std::string text;
-  std::uint32_t connection = 0;  // 1 for the first
-};
+// The terms the workbench's own sessions ask for: tools (0x02) and dynamic frame sizes (0x10)
+// under a 2 s budget, so every layer-zero checklist item has something to judge.
+LzClientConfig default_client_config();
 
 struct LzRunResult {
   std::string text;              // every MODEL_OUTPUT delivered, joined
@@ -55,6 +68,7 @@ struct LzRunResult {
   bool terminated_by_server = false;
   std::string detail;
   bool complete = false;
+  bool cancelled = false;  // config.stop ended it
   std::uint32_t tool_calls = 0;  // TOOL_CALLs received (each answered)
   // Every connection's frames both ways, as the client wrote and read them (steady clock), in
   // the shape a capture's dissector gives (layerzero/trace.h).

@@ -148,6 +148,18 @@ Result<bool> configure_server_tls(SSL_CTX* ctx, const ServerTlsConfig& config) {
   return true;
 }
 
+namespace {
+
+std::string local_endpoint_cert() {
+  auto dir = data_dir();
+  if (!dir) return {};
+  std::string path = *dir + "/endpoint-cert.pem";
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? path : std::string();
+}
+
+}  // namespace
+
 Result<bool> configure_client_tls(SSL_CTX* ctx, const ClientTlsConfig& config) {
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   if (config.insecure) {
@@ -157,6 +169,9 @@ Result<bool> configure_client_tls(SSL_CTX* ctx, const ClientTlsConfig& config) {
     bool loaded = config.ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx) == 1
                                          : SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(), nullptr) == 1;
     if (!loaded) return tls_error((config.ca_file.empty() ? "system store" : config.ca_file) + ": cannot load CA");
+    // The local endpoint's own certificate is trusted without flags (cli.md), beside the system store.
+    if (config.ca_file.empty())
+      if (std::string cert = local_endpoint_cert(); !cert.empty()) SSL_CTX_load_verify_locations(ctx, cert.c_str(), nullptr);
   }
   Bytes wire = alpn_wire(config.alpn);
   if (!wire.empty() && SSL_CTX_set_alpn_protos(ctx, wire.data(), static_cast<unsigned>(wire.size())) != 0)

@@ -39,7 +39,7 @@ Result<bool> configure_server_tls(ssl_ctx_st* ctx, const ServerTlsConfig& config
 
 struct ClientTlsConfig {
   std::vector<std::string> alpn;  // in preference order
-  std::string ca_file;            // trust anchors; empty means the system store
+  std::string ca_file;            // trust anchors; empty means the system store and the local endpoint's certificate
   bool insecure = false;
   std::shared_ptr<KeyLogSink> keylog;  // SSLKEYLOGFILE; null means none
 };

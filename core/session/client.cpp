@@ -3,7 +3,6 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <cerrno>
 
@@ -12,7 +11,6 @@
 #include "net/http_io.h"
 #include "protocol/stream_decoder.h"
 #include "session/client.h"
-#include "util/files.h"
 
 namespace anthro {
 
@@ -22,14 +20,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
-
-std::string local_endpoint_cert() {
-  auto dir = data_dir();
-  if (!dir) return {};
-  std::string path = *dir + "/endpoint-cert.pem";
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? path : std::string();
-}
 
 }  // namespace
 
@@ -44,10 +34,6 @@ Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig&
   tls.insecure = config.insecure;
   tls.keylog = std::move(keylog);
   if (auto ok = configure_client_tls(ctx->native_handle(), tls); !ok) return ok.error();
-  // The local endpoint's own certificate is trusted without flags (cli.md).
-  if (config.ca_file.empty() && !config.insecure)
-    if (std::string cert = local_endpoint_cert(); !cert.empty())
-      SSL_CTX_load_verify_locations(ctx->native_handle(), cert.c_str(), nullptr);
   return ctx;
 }
 
@@ -68,6 +54,7 @@ SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& set
     : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog) {
   result_.target = target_.url;
   result_.transport = target_.transport();
+  result_.kind = target_.kind;
   if (config.affinity && target_.kind == TargetKind::Messages) conversation_.emplace(config.affinity_client);
 }
 

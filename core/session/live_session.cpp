@@ -1,10 +1,12 @@
 #include "session/live_session.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include "session/client.h"
+#include "session/layer_zero_session.h"
 
 namespace anthro {
 
@@ -14,14 +16,41 @@ struct LiveSession::Impl {
   SessionConfig config;  // the client keeps a reference: it lives as long as the client
   LiveSessionEvents events;
   asio::io_context io;
-  std::unique_ptr<SessionClient> client;
+  std::unique_ptr<SessionClient> client;  // null for a Layer Zero target
+  std::optional<Target> layer_zero;
+  std::atomic<bool> stop{false};           // Layer Zero's cancel
   std::thread thread;
   mutable std::mutex mutex;
   std::condition_variable done;
   bool finished = false;
 
-  // The session thread: the client's coroutine on this thread's loop, then on_finished.
+  // The session thread: the client's coroutine on this thread's loop (or the Layer Zero
+  // client's run), then on_finished.
   void run() {
+    SessionResult result = layer_zero ? run_layer_zero() : run_client();
+    if (events.on_finished) events.on_finished(result);
+    std::lock_guard lock(mutex);
+    finished = true;
+    done.notify_all();
+  }
+
+  SessionResult run_layer_zero() {
+    LayerZeroSessionHooks hooks;
+    hooks.stop = &stop;
+    hooks.on_output = [this](const RequestResult& r) {
+      if (events.on_text) events.on_text(0, r.text.substr(text_seen));
+      text_seen = r.text.size();
+      if (events.on_token && !r.timeline.tokens.empty()) events.on_token(0, r.timeline.tokens.back());
+    };
+    hooks.on_request = [this](const RequestResult& r) {
+      text_seen = 0;
+      if (events.on_request_done) events.on_request_done(r);
+    };
+    return run_layer_zero_session(config, *layer_zero, hooks);
+  }
+  std::size_t text_seen = 0;  // of the Layer Zero request under way, passed to on_text
+
+  SessionResult run_client() {
     SessionResult result;
     auto on_request = [this](const RequestResult& r) {
       if (events.on_request_done) events.on_request_done(r);
@@ -33,14 +62,14 @@ struct LiveSession::Impl {
     } catch (const std::exception& x) {
       result.error = std::string("internal error: ") + x.what();
     }
-    if (events.on_finished) events.on_finished(result);
-    std::lock_guard lock(mutex);
-    finished = true;
-    done.notify_all();
+    return result;
   }
 };
 
 Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, LiveSessionEvents events) {
+  auto target = parse_session_target(config.target);
+  if (!target) return target.error();
+  if (target->kind == TargetKind::LayerZero) return start_layer_zero(std::move(config), *target, std::move(events));
   auto setup = prepare_client(config);
   if (!setup) return setup.error();
   auto impl = std::make_unique<Impl>();
@@ -64,16 +93,31 @@ Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, Li
   return std::unique_ptr<LiveSession>(new LiveSession(std::move(impl)));
 }
 
+Result<std::unique_ptr<LiveSession>> LiveSession::start_layer_zero(SessionConfig config, Target target,
+                                                                    LiveSessionEvents events) {
+  auto impl = std::make_unique<Impl>();
+  Impl* p = impl.get();
+  p->config = std::move(config);
+  p->events = std::move(events);
+  p->layer_zero = std::move(target);
+  p->thread = std::thread([p] { p->run(); });
+  return std::unique_ptr<LiveSession>(new LiveSession(std::move(impl)));
+}
+
 LiveSession::LiveSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 LiveSession::~LiveSession() {
-  // Posted after the session ended, the handler never runs: nothing runs the loop any more.
-  asio::post(impl_->io, [client = impl_->client.get()] { client->request_cancel(true); });
+  cancel_now(true);
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-void LiveSession::cancel() {
-  asio::post(impl_->io, [client = impl_->client.get()] { client->request_cancel(); });
+void LiveSession::cancel() { cancel_now(false); }
+
+void LiveSession::cancel_now(bool close_connection) {
+  impl_->stop = true;
+  if (!impl_->client) return;
+  // Posted after the session ended, the handler never runs: nothing runs the loop any more.
+  asio::post(impl_->io, [client = impl_->client.get(), close_connection] { client->request_cancel(close_connection); });
 }
 
 bool LiveSession::finished() const {

@@ -4,6 +4,7 @@
 
 #include "metrics/request_json.h"
 #include "session/client.h"
+#include "session/layer_zero_session.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -12,6 +13,9 @@ using namespace net;
 using nlohmann::json;
 
 Result<SessionResult> run_session(const SessionConfig& config) {
+  auto target = parse_session_target(config.target);
+  if (!target) return target.error();
+  if (target->kind == TargetKind::LayerZero) return run_layer_zero_session(config, *target, {});
   auto setup = prepare_client(config);
   if (!setup) return setup.error();
   asio::io_context io;
@@ -27,10 +31,11 @@ std::string session_json(const SessionResult& s) {
             {"schema_version", SessionResult::kSchemaVersion},
             {"target", s.target},
             {"transport", s.transport},
+            {"protocol", s.kind == TargetKind::Anthro ? "anthro-v1" : s.kind == TargetKind::LayerZero ? "layer-zero" : "http"},
             {"alpn", s.alpn.empty() ? json(nullptr) : json(s.alpn)},
             {"suite", s.suite.empty() ? json(nullptr) : json(s.suite)},
             {"tls_suite", s.tls_suite.empty() ? json(nullptr) : json(s.tls_suite)},
-            {"negotiation", s.transport == "http" ? json(nullptr) : json(s.extension_used ? "extension" : "preface")},
+            {"negotiation", s.kind != TargetKind::Anthro ? json(nullptr) : json(s.extension_used ? "extension" : "preface")},
             {"connect_ms", json_or_null(s.connect_ms)},
             {"handshake_ms", json_or_null(s.handshake_ms)},
             {"error", s.error ? json(*s.error) : json(nullptr)},

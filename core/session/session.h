@@ -64,6 +64,7 @@ struct RequestOptions {
 struct SessionResult {
   static constexpr int kSchemaVersion = 1;  // of session_json's document
   std::string target, transport, alpn, suite, tls_suite;
+  TargetKind kind = TargetKind::Anthro;  // which client ran it: JSON "protocol"
   std::optional<double> connect_ms, handshake_ms;
   bool extension_used = false;  // negotiation in the TLS extension rather than the preface
   std::vector<RequestResult> requests;

@@ -35,6 +35,8 @@ Result<Target> parse_url(const std::string& url, bool layer_zero);
 
 Result<Target> parse_target(const std::string& url) { return parse_url(url, false); }
 
+Result<Target> parse_session_target(const std::string& url) { return parse_url(url, true); }
+
 Result<Target> parse_layer_zero_target(const std::string& url) {
   auto t = parse_url(url, true);
   if (t && t->kind != TargetKind::LayerZero) return bad(url, "not a Layer Zero target (lz://HOST:PORT or lz+lab://HOST:PORT)");
@@ -52,7 +54,7 @@ Result<Target> parse_url(const std::string& url, bool layer_zero) {
   const ProfileScheme* known = find_scheme(scheme);
   if (!known) return bad(url, "unknown scheme \"" + scheme + "\" (" + scheme_names() + ")");
   if (known->profile == ProfileId::LayerZero && !layer_zero)
-    return bad(url, "Layer Zero targets are run by the Layer Zero client (core/layerzero/client.h), not by session or bench");
+    return bad(url, "a Layer Zero target is for session, diagnose and the live-session page, not for bench or rollout");
   t.kind = client_kind(known->profile);
   t.tls = known->tls;
   auto slash = rest.find('/');

@@ -161,8 +161,10 @@ ZH = {
     'Run load': '运行压测',
     'Stop load': '停止压测',
     'Stopping: waiting for the requests in flight…': '正在停止：等待进行中的请求完成…',
-    'anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions':
-        'anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions',
+    'anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (seed 002\'s Layer Zero)':
+        'anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions、lz://主机:端口或 lz+lab://主机:端口（种子 002 的 Layer Zero）',
+    'A load runs anthro-v1 and HTTP targets; a Layer Zero target runs one session at a time (Send), or many from the Diagnosis page.':
+        '负载只针对 anthro-v1 和 HTTP 目标；Layer Zero 目标一次运行一个会话（发送），或在诊断页运行多个。',
     'No API key': '不用 API 密钥',
     'From $ANTHROPIC_API_KEY': '取自 $ANTHROPIC_API_KEY',
     'From $OPENAI_API_KEY': '取自 $OPENAI_API_KEY',

@@ -278,6 +278,39 @@ class TestSessionPanel : public QObject {
     QCOMPARE(startTimes(panel, 1).size() + startTimes(panel, 0).size(), std::size_t{1});
   }
 
+  // Seed 002's Layer Zero from the composer: the answer streams in while the ITL histogram
+  // fills, the request reaches the charts with its TTFT (the first MODEL_OUTPUT), and the
+  // fields a Layer Zero session has no use for are off while its target is chosen; a load
+  // is refused with a message rather than run.
+  void layerZeroFromTheComposer() {
+    EndpointFixture lz({}, 20, 5, 200);  // ~1 s of outputs
+    lz.config().lz_listen = "127.0.0.1:0";
+    lz.start();
+    SessionPanel panel;
+    panel.setTarget(QString::fromStdString(lz.endpoint().url("lz+lab")));
+    QVERIFY(!panel.tokenStreamOffered());
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel.send());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->itlSampleCount(0) > 0, 10000);
+    QVERIFY(finished.isEmpty());  // drawn while it streams
+    QVERIFY(finished.wait(20000));
+    QVERIFY(finished.at(0).at(0).toBool());
+    QCOMPARE(panel.results().size(), std::size_t{1});
+    const RequestResult& r = panel.results()[0];
+    QVERIFY2(!r.error, r.error ? r.error->c_str() : "");
+    QCOMPARE(r.figures.tokens, std::uint64_t{200});
+    QVERIFY(r.figures.ttft_ms.has_value());
+    QCOMPARE(panel.answer(), QString::fromStdString(r.text));
+    QCOMPARE(startTimes(panel, 1).size() + startTimes(panel, 0).size(), std::size_t{1});
+    QSignalSpy messages(&panel, &SessionPanel::message);
+    panel.runLoad();
+    QVERIFY(!panel.loadRunning());
+    QCOMPARE(messages.size(), 1);
+    QVERIFY2(messages.at(0).at(0).toString().contains("Layer Zero"), qPrintable(messages.at(0).at(0).toString()));
+    if (qEnvironmentVariableIsSet("ANTHRO_TEST_SHOTS"))
+      panel.grab().save(qEnvironmentVariable("ANTHRO_TEST_SHOTS") + "/session-layer-zero.png");
+  }
+
   void textsFollowTheLanguage() {
     SessionPanel panel;
     panel.setTarget(lab_);

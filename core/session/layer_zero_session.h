@@ -1,0 +1,26 @@
+// A live session against an lz:// or lz+lab:// target, for run_session and LiveSession: each of
+// config.repeat prompts is a Layer Zero session of its own (layerzero/client.h, reconnecting and
+// resuming when a connection breaks), recorded as any request is (RequestRecorder): written when
+// the ACK released its USER_INPUT, one token per MODEL_OUTPUT, ended by the server's TERMINATE.
+// So TTFT and token rate mean what they mean for anthro-v1: first MODEL_OUTPUT, outputs per second.
+#pragma once
+
+#include <atomic>
+#include <functional>
+
+#include "session/session.h"
+
+namespace anthro {
+
+struct LayerZeroSessionHooks {
+  // The request so far after each MODEL_OUTPUT (its last token the one just read), on the
+  // client's thread; config.on_text has seen the text.
+  std::function<void(const RequestResult&)> on_output;
+  std::function<void(const RequestResult&)> on_request;  // each prompt's session as it ends
+  const std::atomic<bool>* stop = nullptr;  // set: the prompt under way ends (TERMINATE normal), no other starts
+};
+
+// `target` is an lz:// or lz+lab:// target (parse_session_target). Failures are in the result.
+SessionResult run_layer_zero_session(const SessionConfig& config, const Target& target, const LayerZeroSessionHooks& hooks);
+
+}  // namespace anthro
