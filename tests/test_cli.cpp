@@ -171,7 +171,8 @@ class TestCli : public QObject {
   void layerZeroRefusesForeignOptions() {
     for (QStringList args : {QStringList{"session", "--target", urls_["lz"], "--max-tokens", "5"},
                              QStringList{"session", "--target", urls_["lz"], "--cancel-after-tokens", "2"},
-                             QStringList{"bench", "--target", urls_["lz"], "--concurrency", "1", "--requests", "1"}}) {
+                             QStringList{"bench", "--target", urls_["lz"], "--concurrency", "1", "--requests", "1"},
+                             QStringList{"session", "--target", urls_["lz"], "--http2"}}) {
       Run r = run(args, dir_.path());
       QVERIFY2(r.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(r.code)));
       QCOMPARE(r.err.count('\n'), 1);

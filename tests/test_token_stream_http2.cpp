@@ -323,6 +323,101 @@ class TestTokenStreamHttp2 : public QObject {
     }
   }
 
+  // The workbench's own client (`session --http2`): ALPN h2 selected, every request a stream of
+  // one connection, the vocabulary fetched over it, and the same ids, texts and figures as the
+  // same session over HTTP/1.1; the JSON API's SSE over HTTP/2 spells the same text too.
+  void ourClientOverHttp2_data() {
+    QTest::addColumn<bool>("token_stream");
+    QTest::newRow("token-stream") << true;
+    QTest::newRow("sse") << false;
+  }
+  void ourClientOverHttp2() {
+    QFETCH(bool, token_stream);
+    Fixture fx;
+    SessionConfig c = fx.f.session("https", "/v1/messages");
+    c.token_stream = token_stream;
+    c.repeat = 3;
+    const std::uint64_t connections_before = fx.f.endpoint().counters().connections;
+    c.http2 = true;
+    const SessionResult h2 = EndpointFixture::run(c);
+    QCOMPARE(fx.f.endpoint().counters().connections - connections_before, std::uint64_t{1});
+    c.http2 = false;
+    const SessionResult h1 = EndpointFixture::run(c);
+    QVERIFY2(!h2.error, h2.error ? h2.error->c_str() : "");
+    QCOMPARE(h2.alpn, std::string("h2"));
+    QCOMPARE(h1.alpn, std::string("http/1.1"));
+    QVERIFY(h2.warnings.empty());  // the vocabulary came
+    QCOMPARE(h2.requests.size(), std::size_t{3});
+    QCOMPARE(h1.requests.size(), std::size_t{3});
+    for (std::size_t i = 0; i < 3; ++i) {
+      const RequestResult& a = h2.requests[i];
+      const RequestResult& b = h1.requests[i];
+      QVERIFY2(!a.error, a.error ? a.error->c_str() : "");
+      QCOMPARE(a.end, RequestEnd::Response);
+      QCOMPARE(a.figures.tokens, std::uint64_t{12});
+      QVERIFY(a.figures.ttft_ms);
+      QCOMPARE(a.text, b.text);
+      QVERIFY(!a.text.empty());
+      QCOMPARE(a.token_stream.has_value(), token_stream);
+      if (token_stream) {
+        QCOMPARE(a.token_stream->ids, b.token_stream->ids);
+        QVERIFY(!QString::fromStdString(a.text).contains(QStringLiteral("⟦")));  // every id named
+      }
+    }
+  }
+
+  // The text-decoding client fault over HTTP/2: its report is a request of its own on the
+  // connection, and the endpoint takes it.
+  void textDecodingReportOverHttp2() {
+    Fixture fx;
+    SessionConfig c = fx.f.session("https", "/v1/messages");
+    c.token_stream = true;
+    c.token_stream_text_decoding = true;
+    c.http2 = true;
+    const SessionResult s = EndpointFixture::run(c);
+    QCOMPARE(s.alpn, std::string("h2"));
+    QCOMPARE(s.requests.size(), std::size_t{1});
+    QVERIFY(s.requests[0].token_stream);
+    QVERIFY(s.requests[0].token_stream->text_decoding_reported);
+    QCOMPARE(fx.f.endpoint().counters().client_error_reports, std::uint64_t{1});
+  }
+
+  // The workbench's own HTTP/2 session captured on lo with its key log: the decrypted bytes are
+  // tshark's, and the capture's records carry what the session itself read.
+  void ourSessionCaptureAgreesWithTshark() {
+    Fixture fx;
+    const std::string pcap = fx.f.path("own-h2.pcapng"), keylog = fx.f.path("own-h2.keylog");
+    const std::string url = fx.url("/v1/messages");
+    const std::string port = url.substr(url.rfind(':') + 1, url.find('/', url.rfind(':')) - url.rfind(':') - 1);
+    LoCapture capture(fx.f.endpoint().url("https"), pcap, keylog);
+    QVERIFY2(capture.start(), capture.error().c_str());
+    SessionConfig c = fx.f.session("https", "/v1/messages");
+    c.token_stream = true;
+    c.http2 = true;
+    c.repeat = 2;
+    c.keylog_path = keylog;
+    const SessionResult s = EndpointFixture::run(c);
+    QVERIFY(capture.stop().ok());
+    QCOMPARE(s.alpn, std::string("h2"));
+    auto ours = decoded_plaintext(pcap, keylog);
+    auto theirs = tshark_plaintext(pcap, keylog, {"http2"});
+    QCOMPARE(theirs.size(), std::size_t{2});
+    QVERIFY2(theirs[port] == ours[Direction::ServerToClient], "server bytes differ from tshark's");
+    for (auto& [p, bytes] : theirs)
+      if (p != port) QVERIFY2(bytes == ours[Direction::ClientToServer], "client bytes differ from tshark's");
+    auto analysis = analyze_capture(pcap, {{keylog}, {}});
+    QVERIFY2(analysis.ok(), analysis ? "" : analysis.error().detail.c_str());
+    QCOMPARE(analysis->connections.size(), std::size_t{1});
+    const auto& conn = analysis->connections[0];
+    QCOMPARE(conn.info.alpn, std::string("h2"));
+    QCOMPARE(conn.streams.size(), std::size_t{2});
+    for (std::size_t i = 0; i < 2; ++i) {
+      QVERIFY(conn.streams[i].token_stream);
+      QCOMPARE(conn.streams[i].token_stream->ids, s.requests[i].token_stream->ids);
+      QCOMPARE(CaptureAnalysis::text(conn, i), s.requests[i].text);
+    }
+  }
+
   // Hostile frames end the reading of the connection with a reason, never a crash.
   void hostileFramesAreRefused() {
     const std::string preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";

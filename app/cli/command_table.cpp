@@ -46,6 +46,7 @@ const Options kRequest = {
     {"--affinity-turns", "N", "with --affinity: user turns per conversation before a new one (4)"},
     {"--keep-session-id", "", "with --affinity, a client fault: ignore X-Anthropic-New-Session-ID after a 409"},
     {"--session-id", "ID", "with --affinity: every conversation uses this session id (shared by all connections)"},
+    {"--http2", "", "https:// targets: offer ALPN h2 first (HTTP/2 when the server selects it, else HTTP/1.1)"},
     {"--token-stream", "", "/v1/messages: seed 001's token stream (u32 token ids named through GET /v1/vocab)"},
     {"--context-id", "ID", "with --token-stream: X-Claude-Context-ID, sent as given (4294967297: tenant 1, session 1)"},
     {"--alignment", "VALUE", "with --token-stream, a client fault: X-Claude-Token-Alignment as sent (4), or none to leave it out"},

@@ -82,6 +82,16 @@ void read_token_stream_options(Args& args, SessionConfig& c) {
     args.fail("--token-stream: the token stream is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
 }
 
+// HTTP/2 is chosen by ALPN, so over TLS only; seed 004's affinity client reads HTTP/1.1 replies.
+void read_http2_option(Args& args, SessionConfig& c) {
+  c.http2 = args.has("--http2");
+  if (!c.http2) return;
+  auto target = parse_session_target(c.target);
+  if (target && (target->kind == TargetKind::Anthro || target->kind == TargetKind::LayerZero || !target->tls))
+    args.fail("--http2: HTTP/2 is offered by ALPN over TLS; give an https://HOST:PORT/v1/messages target");
+  if (c.affinity) args.fail("--http2 and --affinity: the session-affinity client speaks HTTP/1.1");
+}
+
 // A Layer Zero session sends one prompt under its SESSION_INIT's terms: what only anthro-v1 or
 // the HTTP APIs have is refused, not ignored.
 void refuse_for_layer_zero(Args& args, const SessionConfig& c) {
@@ -117,6 +127,7 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   c.tls_extension = !args.has("--no-extension");
   read_affinity_options(args, c);
   read_token_stream_options(args, c);
+  read_http2_option(args, c);
   read_trust_options(args, c);
   refuse_for_layer_zero(args, c);
   if (!positional_allowed && !args.positional().empty())

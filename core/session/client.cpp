@@ -8,6 +8,7 @@
 
 #include "crypto/keylog.h"
 #include "http/messages_api.h"
+#include "net/http2_client.h"
 #include "net/http_io.h"
 #include "protocol/stream_decoder.h"
 #include "session/client.h"
@@ -27,9 +28,11 @@ Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig&
                                                              std::shared_ptr<KeyLogSink> keylog) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
   ClientTlsConfig tls;
-  // anthro-v1 clients also offer http/1.1 so a server that refuses anthro-v1 can say so.
-  tls.alpn = target.kind == TargetKind::Anthro ? std::vector<std::string>{"anthro-v1", "http/1.1"}
-                                               : std::vector<std::string>{"http/1.1"};
+  // anthro-v1 clients also offer http/1.1 so a server that refuses anthro-v1 can say so; an
+  // HTTP/2 client falls back to HTTP/1.1 when the server does not select h2.
+  if (target.kind == TargetKind::Anthro) tls.alpn = {"anthro-v1", "http/1.1"};
+  else if (config.http2) tls.alpn = {"h2", "http/1.1"};
+  else tls.alpn = {"http/1.1"};
   tls.ca_file = config.ca_file;
   tls.insecure = config.insecure;
   tls.keylog = std::move(keylog);
@@ -57,6 +60,8 @@ SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& set
   result_.kind = target_.kind;
   if (config.affinity && target_.kind == TargetKind::Messages) conversation_.emplace(config.affinity_client);
 }
+
+SessionClient::~SessionClient() = default;
 
 awaitable<SessionResult> SessionClient::run(std::function<void(const RequestResult&)> on_request) {
   bool open_ok = co_await open();
@@ -112,7 +117,10 @@ bool SessionClient::idle_and_open() {
   if (!stream_ || closed_for_cancel_) return false;
   char byte;
   ssize_t n = ::recv(stream_->socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);  // nothing to read, not closed
+  const bool nothing = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  // HTTP/2 servers send between requests (SETTINGS, PING, WINDOW_UPDATE): only a close counts.
+  if (h2_) return (n > 0 || nothing) && h2_->usable();
+  return nothing;  // nothing to read, not closed
 }
 
 void SessionClient::request_cancel(bool close_connection) {
@@ -199,6 +207,7 @@ awaitable<bool> SessionClient::connect() {
     co_return fail("server selected " + (result_.alpn.empty() ? std::string("no ALPN") : "ALPN \"" + result_.alpn + "\"") +
                    " instead of anthro-v1");
   result_.handshake_ms = (now_s() - handshake_start_) * 1000.0;
+  if (result_.alpn == "h2") start_http2();
   co_return true;
 }
 

@@ -6,6 +6,7 @@
 #include "crypto/key_schedule.h"
 #include "crypto/keylog.h"
 #include "net/byte_stream.h"
+#include "net/http_io.h"
 #include "protocol/blob.h"
 #include "session/session.h"
 #include "tokenstream/admission.h"
@@ -13,7 +14,7 @@
 
 namespace anthro {
 
-namespace net { class HttpResponseReader; }
+namespace net { class HttpResponseReader; class Http2Client; }
 class HttpReplyRecorder;
 
 Result<std::shared_ptr<net::asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target,
@@ -38,6 +39,7 @@ inline constexpr const char* kCancelClosed = "cancelled by the client (connectio
 class SessionClient {
  public:
   SessionClient(const SessionConfig& config, const ClientSetup& setup);
+  ~SessionClient();
   // The whole session: open, then config.repeat requests; `on_request` sees each one finished.
   net::awaitable<SessionResult> run(std::function<void(const RequestResult&)> on_request = nullptr);
 
@@ -75,8 +77,8 @@ class SessionClient {
   // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
   void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
                 std::string_view body, std::optional<std::uint64_t> chunk_tokens);
-  // The request's content headers (seed 001's token stream's too), and its vocabulary.
-  std::string content_headers() const;
+  // The request's content fields (seed 001's token stream's too), and its vocabulary.
+  net::HttpFields content_fields() const;
   TokenStreamRequestHeaders token_stream_headers() const;
   // A request of the client's own beside the model's (GET /v1/vocab, an error report) on the
   // session's connection: its status and body, or nullopt when the connection failed (`what`
@@ -85,7 +87,20 @@ class SessionClient {
     int status = 0;
     std::string body;
   };
-  net::awaitable<std::optional<SideReply>> side_request(std::string head, std::string body, std::string what);
+  net::awaitable<std::optional<SideReply>> side_request(std::string method, std::string path, std::string body, std::string what);
+  // The HTTP/1.1 loop's shared ends: the client fault that closes at N tokens (true: closed),
+  // and what follows a reply read whole (false: the session cannot go on).
+  bool closed_at_cancel_point(RequestRecorder& rec, const RequestOptions& options);
+  net::awaitable<bool> after_reply(RequestResult& r, const HttpReplyRecorder& reply);
+  // HTTP/2 (ALPN h2): client_http2.cpp.
+  void start_http2();
+  net::awaitable<bool> flush_http2();
+  net::awaitable<std::optional<double>> http2_read_more(std::string& why);  // the read's time, or nullopt (why)
+  net::awaitable<bool> http2_exchange(RequestResult& r, RequestRecorder& rec, const RequestOptions& options,
+                                      const net::HttpFields& fields, std::string body, bool messages);
+  net::awaitable<std::optional<SideReply>> http2_side_request(const std::string& method, const std::string& path,
+                                                              const net::HttpFields& fields, std::string body,
+                                                              const std::string& what);
   net::awaitable<bool> fetch_vocabulary();
   net::awaitable<bool> report_text_decoding(RequestResult& r, const HttpReplyRecorder& reply);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
@@ -113,6 +128,7 @@ class SessionClient {
   std::shared_ptr<net::asio::ssl::context> tls_;
   std::shared_ptr<KeyLogSink> keylog_;
   std::unique_ptr<net::ByteStream> stream_;
+  std::unique_ptr<net::Http2Client> h2_;  // the connection selected ALPN h2
   SessionResult result_;
   ExtensionState ext_;
   X25519KeyPair client_key_;

@@ -20,6 +20,13 @@ std::string host_header(const Target& t) {
   return host + ":" + std::to_string(t.port);
 }
 
+// An HTTP/1.1 request: its line, the fields, the body.
+std::string http1_request(std::string_view method, std::string_view path, const HttpFields& fields, std::string_view body) {
+  std::string out = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\n";
+  for (const auto& [name, value] : fields) out += name + ": " + value + "\r\n";
+  return out + "\r\n" + std::string(body);
+}
+
 }  // namespace
 
 void SessionClient::answered(const HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
@@ -40,20 +47,25 @@ TokenStreamRequestHeaders SessionClient::token_stream_headers() const {
   return h;
 }
 
-std::string SessionClient::content_headers() const {
-  if (config_.token_stream)
-    return write_token_stream_headers(token_stream_headers()) + "accept: " + kTokenStreamMediaType + "\r\n";
-  return std::string("content-type: application/json\r\naccept: ") +
-         (config_.stream ? "text/event-stream" : "application/json") + "\r\n";
+HttpFields SessionClient::content_fields() const {
+  if (config_.token_stream) {
+    HttpFields fields = token_stream_header_fields(token_stream_headers());
+    fields.emplace_back("accept", kTokenStreamMediaType);
+    return fields;
+  }
+  return {{"content-type", "application/json"}, {"accept", config_.stream ? "text/event-stream" : "application/json"}};
 }
 
-awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(std::string head, std::string body,
-                                                                                std::string what) {
-  std::string request = head + "host: " + host_header(target_) + "\r\n";
-  if (!config_.api_key.empty()) request += "x-api-key: " + config_.api_key + "\r\n";
-  if (!body.empty()) request += "content-type: application/json\r\ncontent-length: " + std::to_string(body.size()) + "\r\n";
-  request += "\r\n" + body;
-  bool sent = co_await write(as_bytes(request));
+awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(std::string method, std::string path,
+                                                                                std::string body, std::string what) {
+  HttpFields fields = {{"host", host_header(target_)}};
+  if (!config_.api_key.empty()) fields.emplace_back("x-api-key", config_.api_key);
+  if (!body.empty()) {
+    fields.emplace_back("content-type", "application/json");
+    fields.emplace_back("content-length", std::to_string(body.size()));
+  }
+  if (h2_) co_return co_await http2_side_request(method, path, fields, std::move(body), what);
+  bool sent = co_await write(as_bytes(http1_request(method, path, fields, body)));
   if (!sent) {
     fail("cannot send " + what + ": " + stream_->error().message());
     co_return std::nullopt;
@@ -85,7 +97,7 @@ awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(s
 // leaves the ids unnamed, with a warning.
 awaitable<bool> SessionClient::fetch_vocabulary() {
   const std::string what = "GET " + std::string(kTokenStreamVocabPath);
-  auto reply = co_await side_request(what + " HTTP/1.1\r\n", "", what);
+  auto reply = co_await side_request("GET", std::string(kTokenStreamVocabPath), "", what);
   if (!reply) co_return false;
   auto vocabulary = reply->status == 200 ? TokenStreamVocabulary::from_json(reply->body)
                                          : Result<TokenStreamVocabulary>(make_error(
@@ -101,7 +113,7 @@ awaitable<bool> SessionClient::report_text_decoding(RequestResult& r, const Http
   std::string error = text_decoding_error(as_bytes(reply.token_stream_bytes()));
   std::string body = text_decoding_report(error, config_.token_stream_context_id);
   const std::string what = "POST " + std::string(kClientErrorsPath);
-  auto answer = co_await side_request(what + " HTTP/1.1\r\n", std::move(body), what);
+  auto answer = co_await side_request("POST", std::string(kClientErrorsPath), std::move(body), what);
   if (!answer) co_return false;
   r.token_stream->text_decoding_reported = true;
   co_return true;
@@ -120,21 +132,24 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
   }
   std::string body = messages ? messages_request_json(spec) : chat_completions_request_json(spec);
-  std::string head = "POST " + target_.path + " HTTP/1.1\r\nhost: " + host_header(target_) + "\r\n" +
-                     content_headers() + "content-length: " + std::to_string(body.size()) + "\r\n";
-  if (messages) head += "anthropic-version: " + std::string(kAnthropicVersion) + "\r\n";
-  if (!config_.api_key.empty())
-    head += messages ? "x-api-key: " + config_.api_key + "\r\n" : "authorization: Bearer " + config_.api_key + "\r\n";
+  HttpFields fields = {{"host", host_header(target_)}};
+  for (auto& f : content_fields()) fields.push_back(std::move(f));
+  fields.emplace_back("content-length", std::to_string(body.size()));
+  if (messages) fields.emplace_back("anthropic-version", kAnthropicVersion);
+  if (!config_.api_key.empty()) {
+    if (messages) fields.emplace_back("x-api-key", config_.api_key);
+    else fields.emplace_back("authorization", "Bearer " + config_.api_key);
+  }
   if (conversation_)
-    for (const auto& [name, value] : conversation_->headers(body, r.affinity.emplace())) head += name + ": " + value + "\r\n";
-  std::string request = head + "\r\n" + body;
+    for (const auto& [name, value] : conversation_->headers(body, r.affinity.emplace())) fields.emplace_back(name, value);
   if (config_.token_stream) {
     TokenStreamExchange& x = r.token_stream.emplace();
     x.context_id = config_.token_stream_context_id;
     x.request_fault = admit_token_stream_request(token_stream_headers(), std::nullopt).refused_field;
   }
   rec.request_sent(now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
-  bool sent = co_await write(as_bytes(request));
+  if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);
+  bool sent = co_await write(as_bytes(http1_request("POST", target_.path, fields, body)));
   if (!sent) {
     if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
     else rec.ended(RequestEnd::SendFailed, "cannot send the request: " + stream_->error().message());
@@ -171,23 +186,30 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
           chunk_tokens = chunk_tokens.value_or(0) + *n;
     head_seen = true;
     reply.body(response.take_body(), t);
-    if (options.cancel_after_tokens && rec.tokens_seen() >= *options.cancel_after_tokens) {
-      // HTTP has no CANCEL frame: closing the connection is how a client gives up.
-      rec.cancel_sent(now_s());
-      rec.ended(RequestEnd::ClientClosed, "closed by the client after " + std::to_string(rec.tokens_seen()) + " tokens");
-      stream_->close();
-      co_return false;
-    }
+    if (closed_at_cancel_point(rec, options)) co_return false;
   }
   reply.trailers(response.trailers());
   reply.end(t);
   if (conversation_) answered(response, reply, r, body, chunk_tokens);
-  if (config_.token_stream_text_decoding && r.token_stream && r.end == RequestEnd::Response) {
-    bool reported = co_await report_text_decoding(r, reply);
-    if (!reported) co_return false;
-  }
+  if (!co_await after_reply(r, reply)) co_return false;
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;
+}
+
+bool SessionClient::closed_at_cancel_point(RequestRecorder& rec, const RequestOptions& options) {
+  if (!options.cancel_after_tokens || rec.tokens_seen() < *options.cancel_after_tokens) return false;
+  // HTTP has no CANCEL frame: closing the connection is how a client gives up.
+  rec.cancel_sent(now_s());
+  rec.ended(RequestEnd::ClientClosed, "closed by the client after " + std::to_string(rec.tokens_seen()) + " tokens");
+  stream_->close();
+  return true;
+}
+
+// What the client does once a reply was read: the text-decoding fault's report.
+awaitable<bool> SessionClient::after_reply(RequestResult& r, const HttpReplyRecorder& reply) {
+  if (!config_.token_stream_text_decoding || !r.token_stream || r.end != RequestEnd::Response) co_return true;
+  bool reported = co_await report_text_decoding(r, reply);
+  co_return reported;
 }
 
 }  // namespace anthro

@@ -46,6 +46,9 @@ struct SessionConfig {
   // Client faults (seed 001 §5.1): X-Claude-Token-Alignment as sent (nullopt: left out), and a
   // front end that reads the body as text and reports the JSON parse error that follows.
   std::optional<std::string> token_stream_alignment = "4";
+  // An https:// target is offered ALPN h2 first: HTTP/2 when the server selects it (each
+  // request a stream), HTTP/1.1 otherwise. SessionResult::alpn says which.
+  bool http2 = false;
   bool token_stream_text_decoding = false;
   std::function<void(std::string_view)> on_text;  // token text as it arrives
   // Every application byte sent and received (inside TLS), for live frame views and tests.

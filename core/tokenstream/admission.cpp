@@ -50,16 +50,16 @@ TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, 
           field("x-claude-tenant-id"), field("x-claude-streaming")};
 }
 
-std::string write_token_stream_headers(const TokenStreamRequestHeaders& h) {
-  std::string out;
-  auto line = [&out](const char* name, const std::optional<std::string>& value) {
-    if (value) out += std::string(name) + ": " + *value + "\r\n";
+std::vector<std::pair<std::string, std::string>> token_stream_header_fields(const TokenStreamRequestHeaders& h) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto field = [&out](const char* name, const std::optional<std::string>& value) {
+    if (value) out.emplace_back(name, *value);
   };
-  line("content-type", h.content_type);
-  line("x-claude-token-alignment", h.alignment);
-  line("x-claude-context-id", h.context_id);
-  line("x-claude-tenant-id", h.tenant_id);
-  line("x-claude-streaming", h.streaming);
+  field("content-type", h.content_type);
+  field("x-claude-token-alignment", h.alignment);
+  field("x-claude-context-id", h.context_id);
+  field("x-claude-tenant-id", h.tenant_id);
+  field("x-claude-streaming", h.streaming);
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 #include "tokenstream/context_id.h"
@@ -26,8 +28,8 @@ struct TokenStreamRequestHeaders {
 
 // The fields of a request's headers (names lowercased), as the endpoint and a capture read them.
 TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, std::string>& headers);
-// The header lines a client writes for them ("name: value\r\n" each; absent ones left out).
-std::string write_token_stream_headers(const TokenStreamRequestHeaders& headers);
+// The header fields a client sends for them, in order (absent ones left out).
+std::vector<std::pair<std::string, std::string>> token_stream_header_fields(const TokenStreamRequestHeaders& headers);
 
 // Does Content-Type select the passthrough (the media type, any parameters after `;`)?
 bool selects_token_stream(const std::optional<std::string>& content_type);
