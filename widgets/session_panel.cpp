@@ -55,6 +55,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       prompt_(new QPlainTextEdit(this)),
       stream_(new QCheckBox(this)),
       token_stream_(new QCheckBox(this)),
+      http2_(new QCheckBox(this)),
       repeat_(new QSpinBox(this)),
       capture_(new QCheckBox(this)),
       send_(new QPushButton(this)),
@@ -100,6 +101,7 @@ SessionPanel::SessionPanel(QWidget* parent)
   auto fit_to_target = [this](const QString& url) {
     auto parsed = parse_session_target(url.trimmed().toStdString());
     token_stream_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
+    http2_->setEnabled(parsed && parsed->tls && (parsed->kind == TargetKind::Messages || parsed->kind == TargetKind::ChatCompletions));
     const bool layer_zero = parsed && parsed->kind == TargetKind::LayerZero;
     for (QWidget* w : std::initializer_list<QWidget*>{max_tokens_, system_, stream_}) w->setEnabled(!layer_zero);
   };
@@ -155,7 +157,11 @@ SessionPanel::SessionPanel(QWidget* parent)
   form->addRow(system_label, system_);
   form->addRow(message_label, prompt_);
   form->addRow(capture_);
-  form->addRow(token_stream_);
+  auto* protocol_row = new QHBoxLayout;
+  protocol_row->addWidget(token_stream_);
+  protocol_row->addWidget(http2_);
+  protocol_row->addStretch(1);
+  form->addRow(protocol_row);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(stream_);
   buttons->addStretch(1);
@@ -230,6 +236,9 @@ SessionPanel::SessionPanel(QWidget* parent)
   (new Retranslator(this))->add([=, this] {
     stream_->setText(tr("Stream"));
     token_stream_->setText(tr("Token ids (seed 001)"));
+    http2_->setText(tr("HTTP/2"));
+    http2_->setToolTip(tr("Offer ALPN h2 first on an https:// target: each request a stream of one connection when "
+                          "the server selects it, HTTP/1.1 otherwise"));
     token_stream_->setToolTip(tr("Ask a Messages API target for seed 001's token stream: u32 token ids named through "
                                  "GET /v1/vocab; TTFT is the first id, the token rate ids per second"));
     capture_->setText(tr("Capture this session's traffic into the inspector"));
@@ -350,6 +359,8 @@ void SessionPanel::setEmbeddedTargets(QStringList urls) {
 void SessionPanel::setTarget(const QString& url) { target_->setCurrentText(url); }
 void SessionPanel::setTokenStream(bool on) { token_stream_->setChecked(on); }
 bool SessionPanel::tokenStreamOffered() const { return token_stream_->isEnabled(); }
+void SessionPanel::setHttp2(bool on) { http2_->setChecked(on); }
+bool SessionPanel::http2Offered() const { return http2_->isEnabled(); }
 QString SessionPanel::target() const { return target_->currentText().trimmed(); }
 void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text); }
 void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }
@@ -378,6 +389,7 @@ SessionConfig SessionPanel::config() const {
   c.messages = {{"user", prompt_->toPlainText().toStdString()}};
   c.stream = stream_->isChecked();
   c.token_stream = token_stream_->isEnabled() && token_stream_->isChecked();
+  c.http2 = http2_->isEnabled() && http2_->isChecked();
   c.repeat = static_cast<unsigned>(repeat_->value());
   switch (key_source_->currentIndex()) {
     case 1: c.api_key = qEnvironmentVariable("ANTHROPIC_API_KEY").toStdString(); break;

@@ -51,6 +51,8 @@ class SessionPanel : public QWidget {
   // Seed 001's token stream for a Messages API target; offered for such targets only.
   void setTokenStream(bool on);
   bool tokenStreamOffered() const;
+  void setHttp2(bool on);
+  bool http2Offered() const;
   // Capture the session's own traffic on lo (libpcap; needs the capture permission).
   void setCaptureTraffic(bool on);
 
@@ -171,6 +173,7 @@ class SessionPanel : public QWidget {
   QPlainTextEdit* prompt_;
   QCheckBox* stream_;
   QCheckBox* token_stream_;  // seed 001's u32 token ids, for a Messages API target
+  QCheckBox* http2_;         // ALPN h2 first, for an https:// HTTP target
   QSpinBox* repeat_;
   QCheckBox* capture_;
   QPushButton* send_;

@@ -10,6 +10,9 @@ from pathlib import Path
 
 ZH = {
     'Token ids (seed 001)': 'Token ID（种子 001）',
+    'HTTP/2': 'HTTP/2',
+    'Offer ALPN h2 first on an https:// target: each request a stream of one connection when the server selects it, HTTP/1.1 otherwise':
+        '对 https:// 目标优先提供 ALPN h2：服务器选中时每个请求是同一连接上的一个流，否则使用 HTTP/1.1',
     'Ask a Messages API target for seed 001\'s token stream: u32 token ids named through GET /v1/vocab; TTFT is the first id, the token rate ids per second':
         '向 Messages API 目标请求种子 001 的 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数',
     'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the token stream (seed 001) on the Messages API; Layer Zero sessions (seed 002) on lz:// and lz+lab:// targets':

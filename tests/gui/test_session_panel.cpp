@@ -268,7 +268,7 @@ class TestSessionPanel : public QObject {
     panel.setTokenStream(true);
     QVERIFY(sendAndWait(panel));
     QCOMPARE(panel.results().size(), std::size_t{1});
-    const RequestResult& r = panel.results()[0];
+    const RequestResult r = panel.results()[0];  // a copy: the next send clears them
     QVERIFY(r.token_stream);
     QCOMPARE(r.token_stream->ids, std::uint64_t{30});
     QCOMPARE(r.figures.tokens, std::uint64_t{30});
@@ -276,6 +276,18 @@ class TestSessionPanel : public QObject {
     QCOMPARE(panel.answer(), QString::fromStdString(r.text));
     QVERIFY(!panel.answer().contains(QStringLiteral("⟦")));  // every id named through GET /v1/vocab
     QCOMPARE(startTimes(panel, 1).size() + startTimes(panel, 0).size(), std::size_t{1});
+
+    // HTTP/2: offered for an https:// target only; the same ids come over ALPN h2.
+    QVERIFY(!panel.http2Offered());
+    panel.setTarget(QString::fromStdString(ids.endpoint().url("https")) + "/v1/messages");
+    QVERIFY(panel.http2Offered());
+    panel.setHttp2(true);
+    QVERIFY(sendAndWait(panel));
+    QVERIFY(panel.lastSession());
+    QCOMPARE(panel.lastSession()->alpn, std::string("h2"));
+    QCOMPARE(panel.results().size(), std::size_t{1});
+    QCOMPARE(panel.results()[0].token_stream->ids, std::uint64_t{30});
+    QCOMPARE(panel.results()[0].text, r.text);
   }
 
   // Seed 002's Layer Zero from the composer: the answer streams in while the ITL histogram
