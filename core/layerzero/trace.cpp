@@ -99,6 +99,7 @@ FrameSplitter::OnRefused ConnectionTracer::refused_bytes(Direction dir, double t
 
 void ConnectionTracer::feed(Direction dir, ByteView data, double ts) {
   if (!trace_.opened) trace_.opened = ts;
+  last_fed_ = ts;
   FrameSplitter& splitter = dir == Direction::ClientToServer ? from_client_ : from_server_;
   auto refusal = splitter.feed(data, [&](const FrameView& f) { on_frame(dir, f, ts); }, refused_bytes(dir, ts));
   note_refusal(dir, refusal, ts);
@@ -107,8 +108,11 @@ void ConnectionTracer::feed(Direction dir, ByteView data, double ts) {
 void ConnectionTracer::finish(std::optional<double> ts) {
   if (ts) trace_.closed = ts;
   const double at = ts.value_or(trace_.opened.value_or(0));
-  note_refusal(Direction::ClientToServer, from_client_.finish(refused_bytes(Direction::ClientToServer, at)), at);
-  note_refusal(Direction::ServerToClient, from_server_.finish(refused_bytes(Direction::ServerToClient, at)), at);
+  // A row list orders by time: a frame cut off without a close seen is stamped with the last
+  // bytes that came, not the connection's opening.
+  const double row_at = ts.value_or(last_fed_.value_or(at));
+  note_refusal(Direction::ClientToServer, from_client_.finish(refused_bytes(Direction::ClientToServer, row_at)), at);
+  note_refusal(Direction::ServerToClient, from_server_.finish(refused_bytes(Direction::ServerToClient, row_at)), at);
 }
 
 void ConnectionTracer::note_refusal(Direction dir, const std::optional<FrameRefusal>& refusal, double ts) {

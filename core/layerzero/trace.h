@@ -84,6 +84,7 @@ class ConnectionTracer {
 
   ConnectionTrace trace_;
   OnWire on_wire_;
+  std::optional<double> last_fed_;  // the arrival time of the last bytes fed
   FrameSplitter from_client_{Direction::ClientToServer}, from_server_{Direction::ServerToClient};
   bool refused_[2] = {false, false};
 };

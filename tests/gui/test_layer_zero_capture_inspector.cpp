@@ -7,6 +7,7 @@
 #include <QTableView>
 
 #include "capture_inspector.h"
+#include "connection_detail_view.h"
 #include "connections_model.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
@@ -93,6 +94,12 @@ class TestLayerZeroCaptureInspector : public QObject {
       QCOMPARE(cm->data(cm->index(c, ConnectionsModel::Frames), Qt::DisplayRole).toInt(),
                static_cast<int>(run.live.trace[static_cast<std::size_t>(c)].frames.size()));
     }
+
+    const auto conns = inspector.index()->connections();
+    inspector.connectionDetail()->showConnection(conns.at(0));
+    const QString name = QString::fromStdString(conns[0].name);
+    QCOMPARE(inspector.connectionDetail()->value(name, "profile"), QString("Layer Zero (seed 002)"));
+    QCOMPARE(inspector.connectionDetail()->value(name, "frames"), QString::number(run.live.trace[0].frames.size()));
 
     // The first connection's SESSION_ACK: its fields, the token by fingerprint, masked bytes.
     const int ack = row_of(rows, 1, "SESSION_ACK");
