@@ -9,11 +9,7 @@
 #include <random>
 #include <tuple>
 
-#include "capture/analysis.h"
-#include "endpoint_fixture.h"
-#include "layerzero/client.h"
-#include "lo_capture.h"
-#include "raw_peer.h"
+#include "lz_capture.h"
 
 using namespace anthro;
 using namespace anthro::lz;
@@ -35,32 +31,12 @@ struct Run {
   CaptureAnalysis captured;
 };
 
-// One prompt through the client against an endpoint with `faults`, captured on lo: the lz+lab
-// port, or with `tls` the TLS port (ALPN layer-zero), its secrets in the capture's key log.
+// One prompt through the client against an endpoint with `faults`, captured on lo (lz_capture.h).
 Run captured_run(const std::vector<std::string>& faults, bool tls = false) {
-  EndpointFixture e(faults, 20, 2, 24);
-  e.config().lz_listen = "127.0.0.1:0";
-  e.start();
-  const std::string url = e.endpoint().url(tls ? "lz" : "lz+lab");
-  LoCapture capture(url, e.path("lz.pcapng"), e.path("lz.keylog"));
-  if (!capture.start()) qFatal("capture: %s", capture.error().c_str());
-  LzClientConfig c;
-  c.port = port_of(url);
-  c.tls = tls;
-  c.ca_file = e.endpoint().cert_path();
-  if (tls) c.keylog = std::make_shared<KeyLogSink>(capture.config().keylog_path);
-  c.terms = {"claude-3-5-sonnet", 5000, kConstraintDynamicFrameSize};
-  c.prompt = "查北京天气";
-  c.buffer_usage = 0x40;
-  auto live = run_lz_prompt(c);
-  const auto& stats = capture.stop();
-  if (!live) qFatal("layer-zero run: %s", live.error().detail.c_str());
-  if (!stats) qFatal("capture: %s", capture.error().c_str());
-  CaptureKeySources keys;
-  if (tls) keys.keylog_files = {capture.config().keylog_path};
-  auto analysis = analyze_capture(capture.config().output, keys);
+  LzCaptured run = capture_lz_run({faults, tls});
+  auto analysis = analyze_capture(run.capture, run.keys());
   if (!analysis) qFatal("analysis: %s", analysis.error().detail.c_str());
-  return {std::move(*live), std::move(*analysis)};
+  return {std::move(run.live), std::move(*analysis)};
 }
 
 }  // namespace

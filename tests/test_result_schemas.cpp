@@ -12,6 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture_generator.h"
+#include "layerzero/payload.h"
+
 using nlohmann::json;
 
 namespace {
@@ -147,6 +150,39 @@ json parse(const Run& r) { return json::parse(r.out.toStdString(), nullptr, fals
 
 QString vectors(const char* file) { return QStringLiteral(ANTHRO_VECTORS_DIR) + "/" + file; }
 
+std::string lz_frame(std::uint32_t seq, anthro::lz::PayloadType type, const anthro::lz::Payload& payload) {
+  anthro::Bytes b = *anthro::lz::encode_frame(seq, type, *anthro::lz::encode_payload(payload));
+  return std::string(b.begin(), b.end());
+}
+
+// Two Layer Zero connections in a capture: a fresh session with every payload type (a text that
+// is no UTF-8 among them) and a damaged CRC at its end, then a resume presenting the token.
+std::vector<anthro::test::Segment> layer_zero_segments() {
+  using namespace anthro::lz;
+  using P = PayloadType;
+  SessionAck ack;
+  ack.token.fill(0x5A);
+  ack.server_time_ns = 1700000000000000000ull;
+  std::string damaged = lz_frame(4, P::UserInput, TextPayload{"late"});
+  damaged.back() = static_cast<char>(damaged.back() ^ 0x40);
+  auto first = anthro::test::exchange(
+      {{true, lz_frame(0, P::SessionInit, SessionInit{{"m", 2000, 0x12}, std::nullopt})},
+       {false, lz_frame(0, P::SessionAck, ack)},
+       {true, lz_frame(1, P::UserInput, TextPayload{"weather?"})},
+       {false, lz_frame(1, P::ToolCall, ToolCall{"get_weather", R"({"city":"Beijing"})"})},
+       {true, lz_frame(2, P::ToolResult, ToolResult{1, R"({"ok":true})"})},
+       {true, lz_frame(3, P::Heartbeat, ClientHeartbeat{0xB3})},
+       {false, lz_frame(2, P::Heartbeat, ServerHeartbeat{1700000000500000000ull})},
+       {false, lz_frame(3, P::ModelOutput, TextPayload{"sunny \xff"})},
+       {false, lz_frame(4, P::Terminate, Terminate{0})},
+       {true, damaged}});
+  auto resume = anthro::test::exchange(
+      {{true, lz_frame(0, P::SessionInit, SessionInit{{"m", 2000, 0x12}, ResumeFields{ack.token, 3, 1700000001000000000ull}})}});
+  for (auto& s : resume) s.client_port = 40001;
+  first.insert(first.end(), resume.begin(), resume.end());
+  return first;
+}
+
 }  // namespace
 
 class TestResultSchemas : public QObject {
@@ -253,6 +289,47 @@ class TestResultSchemas : public QObject {
                              {"/summary/ttft_ms", std::nullopt},
                              {"/findings", json::object()}});
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  }
+
+  // decode's Layer Zero lines (kind layer_zero) against their schema; the token never in them.
+  void decodeLayerZeroLines() {
+    const std::string path = dir_.filePath("lz.pcap").toStdString();
+    anthro::test::write_capture(path, layer_zero_segments());
+    Run r = run({"decode", QString::fromStdString(path), "--format", "jsonl"}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());
+    std::vector<json> lines;
+    for (const QByteArray& line : r.out.split('\n'))
+      if (json j = json::parse(line.toStdString(), nullptr, false); j.is_object() && j["kind"] == "layer_zero") lines.push_back(j);
+    QCOMPARE(lines.size(), std::size_t{11});  // ten frames and the resume; the damaged frame refused
+    QCOMPARE(lines[9]["error"], json("checksum"));
+    QCOMPARE(lines[10]["resume"]["session_token"], lines[1]["session_token"]);
+    QCOMPARE(lines[7]["invalid_utf8"], json(true));
+    QVERIFY(r.out.indexOf(QByteArray(64, 0x5A).toHex()) < 0 && r.out.indexOf(QByteArray(8, 0x5A).toHex()) < 0);
+    // Broken copies the schema must reject: each (line, pointer, value or removed).
+    struct Broken {
+      std::size_t line;
+      std::string pointer;
+      std::optional<json> value;
+    };
+    const std::vector<Broken> broken = {
+        {0, "/kind", json("frame")},          {0, "/crc32c", std::nullopt},
+        {0, "/type", json("PING")},           {1, "/session_token", json(std::string(128, 'a'))},
+        {1, "/session_token/hex", json("5a5a")}, {2, "/dir", json("up")},
+        {9, "/detail", std::nullopt},         {9, "/error", json("bad")},
+        {10, "/resume/last_server_sequence_id", json(-1)}};
+    std::vector<json> all = lines;
+    for (const Broken& b : broken) {
+      json doc = lines[b.line];
+      json::json_pointer at(b.pointer);
+      if (b.value) doc[at] = *b.value;
+      else doc[at.parent_pointer()].erase(at.back());
+      all.push_back(doc);
+    }
+    json verdicts = validate("decode-layer-zero.schema.json", all);
+    QVERIFY2(verdicts.is_array() && verdicts.size() == all.size(), verdicts.dump().c_str());
+    for (std::size_t i = 0; i < lines.size(); ++i) QVERIFY2(verdicts[i].is_null(), (lines[i].dump() + verdicts[i].dump()).c_str());
+    for (std::size_t i = 0; i < broken.size(); ++i)
+      QVERIFY2(!verdicts[lines.size() + i].is_null(), ("passed: " + all[lines.size() + i].dump()).c_str());
   }
 
   // A short live run, the vector capture and this machine together.

@@ -594,6 +594,9 @@ void CaptureInspector::showCurrentFrame() {
   }
   detail_->showFrame(frames_->frameAt(current.row()), *d);
   hex_->setBytes(QByteArray(reinterpret_cast<const char*>(d->bytes.data()), static_cast<qsizetype>(d->bytes.size())));
+  std::vector<std::pair<qsizetype, qsizetype>> masked;
+  for (auto [begin, end] : d->masked) masked.emplace_back(static_cast<qsizetype>(begin), static_cast<qsizetype>(end));
+  hex_->setMaskedRanges(std::move(masked));
   hex_->setHighlight(0, 0);
 }
 

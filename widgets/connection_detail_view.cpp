@@ -57,7 +57,13 @@ void ConnectionDetailView::rebuild() {
   const CaptureConnection& c = shown_;
   auto* top = new QTreeWidgetItem(this, {QString::fromStdString(c.name), QString::fromLatin1(to_string(c.transport))});
   add(top, tr("decryption"), QString::fromStdString(decryption_text(c)));
-  add(top, tr("frames"), tr("%1 (%2 opened)").arg(c.frames).arg(c.frames_opened));
+  if (c.profile) {
+    const std::string_view name = anthro::profile(*c.profile).display_name;
+    add(top, tr("profile"), QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
+  }
+  // A Layer Zero connection has no anthro-v1 frames to open: its own count instead of "0 (0 opened)".
+  if (c.profile == ProfileId::LayerZero) add(top, tr("frames"), QString::number(c.lz_frames));
+  else add(top, tr("frames"), tr("%1 (%2 opened)").arg(c.frames).arg(c.frames_opened));
   if (c.offer || c.answer || c.negotiation_refusal) {
     auto* negotiation = new QTreeWidgetItem(this, {tr("negotiation"), c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString()});
     if (c.negotiation_refusal) add(negotiation, tr("refused"), QString::fromLatin1(to_string(c.negotiation_refusal->reason)));

@@ -53,12 +53,17 @@ QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
     case Number: return index.row() + 1;
     case Name: return QString::fromStdString(c.name);
     case Transport: return QString::fromLatin1(to_string(c.transport));
+    case Profile: {
+      if (!c.profile) return QString();
+      const std::string_view name = anthro::profile(*c.profile).display_name;
+      return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+    }
     case Alpn: return QString::fromStdString(c.alpn);
     case Suite: return c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString();
     case TlsSuite: return QString::fromStdString(c.tls_suite.empty() ? std::string() : c.tls_suite + " " + c.tls_version);
     case Decryption:
       return c.decryption == DecryptionState::Pending ? tr("(loading)") : QString::fromStdString(decryption_text(c));
-    case Frames: return count(c.frames);
+    case Frames: return count(c.frames + c.lz_frames);  // a connection speaks one of the two
     case HttpRequests: return c.http_requests ? count(c.http_requests) : QVariant();
     case Retransmissions: return count(t.retransmissions);
     case OutOfOrder: return count(t.out_of_order);
@@ -77,6 +82,7 @@ QVariant ConnectionsModel::headerData(int section, Qt::Orientation orientation, 
     case Number: return tr("#");
     case Name: return tr("Connection");
     case Transport: return tr("Transport");
+    case Profile: return tr("Profile");
     case Alpn: return tr("ALPN");
     case Suite: return tr("anthro-v1 suite");
     case TlsSuite: return tr("TLS");

@@ -13,7 +13,7 @@ class ConnectionsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column {
-    Number, Name, Transport, Alpn, Suite, TlsSuite, Decryption, Frames, HttpRequests, Retransmissions, OutOfOrder,
+    Number, Name, Transport, Profile, Alpn, Suite, TlsSuite, Decryption, Frames, HttpRequests, Retransmissions, OutOfOrder,
     ZeroWindows, Gaps, BadChecksums, ColumnCount
   };
   // What a column sorts by: the number where the cell shows a number with its unit.

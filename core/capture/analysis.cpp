@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "capture/capture_file.h"
+#include "capture/layer_zero_view.h"
 #include "capture/packet.h"
 #include "crypto/keylog.h"
 #include "metrics/request_json.h"
@@ -314,6 +315,10 @@ CaptureEvents Lane::events() {
   };
   events.on_http_exchange = [this](const CaptureConnection& c, RequestResult& r) { book(c).add_finished(r); };
   events.on_layer_zero = [this](const CaptureConnection&, lz::ConnectionTrace&& t) { layer_zero_.push_back(std::move(t)); };
+  events.on_layer_zero_frame = [this](const CaptureConnection& c, const lz::WireFrame& f) {
+    if (sink_) emit(lz_frame_json(c.name, f));
+    if (observer_ && observer_->on_layer_zero_frame) observer_->on_layer_zero_frame(c, f);
+  };
   events.on_connection_end = [this](const CaptureConnection& c) {
     if (c.transport == CaptureTransport::Tls)
       emit({{"kind", "tls"}, {"conn", c.name},
@@ -445,7 +450,8 @@ class LaneChooser {
 
 unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
   // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
-  if (sink || options.on_connection || options.on_frame || options.on_negotiation || options.on_http) return 1;
+  if (sink || options.on_connection || options.on_frame || options.on_negotiation || options.on_http || options.on_layer_zero_frame)
+    return 1;
   if (options.threads) return options.threads;
   if (file_size < (8u << 20)) return 1;
   return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);

@@ -65,6 +65,8 @@ struct AnalyzeOptions {
   std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;
   std::function<void(const CaptureConnection&, Direction, const Blob&)> on_negotiation;
   std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;  // HTTP messages and SSE events
+  // Layer Zero frames and refusals as they are cut (CaptureEvents::on_layer_zero_frame).
+  std::function<void(const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
 };
 
 // Reads `path` once. Keys come from the files given and from the capture's own DSBs.

@@ -169,12 +169,20 @@ void CaptureDecoder::recognise(Conn& c, Direction dir, ByteView first) {
 }
 
 void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode) {
+  c.info.profile = p.id;
   switch (p.dissector) {
     case Dissector::AnthroV1: start_anthro(c, mode); break;
     case Dissector::Http: start_http(c); break;
     case Dissector::Http2: start_http2(c); break;
-    case Dissector::LayerZero: c.lz = std::make_unique<lz::ConnectionTracer>(c.info.name); break;
+    case Dissector::LayerZero: start_layer_zero(c); break;
   }
+}
+
+void CaptureDecoder::start_layer_zero(Conn& c) {
+  lz::ConnectionTracer::OnWire on_wire;
+  if (events_.on_layer_zero_frame)
+    on_wire = [this, &c](const lz::WireFrame& f) { events_.on_layer_zero_frame(c.info, f); };
+  c.lz = std::make_unique<lz::ConnectionTracer>(c.info.name, std::move(on_wire));
 }
 
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {

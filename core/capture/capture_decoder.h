@@ -10,11 +10,10 @@
 #include "metrics/request_result.h"
 #include "capture/tcp_reassembly.h"
 #include "layerzero/trace.h"
+#include "profile/profile.h"
 #include "protocol/stream_decoder.h"
 
 namespace anthro {
-
-struct Profile;
 
 enum class CaptureTransport { Unknown, Lab, Tls, Http };
 const char* to_string(CaptureTransport t);
@@ -58,6 +57,9 @@ struct CaptureConnection {
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
   std::uint64_t lz_frames = 0;  // Layer Zero: frames read (both directions, refused ones not counted)
+  // The profile whose dissector reads it (by ALPN, or by its first client bytes); none while
+  // TLS keeps it hidden or nothing was read yet.
+  std::optional<ProfileId> profile;
 };
 
 // cli.md's `decryption`: "ok", "no frames", "no key", "authentication: no key opens the frames",
@@ -81,6 +83,9 @@ struct CaptureEvents {
   std::function<void(const CaptureConnection&, RequestResult&)> on_http_exchange;
   // Layer Zero connections: their frames once the connection ended (before on_connection_end).
   std::function<void(const CaptureConnection&, lz::ConnectionTrace&&)> on_layer_zero;
+  // Layer Zero connections: each frame as it is cut, and the refusal that stops a direction
+  // (the trace's own cut, so they agree), for row lists.
+  std::function<void(const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
   // Called once per connection at its first packet (so in the order analyze_capture lists
   // connections), and once at the end with its final state.
   std::function<void(const CaptureConnection&)> on_connection_start;
@@ -110,6 +115,7 @@ class CaptureDecoder {
   void read_http(Conn& c, Direction dir, ByteView data, double ts);
   void start_http2(Conn& c);
   void read_http2(Conn& c, Direction dir, ByteView data, double ts);
+  void start_layer_zero(Conn& c);
   void end_layer_zero(Conn& c);
 
   const KeyRing& keys_;

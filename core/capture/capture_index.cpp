@@ -6,6 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "capture/layer_zero_view.h"
 #include "protocol/frame.h"
 #include "util/json.h"
 
@@ -82,6 +83,34 @@ void http_detail(FrameDetail& d, std::string summary) {
   d.status = "ok";
 }
 
+constexpr lz::PayloadType kLayerZeroTypes[] = {
+    lz::PayloadType::SessionInit, lz::PayloadType::SessionAck, lz::PayloadType::UserInput,
+    lz::PayloadType::ModelOutput, lz::PayloadType::ToolCall,   lz::PayloadType::ToolResult,
+    lz::PayloadType::Heartbeat,   lz::PayloadType::Terminate,
+};
+
+// Seed 002's payload type names as the spec spells them: none is an anthro-v1 frame type or an
+// HTTP row's word, so `type:HEARTBEAT` can mean one thing only. A type outside the table (or a
+// frame cut off before its type byte) would be the codec's "UNKNOWN", which anthro-v1's
+// to_string also gives: that one is prefixed, so the filter tells the two protocols apart.
+const char* layer_zero_type_name(std::uint8_t type) {
+  return lz::is_known_payload_type(type) ? lz::to_string(static_cast<lz::PayloadType>(type)) : "LZ_UNKNOWN";
+}
+
+// A Layer Zero row's detail: the frame's fields, summary and status.
+void layer_zero_detail(FrameDetail& d, const std::string& refusal_detail) {
+  const FrameRow& r = d.row;
+  LzFrameFacts facts{d.bytes, r.dir, std::nullopt, std::nullopt};
+  if (r.lz_crc_known) facts.computed_crc = r.lz_crc;
+  if (r.lz_has_token) facts.token_fingerprint = r.lz_token_fingerprint;
+  d.fields = lz_frame_fields(facts);
+  d.summary = lz_summary(facts);
+  d.pretty_json = lz_pretty_json(facts);
+  if (r.lz_has_token)
+    if (auto token = lz_token_range(d.bytes)) d.masked.push_back(*token);
+  d.status = r.status == FrameStatus::Refused ? std::string(lz::to_string(r.lz_refusal)) + ": " + refusal_detail : "ok";
+}
+
 }  // namespace
 
 const char* row_type_name(const FrameRow& row) {
@@ -91,6 +120,7 @@ const char* row_type_name(const FrameRow& row) {
     case RowKind::HttpResponse: return "HTTP_RESPONSE";
     case RowKind::SseEvent: return "SSE_EVENT";
     case RowKind::TokenIds: return "TOKEN_IDS";
+    case RowKind::LayerZeroFrame: return layer_zero_type_name(row.type);
   }
   return to_string(static_cast<FrameType>(row.type));
 }
@@ -101,6 +131,9 @@ const std::vector<std::string>& row_type_names() {
     for (std::uint8_t t = 1; t <= 5; ++t) v.push_back(row_type_name(FrameRow{.type = t}));
     for (RowKind k : {RowKind::HttpRequest, RowKind::HttpResponse, RowKind::SseEvent, RowKind::TokenIds})
       v.push_back(row_type_name(FrameRow{.kind = k}));
+    for (lz::PayloadType t : kLayerZeroTypes)
+      v.push_back(row_type_name(FrameRow{.type = static_cast<std::uint8_t>(t), .kind = RowKind::LayerZeroFrame}));
+    v.push_back(row_type_name(FrameRow{.type = 0, .kind = RowKind::LayerZeroFrame}));
     return v;
   }();
   return names;
@@ -124,6 +157,7 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
   options.on_connection = [this](const CaptureConnection& c) { connection_id(c); };
   options.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) { on_frame(c, e); };
   options.on_http = [this](const CaptureConnection& c, const HttpEvent& e) { on_http(c, e); };
+  options.on_layer_zero_frame = [this](const CaptureConnection& c, const lz::WireFrame& f) { on_layer_zero_frame(c, f); };
   options.on_negotiation = [this](const CaptureConnection& c, Direction, const Blob&) {
     std::uint32_t id = connection_id(c);
     std::lock_guard lock(m_);
@@ -206,6 +240,38 @@ void CaptureIndex::on_reply_end(const CaptureConnection& c, const HttpEvent& e) 
   std::erase_if(details_, [row](const auto& d) { return d.first == row; });  // read again with its end
 }
 
+// A Layer Zero frame or refusal: its bytes kept with the SessionToken masked, the CRC and the
+// token's fingerprint taken first; a refusal's detail kept after the bytes.
+void CaptureIndex::on_layer_zero_frame(const CaptureConnection& c, const lz::WireFrame& f) {
+  FrameRow row;
+  row.kind = RowKind::LayerZeroFrame;
+  row.ts = f.ts;
+  row.stream_offset = f.offset;
+  row.connection = connection_id(c);
+  row.dir = f.dir;
+  if (f.bytes.size() >= lz::kHeaderSize) {
+    const lz::FrameHeader h = lz::parse_header(f.bytes.data());
+    row.type = f.bytes[4];
+    row.stream_id = h.sequence_id;
+  }
+  if (auto crc = lz_computed_crc(f.bytes)) {
+    row.lz_crc_known = true;
+    row.lz_crc = *crc;
+  }
+  record_.assign(f.bytes.begin(), f.bytes.end());
+  if (auto token = lz_token_range(f.bytes)) {
+    row.lz_has_token = true;
+    row.lz_token_fingerprint = lz_token_fingerprint(f.bytes.subspan(token->first, token->second - token->first));
+    std::fill(record_.begin() + static_cast<std::ptrdiff_t>(token->first),
+              record_.begin() + static_cast<std::ptrdiff_t>(token->second), std::uint8_t{'*'});
+  }
+  if (f.refusal) {
+    row.status = FrameStatus::Refused;
+    row.lz_refusal = f.refusal->reason;
+  }
+  add_row(row, f.refusal ? std::string_view(f.refusal->detail) : std::string_view());
+}
+
 // Stores `record_` and then `detail` (cut to 64 KiB) for `row`.
 void CaptureIndex::add_row(FrameRow& row, std::string_view detail) {
   row.data_size = static_cast<std::uint32_t>(record_.size());
@@ -277,6 +343,10 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
   if (!data_.read({r->data_offset, stored.size()}, stored.data())) return std::nullopt;
   d->bytes.assign(stored.begin(), stored.begin() + r->data_size);
   std::string detail_text = stored.substr(r->data_size);
+  if (r->kind == RowKind::LayerZeroFrame) {
+    layer_zero_detail(*d, detail_text);
+    return cache(i, std::move(d));
+  }
   if (r->kind != RowKind::Frame) {
     http_detail(*d, std::move(detail_text));
     std::lock_guard lock(m_);

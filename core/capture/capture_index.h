@@ -23,8 +23,9 @@
 namespace anthro {
 
 enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
-// What a row shows: an anthro-v1 frame, or an HTTP message or SSE event of an HTTP connection.
-enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds };
+// What a row shows: an anthro-v1 frame, an HTTP message or SSE event of an HTTP connection, or
+// a Layer Zero frame (seed 002), accepted or refused.
+enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds, LayerZeroFrame };
 
 struct FrameRow {
   double ts = 0;
@@ -41,9 +42,18 @@ struct FrameRow {
   Direction dir = Direction::ClientToServer;
   FrameStatus status = FrameStatus::Ok;
   FrameReason refusal = FrameReason::Version;  // when status is Refused
+  // Layer Zero rows (`type` is the payload type byte, `stream_id` the sequence id). The index
+  // keeps their bytes with the SessionToken masked, so what needs the token's bytes is taken
+  // before: the CRC-32C the frame's bytes give, and the token's fingerprint.
+  lz::TerminateReason lz_refusal = lz::TerminateReason::Normal;  // when status is Refused
+  bool lz_crc_known = false;      // false for bytes that are no whole frame
+  bool lz_has_token = false;
+  std::uint32_t lz_crc = 0;
+  std::uint64_t lz_token_fingerprint = 0;
 };
 
-// The Type column's word: the frame type ("STREAM_TOKEN"), or "HTTP_REQUEST", "HTTP_RESPONSE", "SSE_EVENT".
+// The Type column's word: the frame type ("STREAM_TOKEN"), or "HTTP_REQUEST", "HTTP_RESPONSE",
+// "SSE_EVENT", or a Layer Zero payload type as seed 002 spells it ("SESSION_INIT", "MODEL_OUTPUT").
 const char* row_type_name(const FrameRow& row);
 // Every word row_type_name() can give, frame types first.
 const std::vector<std::string>& row_type_names();
@@ -51,7 +61,8 @@ const std::vector<std::string>& row_type_names();
 // Everything a detail view shows of one frame. `bytes` are the frame as decoded: header and
 // nonce as sent, the plaintext body in place of the ciphertext when it was opened, then the
 // tag; an api_key's characters are '*' there and in the fields. An HTTP row's bytes are its
-// HttpEvent text (secret header values '*').
+// HttpEvent text (secret header values '*'). A Layer Zero row's bytes are its frame as it
+// arrived, the SessionToken's bytes '*' (layer_zero_view.h says why).
 struct FrameDetail {
   FrameRow row;
   Bytes bytes;
@@ -63,6 +74,9 @@ struct FrameDetail {
   // HTTP requests and replies: seed 004's session headers; a reply's with what its end told
   // (error type, chunk token counts, trailer) once the reply was read to its end.
   HttpAffinity affinity;
+  // [begin, end) of `bytes` masked before they were kept (a Layer Zero SessionToken), so a hex
+  // view can show them as masked rather than as '*' bytes.
+  std::vector<std::pair<std::size_t, std::size_t>> masked;
 };
 
 struct FrameFilter {
@@ -103,6 +117,7 @@ class CaptureIndex {
   void on_frame(const CaptureConnection& c, const FrameEvent& e);
   void on_http(const CaptureConnection& c, const HttpEvent& e);
   void on_reply_end(const CaptureConnection& c, const HttpEvent& e);
+  void on_layer_zero_frame(const CaptureConnection& c, const lz::WireFrame& f);
   void add_row(FrameRow& row, std::string_view detail);
   std::uint32_t connection_id(const CaptureConnection& c);
   void flush_rows();

@@ -22,6 +22,9 @@ struct FrameView {
 class FrameSplitter {
  public:
   using OnFrame = std::function<void(const FrameView&)>;
+  // The refusal and the bytes it judged: the whole frame when its end arrived, else the part
+  // of it that did. Valid only during the callback.
+  using OnRefused = std::function<void(const FrameRefusal&, ByteView)>;
 
   // `dir` selects HEARTBEAT's length rule (nullopt: either size). `previous`, when given, is
   // the last data sequence id received in this direction (0 for a fresh session, the last one
@@ -32,10 +35,10 @@ class FrameSplitter {
 
   // Calls `on_frame` for each complete frame that passes, in order, with no copy of a frame
   // that lies whole in `data`. Returns the refusal once there is one; from then on nothing more
-  // is read and every call returns it again.
-  std::optional<FrameRefusal> feed(ByteView data, const OnFrame& on_frame);
+  // is read and every call returns it again. `on_refused` hears of the refusal once, as it is made.
+  std::optional<FrameRefusal> feed(ByteView data, const OnFrame& on_frame, const OnRefused& on_refused = {});
   // The end of the stream: `incomplete` if it stopped inside a frame.
-  std::optional<FrameRefusal> finish();
+  std::optional<FrameRefusal> finish(const OnRefused& on_refused = {});
 
   const std::optional<FrameRefusal>& refusal() const { return refusal_; }
   std::uint64_t offset() const { return offset_; }  // of the next frame
@@ -46,7 +49,7 @@ class FrameSplitter {
  private:
   std::size_t wanted() const;
   ByteView top_up(ByteView data);
-  bool deliver(ByteView frame, const OnFrame& on_frame);
+  bool deliver(ByteView frame, const OnFrame& on_frame, const OnRefused& on_refused);
 
   std::optional<Direction> dir_;
   std::optional<std::uint32_t> previous_;

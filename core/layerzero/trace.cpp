@@ -87,20 +87,32 @@ bool refused_by_server(const ConnectionTrace& c) {
 
 }  // namespace
 
-ConnectionTracer::ConnectionTracer(std::string name) { trace_.name = std::move(name); }
+ConnectionTracer::ConnectionTracer(std::string name, OnWire on_wire) : on_wire_(std::move(on_wire)) {
+  trace_.name = std::move(name);
+}
+
+// The splitter's refusal with the bytes it judged, passed on as a wire frame.
+FrameSplitter::OnRefused ConnectionTracer::refused_bytes(Direction dir, double ts) const {
+  if (!on_wire_) return {};
+  return [this, dir, ts](const FrameRefusal& r, ByteView bytes) { on_wire_(WireFrame{dir, ts, r.offset, bytes, &r}); };
+}
 
 void ConnectionTracer::feed(Direction dir, ByteView data, double ts) {
   if (!trace_.opened) trace_.opened = ts;
+  last_fed_ = ts;
   FrameSplitter& splitter = dir == Direction::ClientToServer ? from_client_ : from_server_;
-  auto refusal = splitter.feed(data, [&](const FrameView& f) { on_frame(dir, f, ts); });
+  auto refusal = splitter.feed(data, [&](const FrameView& f) { on_frame(dir, f, ts); }, refused_bytes(dir, ts));
   note_refusal(dir, refusal, ts);
 }
 
 void ConnectionTracer::finish(std::optional<double> ts) {
   if (ts) trace_.closed = ts;
   const double at = ts.value_or(trace_.opened.value_or(0));
-  note_refusal(Direction::ClientToServer, from_client_.finish(), at);
-  note_refusal(Direction::ServerToClient, from_server_.finish(), at);
+  // A row list orders by time: a frame cut off without a close seen is stamped with the last
+  // bytes that came, not the connection's opening.
+  const double row_at = ts.value_or(last_fed_.value_or(at));
+  note_refusal(Direction::ClientToServer, from_client_.finish(refused_bytes(Direction::ClientToServer, row_at)), at);
+  note_refusal(Direction::ServerToClient, from_server_.finish(refused_bytes(Direction::ServerToClient, row_at)), at);
 }
 
 void ConnectionTracer::note_refusal(Direction dir, const std::optional<FrameRefusal>& refusal, double ts) {
@@ -110,6 +122,7 @@ void ConnectionTracer::note_refusal(Direction dir, const std::optional<FrameRefu
 }
 
 void ConnectionTracer::on_frame(Direction dir, const FrameView& frame, double ts) {
+  if (on_wire_) on_wire_(WireFrame{dir, ts, frame.offset, frame.wire, nullptr});
   TracedFrame f;
   f.ts = ts;
   f.dir = dir;

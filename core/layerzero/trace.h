@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,11 +53,24 @@ struct ConnectionTrace {
   bool resuming() const { return init && init->resume.has_value(); }
 };
 
+// One frame as a direction's stream is cut, accepted or refused, as an inspector lists it.
+// `bytes` are valid only during the callback.
+struct WireFrame {
+  Direction dir = Direction::ClientToServer;
+  double ts = 0;             // the arrival time of the bytes that completed it (a refusal: its judging)
+  std::uint64_t offset = 0;  // of its first byte in its direction's stream
+  ByteView bytes;            // the whole frame, CRC included; a refused one as far as it arrived
+  const FrameRefusal* refusal = nullptr;  // set for the frame the direction's reading stopped at
+};
+
 // Cuts one connection's two byte streams into frames (FrameSplitter, frame.h's checks) and
 // records them. Hostile bytes end that direction's reading with its refusal.
 class ConnectionTracer {
  public:
-  explicit ConnectionTracer(std::string name);
+  // `on_wire` hears of every frame and refusal as it is cut, in the order of the bytes fed:
+  // the same splitter's cut, so a row list and the trace never disagree.
+  using OnWire = std::function<void(const WireFrame&)>;
+  explicit ConnectionTracer(std::string name, OnWire on_wire = {});
   void feed(Direction dir, ByteView data, double ts);
   // The connection ended at `ts` (if known): a frame cut off in either direction is `incomplete`.
   void finish(std::optional<double> ts);
@@ -66,8 +80,11 @@ class ConnectionTracer {
  private:
   void on_frame(Direction dir, const FrameView& frame, double ts);
   void note_refusal(Direction dir, const std::optional<FrameRefusal>& refusal, double ts);
+  FrameSplitter::OnRefused refused_bytes(Direction dir, double ts) const;
 
   ConnectionTrace trace_;
+  OnWire on_wire_;
+  std::optional<double> last_fed_;  // the arrival time of the last bytes fed
   FrameSplitter from_client_{Direction::ClientToServer}, from_server_{Direction::ServerToClient};
   bool refused_[2] = {false, false};
 };
