@@ -116,10 +116,13 @@ class TestProfiles : public QObject {
     QVERIFY(find_scheme("https")->tls && !find_scheme("http")->tls);
     QCOMPARE(name_of(profile_for_scheme("lz")), std::string("layer-zero"));
     QVERIFY(find_scheme("lz")->tls && !find_scheme("lz+lab")->tls);
-    // session and bench do not speak Layer Zero: its targets are refused, saying where they go.
+    // bench and rollout do not speak Layer Zero: its targets are refused, saying where they go;
+    // a live session takes them.
     auto lz = parse_target("lz+lab://127.0.0.1:7090");
     QVERIFY(!lz.ok());
-    QVERIFY(lz.error().detail.find("Layer Zero client") != std::string::npos);
+    QVERIFY(lz.error().detail.find("for session, diagnose and the live-session page") != std::string::npos);
+    auto session_lz = parse_session_target("lz+lab://127.0.0.1:7090");
+    QVERIFY(session_lz.ok() && session_lz->kind == TargetKind::LayerZero && session_lz->transport() == "lab");
     // parse_target asks the registry: the same targets as before, the same refusal.
     auto lab = parse_target("anthro+lab://127.0.0.1:7070");
     QVERIFY(lab.ok() && lab->kind == TargetKind::Anthro && !lab->tls && lab->transport() == "lab");

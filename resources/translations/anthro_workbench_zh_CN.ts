@@ -1349,6 +1349,10 @@
         <source>not read further</source>
         <translation>未再读取</translation>
     </message>
+    <message>
+        <source>profile</source>
+        <translation>协议配置</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::ConnectionsModel</name>
@@ -1411,6 +1415,10 @@
     <message>
         <source>HTTP requests</source>
         <translation>HTTP 请求</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>协议配置</translation>
     </message>
 </context>
 <context>
@@ -2489,10 +2497,6 @@
         <translation>运行压测</translation>
     </message>
     <message>
-        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions</source>
-        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions</translation>
-    </message>
-    <message>
         <source>No API key</source>
         <translation>不用 API 密钥</translation>
     </message>
@@ -2803,6 +2807,22 @@
     <message>
         <source>Ask a Messages API target for seed 001's token stream: u32 token ids named through GET /v1/vocab; TTFT is the first id, the token rate ids per second</source>
         <translation>向 Messages API 目标请求种子 001 的 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数</translation>
+    </message>
+    <message>
+        <source>HTTP/2</source>
+        <translation>HTTP/2</translation>
+    </message>
+    <message>
+        <source>Offer ALPN h2 first on an https:// target: each request a stream of one connection when the server selects it, HTTP/1.1 otherwise</source>
+        <translation>对 https:// 目标优先提供 ALPN h2：服务器选中时每个请求是同一连接上的一个流，否则使用 HTTP/1.1</translation>
+    </message>
+    <message>
+        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (seed 002's Layer Zero)</source>
+        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions、lz://主机:端口或 lz+lab://主机:端口（种子 002 的 Layer Zero）</translation>
+    </message>
+    <message>
+        <source>A load runs anthro-v1 and HTTP targets; a Layer Zero target runs one session at a time (Send), or many from the Diagnosis page.</source>
+        <translation>负载只针对 anthro-v1 和 HTTP 目标；Layer Zero 目标一次运行一个会话（发送），或在诊断页运行多个。</translation>
     </message>
 </context>
 <context>

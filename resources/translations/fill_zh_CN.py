@@ -110,6 +110,8 @@ ZH = {
     'TLS': 'TLS',
     'Decryption': '解密',
     'Frames': '帧数',
+    'Profile': '协议配置',
+    'profile': '协议配置',
     'Retrans.': '重传',
     'Out of order': '乱序',
     'Zero window': '零窗口',
