@@ -31,14 +31,20 @@ struct Link {
   bool done = false;
 };
 
+// How long a stopped client waits for the server to close after its TERMINATE.
+constexpr int kStopGraceTicks = 20;  // 1 s
+
 // The heartbeat ticker, which also looks at the stop flag: a stop sends TERMINATE normal, and
-// the connection is read until the server closes it.
+// the connection is read until the server closes it, or closed by the client a grace later.
 awaitable<void> heartbeats(std::shared_ptr<Link> link, ClientSession& session, const std::atomic<bool>* stop, bool& stopped) {
+  int grace = kStopGraceTicks;
   while (!link->done) {
     Bytes out;
     if (stop && stop->load() && !stopped && session.state() == LinkState::Open) {
       stopped = true;
       session.terminate(TerminateReason::Normal, out);
+    } else if (stopped && --grace == 0) {
+      link->stream->close();
     } else {
       session.tick(out);
     }
