@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "capture_index_loaded.h"
 #include "capture/capture_index.h"
 #include "capture_generator.h"
 #include "vectors.h"
@@ -12,14 +13,6 @@ using namespace anthro;
 using namespace anthro::test;
 
 namespace {
-
-std::shared_ptr<CaptureIndex> loaded(const std::string& path, const CaptureKeySources& keys) {
-  auto index = CaptureIndex::create();
-  if (!index) qFatal("%s", index.error().detail.c_str());
-  auto ok = (*index)->load(path, keys);
-  if (!ok) qFatal("%s", ok.error().detail.c_str());
-  return *index;
-}
 
 const FrameField* field(const FrameDetail& d, const std::string& name) {
   for (const auto& f : d.fields)

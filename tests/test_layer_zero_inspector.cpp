@@ -12,6 +12,7 @@
 #include <set>
 #include <random>
 
+#include "capture_index_loaded.h"
 #include "capture/capture_index.h"
 #include "capture/layer_zero_view.h"
 #include "capture_generator.h"
@@ -23,14 +24,6 @@ using namespace anthro;
 using namespace anthro::test;
 
 namespace {
-
-std::shared_ptr<CaptureIndex> loaded(const std::string& path, const CaptureKeySources& keys) {
-  auto index = CaptureIndex::create();
-  if (!index) qFatal("%s", index.error().detail.c_str());
-  auto ok = (*index)->load(path, keys);
-  if (!ok) qFatal("%s", ok.error().detail.c_str());
-  return *index;
-}
 
 std::string field(const FrameDetail& d, const std::string& name) {
   for (const auto& f : d.fields)

@@ -17,6 +17,7 @@
 #include "capture/packet.h"
 #include "crypto/keylog.h"
 #include "endpoint_fixture.h"
+#include "h2_session_capture.h"
 #include "lo_capture.h"
 #include "tls_plaintext.h"
 #include "tokenstream/admission.h"
@@ -386,18 +387,11 @@ class TestTokenStreamHttp2 : public QObject {
   // tshark's, and the capture's records carry what the session itself read.
   void ourSessionCaptureAgreesWithTshark() {
     Fixture fx;
-    const std::string pcap = fx.f.path("own-h2.pcapng"), keylog = fx.f.path("own-h2.keylog");
     const std::string url = fx.url("/v1/messages");
     const std::string port = url.substr(url.rfind(':') + 1, url.find('/', url.rfind(':')) - url.rfind(':') - 1);
-    LoCapture capture(fx.f.endpoint().url("https"), pcap, keylog);
-    QVERIFY2(capture.start(), capture.error().c_str());
-    SessionConfig c = fx.f.session("https", "/v1/messages");
-    c.token_stream = true;
-    c.http2 = true;
-    c.repeat = 2;
-    c.keylog_path = keylog;
-    const SessionResult s = EndpointFixture::run(c);
-    QVERIFY(capture.stop().ok());
+    const H2SessionCapture run = capture_h2_token_session(fx.f, "own-h2");
+    const SessionResult& s = run.session;
+    const std::string &pcap = run.pcap, &keylog = run.keylog;
     QCOMPARE(s.alpn, std::string("h2"));
     auto ours = decoded_plaintext(pcap, keylog);
     auto theirs = tshark_plaintext(pcap, keylog, {"http2"});

@@ -11,13 +11,12 @@
 #include "capture_inspector.h"
 #include "connection_detail_view.h"
 #include "connections_model.h"
-#include "endpoint_fixture.h"
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "hex_view.h"
 #include "http/messages_api.h"
 #include "latency_charts.h"
-#include "lo_capture.h"
+#include "h2_session_capture.h"
 #include "net/http_io.h"
 
 using namespace anthro;
@@ -224,23 +223,15 @@ class TestHttpCaptureInspector : public QObject {
     EndpointFixture f({}, 20, 2, 12);
     f.config().token_stream = true;
     f.start();
-    const std::string pcap = f.path("h2.pcapng"), keylog = f.path("h2.keylog");
-    LoCapture capture(f.endpoint().url("https"), pcap, keylog);
-    QVERIFY2(capture.start(), capture.error().c_str());
-    SessionConfig c = f.session("https", "/v1/messages");
-    c.token_stream = true;
-    c.http2 = true;
-    c.repeat = 2;
-    c.keylog_path = keylog;
-    const SessionResult s = EndpointFixture::run(c);
-    QVERIFY(capture.stop().ok());
+    const H2SessionCapture run = capture_h2_token_session(f, "h2");
+    const SessionResult& s = run.session;
     QCOMPARE(s.alpn, std::string("h2"));
     QCOMPARE(s.requests.size(), std::size_t{2});
 
     CaptureInspector inspector;
     inspector.resize(1600, 800);
     inspector.show();
-    inspector.open(QString::fromStdString(pcap), {{keylog}, {}});
+    inspector.open(QString::fromStdString(run.pcap), {{run.keylog}, {}});
     QVERIFY(wait_loaded(inspector));
     FrameTableModel* rows = inspector.frames();
     std::map<QString, int> types;
