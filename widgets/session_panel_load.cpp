@@ -117,7 +117,6 @@ void SessionPanel::runLoad() {
   progress_.slo = b.slo.ttft_ms || b.slo.tpot_ms || b.slo.e2e_ms;
   progress_.started_s = steady_now_s();
   load_state_ = LoadState::Running;
-  load_button_->setText(tr("Stop load"));
   updateLoadStatus();
   progress_timer_->start();
   // Each request reaches the charts as it ends; the result, after the last, ends the load.
@@ -151,6 +150,8 @@ QString SessionPanel::loopHelp() const {
 }
 
 void SessionPanel::updateLoadStatus() {
+  load_button_->setText(load_state_ == LoadState::Running || load_state_ == LoadState::Stopping ? tr("Stop load")
+                                                                                                 : tr("Run load"));
   switch (load_state_) {
     case LoadState::Idle:
       load_status_->setText(loopHelp());
@@ -195,7 +196,6 @@ void SessionPanel::onLoadDone(const Result<BenchResult>& result) {
   load_.reset();
   progress_timer_->stop();
   load_button_->setEnabled(true);
-  load_button_->setText(tr("Run load"));
   if (!result) {
     last_load_.reset();
     last_run_ = last_session_ ? LastRun::Session : LastRun::None;

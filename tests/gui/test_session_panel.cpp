@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <cstdio>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QtTest>
 #include <algorithm>
@@ -37,6 +38,11 @@ std::vector<double> startTimes(SessionPanel& panel, int series) {
 bool sendAndWait(SessionPanel& panel) {
   QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
   return panel.send() && finished.wait(30000) && finished.at(0).at(0).toBool();
+}
+
+bool hasButton(QWidget& w, const QString& text) {
+  const auto buttons = w.findChildren<QPushButton*>();
+  return std::any_of(buttons.begin(), buttons.end(), [&](QPushButton* b) { return b->text() == text; });
 }
 
 bool loadAndWait(SessionPanel& panel) {
@@ -325,15 +331,21 @@ class TestSessionPanel : public QObject {
 
   void textsFollowTheLanguage() {
     SessionPanel panel;
+    QVERIFY(hasButton(panel, "Run load"));  // named before any load ran
     panel.setTarget(lab_);
     QVERIFY(sendAndWait(panel));
     panel.setLoad(4, 2);
-    QVERIFY(loadAndWait(panel));
+    QSignalSpy finished(&panel, &SessionPanel::loadFinished);
+    panel.runLoad();
+    QVERIFY(hasButton(panel, "Stop load") && !hasButton(panel, "Run load"));
+    QVERIFY(finished.wait(60000) && finished.at(0).at(0).toBool());
+    QVERIFY(hasButton(panel, "Run load"));
     panel.charts()->requestClicked(0, 0);  // the session's request in the stats line
     QVERIFY(panel.statsLine().startsWith("stream "));
     gui::install_language("zh_CN");
     QTRY_VERIFY2(panel.loadStatus().contains(QString::fromUtf8("个请求")), qPrintable(panel.loadStatus()));
     QVERIFY2(panel.statsLine().startsWith(QString::fromUtf8("流 ")), qPrintable(panel.statsLine()));
+    QVERIFY(hasButton(panel, QString::fromUtf8("运行压测")));
     gui::install_language("en");
     QTRY_VERIFY2(panel.loadStatus().startsWith("4 requests in"), qPrintable(panel.loadStatus()));
     QVERIFY(panel.statsLine().startsWith("stream "));
