@@ -15,11 +15,6 @@ namespace {
 
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
-std::string host_header(const Target& t) {
-  std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
-  return host + ":" + std::to_string(t.port);
-}
-
 // An HTTP/1.1 request: its line, the fields, the body.
 std::string http1_request(std::string_view method, std::string_view path, const HttpFields& fields, std::string_view body) {
   std::string out = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\n";
@@ -58,7 +53,7 @@ HttpFields SessionClient::content_fields() const {
 
 awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(std::string method, std::string path,
                                                                                 std::string body, std::string what) {
-  HttpFields fields = {{"host", host_header(target_)}};
+  HttpFields fields = {{"host", target_.authority()}};
   if (!config_.api_key.empty()) fields.emplace_back("x-api-key", config_.api_key);
   if (!body.empty()) {
     fields.emplace_back("content-type", "application/json");
@@ -132,7 +127,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
   }
   std::string body = messages ? messages_request_json(spec) : chat_completions_request_json(spec);
-  HttpFields fields = {{"host", host_header(target_)}};
+  HttpFields fields = {{"host", target_.authority()}};
   for (auto& f : content_fields()) fields.push_back(std::move(f));
   fields.emplace_back("content-length", std::to_string(body.size()));
   if (messages) fields.emplace_back("anthropic-version", kAnthropicVersion);

@@ -9,17 +9,6 @@ namespace anthro {
 
 using namespace net;
 
-namespace {
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-std::string host_authority(const Target& t) {
-  std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
-  return host + ":" + std::to_string(t.port);
-}
-
-}  // namespace
-
 void SessionClient::start_http2() { h2_ = std::make_unique<Http2Client>(); }
 
 awaitable<bool> SessionClient::flush_http2() {
@@ -32,7 +21,7 @@ awaitable<bool> SessionClient::flush_http2() {
 awaitable<std::optional<double>> SessionClient::http2_read_more(std::string& why) {
   std::uint8_t buf[16384];
   const std::size_t n = co_await read_some(buf, sizeof buf);
-  const double t = now_s();  // stamped at the socket read, before any parsing
+  const double t = steady_now_s();  // stamped at the socket read, before any parsing
   if (n == 0) {
     why = "connection closed before the response ended" + stream_error();
     co_return std::nullopt;
@@ -51,7 +40,7 @@ awaitable<std::optional<double>> SessionClient::http2_read_more(std::string& why
 
 awaitable<bool> SessionClient::http2_exchange(RequestResult& r, RequestRecorder& rec, const RequestOptions& options,
                                               const HttpFields& fields, std::string body, bool messages) {
-  const std::int32_t id = h2_->submit("POST", host_authority(target_), target_.path, fields, std::move(body));
+  const std::int32_t id = h2_->submit("POST", target_.authority(), target_.path, fields, std::move(body));
   if (id < 0) {
     rec.ended(RequestEnd::SendFailed, h2_->error());
     co_return false;
@@ -105,7 +94,7 @@ awaitable<std::optional<SessionClient::SideReply>> SessionClient::http2_side_req
                                                                                      const HttpFields& fields,
                                                                                      std::string body,
                                                                                      const std::string& what) {
-  const std::int32_t id = h2_->submit(method, host_authority(target_), path, fields, std::move(body));
+  const std::int32_t id = h2_->submit(method, target_.authority(), path, fields, std::move(body));
   if (id < 0) {
     fail(what + ": " + h2_->error());
     co_return std::nullopt;

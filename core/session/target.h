@@ -17,6 +17,10 @@ struct Target {
   std::uint16_t port = 0;
   std::string path;  // HTTP only
   std::string url;   // as given
+  // host:port, an IPv6 host in brackets: HTTP/1.1's Host and HTTP/2's :authority.
+  std::string authority() const {
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  }
   // "tls", "lab" or "http", the transport names of the JSON output.
   std::string transport() const {
     return kind == TargetKind::Anthro || kind == TargetKind::LayerZero ? (tls ? "tls" : "lab") : "http";
