@@ -27,7 +27,7 @@ evp_cipher_ctx_st* make_ctx(Suite suite, const Key32& key, bool encrypt) {
 
 int as_int(std::size_t n) { return static_cast<int>(n); }
 
-// Below this many sealed bytes libsodium's AES-GCM is faster here (measured: 110 vs 174 ns at
+// Below this many sealed bytes (either way) libsodium's AES-GCM is faster here (measured: 110 vs 174 ns at
 // 56 bytes; OpenSSL's VAES code wins from a few hundred bytes on).
 constexpr std::size_t kShortMessage = 256;
 
@@ -60,6 +60,12 @@ Aead::Aead(Aead&&) noexcept = default;
 Aead& Aead::operator=(Aead&&) noexcept = default;
 
 void Aead::seal(const std::uint8_t* nonce, ByteView aad, ByteView plaintext, std::uint8_t* out) {
+  if (short_gcm_ && plaintext.size() + kTagSize <= kShortMessage) {
+    crypto_aead_aes256gcm_encrypt_detached_afternm(out, out + plaintext.size(), nullptr, plaintext.data(),
+                                                   plaintext.size(), aad.data(), aad.size(), nullptr, nonce,
+                                                   &short_gcm_->state);
+    return;
+  }
   EVP_CIPHER_CTX* ctx = enc_.get();
   int len = 0;
   bool ok = EVP_EncryptInit_ex(ctx, nullptr, nullptr, nullptr, nonce) == 1 &&

@@ -157,7 +157,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   awaitable<void> read_loop() {
     std::vector<FrameEvent> events;
     DirectionDecoder decoder(Direction::ClientToServer, PrefaceMode::None,
-                             DecoderEvents{nullptr, [&](const FrameEvent& e) { events.push_back(e); }, nullptr},
+                             DecoderEvents{nullptr, [&](FrameEvent& e) { events.push_back(std::move(e)); }, nullptr},
                              nullptr);
     decoder.set_key({negotiated_.suite, keys_.c2s});
     decoder.set_header_context(HeaderContext{negotiated_.token, negotiated_.flags});
@@ -269,8 +269,11 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
       const TokenStep& step = plan.tokens[i];
       double delay = step.delay_ms;
       if (plan.stall_before_token && *plan.stall_before_token == i) delay += plan.stall_ms;
-      if (i > 0 && !(live = co_await wait(s, delay))) break;
-      co_await writer_.wait_below(state_.config.max_queued_bytes);
+      // The sleep and the queue's wait are awaited here, not through helpers: each coroutine
+      // frame is an allocation per token on every stream.
+      if (i > 0 && delay > 0 && !s.cancelled) co_await sleep_for(s.timer, delay / 1000.0);
+      if (i > 0 && !(live = !s.cancelled)) break;
+      if (writer_.queued_bytes() > state_.config.max_queued_bytes) co_await writer_.wait_below(state_.config.max_queued_bytes);
       if (writer_.failed() || closing_) co_return;
       auto now = Clock::now();
       if (i == 0) {

@@ -97,8 +97,14 @@ void WriteQueue::send(Bytes bytes) {
            }));
 }
 
+namespace {
+awaitable<void> done() { co_return; }
+}  // namespace
+
+// Not a coroutine itself: the drain is the caller's to await, one frame fewer per write.
 awaitable<void> WriteQueue::write(Bytes bytes) {
-  if (enqueue(std::move(bytes))) co_await drain();
+  if (enqueue(std::move(bytes))) return drain();
+  return done();
 }
 
 awaitable<void> WriteQueue::wait_below(std::size_t limit) {

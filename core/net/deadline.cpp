@@ -5,30 +5,42 @@
 namespace anthro::net {
 
 Deadline::Deadline(ByteStream& stream)
-    : timer_(stream.socket().get_executor()), state_(std::make_shared<State>(State{&stream})) {}
+    : stream_(stream), timer_(stream.socket().get_executor()), state_(std::make_shared<State>(State{this})) {}
 
-Deadline::~Deadline() { state_->stream = nullptr; }
+Deadline::~Deadline() { state_->owner = nullptr; }
 
 void Deadline::arm(double seconds) {
-  std::uint64_t generation = ++state_->generation;
-  armed_ = seconds > 0;
-  if (!armed_) {
-    timer_.cancel();
+  if (seconds <= 0) {
+    deadline_ = Clock::time_point::max();
     return;
   }
-  timer_.expires_after(std::chrono::duration_cast<asio::steady_timer::duration>(std::chrono::duration<double>(seconds)));
-  timer_.async_wait([state = state_, generation](boost::system::error_code ec) {
-    if (ec || state->generation != generation || !state->stream) return;
-    state->expired = true;
-    state->stream->close();
-  });
+  auto next = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  deadline_ = next;
+  if (!waiting_) return wait();
+  if (next < timer_.expiry()) timer_.cancel();  // its handler waits again, for `next`
 }
 
 void Deadline::disarm() { arm(0); }
 
+void Deadline::wait() {
+  waiting_ = true;
+  timer_.expires_at(deadline_);
+  timer_.async_wait([state = state_](boost::system::error_code) {
+    if (state->owner) state->owner->on_timer();
+  });
+}
+
+void Deadline::on_timer() {
+  waiting_ = false;
+  if (deadline_ == Clock::time_point::max()) return;
+  if (Clock::now() < deadline_) return wait();  // armed again since this wait began
+  state_->expired = true;
+  stream_.close();
+}
+
 double Deadline::remaining() const {
-  if (!armed_) return std::numeric_limits<double>::infinity();
-  return std::chrono::duration<double>(timer_.expiry() - asio::steady_timer::clock_type::now()).count();
+  if (deadline_ == Clock::time_point::max()) return std::numeric_limits<double>::infinity();
+  return std::chrono::duration<double>(deadline_ - Clock::now()).count();
 }
 
 awaitable<bool> write_within(ByteStream& stream, Deadline& deadline, ByteView data, double seconds) {

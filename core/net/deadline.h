@@ -25,16 +25,24 @@ class Deadline {
   bool expired() const { return state_->expired; }
 
  private:
-  // Shared with the pending wait, so an expiry racing disarm() or the destructor (its handler
-  // already queued) sees a newer generation, or no stream, and does nothing.
+  using Clock = asio::steady_timer::clock_type;
+  // Shared with the pending wait, so an expiry racing the destructor (its handler already
+  // queued) sees no owner and does nothing.
   struct State {
-    ByteStream* stream;
-    std::uint64_t generation = 0;
+    Deadline* owner;
     bool expired = false;
   };
+  // Arming is a store: the timer is started only when none is pending, and when it fires
+  // before the current deadline it waits again. A deadline armed and disarmed around every
+  // write (thousands a second on a streaming connection) then costs no timer operations.
+  void wait();
+  void on_timer();
+
+  ByteStream& stream_;
   asio::steady_timer timer_;
   std::shared_ptr<State> state_;
-  bool armed_ = false;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  bool waiting_ = false;
 };
 
 // Writes `data`, closing the stream when the peer has not taken all of it within `seconds`

@@ -47,7 +47,9 @@ struct DesyncEvent {
 
 struct DecoderEvents {
   std::function<void(const BlobEvent&)> on_blob;
-  std::function<void(const FrameEvent&)> on_frame;
+  // The event is the receiver's to move from: a live reader keeps it past the call, and a
+  // copy per token would cost its plaintext and body twice.
+  std::function<void(FrameEvent&)> on_frame;
   std::function<void(const DesyncEvent&)> on_desync;
 };
 

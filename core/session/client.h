@@ -140,6 +140,7 @@ class SessionClient {
   // request_cancel(); all on the client's executor.
   bool cancel_requested_ = false;
   bool closed_for_cancel_ = false;
+  std::uint64_t ring_reads_ = 0;  // note_ring's count, for its every-64th look
   RequestRecorder* current_ = nullptr;  // the request under way
   InFlight* in_flight_ = nullptr;
   net::tcp::socket* connecting_ = nullptr;

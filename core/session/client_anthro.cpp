@@ -26,8 +26,14 @@ RequestSpec SessionClient::request_spec(const RequestOptions& options) const {
 }
 
 // The fullest the receive buffer got: what was just read plus what still waits in the kernel.
-// A ring that fills makes TCP advertise a zero window (ring-buffer-stall).
+// A ring that fills makes TCP advertise a zero window (ring-buffer-stall). The kernel is asked
+// on big reads (a backlog: a server whose writes wait coalesces its frames into full TLS
+// records), always for a reader slowed on purpose, and on every 64th read; a syscall on every
+// token's read would cost about as much as the read itself.
 void SessionClient::note_ring(RequestResult& r, std::size_t just_read) {
+  constexpr std::size_t kBacklogRead = 4096;
+  bool look = just_read >= kBacklogRead || config_.read_delay_ms > 0 || r.ring_capacity == 0 || ++ring_reads_ % 64 == 0;
+  if (!look) return;
   boost::system::error_code ec;
   auto& socket = stream_->socket();
   std::size_t waiting = socket.available(ec);
@@ -94,7 +100,7 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
 
   std::vector<FrameEvent> events;
   DirectionDecoder decoder(Direction::ServerToClient, PrefaceMode::None,
-                           DecoderEvents{nullptr, [&](const FrameEvent& e) { events.push_back(e); }, nullptr}, nullptr);
+                           DecoderEvents{nullptr, [&](FrameEvent& e) { events.push_back(std::move(e)); }, nullptr}, nullptr);
   decoder.set_key({negotiated_.suite, keys_.s2c});
   decoder.set_header_context(HeaderContext{negotiated_.token, negotiated_.flags});
   std::vector<std::uint8_t> buf(64 * 1024);
