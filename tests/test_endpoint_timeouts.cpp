@@ -14,6 +14,7 @@
 
 #include "endpoint_fixture.h"
 #include "lab_client_keys.h"
+#include "net/deadline.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -97,11 +98,62 @@ std::string messages_body(std::size_t size) {
   return head + std::string(size - head.size() - tail.size(), 'a') + tail;
 }
 
+// What a Deadline did through re-arming, disarming and a shorter arm after a longer one, on
+// a real connected socket (the stream it closes).
+struct DeadlineRun {
+  bool expired_while_rearmed = true, open_while_rearmed = false;
+  bool expired_when_disarmed = true;
+  bool expired_after_shorter = false, closed_after_shorter = false;
+};
+
+DeadlineRun run_deadline() {
+  using namespace anthro::net;
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  tcp::socket client(io);
+  client.connect(acceptor.local_endpoint());
+  auto stream = make_plain_stream(acceptor.accept());
+  Deadline deadline(*stream);
+  DeadlineRun run;
+  auto scenario = [&]() -> awaitable<void> {
+    asio::steady_timer t(io);
+    deadline.arm(0.3);
+    for (int i = 0; i < 12; ++i) {  // 0.6 s, twice the budget, re-armed every 50 ms
+      co_await sleep_for(t, 0.05);
+      deadline.arm(0.3);
+    }
+    run.expired_while_rearmed = deadline.expired();
+    run.open_while_rearmed = stream->socket().is_open();
+    deadline.disarm();
+    co_await sleep_for(t, 0.5);
+    run.expired_when_disarmed = deadline.expired();
+    deadline.arm(5);
+    deadline.arm(0.1);  // sooner than the wait already pending
+    co_await sleep_for(t, 0.6);
+    run.expired_after_shorter = deadline.expired();
+    run.closed_after_shorter = !stream->socket().is_open();
+  };
+  asio::co_spawn(io, scenario(), asio::detached);
+  io.run_for(std::chrono::seconds(10));
+  return run;
+}
+
 }  // namespace
 
 class TestEndpointTimeouts : public QObject {
   Q_OBJECT
  private slots:
+  // The deadline every write and read phase arms: re-arming pushes it back, disarming stops it,
+  // and a shorter arm after a longer one is kept (arming is lazy; its timer waits again).
+  void deadlinesFollowTheirLastArm() {
+    DeadlineRun run = run_deadline();
+    QVERIFY(!run.expired_while_rearmed);
+    QVERIFY(run.open_while_rearmed);
+    QVERIFY(!run.expired_when_disarmed);
+    QVERIFY(run.expired_after_shorter);
+    QVERIFY(run.closed_after_shorter);
+  }
+
   // No ClientHello on the TLS port, no preface on the lab port, no request on the HTTP port.
   void silentConnectionsCloseAfterTheirTimeout() {
     EndpointFixture f;
