@@ -286,16 +286,17 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
       std::string text = faults.utf8_surrogate ? to_cesu8(step.text) : step.text;
       if (s.flags & kFlagStreaming) {
         bool corrupt = std::find(plan.corrupt_token.begin(), plan.corrupt_token.end(), i) != plan.corrupt_token.end();
-        Bytes body = encode_token(s.id, index, 1, as_bytes(text));
+        encode_token(s.id, index, 1, as_bytes(text), token_body_);
         // One token is one frame (token_count counts tokens), so a token the ring cannot hold ends the stream.
-        if (body.size() > max_plaintext()) co_return send_error(s.id, 413, 0, too_big("a STREAM_TOKEN", body.size()));
-        Bytes frame = seal(FrameType::StreamToken, s.flags, body, corrupt);
+        if (token_body_.size() > max_plaintext())
+          co_return send_error(s.id, 413, 0, too_big("a STREAM_TOKEN", token_body_.size()));
+        Bytes frame = seal(FrameType::StreamToken, s.flags, token_body_, corrupt);
         // A burst queues frames as fast as the socket takes them (bounded by wait_below above),
         // so they leave in big writes that fill a slow reader's ring.
         if (faults.burst) writer_.send(std::move(frame));
         else co_await writer_.write(std::move(frame));
       }
-      content += text;
+      if (!(s.flags & kFlagStreaming)) content += text;  // a non-streamed RESPONSE carries it all
       ++sent;
       ++index;
       if (std::find(plan.skip_index_after.begin(), plan.skip_index_after.end(), i) != plan.skip_index_after.end()) ++index;
@@ -331,7 +332,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   static std::uint64_t us(double ms) { return static_cast<std::uint64_t>(ms * 1000.0); }
 
   Bytes seal(FrameType type, std::uint8_t flags, const Bytes& plaintext, bool corrupt = false) {
-    Bytes frame;
+    Bytes frame = writer_.spare();
     seal_frame(*s2c_, type, flags, negotiated_.token, nonces_.next(), plaintext, frame);
     if (corrupt) frame[kHeaderSize + kNonceSize] ^= 0x01;  // a flipped ciphertext bit
     return frame;
@@ -419,6 +420,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
   NonceSequence nonces_;
   std::map<std::uint32_t, std::shared_ptr<StreamState>> live_streams_;
   Signal streams_done_;
+  Bytes token_body_;  // each STREAM_TOKEN's plaintext in turn, sealed before the next is made
   unsigned consecutive_drops_ = 0;
   bool closing_ = false, finished_ = false;
 };

@@ -68,6 +68,10 @@ awaitable<bool> tls_handshake(ByteStream& stream, bool server) {
   co_return co_await static_cast<TlsStream&>(stream).handshake(server);
 }
 
+namespace {
+constexpr std::size_t kSpares = 4, kSpareCapacity = 4096;  // a few small frames' buffers, no more
+}  // namespace
+
 WriteQueue::WriteQueue(ByteStream& stream, double write_timeout_s)
     : stream_(stream),
       write_timeout_s_(write_timeout_s),
@@ -122,11 +126,22 @@ awaitable<void> WriteQueue::drain() {
     }
     bool ok = co_await write_within(stream_, *deadline_, next, write_timeout_s_);
     queued_ -= next.size();
+    if (spares_.size() < kSpares && next.capacity() <= kSpareCapacity) {
+      next.clear();
+      spares_.push_back(std::move(next));
+    }
     if (!ok) failed_ = true;
     drained_.notify();
   }
   writing_ = false;
   drained_.notify();
+}
+
+Bytes WriteQueue::spare() {
+  if (spares_.empty()) return {};
+  Bytes b = std::move(spares_.back());
+  spares_.pop_back();
+  return b;
 }
 
 void WriteQueue::stop() {

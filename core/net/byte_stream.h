@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "net/asio.h"
 #include "net/tls.h"
@@ -50,6 +51,9 @@ class WriteQueue {
   // Queues, and when no writer is running writes now in this coroutine.
   awaitable<void> write(Bytes bytes);
   std::size_t queued_bytes() const { return queued_; }
+  // An empty buffer, with the capacity of one already written when there is one: a connection
+  // that sends a frame per token then allocates none in the steady state.
+  Bytes spare();
   bool failed() const { return failed_; }
   bool timed_out() const;
   // Waits until at most `limit` bytes are queued, or the stream failed.
@@ -66,6 +70,7 @@ class WriteQueue {
   double write_timeout_s_;
   std::unique_ptr<Deadline> deadline_;
   std::deque<Bytes> queue_;
+  std::vector<Bytes> spares_;
   std::size_t queued_ = 0;
   bool writing_ = false, failed_ = false, stopped_ = false;
   Signal drained_;

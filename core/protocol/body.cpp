@@ -272,14 +272,20 @@ Bytes encode_response(std::uint32_t stream_id, const ResponseSpec& s) {
   return encode_json(stream_id, doc);
 }
 
-Bytes encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count,
-                   ByteView text) {
-  Bytes out;
+void encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count, ByteView text,
+                  Bytes& out) {
+  out.clear();
   out.reserve(10 + text.size());
   append_u32(out, stream_id);
   append_u32(out, token_index);
   append_u16(out, token_count);
   append(out, text);
+}
+
+Bytes encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count,
+                   ByteView text) {
+  Bytes out;
+  encode_token(stream_id, token_index, token_count, text, out);
   return out;
 }
 

@@ -118,6 +118,9 @@ Bytes encode_request(std::uint32_t stream_id, const RequestSpec& spec);
 Bytes encode_response(std::uint32_t stream_id, const ResponseSpec& spec);
 Bytes encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count,
                    ByteView text);
+// The same into `out`, replacing what it held: a server reuses one buffer for every token.
+void encode_token(std::uint32_t stream_id, std::uint32_t token_index, std::uint16_t token_count, ByteView text,
+                  Bytes& out);
 Bytes encode_cancel(std::uint32_t stream_id, CancelReason reason);
 Bytes encode_error(std::uint32_t stream_id, std::uint16_t code, std::uint32_t retry_after_ms,
                    std::string_view message);
