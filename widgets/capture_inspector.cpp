@@ -384,14 +384,17 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   cancel_button_->show();
   setStatus([name = QFileInfo(path).fileName()] { return tr("Loading %1…").arg(name); });
   loader_ = std::make_unique<Worker>([this, inbox = inbox_, index = index_, progress = load_progress_,
-                                      file = path.toStdString(), keys](const std::atomic<bool>& stop) {
+                                      file = path.toStdString(), keys, sorting = statistics_->sorting(),
+                                      gui = thread()](const std::atomic<bool>& stop) {
     auto result = index->load(file, keys, [&](std::uint64_t done, std::uint64_t total) {
       progress->done = done;
       progress->total = total;
       return !stop.load();
     });
-    inbox->post([this, index, result] {
-      if (index == index_) finishLoading(result);  // else a later open() replaced this load
+    // The statistics' rows are made here too: a big capture's would hold the GUI thread.
+    auto tables = result ? CaptureStatistics::prepare(index->analysis(), sorting, gui) : nullptr;
+    inbox->post([this, index, result, tables] {
+      if (index == index_) finishLoading(result, tables);  // else a later open() replaced this load
     });
   });
   poll_timer_->start();
@@ -421,7 +424,7 @@ void CaptureInspector::showTracerColumns() {
   for (int c = FrameTableModel::SessionId; c <= FrameTableModel::HttpStatus; ++c) frame_view_->setColumnHidden(c, !http);
 }
 
-void CaptureInspector::finishLoading(const Result<bool>& result) {
+void CaptureInspector::finishLoading(const Result<bool>& result, std::shared_ptr<CaptureStatistics::Prepared> tables) {
   poll_timer_->stop();
   loader_.reset();
   poll();  // the rows, progress and selection as the load left them
@@ -448,7 +451,7 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
   const QString text = status_->text();
   diagnose_button_->setEnabled(ok);
   export_button_->setEnabled(ok && index_ && index_->analysis());
-  fillCharts();
+  fillCharts(std::move(tables));
   if (pending_jump_) {
     auto [conn, stream] = *std::exchange(pending_jump_, std::nullopt);
     showConnectionStream(conn, stream);
@@ -459,7 +462,7 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
   emit loaded(ok, text);
 }
 
-void CaptureInspector::fillCharts() {
+void CaptureInspector::fillCharts(std::shared_ptr<CaptureStatistics::Prepared> tables) {
   charts_->clear();
   chart_streams_.clear();
   auto analysis = index_ ? index_->analysis() : nullptr;
@@ -478,7 +481,8 @@ void CaptureInspector::fillCharts() {
     }
   }
   charts_->addPoints(0, points);
-  statistics_->setAnalysis(analysis);
+  if (tables) statistics_->showPrepared(std::move(tables));
+  else statistics_->setAnalysis(analysis);
 }
 
 void CaptureInspector::showStream(int request) {
