@@ -386,6 +386,7 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   loader_ = std::make_unique<Worker>([this, inbox = inbox_, index = index_, progress = load_progress_,
                                       file = path.toStdString(), keys, sorting = statistics_->sorting(),
                                       gui = thread()](const std::atomic<bool>& stop) {
+    yield_to_gui_thread();  // this thread and the pass's lanes
     auto result = index->load(file, keys, [&](std::uint64_t done, std::uint64_t total) {
       progress->done = done;
       progress->total = total;

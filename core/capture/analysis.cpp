@@ -142,7 +142,7 @@ class StreamBook {
     if (!e.decrypted || !e.body) return;
     std::uint32_t id = body_stream_id(*e.body);
     if (id == 0) return;
-    Entry& entry = streams_[id];
+    Entry& entry = entry_of(id);
     entry.result.stream_id = id;
     auto& packets = entry.result.packets;
     packets = {packets ? packets->first : packet + 1, packet + 1};  // numbered from 1, as Wireshark does
@@ -169,6 +169,7 @@ class StreamBook {
       out.spilled_text.push_back(entry.spilled);
     }
     streams_.clear();
+    last_ = nullptr;
   }
 
  private:
@@ -181,8 +182,20 @@ class StreamBook {
     std::optional<SpillExtent> spilled;
   };
 
+  // A stream's frames come in runs (a TLS record holds several): one lookup per run, not per frame.
+  Entry& entry_of(std::uint32_t id) {
+    if (!last_ || last_id_ != id) {
+      last_ = &streams_[id];  // stays valid: elements of an unordered_map never move
+      last_id_ = id;
+    }
+    return *last_;
+  }
+
   void on(Entry& entry, const FrameEvent& e, const RequestBody& r) {
-    entry.recorder.request_sent(e.ts, meta_of_request(r.json));
+    RequestMeta meta = meta_of_request(r.json);
+    // Its tokens' arrivals, one a frame: room for those it asked for (bounded), not regrown by doubling.
+    entry.result.timeline.tokens.reserve(std::min<std::uint64_t>(meta.max_tokens.value_or(0), 4096));
+    entry.recorder.request_sent(e.ts, std::move(meta));
   }
   void on(Entry& entry, const FrameEvent& e, const TokenBody& t) {
     entry.recorder.tokens(e.ts, t.token_count, t.text_view(), !t.text.empty(), t.token_index, t.invalid_utf8);
@@ -214,6 +227,8 @@ class StreamBook {
   TextKeeper& keeper_;
   bool keep_itl_;
   std::unordered_map<std::uint32_t, Entry> streams_;
+  Entry* last_ = nullptr;  // of last_id_
+  std::uint32_t last_id_ = 0;
   std::vector<std::pair<RequestResult, std::optional<SpillExtent>>> finished_;  // HTTP exchanges, in order
 };
 
@@ -277,7 +292,11 @@ class Lane {
 
  private:
   StreamBook& book(const CaptureConnection& c) {
-    return books_.try_emplace(&c, keeper_, keep_itl_).first->second;
+    if (&c != last_connection_) {  // a connection's frames come in runs: one lookup a run
+      last_book_ = &books_.try_emplace(&c, keeper_, keep_itl_).first->second;
+      last_connection_ = &c;
+    }
+    return *last_book_;
   }
   void emit(const json& line) const {
     if (sink_) sink_(dump_json(line));
@@ -295,6 +314,8 @@ class Lane {
   bool finishing_ = false;
   // Keyed by the decoder's connection record, whose address is stable for the whole pass.
   std::unordered_map<const CaptureConnection*, StreamBook> books_;
+  const CaptureConnection* last_connection_ = nullptr;
+  StreamBook* last_book_ = nullptr;  // last_connection_'s
   std::vector<ConnectionAnalysis> connections_;
   std::vector<lz::ConnectionTrace> layer_zero_;
   CaptureDecoder decoder_;  // last: its callbacks use the members above
@@ -345,6 +366,7 @@ CaptureEvents Lane::events() {
     book(c).finish(done);
     done.spill = keeper_.spill();
     books_.erase(&c);
+    last_connection_ = nullptr;
     connections_.push_back(std::move(done));
   };
   return events;

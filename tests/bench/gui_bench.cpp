@@ -94,6 +94,7 @@ Result measure(LatencyCharts& charts, std::size_t n, bool quick) {
 
 struct LoadRun {
   double file_mb = 0, first_rows_s = -1, load_s = 0, worst_gap_ms = 0;
+  double worst_gap_end_s = 0;  // when the worst gap ended, since open(): where to look for what stalled
   std::size_t frames = 0;
   bool ok = false;
 };
@@ -104,15 +105,20 @@ LoadRun openInInspector(const std::string& pcap, const std::string& keylog) {
   anthro::widgets::CaptureInspector inspector;
   inspector.resize(1200, 800);
   inspector.show();
-  QApplication::processEvents();
   LoadRun run;
   QEventLoop loop;
+  QTimer::singleShot(300, &loop, &QEventLoop::quit);  // shown and painted once: the load is what is timed
+  loop.exec();
   QElapsedTimer clock, since_tick;
   QTimer tick;
   tick.setInterval(5);
   tick.setTimerType(Qt::PreciseTimer);
   QObject::connect(&tick, &QTimer::timeout, [&] {
-    run.worst_gap_ms = std::max(run.worst_gap_ms, static_cast<double>(since_tick.nsecsElapsed()) / 1e6);
+    const double gap_ms = static_cast<double>(since_tick.nsecsElapsed()) / 1e6;
+    if (gap_ms > run.worst_gap_ms) {
+      run.worst_gap_ms = gap_ms;
+      run.worst_gap_end_s = clock.nsecsElapsed() / 1e9;
+    }
     since_tick.restart();
     if (run.first_rows_s < 0 && inspector.frames()->rowCount() > 0) run.first_rows_s = clock.nsecsElapsed() / 1e9;
   });
@@ -190,6 +196,7 @@ int main(int argc, char** argv) {
   figures["load_first_rows_s"] = rounded(load.first_rows_s, 3);
   figures["load_s"] = rounded(load.load_s, 3);
   figures["load_worst_gap_ms"] = rounded(load.worst_gap_ms, 1);
+  figures["load_worst_gap_end_s"] = rounded(load.worst_gap_end_s, 3);
   ratios["load_first_rows_vs_load"] = rounded(load.first_rows_s / load.load_s, 4);
   ratios["load_worst_gap_vs_50ms"] = rounded(load.worst_gap_ms / kLoadGapMs, 3);
   if (json_out) {
@@ -197,8 +204,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("capture of %.0f MB in the inspector: first rows after %.3f s (goal 1 s: %s), loaded in %.2f s "
-              "(%zu frames); worst event-loop gap %.1f ms (goal %.0f ms: %s)\n",
+              "(%zu frames); worst event-loop gap %.1f ms, ending %.3f s after open() (goal %.0f ms: %s)\n",
               load.file_mb, load.first_rows_s, load.first_rows_s >= 0 && load.first_rows_s < 1.0 ? "met" : "not met",
-              load.load_s, load.frames, load.worst_gap_ms, kLoadGapMs, load.worst_gap_ms <= kLoadGapMs ? "met" : "not met");
+              load.load_s, load.frames, load.worst_gap_ms, load.worst_gap_end_s, kLoadGapMs,
+              load.worst_gap_ms <= kLoadGapMs ? "met" : "not met");
   return 0;
 }
