@@ -120,8 +120,16 @@ class CaptureInspector : public QWidget {
   void showRows(std::optional<std::vector<std::uint32_t>> rows);
   std::optional<std::size_t> currentFrame() const;
   void stopFilter();
-  // The charts and statistics of the finished load; its statistics tables when made on the worker.
-  void fillCharts(std::shared_ptr<CaptureStatistics::Prepared> tables = nullptr);
+  void endLoading(bool ok, const QString& text);
+  // The charts and statistics of the finished load (its statistics tables when made on the
+  // worker); `done` once the charts hold every stream.
+  void fillCharts(std::shared_ptr<CaptureStatistics::Prepared> tables, std::function<void()> done);
+  struct ChartFill {
+    std::shared_ptr<const CaptureAnalysis> analysis;
+    double first = 0;  // the first request's time, the charts' zero
+    std::size_t conn = 0, stream = 0;  // the next stream to add
+  };
+  void addChartPoints(ChartFill fill, std::function<void()> done);
   void showStream(int request);
 
   QString path_;
