@@ -154,6 +154,9 @@ class StreamBook {
     finished_.emplace_back(std::move(r), spilled);
   }
   void finish(ConnectionAnalysis& out) {
+    // Room for them all: a growing vector moves every request it holds (over 1 KiB apiece).
+    out.streams.reserve(out.streams.size() + finished_.size() + streams_.size());
+    out.spilled_text.reserve(out.streams.capacity());
     for (auto& [r, spilled] : finished_) {
       out.streams.push_back(std::move(r));
       out.spilled_text.push_back(spilled);
