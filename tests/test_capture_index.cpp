@@ -86,6 +86,44 @@ class TestCaptureIndex : public QObject {
     QCOMPARE(index->select(of_a).size(), std::size_t{6});  // the vector conversation's six frames
   }
 
+  // The pass's lanes build rows on their own threads; merged, they are one lane's rows in the
+  // same order with the same bytes, connections numbered alike (a late connection included).
+  void lanesGiveTheRowsOfOneLane() {
+    std::vector<Segment> a = conversation(1000), b = many_connections(7, 12, 20);
+    std::vector<Segment> segments(a.begin(), a.begin() + kHandshake);
+    segments.insert(segments.end(), b.begin(), b.end());
+    segments.insert(segments.end(), a.begin() + kHandshake, a.end());
+    QTemporaryDir dir;
+    std::string path = dir.filePath("lanes.pcap").toStdString();
+    write_capture(path, segments);
+    const CaptureKeySources keys{{vectors_path("lab-conversation.keylog")}, {}};
+    auto load = [&](unsigned threads) {
+      auto index = *CaptureIndex::create();
+      auto ok = index->load(path, keys, {}, threads);
+      if (!ok) qFatal("%s", ok.error().detail.c_str());
+      return index;
+    };
+    auto one = load(1);
+    QCOMPARE(one->frame_count(), std::size_t{6 + 7 * 12 * 22});
+    for (unsigned threads : {2u, 3u}) {
+      auto many = load(threads);
+      QCOMPARE(many->frame_count(), one->frame_count());
+      for (std::size_t i = 0; i < one->frame_count(); ++i) {
+        auto x = one->detail(i), y = many->detail(i);
+        QVERIFY(x && y);
+        QCOMPARE(y->row.connection, x->row.connection);
+        QCOMPARE(y->row.stream_id, x->row.stream_id);
+        QCOMPARE(y->row.ts, x->row.ts);
+        QCOMPARE(y->row.stream_offset, x->row.stream_offset);
+        QCOMPARE(y->bytes, x->bytes);
+        QCOMPARE(y->summary, x->summary);
+      }
+      auto cx = one->connections(), cy = many->connections();
+      QCOMPARE(cy.size(), cx.size());
+      for (std::size_t k = 0; k < cx.size(); ++k) QCOMPARE(cy[k].name, cx[k].name);
+    }
+  }
+
   void withoutKeysRowsSayWhy() {
     auto index = loaded(vectors_path("lab-conversation.pcap"), {});
     QCOMPARE(index->frame_count(), std::size_t{6});

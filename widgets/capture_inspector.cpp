@@ -384,14 +384,18 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   cancel_button_->show();
   setStatus([name = QFileInfo(path).fileName()] { return tr("Loading %1…").arg(name); });
   loader_ = std::make_unique<Worker>([this, inbox = inbox_, index = index_, progress = load_progress_,
-                                      file = path.toStdString(), keys](const std::atomic<bool>& stop) {
+                                      file = path.toStdString(), keys, sorting = statistics_->sorting(),
+                                      gui = thread()](const std::atomic<bool>& stop) {
+    yield_to_gui_thread();  // this thread and the pass's lanes
     auto result = index->load(file, keys, [&](std::uint64_t done, std::uint64_t total) {
       progress->done = done;
       progress->total = total;
       return !stop.load();
     });
-    inbox->post([this, index, result] {
-      if (index == index_) finishLoading(result);  // else a later open() replaced this load
+    // The statistics' rows are made here too: a big capture's would hold the GUI thread.
+    auto tables = result ? CaptureStatistics::prepare(index->analysis(), sorting, gui) : nullptr;
+    inbox->post([this, index, result, tables] {
+      if (index == index_) finishLoading(result, tables);  // else a later open() replaced this load
     });
   });
   poll_timer_->start();
@@ -421,7 +425,7 @@ void CaptureInspector::showTracerColumns() {
   for (int c = FrameTableModel::SessionId; c <= FrameTableModel::HttpStatus; ++c) frame_view_->setColumnHidden(c, !http);
 }
 
-void CaptureInspector::finishLoading(const Result<bool>& result) {
+void CaptureInspector::finishLoading(const Result<bool>& result, std::shared_ptr<CaptureStatistics::Prepared> tables) {
   poll_timer_->stop();
   loader_.reset();
   poll();  // the rows, progress and selection as the load left them
@@ -448,7 +452,11 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
   const QString text = status_->text();
   diagnose_button_->setEnabled(ok);
   export_button_->setEnabled(ok && index_ && index_->analysis());
-  fillCharts();
+  // The load ends (loaded()) once the charts hold every stream.
+  fillCharts(std::move(tables), [this, ok, text] { endLoading(ok, text); });
+}
+
+void CaptureInspector::endLoading(bool ok, const QString& text) {
   if (pending_jump_) {
     auto [conn, stream] = *std::exchange(pending_jump_, std::nullopt);
     showConnectionStream(conn, stream);
@@ -459,26 +467,44 @@ void CaptureInspector::finishLoading(const Result<bool>& result) {
   emit loaded(ok, text);
 }
 
-void CaptureInspector::fillCharts() {
+void CaptureInspector::fillCharts(std::shared_ptr<CaptureStatistics::Prepared> tables, std::function<void()> done) {
   charts_->clear();
   chart_streams_.clear();
   auto analysis = index_ ? index_->analysis() : nullptr;
   statistics_->setAnalysis(nullptr);
-  if (!analysis) return;
+  if (!analysis) return done();
+  if (tables) statistics_->showPrepared(std::move(tables));
+  else statistics_->setAnalysis(analysis);
   double first = -1;
   for (const auto& c : analysis->connections)
     for (const auto& s : c.streams)
       if (first < 0 || s.timeline.request_written < first) first = s.timeline.request_written;
-  // The index numbers connections as the analysis lists them.
+  addChartPoints({analysis, first, 0, 0}, std::move(done));
+}
+
+// A slice of the streams' points (about kChartSlice ITL samples: each is bucketed for the
+// histogram), then back through the event loop for the next: a big capture's millions of
+// samples in one go held the GUI thread for a second. The index numbers connections as the
+// analysis lists them. A later open() ends the chain.
+void CaptureInspector::addChartPoints(ChartFill fill, std::function<void()> done) {
+  constexpr std::size_t kChartSlice = 200'000;
+  const auto& conns = fill.analysis->connections;
   std::vector<RequestPoint> points;
-  for (std::uint32_t conn = 0; conn < analysis->connections.size(); ++conn) {
-    for (const auto& s : analysis->connections[conn].streams) {
-      points.push_back(request_point(s, s.timeline.request_written - first, static_cast<int>(chart_streams_.size())));
-      chart_streams_.emplace_back(conn, s.stream_id);
+  std::size_t samples = 0;
+  for (; fill.conn < conns.size(); ++fill.conn, fill.stream = 0) {
+    for (; fill.stream < conns[fill.conn].streams.size() && samples < kChartSlice; ++fill.stream) {
+      const RequestResult& s = conns[fill.conn].streams[fill.stream];
+      points.push_back(request_point(s, s.timeline.request_written - fill.first, static_cast<int>(chart_streams_.size())));
+      chart_streams_.emplace_back(static_cast<std::uint32_t>(fill.conn), s.stream_id);
+      samples += s.figures.itl_ms.size() + 1;
     }
+    if (samples >= kChartSlice) break;
   }
   charts_->addPoints(0, points);
-  statistics_->setAnalysis(analysis);
+  if (fill.conn == conns.size()) return done();
+  QTimer::singleShot(0, this, [this, fill, done = std::move(done)]() mutable {
+    if (index_ && index_->analysis() == fill.analysis) addChartPoints(std::move(fill), std::move(done));
+  });
 }
 
 void CaptureInspector::showStream(int request) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "capture/capture_index.h"
+#include "capture_statistics.h"
 #include "frame_filter.h"
 #include "frame_table_model.h"
 
@@ -30,7 +31,6 @@ class QToolButton;
 
 namespace anthro::widgets {
 
-class CaptureStatistics;
 class ConnectionDetailView;
 class ConnectionsModel;
 class FrameDetailView;
@@ -106,7 +106,7 @@ class CaptureInspector : public QWidget {
   };
 
   void poll();
-  void finishLoading(const Result<bool>& result);
+  void finishLoading(const Result<bool>& result, std::shared_ptr<CaptureStatistics::Prepared> tables);
   void showTracerColumns();
   void showCurrentFrame();
   void selectFieldAt(qsizetype offset);
@@ -120,7 +120,16 @@ class CaptureInspector : public QWidget {
   void showRows(std::optional<std::vector<std::uint32_t>> rows);
   std::optional<std::size_t> currentFrame() const;
   void stopFilter();
-  void fillCharts();
+  void endLoading(bool ok, const QString& text);
+  // The charts and statistics of the finished load (its statistics tables when made on the
+  // worker); `done` once the charts hold every stream.
+  void fillCharts(std::shared_ptr<CaptureStatistics::Prepared> tables, std::function<void()> done);
+  struct ChartFill {
+    std::shared_ptr<const CaptureAnalysis> analysis;
+    double first = 0;  // the first request's time, the charts' zero
+    std::size_t conn = 0, stream = 0;  // the next stream to add
+  };
+  void addChartPoints(ChartFill fill, std::function<void()> done);
   void showStream(int request);
 
   QString path_;

@@ -19,6 +19,7 @@ namespace {
 
 constexpr int kSortRole = Qt::UserRole + 1;
 constexpr double kMissing = -1e300;  // sorts before every figure
+constexpr int kRowsMeasured = 50;
 
 QStandardItem* text_item(const QString& text) {
   auto* item = new QStandardItem(text);
@@ -74,6 +75,9 @@ CaptureStatistics::CaptureStatistics(QWidget* parent)
     views_[t]->setAlternatingRowColors(true);
     views_[t]->setWordWrap(false);
     views_[t]->horizontalHeader()->setStretchLastSection(true);
+    // Columns fit the first rows, not a thousand of them: measuring a thousand rows' cells
+    // held the GUI thread 70 ms when a big capture's tables were shown.
+    views_[t]->horizontalHeader()->setResizeContentsPrecision(kRowsMeasured);
     tabs_->addTab(views_[t], QString());
   }
   export_->setObjectName("exportStatisticsCsv");
@@ -96,19 +100,19 @@ CaptureStatistics::CaptureStatistics(QWidget* parent)
     export_->setText(tr("Export CSV…"));
     export_->setToolTip(tr("The table shown, in its order, as CSV"));
     views_[Streams]->setToolTip(tr("Double-click a stream to show its frames"));
-    setHeaders();
+    setHeaders(models_);
     fill();  // "all connections" is a translated row
   });
 }
 
-void CaptureStatistics::setHeaders() {
-  models_[Connections]->setHorizontalHeaderLabels({tr("No."), tr("Connection"), tr("Transport"), tr("Decryption"),
+void CaptureStatistics::setHeaders(const Models& models) {
+  models[Connections]->setHorizontalHeaderLabels({tr("No."), tr("Connection"), tr("Transport"), tr("Decryption"),
                                                    tr("Frames"), tr("Streams"), tr("Tokens"), tr("TTFT P50 (ms)"),
                                                    tr("TTFT P99 (ms)"), tr("Retrans."), tr("Bad checksums")});
-  models_[Streams]->setHorizontalHeaderLabels({tr("Conn"), tr("Stream"), tr("End"), tr("Tokens"), tr("TTFT (ms)"),
+  models[Streams]->setHorizontalHeaderLabels({tr("Conn"), tr("Stream"), tr("End"), tr("Tokens"), tr("TTFT (ms)"),
                                                tr("E2E (ms)"), tr("Mean ITL (ms)"), tr("P99 ITL (ms)"),
                                                tr("Max gap (ms)"), tr("Tokens/s"), tr("Packets")});
-  models_[Ttft]->setHorizontalHeaderLabels({tr("Conn"), tr("n"), tr("Min (ms)"), tr("P50 (ms)"), tr("P90 (ms)"),
+  models[Ttft]->setHorizontalHeaderLabels({tr("Conn"), tr("n"), tr("Min (ms)"), tr("P50 (ms)"), tr("P90 (ms)"),
                                             tr("P95 (ms)"), tr("P99 (ms)"), tr("Max (ms)")});
 }
 
@@ -117,20 +121,78 @@ void CaptureStatistics::setAnalysis(std::shared_ptr<const CaptureAnalysis> analy
   fill();
 }
 
+std::shared_ptr<CaptureStatistics::Prepared> CaptureStatistics::prepare(std::shared_ptr<const CaptureAnalysis> analysis,
+                                                                        const Sorting& sorting, QThread* gui) {
+  auto p = std::make_shared<Prepared>();
+  p->analysis = std::move(analysis);
+  p->sorting = sorting;
+  Models models;
+  for (int t = 0; t < TableCount; ++t) {
+    p->models[t] = std::make_unique<QStandardItemModel>();
+    models[t] = p->models[t].get();
+    models[t]->setSortRole(kSortRole);
+  }
+  setHeaders(models);
+  if (p->analysis) fillRows(models, *p->analysis);
+  for (int t = 0; t < TableCount; ++t) {
+    models[t]->sort(sorting[t].column, sorting[t].order);
+    models[t]->moveToThread(gui);  // from its thread, this one: the GUI adopts it
+  }
+  return p;
+}
+
+void CaptureStatistics::showPrepared(std::shared_ptr<Prepared> prepared) {
+  analysis_ = prepared->analysis;
+  const Sorting now = sorting();
+  for (int t = 0; t < TableCount; ++t) {
+    QStandardItemModel* old = models_[t];
+    QItemSelectionModel* old_selection = views_[t]->selectionModel();
+    models_[t] = prepared->models[t].release();
+    models_[t]->setParent(this);
+    views_[t]->setModel(models_[t]);
+    delete old_selection;  // setModel leaves the old one to its caller
+    delete old;
+    // The header was clicked while the rows were being made: its order, late.
+    if (now[t].column != prepared->sorting[t].column || now[t].order != prepared->sorting[t].order)
+      models_[t]->sort(now[t].column, now[t].order);
+    views_[t]->resizeColumnsToContents();
+  }
+  export_->setEnabled(analysis_ != nullptr);
+}
+
+CaptureStatistics::Sorting CaptureStatistics::sorting() const {
+  Sorting sorting;
+  for (int t = 0; t < TableCount; ++t) {
+    const QHeaderView* h = views_[t]->horizontalHeader();
+    sorting[t] = {h->sortIndicatorSection(), h->sortIndicatorOrder()};
+  }
+  return sorting;
+}
+
 void CaptureStatistics::fill() {
   for (auto* m : models_) m->removeRows(0, m->rowCount());
   export_->setEnabled(analysis_ != nullptr);
   if (!analysis_) return;
+  fillRows(models_, *analysis_);
+  for (int t = 0; t < TableCount; ++t) {
+    QHeaderView* h = views_[t]->horizontalHeader();
+    models_[t]->sort(h->sortIndicatorSection(), h->sortIndicatorOrder());
+    views_[t]->resizeColumnsToContents();
+  }
+}
+
+// A row a connection, a stream, and a TTFT distribution a connection and for all.
+void CaptureStatistics::fillRows(const Models& models, const CaptureAnalysis& analysis) {
   std::vector<double> all;
-  for (std::size_t i = 0; i < analysis_->connections.size(); ++i) {
-    const ConnectionAnalysis& c = analysis_->connections[i];
+  for (std::size_t i = 0; i < analysis.connections.size(); ++i) {
+    const ConnectionAnalysis& c = analysis.connections[i];
     const auto number = static_cast<std::uint32_t>(i + 1);
     std::uint64_t tokens = 0;
     for (const auto& s : c.streams) tokens += s.figures.tokens;
     const std::vector<double> t = ttfts(c);
     const Summary ttft = summarize(t);
     all.insert(all.end(), t.begin(), t.end());
-    models_[Connections]->appendRow(
+    models[Connections]->appendRow(
         {count_item(number), text_item(QString::fromStdString(c.info.name)),
          text_item(QString::fromLatin1(to_string(c.info.transport))), text_item(QString::fromStdString(decryption_text(c.info))),
          count_item(c.info.frames), count_item(c.streams.size()), count_item(tokens), number_item(ttft.p50, 2),
@@ -140,20 +202,15 @@ void CaptureStatistics::fill() {
       QString packets = s.packets ? QString("%1–%2").arg(s.packets->first).arg(s.packets->second) : QString();
       auto* packets_item = text_item(packets);
       packets_item->setData(s.packets ? static_cast<double>(s.packets->first) : kMissing, kSortRole);
-      models_[Streams]->appendRow({count_item(number), count_item(s.stream_id), text_item(QString::fromLatin1(to_string(s.end))),
+      models[Streams]->appendRow({count_item(number), count_item(s.stream_id), text_item(QString::fromLatin1(to_string(s.end))),
                                    count_item(f.tokens), number_item(value_or_nan(f.ttft_ms), 2),
                                    number_item(value_or_nan(f.e2e_ms), 2), number_item(value_or_nan(f.mean_itl_ms), 2),
                                    number_item(value_or_nan(f.p99_itl_ms), 2), number_item(value_or_nan(f.max_gap_ms), 2),
                                    number_item(value_or_nan(f.tokens_per_s), 1), packets_item});
     }
-    add_distribution(models_[Ttft], QString::number(number), t);
+    add_distribution(models[Ttft], QString::number(number), t);
   }
-  add_distribution(models_[Ttft], tr("all"), all);
-  for (int t = 0; t < TableCount; ++t) {
-    QHeaderView* h = views_[t]->horizontalHeader();
-    models_[t]->sort(h->sortIndicatorSection(), h->sortIndicatorOrder());
-    views_[t]->resizeColumnsToContents();
-  }
+  add_distribution(models[Ttft], tr("all"), all);
 }
 
 QString CaptureStatistics::csv(Table table) const {

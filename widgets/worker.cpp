@@ -2,6 +2,8 @@
 
 #include <QtGlobal>
 
+#include <sys/resource.h>
+
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -82,5 +84,13 @@ Worker::~Worker() {
 }
 
 void Worker::stop() { *stop_ = true; }
+
+void yield_to_gui_thread() {
+#ifdef Q_OS_LINUX
+  // PRIO_PROCESS with 0 is the calling thread alone on Linux. Ten steps of nice: the GUI
+  // thread's weight is then about ten times a worker's. Failure only leaves it as it was.
+  setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 10);
+#endif
+}
 
 }  // namespace anthro::widgets

@@ -35,4 +35,9 @@ class Worker {
 // still queued at exit runs then.
 void reap(std::function<void()> finish);
 
+// Lowers the calling thread's scheduling priority (Linux: its nice value, which the threads it
+// starts inherit). A job that keeps every core busy (a capture's decoding lanes) otherwise
+// takes its share from the GUI thread too, whose event loop then stalls for tens of ms.
+void yield_to_gui_thread();
+
 }  // namespace anthro::widgets

@@ -142,7 +142,7 @@ class StreamBook {
     if (!e.decrypted || !e.body) return;
     std::uint32_t id = body_stream_id(*e.body);
     if (id == 0) return;
-    Entry& entry = streams_[id];
+    Entry& entry = entry_of(id);
     entry.result.stream_id = id;
     auto& packets = entry.result.packets;
     packets = {packets ? packets->first : packet + 1, packet + 1};  // numbered from 1, as Wireshark does
@@ -154,6 +154,9 @@ class StreamBook {
     finished_.emplace_back(std::move(r), spilled);
   }
   void finish(ConnectionAnalysis& out) {
+    // Room for them all: a growing vector moves every request it holds (over 1 KiB apiece).
+    out.streams.reserve(out.streams.size() + finished_.size() + streams_.size());
+    out.spilled_text.reserve(out.streams.capacity());
     for (auto& [r, spilled] : finished_) {
       out.streams.push_back(std::move(r));
       out.spilled_text.push_back(spilled);
@@ -169,6 +172,7 @@ class StreamBook {
       out.spilled_text.push_back(entry.spilled);
     }
     streams_.clear();
+    last_ = nullptr;
   }
 
  private:
@@ -181,8 +185,20 @@ class StreamBook {
     std::optional<SpillExtent> spilled;
   };
 
+  // A stream's frames come in runs (a TLS record holds several): one lookup per run, not per frame.
+  Entry& entry_of(std::uint32_t id) {
+    if (!last_ || last_id_ != id) {
+      last_ = &streams_[id];  // stays valid: elements of an unordered_map never move
+      last_id_ = id;
+    }
+    return *last_;
+  }
+
   void on(Entry& entry, const FrameEvent& e, const RequestBody& r) {
-    entry.recorder.request_sent(e.ts, meta_of_request(r.json));
+    RequestMeta meta = meta_of_request(r.json);
+    // Its tokens' arrivals, one a frame: room for those it asked for (bounded), not regrown by doubling.
+    entry.result.timeline.tokens.reserve(std::min<std::uint64_t>(meta.max_tokens.value_or(0), 4096));
+    entry.recorder.request_sent(e.ts, std::move(meta));
   }
   void on(Entry& entry, const FrameEvent& e, const TokenBody& t) {
     entry.recorder.tokens(e.ts, t.token_count, t.text_view(), !t.text.empty(), t.token_index, t.invalid_utf8);
@@ -214,6 +230,8 @@ class StreamBook {
   TextKeeper& keeper_;
   bool keep_itl_;
   std::unordered_map<std::uint32_t, Entry> streams_;
+  Entry* last_ = nullptr;  // of last_id_
+  std::uint32_t last_id_ = 0;
   std::vector<std::pair<RequestResult, std::optional<SpillExtent>>> finished_;  // HTTP exchanges, in order
 };
 
@@ -247,8 +265,13 @@ namespace {
 // decoder's callbacks point at its members.
 class Lane {
  public:
-  Lane(const KeyRing& ring, std::size_t text_budget, const DecodeSink& sink, const AnalyzeOptions* observer = nullptr)
-      : ring_(ring), keeper_(text_budget, warnings_), sink_(sink), observer_(observer), decoder_(ring_, events()) {}
+  Lane(const KeyRing& ring, std::size_t text_budget, const DecodeSink& sink, bool keep_itl, LaneObserver observer)
+      : ring_(ring),
+        keeper_(text_budget, warnings_),
+        sink_(sink),
+        keep_itl_(keep_itl),
+        observer_(std::move(observer)),
+        decoder_(ring_, events()) {}
   Lane(const Lane&) = delete;
   Lane& operator=(const Lane&) = delete;
 
@@ -257,27 +280,45 @@ class Lane {
     ring_.add(parse_keylog(keylog_text, origin));
   }
   void feed(const TcpSegment& segment) { decoder_.feed(segment); }
-  void finish() { decoder_.finish(); }
+  // Everything of the packets below `packets` is fed.
+  void fed_below(std::uint64_t packets) {
+    if (observer_.progress) observer_.progress(packets);
+  }
+  void finish() {
+    finishing_ = true;
+    decoder_.finish();
+    fed_below(LaneObserver::kEndOfCapture);
+  }
   std::vector<ConnectionAnalysis>& connections() { return connections_; }
   std::vector<std::string>& warnings() { return warnings_; }
   std::vector<lz::ConnectionTrace>& layer_zero() { return layer_zero_; }
 
  private:
   StreamBook& book(const CaptureConnection& c) {
-    return books_.try_emplace(&c, keeper_, observer_ && observer_->keep_itl_samples).first->second;
+    if (&c != last_connection_) {  // a connection's frames come in runs: one lookup a run
+      last_book_ = &books_.try_emplace(&c, keeper_, keep_itl_).first->second;
+      last_connection_ = &c;
+    }
+    return *last_book_;
   }
   void emit(const json& line) const {
     if (sink_) sink_(dump_json(line));
   }
   CaptureEvents events();
+  // The packet an observer is told: what the capture's end reports comes after every packet.
+  std::uint64_t packet() const { return finishing_ ? LaneObserver::kEndOfCapture : decoder_.packet(); }
 
   KeyRing ring_;
   std::vector<std::string> warnings_;
   TextKeeper keeper_;
   const DecodeSink& sink_;
-  const AnalyzeOptions* observer_;  // its on_connection, on_frame, on_negotiation and on_http, when set
+  bool keep_itl_;
+  LaneObserver observer_;
+  bool finishing_ = false;
   // Keyed by the decoder's connection record, whose address is stable for the whole pass.
   std::unordered_map<const CaptureConnection*, StreamBook> books_;
+  const CaptureConnection* last_connection_ = nullptr;
+  StreamBook* last_book_ = nullptr;  // last_connection_'s
   std::vector<ConnectionAnalysis> connections_;
   std::vector<lz::ConnectionTrace> layer_zero_;
   CaptureDecoder decoder_;  // last: its callbacks use the members above
@@ -288,13 +329,13 @@ CaptureEvents Lane::events() {
   events.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) {
     book(c).add(e, decoder_.packet());
     if (sink_) emit(frame_json(c, e));
-    if (observer_ && observer_->on_frame) observer_->on_frame(c, e);
+    if (observer_.on_frame) observer_.on_frame(packet(), c, e);
   };
   events.on_connection_start = [this](const CaptureConnection& c) {
-    if (observer_ && observer_->on_connection) observer_->on_connection(c);
+    if (observer_.on_connection) observer_.on_connection(packet(), c);
   };
   events.on_negotiation = [this](const CaptureConnection& c, Direction d, const Blob& b) {
-    if (observer_ && observer_->on_negotiation) observer_->on_negotiation(c, d, b);
+    if (observer_.on_negotiation) observer_.on_negotiation(packet(), c, d, b);
     emit({{"kind", "negotiation"}, {"conn", c.name}, {"dir", to_string(d)}, {"transport", to_string(c.transport)},
           {d == Direction::ClientToServer ? "offer" : "answer", blob_json(b)},
           {"suite", c.suite ? json(std::string(to_string(*c.suite))) : json(nullptr)},
@@ -311,13 +352,13 @@ CaptureEvents Lane::events() {
   events.on_http = [this](const CaptureConnection& c, const HttpEvent& e) {
     if (sink_)
       if (auto line = http_json(c, e)) emit(*line);
-    if (observer_ && observer_->on_http) observer_->on_http(c, e);
+    if (observer_.on_http) observer_.on_http(packet(), c, e);
   };
   events.on_http_exchange = [this](const CaptureConnection& c, RequestResult& r) { book(c).add_finished(r); };
   events.on_layer_zero = [this](const CaptureConnection&, lz::ConnectionTrace&& t) { layer_zero_.push_back(std::move(t)); };
   events.on_layer_zero_frame = [this](const CaptureConnection& c, const lz::WireFrame& f) {
     if (sink_) emit(lz_frame_json(c.name, f));
-    if (observer_ && observer_->on_layer_zero_frame) observer_->on_layer_zero_frame(c, f);
+    if (observer_.on_layer_zero_frame) observer_.on_layer_zero_frame(packet(), c, f);
   };
   events.on_connection_end = [this](const CaptureConnection& c) {
     if (c.transport == CaptureTransport::Tls)
@@ -328,6 +369,7 @@ CaptureEvents Lane::events() {
     book(c).finish(done);
     done.spill = keeper_.spill();
     books_.erase(&c);
+    last_connection_ = nullptr;
     connections_.push_back(std::move(done));
   };
   return events;
@@ -340,15 +382,17 @@ struct Batch {
   std::vector<TcpSegment> segments;  // payloads point nowhere until taken: see `offsets`
   std::vector<std::size_t> offsets;  // of each segment's payload in `arena`
   Bytes arena;
+  std::uint64_t below = 0;  // every segment of the packets below it routed to the lane is here or earlier
   bool full(std::size_t more) const { return !segments.empty() && arena.size() + more > kArena; }
 };
 
 // A lane on its own thread, fed through a short queue so memory stays bounded.
 class LaneThread {
  public:
-  // `options` as for one lane; several lanes never have an on_frame observer (lanes_for).
-  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin, const AnalyzeOptions& options)
-      : lane_(ring, text_budget, no_sink_, &options), origin_(std::move(origin)), thread_([this] { run(); }) {}
+  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin, bool keep_itl, LaneObserver observer)
+      : lane_(ring, text_budget, no_sink_, keep_itl, std::move(observer)),
+        origin_(std::move(origin)),
+        thread_([this] { run(); }) {}
   ~LaneThread() { close(); }
 
   void push(Batch batch) {
@@ -402,6 +446,7 @@ class LaneThread {
         segment.payload = ByteView(batch.arena.data() + batch.offsets[i], segment.payload.size());
         lane_.feed(segment);
       }
+      lane_.fed_below(batch.below);
     } catch (...) {
       failure_ = std::current_exception();
     }
@@ -450,8 +495,7 @@ class LaneChooser {
 
 unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
   // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
-  if (sink || options.on_connection || options.on_frame || options.on_negotiation || options.on_http || options.on_layer_zero_frame)
-    return 1;
+  if (sink) return 1;
   if (options.threads) return options.threads;
   if (file_size < (8u << 20)) return 1;
   return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
@@ -558,11 +602,16 @@ void collect(CaptureAnalysis& analysis, Lane& lane) {
 
 bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, const DecodeSink& sink,
                   const AnalyzeOptions& options, ChecksumTally& checksums) {
-  Lane lane(ring, options.text_budget, sink, &options);
+  Lane lane(ring, options.text_budget, sink, options.keep_itl_samples,
+            options.observe_lane ? options.observe_lane(0, 1) : LaneObserver{});
   std::string origin = analysis.file + " (DSB)";
+  std::uint64_t fed = 0;
   bool done = Reader(reader, analysis, options, checksums)
                   .run([&](const std::string& text) { lane.add_secrets(text, origin); },
-                       [&](const TcpSegment& segment) { lane.feed(segment); });
+                       [&](const TcpSegment& segment) {
+                         lane.feed(segment);
+                         if (++fed % 256 == 0) lane.fed_below(segment.packet_index + 1);  // not per packet: it may lock
+                       });
   if (!done) return false;
   lane.finish();
   collect(analysis, lane);
@@ -574,24 +623,33 @@ bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& 
   std::vector<std::unique_ptr<LaneThread>> lanes;
   std::vector<Batch> batches(count);
   for (unsigned i = 0; i < count; ++i)
-    lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count, analysis.file + " (DSB)", options));
+    lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count, analysis.file + " (DSB)",
+                                                 options.keep_itl_samples,
+                                                 options.observe_lane ? options.observe_lane(i, count) : LaneObserver{}));
   LaneChooser lane_of(count);
-  auto flush = [&](std::size_t i) {
+  auto flush = [&](std::size_t i, std::uint64_t below) {
+    batches[i].below = below;
     lanes[i]->push(std::move(batches[i]));
     batches[i] = Batch();
   };
+  // An observer merging the lanes' events in packet order waits for the slowest lane's
+  // progress: when one batch is full every lane hears how far the reader got, even an idle one.
+  const bool observed = static_cast<bool>(options.observe_lane);
   bool done = Reader(reader, analysis, options, checksums)
                   .run(
                       [&](const std::string& text) {
                         // Every lane gets the keys before any later segment.
                         for (std::size_t i = 0; i < count; ++i) {
-                          if (!batches[i].segments.empty()) flush(i);
+                          if (!batches[i].segments.empty()) flush(i, batches[i].segments.back().packet_index + 1);
                           batches[i].secrets.push_back(text);
                         }
                       },
                       [&](const TcpSegment& segment) {
                         std::size_t i = lane_of(segment);
-                        if (batches[i].full(segment.payload.size())) flush(i);
+                        if (batches[i].full(segment.payload.size())) {
+                          for (std::size_t k = 0; k < count; ++k)
+                            if (k == i || observed) flush(k, segment.packet_index);
+                        }
                         Batch& batch = batches[i];
                         if (batch.arena.capacity() == 0) batch.arena.reserve(Batch::kArena);
                         batch.offsets.push_back(batch.arena.size());
@@ -599,7 +657,7 @@ bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& 
                         batch.segments.push_back(segment);
                       });
   for (std::size_t i = 0; i < count; ++i)
-    if (done && (!batches[i].segments.empty() || !batches[i].secrets.empty())) flush(i);
+    if (done && (!batches[i].segments.empty() || !batches[i].secrets.empty())) flush(i, analysis.packets);
   for (auto& lane : lanes) collect(analysis, lane->close());
   for (auto& lane : lanes)
     if (lane->failure()) std::rethrow_exception(lane->failure());  // on this thread, to analyze_capture

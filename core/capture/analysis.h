@@ -48,25 +48,39 @@ struct CaptureAnalysis {
 // One line of `decode --format jsonl`.
 using DecodeSink = std::function<void(const std::string& json_line)>;
 
+// What one decoding lane reports as it decodes, called on that lane's thread, so an observer
+// does not hold the pass to one thread. `packet` is the file's packet (0-based) whose segment
+// produced the event: a lane reports in packet order, lanes interleaved; what a lane reports at
+// the capture's end (incomplete frames) carries kEndOfCapture. Connections open (on_connection)
+// before anything else of theirs, so ordered by packet they open in the order of the result's
+// `connections`. progress(packets): everything of the packets below `packets` is reported;
+// the lane's last call says kEndOfCapture.
+struct LaneObserver {
+  static constexpr std::uint64_t kEndOfCapture = ~std::uint64_t{0};
+  std::function<void(std::uint64_t packet, const CaptureConnection&)> on_connection;
+  std::function<void(std::uint64_t packet, const CaptureConnection&, const FrameEvent&)> on_frame;
+  std::function<void(std::uint64_t packet, const CaptureConnection&, Direction, const Blob&)> on_negotiation;
+  // HTTP messages and SSE events.
+  std::function<void(std::uint64_t packet, const CaptureConnection&, const HttpEvent&)> on_http;
+  // Layer Zero frames and refusals as they are cut (CaptureEvents::on_layer_zero_frame).
+  std::function<void(std::uint64_t packet, const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
+  std::function<void(std::uint64_t packets)> progress;
+};
+
 struct AnalyzeOptions {
   // Called about every MiB of the file and at the end; returning false cancels the analysis.
   std::function<bool(std::uint64_t bytes_done, std::uint64_t file_size)> progress;
   // Decoding threads (connections are split among them); 0 picks from the machine. A decode
-  // sink always gets one, so its lines keep capture order.
+  // sink always gets one, so its lines keep capture order. observe_lane does not.
   unsigned threads = 0;
   // Finished streams' texts kept in memory beyond this go to a temporary file.
   std::size_t text_budget = CaptureAnalysis::kResidentTextBudget;
   // Keep each finished stream's ITL samples (figures.itl_ms), e.g. for a histogram; 8 bytes
   // per token. Off, they are let go when the stream ends.
   bool keep_itl_samples = false;
-  // Sees every connection as it opens, frame and negotiation in capture order (one thread,
-  // like a decode sink). Connections open in the order of the result's `connections`.
-  std::function<void(const CaptureConnection&)> on_connection;
-  std::function<void(const CaptureConnection&, const FrameEvent&)> on_frame;
-  std::function<void(const CaptureConnection&, Direction, const Blob&)> on_negotiation;
-  std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;  // HTTP messages and SSE events
-  // Layer Zero frames and refusals as they are cut (CaptureEvents::on_layer_zero_frame).
-  std::function<void(const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
+  // Called once for each decoding lane (0 .. lanes - 1) before the pass, on the calling thread;
+  // what it returns observes that lane.
+  std::function<LaneObserver(unsigned lane, unsigned lanes)> observe_lane;
 };
 
 // Reads `path` once. Keys come from the files given and from the capture's own DSBs.

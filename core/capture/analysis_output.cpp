@@ -2,9 +2,13 @@
 // the human summary. The pass itself is in analysis.cpp.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "capture/analysis.h"
 #include "metrics/request_json.h"
@@ -57,10 +61,44 @@ std::string CaptureAnalysis::text(const ConnectionAnalysis& c, std::size_t strea
 
 namespace {
 
-// A connection's streams, comma-separated, one at a time (their texts may come from the spill).
-void write_streams(const ConnectionAnalysis& c, std::ostream& out) {
-  for (std::size_t i = 0; i < c.streams.size(); ++i)
-    out << (i ? "," : "") << request_json_line(c.streams[i], CaptureAnalysis::text(c, i));
+// Streams [first, last) of a connection, comma-separated (their texts may come from the spill).
+std::string streams_json(const ConnectionAnalysis& c, std::size_t first, std::size_t last) {
+  std::string out;
+  for (std::size_t i = first; i < last; ++i) {
+    if (i) out += ',';
+    out += request_json_line(c.streams[i], CaptureAnalysis::text(c, i));
+  }
+  return out;
+}
+
+// The connections' part of the document, in pieces of a few hundred streams rendered on as many
+// threads as the machine has and written in order: rendering is most of the document's time,
+// and the pass's lanes are idle by then. At most two pieces a thread are held, so memory stays
+// far below the document's size.
+void write_connections(const CaptureAnalysis& a, std::ostream& out) {
+  constexpr std::size_t kPieceStreams = 256;
+  const std::size_t window = 2 * std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  std::deque<std::future<std::string>> pending;
+  auto drain_to = [&](std::size_t held) {
+    for (; pending.size() > held; pending.pop_front()) out << pending.front().get();
+  };
+  for (std::size_t c = 0; c < a.connections.size(); ++c) {
+    const ConnectionAnalysis& conn = a.connections[c];
+    std::string head = dump_json(connection_json(conn.info));
+    head.pop_back();  // the closing brace: the streams come first
+    std::promise<std::string> ready;
+    pending.push_back(ready.get_future());
+    ready.set_value((c ? "," : "") + head + ",\"streams\":[");
+    for (std::size_t first = 0; first < conn.streams.size(); first += kPieceStreams) {
+      drain_to(window - 1);
+      const std::size_t last = std::min(first + kPieceStreams, conn.streams.size());
+      pending.push_back(std::async(std::launch::async, streams_json, std::cref(conn), first, last));
+    }
+    std::promise<std::string> end;
+    pending.push_back(end.get_future());
+    end.set_value("]}");
+  }
+  drain_to(0);
 }
 
 }  // namespace
@@ -71,13 +109,7 @@ void write_analysis_json(const CaptureAnalysis& a, std::ostream& out, const Anal
   out << "{\"kind\":\"analysis\",\"schema_version\":" << CaptureAnalysis::kSchemaVersion
       << ",\"file\":" << dump_json(json(a.file)) << ",\"packets\":" << a.packets << ",\"tcp_segments\":" << a.tcp_segments
       << ",\"connections\":[";
-  for (std::size_t c = 0; c < a.connections.size(); ++c) {
-    std::string head = dump_json(connection_json(a.connections[c].info));
-    head.pop_back();  // the closing brace: the streams come first
-    out << (c ? "," : "") << head << ",\"streams\":[";
-    write_streams(a.connections[c], out);
-    out << "]}";
-  }
+  write_connections(a, out);
   out << "],\"summary\":" << dump_json(summary_json(a)) << ",\"warnings\":" << dump_json(json(a.warnings))
       << ",\"findings\":" << verdicts.findings << ",\"checklist\":" << verdicts.checklist << "}";
 }

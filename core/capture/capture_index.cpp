@@ -15,18 +15,20 @@ namespace {
 
 constexpr std::size_t kSealedPrefix = kHeaderSize + kNonceSize;
 
-// The frame as the index keeps it: header and nonce, plaintext for ciphertext, tag; secrets masked.
-void decoded_frame(const FrameEvent& e, Bytes& out) {
-  out.clear();
+// The frame as the index keeps it: header and nonce, plaintext for ciphertext, tag; secrets
+// masked. Appended to `out`; its size.
+std::size_t append_decoded_frame(const FrameEvent& e, Bytes& out) {
   if (!e.decrypted || e.wire.size() < kSealedPrefix + kTagSize) {
-    out.assign(e.wire.begin(), e.wire.end());
-    return;
+    out.insert(out.end(), e.wire.begin(), e.wire.end());
+    return e.wire.size();
   }
-  out.assign(e.wire.begin(), e.wire.begin() + kSealedPrefix);
+  const std::size_t at = out.size();
+  out.insert(out.end(), e.wire.begin(), e.wire.begin() + kSealedPrefix);
   out.insert(out.end(), e.plaintext.begin(), e.plaintext.end());
   out.insert(out.end(), e.wire.end() - kTagSize, e.wire.end());
   if (e.header.frame_type() == FrameType::Request && e.plaintext.size() > 4)
-    mask_secrets(std::span<std::uint8_t>(out.data() + kSealedPrefix + 4, e.plaintext.size() - 4));
+    mask_secrets(std::span<std::uint8_t>(out.data() + at + kSealedPrefix + 4, e.plaintext.size() - 4));
+  return out.size() - at;
 }
 
 std::string pretty(const Body& body) {
@@ -148,23 +150,26 @@ Result<std::shared_ptr<CaptureIndex>> CaptureIndex::create() {
 }
 
 Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources& keys,
-                                std::function<bool(std::uint64_t, std::uint64_t)> progress) {
+                                std::function<bool(std::uint64_t, std::uint64_t)> progress, unsigned threads) {
   AnalyzeOptions options;
   options.progress = std::move(progress);
+  options.threads = threads;
   options.keep_itl_samples = true;  // the inspector's ITL histogram
-  // Ids are given as connections open, which is the order of the analysis's list: row
-  // numbers and the analysis's (the CLI's, the report's) connection numbers agree.
-  options.on_connection = [this](const CaptureConnection& c) { connection_id(c); };
-  options.on_frame = [this](const CaptureConnection& c, const FrameEvent& e) { on_frame(c, e); };
-  options.on_http = [this](const CaptureConnection& c, const HttpEvent& e) { on_http(c, e); };
-  options.on_layer_zero_frame = [this](const CaptureConnection& c, const lz::WireFrame& f) { on_layer_zero_frame(c, f); };
-  options.on_negotiation = [this](const CaptureConnection& c, Direction, const Blob&) {
-    std::uint32_t id = connection_id(c);
-    std::lock_guard lock(m_);
-    connections_[id] = c;
+  options.observe_lane = [this](unsigned lane, unsigned lanes) {
+    if (lane == 0)  // all at once, before any lane runs: the merge reads the whole list
+      for (unsigned i = 0; i < lanes; ++i) lanes_.push_back(std::make_unique<LaneState>());
+    return observer(*lanes_[lane]);
   };
   auto result = analyze_capture(path, keys, {}, options);
-  flush_rows();
+  {
+    std::lock_guard lock(merge_m_);  // a cancelled pass: what the lanes reported still becomes rows
+    for (auto& lane : lanes_) {
+      if (!lane->building.events.empty()) lane->ready.push_back(std::move(lane->building));
+      lane->done = true;
+    }
+    merge();
+    flush_rows();
+  }
   if (result) {
     std::lock_guard lock(m_);
     connections_.clear();
@@ -177,20 +182,48 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
   return true;
 }
 
-std::uint32_t CaptureIndex::connection_id(const CaptureConnection& c) {
-  auto [it, added] = seen_.try_emplace(&c, static_cast<std::uint32_t>(seen_.size()));
-  if (added) {
-    std::lock_guard lock(m_);
-    connections_.push_back(c);
-  }
-  return it->second;
+// The lane's events become rows (and their bytes) on the lane's own thread; the merge only
+// numbers and stores them.
+LaneObserver CaptureIndex::observer(LaneState& lane) {
+  LaneObserver o;
+  o.on_connection = [&lane](std::uint64_t packet, const CaptureConnection& c) {
+    lane.building.states.push_back(c);
+    lane.add({LaneEvent::Open, packet, &c, 0, static_cast<std::uint32_t>(lane.building.states.size() - 1)});
+  };
+  o.on_negotiation = [&lane](std::uint64_t packet, const CaptureConnection& c, Direction, const Blob&) {
+    lane.building.states.push_back(c);
+    lane.add({LaneEvent::Negotiated, packet, &c, 0, static_cast<std::uint32_t>(lane.building.states.size() - 1)});
+  };
+  o.on_frame = [&lane](std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e) {
+    frame_row(lane, packet, c, e);
+  };
+  o.on_http = [&lane](std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e) {
+    http_row(lane, packet, c, e);
+  };
+  o.on_layer_zero_frame = [&lane](std::uint64_t packet, const CaptureConnection& c, const lz::WireFrame& f) {
+    layer_zero_row(lane, packet, c, f);
+  };
+  o.progress = [this, &lane](std::uint64_t packets) { lane_progress(lane, packets); };
+  return o;
 }
 
-void CaptureIndex::on_frame(const CaptureConnection& c, const FrameEvent& e) {
-  FrameRow row;
+void CaptureIndex::LaneState::add(const LaneEvent& e) { building.events.push_back(e); }
+
+// A row's bytes: what `bytes` holds (the frame as kept, or an HTTP row's text), then `detail`
+// cut to 64 KiB, appended to the lane's data.
+void CaptureIndex::LaneState::add_row(LaneEvent e, std::size_t data_size, std::string_view detail) {
+  detail = detail.substr(0, 0xFFFF);
+  e.row.data_size = static_cast<std::uint32_t>(data_size);
+  e.row.detail_size = static_cast<std::uint16_t>(detail.size());
+  building.data.insert(building.data.end(), detail.begin(), detail.end());
+  add(e);
+}
+
+void CaptureIndex::frame_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e) {
+  LaneEvent ev{LaneEvent::Row, packet, &c};
+  FrameRow& row = ev.row;
   row.ts = e.ts;
   row.stream_offset = e.offset;
-  row.connection = connection_id(c);
   row.type = e.header.type;
   row.flags = e.header.flags;
   row.dir = e.dir;
@@ -200,16 +233,25 @@ void CaptureIndex::on_frame(const CaptureConnection& c, const FrameEvent& e) {
     row.stream_id = body_stream_id(*e.body);
     if (const auto* t = std::get_if<TokenBody>(&*e.body)) row.token_count = t->token_count;
   }
-  decoded_frame(e, record_);
   // A refusal's detail follows the frame's bytes.
-  add_row(row, e.refusal || e.no_key ? std::string_view(e.detail) : std::string_view());
+  lane.add_row(ev, append_decoded_frame(e, lane.building.data),
+               e.refusal || e.no_key ? std::string_view(e.detail) : std::string_view());
 }
 
-void CaptureIndex::on_http(const CaptureConnection& c, const HttpEvent& e) {
-  if (e.kind == HttpEventKind::ReplyEnd) return on_reply_end(c, e);
-  FrameRow row;
+void CaptureIndex::http_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e) {
+  if (e.kind == HttpEventKind::ReplyEnd) {
+    // What the end of a reply told is kept for its row (the per-chunk counts dropped).
+    const HttpAffinity& a = e.affinity;
+    if (a.error_type.empty() && a.chunks_counted == 0 && !a.trailer_total && a.bad_count.empty()) return;
+    HttpAffinity kept = a;
+    kept.chunk_tokens = {};
+    lane.building.ends.push_back(std::move(kept));
+    lane.add({LaneEvent::ReplyEnd, packet, &c, e.exchange, static_cast<std::uint32_t>(lane.building.ends.size() - 1)});
+    return;
+  }
+  LaneEvent ev{LaneEvent::Row, packet, &c, e.exchange};
+  FrameRow& row = ev.row;
   row.ts = e.ts;
-  row.connection = connection_id(c);
   row.kind = e.kind == HttpEventKind::Request    ? RowKind::HttpRequest
              : e.kind == HttpEventKind::Response ? RowKind::HttpResponse
              : e.kind == HttpEventKind::TokenIds ? RowKind::TokenIds
@@ -218,36 +260,19 @@ void CaptureIndex::on_http(const CaptureConnection& c, const HttpEvent& e) {
   row.stream_id = e.exchange;
   row.token_count = e.tokens;
   row.http_status = static_cast<std::uint16_t>(std::clamp(e.status, 0, 999));
-  if (e.kind == HttpEventKind::Response)
-    open_replies_[std::uint64_t{row.connection} << 32 | e.exchange] =
-        static_cast<std::uint32_t>(published_.load() + pending_.size());
-  record_.assign(e.text.begin(), e.text.end());
-  add_row(row, e.summary);  // the summary is kept where a frame keeps its refusal's detail
-}
-
-// What the end of a reply told is kept for its row (the per-chunk counts dropped).
-void CaptureIndex::on_reply_end(const CaptureConnection& c, const HttpEvent& e) {
-  auto it = open_replies_.find(std::uint64_t{connection_id(c)} << 32 | e.exchange);
-  if (it == open_replies_.end()) return;
-  std::uint32_t row = it->second;
-  open_replies_.erase(it);
-  const HttpAffinity& a = e.affinity;
-  if (a.error_type.empty() && a.chunks_counted == 0 && !a.trailer_total && a.bad_count.empty()) return;
-  HttpAffinity kept = a;
-  kept.chunk_tokens = {};
-  std::lock_guard lock(m_);
-  reply_ends_[row] = std::move(kept);
-  std::erase_if(details_, [row](const auto& d) { return d.first == row; });  // read again with its end
+  lane.building.data.insert(lane.building.data.end(), e.text.begin(), e.text.end());
+  lane.add_row(ev, e.text.size(), e.summary);  // the summary is kept where a frame keeps its refusal's detail
 }
 
 // A Layer Zero frame or refusal: its bytes kept with the SessionToken masked, the CRC and the
 // token's fingerprint taken first; a refusal's detail kept after the bytes.
-void CaptureIndex::on_layer_zero_frame(const CaptureConnection& c, const lz::WireFrame& f) {
-  FrameRow row;
+void CaptureIndex::layer_zero_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c,
+                                  const lz::WireFrame& f) {
+  LaneEvent ev{LaneEvent::Row, packet, &c};
+  FrameRow& row = ev.row;
   row.kind = RowKind::LayerZeroFrame;
   row.ts = f.ts;
   row.stream_offset = f.offset;
-  row.connection = connection_id(c);
   row.dir = f.dir;
   if (f.bytes.size() >= lz::kHeaderSize) {
     const lz::FrameHeader h = lz::parse_header(f.bytes.data());
@@ -258,29 +283,104 @@ void CaptureIndex::on_layer_zero_frame(const CaptureConnection& c, const lz::Wir
     row.lz_crc_known = true;
     row.lz_crc = *crc;
   }
-  record_.assign(f.bytes.begin(), f.bytes.end());
+  Bytes& data = lane.building.data;
+  const std::size_t at = data.size();
+  data.insert(data.end(), f.bytes.begin(), f.bytes.end());
   if (auto token = lz_token_range(f.bytes)) {
     row.lz_has_token = true;
     row.lz_token_fingerprint = lz_token_fingerprint(f.bytes.subspan(token->first, token->second - token->first));
-    std::fill(record_.begin() + static_cast<std::ptrdiff_t>(token->first),
-              record_.begin() + static_cast<std::ptrdiff_t>(token->second), std::uint8_t{'*'});
+    std::fill(data.begin() + static_cast<std::ptrdiff_t>(at + token->first),
+              data.begin() + static_cast<std::ptrdiff_t>(at + token->second), std::uint8_t{'*'});
   }
   if (f.refusal) {
     row.status = FrameStatus::Refused;
     row.lz_refusal = f.refusal->reason;
   }
-  add_row(row, f.refusal ? std::string_view(f.refusal->detail) : std::string_view());
+  lane.add_row(ev, f.bytes.size(), f.refusal ? std::string_view(f.refusal->detail) : std::string_view());
 }
 
-// Stores `record_` and then `detail` (cut to 64 KiB) for `row`.
-void CaptureIndex::add_row(FrameRow& row, std::string_view detail) {
-  row.data_size = static_cast<std::uint32_t>(record_.size());
-  detail = detail.substr(0, 0xFFFF);
-  row.detail_size = static_cast<std::uint16_t>(detail.size());
-  record_.insert(record_.end(), detail.begin(), detail.end());
+// The lane's events so far are handed to the merge, which stores every event that no lane can
+// still precede.
+void CaptureIndex::lane_progress(LaneState& lane, std::uint64_t packets) {
+  const std::size_t events = lane.building.events.size(), data = lane.building.data.size();
+  std::lock_guard lock(merge_m_);
+  if (!lane.building.events.empty()) {
+    lane.ready.push_back(std::move(lane.building));
+    lane.building = {};
+    lane.building.events.reserve(events);  // the next batch is likely as big: no regrowing
+    lane.building.data.reserve(data);
+  }
+  lane.below = packets;
+  lane.done = packets == LaneObserver::kEndOfCapture;
+  merge();
+}
+
+const CaptureIndex::LaneEvent* CaptureIndex::LaneState::head() const {
+  return ready.empty() ? nullptr : &ready.front().events[ready.front().next];
+}
+
+// Events in packet order across the lanes (a lane's own in its order): the earliest event
+// waiting is taken while every lane with nothing waiting has promised nothing before it.
+void CaptureIndex::merge() {
+  for (;;) {
+    LaneState* next = nullptr;
+    for (auto& lane : lanes_)
+      if (lane->head() && (!next || lane->head()->packet < next->head()->packet)) next = lane.get();
+    if (!next) return;
+    const std::uint64_t packet = next->head()->packet;
+    for (auto& lane : lanes_)
+      if (!lane->head() && !lane->done && lane->below <= packet) return;
+    take(*next);
+  }
+}
+
+void CaptureIndex::take(LaneState& lane) {
+  LaneEvents& batch = lane.ready.front();
+  LaneEvent& e = batch.events[batch.next++];
+  switch (e.what) {
+    case LaneEvent::Open: {
+      seen_.emplace(e.conn, static_cast<std::uint32_t>(seen_.size()));
+      std::lock_guard lock(m_);
+      connections_.push_back(std::move(batch.states[e.state]));
+      break;
+    }
+    case LaneEvent::Negotiated: {
+      std::lock_guard lock(m_);
+      connections_[seen_.at(e.conn)] = std::move(batch.states[e.state]);
+      break;
+    }
+    case LaneEvent::Row: {
+      e.row.connection = seen_.at(e.conn);
+      if (e.row.kind == RowKind::HttpResponse)
+        open_replies_[std::uint64_t{e.row.connection} << 32 | e.exchange] =
+            static_cast<std::uint32_t>(published_.load() + pending_.size());
+      const std::size_t size = e.row.data_size + e.row.detail_size;
+      add_row(e.row, ByteView(batch.data.data() + batch.next_data, size));
+      batch.next_data += size;
+      break;
+    }
+    case LaneEvent::ReplyEnd:
+      reply_end(std::uint64_t{seen_.at(e.conn)} << 32 | e.exchange, std::move(batch.ends[e.state]));
+      break;
+  }
+  if (batch.next == batch.events.size()) lane.ready.pop_front();
+}
+
+void CaptureIndex::reply_end(std::uint64_t reply, HttpAffinity&& affinity) {
+  auto it = open_replies_.find(reply);
+  if (it == open_replies_.end()) return;
+  std::uint32_t row = it->second;
+  open_replies_.erase(it);
+  std::lock_guard lock(m_);
+  reply_ends_[row] = std::move(affinity);
+  std::erase_if(details_, [row](const auto& d) { return d.first == row; });  // read again with its end
+}
+
+// Stores `row` and its bytes (the frame's, then the detail).
+void CaptureIndex::add_row(FrameRow& row, ByteView stored) {
   // Buffered: one write per page of rows, not one per frame.
   row.data_offset = data_.size() + pending_data_.size();
-  pending_data_.insert(pending_data_.end(), record_.begin(), record_.end());
+  pending_data_.insert(pending_data_.end(), stored.begin(), stored.end());
   pending_.push_back(row);
   if (pending_.size() == kRowsPerPage || pending_data_.size() >= (1u << 20)) flush_rows();
 }

@@ -1,13 +1,16 @@
 // The capture inspector's data. One indexing pass over a capture file (analyze_capture with
-// an observer) writes a fixed-size row per frame and the frame's decoded bytes to two unnamed
-// temporary files; readers then page through millions of frames while only small caches stay
-// in memory. Rows become readable while the pass still runs, so a view can fill as it loads.
+// an observer on each of its decoding lanes) writes a fixed-size row per frame and the frame's
+// decoded bytes to two unnamed temporary files; readers then page through millions of frames
+// while only small caches stay in memory. Rows become readable while the pass still runs, so a
+// view can fill as it loads.
 //
-// Threads: load() runs once, on a worker thread; every other member may be called from any
-// thread at any time.
+// Threads: load() runs once, on a worker thread (and the pass's lanes on theirs: each lane
+// builds its rows, merged into capture order as they come); every other member may be called
+// from any thread at any time.
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -92,10 +95,10 @@ class CaptureIndex {
   // Errors (reason "io") when the temporary files cannot be made.
   static Result<std::shared_ptr<CaptureIndex>> create();
 
-  // The indexing pass. `progress` as AnalyzeOptions::progress (false cancels). Errors as
-  // analyze_capture's. Call once.
+  // The indexing pass. `progress` as AnalyzeOptions::progress (false cancels), `threads` as
+  // AnalyzeOptions::threads. Errors as analyze_capture's. Call once.
   Result<bool> load(const std::string& path, const CaptureKeySources& keys,
-                    std::function<bool(std::uint64_t done, std::uint64_t total)> progress = {});
+                    std::function<bool(std::uint64_t done, std::uint64_t total)> progress = {}, unsigned threads = 0);
 
   std::size_t frame_count() const { return published_.load(std::memory_order_acquire); }
   bool finished() const { return finished_.load(std::memory_order_acquire); }
@@ -113,13 +116,42 @@ class CaptureIndex {
   static constexpr std::size_t kRowsPerPage = 1024, kCachedPages = 64, kCachedDetails = 256;
 
  private:
+  // One event of a lane on its way to the rows.
+  struct LaneEvent {
+    enum What : std::uint8_t { Open, Negotiated, Row, ReplyEnd } what;
+    std::uint64_t packet = 0;
+    const CaptureConnection* conn = nullptr;  // the lane's record, whose address names the connection
+    std::uint32_t exchange = 0;               // Row of an HTTP message; ReplyEnd
+    std::uint32_t state = 0;                  // Open, Negotiated: its index in `states`; ReplyEnd: in `ends`
+    FrameRow row;                             // Row: its bytes are next in `data`; the merge sets `connection`
+  };
+  struct LaneEvents {
+    std::vector<LaneEvent> events;
+    Bytes data;
+    std::vector<CaptureConnection> states;  // copied on the lane's thread, where it is not changing
+    std::vector<HttpAffinity> ends;
+    std::size_t next = 0, next_data = 0;  // what the merge has taken
+  };
+  struct LaneState {
+    LaneEvents building;           // the lane's thread only
+    std::deque<LaneEvents> ready;  // handed to the merge; under merge_m_, as what follows
+    std::uint64_t below = 0;       // the lane has reported everything of the packets below it
+    bool done = false;
+    void add(const LaneEvent& e);
+    void add_row(LaneEvent e, std::size_t data_size, std::string_view detail);
+    const LaneEvent* head() const;
+  };
+
   CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)), data_(std::move(data)) {}
-  void on_frame(const CaptureConnection& c, const FrameEvent& e);
-  void on_http(const CaptureConnection& c, const HttpEvent& e);
-  void on_reply_end(const CaptureConnection& c, const HttpEvent& e);
-  void on_layer_zero_frame(const CaptureConnection& c, const lz::WireFrame& f);
-  void add_row(FrameRow& row, std::string_view detail);
-  std::uint32_t connection_id(const CaptureConnection& c);
+  LaneObserver observer(LaneState& lane);
+  static void frame_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e);
+  static void http_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e);
+  static void layer_zero_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const lz::WireFrame& f);
+  void lane_progress(LaneState& lane, std::uint64_t packets);
+  void merge();
+  void take(LaneState& lane);
+  void reply_end(std::uint64_t reply, HttpAffinity&& affinity);
+  void add_row(FrameRow& row, ByteView stored);
   void flush_rows();
   bool read_rows(std::size_t first, std::size_t count, FrameRow* out) const;
   FrameDetail cache(std::size_t i, std::shared_ptr<FrameDetail> d) const;
@@ -128,11 +160,13 @@ class CaptureIndex {
   std::atomic<std::size_t> published_{0};
   std::atomic<bool> finished_{false};
 
-  // Loader-only state.
+  // Loader state: the lanes (made before the pass, then fixed), and under merge_m_ the merge's.
+  std::vector<std::unique_ptr<LaneState>> lanes_;
+  std::mutex merge_m_;
   std::vector<FrameRow> pending_;
-  std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // the decoder's record -> id
+  std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // a lane's record -> id
   std::unordered_map<std::uint64_t, std::uint32_t> open_replies_;  // (connection, exchange) -> its reply's row
-  Bytes record_, pending_data_;
+  Bytes pending_data_;
   bool write_failed_ = false;
 
   mutable std::mutex m_;  // guards what follows

@@ -121,9 +121,11 @@ DirectionDecoder::Step DirectionDecoder::step_frame(ByteView avail, double ts) {
   }
   if (avail.size() < header.frame_size()) return {0, header.frame_size()};
   FrameEvent ev = start_event(ts, header);
+  ev.plaintext.swap(plaintext_);  // the buffer of the last frame: no allocation per frame
   ev.wire = avail.first(header.frame_size());
   open_frame_event(ev.wire, ev);
   if (events_.on_frame) events_.on_frame(ev);
+  plaintext_.swap(ev.plaintext);
   return {header.frame_size(), 0};
 }
 

@@ -100,6 +100,7 @@ class DirectionDecoder {
   HeaderContext ctx_;
   std::optional<Aead> aead_;
   Bytes buf_;
+  Bytes plaintext_;  // kept from frame to frame (FrameEvent::plaintext lends it)
   std::size_t need_ = 0;
   double unit_ts_ = 0;  // the latest arrival among the buffered unit's pieces
   std::uint64_t offset_ = 0;  // stream offset of the next unconsumed byte (buf_ start, if any)
