@@ -8,7 +8,11 @@
 #  3. the same user's installed `anthro-workbench --capture-check` (offscreen) captures a
 #     session from the session page and one from Session → Start capture…;
 #  4. a copy of the helper without capabilities gives that user the setcap command;
-#  5. `apt-get purge` leaves none of the package's paths, and the user is removed.
+#  5. the manual pages are found by `man -w`, bash-completion's loader finds anthro-wb's completion,
+#     the desktop entry, its AppStream metainfo, icons and pcapng MIME type are in place, and the
+#     entry is offered for pcap and pcapng (mimeinfo.cache) without becoming their default;
+#  6. `apt-get purge` leaves none of the package's paths, nor the entry in mimeinfo.cache, and the
+#     user is removed.
 # Idempotent (a user or package left by an earlier run is removed first); cleans up on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +52,7 @@ remove_user
 purge_package
 
 step "building and packing $build"
-cmake --build "$build" --target anthro-wb anthro-workbench anthro-capture
+cmake --build "$build" --target anthro-wb anthro-workbench anthro-capture dist_files
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg" >/dev/null
 deb=$(ls "$work"/pkg/${package}_*.deb)
 dpkg-deb -I "$deb" | grep -E "Depends|postinst|prerm|postrm" | sed 's/^/  /'
@@ -129,6 +133,41 @@ grep -qF "sudo setcap cap_net_raw,cap_net_admin+eip $work/nocaps/anthro-capture"
   fail "no setcap command in: $(cat "$work/denied.err")"
 [ ! -e "$home/denied.pcapng" ] || fail "a refused capture left $home/denied.pcapng"
 
+step "as $user: manual pages, bash completion, desktop metadata"
+for page in anthro-wb anthro-workbench; do
+  where=$(as_user man -w "$page") || fail "man -w $page finds nothing"
+  [ "$where" = "/usr/share/man/man1/$page.1.gz" ] || fail "man -w $page: $where"
+  as_user env MANWIDTH=200 man "$page" 2>&1 | grep -q "^NAME" || fail "man $page shows no page"
+done
+step "  man -w: $(as_user man -w anthro-wb) $(as_user man -w anthro-workbench)"
+# What an interactive shell does on Tab: bash-completion's loader sources completions/anthro-wb.
+offered=$(as_user bash -c 'source /usr/share/bash-completion/bash_completion
+  __load_completion anthro-wb || exit 1
+  COMP_WORDS=(anthro-wb "") COMP_CWORD=1; _anthro_wb; echo "${COMPREPLY[*]}"
+  COMP_WORDS=(anthro-wb endpoint --fault ""); COMP_CWORD=3; _anthro_wb; echo "${#COMPREPLY[@]} faults"') ||
+  fail "bash-completion does not load anthro-wb's completion"
+step "  completion: $(tr '\n' ';' <<<"$offered")"
+commands=$(head -1 <<<"$offered")
+[[ " $commands " == *" endpoint "* && " $commands " == *" capture "* ]] || fail "completion offers no commands: $offered"
+[[ $(tail -1 <<<"$offered") =~ ^[1-9][0-9]*\ faults$ ]] || fail "completion offers no fault names: $offered"
+[ -f /usr/share/bash-completion/completions/anthro-wb ] || fail "no bash completion file"
+metainfo=$(grep -E '^/usr/share/metainfo/[^/]+\.metainfo\.xml$' "$work/files") || fail "the package holds no metainfo"
+app_id=$(basename "$metainfo" .metainfo.xml)
+step "  $app_id: $(grep -cE '^/usr/share/(applications|metainfo|icons|mime)/.*\.[a-z]+$' "$work/files") desktop files"
+for path in "/usr/share/applications/$app_id.desktop" "/usr/share/mime/packages/$app_id.xml" \
+  /usr/share/icons/hicolor/scalable/apps/anthro-workbench.svg \
+  /usr/share/icons/hicolor/{16x16,22x22,24x24,32x32,48x48,64x64,128x128,256x256}/apps/anthro-workbench.png; do
+  grep -qxF "$path" "$work/files" && [ -f "$path" ] || fail "$path is not installed by the package"
+done
+appstreamcli validate --no-net "$metainfo" >/dev/null || fail "appstreamcli validate $metainfo"
+# Offered for captures (desktop-file-utils' trigger rebuilt mimeinfo.cache), default nowhere.
+for type in application/vnd.tcpdump.pcap application/x-pcapng; do
+  grep -q "^$type=.*$app_id\.desktop" /usr/share/applications/mimeinfo.cache ||
+    fail "mimeinfo.cache does not offer $app_id.desktop for $type"
+done
+! grep -q "mimeapps.list" "$work/files" || fail "the package sets default applications"
+grep -q "^application/x-pcapng" /usr/share/mime/types || fail "the MIME database has no application/x-pcapng"
+
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 pids=()
 remove_user
@@ -143,6 +182,9 @@ while read -r path; do
   left+=("$path")
 done <"$work/files"
 [ ${#left[@]} -eq 0 ] || fail "left behind after purge: ${left[*]}"
+! grep -q "$app_id\.desktop" /usr/share/applications/mimeinfo.cache 2>/dev/null ||
+  fail "mimeinfo.cache still offers $app_id.desktop after purge"
+man -w anthro-wb >/dev/null 2>&1 && fail "man -w anthro-wb still finds a page after purge"
 status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
 [ -z "$status" ] || [[ $status == *not-installed ]] || fail "dpkg still knows $package: $status"
 step "  none of its $(wc -l <"$work/files") paths left"

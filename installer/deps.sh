@@ -12,6 +12,8 @@ packages=(
   clang-14 libclang-rt-14-dev
   python3 python3-jsonschema python3-numpy python3-scipy
   nodejs
+  # manual pages and icons made at build time; the completion, man, AppStream and desktop-entry checks
+  help2man librsvg2-bin bash-completion man-db appstream desktop-file-utils
 )
 
 missing=()

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "model/faults.h"
+
 namespace anthro::cli {
 namespace {
 
@@ -90,7 +92,7 @@ std::vector<CommandSpec> build_specs() {
         {"--itl-ms", "MEAN[:STDDEV]", "inter-token latency of the simulated model"},
         {"--tokens", "N", "default reply length, capped by max_tokens"},
         {"--seed", "N", "seed of the simulated model"},
-        {"--fault", "NAME[=ARG]", "misbehave as checklists.md describes (repeatable)"},
+        {"--fault", kFaultValue, "misbehave as checklists.md describes (repeatable)"},
         {"--require-api-key-env", "NAME", "refuse requests without the API key held in environment variable NAME"},
         {"--max-connections", "N", "beyond N connections, answer 503 with the reason and close (1024)"},
         {"--handshake-timeout", "S", "close a connection whose TLS handshake or anthro-v1 preface takes longer (10; 0 none)"},
@@ -156,7 +158,7 @@ std::vector<CommandSpec> build_specs() {
                    {"--baseline", "URL", "the serving target (default: the embedded endpoint's HTTP baseline)"},
                    {"--candidate", "URL", "the new target (default: the embedded endpoint's anthro-v1 port; for "
                                           "seed004-four-stages its Messages API with session affinity)"},
-                   {"--endpoint-fault", "NAME[=ARG]", "the embedded endpoint misbehaves as `endpoint --fault` (repeatable)"},
+                   {"--endpoint-fault", kFaultValue, "the embedded endpoint misbehaves as `endpoint --fault` (repeatable)"},
                    {"--region", "NAME=URL", "a region's endpoint for region stages (repeatable)"},
                    {"--stage", "N|all", "run only stage N (all)"},
                    {"--requests-per-stage", "N", "requests of each stage"},
@@ -226,6 +228,70 @@ bool asks_for_help(const std::vector<std::string>& argv, const Options& options)
     if (it != options.end() && !it->value.empty()) ++i;  // its value, even if it reads "--help"
   }
   return false;
+}
+
+namespace {
+
+std::vector<std::string> starting_with(const std::vector<std::string>& candidates, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& c : candidates)
+    if (c.rfind(prefix, 0) == 0) out.push_back(c);
+  return out;
+}
+
+// The names an option's value can be: the fault catalogue's, or the choices its value lists
+// ("text|json"; "N|all" offers "all", "ID|FILE" nothing).
+std::vector<std::string> choices(const Option& option) {
+  if (option.value == kFaultValue) return fault_names();
+  std::vector<std::string> out;
+  if (option.value.find('|') == std::string::npos) return out;
+  std::size_t start = 0;
+  while (start <= option.value.size()) {
+    std::size_t bar = std::min(option.value.find('|', start), option.value.size());
+    std::string word = option.value.substr(start, bar - start);
+    if (!word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; }))
+      out.push_back(word);
+    start = bar + 1;
+  }
+  return out;
+}
+
+const Option* option_named(const CommandSpec& spec, const std::string& name) {
+  for (const auto& o : spec.options)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> complete(const std::vector<std::string>& words, const std::vector<std::string>& commands) {
+  const std::string current = words.empty() ? "" : words.back();
+  if (words.size() <= 1) {
+    std::vector<std::string> first = commands;
+    first.push_back("--help");
+    return starting_with(first, current);
+  }
+  if (std::find(commands.begin(), commands.end(), words[0]) == commands.end()) return {};
+  const CommandSpec& spec = command_spec(words[0]);
+  const std::string& previous = words[words.size() - 2];
+  // --fault=NAME: bash splits the word at '=' (COMP_WORDBREAKS), or hands it over whole.
+  if (previous == "=" && words.size() >= 3) {
+    const Option* o = option_named(spec, words[words.size() - 3]);
+    return o && !o->value.empty() ? starting_with(choices(*o), current) : std::vector<std::string>{};
+  }
+  if (auto eq = current.find('='); current.rfind("--", 0) == 0 && eq != std::string::npos) {
+    const Option* o = option_named(spec, current.substr(0, eq));
+    std::vector<std::string> out;
+    if (o && !o->value.empty())
+      for (const auto& c : starting_with(choices(*o), current.substr(eq + 1))) out.push_back(o->name + "=" + c);
+    return out;
+  }
+  if (const Option* o = option_named(spec, previous); o && !o->value.empty()) return starting_with(choices(*o), current);
+  if (current.empty() || current[0] != '-') return {};
+  std::vector<std::string> names;
+  for (const auto& o : spec.options) names.push_back(o.name);
+  names.push_back("--help");
+  return starting_with(names, current);
 }
 
 }  // namespace anthro::cli

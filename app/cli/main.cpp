@@ -1,4 +1,5 @@
 // anthro-wb: the command-line face of the workbench (../shared/spec/cli.md).
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -46,10 +47,12 @@ const std::vector<Planned> planned = {
 
 void usage(std::ostream& out) {
   out << "usage: anthro-wb <command> [options]\n\ncommands:\n";
+  // Two spaces at least between a name and its summary, as help2man reads a list (anthro-wb(1)).
+  std::size_t width = 0;
+  for (const auto& c : commands) width = std::max(width, std::strlen(c.name) + 2);
   for (const auto& c : commands) {
     std::string name = c.name;
-    out << "  " << name << std::string(name.size() < 10 ? 10 - name.size() : 1, ' ')
-        << anthro::cli::command_spec(name).summary << "\n";
+    out << "  " << name << std::string(width - name.size(), ' ') << anthro::cli::command_spec(name).summary << "\n";
   }
   out << "\n'anthro-wb <command> --help' lists the command's options.\n";
   if (planned.empty()) return;
@@ -61,6 +64,14 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Hidden: what bash completion offers (installer/anthro-wb.bash-completion asks for it).
+  if (argc >= 2 && !std::strcmp(argv[1], "--complete")) {
+    std::vector<std::string> names;
+    for (const auto& c : commands) names.emplace_back(c.name);
+    for (const auto& word : anthro::cli::complete(std::vector<std::string>(argv + 2, argv + argc), names))
+      std::cout << word << "\n";
+    return 0;
+  }
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName("anthro-workbench");
   QApplication::setApplicationName("anthro-workbench");
   QApplication::setApplicationVersion(ANTHRO_VERSION);
+  QGuiApplication::setDesktopFileName(ANTHRO_APP_ID);  // its entry's icon and name on Wayland
   anthro::gui::install_default_language();
 
   QCommandLineParser parser;
