@@ -4,7 +4,12 @@
 
 #include <cmath>
 
+#include <QTemporaryDir>
+
+#include "metrics/prometheus_text.h"
+#include "metrics/pushgateway.h"
 #include "metrics/request_figures.h"
+#include "prometheus_parse.h"
 #include "metrics/slo.h"
 #include "metrics/stats.h"
 #include "vectors.h"
@@ -332,6 +337,106 @@ class TestMetrics : public QObject {
     RequestTimeline unfinished = lab_conversation();
     unfinished.end.reset();
     QVERIFY(!meets_slo(compute_figures(unfinished), Slo{std::nullopt, std::nullopt, 1e9}));
+  }
+
+  // Label values with every character the format escapes, and numbers of every kind, read back
+  // by Prometheus's own Python parser as they were written.
+  void prometheusTextReadsBackInTheOfficialParser() {
+    const std::string hostile = "a\\b \"quoted\"\nnext line {x=\"y\"}, 中文";
+    PrometheusText out;
+    out.family("anthro_test_seconds", MetricType::Gauge, "Help with a backslash \\ and\na newline.");
+    out.sample("anthro_test_seconds", {{"target", hostile}, {"path", "anthro-v1"}}, 0.1);
+    out.sample("anthro_test_seconds", {{"target", "nan"}}, std::nan(""));
+    out.sample("anthro_test_seconds", {{"target", "inf"}}, HUGE_VAL);
+    out.sample("anthro_test_seconds", {{"target", "-inf"}}, -HUGE_VAL);
+    out.sample("anthro_test_seconds", {{"target", "count"}}, 20);
+    out.sample("anthro_test_seconds", {{"target", "tiny"}}, 1.5e-9);
+    QVERIFY(out.text().find("2e+01") == std::string::npos);  // counts as digits
+    auto parsed = parse_prometheus(out.text());
+    QVERIFY2(parsed.is_array() && parsed.size() == 1, parsed.dump().c_str());
+    const auto& family = parsed[0];
+    QCOMPARE(family["type"], "gauge");
+    QCOMPARE(family["samples"].size(), 6u);
+    QCOMPARE(family["samples"][0]["labels"]["target"].get<std::string>(), hostile);
+    QCOMPARE(family["samples"][0]["labels"]["path"], "anthro-v1");
+    QCOMPARE(family["samples"][0]["value"].get<double>(), 0.1);
+    QCOMPARE(family["samples"][1]["value"], "nan");
+    QCOMPARE(family["samples"][2]["value"], "inf");
+    QCOMPARE(family["samples"][3]["value"], "-inf");
+    QCOMPARE(family["samples"][4]["value"].get<double>(), 20.0);
+    QCOMPARE(family["samples"][5]["value"].get<double>(), 1.5e-9);
+  }
+
+  // A summary in seconds from one kept in milliseconds: quantiles, sum and count.
+  void secondsSummaryFromMilliseconds() {
+    std::vector<double> ms = {100, 200, 300, 400};
+    Summary s = summarize(ms);
+    PrometheusText out;
+    write_seconds_summary(out, "anthro_test_ttft_seconds", "TTFT.", {{"target", "t"}}, s);
+    write_seconds_summary(out, "anthro_test_empty_seconds", "None.", {}, summarize(std::vector<double>{}));
+    auto parsed = parse_prometheus(out.text());
+    QVERIFY2(parsed.is_array() && parsed.size() == 2, parsed.dump().c_str());
+    QCOMPARE(parsed[0]["type"], "summary");
+    std::map<std::string, double> got;
+    for (const auto& sample : parsed[0]["samples"])
+      got[sample["name"].get<std::string>() + sample["labels"].value("quantile", "")] = sample["value"].get<double>();
+    QCOMPARE(got["anthro_test_ttft_seconds0.5"], s.p50 / 1000);
+    QCOMPARE(got["anthro_test_ttft_seconds0.99"], s.p99 / 1000);
+    QVERIFY(std::abs(got["anthro_test_ttft_seconds_sum"] - 1.0) < 1e-12);
+    QCOMPARE(got["anthro_test_ttft_seconds_count"], 4.0);
+    for (const auto& sample : parsed[1]["samples"])
+      if (sample["labels"].contains("quantile")) QCOMPARE(sample["value"], "nan");
+  }
+
+  void prometheusNamesAreChecked() {
+    QVERIFY(valid_metric_name("anthro_wb_bench_ttft_seconds"));
+    QVERIFY(valid_metric_name("a:b_c1"));
+    QVERIFY(!valid_metric_name("1abc"));
+    QVERIFY(!valid_metric_name("a-b"));
+    QVERIFY(!valid_metric_name(""));
+    QVERIFY(valid_label_name("target"));
+    QVERIFY(!valid_label_name("a:b"));
+    QVERIFY(!valid_label_name("__name__"));
+    PrometheusText out;
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, out.family("bad-name", MetricType::Gauge, ""));
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, out.sample("ok", {{"bad label", "x"}}, 1));
+  }
+
+  // Whole or not at all, and only where node_exporter's textfile collector looks.
+  void metricsFileIsAtomicAndEndsInProm() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("bench.prom").toStdString();
+    auto refused = write_metrics_file(dir.filePath("bench.txt").toStdString(), "x 1\n");
+    QVERIFY(!refused);
+    QVERIFY(refused.error().detail.find(".prom") != std::string::npos);
+    QVERIFY(!QFile::exists(dir.filePath("bench.txt")));
+    QVERIFY(write_metrics_file(path, "x 1\n"));
+    QVERIFY(write_metrics_file(path, "x 2\n"));
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), QByteArray("x 2\n"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"bench.prom"});  // no temporary left
+    QVERIFY(!write_metrics_file(dir.filePath("missing/bench.prom").toStdString(), "x 1\n"));
+  }
+
+  // Grouping values become base64url path segments, so a URL with slashes stays one segment.
+  void pushgatewayGroupUrl() {
+    auto url = pushgateway_group_url("http://127.0.0.1:9091/", "anthro_wb_bench", {{"target", "anthro://h:1/x"}});
+    QVERIFY(url);
+    auto b64 = [](const char* s) { return QString::fromLatin1(QByteArray(s).toBase64(QByteArray::Base64UrlEncoding)); };
+    QCOMPARE(QString::fromStdString(*url), "http://127.0.0.1:9091/metrics/job@base64/" + b64("anthro_wb_bench") +
+                                               "/target@base64/" + b64("anthro://h:1/x"));
+    for (const char* odd : {"a", "ab", "abc", "\xff\xfe"}) {  // every padding length, bytes above 0x7f
+      auto u = pushgateway_group_url("http://gw", odd, {});
+      QVERIFY(u);
+      QCOMPARE(QString::fromStdString(*u), "http://gw/metrics/job@base64/" + b64(odd));
+    }
+    auto empty = pushgateway_group_url("https://gw", "j", {{"target", ""}});
+    QVERIFY(empty);
+    QVERIFY(QString::fromStdString(*empty).endsWith("/target@base64/="));
+    auto bad = pushgateway_group_url("ftp://gw", "j", {});
+    QVERIFY(!bad);
+    QVERIFY(bad.error().detail.find("ftp://gw") != std::string::npos);
   }
 };
 

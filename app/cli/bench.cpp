@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/metrics_out.h"
 #include "cli/session_options.h"
 #include "session/bench.h"
 
@@ -47,6 +48,7 @@ int run_bench_command(const std::vector<std::string>& argv) {
   b.retry_naive = load.retry_naive;
   b.hold_connections_s = load.hold_connections_s;
   b.seed = load.seed;
+  MetricsOut metrics = read_metrics_out(args);
   std::string format = args.value_or("--format", "text");
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
   if (!args.ok()) return usage_error("bench", args.error());
@@ -65,6 +67,8 @@ int run_bench_command(const std::vector<std::string>& argv) {
   bool all_failed = result->requests > 0 && result->errors.count("connection") &&
                     result->errors.at("connection") == result->requests;
   bool warned = print_warnings("bench", result->warnings);
+  if (metrics.wanted() && !send_metrics(metrics, "bench", {{"target", result->target}}, bench_prometheus(*result)))
+    warned = true;
   return all_failed ? 3 : warned ? 2 : 0;
 }
 

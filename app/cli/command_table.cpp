@@ -76,6 +76,11 @@ const Options kKeylogOut = {
     {"--keylog", "FILE", "append the TLS and ANTHRO_V1 keys here, mode 0600 (default: $SSLKEYLOGFILE); "
                          "a file that cannot be written is a warning and exit 2"}};
 
+// Where `bench`, `diagnose` and `rollout` send their figures as Prometheus text (cli/metrics_out.h).
+const Options kMetricsOut = {
+    {"--metrics-file", "FILE.prom", "also write the figures for node_exporter's textfile collector (atomically)"},
+    {"--pushgateway", "URL", "also push the figures to this Prometheus Pushgateway (job anthro_wb_COMMAND)"}};
+
 std::vector<CommandSpec> build_specs() {
   return {
       {"endpoint", "runs the local anthro-v1 endpoint until SIGINT/SIGTERM", "",
@@ -110,7 +115,7 @@ std::vector<CommandSpec> build_specs() {
            Options{{"--repeat", "N", "N requests on the same connection, one after another"},
                    {"--format", "text|json", "human-readable (default) or one JSON document"}}},
       {"bench", "load generation against a target, with a latency summary", "",
-       kRequest + kTrust + kLoad + kKeylogOut +
+       kRequest + kTrust + kLoad + kKeylogOut + kMetricsOut +
            Options{{"--concurrency", "N", "closed loop: N requests in flight"},
                    {"--rate", "R", "open loop: R requests per second"},
                    {"--arrivals", "constant|poisson", "open-loop arrivals (constant)"},
@@ -131,7 +136,7 @@ std::vector<CommandSpec> build_specs() {
         {"--keylog", "FILE", "key log embedded in the pcapng as a Decryption Secrets Block"}}},
       {"diagnose", "the latency-diagnosis checklist: a live target, a capture, this machine", "[CAPTURE]",
        // Its --system probes this machine: the live run takes no system prompt.
-       without(kRequest, "--system") + kTrust + kLoad + kCaptureKeys + kLang +
+       without(kRequest, "--system") + kTrust + kLoad + kCaptureKeys + kLang + kMetricsOut +
            Options{{"--requests", "N", "size of the live workload (200)"},
                    {"--concurrency", "N", "connections of the live workload (4)"},
                    {"--baseline", "URL", "the HTTP baseline for the UTF-8 pair"},
@@ -153,7 +158,7 @@ std::vector<CommandSpec> build_specs() {
                    {"--output", "FILE", "also write the JSON result to FILE"},
                    {"--quiet", "", "no progress on stderr"}}},
       {"rollout", "a grayscale-rollout rehearsal: a plan's stages, gates judged, rollback rehearsed", "",
-       kTrust + kLang +
+       kTrust + kLang + kMetricsOut +
            Options{{"--plan", "NAME|FILE", "a built-in plan (seed000-five-stages, seed004-four-stages) or a JSON file"},
                    {"--baseline", "URL", "the serving target (default: the embedded endpoint's HTTP baseline)"},
                    {"--candidate", "URL", "the new target (default: the embedded endpoint's anthro-v1 port; for "

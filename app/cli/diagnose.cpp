@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/metrics_out.h"
 #include "cli/session_options.h"
 #include "diagnosis/diagnose.h"
 #include "util/files.h"
@@ -90,6 +91,7 @@ int run_diagnose(const std::vector<std::string>& argv) {
     d.system = s;
   }
   read_checklist(args, d);
+  MetricsOut metrics = read_metrics_out(args);
   std::string format = args.value_or("--format", "text");
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
   std::string fail_on = args.value_or("--fail-on", "fail");
@@ -108,9 +110,13 @@ int run_diagnose(const std::vector<std::string>& argv) {
   }
   if (format == "json") std::cout << json << "\n";
   else std::cout << diagnosis_text(*result, d.checklist, lang);
+  // What was diagnosed: the live target, else the capture, else this machine.
+  const std::string subject = d.live ? d.live->session.target : d.capture ? *d.capture : std::string("system");
+  bool sent = !metrics.wanted() ||
+              send_metrics(metrics, "diagnose", {{"target", subject}}, diagnosis_prometheus(*result, {{"target", subject}}));
   Verdict worst = result->worst();
   bool failed = worst == Verdict::Fail || (fail_on == "warn" && worst == Verdict::Warn);
-  return failed ? 1 : 0;
+  return failed ? 1 : sent ? 0 : 2;
 }
 
 }  // namespace anthro::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/metrics_out.h"
 #include "cli/session_options.h"
 #include "endpoint/endpoint.h"
 #include "model/faults.h"
@@ -108,6 +109,7 @@ int run_rollout_command(const std::vector<std::string>& argv) {
   if (auto s = args.number("--rollback-load-s", NumberRange::NonNegative)) c.rollback_load_s = *s;
   read_resume(args, c);
   read_stages(args, c);
+  MetricsOut metrics = read_metrics_out(args);
   std::string format = args.value_or("--format", "text");
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
   std::string lang = args.value_or("--lang", "en");
@@ -144,7 +146,11 @@ int run_rollout_command(const std::vector<std::string>& argv) {
                                        : " (give --output FILE to keep the result for --resume)")
               << "\n";
   }
-  return exit_status(*result);
+  const PrometheusLabels arms = {{"baseline", result->baseline}, {"candidate", result->candidate}};
+  bool sent = !metrics.wanted() ||
+              send_metrics(metrics, "rollout", {{"candidate", result->candidate}}, rollout_prometheus(*result, arms));
+  int status = exit_status(*result);
+  return status == 0 && !sent ? 2 : status;
 }
 
 }  // namespace anthro::cli

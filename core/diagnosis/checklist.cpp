@@ -24,8 +24,16 @@ const char* to_string(Verdict v) {
   return "inconclusive";
 }
 
+void write_verdict_state(PrometheusText& out, std::string_view name, const PrometheusLabels& labels, Verdict v) {
+  for (Verdict each : kVerdicts) {
+    PrometheusLabels with = labels;
+    with.emplace_back("verdict", to_string(each));
+    out.sample(name, with, each == v ? 1 : 0);
+  }
+}
+
 std::optional<Verdict> parse_verdict(std::string_view text) {
-  for (Verdict v : {Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::Inconclusive, Verdict::Manual})
+  for (Verdict v : kVerdicts)
     if (text == to_string(v)) return v;
   return std::nullopt;
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/prometheus_text.h"
 #include "util/result.h"
 
 namespace anthro {
@@ -15,6 +16,9 @@ namespace anthro {
 enum class Verdict { Pass, Warn, Fail, Inconclusive, Manual };
 const char* to_string(Verdict v);  // "pass", "warn", "fail", "inconclusive", "manual"
 std::optional<Verdict> parse_verdict(std::string_view text);
+inline constexpr Verdict kVerdicts[] = {Verdict::Pass, Verdict::Warn, Verdict::Fail, Verdict::Inconclusive, Verdict::Manual};
+// A verdict as a Prometheus state set: one sample per verdict under label "verdict", 1 for `v`.
+void write_verdict_state(PrometheusText& out, std::string_view name, const PrometheusLabels& labels, Verdict v);
 // Worse first: fail, warn, inconclusive, manual, pass.
 int severity(Verdict v);
 

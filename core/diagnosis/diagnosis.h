@@ -78,6 +78,9 @@ void merge_observations(Observations& into, Observations more);
 // cli.md `diagnose --format json`: connections, summary, findings and checklist, plus
 // schema_version, kind "diagnosis" and each item's evidence.
 std::string diagnosis_json(const Diagnosis& d, std::string_view lang = "en", const Checklist* checklist = nullptr);
+// The verdicts in Prometheus text format (anthro_wb_diagnose_*), each sample with `labels`
+// (the CLI's target) and the checklist's id.
+std::string diagnosis_prometheus(const Diagnosis& d, const PrometheusLabels& labels);
 // One line per item, verdict first.
 std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang = "en");
 

@@ -1,6 +1,7 @@
 // A diagnosis as cli.md's JSON document and as one line per item for a person.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -155,6 +156,36 @@ std::string analyze_text(const CaptureAnalysis& analysis, const Diagnosis& d, co
   }
   if (!found) out += " none\n";
   return out;
+}
+
+}  // namespace anthro
+
+namespace anthro {
+
+std::string diagnosis_prometheus(const Diagnosis& d, const PrometheusLabels& labels) {
+  PrometheusLabels base = labels;
+  base.emplace_back("checklist", d.checklist_id);
+  PrometheusText out;
+  out.family("anthro_wb_diagnose_item_verdict", MetricType::Gauge, "Each checklist item's verdict, as a state set.");
+  for (const ItemResult& item : d.items) {
+    PrometheusLabels with = base;
+    with.emplace_back("item", item.id);
+    write_verdict_state(out, "anthro_wb_diagnose_item_verdict", with, item.verdict);
+  }
+  out.family("anthro_wb_diagnose_item_samples", MetricType::Gauge, "Samples behind each item's statistic.");
+  for (const ItemResult& item : d.items) {
+    PrometheusLabels with = base;
+    with.emplace_back("item", item.id);
+    out.sample("anthro_wb_diagnose_item_samples", with, static_cast<double>(item.n));
+  }
+  out.family("anthro_wb_diagnose_items", MetricType::Gauge, "Checklist items by verdict.");
+  for (Verdict v : kVerdicts) {
+    PrometheusLabels with = base;
+    with.emplace_back("verdict", to_string(v));
+    auto n = std::count_if(d.items.begin(), d.items.end(), [v](const ItemResult& i) { return i.verdict == v; });
+    out.sample("anthro_wb_diagnose_items", with, static_cast<double>(n));
+  }
+  return out.text();
 }
 
 }  // namespace anthro

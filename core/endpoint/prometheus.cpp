@@ -27,12 +27,6 @@ std::optional<double> prometheus_sample(std::string_view text, std::string_view 
 
 namespace {
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
 long current_minute() {
   using namespace std::chrono;
   return static_cast<long>(duration_cast<minutes>(steady_clock::now().time_since_epoch()).count());
@@ -53,15 +47,16 @@ void Histogram::observe(double value) {
   ++count_;
 }
 
-void Histogram::write(std::string& out) const {
-  out += "# HELP " + name_ + " " + help_ + "\n# TYPE " + name_ + " histogram\n";
+void Histogram::write(PrometheusText& out) const {
+  out.family(name_, MetricType::Histogram, help_);
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < bounds_.size(); ++i) {
     cumulative += counts_[i];
-    out += name_ + "_bucket{le=\"" + number(bounds_[i]) + "\"} " + std::to_string(cumulative) + "\n";
+    out.sample(name_ + "_bucket", {{"le", prometheus_number(bounds_[i])}}, static_cast<double>(cumulative));
   }
-  out += name_ + "_bucket{le=\"+Inf\"} " + std::to_string(count_) + "\n";
-  out += name_ + "_sum " + number(sum_) + "\n" + name_ + "_count " + std::to_string(count_) + "\n";
+  out.sample(name_ + "_bucket", {{"le", "+Inf"}}, static_cast<double>(count_));
+  out.sample(name_ + "_sum", sum_);
+  out.sample(name_ + "_count", static_cast<double>(count_));
 }
 
 EndpointMetrics::EndpointMetrics()
@@ -92,12 +87,11 @@ void EndpointMetrics::cancel() { std::lock_guard l(mutex_); ++minutes_[current_m
 
 std::string EndpointMetrics::text() const {
   std::lock_guard l(mutex_);
-  std::string out;
+  PrometheusText out;
   for (const Histogram* h : {&connection_duration_, &frame_decode_, &context_wait_, &ttft_, &inter_token_})
     h->write(out);
-  out += "# HELP anthro_transport_frame_drop_total Frames dropped for failed authentication.\n"
-         "# TYPE anthro_transport_frame_drop_total counter\nanthro_transport_frame_drop_total " +
-         std::to_string(frame_drops_) + "\n";
+  out.family("anthro_transport_frame_drop_total", MetricType::Counter, "Frames dropped for failed authentication.");
+  out.sample("anthro_transport_frame_drop_total", static_cast<double>(frame_drops_));
   // The last complete minute if there is one, else the current one.
   double rate = 0;
   long now = current_minute();
@@ -108,24 +102,27 @@ std::string EndpointMetrics::text() const {
       break;
     }
   }
-  out += "# HELP anthro_transport_cancel_rate CANCEL frames per REQUEST frame over a minute.\n"
-         "# TYPE anthro_transport_cancel_rate gauge\nanthro_transport_cancel_rate " + number(rate) + "\n";
-  return out;
+  out.family("anthro_transport_cancel_rate", MetricType::Gauge, "CANCEL frames per REQUEST frame over a minute.");
+  out.sample("anthro_transport_cancel_rate", rate);
+  return out.text();
 }
 
 std::string metrics_text(const ServerState& state) {
   std::string out = state.metrics.text();
   if (!state.config.affinity.enabled()) return out;
-  out += "# HELP anthropic_gpu_context_slots_used Context slots holding a session.\n"
-         "# TYPE anthropic_gpu_context_slots_used gauge\nanthropic_gpu_context_slots_used " +
-         std::to_string(state.affinity_slots.used()) + "\n";
-  out += "# HELP anthropic_gpu_context_slots Context slots of the instance.\n"
-         "# TYPE anthropic_gpu_context_slots gauge\nanthropic_gpu_context_slots " +
-         std::to_string(state.config.affinity.slot_count) + "\n";
-  out += "# HELP anthropic_gpu_context_gc_count Sessions whose slot was collected (idle, or taken for a new session).\n"
-         "# TYPE anthropic_gpu_context_gc_count counter\nanthropic_gpu_context_gc_count " +
-         std::to_string(state.affinity_slots.gc_count()) + "\n";
-  return out;
+  PrometheusText slots;
+  auto gauge = [&](const char* name, MetricType type, const char* help, double value) {
+    slots.family(name, type, help);
+    slots.sample(name, value);
+  };
+  gauge("anthropic_gpu_context_slots_used", MetricType::Gauge, "Context slots holding a session.",
+        static_cast<double>(state.affinity_slots.used()));
+  gauge("anthropic_gpu_context_slots", MetricType::Gauge, "Context slots of the instance.",
+        static_cast<double>(state.config.affinity.slot_count));
+  gauge("anthropic_gpu_context_gc_count", MetricType::Counter,
+        "Sessions whose slot was collected (idle, or taken for a new session).",
+        static_cast<double>(state.affinity_slots.gc_count()));
+  return out + slots.text();
 }
 
 }  // namespace anthro

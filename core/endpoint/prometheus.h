@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/prometheus_text.h"
+
 namespace anthro {
 
 // The value of an unlabelled sample `name` in a text exposition; nullopt when it is absent or
@@ -18,7 +20,7 @@ class Histogram {
  public:
   Histogram(std::string name, std::string help, std::vector<double> bounds);
   void observe(double value);
-  void write(std::string& out) const;
+  void write(PrometheusText& out) const;
 
  private:
   std::string name_, help_;

@@ -136,6 +136,9 @@ RollbackRehearsal rehearse_rollback(const SessionConfig& session, const std::str
 
 // The result JSON (kind "rollout"; the report issue renders it) and its reader for --resume.
 std::string rollout_json(const RolloutResult& r, std::string_view lang = "en");
+// The outcome in Prometheus text format (anthro_wb_rollout_*), each sample with `labels` and
+// the plan's id: the rollout's state, each stage's verdict, requests and TTFT by arm, each gate's verdict.
+std::string rollout_prometheus(const RolloutResult& r, const PrometheusLabels& labels);
 Result<RolloutResult> parse_rollout_result(std::string_view json, const std::string& origin);
 // One block per stage, a line per gate, for a person.
 std::string rollout_text(const RolloutResult& r, std::string_view lang = "en");

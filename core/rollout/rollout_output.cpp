@@ -304,3 +304,44 @@ std::string rollout_text(const RolloutResult& r, std::string_view lang) {
 }
 
 }  // namespace anthro
+
+namespace anthro {
+
+std::string rollout_prometheus(const RolloutResult& r, const PrometheusLabels& labels) {
+  PrometheusLabels base = labels;
+  base.emplace_back("plan", r.plan_id);
+  auto stage_labels = [&](const StageResult& st) {
+    PrometheusLabels with = base;
+    with.emplace_back("stage", st.name);
+    return with;
+  };
+  PrometheusText out;
+  out.family("anthro_wb_rollout_state", MetricType::Gauge, "The rollout's outcome, as a state set.");
+  for (RolloutState s : {RolloutState::Passed, RolloutState::Failed, RolloutState::Paused, RolloutState::RolledBack}) {
+    PrometheusLabels with = base;
+    with.emplace_back("state", to_string(s));
+    out.sample("anthro_wb_rollout_state", with, s == r.state ? 1 : 0);
+  }
+  out.family("anthro_wb_rollout_stage_verdict", MetricType::Gauge, "Each stage run's verdict, as a state set.");
+  for (const StageResult& st : r.stages) write_verdict_state(out, "anthro_wb_rollout_stage_verdict", stage_labels(st), st.verdict);
+  out.family("anthro_wb_rollout_stage_requests_total", MetricType::Counter, "Candidate requests of each stage.");
+  for (const StageResult& st : r.stages)
+    out.sample("anthro_wb_rollout_stage_requests_total", stage_labels(st), static_cast<double>(st.samples.requests));
+  out.family("anthro_wb_rollout_gate_verdict", MetricType::Gauge, "Each gate's verdict in each stage, as a state set.");
+  for (const StageResult& st : r.stages)
+    for (const GateOutcome& g : st.gates) {
+      PrometheusLabels with = stage_labels(st);
+      with.emplace_back("gate", g.id);
+      write_verdict_state(out, "anthro_wb_rollout_gate_verdict", with, g.result.verdict);
+    }
+  out.family("anthro_wb_rollout_stage_ttft_seconds", MetricType::Summary, "Time to first token in each stage, by arm.");
+  for (const StageResult& st : r.stages)
+    for (auto [arm, summary] : {std::pair{"baseline", &st.ttft_baseline}, {"candidate", &st.ttft_candidate}}) {
+      PrometheusLabels with = stage_labels(st);
+      with.emplace_back("arm", arm);
+      seconds_summary_samples(out, "anthro_wb_rollout_stage_ttft_seconds", with, *summary);
+    }
+  return out.text();
+}
+
+}  // namespace anthro

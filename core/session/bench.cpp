@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "metrics/prometheus_text.h"
 #include "metrics/request_json.h"
 #include "session/client.h"
 #include "util/files.h"
@@ -318,6 +319,37 @@ std::string bench_json(const BenchResult& r) {
             {"summary", {{"ttft_ms", summary_json(r.ttft_ms)}, {"tpot_ms", summary_json(r.tpot_ms)},
                          {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}}};
   return dump_json(j);
+}
+
+std::string bench_prometheus(const BenchResult& r) {
+  auto target = parse_target(r.target);
+  const PrometheusLabels labels = {{"target", r.target},
+                                   {"path", target && target->kind != TargetKind::Anthro ? "http" : "anthro-v1"}};
+  PrometheusText out;
+  auto one = [&](const char* name, MetricType type, const char* help, double value) {
+    out.family(name, type, help);
+    out.sample(name, labels, value);
+  };
+  one("anthro_wb_bench_requests_total", MetricType::Counter, "Requests the run sent.", static_cast<double>(r.requests));
+  out.family("anthro_wb_bench_errors_total", MetricType::Counter, "Requests that failed, by error.");
+  for (const auto& [code, n] : r.errors) {
+    PrometheusLabels with = labels;
+    with.emplace_back("error", code);
+    out.sample("anthro_wb_bench_errors_total", with, static_cast<double>(n));
+  }
+  one("anthro_wb_bench_connections_total", MetricType::Counter, "Connections the run opened.",
+      static_cast<double>(r.connections));
+  one("anthro_wb_bench_duration_seconds", MetricType::Gauge, "How long the run took.", r.duration_s);
+  one("anthro_wb_bench_tokens_per_second", MetricType::Gauge, "Tokens streamed per second over the run.",
+      r.tokens_per_s);
+  one("anthro_wb_bench_goodput_requests_per_second", MetricType::Gauge,
+      "Requests per second that met the SLO (all successful ones without --slo).", r.goodput_per_s);
+  write_seconds_summary(out, "anthro_wb_bench_ttft_seconds", "Time to first token.", labels, r.ttft_ms);
+  write_seconds_summary(out, "anthro_wb_bench_tpot_seconds", "Time per output token after the first.", labels,
+                        r.tpot_ms);
+  write_seconds_summary(out, "anthro_wb_bench_itl_seconds", "Gap between consecutive tokens.", labels, r.itl_ms);
+  write_seconds_summary(out, "anthro_wb_bench_e2e_seconds", "Request to last token.", labels, r.e2e_ms);
+  return out.text();
 }
 
 Result<bool> write_bench_records(const BenchResult& r, const std::string& path) {

@@ -75,6 +75,9 @@ struct BenchResult {
 Result<BenchResult> run_bench(const BenchConfig& config);
 // cli.md `bench --format json`, with kind "bench" and schema_version (resources/schemas/bench.schema.json).
 std::string bench_json(const BenchResult& result);
+// The same figures in Prometheus text format: anthro_wb_bench_* with labels target and path
+// ("anthro-v1" or "http"); latencies as summaries in seconds.
+std::string bench_prometheus(const BenchResult& result);
 // Per-request records as JSONL, or CSV when the path ends in .csv; written atomically.
 Result<bool> write_bench_records(const BenchResult& result, const std::string& path);
 
