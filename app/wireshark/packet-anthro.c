@@ -619,7 +619,6 @@ static gboolean dissect_anthro_heur(tvbuff_t* tvb, packet_info* pinfo, proto_tre
     const struct tcpinfo* tcp = (const struct tcpinfo*)data;
     guint need = have >= MAGIC_LEN ? MAGIC_LEN : (tcp && tcp->seq == 1 && have >= 4 ? have : MAGIC_LEN + 1);
     if (have < need || tvb_memeql(tvb, 0, (const guint8*)ANTHRO_MAGIC, need) != 0) return FALSE;
-    if (have > MAGIC_LEN && tvb_get_guint8(tvb, MAGIC_LEN) != 1) return FALSE;
     conversation_t* conv = find_or_create_conversation(pinfo);
     conversation_set_dissector(conv, anthro_handle);
     dissect_anthro(tvb, pinfo, tree, data);
