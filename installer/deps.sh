@@ -17,6 +17,10 @@ packages=(
   nodejs
   # manual pages and icons made at build time; the completion, man, AppStream and desktop-entry checks
   help2man librsvg2-bin bash-completion man-db appstream desktop-file-utils
+  # the Wireshark plugin (app/wireshark), built only when these are present
+  libwireshark-dev libgcrypt20-dev libglib2.0-dev
+  # Wireshark's GUI, for the README's screenshot of a decrypted frame
+  wireshark xdotool
 )
 
 missing=()
