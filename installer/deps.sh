@@ -19,8 +19,6 @@ packages=(
   help2man librsvg2-bin bash-completion man-db appstream desktop-file-utils
   # the Wireshark plugin (app/wireshark), built only when these are present
   libwireshark-dev libgcrypt20-dev libglib2.0-dev
-  # Wireshark's GUI, for the README's screenshot of a decrypted frame
-  wireshark xdotool
 )
 
 missing=()
