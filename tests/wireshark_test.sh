@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Wireshark plugin (app/wireshark) inside Debian's tshark against `anthro-wb decode`: the same
-# frames (type, stream, direction), texts and JSON bodies on the lab vector, on the vector cut
-# into small TCP segments (reassembly), and on a live TLS capture (ALPN dispatch, tls.keylog_file
-# fallback); hostile copies of the capture must not crash tshark and must carry the spec's reasons.
+# negotiation blobs, frames (type, stream, direction), texts and JSON bodies on the lab vector, on
+# the vector cut into small TCP segments (reassembly), and on a live TLS capture (ALPN dispatch,
+# blobs in TLS extension 0xFFA1, tls.keylog_file fallback); hostile copies of the captures must not
+# crash tshark and must carry the spec's reasons.
 # usage: wireshark_test.sh TSHARK ANTHRO_WB PLUGIN_DIR VECTORS_DIR [ANTHRO_CAPTURE]
 set -euo pipefail
 tshark=$1 wb=$(realpath "$2") plugin_dir=$(realpath "$3") vectors=$(realpath "$4") capture_helper=${5:+$(realpath "$5")}
@@ -40,15 +41,19 @@ compare() {  # compare NAME CAPTURE DECODE_ARGS... -- TSHARK_ARGS...
 import json, sys, xml.etree.ElementTree as ET
 decode_path, pdml_path, name = sys.argv[1:4]
 TYPES = {"REQUEST": 1, "RESPONSE": 2, "STREAM_TOKEN": 3, "CANCEL": 4, "ERROR": 5}
-want = {}
+BLOB = ("role", "max_streams", "default_max_tokens", "flags", "aead", "ring_buffer_kib", "connection_token")
+want, want_blobs = {}, []
 for line in open(decode_path, encoding="utf-8"):
     e = json.loads(line)
+    if e.get("kind") == "negotiation":
+        blob = e.get("offer") or e.get("answer")
+        want_blobs.append(tuple(int(blob[k], 16) if k == "connection_token" else blob[k] for k in BLOB))
     if e.get("kind") != "frame":
         continue
     assert e.get("decrypted"), f"decode did not decrypt {e}"
     body = e.get("json")
     want.setdefault(e["dir"], []).append((TYPES[e["type"]], e["stream_id"], e.get("text"), body))
-got = {}
+got, got_blobs = {}, []
 # The client is the side that opened the TCP connection (its SYN without ACK): over TLS the offer
 # may travel in the handshake, so there is no preface to tell.
 clients = set()
@@ -65,6 +70,8 @@ for packet in ET.parse(pdml_path).getroot().iter("packet"):
         pf = {}
         for f in proto.iter("field"):
             pf.setdefault(f.get("name"), f)
+        if "anthro.role" in pf:  # a negotiation blob, from a preface or the TLS extension
+            got_blobs.append(tuple(int(pf["anthro." + k].get("show"), 0) for k in BLOB))
         if "anthro.type" not in pf:
             continue
         assert "anthro.stream_id" in pf, f"{name}: frame not decrypted in packet {packet}"
@@ -87,10 +94,13 @@ for d in ("c2s", "s2c"):
             if a != b:
                 print(f"  decode {a}\n  tshark {b}", file=sys.stderr)
                 break
+if not want_blobs or want_blobs != got_blobs:
+    ok = False
+    print(f"{name}: negotiation blobs differ:\n  decode {want_blobs}\n  tshark {got_blobs}", file=sys.stderr)
 texts = lambda frames: "".join(t for _, _, t, _ in frames if t)
 if texts(want.get("s2c", [])) != texts(got.get("s2c", [])):
     ok = False
-print(f"{name}: {sum(map(len, want.values()))} frames agree; text {texts(got.get('s2c', []))!r}")
+print(f"{name}: {len(got_blobs)} blobs and {sum(map(len, want.values()))} frames agree; text {texts(got.get('s2c', []))!r}")
 sys.exit(0 if ok else 1)
 EOF
 }
@@ -395,5 +405,37 @@ if [ -n "$capture_helper" ]; then
   chmod 644 "$demo_dir/demo-session.keylog"
   compare tls "$demo_dir/demo-session.pcapng" --keylog "$demo_dir/demo-session.keylog" -- \
     -o "tls.keylog_file:$demo_dir/demo-session.keylog"
+
+  # The same capture with the ClientHello's 0xFFA1 offer made version 2: the plugin must refuse
+  # the blob it found in the TLS extension for that reason, on the offer, and nothing else.
+  run_tshark -r "$demo_dir/demo-session.pcapng" -T pdml -o "tls.keylog_file:$demo_dir/demo-session.keylog" \
+    -Y anthro.role > "$work/blobs.pdml"
+  python3 - "$demo_dir/demo-session.pcapng" "$work/blobs.pdml" "$work/bad-offer.pcapng" <<'EOF2' || fail "patching the offer"
+import struct, sys, xml.etree.ElementTree as ET
+src, pdml, dst = sys.argv[1:4]
+where = None
+for packet in ET.parse(pdml).getroot().iter("packet"):
+    fields = {f.get("name"): f for f in packet.iter("field")}
+    if fields["anthro.role"].get("show") == "1":
+        where = (int(fields["num"].get("show")), int(fields["anthro.blob_version"].get("pos")))
+        break
+assert where, "no offer in the TLS extension"
+data = bytearray(open(src, "rb").read())
+at, n = 0, 0
+while at < len(data):
+    block_type, length = struct.unpack_from("<II", data, at)
+    if block_type == 6:
+        n += 1
+        if n == where[0]:
+            assert data[at + 28 + where[1]] == 1
+            data[at + 28 + where[1]] = 2
+            break
+    at += length
+open(dst, "wb").write(data)
+EOF2
+  run_tshark -r "$work/bad-offer.pcapng" -T fields -o "tls.keylog_file:$demo_dir/demo-session.keylog" \
+    -Y anthro.role -e anthro.role -e _ws.expert.message > "$work/bad-offer.txt"
+  [ "$(cat "$work/bad-offer.txt")" = "$(printf '1\tblob refused: version (2, not 1)\n2\t')" ] ||
+    fail "a version-2 offer in the TLS extension: $(cat "$work/bad-offer.txt")"
 fi
 echo "wireshark plugin: all checks passed"

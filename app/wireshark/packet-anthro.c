@@ -1,8 +1,8 @@
 /* anthro-v1 dissector for Wireshark 4.0 (epan plugin).
  *
  * The protocol is /work/shared/spec/anthro-v1.md (a copy ships as the project's spec): a 128-byte
- * negotiation blob after an "ANTHRO01" preface, then AEAD frames with a 16-byte header. Field
- * abbreviations follow the workbench's field tree (core/protocol/describe.cpp) so a filter such
+ * negotiation blob after an "ANTHRO01" preface or in TLS extension 0xFFA1, then AEAD frames with
+ * a 16-byte header. Field abbreviations follow the workbench's field tree (core/protocol/describe.cpp) so a filter such
  * as "anthro.type == 3" means what the workbench's frame view shows.
  */
 #include <ctype.h>
@@ -83,6 +83,7 @@ static gint ett_body = -1;
 
 /* One expert field per refusal reason of the spec (§2 blobs, §4 frames), so a filter such as
  * "anthro.refused.authentication" finds every frame refused for that reason. */
+static expert_field ei_blob_size = EI_INIT;
 static expert_field ei_blob_version = EI_INIT;
 static expert_field ei_blob_role = EI_INIT;
 static expert_field ei_blob_reserved = EI_INIT;
@@ -107,6 +108,7 @@ static expert_field ei_invalid_utf8 = EI_INIT;
 static expert_field ei_redacted = EI_INIT;
 
 static dissector_handle_t anthro_handle;
+static dissector_handle_t anthro_extension_handle;
 
 static const char* pref_keylog_file = "";
 
@@ -309,34 +311,30 @@ static int* const flag_fields[] = {&hf_flags_streaming, &hf_flags_speculative, &
                                    &hf_flags_unknown, NULL};
 static int* const aead_fields[] = {&hf_aead_aes, &hf_aead_chacha, NULL};
 
-static void dissect_preface(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, anthro_conv* c) {
-    proto_item* ti = proto_tree_add_item(tree, hf_magic, tvb, 0, MAGIC_LEN, ENC_ASCII);
-    if (tvb_captured_length(tvb) < PREFACE_LEN) {
-        expert_add_info_format(pinfo, ti, &ei_incomplete,
-                               "refused: incomplete (preface of %u bytes, not %u)", tvb_captured_length(tvb),
-                               PREFACE_LEN);
-        return;
+/* Records a blob in the connection's state on the first pass: the offer fixes which side is the
+ * client, the answer the token and suite that frames are checked and opened with. */
+static void remember_blob(packet_info* pinfo, anthro_conv* c, const guint8* blob, gboolean is_offer) {
+    if (PINFO_FD_VISITED(pinfo)) return;
+    if (is_offer && !c->have_offer) {
+        c->have_offer = TRUE;
+        memcpy(c->offer, blob, BLOB_LEN);
+        copy_address_wmem(wmem_file_scope(), &c->client_addr, &pinfo->src);
+        c->client_port = pinfo->srcport;
+    } else if (!is_offer && c->have_offer && !c->have_answer) {
+        c->have_answer = TRUE;
+        memcpy(c->answer, blob, BLOB_LEN);
     }
-    guint8 blob[BLOB_LEN];
-    tvb_memcpy(tvb, blob, MAGIC_LEN, BLOB_LEN);
-    gboolean is_answer;
-    if (!PINFO_FD_VISITED(pinfo)) {
-        /* The first preface of a connection is the client's; the other side's is the answer. */
-        if (!c->have_offer) {
-            c->have_offer = TRUE;
-            memcpy(c->offer, blob, BLOB_LEN);
-            copy_address_wmem(wmem_file_scope(), &c->client_addr, &pinfo->src);
-            c->client_port = pinfo->srcport;
-        } else if (direction(c, pinfo) == 0 && !c->have_answer) {
-            c->have_answer = TRUE;
-            memcpy(c->answer, blob, BLOB_LEN);
-        }
-    }
-    is_answer = direction(c, pinfo) == 0;
+}
 
-    proto_tree* bt = proto_tree_add_subtree_format(tree, tvb, MAGIC_LEN, BLOB_LEN, ett_blob, &ti,
-                                                   "Negotiation blob (%s)", is_answer ? "answer" : "offer");
-    int o = MAGIC_LEN;
+/* The 128-byte blob at offset of tvb, wherever it travelled (preface or TLS extension, §1). */
+static void dissect_blob(tvbuff_t* tvb, int o, packet_info* pinfo, proto_tree* tree, anthro_conv* c,
+                         gboolean is_answer) {
+    guint8 blob[BLOB_LEN];
+    tvb_memcpy(tvb, blob, o, BLOB_LEN);
+    remember_blob(pinfo, c, blob, !is_answer);
+    proto_item* ti;
+    proto_tree* bt = proto_tree_add_subtree_format(tree, tvb, o, BLOB_LEN, ett_blob, &ti, "Negotiation blob (%s)",
+                                                   is_answer ? "answer" : "offer");
     proto_tree_add_item(bt, hf_blob_version, tvb, o, 1, ENC_BIG_ENDIAN);
     proto_tree_add_item(bt, hf_role, tvb, o + 1, 1, ENC_BIG_ENDIAN);
     proto_tree_add_item(bt, hf_max_streams, tvb, o + 2, 2, ENC_BIG_ENDIAN);
@@ -350,8 +348,77 @@ static void dissect_preface(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree,
     proto_tree_add_item(bt, hf_random, tvb, o + 56, 32, ENC_NA);
     proto_tree_add_item(bt, hf_blob_reserved, tvb, o + 88, 40, ENC_NA);
     check_blob(pinfo, ti, blob, is_answer && c->have_offer ? c->offer : NULL);
-    col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "Preface %s token %016" G_GINT64_MODIFIER "x",
+    col_append_sep_fstr(pinfo->cinfo, COL_INFO, ", ", "anthro-v1 %s token %016" G_GINT64_MODIFIER "x",
                         is_answer ? "answer" : "offer", blob_token(blob));
+}
+
+static void dissect_preface(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, anthro_conv* c) {
+    proto_item* ti = proto_tree_add_item(tree, hf_magic, tvb, 0, MAGIC_LEN, ENC_ASCII);
+    if (tvb_captured_length(tvb) < PREFACE_LEN) {
+        expert_add_info_format(pinfo, ti, &ei_incomplete,
+                               "refused: incomplete (preface of %u bytes, not %u)", tvb_captured_length(tvb),
+                               PREFACE_LEN);
+        return;
+    }
+    /* The first preface of a connection is the client's; the other side's is the answer. */
+    gboolean is_answer = c->have_offer && direction(c, pinfo) == 0;
+    dissect_blob(tvb, MAGIC_LEN, pinfo, tree, c, is_answer);
+}
+
+/* ---------------------------------------------------------------- TLS extension 0xFFA1 */
+
+#define ANTHRO_TLS_EXTENSION 0xFFA1
+#define TLS_CLIENT_HELLO 1
+
+static int hf_tls_extension_type = -1;
+static int hf_tls_extension_data = -1;
+static int hf_tls_handshake_type = -1;
+
+/* The field among fields in the same data source as near and starting at start, or NULL. */
+static field_info* field_at(GPtrArray* fields, const field_info* near, gint start) {
+    for (guint i = 0; fields && i < fields->len; ++i) {
+        field_info* f = (field_info*)g_ptr_array_index(fields, i);
+        if (f->ds_tvb == near->ds_tvb && f->start == start) return f;
+    }
+    return NULL;
+}
+
+/* The handshake message an extension sits in: the last handshake type before it. */
+static guint32 handshake_of(GPtrArray* types, const field_info* ext) {
+    const field_info* best = NULL;
+    for (guint i = 0; types && i < types->len; ++i) {
+        const field_info* f = (const field_info*)g_ptr_array_index(types, i);
+        if (f->ds_tvb == ext->ds_tvb && f->start < ext->start && (!best || f->start > best->start)) best = f;
+    }
+    return best ? fvalue_get_uinteger((fvalue_t*)&best->value) : 0;
+}
+
+/* Wireshark's TLS dissector shows 0xFFA1 as an unknown extension (type, length, data): this
+ * postdissector finds those fields in the tree and dissects the blob in their bytes, an offer in a
+ * ClientHello and an answer in a ServerHello (TLS 1.2) or EncryptedExtensions (TLS 1.3, visible
+ * once TLS is decrypted). */
+static int dissect_anthro_tls_extension(tvbuff_t* tvb, packet_info* pinfo, proto_tree* tree, void* data _U_) {
+    GPtrArray* types = tree ? proto_get_finfo_ptr_array(tree, hf_tls_extension_type) : NULL;
+    if (!types) return 0;
+    GPtrArray* datas = proto_get_finfo_ptr_array(tree, hf_tls_extension_data);
+    GPtrArray* handshakes = proto_get_finfo_ptr_array(tree, hf_tls_handshake_type);
+    for (guint i = 0; i < types->len; ++i) {
+        field_info* type = (field_info*)g_ptr_array_index(types, i);
+        if (fvalue_get_uinteger(&type->value) != ANTHRO_TLS_EXTENSION) continue;
+        field_info* body = field_at(datas, type, type->start + 4);
+        gint len = body ? body->length : 0;
+        gboolean is_answer = handshake_of(handshakes, type) != TLS_CLIENT_HELLO;
+        col_set_str(pinfo->cinfo, COL_PROTOCOL, "anthro-v1");
+        proto_item* root = proto_tree_add_item(tree, proto_anthro, type->ds_tvb, type->start, 4 + len, ENC_NA);
+        proto_item_append_text(root, ", TLS extension 0x%04X", ANTHRO_TLS_EXTENSION);
+        proto_tree* at = proto_item_add_subtree(root, ett_anthro);
+        if (len != BLOB_LEN) {
+            expert_add_info_format(pinfo, root, &ei_blob_size, "blob refused: size (%d bytes, not %d)", len, BLOB_LEN);
+            continue;
+        }
+        dissect_blob(body->ds_tvb, body->start, pinfo, at, get_conv(pinfo), is_answer);
+    }
+    return tvb_captured_length(tvb);
 }
 
 /* ---------------------------------------------------------------- frames */
@@ -681,6 +748,7 @@ void proto_register_anthro(void) {
     };
     static gint* ett[] = {&ett_anthro, &ett_blob, &ett_header, &ett_flags, &ett_aead, &ett_body};
     static ei_register_info ei[] = {
+        {&ei_blob_size, {"anthro.refused.blob_size", PI_PROTOCOL, PI_ERROR, "blob refused: size (not 128 bytes)", EXPFILL}},
         {&ei_blob_version, {"anthro.refused.blob_version", PI_PROTOCOL, PI_ERROR, "blob refused: version", EXPFILL}},
         {&ei_blob_role, {"anthro.refused.role", PI_PROTOCOL, PI_ERROR, "blob refused: role", EXPFILL}},
         {&ei_blob_reserved,
@@ -728,10 +796,21 @@ void proto_register_anthro(void) {
 
     keys_by_token = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_key_array);
     anthro_handle = register_dissector("anthro", dissect_anthro, proto_anthro);
+    anthro_extension_handle = register_dissector("anthro_tls_extension", dissect_anthro_tls_extension, proto_anthro);
 }
 
 void proto_reg_handoff_anthro(void) {
     dissector_add_string("tls.alpn", "anthro-v1", anthro_handle);
     heur_dissector_add("tcp", dissect_anthro_heur, "anthro-v1 over TCP (lab mode)", "anthro_tcp", proto_anthro,
                        HEURISTIC_ENABLE);
+    hf_tls_extension_type = proto_registrar_get_id_byname("tls.handshake.extension.type");
+    hf_tls_extension_data = proto_registrar_get_id_byname("tls.handshake.extension.data");
+    hf_tls_handshake_type = proto_registrar_get_id_byname("tls.handshake.type");
+    if (hf_tls_extension_type < 0 || hf_tls_extension_data < 0 || hf_tls_handshake_type < 0) return;
+    GArray* wanted = g_array_new(FALSE, FALSE, sizeof(int));
+    g_array_append_val(wanted, hf_tls_extension_type);
+    g_array_append_val(wanted, hf_tls_extension_data);
+    g_array_append_val(wanted, hf_tls_handshake_type);
+    register_postdissector(anthro_extension_handle);
+    set_postdissector_wanted_hfids(anthro_extension_handle, wanted);
 }
