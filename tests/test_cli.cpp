@@ -2,8 +2,6 @@
 #include <QProcess>
 #include <QtTest>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -12,71 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_table.h"
-#include "prometheus_parse.h"
+#include "cli_run.h"
 #include "vectors.h"
 
 using namespace std::chrono_literals;
 using json = nlohmann::json;
+using anthro::test::env_for;
+using anthro::test::Run;
+using anthro::test::run;
 
 namespace {
-
-struct Run {
-  int code;
-  QByteArray out, err;
-};
-
-QProcessEnvironment env_for(const QString& data_dir) {
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("XDG_DATA_HOME", data_dir);
-  return env;
-}
-
-Run run(const QStringList& args, const QString& data_dir, int timeout_ms = 60000) {
-  QProcess p;
-  p.setProcessEnvironment(env_for(data_dir));
-  p.start(ANTHRO_WB, args);
-  p.closeWriteChannel();
-  if (!p.waitForFinished(timeout_ms)) p.kill();
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-// A TCP port on 127.0.0.1 that nothing listened on a moment ago.
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-// Debian's Prometheus Pushgateway on a port of its own, in memory; stopped with the object.
-struct Pushgateway {
-  QProcess process;
-  QString url;
-  bool start() {
-    const QString address = QString("127.0.0.1:%1").arg(free_port());
-    process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start("/usr/bin/prometheus-pushgateway", {"--web.listen-address=" + address});
-    QByteArray log;
-    while (!log.contains("Listening on") && process.waitForReadyRead(10000)) log += process.readAll();
-    url = "http://" + address;
-    return log.contains("Listening on");
-  }
-  std::string metrics() {
-    QProcess curl;
-    curl.start("curl", {"-sf", url + "/metrics"});
-    curl.waitForFinished(10000);
-    return curl.readAllStandardOutput().toStdString();
-  }
-  ~Pushgateway() {
-    process.terminate();
-    process.waitForFinished(5000);
-  }
-};
 
 // The commands of the table this build of anthro-wb runs (`report` needs Qt).
 std::vector<anthro::cli::CommandSpec> built_commands() {
@@ -623,94 +566,6 @@ class TestCli : public QObject {
     QVERIFY(read_bytes(dir + "/demo-report.html").trimmed().startsWith("<!DOCTYPE html>"));
     QVERIFY(read_bytes(dir + "/demo-report.pdf").startsWith("%PDF-"));
 #endif
-  }
-
-  // One bench run's figures: its JSON, the textfile collector's file and a real Pushgateway's
-  // /metrics (parsed by Prometheus's Python client) say the same; a second target is a group
-  // of its own, so it does not replace the first.
-  void benchWritesAndPushesPrometheusMetrics() {
-    Pushgateway gateway;
-    QVERIFY2(gateway.start(), "prometheus-pushgateway did not start (installer/deps.sh installs it)");
-    const QString file = dir_.filePath("bench.prom");
-    Run r = run({"bench", "--target", urls_["anthro"], "--concurrency", "2", "--requests", "6", "--format", "json",
-                 "--metrics-file", file, "--pushgateway", gateway.url}, dir_.path());
-    QVERIFY2(r.code == 0, r.err.constData());
-    const json bench = json::parse(r.out.toStdString());
-    QFile f(file);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const json written = parse_prometheus(f.readAll().toStdString());
-    QVERIFY2(written.is_array(), written.dump().c_str());
-    const auto samples = prometheus_samples(written);
-    auto value = [&](const std::string& name, std::map<std::string, std::string> labels = {}) {
-      labels["path"] = "anthro-v1";
-      labels["target"] = urls_["anthro"].toStdString();
-      auto it = samples.find(prometheus_key(name, labels));
-      return it == samples.end() ? -1.0 : it->second.get<double>();
-    };
-    QCOMPARE(value("anthro_wb_bench_requests_total"), bench["requests"].get<double>());
-    QCOMPARE(value("anthro_wb_bench_requests_total"), 6.0);
-    QCOMPARE(value("anthro_wb_bench_connections_total"), bench["connections"].get<double>());
-    QCOMPARE(value("anthro_wb_bench_tokens_per_second"), bench["tokens_per_s"].get<double>());
-    QCOMPARE(value("anthro_wb_bench_ttft_seconds_count"), bench["summary"]["ttft_ms"]["n"].get<double>());
-    QCOMPARE(value("anthro_wb_bench_ttft_seconds", {{"quantile", "0.99"}}), bench["summary"]["ttft_ms"]["p99"].get<double>() / 1000);
-    QCOMPARE(value("anthro_wb_bench_e2e_seconds", {{"quantile", "0.5"}}), bench["summary"]["e2e_ms"]["p50"].get<double>() / 1000);
-
-    Run http = run({"bench", "--target", urls_["http"] + "/v1/messages", "--concurrency", "1", "--requests", "2",
-                    "--pushgateway", gateway.url}, dir_.path());
-    QVERIFY2(http.code == 0, http.err.constData());
-    const json scraped = parse_prometheus(gateway.metrics());
-    QVERIFY2(scraped.is_array(), scraped.dump().c_str());
-    const auto pushed = prometheus_samples(scraped, {"instance"});
-    for (const auto& family : written)  // every sample of the file, with the job's label
-      for (const auto& sample : family["samples"]) {
-        auto labels = sample["labels"].get<std::map<std::string, std::string>>();
-        labels["job"] = "anthro_wb_bench";
-        const std::string key = prometheus_key(sample["name"], labels);
-        QVERIFY2(pushed.count(key) && pushed.at(key) == sample["value"], key.c_str());
-      }
-    const std::string http_requests = prometheus_key(
-        "anthro_wb_bench_requests_total",
-        {{"job", "anthro_wb_bench"}, {"path", "http"}, {"target", (urls_["http"] + "/v1/messages").toStdString()}});
-    QVERIFY2(pushed.count(http_requests) && pushed.at(http_requests) == 2, http_requests.c_str());
-  }
-
-  // diagnose's verdicts as state sets: exactly the verdict its JSON gives, for every item.
-  void diagnoseWritesVerdictsAsPrometheus() {
-    const QString file = dir_.filePath("diagnose.prom");
-    const QString pcap = vector_file("lab-conversation.pcap");
-    Run r = run({"diagnose", pcap, "--keylog", vector_file("lab-conversation.keylog"),
-                 "--format", "json", "--quiet", "--metrics-file", file}, dir_.path());
-    QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
-    const json diagnosis = json::parse(r.out.toStdString());
-    QFile f(file);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const auto samples = prometheus_samples(parse_prometheus(f.readAll().toStdString()));
-    QVERIFY(diagnosis["checklist"].size() >= 10);
-    for (const auto& item : diagnosis["checklist"]) {
-      for (const char* verdict : {"pass", "warn", "fail", "inconclusive", "manual"}) {
-        const std::string key = prometheus_key("anthro_wb_diagnose_item_verdict",
-                                               {{"checklist", diagnosis["checklist_id"]}, {"item", item["id"]},
-                                                {"target", pcap.toStdString()}, {"verdict", verdict}});
-        QVERIFY2(samples.count(key), key.c_str());
-        QCOMPARE(samples.at(key).get<double>(), item["verdict"] == verdict ? 1.0 : 0.0);
-      }
-    }
-  }
-
-  // A push or a file that fails is said, and the run's own output stands.
-  void metricsOutFailuresAreSaid() {
-    Run bad_url = run({"bench", "--target", urls_["anthro"], "--requests", "1", "--concurrency", "1",
-                       "--pushgateway", "ftp://gateway"}, dir_.path());
-    QCOMPARE(bad_url.code, 2);
-    QVERIFY2(bad_url.err.contains("--pushgateway \"ftp://gateway\""), bad_url.err.constData());
-    Run closed = run({"bench", "--target", urls_["anthro"], "--requests", "1", "--concurrency", "1", "--format", "json",
-                      "--pushgateway", QString("http://127.0.0.1:%1").arg(free_port()),
-                      "--metrics-file", dir_.filePath("out.txt")}, dir_.path());
-    QCOMPARE(closed.code, 2);
-    QCOMPARE(json::parse(closed.out.toStdString())["requests"], 1);
-    QVERIFY2(closed.err.contains("--pushgateway: Pushgateway http://127.0.0.1:"), closed.err.constData());
-    QVERIFY2(closed.err.contains("--metrics-file:") && closed.err.contains(".prom"), closed.err.constData());
-    QVERIFY(!QFile::exists(dir_.filePath("out.txt")));
   }
 
   void keylogFileIsPrivate() {

@@ -6,63 +6,21 @@
 #include <QProcess>
 #include <QtTest>
 
-#include <csignal>
 #include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "capture_generator.h"
+#include "cli_run.h"
 #include "layerzero/payload.h"
 
 using nlohmann::json;
+using anthro::test::Endpoint;
+using anthro::test::Run;
+using anthro::test::run;
 
 namespace {
-
-struct Run {
-  int code;
-  QByteArray out, err;
-};
-
-Run run(const QStringList& args, const QString& data_dir, int timeout_ms = 120000) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("XDG_DATA_HOME", data_dir);  // the endpoint's certificate and keys
-  p.setProcessEnvironment(env);
-  p.start(ANTHRO_WB, args);
-  p.closeWriteChannel();
-  if (!p.waitForFinished(timeout_ms)) p.kill();
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-// `anthro-wb endpoint` on free loopback ports, its URLs read from its `listening` lines.
-class Endpoint {
- public:
-  Endpoint(const QString& data_dir, const QStringList& extra) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("XDG_DATA_HOME", data_dir);
-    process_.setProcessEnvironment(env);
-    process_.start(ANTHRO_WB, QStringList{"endpoint", "--listen", "127.0.0.1:0", "--lab-listen", "127.0.0.1:0",
-                                          "--http-listen", "127.0.0.1:0", "--ttft-ms", "10:0", "--itl-ms", "1:0",
-                                          "--tokens", "40"} + extra);
-    process_.waitForStarted();
-    while (urls_.size() < 5 && process_.waitForReadyRead(10000))
-      while (process_.canReadLine()) {
-        QString line = QString::fromUtf8(process_.readLine()).trimmed();
-        if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
-      }
-  }
-  ~Endpoint() {
-    ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
-    if (!process_.waitForFinished(10000)) process_.kill();
-  }
-  bool ready() const { return urls_.size() == 5; }  // anthro, https, lz, anthro+lab, http
-  QString url(const QString& scheme) const { return urls_.value(scheme); }
-
- private:
-  QProcess process_;
-  QMap<QString, QString> urls_;
-};
 
 // Loads every schema under resources/ (each checked against the 2020-12 metaschema) so that
 // relative $refs between them resolve as they would from the files, then validates each

@@ -2,8 +2,9 @@
  *
  * The protocol is /work/shared/spec/anthro-v1.md (a copy ships as the project's spec): a 128-byte
  * negotiation blob after an "ANTHRO01" preface or in TLS extension 0xFFA1, then AEAD frames with
- * a 16-byte header. Field abbreviations follow the workbench's field tree (core/protocol/describe.cpp) so a filter such
- * as "anthro.type == 3" means what the workbench's frame view shows.
+ * a 16-byte header. Field abbreviations follow the workbench's field tree
+ * (core/protocol/describe.cpp) so a filter such as "anthro.type == 3" means what the workbench's
+ * frame view shows.
  */
 #include <ctype.h>
 #include <stdio.h>

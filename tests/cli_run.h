@@ -1,0 +1,79 @@
+// anthro-wb run as a process, the way the CLI suites drive it: the program's exit code and
+// output, and a local `anthro-wb endpoint` whose URLs come from its `listening` lines.
+#pragma once
+
+#include <QMap>
+#include <QProcess>
+#include <QStringList>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <csignal>
+
+namespace anthro::test {
+
+struct Run {
+  int code;  // -1 when the program crashed or was killed at the timeout
+  QByteArray out, err;
+};
+
+// XDG_DATA_HOME is where anthro-wb keeps the endpoint's certificate and keys.
+inline QProcessEnvironment env_for(const QString& data_dir) {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("XDG_DATA_HOME", data_dir);
+  return env;
+}
+
+inline Run run(const QStringList& args, const QString& data_dir, int timeout_ms = 120000) {
+  QProcess p;
+  p.setProcessEnvironment(env_for(data_dir));
+  p.start(ANTHRO_WB, args);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(timeout_ms)) p.kill();
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+// A TCP port on 127.0.0.1 that nothing listened on a moment ago.
+inline int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// `anthro-wb endpoint` on free loopback ports (anthro, https and lz share the TLS one), stopped
+// with SIGTERM when the object goes.
+class Endpoint {
+ public:
+  Endpoint(const QString& data_dir, const QStringList& extra) {
+    process_.setProcessEnvironment(env_for(data_dir));
+    process_.start(ANTHRO_WB, QStringList{"endpoint", "--listen", "127.0.0.1:0", "--lab-listen", "127.0.0.1:0",
+                                          "--http-listen", "127.0.0.1:0", "--ttft-ms", "10:0", "--itl-ms", "1:0",
+                                          "--tokens", "40"} + extra);
+    process_.waitForStarted();
+    while (urls_.size() < 5 && process_.waitForReadyRead(10000))
+      while (process_.canReadLine()) {
+        QString line = QString::fromUtf8(process_.readLine()).trimmed();
+        if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
+      }
+  }
+  ~Endpoint() {
+    ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
+    if (!process_.waitForFinished(10000)) process_.kill();
+  }
+  bool ready() const { return urls_.size() == 5; }  // anthro, https, lz, anthro+lab, http
+  QString url(const QString& scheme) const { return urls_.value(scheme); }
+
+ private:
+  QProcess process_;
+  QMap<QString, QString> urls_;
+};
+
+}  // namespace anthro::test
