@@ -32,7 +32,7 @@ if [ -n "$commands" ]; then
       return out
     }
     BEGIN { print "[COMMANDS]" }
-    /^usage: / { sub(/^usage: /, ""); print ".SS \"" roff($0) "\""; state = "summary"; next }
+    /^Usage: / { sub(/^Usage: /, ""); print ".SS \"" roff($0) "\""; state = "summary"; next }
     state == "summary" && NF { print roff($0); state = "between"; next }
     /^options:$/ { state = "options"; next }
     state == "options" && /^  -/ {

@@ -39,6 +39,11 @@ step() { echo "desktop_test: $*"; }
 step "1. anthro-wb(1) against anthro-wb --help"
 man -l "$dist/man/anthro-wb.1.gz" | col -bx >"$work/anthro-wb.txt"
 [ -s "$work/anthro-wb.txt" ] || fail "man renders nothing of anthro-wb.1.gz"
+# The SYNOPSIS is the usage line the program prints (help2man takes it from "Usage: ...").
+synopsis=$("$wb" --help | sed -n 's/^Usage: //p')
+[ -n "$synopsis" ] || fail "anthro-wb --help has no Usage: line"
+awk '/^SYNOPSIS$/ { getline; print; exit }' "$work/anthro-wb.txt" | squeeze | grep -qxF -- "$(squeeze <<<"$synopsis")" ||
+  fail "anthro-wb(1) has no SYNOPSIS '$synopsis'"
 checked=0
 for command in $commands; do
   # The command's subsection: from its "anthro-wb COMMAND ..." heading to the next heading.
@@ -61,6 +66,11 @@ if [ -n "$workbench" ]; then
   man -l "$dist/man/anthro-workbench.1.gz" | col -bx | squeeze >"$work/anthro-workbench.txt"
   gui_options=$(QT_QPA_PLATFORM=offscreen "$workbench" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+$')
   [ "$(wc -w <<<"$gui_options")" -ge 4 ] || fail "anthro-workbench --help lists only: $gui_options"
+  # Qt's usage line names the program as invoked; the page names it as a user types it.
+  gui_synopsis=$(QT_QPA_PLATFORM=offscreen "$workbench" --help | sed -n 's/^Usage: [^ ]*/anthro-workbench/p' | squeeze)
+  grep -qxF -- "SYNOPSIS $gui_synopsis" <(awk '/^SYNOPSIS$/ { getline; print "SYNOPSIS " $0; exit }' \
+    <(man -l "$dist/man/anthro-workbench.1.gz" | col -bx) | squeeze) ||
+    fail "anthro-workbench(1) has no SYNOPSIS '$gui_synopsis'"
   for option in $gui_options; do
     grep -qF -- "$option" "$work/anthro-workbench.txt" || fail "anthro-workbench(1): no $option"
   done

@@ -309,7 +309,7 @@ class TestCli : public QObject {
         QString what = QString::fromStdString(spec.name) + " " + args.join(' ');
         QVERIFY2(r.code == 0, qPrintable(what + ": " + r.err));
         QVERIFY2(r.err.isEmpty(), qPrintable(what + ": " + r.err));
-        QVERIFY2(r.out.startsWith("usage: anthro-wb " + QByteArray::fromStdString(spec.name)), qPrintable(what));
+        QVERIFY2(r.out.startsWith("Usage: anthro-wb " + QByteArray::fromStdString(spec.name)), qPrintable(what));
         for (const auto& o : spec.options)
           QVERIFY2(r.out.contains(QByteArray::fromStdString("  " + o.name + (o.value.empty() ? "" : " " + o.value))),
                    qPrintable(what + " lacks " + QString::fromStdString(o.name)));

@@ -394,7 +394,7 @@ class TestSchemaLint : public QObject {
   void cliHelp() {
     Run r = wb({"--help"});
     QCOMPARE(r.code, 0);
-    QVERIFY(r.out.startsWith("usage: anthro-wb lint-schema"));
+    QVERIFY(r.out.startsWith("Usage: anthro-wb lint-schema"));
     QVERIFY(r.out.contains("--json"));
   }
 

@@ -206,7 +206,7 @@ const CommandSpec& command_spec(const std::string& name) {
 }
 
 std::string command_help(const CommandSpec& spec) {
-  std::string out = "usage: anthro-wb " + spec.name + (spec.options.empty() ? "" : " [options]") +
+  std::string out = "Usage: anthro-wb " + spec.name + (spec.options.empty() ? "" : " [options]") +
                     (spec.arguments.empty() ? "" : " " + spec.arguments) + "\n\n" + spec.summary + "\n\noptions:\n";
   auto left = [](const Option& o) { return o.name + (o.value.empty() ? "" : " " + o.value); };
   std::size_t width = 10;

@@ -46,7 +46,7 @@ const std::vector<Planned> planned = {
 };
 
 void usage(std::ostream& out) {
-  out << "usage: anthro-wb <command> [options]\n\ncommands:\n";
+  out << "Usage: anthro-wb <command> [options]\n\ncommands:\n";
   // Two spaces at least between a name and its summary, as help2man reads a list (anthro-wb(1)).
   std::size_t width = 0;
   for (const auto& c : commands) width = std::max(width, std::strlen(c.name) + 2);
