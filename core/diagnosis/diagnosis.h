@@ -87,6 +87,7 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
 // cli.md `analyze`: the checklist walked over a capture's own analysis, as `diagnose CAPTURE`
 // walks it but without reading the file again; then the analysis document with its `findings`
 // (items that warn or fail) and `checklist` (every item), or its text with a findings section.
+// diagnose_analysis's Diagnosis has no observations: they would repeat the analysis.
 Diagnosis diagnose_analysis(const CaptureAnalysis& analysis, const Checklist& checklist);
 void write_analyze_json(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist, std::ostream& out);
 std::string analyze_text(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist);

@@ -137,7 +137,11 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
 }
 
 Diagnosis diagnose_analysis(const CaptureAnalysis& analysis, const Checklist& checklist) {
-  return evaluate(checklist, observe_capture(analysis, false));  // moved in, not copied
+  Diagnosis d = evaluate(checklist, observe_capture(analysis, false));  // moved in, not copied
+  // They repeat the analysis the caller holds (every stream's record): let go, not held twice
+  // while the analysis is written.
+  d.observations = {};
+  return d;
 }
 
 void write_analyze_json(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist, std::ostream& out) {
