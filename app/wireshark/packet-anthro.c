@@ -409,7 +409,6 @@ static int dissect_anthro_tls_extension(tvbuff_t* tvb, packet_info* pinfo, proto
         field_info* body = field_at(datas, type, type->start + 4);
         gint len = body ? body->length : 0;
         gboolean is_answer = handshake_of(handshakes, type) != TLS_CLIENT_HELLO;
-        col_set_str(pinfo->cinfo, COL_PROTOCOL, "anthro-v1");
         proto_item* root = proto_tree_add_item(tree, proto_anthro, type->ds_tvb, type->start, 4 + len, ENC_NA);
         proto_item_append_text(root, ", TLS extension 0x%04X", ANTHRO_TLS_EXTENSION);
         proto_tree* at = proto_item_add_subtree(root, ett_anthro);
