@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The .deb as a user meets it. As root: bash installer/deb_test.sh [BUILD_DIR]  (default build/test)
-#  1. packs BUILD_DIR (Release or RelWithDebInfo) with CPack and installs the .deb with apt-get,
-#     its dependencies resolved from Debian; the capture helper must have its capabilities;
+# The .debs as a user meets them. As root: bash installer/deb_test.sh [BUILD_DIR]  (default build/test)
+#  1. packs BUILD_DIR (Release or RelWithDebInfo) with CPack: anthro-workbench, which must hold and
+#     depend on nothing of Wireshark's, and anthro-workbench-wireshark, which must hold only the
+#     plugin, in the folder of the installed tshark's Wireshark version, depend on that Wireshark
+#     version (libwiresharkN (>= MAJOR.MINOR~), (<< MAJOR.MINOR+1~)) and run no maintainer scripts;
+#     installs the workbench's .deb alone with apt-get, its dependencies resolved from Debian; the
+#     capture helper must have its capabilities;
 #  2. a normal user (useradd) captures on lo with the installed `anthro-wb capture` while an
 #     `anthro-wb session` runs against an `anthro-wb endpoint` of that user, and the pcapng holds
 #     the session, decrypted with the keys it embeds (`anthro-wb analyze`);
@@ -11,27 +15,40 @@
 #  5. the manual pages are found by `man -w`, bash-completion's loader finds anthro-wb's completion,
 #     the desktop entry, its AppStream metainfo, icons and pcapng MIME type are in place, and the
 #     entry is offered for pcap and pcapng (mimeinfo.cache) without becoming their default;
-#  6. `apt-get purge` leaves none of the package's paths, nor the entry in mimeinfo.cache, and the
-#     user is removed.
-# Idempotent (a user or package left by an earlier run is removed first); cleans up on failure.
+#  6. the plugin's .deb installed with apt-get: the same user's tshark, with no WIRESHARK_PLUGIN_DIR,
+#     loads it from Wireshark's system folder and reads the token texts `anthro-wb decode` reads
+#     from that user's capture of step 2;
+#  7. `apt-get purge` of both leaves none of either package's paths, nor the entry in
+#     mimeinfo.cache, nor the anthro protocol in tshark, and the user is removed.
+# A build tree without the plugin (no libwireshark-dev when it was configured) fails, as a test.
+# Idempotent (a user or packages left by an earlier run are removed first); cleans up on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/${1:-build/test}
 user=anthro-deb-test
 package=anthro-workbench
+plugin_package=anthro-workbench-wireshark
 helper=/usr/lib/anthro-workbench/anthro-capture
 
 fail() { echo "deb_test: FAIL: $*" >&2; exit 1; }
 step() { echo "deb_test: $*"; }
 [ "$(id -u)" -eq 0 ] || fail "run as root (it installs a package and adds a user)"
 [ -f "$build/CPackConfig.cmake" ] || fail "$build is not a configured build tree (installer/build.sh builds one)"
+grep -qx "ANTHRO_WIRESHARK_PLUGIN:BOOL=ON" "$build/CMakeCache.txt" ||
+  fail "$build does not build the Wireshark plugin, so there is no $plugin_package to test: install" \
+    "libwireshark-dev and libgcrypt20-dev (installer/deps.sh does) and configure it with -DANTHRO_WIRESHARK_PLUGIN=ON"
+command -v tshark >/dev/null || fail "no tshark (installer/deps.sh installs it)"
 
 remove_user() {
   if id "$user" >/dev/null 2>&1; then userdel -r "$user" >/dev/null 2>&1 || userdel -f -r "$user" >/dev/null 2>&1 || true; fi
 }
-purge_package() {
-  if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -qv "not-installed"; then
-    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "$package" >/dev/null
+purge_package() {  # PACKAGE...: those dpkg knows, purged
+  local known=() p
+  for p in "$@"; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -qv "not-installed"; then known+=("$p"); fi
+  done
+  if [ ${#known[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${known[@]}" >/dev/null
   fi
 }
 
@@ -43,26 +60,66 @@ cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   remove_user
-  purge_package || true
+  purge_package "$plugin_package" "$package" || true
   rm -rf "$work" "/tmp/anthro-deb-xdg"
   [ $status -eq 0 ] && step "passed" || echo "deb_test: failed (status $status)" >&2
 }
 trap cleanup EXIT
 remove_user
-purge_package
+purge_package "$plugin_package" "$package"
 
 step "building and packing $build"
-cmake --build "$build" --target anthro-wb anthro-workbench anthro-capture dist_files
+cmake --build "$build" --target anthro-wb anthro-workbench anthro-capture anthro-wireshark dist_files
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg" >/dev/null
-deb=$(ls "$work"/pkg/${package}_*.deb)
-dpkg-deb -I "$deb" | grep -E "Depends|postinst|prerm|postrm" | sed 's/^/  /'
+arch=$(dpkg --print-architecture)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
+deb=$work/pkg/${package}_${version}_$arch.deb
+plugin_deb=$work/pkg/${plugin_package}_${version}_$arch.deb
+step "  made: $(cd "$work/pkg" && echo *.deb)"
+[ -f "$deb" ] || fail "cpack made no $(basename "$deb")"
+dpkg-deb -I "$deb" | grep -E "Package|Depends|postinst|prerm|postrm" | sed 's/^/  /'
+# The workbench's package must not bring Wireshark along: not the plugin, not libwireshark.
+depends=$(dpkg-deb -f "$deb" Depends)
+! grep -qi "wireshark" <<<"$depends" || fail "$package depends on Wireshark: $depends"
+dpkg-deb -c "$deb" >"$work/contents"
+! grep -qiE "wireshark|anthro-v1\.so" "$work/contents" ||
+  fail "$package holds Wireshark's files: $(grep -iE "wireshark|anthro-v1\.so" "$work/contents" | awk '{print $6}' | tr '\n' ' ')"
+[ -f "$plugin_deb" ] || fail "cpack made no $(basename "$plugin_deb") (the configure step says why)"
+[ "$(find "$work/pkg" -maxdepth 1 -name "*.deb" | wc -l)" -eq 2 ] ||
+  fail "cpack made other packages: $(cd "$work/pkg" && echo *.deb)"
+dpkg-deb -I "$plugin_deb" | grep -E "Package|Depends|Enhances|Section|postinst|prerm|postrm" | sed 's/^/  /'
+# Only the plugin, in the folder of the Wireshark version tshark is (it loads plugins/MAJOR.MINOR
+# only), and no maintainer scripts.
+wireshark_version=$(tshark --version 2>/dev/null | sed -n '1s/^TShark (Wireshark) \([0-9]*\)\.\([0-9]*\)\..*/\1 \2/p')
+read -r ws_major ws_minor <<<"$wireshark_version"
+[ -n "$ws_minor" ] || fail "cannot read Wireshark's version from: $(tshark --version 2>/dev/null | head -1)"
+plugin_path=/usr/lib/$multiarch/wireshark/plugins/$ws_major.$ws_minor/epan/anthro-v1.so
+files=$(dpkg-deb -c "$plugin_deb" | awk '$1 !~ /^d/ {print $6}')
+[ "$files" = ".$plugin_path" ] || fail "$plugin_package should hold only .$plugin_path, it holds: $files"
+scripts=$(dpkg-deb --ctrl-tarfile "$plugin_deb" | tar -t | grep -E "(pre|post)(inst|rm)$" || true)
+[ -z "$scripts" ] || fail "$plugin_package runs maintainer scripts: $scripts"
+# Bound to the Wireshark version it was built for, in the package of the libwireshark tshark runs.
+plugin_depends=$(dpkg-deb -f "$plugin_deb" Depends)
+lib=$(ldd "$(command -v tshark)" | awk '$1 ~ /^libwireshark\.so\./ {print $3}')
+[ -n "$lib" ] || fail "tshark links no libwireshark"
+lib_package=$(dpkg-query -S "$(readlink -f "$lib")" | cut -d: -f1)
+for bound in "$lib_package (>= $ws_major.$ws_minor~)" "$lib_package (<< $ws_major.$((ws_minor + 1))~)"; do
+  grep -qF "$bound" <<<"$plugin_depends" || fail "$plugin_package does not depend on $bound: $plugin_depends"
+done
+[ "$(dpkg-deb -f "$plugin_deb" Enhances)" = "tshark, wireshark" ] ||
+  fail "$plugin_package does not enhance tshark and wireshark: $(dpkg-deb -f "$plugin_deb" Enhances)"
 
-step "apt-get install $deb"
+step "apt-get install $deb (alone)"
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-get install -y -qq "$deb" >"$work/apt.log" 2>&1; then
   apt-get update -qq && apt-get install -y -qq "$deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get install"; }
 fi
 dpkg -L "$package" >"$work/files"
+# Nothing it depends on, all the way down, is Wireshark's: installed alone it pulls in no libwireshark.
+closure=$(apt-cache depends --recurse --important "$package" | grep -v "^ " | sort -u)
+! grep -qi "wireshark" <<<"$closure" || fail "$package pulls in $(grep -i "wireshark" <<<"$closure" | tr '\n' ' ')"
+step "  $(wc -l <<<"$closure") packages in its dependency closure, none of Wireshark's"
 grep -qx "$helper" "$work/files" || fail "the package does not hold $helper"
 caps=$(getcap "$helper")
 step "  $caps"
@@ -168,23 +225,62 @@ done
 ! grep -q "mimeapps.list" "$work/files" || fail "the package sets default applications"
 grep -q "^application/x-pcapng" /usr/share/mime/types || fail "the MIME database has no application/x-pcapng"
 
+step "apt-get install $plugin_deb"
+# tshark lists protocols into a file: grep -q leaving a pipe early would kill it (pipefail).
+as_user tshark -G protocols >"$work/protocols" || fail "tshark -G protocols"
+! grep -q "	anthro$" "$work/protocols" || fail "tshark knows anthro before $plugin_package is installed"
+apt-get install -y -qq "$plugin_deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get install $plugin_deb"; }
+dpkg -L "$plugin_package" >"$work/plugin-files"
+grep -qxF "$plugin_path" "$work/plugin-files" && [ -f "$plugin_path" ] || fail "$plugin_path is not installed by $plugin_package"
+step "as $user: tshark loads the plugin from Wireshark's folder and decrypts the capture of the CLI"
+as_user tshark -G protocols >"$work/protocols" || fail "tshark -G protocols"
+grep -q "	anthro$" "$work/protocols" || fail "the user's tshark does not list the anthro protocol"
+as_user tshark -G plugins >"$work/plugins" || fail "tshark -G plugins"
+grep -qP "^anthro-v1\.so\s*\t.*\t\Q$plugin_path\E$" "$work/plugins" ||
+  fail "tshark did not load $plugin_path: $(grep anthro "$work/plugins" || echo none)"
+step "  $(grep -P "^anthro-v1\.so\s" "$work/plugins" | tr -s ' \t' ' ')"
+# One line a packet; a packet with several frames joins their texts with the aggregator, a
+# character no text holds (checked below), not the default comma a token may be.
+as_user tshark -r "$home/s.pcapng" -o tls.keylog_file:"$home/keys.log" -o tcp.reassemble_out_of_order:TRUE \
+  -Y anthro.text -T fields -E occurrence=a -E aggregator=$'\x1f' -e anthro.text >"$work/tshark.txt" 2>"$work/tshark.err" ||
+  { cat "$work/tshark.err"; fail "tshark -r $home/s.pcapng"; }
+as_user anthro-wb decode "$home/s.pcapng" --format jsonl >"$work/decode.jsonl" 2>"$work/decode.err" ||
+  { cat "$work/decode.err"; fail "anthro-wb decode $home/s.pcapng"; }
+python3 - "$work/decode.jsonl" "$work/tshark.txt" <<'EOF' || fail "tshark's texts are not decode's"
+import json, sys
+want = [e["text"] for e in map(json.loads, open(sys.argv[1], encoding="utf-8"))
+        if e.get("kind") == "frame" and e.get("type") == "STREAM_TOKEN"]
+got = [t for line in open(sys.argv[2], encoding="utf-8", newline="\n").read().splitlines() for t in line.split("\x1f")]
+assert want, "decode found no STREAM_TOKEN frames"
+assert all("\x1f" not in t and "\n" not in t for t in want), "a text holds the aggregator or a newline"
+if got != want:
+    print(f"decode: {len(want)} texts {want!r}\ntshark: {len(got)} texts {got!r}", file=sys.stderr)
+    sys.exit(1)
+print(f"deb_test:   tshark and decode: the same {len(want)} token texts, {''.join(want)!r}")
+EOF
+
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 pids=()
 remove_user
 
-step "apt-get purge $package"
-apt-get purge -y -qq "$package" >/dev/null
+step "apt-get purge $package $plugin_package"
+apt-get purge -y -qq "$package" "$plugin_package" >/dev/null
 left=()
 while read -r path; do
   [ "$path" = "/." ] && continue
   [ -e "$path" ] || [ -L "$path" ] || continue
   [ -d "$path" ] && dpkg -S "$path" >/dev/null 2>&1 && continue  # a directory other packages share
   left+=("$path")
-done <"$work/files"
+done < <(cat "$work/files" "$work/plugin-files")
 [ ${#left[@]} -eq 0 ] || fail "left behind after purge: ${left[*]}"
 ! grep -q "$app_id\.desktop" /usr/share/applications/mimeinfo.cache 2>/dev/null ||
   fail "mimeinfo.cache still offers $app_id.desktop after purge"
 man -w anthro-wb >/dev/null 2>&1 && fail "man -w anthro-wb still finds a page after purge"
-status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-[ -z "$status" ] || [[ $status == *not-installed ]] || fail "dpkg still knows $package: $status"
-step "  none of its $(wc -l <"$work/files") paths left"
+for p in "$package" "$plugin_package"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ -z "$status" ] || [[ $status == *not-installed ]] || fail "dpkg still knows $p: $status"
+done
+# Root's tshark reads the system plugin folder too.
+tshark -G protocols >"$work/protocols" 2>/dev/null || fail "tshark -G protocols"
+! grep -q "	anthro$" "$work/protocols" || fail "tshark still knows anthro after purge"
+step "  none of their $(cat "$work/files" "$work/plugin-files" | wc -l) paths left"
