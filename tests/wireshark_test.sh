@@ -394,6 +394,39 @@ print(f"frame vectors: {len(expect['frames'])} frames, {len(expect['negatives'])
 sys.exit(0 if ok else 1)
 EOF
 
+# ClientHellos with extension 0xFFA1 of 128 bytes (the spec's offer), 64, 200 and 0 bytes, each
+# on a connection of its own to port 443: the offer is dissected, the others refused for size.
+python3 - "$vectors/anthro-v1-vectors.json" "$work/hellos.pcap" <<'EOF'
+import json, struct, sys
+offer = bytes.fromhex(json.load(open(sys.argv[1]))["blobs"]["offer"])
+out = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+def extension(kind, data):
+    return struct.pack(">HH", kind, len(data)) + data
+for n, blob in enumerate((offer, offer[:64], offer + bytes(72), b"")):
+    alpn = b"\x09anthro-v1"
+    extensions = extension(0x0010, struct.pack(">H", len(alpn)) + alpn) + extension(0xFFA1, blob)
+    body = (b"\x03\x03" + bytes(range(32)) + b"\x00" + b"\x00\x02\x13\x01" + b"\x01\x00" +
+            struct.pack(">H", len(extensions)) + extensions)
+    handshake = b"\x01" + struct.pack(">I", len(body))[1:] + body
+    payload = b"\x16\x03\x01" + struct.pack(">H", len(handshake)) + handshake
+    tcp = struct.pack(">HHIIBBHHH", 50000 + n, 443, 1, 0, 5 << 4, 0x18, 65535, 0, 0)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp) + len(payload), 0, 0, 64, 6, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    frame = b"\x00" * 12 + b"\x08\x00" + ip + tcp + payload
+    out += struct.pack("<IIII", 1700000000, n, len(frame), len(frame)) + frame
+open(sys.argv[2], "wb").write(out)
+EOF
+run_tshark -r "$work/hellos.pcap" -Y anthro -T fields -e tcp.srcport -e anthro.role -e anthro.connection_token \
+  -e _ws.expert.message > "$work/hellos.txt"
+token=0x$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["blobs"]["offer"][32:48])' \
+  "$vectors/anthro-v1-vectors.json")
+want=$(printf '%s\t1\t%s\t\n' 50000 "$token"
+  for n in 1:64 2:200 3:0; do printf '%s\t\t\tblob refused: size (%s bytes, not 128)\n' "5000${n%%:*}" "${n#*:}"; done)
+[ "$(cat "$work/hellos.txt")" = "$want" ] || fail "0xFFA1 in crafted ClientHellos: got
+$(cat "$work/hellos.txt")
+want
+$want"
+
 # A live TLS capture made by the workbench: tshark decrypts TLS from the TLS key log preference
 # and hands the ALPN anthro-v1 data to the plugin, which reads ANTHRO_V1 lines from the same file.
 if [ -n "$capture_helper" ]; then
