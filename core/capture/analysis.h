@@ -29,7 +29,7 @@ struct ConnectionAnalysis {
 };
 
 struct CaptureAnalysis {
-  static constexpr std::size_t kResidentTextBudget = 8u << 20;
+  static constexpr std::size_t kResidentTextBudget = 4u << 20;
   static constexpr int kSchemaVersion = 1;  // of the analyze JSON document
 
   std::string file;

@@ -14,6 +14,7 @@
 #include "metrics/request_figures.h"
 #include "protocol/body.h"
 #include "tokenstream/exchange.h"
+#include "util/boxed.h"
 
 namespace anthro {
 
@@ -59,9 +60,9 @@ struct RequestResult {
   std::vector<float> frame_decode_ms;
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
   // Seed 004's session-affinity fields, when the request carried them or the reply did.
-  std::optional<AffinityExchange> affinity;
+  Boxed<AffinityExchange> affinity;
   // Seed 001's token-stream fields, when the request asked for the passthrough.
-  std::optional<TokenStreamExchange> token_stream;
+  Boxed<TokenStreamExchange> token_stream;
 };
 
 // What a request body says that the record keeps.
