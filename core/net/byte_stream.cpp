@@ -1,5 +1,14 @@
 #include "net/byte_stream.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
 #include "net/deadline.h"
 
 namespace anthro::net {
@@ -30,16 +39,164 @@ class PlainStream : public AsioStream<tcp::socket> {
   tcp::socket& socket() override { return inner_; }
 };
 
-class TlsStream : public AsioStream<asio::ssl::stream<tcp::socket>> {
+// The BIO under a TlsStream. Writes go straight to the socket, with MSG_NOSIGNAL (OpenSSL's
+// socket BIO uses write(2), which raises SIGPIPE on a connection the peer reset). Reads come
+// from bytes Asio received: its receive skips the syscall that would only say "nothing yet"
+// after a short read, and waits without re-arming epoll; a wait of our own would cost both.
+struct SocketBio {
+  int fd;
+  std::vector<std::uint8_t> in;  // the last receive brought [0, end); from `at` on not yet taken
+  std::size_t at = 0, end = 0;
+  bool eof = false;
+};
+
+int bio_write(BIO* b, const char* data, std::size_t size, std::size_t* written) {
+  auto* s = static_cast<SocketBio*>(BIO_get_data(b));
+  BIO_clear_retry_flags(b);
+  ssize_t n = ::send(s->fd, data, size, MSG_NOSIGNAL);
+  if (n >= 0) {
+    *written = static_cast<std::size_t>(n);
+    return 1;
+  }
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) BIO_set_retry_write(b);
+  return 0;
+}
+
+int bio_read(BIO* b, char* data, std::size_t size, std::size_t* read) {
+  auto* s = static_cast<SocketBio*>(BIO_get_data(b));
+  BIO_clear_retry_flags(b);
+  std::size_t n = std::min(size, s->end - s->at);
+  if (n == 0) {
+    if (!s->eof) BIO_set_retry_read(b);
+    return 0;
+  }
+  std::memcpy(data, s->in.data() + s->at, n);
+  s->at += n;
+  *read = n;
+  return 1;
+}
+
+long bio_ctrl(BIO* b, int cmd, long, void*) {
+  auto* s = static_cast<SocketBio*>(BIO_get_data(b));
+  if (cmd == BIO_CTRL_FLUSH) return 1;
+  if (cmd == BIO_CTRL_EOF) return s->eof && s->at == s->end ? 1 : 0;
+  if (cmd == BIO_CTRL_PENDING) return static_cast<long>(s->end - s->at);
+  return 0;
+}
+
+BIO_METHOD* socket_bio_method() {
+  static BIO_METHOD* method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "anthro socket");
+    if (!m || !BIO_meth_set_write_ex(m, bio_write) || !BIO_meth_set_read_ex(m, bio_read) || !BIO_meth_set_ctrl(m, bio_ctrl))
+      throw std::runtime_error("cannot make the TLS socket BIO");
+    return m;
+  }();
+  return method;
+}
+
+// TLS on the socket with no second buffer layer: asio::ssl::stream goes through a BIO pair,
+// a copy of every record and another round of its state machine per read and write.
+class TlsStream : public ByteStream {
  public:
-  using AsioStream::AsioStream;
-  tcp::socket& socket() override { return inner_.next_layer(); }
-  ssl_st* ssl() override { return inner_.native_handle(); }
-  awaitable<bool> handshake(bool server) {
-    co_await inner_.async_handshake(server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
-                                    asio::redirect_error(use_awaitable, ec_));
+  TlsStream(tcp::socket socket, asio::ssl::context& ctx) : socket_(std::move(socket)), ssl_(SSL_new(ctx.native_handle())) {
+    if (!ssl_) throw std::runtime_error("SSL_new failed");
+    // The retry of a write that would block may come from a moved buffer (a coroutine frame).
+    SSL_set_mode(ssl_, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    boost::system::error_code ec;
+    socket_.non_blocking(true, ec);
+    BIO* bio = ec ? nullptr : BIO_new(socket_bio_method());
+    if (!bio) {
+      SSL_free(ssl_);
+      throw std::runtime_error("cannot attach TLS to the socket");
+    }
+    BIO_set_data(bio, &bio_state_);
+    BIO_set_init(bio, 1);
+    SSL_set_bio(ssl_, bio, bio);  // the SSL owns it now
+  }
+  ~TlsStream() override { SSL_free(ssl_); }
+  tcp::socket& socket() override { return socket_; }
+  ssl_st* ssl() override { return ssl_; }
+
+  awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) override {
+    std::size_t n = 0;
+    co_await until_done([&] { return SSL_read_ex(ssl_, data, size, &n); });
+    co_return ec_ ? 0 : n;
+  }
+
+  awaitable<bool> write_all(ByteView data) override {
+    std::size_t n = 0;
+    // Without SSL_MODE_ENABLE_PARTIAL_WRITE a write succeeds only once all of it is taken.
+    if (!data.empty()) co_await until_done([&] { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
     co_return !ec_;
   }
+
+  awaitable<bool> handshake(bool server) {
+    if (server) SSL_set_accept_state(ssl_);
+    else SSL_set_connect_state(ssl_);
+    co_await until_done([&] { return SSL_do_handshake(ssl_); });
+    co_return !ec_;
+  }
+
+ private:
+  static constexpr std::size_t kReceive = 16 * 1024 + 512;  // a whole TLS record and its header
+
+  // Runs `op` until it succeeds or fails for good, receiving or waiting whenever OpenSSL wants
+  // the socket; ec_ says how it ended, with the codes asio::ssl::stream gives.
+  template <class Op>
+  awaitable<void> until_done(Op op) {
+    boost::system::error_code ec;
+    for (;;) {
+      // A closed socket's descriptor number may belong to another connection by now.
+      if (!socket_.is_open()) {
+        ec = asio::error::bad_descriptor;
+        break;
+      }
+      ERR_clear_error();
+      int r = op();
+      if (r == 1) break;
+      int saved_errno = errno;
+      int why = SSL_get_error(ssl_, r);
+      if (why == SSL_ERROR_WANT_READ) {
+        ec = co_await receive();
+      } else if (why == SSL_ERROR_WANT_WRITE) {
+        co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(use_awaitable, ec));
+      } else {
+        ec = failure(why, saved_errno);
+      }
+      if (ec) break;
+    }
+    ec_ = ec;
+  }
+
+  // The next bytes for the BIO, or why the socket failed. The end of the stream is not a
+  // failure here: OpenSSL tells a close_notify from a cut.
+  awaitable<boost::system::error_code> receive() {
+    auto& in = bio_state_.in;
+    if (in.empty()) in.resize(kReceive);  // once, at the first read
+    boost::system::error_code ec;
+    std::size_t n = co_await socket_.async_read_some(asio::buffer(in), asio::redirect_error(use_awaitable, ec));
+    bio_state_.at = 0;
+    bio_state_.end = ec ? 0 : n;
+    if (ec != asio::error::eof) co_return ec;
+    bio_state_.eof = true;
+    co_return boost::system::error_code{};
+  }
+
+  static boost::system::error_code failure(int why, int saved_errno) {
+    if (why == SSL_ERROR_ZERO_RETURN) return asio::error::eof;  // the peer's close_notify
+    unsigned long e = ERR_peek_last_error();
+    // The peer closed TCP without close_notify.
+    if ((why == SSL_ERROR_SYSCALL && e == 0 && saved_errno == 0) ||
+        (why == SSL_ERROR_SSL && ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING))
+      return asio::ssl::error::stream_truncated;
+    if (why == SSL_ERROR_SYSCALL && e == 0) return {saved_errno, boost::system::system_category()};
+    if (e == 0) return asio::ssl::error::unspecified_system_error;
+    return {static_cast<int>(e), asio::error::get_ssl_category()};
+  }
+
+  tcp::socket socket_;
+  SocketBio bio_state_{.fd = static_cast<int>(socket_.native_handle())};
+  SSL* ssl_;
 };
 
 }  // namespace
