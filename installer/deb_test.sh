@@ -8,7 +8,8 @@
 #     capture helper must have its capabilities;
 #  2. a normal user (useradd) captures on lo with the installed `anthro-wb capture` while an
 #     `anthro-wb session` runs against an `anthro-wb endpoint` of that user, and the pcapng holds
-#     the session, decrypted with the keys it embeds (`anthro-wb analyze`);
+#     the session, decrypted with the keys it embeds (`anthro-wb analyze`); the installed
+#     `anthro-wb report` (which runs the package's private anthro-wb-report) makes a PDF of it;
 #  3. the same user's installed `anthro-workbench --capture-check` (offscreen) captures a
 #     session from the session page and one from Session → Start capture…;
 #  4. a copy of the helper without capabilities gives that user the setcap command;
@@ -164,6 +165,11 @@ step "  $(cat "$work/capture.out")"
 got=$(summary "$home/s.pcapng")
 step "  analyze: $got"
 [[ $got =~ ^[1-9][0-9]+\ 1\ anthro-v1:decrypted:2$ ]] || fail "the CLI's capture does not hold the session, decrypted: $got"
+as_user anthro-wb analyze "$home/s.pcapng" --format json >"$home/analysis.json" || fail "anthro-wb analyze --format json"
+as_user anthro-wb report "$home/analysis.json" --to pdf --output "$home/analysis.pdf" 2>"$work/report.err" ||
+  { cat "$work/report.err"; fail "the installed anthro-wb report"; }
+[ "$(head -c 5 "$home/analysis.pdf")" = "%PDF-" ] || fail "anthro-wb report wrote no PDF"
+step "  report: $(cat "$work/report.err")"
 
 step "as $user: anthro-workbench --capture-check (the session page's capture, Start capture…)"
 as_user anthro-workbench --capture-check "$home/gui" | sed 's/^/  /' || fail "anthro-workbench --capture-check"

@@ -181,6 +181,27 @@ class TestReportCli : public QObject {
     QCOMPARE(read(old.fileName()), QByteArray("previous report"));
   }
 
+  // anthro-wb loads no Qt (every other command starts without it): `report` runs
+  // anthro-wb-report, and says so when that program is not where it looks.
+  void theRendererIsAProgramOfItsOwn() {
+    QProcess readelf;
+    readelf.start("readelf", {"--dynamic", ANTHRO_WB});
+    QVERIFY(readelf.waitForFinished(30000));
+    QCOMPARE(readelf.exitCode(), 0);
+    const QByteArray needed = readelf.readAllStandardOutput();
+    QVERIFY2(needed.contains("(NEEDED)"), needed.constData());
+    QVERIFY2(!needed.contains("libQt6"), needed.constData());
+
+    QProcessEnvironment env = env_;
+    const QString missing = dir_.filePath("no-such-renderer");
+    env.insert("ANTHRO_REPORT_HELPER", missing);
+    const QString out = dir_.filePath("never2.html");
+    Run r = run(ANTHRO_WB, {"report", dir_.filePath("diagnosis.json"), "--to", "html", "--output", out}, env);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(("the report renderer is not an executable file at " + missing).toUtf8()), r.err.constData());
+    QVERIFY(!QFile::exists(out));
+  }
+
  private:
   void produceResults() {
     const QString wb = ANTHRO_WB;

@@ -159,10 +159,12 @@ void diagnose(const Endpoint& endpoint, const std::string& dir, const std::strin
   std::string path = dir + "/demo-diagnosis.json", json = diagnosis_json(*result, "en", &d.checklist);
   if (write_file_atomic(path, json + "\n")) std::cout << "  result (cli.md diagnose JSON): " << path << "\n";
 #ifdef ANTHRO_WITH_REPORT
-  std::string html = dir + "/demo-report.html", pdf = dir + "/demo-report.pdf";
-  auto written = write_report_files(json, path, "en", false, {{"html", html}, {"pdf", pdf}});
-  if (!written) return (void)(std::cerr << "  report: " << written.error().detail << "\n");
-  std::cout << "\n6. The diagnosis report:\n  " << html << "\n  " << pdf << "\n";
+  std::cout << "\n6. The diagnosis report:\n" << std::flush;
+  for (const char* format : {"html", "pdf"}) {
+    std::string report = dir + "/demo-report." + format;
+    if (run_report({path, "--to", format, "--output", report, "--lang", "en"}) != 0) return;
+    std::cout << "  " << report << "\n";
+  }
 #endif
 }
 

@@ -1,5 +1,6 @@
-// `anthro-wb report RESULT.json --to html|pdf|md|json --output FILE`: a saved result rendered
-// with the app's own charts, offscreen (no display needed), redacted, in English or 简体中文.
+// anthro-wb-report's `report RESULT.json --to html|pdf|md|json --output FILE`: a saved result
+// rendered with the app's own charts, offscreen (no display needed), redacted, in English or
+// 简体中文.
 #include "cli/report.h"
 
 #include <QApplication>
@@ -39,29 +40,26 @@ class OffscreenQt {
   std::unique_ptr<QApplication> app_;
 };
 
-}  // namespace
-
-Result<std::size_t> write_report_files(const std::string& result_json, const std::string& origin, const std::string& lang,
-                                       bool redact_prompts, const std::vector<std::pair<std::string, std::string>>& outputs) {
+// Renders `result_json` as `format` into `path`; gives the number of fields redacted.
+Result<std::size_t> write_report(const std::string& result_json, const std::string& origin, const std::string& lang,
+                                 bool redact_prompts, widgets::ReportFormat format, const std::string& path) {
   OffscreenQt qt(lang);
   auto doc = build_report(result_json, widgets::reportOptions(QString::fromStdString(origin), QString::fromStdString(lang),
                                                               redact_prompts));
   if (!doc) return doc.error();
-  for (const auto& [format, path] : outputs) {
-    auto f = widgets::parseReportFormat(QString::fromStdString(format));
-    QString error;
-    if (!f) return make_error(ErrorClass::Usage, "--to \"" + format + "\": expected html, pdf, md or json");
-    if (!widgets::writeReport(*doc, *f, QString::fromStdString(path), &error))
-      return make_error(ErrorClass::Input, error.toStdString());
-  }
+  QString error;
+  if (!widgets::writeReport(*doc, format, QString::fromStdString(path), &error)) return make_error(ErrorClass::Input, error.toStdString());
   return doc->redactions.size();
 }
 
-int run_report(const std::vector<std::string>& argv) {
+}  // namespace
+
+int render_report(const std::vector<std::string>& argv) {
   Args args("report", argv);
   if (args.positional().size() != 1) args.fail("expects one result file (RESULT.json)");
   std::string format = args.value_or("--to", "");
-  if (!widgets::parseReportFormat(QString::fromStdString(format))) args.fail("--to \"" + format + "\": expected html, pdf, md or json");
+  auto parsed = widgets::parseReportFormat(QString::fromStdString(format));
+  if (!parsed) args.fail("--to \"" + format + "\": expected html, pdf, md or json");
   if (!args.has("--output")) args.fail("--output FILE is required");
   std::string lang = args.value_or("--lang", QLocale::system().name().startsWith("zh") ? "zh_CN" : "en");
   if (lang != "en" && lang != "zh_CN") args.fail("--lang \"" + lang + "\": expected en or zh_CN");
@@ -70,7 +68,7 @@ int run_report(const std::vector<std::string>& argv) {
   const std::string input = args.positional()[0], output = *args.value("--output");
   auto text = read_file(input);
   if (!text) return error_exit("report", make_error(ErrorClass::Input, text.error().detail));
-  auto redacted = write_report_files(*text, input, lang, args.has("--redact-prompts"), {{format, output}});
+  auto redacted = write_report(*text, input, lang, args.has("--redact-prompts"), *parsed, output);
   if (!redacted) return error_exit("report", redacted.error());
   std::cerr << "report: " << output << " (" << *redacted << " fields redacted)\n";
   return 0;

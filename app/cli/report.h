@@ -1,18 +1,21 @@
-// Reports written by the CLI (the `report` command and the headless demo): only in builds with
-// Qt, which draws the charts (ANTHRO_WITH_REPORT).
+// `anthro-wb report` and the demo's reports. They are drawn by anthro-wb-report
+// (app/report/main.cpp), the one command-line program that links Qt, which draws the charts;
+// anthro-wb runs it, and every other command starts without Qt's 20 MB of libraries.
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "util/result.h"
 
 namespace anthro::cli {
 
-// Renders `result_json` once per (format, path) of `outputs`, offscreen; gives the number of
-// fields redacted.
-Result<std::size_t> write_report_files(const std::string& result_json, const std::string& origin, const std::string& lang,
-                                       bool redact_prompts, const std::vector<std::pair<std::string, std::string>>& outputs);
+inline constexpr const char* kReportProgram = "anthro-wb-report";
+inline constexpr const char* kReportPathVariable = "ANTHRO_REPORT_HELPER";  // overrides where it is looked for
+
+// anthro-wb's `report`: anthro-wb-report with the same arguments; its exit code.
+int run_report(const std::vector<std::string>& argv);
+// anthro-wb-report's: renders RESULT.json as the options say.
+int render_report(const std::vector<std::string>& argv);
 
 }  // namespace anthro::cli

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <thread>
 
 #include "capture/capture_helper.h"
+#include "util/private_program.h"
 
 extern char** environ;
 
@@ -22,19 +22,6 @@ namespace anthro {
 namespace {
 
 constexpr std::size_t kLongestLine = 4096;  // a longer stderr line is cut into pieces of this size
-
-std::string running_program_dir() {
-  char path[4096];
-  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n <= 0) return {};
-  std::string exe(path, static_cast<std::size_t>(n));
-  return exe.substr(0, exe.rfind('/'));
-}
-
-bool is_executable_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -44,27 +31,8 @@ void close_fd(int& fd) {
 }  // namespace
 
 Result<std::string> find_capture_helper() {
-  const std::string name(capture_helper::kProgramName);
-  if (const char* set = std::getenv(capture_helper::kPathVariable); set && *set) {
-    if (is_executable_file(set)) return std::string(set);
-    return make_error(ErrorClass::Usage, "capture-helper",
-                      std::string("the capture helper is not an executable file at ") + set + " (from " +
-                          capture_helper::kPathVariable + ")");
-  }
-  std::vector<std::string> candidates;
-  if (std::string dir = running_program_dir(); !dir.empty()) {
-    candidates.push_back(dir + "/" + name);
-    candidates.push_back(dir.substr(0, dir.rfind('/')) + "/lib/anthro-workbench/" + name);
-  }
-  std::string looked;
-  for (const auto& c : candidates) {
-    if (is_executable_file(c)) return c;
-    looked += (looked.empty() ? "" : ", ") + c;
-  }
-  return make_error(ErrorClass::Usage, "capture-helper",
-                    "the capture helper " + name + " was not found: looked in " + looked + " and $" +
-                        capture_helper::kPathVariable + " is not set (reinstall anthro-workbench, or set " +
-                        capture_helper::kPathVariable + " to its path)");
+  return find_private_program(capture_helper::kProgramName, capture_helper::kPathVariable, "capture helper",
+                              "capture-helper");
 }
 
 Result<std::unique_ptr<HelperProcess>> HelperProcess::start(const std::string& path, const std::vector<std::string>& args) {

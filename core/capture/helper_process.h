@@ -15,10 +15,7 @@
 
 namespace anthro {
 
-// $ANTHRO_CAPTURE_HELPER when set; else anthro-capture next to the running program (a build
-// tree); else PREFIX/lib/anthro-workbench/anthro-capture, PREFIX being the parent of the running
-// program's directory (/usr for /usr/bin/anthro-wb, where the .deb puts it). The error names
-// every place looked at.
+// find_private_program (util/private_program.h) of anthro-capture, $ANTHRO_CAPTURE_HELPER first.
 Result<std::string> find_capture_helper();
 
 class HelperProcess {

@@ -44,6 +44,7 @@ class PlainStream : public AsioStream<tcp::socket> {
 // from bytes Asio received: its receive skips the syscall that would only say "nothing yet"
 // after a short read, and waits without re-arming epoll; a wait of our own would cost both.
 struct SocketBio {
+  explicit SocketBio(int socket) : fd(socket) {}
   int fd;
   std::vector<std::uint8_t> in;  // the last receive brought [0, end); from `at` on not yet taken
   std::size_t at = 0, end = 0;
@@ -195,7 +196,7 @@ class TlsStream : public ByteStream {
   }
 
   tcp::socket socket_;
-  SocketBio bio_state_{.fd = static_cast<int>(socket_.native_handle())};
+  SocketBio bio_state_{static_cast<int>(socket_.native_handle())};
   SSL* ssl_;
 };
 
