@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "capture/capture_file.h"
+#include "capture/decode_lines.h"
 #include "capture/layer_zero_view.h"
 #include "capture/packet.h"
 #include "crypto/keylog.h"
@@ -27,76 +28,6 @@ namespace anthro {
 using nlohmann::json;
 
 namespace {
-
-json body_fields(const Body& body) {
-  return std::visit(
-      [](const auto& b) -> json {
-        using T = std::decay_t<decltype(b)>;
-        json j = {{"stream_id", b.stream_id}};
-        if constexpr (std::is_same_v<T, RequestBody>) {
-          j["json"] = parse_or_null(redact_request_json(b.json));
-        } else if constexpr (std::is_same_v<T, ResponseBody>) {
-          j["json"] = parse_or_null(b.json);
-        } else if constexpr (std::is_same_v<T, TokenBody>) {
-          j["token_index"] = b.token_index;
-          j["token_count"] = b.token_count;
-          j.update(text_fields(b.text, b.invalid_utf8));
-        } else if constexpr (std::is_same_v<T, CancelBody>) {
-          j["reason"] = b.raw_reason;
-        } else {
-          j["code"] = b.code;
-          j["retry_after_ms"] = b.retry_after_ms;
-          j["message"] = b.invalid_utf8 ? json(to_hex(b.message)) : json(std::string(b.message_view()));
-        }
-        return j;
-      },
-      body);
-}
-
-json frame_json(const CaptureConnection& c, const FrameEvent& e) {
-  json j = {{"kind", "frame"},    {"conn", c.name},          {"dir", to_string(e.dir)},
-            {"ts", e.ts},         {"offset", e.offset},       {"type", to_string(e.header.frame_type())},
-            {"flags", e.header.flags}, {"token", token_hex(e.header.token)}, {"decrypted", e.decrypted}};
-  if (e.body) j.update(body_fields(*e.body));
-  if (e.refusal) j["error"] = to_string(*e.refusal);
-  else if (e.no_key) j["error"] = "no key";
-  if (!e.detail.empty() && (e.refusal || e.no_key)) j["detail"] = e.detail;
-  return j;
-}
-
-// Seed 004's session headers of a message, those it had.
-json affinity_json(const HttpAffinity& a) {
-  json j = json::object();
-  for (auto [key, value] : {std::pair{"session_id", &a.session_id}, {"context_hash", &a.context_hash},
-                            {"new_session_id", &a.new_session_id}, {"expected_hash", &a.expected_hash},
-                            {"error_type", &a.error_type}, {"bad_token_count", &a.bad_count}})
-    if (!value->empty()) j[key] = *value;
-  if (a.chunks_counted) {
-    j["chunks_counted"] = a.chunks_counted;
-    j["chunk_token_sum"] = a.chunk_token_sum;
-  }
-  if (a.trailer_total) j["trailer_token_count"] = *a.trailer_total;
-  return j;
-}
-
-// decode's line for an HTTP message or SSE event (kind "http"); a reply's end is a line only
-// when it completes seed 004's session headers.
-std::optional<json> http_json(const CaptureConnection& c, const HttpEvent& e) {
-  static const char* const kMessage[] = {"request", "response", "sse_event", "reply_end", "token_ids"};
-  if (e.kind == HttpEventKind::ReplyEnd && e.affinity.empty()) return std::nullopt;
-  json j = {{"kind", "http"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"ts", e.ts}, {"stream_id", e.exchange},
-            {"message", kMessage[static_cast<int>(e.kind)]}, {"summary", e.summary}};
-  if (e.kind == HttpEventKind::Response || e.kind == HttpEventKind::ReplyEnd) j["status"] = e.status;
-  if (!e.affinity.empty()) j["affinity"] = affinity_json(e.affinity);
-  j.update(text_fields(as_bytes(e.text), !is_valid_utf8(as_bytes(e.text))));
-  return j;
-}
-
-json blob_json(const Blob& b) {
-  return {{"role", b.role}, {"max_streams", b.max_streams}, {"default_max_tokens", b.default_max_tokens},
-          {"flags", b.flags}, {"aead", b.aead}, {"ring_buffer_kib", b.ring_buffer_kib},
-          {"connection_token", token_hex(b.connection_token)}};
-}
 
 // Keeps finished streams' texts in memory up to a budget, then in a temporary file.
 class TextKeeper {

@@ -1,0 +1,22 @@
+// decode's JSON line of each thing a capture holds (cli.md `decode`), written by the analysis'
+// lanes as they decode.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+#include "capture/capture_decoder.h"
+#include "capture/http_event.h"
+#include "protocol/blob.h"
+#include "protocol/stream_decoder.h"
+
+namespace anthro {
+
+nlohmann::json frame_json(const CaptureConnection& c, const FrameEvent& e);
+// An HTTP message or SSE event (kind "http"); a reply's end is a line only when it completes
+// seed 004's session headers.
+std::optional<nlohmann::json> http_json(const CaptureConnection& c, const HttpEvent& e);
+nlohmann::json blob_json(const Blob& b);
+
+}  // namespace anthro
