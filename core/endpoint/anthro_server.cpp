@@ -294,7 +294,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
         // A burst queues frames as fast as the socket takes them (bounded by wait_below above),
         // so they leave in big writes that fill a slow reader's ring.
         if (faults.burst) writer_.send(std::move(frame));
-        else co_await writer_.write(std::move(frame));
+        else if (!writer_.send_now(frame)) co_await writer_.write(std::move(frame));
       }
       if (!(s.flags & kFlagStreaming)) content += text;  // a non-streamed RESPONSE carries it all
       ++sent;

@@ -118,69 +118,102 @@ class TlsStream : public ByteStream {
   tcp::socket& socket() override { return socket_; }
   ssl_st* ssl() override { return ssl_; }
 
+  // Not a coroutine itself: until_done's frame is the read's only one.
   awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) override {
-    std::size_t n = 0;
-    co_await until_done([&] { return SSL_read_ex(ssl_, data, size, &n); });
-    co_return ec_ ? 0 : n;
+    return until_done([this, data, size](std::size_t& n) { return SSL_read_ex(ssl_, data, size, &n); });
   }
 
   awaitable<bool> write_all(ByteView data) override {
-    std::size_t n = 0;
     // Without SSL_MODE_ENABLE_PARTIAL_WRITE a write succeeds only once all of it is taken.
-    if (!data.empty()) co_await until_done([&] { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
+    if (!data.empty()) co_await until_done([&](std::size_t& n) { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
     co_return !ec_;
+  }
+
+  // One SSL_write: a record the socket takes whole is done here, in the caller's turn.
+  WriteNow write_now(ByteView data) override {
+    if (data.empty()) return WriteNow::Pending;
+    std::size_t n = 0;
+    switch (attempt([&] { return SSL_write_ex(ssl_, data.data(), data.size(), &n); })) {
+      case Attempt::Done: return WriteNow::Done;
+      case Attempt::Failed: return WriteNow::Failed;
+      case Attempt::WantRead:
+      case Attempt::WantWrite: return WriteNow::Pending;  // write_all retries with the same bytes
+    }
+    return WriteNow::Pending;
   }
 
   awaitable<bool> handshake(bool server) {
     if (server) SSL_set_accept_state(ssl_);
     else SSL_set_connect_state(ssl_);
-    co_await until_done([&] { return SSL_do_handshake(ssl_); });
+    co_await until_done([&](std::size_t&) { return SSL_do_handshake(ssl_); });
     co_return !ec_;
   }
 
  private:
   static constexpr std::size_t kReceive = 16 * 1024 + 512;  // a whole TLS record and its header
 
-  // Runs `op` until it succeeds or fails for good, receiving or waiting whenever OpenSSL wants
-  // the socket; ec_ says how it ended, with the codes asio::ssl::stream gives.
+  enum class Attempt { Done, WantRead, WantWrite, Failed };
+
+  // Runs `op` once; ec_ is set when it is done or failed for good.
   template <class Op>
-  awaitable<void> until_done(Op op) {
-    boost::system::error_code ec;
-    for (;;) {
-      // A closed socket's descriptor number may belong to another connection by now.
-      if (!socket_.is_open()) {
-        ec = asio::error::bad_descriptor;
-        break;
-      }
-      ERR_clear_error();
-      int r = op();
-      if (r == 1) break;
-      int saved_errno = errno;
-      int why = SSL_get_error(ssl_, r);
-      if (why == SSL_ERROR_WANT_READ) {
-        ec = co_await receive();
-      } else if (why == SSL_ERROR_WANT_WRITE) {
-        co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(use_awaitable, ec));
-      } else {
-        ec = failure(why, saved_errno);
-      }
-      if (ec) break;
+  Attempt attempt(Op op) {
+    // A closed socket's descriptor number may belong to another connection by now.
+    if (!socket_.is_open()) {
+      ec_ = asio::error::bad_descriptor;
+      return Attempt::Failed;
     }
-    ec_ = ec;
+    ERR_clear_error();
+    int r = op();
+    if (r == 1) {
+      ec_ = {};
+      return Attempt::Done;
+    }
+    int saved_errno = errno;
+    int why = SSL_get_error(ssl_, r);
+    if (why == SSL_ERROR_WANT_READ) return Attempt::WantRead;
+    if (why == SSL_ERROR_WANT_WRITE) return Attempt::WantWrite;
+    ec_ = failure(why, saved_errno);
+    return Attempt::Failed;
   }
 
-  // The next bytes for the BIO, or why the socket failed. The end of the stream is not a
-  // failure here: OpenSSL tells a close_notify from a cut.
-  awaitable<boost::system::error_code> receive() {
-    auto& in = bio_state_.in;
-    if (in.empty()) in.resize(kReceive);  // once, at the first read
-    boost::system::error_code ec;
-    std::size_t n = co_await socket_.async_read_some(asio::buffer(in), asio::redirect_error(use_awaitable, ec));
+  // Runs `op` (which sets the bytes it moved) until it succeeds or fails for good, receiving
+  // or waiting whenever OpenSSL wants the socket; ec_ says how it ended, with the codes
+  // asio::ssl::stream gives. The bytes moved, 0 on failure. The receive is awaited here, not
+  // through a coroutine of its own: a frame fewer on every read.
+  template <class Op>
+  awaitable<std::size_t> until_done(Op op) {
+    std::size_t n = 0;
+    for (;;) {
+      boost::system::error_code ec;
+      switch (attempt([&] { return op(n); })) {
+        case Attempt::Done: co_return n;
+        case Attempt::Failed: co_return 0;
+        case Attempt::WantRead: {
+          auto& in = bio_state_.in;
+          if (in.empty()) in.resize(kReceive);  // once, at the first read
+          std::size_t got = co_await socket_.async_read_some(asio::buffer(in), asio::redirect_error(use_awaitable, ec));
+          ec = received(got, ec);
+          break;
+        }
+        case Attempt::WantWrite:
+          co_await socket_.async_wait(tcp::socket::wait_write, asio::redirect_error(use_awaitable, ec));
+          break;
+      }
+      if (ec) {
+        ec_ = ec;
+        co_return 0;
+      }
+    }
+  }
+
+  // Gives the BIO what a receive brought; the error, if the socket failed. The end of the
+  // stream is not a failure here: OpenSSL tells a close_notify from a cut.
+  boost::system::error_code received(std::size_t n, boost::system::error_code ec) {
     bio_state_.at = 0;
     bio_state_.end = ec ? 0 : n;
-    if (ec != asio::error::eof) co_return ec;
+    if (ec != asio::error::eof) return ec;
     bio_state_.eof = true;
-    co_return boost::system::error_code{};
+    return {};
   }
 
   static boost::system::error_code failure(int why, int saved_errno) {
@@ -259,6 +292,21 @@ void WriteQueue::send(Bytes bytes) {
            }));
 }
 
+bool WriteQueue::send_now(Bytes& bytes) {
+  if (writing_ || failed_ || stopped_ || bytes.empty()) return false;
+  switch (stream_.write_now(bytes)) {
+    case ByteStream::WriteNow::Done:
+      recycle(std::move(bytes));
+      return true;
+    case ByteStream::WriteNow::Failed:
+      failed_ = true;
+      drained_.notify();
+      return true;
+    case ByteStream::WriteNow::Pending: break;  // OpenSSL may hold part of it: write() retries with the same bytes
+  }
+  return false;
+}
+
 namespace {
 awaitable<void> done() { co_return; }
 }  // namespace
@@ -284,15 +332,18 @@ awaitable<void> WriteQueue::drain() {
     }
     bool ok = co_await write_within(stream_, *deadline_, next, write_timeout_s_);
     queued_ -= next.size();
-    if (spares_.size() < kSpares && next.capacity() <= kSpareCapacity) {
-      next.clear();
-      spares_.push_back(std::move(next));
-    }
+    recycle(std::move(next));
     if (!ok) failed_ = true;
     drained_.notify();
   }
   writing_ = false;
   drained_.notify();
+}
+
+void WriteQueue::recycle(Bytes written) {
+  if (spares_.size() >= kSpares || written.capacity() > kSpareCapacity) return;
+  written.clear();
+  spares_.push_back(std::move(written));
 }
 
 Bytes WriteQueue::spare() {

@@ -20,6 +20,10 @@ class ByteStream {
   // Bytes read, or 0 at end of stream or on error (see error()).
   virtual awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) = 0;
   virtual awaitable<bool> write_all(ByteView data) = 0;
+  // All of `data` written at once, without waiting (Done); or the write failed (Failed, error()
+  // says why); or it must be finished by co_await write_all(data) with the same bytes (Pending).
+  enum class WriteNow { Done, Pending, Failed };
+  virtual WriteNow write_now(ByteView) { return WriteNow::Pending; }
   virtual tcp::socket& socket() = 0;
   virtual ssl_st* ssl() { return nullptr; }
   const boost::system::error_code& error() const { return ec_; }
@@ -46,8 +50,13 @@ class WriteQueue {
   // fails the queue, timed_out() then true.
   explicit WriteQueue(ByteStream& stream, double write_timeout_s = 0);
   ~WriteQueue();
-  // From code that cannot wait: queues, and starts a writer when none is running.
+  // From code that cannot wait: queues, and starts a writer when none is running. What is
+  // queued meanwhile leaves with it in one write (the burst fault's big writes rely on that).
   void send(Bytes bytes);
+  // When nothing is queued and the socket takes all of `bytes` now, writes them in the caller's
+  // turn: no writer coroutine, no deadline. True when they went out (or the stream failed, as
+  // failed() then says); false with `bytes` untouched: co_await write(), which finishes them.
+  bool send_now(Bytes& bytes);
   // Queues, and when no writer is running writes now in this coroutine.
   awaitable<void> write(Bytes bytes);
   std::size_t queued_bytes() const { return queued_; }
@@ -65,6 +74,7 @@ class WriteQueue {
  private:
   bool enqueue(Bytes bytes);
   awaitable<void> drain();
+  void recycle(Bytes written);
 
   ByteStream& stream_;
   double write_timeout_s_;

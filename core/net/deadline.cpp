@@ -44,6 +44,12 @@ double Deadline::remaining() const {
 }
 
 awaitable<bool> write_within(ByteStream& stream, Deadline& deadline, ByteView data, double seconds) {
+  // A write the socket takes at once needs no deadline, and no coroutine of the stream's.
+  switch (stream.write_now(data)) {
+    case ByteStream::WriteNow::Done: co_return true;
+    case ByteStream::WriteNow::Failed: co_return false;
+    case ByteStream::WriteNow::Pending: break;
+  }
   deadline.arm(seconds);
   bool ok = co_await stream.write_all(data);
   deadline.disarm();

@@ -104,6 +104,8 @@ class SessionClient {
   net::awaitable<bool> fetch_vocabulary();
   net::awaitable<bool> report_text_decoding(RequestResult& r, const HttpReplyRecorder& reply);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
+  // read_some with the configured read delay and the on_bytes observer.
+  net::awaitable<std::size_t> observed_read_some(std::uint8_t* data, std::size_t size);
   net::awaitable<bool> write(ByteView bytes);
   bool fail(std::string why);
   std::string stream_error() const;  // " (reason)" when the stream failed, else empty

@@ -47,7 +47,13 @@ void SessionClient::note_ring(RequestResult& r, std::size_t just_read) {
   }
 }
 
+// Not a coroutine when there is nothing to add to the stream's read: one frame fewer a read.
 awaitable<std::size_t> SessionClient::read_some(std::uint8_t* data, std::size_t size) {
+  if (config_.read_delay_ms <= 0 && !config_.on_bytes) return stream_->read_some(data, size);
+  return observed_read_some(data, size);
+}
+
+awaitable<std::size_t> SessionClient::observed_read_some(std::uint8_t* data, std::size_t size) {
   if (config_.read_delay_ms > 0) {
     asio::steady_timer t(co_await asio::this_coro::executor);
     co_await sleep_for(t, config_.read_delay_ms / 1000.0);
@@ -99,8 +105,17 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
   }
 
   std::vector<FrameEvent> events;
+  // The reply is read from the bodies; each frame's plaintext buffer goes back to the decoder,
+  // which opens the next frame into it instead of allocating one a token.
   DirectionDecoder decoder(Direction::ServerToClient, PrefaceMode::None,
-                           DecoderEvents{nullptr, [&](FrameEvent& e) { events.push_back(std::move(e)); }, nullptr}, nullptr);
+                           DecoderEvents{nullptr,
+                                         [&](FrameEvent& e) {
+                                           Bytes buffer = std::move(e.plaintext);
+                                           events.push_back(std::move(e));
+                                           e.plaintext = std::move(buffer);
+                                         },
+                                         nullptr},
+                           nullptr);
   decoder.set_key({negotiated_.suite, keys_.s2c});
   decoder.set_header_context(HeaderContext{negotiated_.token, negotiated_.flags});
   std::vector<std::uint8_t> buf(64 * 1024);

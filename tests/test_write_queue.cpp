@@ -1,0 +1,169 @@
+// WriteQueue over a real TLS connection on loopback: writes the socket takes at once go out in
+// the sender's turn (send_now), the rest are finished by the queue's writer, and the peer reads
+// every byte in order either way — also when OpenSSL holds half a record when the socket filled.
+#include <QtTest>
+
+#include <cstring>
+
+#include "net/asio.h"
+#include "net/byte_stream.h"
+#include "tls_test_identity.h"
+
+using namespace anthro;
+using namespace anthro::net;
+
+namespace {
+
+const test::TlsTestIdentity& identity() {
+  static test::TlsTestIdentity id;
+  return id;
+}
+
+// Frame `i`: its number, then bytes that depend on it, so a lost, repeated or reordered piece shows.
+Bytes frame(std::uint32_t i, std::size_t size) {
+  Bytes b(size);
+  std::memcpy(b.data(), &i, sizeof i);
+  for (std::size_t k = sizeof i; k < size; ++k) b[k] = static_cast<std::uint8_t>(i * 31 + k * 7);
+  return b;
+}
+
+// co_spawn's completion: what a coroutine threw fails the test instead of vanishing.
+auto fail_on_throw(QString& failure) {
+  return report_failure([&failure](const std::string& what) { failure = QString::fromStdString(what); });
+}
+
+struct Pair {
+  QString failure;
+  asio::io_context io;
+  asio::ssl::context server_ctx{asio::ssl::context::tls_server}, client_ctx{asio::ssl::context::tls_client};
+  std::unique_ptr<ByteStream> server, client;
+
+  // A connected, handshaken pair with small socket buffers, so a few frames fill them.
+  bool open() {
+    SSL_CTX_use_certificate(server_ctx.native_handle(), identity().cert);
+    SSL_CTX_use_PrivateKey(server_ctx.native_handle(), identity().key);
+    tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    tcp::socket c(io, tcp::v4());
+    c.set_option(asio::socket_base::receive_buffer_size(4096));
+    c.connect(acceptor.local_endpoint());
+    tcp::socket s = acceptor.accept();
+    s.set_option(asio::socket_base::send_buffer_size(4096));
+    server = make_tls_stream(std::move(s), server_ctx);
+    client = make_tls_stream(std::move(c), client_ctx);
+    bool ok_s = false, ok_c = false;
+    co_spawn(io, [&]() -> awaitable<void> { ok_s = co_await tls_handshake(*server, true); }, fail_on_throw(failure));
+    co_spawn(io, [&]() -> awaitable<void> { ok_c = co_await tls_handshake(*client, false); }, fail_on_throw(failure));
+    io.run();
+    io.restart();
+    return ok_s && ok_c;
+  }
+};
+
+}  // namespace
+
+class TestWriteQueue : public QObject {
+  Q_OBJECT
+  // Sends 400 frames of 1,500 bytes through `send_one` while the peer first sleeps (so both
+  // sockets' buffers fill), then reads it all; false when the connection or a coroutine failed.
+  template <class SendOne>
+  bool run(Bytes& expected, Bytes& received, SendOne send_one) {
+    constexpr std::uint32_t kFrames = 400;
+    constexpr std::size_t kSize = 1500;
+    for (std::uint32_t i = 0; i < kFrames; ++i) {
+      Bytes f = frame(i, kSize);
+      expected.insert(expected.end(), f.begin(), f.end());
+    }
+    Pair p;
+    if (!p.open()) return false;
+    WriteQueue queue(*p.server);
+    co_spawn(p.io, [&]() -> awaitable<void> {
+      for (std::uint32_t i = 0; i < kFrames; ++i) co_await send_one(queue, frame(i, kSize));
+      co_await queue.flush();
+    }, fail_on_throw(p.failure));
+    // A lost byte would leave the reader waiting: 20 s, then both ends close and the test fails.
+    asio::steady_timer guard(p.io);
+    guard.expires_after(std::chrono::seconds(20));
+    guard.async_wait([&](boost::system::error_code ec) {
+      if (ec) return;
+      p.failure = "no end after 20 s";
+      p.client->close();
+      p.server->close();
+    });
+    co_spawn(p.io, [&]() -> awaitable<void> {
+      asio::steady_timer t(p.io);
+      co_await sleep_for(t, 0.2);
+      std::vector<std::uint8_t> buf(2048);
+      while (received.size() < expected.size()) {
+        std::size_t n = co_await p.client->read_some(buf.data(), buf.size());
+        if (n == 0) break;
+        received.insert(received.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+      }
+      guard.cancel();
+    }, fail_on_throw(p.failure));
+    p.io.run();
+    if (!p.failure.isEmpty()) qWarning() << p.failure;
+    if (queue.failed()) qWarning() << p.server->error().message().c_str();
+    return p.failure.isEmpty() && !queue.failed();
+  }
+
+ private slots:
+  // Nothing else writes meanwhile, so every send_now() that declines met a full socket, with
+  // OpenSSL holding the record it made: write() must finish that record, not lose or repeat it.
+  void aWriteTheSocketCannotTakeIsFinishedByWrite() {
+    int at_once = 0, declined = 0;
+    Bytes received, expected;
+    QVERIFY(run(expected, received, [&](WriteQueue& queue, Bytes f) -> awaitable<void> {
+      if (queue.send_now(f)) ++at_once;
+      else {
+        ++declined;
+        co_await queue.write(std::move(f));
+      }
+    }));
+    QVERIFY2(at_once > 0, "no frame went out in the sender's turn");
+    QVERIFY2(declined > 0, "the socket never filled: the held-record path was not exercised");
+    QCOMPARE(received.size(), expected.size());
+    QVERIFY(received == expected);
+  }
+
+  // A declined frame handed to send(), and more queued behind it before the writer runs: the
+  // writer's one write of them all starts with the record OpenSSL holds.
+  void aHeldRecordLeavesFirstWhenMoreIsQueuedBehindIt() {
+    int declined = 0;
+    Bytes received, expected;
+    QVERIFY(run(expected, received, [&](WriteQueue& queue, Bytes f) -> awaitable<void> {
+      if (!queue.send_now(f)) {
+        ++declined;
+        queue.send(std::move(f));
+      }
+      co_return;
+    }));
+    QVERIFY(declined > 0);
+    QCOMPARE(received.size(), expected.size());
+    QVERIFY(received == expected);
+  }
+
+  void aResetPeerFailsTheQueueInsteadOfWaiting() {
+    Pair p;
+    QVERIFY(p.open());
+    p.client->reset();
+    WriteQueue queue(*p.server);
+    int tries = 0;
+    co_spawn(p.io, [&]() -> awaitable<void> {
+      asio::steady_timer t(p.io);
+      co_await sleep_for(t, 0.05);  // the RST reaches the server's socket
+      while (!queue.failed() && tries < 100) {
+        ++tries;
+        Bytes f = frame(static_cast<std::uint32_t>(tries), 1000);
+        if (!queue.send_now(f)) co_await queue.write(std::move(f));
+      }
+    }, fail_on_throw(p.failure));
+    p.io.run();
+    QVERIFY2(p.failure.isEmpty(), qPrintable(p.failure));
+    QVERIFY2(queue.failed(), qPrintable(QString("still writing after %1 frames to a reset peer").arg(tries)));
+    QVERIFY(p.server->error());
+    QVERIFY(tries < 100);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestWriteQueue)
+#include "test_write_queue.moc"
