@@ -2,7 +2,7 @@
 // its dots, the count ticker, the chart frame, graph-data upkeep and CDF points, the theme, and
 // writing a plot to a file.
 //
-// Include this ONLY where qcustomplot.h is already included (latency_charts.cpp,
+// Include this ONLY where qcustomplot.h is already included (latency_charts_impl.h,
 // evidence_chart.cpp): it costs ~8 s and 650 MB per translation unit. Hence everything here is inline.
 // widgets/*.h are globbed into the target for AUTOMOC, so no class here may use Q_OBJECT.
 // No tr() either: lupdate reads only widgets/*.cpp.

@@ -1,6 +1,6 @@
 // The requests one chart series holds (oldest first, bounded), their values kept sorted for
 // percentiles, and what the plotted graphs must add or remove to match them. Plain C++: the
-// QCustomPlot side applies a SeriesSync in latency_charts.cpp.
+// QCustomPlot side applies a SeriesSync in latency_charts_data.cpp.
 #pragma once
 
 #include <QString>

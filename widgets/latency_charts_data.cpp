@@ -1,0 +1,254 @@
+// LatencyCharts: the held requests onto the charts (dots, percentile lines, the CDF, the ITL
+// histogram) and the axes that follow them.
+#include "latency_charts_impl.h"
+#include "chart_math.h"
+
+#include <QFontMetrics>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+namespace anthro::widgets {
+namespace {
+
+using namespace chart_detail;
+
+// Above this many points a series is drawn with smaller, translucent dots.
+constexpr int kDotLimit = 5'000;
+constexpr double kSparseDot = 5.5, kDenseDot = 4;
+constexpr int kSparseAlpha = 210, kDenseAlpha = 80;
+
+}  // namespace
+
+// One dot per request. Few points: larger, nearly opaque dots. Many: small translucent ones,
+// so overlapping series and the density of each stay readable. On screen the dots are
+// pre-rendered pixmaps (cheap to blit; adaptive sampling keeps about one per 4 pixels of
+// value per pixel column, so 10^6 points replot in a few ms); vector exports get real discs.
+void LatencyCharts::Impl::styleGraph(QCPGraph* g, int s, Dots dots) {
+  const bool dense = g->dataCount() > kDotLimit;
+  const QColor colour = withAlpha(theme.series[s], dense ? kDenseAlpha : kSparseAlpha);
+  const double size = dense ? kDenseDot : kSparseDot;
+  g->setLineStyle(QCPGraph::lsNone);
+  g->setPen(QPen(colour, 1));
+  static_cast<SeriesGraph*>(g)->key_colour = theme.series[s];
+  g->setAdaptiveSampling(true);
+  if (dots == Dots::Vector) {
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, size));
+    return;
+  }
+  const double ratio = dots == Dots::Png ? 2.0 : std::max(1.0, q->devicePixelRatioF());
+  if (ratio != dot_pixel_ratio) {
+    for (int i = 0; i < kSeriesCount; ++i) {
+      dot_pixmaps[i][0] = dotPixmap(withAlpha(theme.series[i], kSparseAlpha), kSparseDot, ratio);
+      dot_pixmaps[i][1] = dotPixmap(withAlpha(theme.series[i], kDenseAlpha), kDenseDot, ratio);
+    }
+    dot_pixel_ratio = ratio;
+  }
+  g->setScatterStyle(QCPScatterStyle(dot_pixmaps[s][dense ? 1 : 0]));
+}
+
+// Brings the TTFT and token-rate graphs in line with the held requests.
+void LatencyCharts::Impl::sync(ChartSeries& s, int index) {
+  SeriesSync change = s.sync();
+  if (change.rebuild) {
+    ttft[index]->data()->set(graphData(change.added_ttft), true);
+    tps[index]->data()->set(graphData(change.added_tps), true);
+    return;
+  }
+  removeFromGraph(*ttft[index]->data(), std::move(change.removed_ttft));
+  removeFromGraph(*tps[index]->data(), std::move(change.removed_tps));
+  addToGraph(*ttft[index]->data(), graphData(change.added_ttft));
+  addToGraph(*tps[index]->data(), graphData(change.added_tps));
+}
+
+void LatencyCharts::Impl::updateCharts() {
+  // Time axes: shared by the TTFT and token-rate charts so they line up.
+  double t_lo = std::numeric_limits<double>::infinity(), t_hi = -t_lo;
+  double ttft_lo = t_lo, ttft_hi = 0, tps_hi = 0;
+  bool any_ttft = false, any_tps = false;
+  for (int s = 0; s < kSeriesCount; ++s) {
+    for (QCPAbstractPlottable* p : std::initializer_list<QCPAbstractPlottable*>{ttft[s], tps[s], cdf[s], hist[s]})
+      p->setVisible(shown[s]);
+    styleGraph(ttft[s], s);
+    styleGraph(tps[s], s);
+    if (!shown[s]) continue;
+    for (QCPGraph* g : {ttft[s], tps[s]}) {
+      auto data = g->data();
+      if (data->isEmpty()) continue;
+      t_lo = std::min(t_lo, data->constBegin()->key);
+      t_hi = std::max(t_hi, (data->constEnd() - 1)->key);
+    }
+    const ChartSeries& ser = series[s];
+    if (!ser.sorted_ttft.empty()) {
+      any_ttft = true;
+      ttft_lo = std::min(ttft_lo, ser.sorted_ttft.front());
+      ttft_hi = std::max(ttft_hi, ser.sorted_ttft.back());
+    }
+    if (!ser.sorted_tps.empty()) {
+      any_tps = true;
+      tps_hi = std::max(tps_hi, ser.sorted_tps.back());
+    }
+  }
+  if (t_lo <= t_hi) {
+    // Padded on both sides, so the first and last dots (a lone one too) sit inside the axes.
+    const double pad = t_hi > t_lo ? (t_hi - t_lo) * 0.04 : 0.5;
+    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(t_lo - pad, t_hi + pad);
+  } else {
+    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(0, 60);
+  }
+  plots[TtftOverTime]->yAxis->setRange(0, any_ttft ? std::max(ttft_hi * 1.08, 1.0) : 500);
+  plots[TokenRate]->yAxis->setRange(0, any_tps ? std::max(tps_hi * 1.08, 1.0) : 100);
+
+  // Percentile lines and the CDF.
+  for (int s = 0; s < kSeriesCount; ++s) {
+    const auto& sorted = series[s].sorted_ttft;
+    for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
+      if (sorted.empty() || !shown[s]) {
+        pct_lines[s][i]->setVisible(false);
+        pct_labels[s][i]->setVisible(false);
+        continue;
+      }
+      double v = percentileOfSorted(sorted, kPercentiles[i]);
+      pct_lines[s][i]->point1->setCoords(0, v);
+      pct_lines[s][i]->point2->setCoords(1, v);
+      pct_lines[s][i]->setVisible(true);
+      pct_labels[s][i]->setText(QStringLiteral("p%1 %2").arg(kPercentiles[i]).arg(formatMs(v)));
+      pct_labels[s][i]->position->setCoords(1, v);
+      pct_labels[s][i]->setProperty("value", v);
+      pct_labels[s][i]->setVisible(true);
+    }
+    cdf[s]->data()->set(cdfPoints(sorted), true);
+  }
+  if (any_ttft) {
+    double span = std::max(ttft_hi - ttft_lo, std::max(ttft_hi * 0.05, 1.0));
+    plots[TtftCdf]->xAxis->setRange(std::max(0.0, ttft_lo - span * 0.04), ttft_hi + span * 0.04);
+  } else {
+    plots[TtftCdf]->xAxis->setRange(0, 500);
+  }
+
+  updateHistogram();
+
+  for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
+    cdf_guides[i]->setVisible(any_ttft);
+    cdf_guide_labels[i]->setVisible(any_ttft);
+  }
+  empty_notes[TtftOverTime]->setVisible(!any_ttft);
+  empty_notes[TtftCdf]->setVisible(!any_ttft);
+  empty_notes[TokenRate]->setVisible(!any_tps);
+  updateLegends();
+  placeMarks();
+}
+
+void LatencyCharts::Impl::placeMarks() {
+  const bool on = marked && shown[marked->series];
+  const std::array<double, 2> values = {marked ? marked->point.ttft : kNaN, marked ? marked->point.tps : kNaN};
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    marks[i]->setVisible(on && std::isfinite(values[i]));
+    if (marks[i]->visible()) marks[i]->position->setCoords(marked->point.t, values[i]);
+  }
+}
+
+// A series' ITL bucket counts: its requests' and the streaming request's.
+std::vector<std::uint64_t> LatencyCharts::Impl::itlCounts(int s) const {
+  std::vector<std::uint64_t> counts = series[s].itl.counts();
+  if (!series[s].running_itl.empty())
+    for (int b = 0; b < kItlBuckets; ++b) counts[b] += series[s].running_itl.counts()[b];
+  return counts;
+}
+
+// Bins shared by both series (see histogramBins); the samples beyond the last regular bin,
+// if any, are one overflow bar explained by a note in the corner.
+void LatencyCharts::Impl::updateHistogram() {
+  std::vector<std::uint64_t> combined(kItlBuckets, 0);
+  std::array<std::vector<std::uint64_t>, kSeriesCount> counts_of;
+  for (int s = 0; s < kSeriesCount; ++s) {
+    counts_of[s] = itlCounts(s);
+    if (shown[s])
+      for (int b = 0; b < kItlBuckets; ++b) combined[b] += counts_of[s][b];
+  }
+  const std::optional<HistogramBins> layout = histogramBins(combined);
+  hist_note->setVisible(false);
+  if (!layout) {
+    for (auto* bars : hist) bars->data()->clear();
+    plots[ItlHistogram]->xAxis->setRange(0, 50);
+    plots[ItlHistogram]->yAxis->setRange(0, 10);
+    hist_max = 0;
+    empty_notes[ItlHistogram]->setVisible(true);
+    return;
+  }
+  empty_notes[ItlHistogram]->setVisible(false);
+  const double start = layout->start, width = layout->width;
+  const std::size_t bar_count = layout->barCount();
+  double max_count = 0;
+  std::uint64_t overflow_total = 0;
+  for (int s = 0; s < kSeriesCount; ++s) {
+    if (!shown[s]) {
+      hist[s]->data()->clear();
+      continue;
+    }
+    const std::vector<std::uint64_t> counts = binCounts(counts_of[s], *layout);
+    QVector<QCPBarsData> data;
+    data.reserve(static_cast<int>(bar_count));
+    for (std::size_t i = 0; i < bar_count; ++i) {
+      if (counts[i] == 0) continue;
+      const auto count = static_cast<double>(counts[i]);
+      data.append(QCPBarsData(start + (static_cast<double>(i) + 0.5) * width, count));
+      max_count = std::max(max_count, count);
+    }
+    if (layout->overflow) overflow_total += counts[layout->bins];
+    hist[s]->setWidth(width);
+    hist[s]->data()->set(data, true);
+  }
+  if (layout->overflow && overflow_total > 0) {
+    hist_note->setText(tr("last bar: ≥ %1 ms (%2 samples)")
+                           .arg(formatMs(start + static_cast<double>(layout->bins) * width))
+                           .arg(overflow_total));
+    hist_note->setVisible(true);
+  }
+  plots[ItlHistogram]->xAxis->setRange(start, start + static_cast<double>(bar_count) * width);
+  hist_max = max_count;
+  fitHistogramRange();
+}
+
+// The note sits in the top right corner of the data area: the count axis leaves it a band of
+// its own above the tallest bar (known once the plot is laid out, so again after each layout).
+void LatencyCharts::Impl::fitHistogramRange() {
+  if (hist_max <= 0) return;
+  QCustomPlot* plot = plots[ItlHistogram];
+  double top = std::max(hist_max * 1.1, 1.0);
+  const double height = plot->axisRect()->height();
+  const double band = QFontMetrics(hist_note->font()).height() + 12;  // padding and a gap
+  if (hist_note->visible() && height > 2 * band) top = std::max(top, hist_max / (1 - band / height));
+  plot->yAxis->setRange(0, top);
+}
+
+// Percentile labels sit in the right margin at their line's height, pushed apart so that
+// labels of close values (or of both series) never overlap.
+void LatencyCharts::Impl::placePercentileLabels() {
+  QCustomPlot* plot = plots[TtftOverTime];
+  QFontMetrics fm(pct_labels[0][0]->font());
+  const double gap = fm.height();
+  struct Label {
+    PassiveText* item;
+    double y;
+  };
+  std::vector<Label> labels;
+  for (auto& per_series : pct_labels)
+    for (PassiveText* item : per_series)
+      if (item->visible())
+        labels.push_back({item, plot->yAxis->coordToPixel(item->property("value").toDouble())});
+  if (labels.empty()) return;
+  // Highest value (smallest pixel y) first.
+  std::sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) { return a.y < b.y; });
+  const QRect rect = plot->axisRect()->rect();
+  std::vector<double> ys;
+  for (const Label& l : labels) ys.push_back(l.y);
+  spreadLabels(ys, gap, rect.top() + gap / 2, rect.bottom() - gap / 2);
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    labels[i].item->position->setCoords(1, plot->yAxis->pixelToCoord(ys[i]));
+}
+
+}  // namespace anthro::widgets
