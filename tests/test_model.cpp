@@ -434,6 +434,28 @@ class TestModel : public QObject {
     QCOMPARE(stall.stall_ms, 800.0);
   }
 
+  // The gaps run from token 0's moment: when a token is asked for late, the next is still due
+  // at its own moment, not a whole gap after the late one.
+  void scheduleKeepsTheModelsPace() {
+    using namespace std::chrono_literals;
+    ReplyPlan plan;
+    for (double gap : {0.0, 10.0, 10.0, 0.0, 10.0, -5.0}) plan.tokens.push_back({"x", gap});
+    plan.stall_before_token = 2;
+    plan.stall_ms = 5;
+    TokenSchedule schedule(plan);
+    const auto t0 = TokenSchedule::Clock::now();
+    QVERIFY(!schedule.due(0, t0));                         // token 0 goes at once
+    QCOMPARE(schedule.due(1, t0 + 3ms), t0 + 10ms);        // `now` only anchors token 0
+    QCOMPARE(schedule.due(2, t0 + 30ms), t0 + 25ms);       // asked late: due in the past, not at 40
+    QVERIFY(!schedule.due(3, t0 + 31ms));                  // a gap of 0 goes at once
+    QCOMPARE(schedule.due(4, t0 + 31ms), t0 + 35ms);
+    QVERIFY(!schedule.due(5, t0 + 36ms));                  // a negative gap is none
+    plan.stall_before_token = 0;
+    TokenSchedule stalled(plan);
+    QCOMPARE(stalled.due(0, t0), t0 + 5ms);                // a stall before the first token delays it
+    QCOMPARE(stalled.due(1, t0 + 5ms), t0 + 15ms);
+  }
+
   void cleanPlanHasNoFaults() {
     SimulatedModel model(ModelConfig{});
     for (int n = 0; n < 200; ++n) {

@@ -265,14 +265,13 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     std::string content;
     std::uint32_t sent = 0, index = 0;
     auto first = Clock::now(), last = first;
+    TokenSchedule schedule(plan);
     for (std::size_t i = 0; live && i < plan.tokens.size(); ++i) {
       const TokenStep& step = plan.tokens[i];
-      double delay = step.delay_ms;
-      if (plan.stall_before_token && *plan.stall_before_token == i) delay += plan.stall_ms;
       // The sleep and the queue's wait are awaited here, not through helpers: each coroutine
       // frame is an allocation per token on every stream.
-      if (i > 0 && delay > 0 && !s.cancelled) co_await sleep_for(s.timer, delay / 1000.0);
-      if (i > 0 && !(live = !s.cancelled)) break;
+      if (auto due = schedule.due(i, Clock::now()); due && !s.cancelled) co_await sleep_until(s.timer, *due);
+      if (!(live = !s.cancelled)) break;
       if (writer_.queued_bytes() > state_.config.max_queued_bytes) co_await writer_.wait_below(state_.config.max_queued_bytes);
       if (writer_.failed() || closing_) co_return;
       auto now = Clock::now();

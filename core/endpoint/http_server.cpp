@@ -261,7 +261,8 @@ class Responder {
 
   awaitable<bool> whole_token_ids(const ReplyPlan& plan) {
     std::string body;
-    for (std::size_t i = 0; i < plan.tokens.size(); ++i) co_await pace(plan, i);
+    TokenSchedule schedule(plan);
+    for (std::size_t i = 0; i < plan.tokens.size(); ++i) co_await pace(schedule, i);
     for (auto id : token_ids(plan, state_.token_vocabulary)) body += id_bytes(id);
     // Complete before it is sent, so the announcement goes in the headers.
     Headers headers;
@@ -279,8 +280,9 @@ class Responder {
     if (!ok) co_return false;
     std::vector<std::uint32_t> ids = token_ids(plan, state_.token_vocabulary);
     std::size_t next = 0;
+    TokenSchedule schedule(plan);
     for (std::size_t i = 0; i < plan.tokens.size(); ++i) {
-      co_await pace(plan, i);
+      co_await pace(schedule, i);
       std::string chunk = id_bytes(ids[next++]);
       if (plan.degraded_from_token == i) chunk += id_bytes(ids[next++]);  // the marker, then the token
       ok = co_await out_.piece(std::move(chunk), std::string());
@@ -325,17 +327,16 @@ class Responder {
     return d;
   }
 
-  // Sleeps before token i as the plan says; false when the reply must stop (a reset).
-  awaitable<void> pace(const ReplyPlan& plan, std::size_t i) {
-    double ms = i > 0 ? plan.tokens[i].delay_ms : 0;
-    if (plan.stall_before_token && *plan.stall_before_token == i) ms += plan.stall_ms;
-    if (ms > 0) co_await sleep_for(timer_, ms / 1000.0);
+  // Sleeps until token i is due.
+  awaitable<void> pace(TokenSchedule& schedule, std::size_t i) {
+    if (auto due = schedule.due(i, TokenSchedule::Clock::now())) co_await sleep_until(timer_, *due);
   }
 
   awaitable<bool> whole_reply(const Reply& r) {
     std::string text;
+    TokenSchedule schedule(r.plan);
     for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
-      co_await pace(r.plan, i);
+      co_await pace(schedule, i);
       text += r.plan.tokens[i].text;
     }
     ResponseSpec spec{r.id, r.request.model, r.plan.stop_reason, text, r.plan.input_tokens,
@@ -373,8 +374,9 @@ class Responder {
                                  : openai.role_chunk();
     ok = co_await out_.piece(std::move(first), count(0));
     if (!ok) co_return false;
+    TokenSchedule schedule(r.plan);
     for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
-      co_await pace(r.plan, i);
+      co_await pace(schedule, i);
       const std::string& text = r.plan.tokens[i].text;
       counted_total += tokens_of(text);
       std::string chunk = messages ? anthropic.text_delta(text) : openai.text_delta(text);

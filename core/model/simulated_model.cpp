@@ -258,4 +258,13 @@ std::string to_cesu8(std::string_view utf8) {
   return out;
 }
 
+std::optional<TokenSchedule::Clock::time_point> TokenSchedule::due(std::size_t i, Clock::time_point now) {
+  double ms = i == 0 ? 0 : std::max(plan_.tokens[i].delay_ms, 0.0);
+  if (plan_.stall_before_token && *plan_.stall_before_token == i) ms += plan_.stall_ms;
+  if (i == 0) due_ = now;
+  due_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  if (ms <= 0) return std::nullopt;
+  return due_;
+}
+
 }  // namespace anthro

@@ -3,6 +3,7 @@
 // connection (ALPN, close, cancel handling, CESU-8 text) it reads from config().faults.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,6 +55,22 @@ struct ReplyPlan {
   std::optional<std::uint32_t> quota_retry_after_ms;
   std::optional<std::uint32_t> degraded_from_token;
   bool failover = false;  // the ts-failover fault's 503 (X-Claude-Failover: true)
+};
+// When each token of a plan goes out. The gaps run from the first token's moment, not from when
+// the previous token went out: a token sent late (a busy event loop, a full socket) does not
+// push back every later one, as a real model keeps generating at its own pace, and streams
+// made late together do not stay in step, bunching their tokens into bursts.
+class TokenSchedule {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit TokenSchedule(const ReplyPlan& plan) : plan_(plan) {}
+  // Token i's moment, given `now` as token 0 is about to go (its TTFT already waited); nothing
+  // when the token goes at once (no stall before the first token, a gap of 0).
+  std::optional<Clock::time_point> due(std::size_t i, Clock::time_point now);
+
+ private:
+  const ReplyPlan& plan_;
+  Clock::time_point due_{};
 };
 
 class SimulatedModel {

@@ -44,6 +44,14 @@ inline awaitable<bool> sleep_for(asio::steady_timer& timer, double seconds) {
   co_return !ec;
 }
 
+// Sleeps until `when`; returns false when woken early by `timer.cancel()`.
+inline awaitable<bool> sleep_until(asio::steady_timer& timer, asio::steady_timer::time_point when) {
+  timer.expires_at(when);
+  boost::system::error_code ec;
+  co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
+  co_return !ec;
+}
+
 // What an exception says, for one log line.
 inline std::string exception_text(std::exception_ptr e) {
   try {
