@@ -56,6 +56,7 @@ struct ReplyPlan {
   std::optional<std::uint32_t> degraded_from_token;
   bool failover = false;  // the ts-failover fault's 503 (X-Claude-Failover: true)
 };
+
 // When each token of a plan goes out. The gaps run from the first token's moment, not from when
 // the previous token went out: a token sent late (a busy event loop, a full socket) does not
 // push back every later one, as a real model keeps generating at its own pace, and streams
