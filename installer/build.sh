@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Configures and builds one build tree: build.sh DIR [cmake options...]
+# Configures and builds one build tree: build.sh DIR [cmake options...] [-- TARGET...]
+# (every target when none is named).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1; shift
-cmake -S "$root" -B "$root/$dir" -G Ninja "$@" >/dev/null
-cmake --build "$root/$dir"
+options=() targets=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = -- ]; then shift; targets=("$@"); break; fi
+  options+=("$1"); shift
+done
+# ccache keyed by paths relative to the checkout, so a clone in another folder (as CI makes)
+# hits what this one compiled; and large enough for the three trees' objects.
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
+cmake -S "$root" -B "$root/$dir" -G Ninja "${options[@]}" >/dev/null
+cmake --build "$root/$dir" ${targets[@]:+--target "${targets[@]}"}

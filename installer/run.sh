@@ -4,7 +4,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/installer/deps.sh"
-bash "$root/installer/build.sh" build/release -DCMAKE_BUILD_TYPE=Release
+# Only what the main job runs: the GUI, anthro-wb, its capture helper and report program (test.sh
+# builds the rest of the same tree: tests, benchmarks, the Wireshark plugin).
+bash "$root/installer/build.sh" build/release -DCMAKE_BUILD_TYPE=Release \
+  -- anthro-workbench anthro-wb anthro-capture anthro-wb-report
 bin="$root/build/release/app"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}

@@ -1,13 +1,37 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: the full build (GUI tests offscreen),
-# then the same suites, widgets included, under AddressSanitizer and UBSan.
-# A test that was skipped fails this script as a failed one does.
+# Installs what is missing, builds, and runs every test: the optimised tree (the one run.sh builds,
+# GUI tests offscreen) and its .deb, then one clang tree under AddressSanitizer and UBSan that
+# holds the same suites, widgets included, and the libFuzzer targets. A test that was skipped
+# fails this script as a failed one does. Ends with the phase table (docs/testing.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/installer/deps.sh"
 export QT_QPA_PLATFORM=offscreen
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 chmod 0700 "$XDG_RUNTIME_DIR"
+
+# Each phase's wall time and outcome, printed at the end however the script ends.
+phases=() failed=0 started=$SECONDS
+phase() {  # phase NAME COMMAND...
+  local name=$1 start=$SECONDS status=0; shift
+  echo "installer/test.sh: phase '$name'"
+  "$@" || status=$?
+  phases+=("$name|$((SECONDS - start))|$status")
+  [ "$status" -eq 0 ] || failed=1
+  return "$status"
+}
+phase_table() {
+  local row name seconds status
+  echo
+  echo "installer/test.sh phases on $(nproc) cores, $(date -u +%Y-%m-%d):"
+  printf '  %-34s %8s  %s\n' phase "wall" result
+  for row in "${phases[@]}"; do
+    IFS='|' read -r name seconds status <<<"$row"
+    printf '  %-34s %5dm%02ds  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) \
+      "$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")"
+  done
+  printf '  %-34s %5dm%02ds\n' total $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60))
+}
+trap phase_table EXIT
 
 # ctest over one build tree (ctest options after it); fails when a test failed or was skipped
 # (CTest counts a QSKIP apart from a pass, see tests/CMakeLists.txt), naming the skipped ones.
@@ -26,16 +50,24 @@ run_ctest() {
   return "$status"
 }
 
-# Two suites at a time (the suites hold on a loaded machine); the `timing` ones run alone.
-bash "$root/installer/build.sh" build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo
-run_ctest "$root/build/test" -j2
-bash "$root/installer/deb_test.sh" build/test  # the .deb installed, a normal user capturing, purged clean
+phase "deps (apt-get)" bash "$root/installer/deps.sh"
 
-bash "$root/installer/build.sh" build/asan -DCMAKE_BUILD_TYPE=Debug -DANTHRO_BUILD_GUI=ON \
-  -DANTHRO_SANITIZE=address,undefined
-run_ctest "$root/build/asan" --label-exclude timing -j2
+# The optimised tree, as run.sh builds it plus the tests: two suites at a time (the suites hold
+# on a loaded machine), those labelled `timing` alone.
+release=build/release
+phase "build $release (gcc, Release)" bash "$root/installer/build.sh" $release -DCMAKE_BUILD_TYPE=Release
+phase "ctest $release" run_ctest "$root/$release" -j2 || true
+# The .deb installed, a normal user capturing, purged clean.
+phase ".deb test" bash "$root/installer/deb_test.sh" $release || true
 
-# The libFuzzer targets (clang 14, ASan/UBSan), each run 20 s from its seeds in tests/fuzz/corpus.
-CXX=clang++-14 cmake -S "$root" -B "$root/build/fuzz" -G Ninja -DANTHRO_FUZZ=ON -DANTHRO_BUILD_GUI=OFF >/dev/null
-cmake --build "$root/build/fuzz" --target fuzz
-run_ctest "$root/build/fuzz" -R '^fuzz_' -j2
+# One clang tree for the sanitizers and the fuzz targets, so core is compiled twice in all, not
+# three times. -O0 with line tables: the sanitizers' reports keep file and line.
+sanitize=build/sanitize
+phase "build $sanitize (clang, ASan+UBSan)" env CXX=clang++-14 bash "$root/installer/build.sh" $sanitize \
+  -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -gline-tables-only" -DANTHRO_FUZZ=ON -DANTHRO_BUILD_GUI=ON
+# Less `timing` (promised in optimised builds) and `scale` (docs/testing.md lists those suites).
+phase "ctest $sanitize" run_ctest "$root/$sanitize" --label-exclude 'timing|scale|fuzz' -j2 || true
+# The libFuzzer targets, each run 20 s from its seeds in tests/fuzz/corpus.
+phase "fuzz targets" run_ctest "$root/$sanitize" --label-regex fuzz -j2 || true
+
+exit "$failed"

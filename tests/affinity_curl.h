@@ -3,10 +3,13 @@
 // was really sent and received.
 #pragma once
 
+#include <QFloat16>
 #include <QProcess>
+#include <QProcessEnvironment>
+#include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <map>
 #include <nlohmann/json.hpp>

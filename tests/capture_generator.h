@@ -3,7 +3,8 @@
 // ones), and lab anthro-v1 connections sealed with the vector conversation's keys.
 #pragma once
 
-#include <QtTest>
+#include <QFloat16>
+#include <QTest>
 
 #include <optional>
 #include <string>

@@ -1,7 +1,8 @@
 // A capture file's index, loaded whole: what the index suites read rows and details from.
 #pragma once
 
-#include <QtTest>
+#include <QFloat16>
+#include <QTest>
 
 #include <memory>
 

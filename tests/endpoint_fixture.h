@@ -1,8 +1,9 @@
 // A local endpoint for a test, with its credentials in a private temporary data directory.
 #pragma once
 
+#include <QFloat16>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <memory>
 

@@ -3,7 +3,8 @@
 #pragma once
 
 #include <QElapsedTimer>
-#include <QtTest>
+#include <QFloat16>
+#include <QTest>
 
 #include <atomic>
 #include <string>

@@ -2,7 +2,8 @@
 // ANTHRO_PROFILES_VECTORS defined.
 #pragma once
 
-#include <QtTest>
+#include <QFloat16>
+#include <QTest>
 
 #include <string>
 

@@ -2,7 +2,10 @@
 // compared in constant time; the HTTP baseline's x-api-key and Authorization: Bearer headers.
 // A key anywhere else does not count, a key given twice is refused, escapes are read as JSON
 // reads them. And the redaction of spec §5 still finds api_key in every one of these shapes.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include "protocol/describe.h"
 #include "raw_peer.h"

@@ -1,5 +1,13 @@
 // The bench against the local endpoint: closed and open loop, retries, records.
-#include <QtTest>
+#include <QFloat16>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QObject>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <atomic>
 

@@ -1,5 +1,7 @@
 // Spec §2 against the vectors: blob fields both ways, and every negative with its reason.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include "protocol/blob.h"
 #include "vectors.h"

@@ -1,7 +1,20 @@
 // Captures as anthro-v1 traffic: the vector pcap with either kind of key, keys embedded in a
 // pcapng, and a live lab session captured by tcpdump agreeing with the session's own timing.
+#include <QByteArray>
+#include <QDeadlineTimer>
+#include <QFloat16>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QRegularExpression>
+#include <QRegularExpressionMatch>
+#include <QStandardPaths>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <csignal>
 #include <random>

@@ -1,8 +1,14 @@
 // Capture files (pcap, pcapng) read and written, and packets decoded down to TCP.
+#include <QByteArray>
+#include <QFile>
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <fstream>
 

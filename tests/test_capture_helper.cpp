@@ -2,7 +2,18 @@
 // hostile arguments refused, capabilities gone once the interface is open, pcapng on stdout
 // ending with its statistics, stopped by end of stdin or SIGTERM; run_live_capture naming
 // where it looked for a missing helper and the setcap command for a helper without capabilities.
-#include <QtTest>
+#include <QByteArray>
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>

@@ -2,7 +2,9 @@
 // with their replies, chunked and content-length bodies, interim and body-less replies, closes,
 // each exchange timed from the bytes' arrival times; and hostile bytes that must end in a named
 // error, never a crash or unbounded memory.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include <random>
 

@@ -1,7 +1,11 @@
 // The capture index a GUI pages through: rows and decoded bytes in temporary files, details on
 // demand, filters, secrets masked in the bytes, rows readable while it loads, cancellation.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
 
+#include <random>
 #include <thread>
 
 #include "capture_index_loaded.h"

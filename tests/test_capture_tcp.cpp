@@ -1,7 +1,10 @@
 // TCP reassembly through real capture files: the vector conversation rewritten by a small
 // generator with reordering, retransmissions, a lost segment, bad checksums and a zero
 // window, then analysed as a user would.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <algorithm>
 #include <filesystem>

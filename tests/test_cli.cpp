@@ -1,10 +1,30 @@
 // anthro-wb as scripts use it: the listening lines, the JSON of cli.md, and exit codes.
+#include <QByteArray>
+#include <QDir>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QMap>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
+#include <QTemporaryDir>
+#include <QtEndian>
+#include <QTest>
 
 #include <unistd.h>
 
 #include <csignal>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -360,6 +380,13 @@ class TestCli : public QObject {
         std::string name = o.next().captured(1).toStdString();
         bool found = false;
         for (const auto& opt : spec->options) found |= opt.name == name;
+        // cli.md runs ahead of the code for these: each must still be missing, since an arrival is
+        // an XPASS, which fails, so the list shrinks as they land.
+        static const std::map<std::string, std::string> not_yet_built{
+            {"endpoint --replay", "replaying a captured incident as an endpoint: an open issue"},
+            {"diagnose --threads", "analysis on a chosen number of cores: an open issue"}};
+        if (auto gap = not_yet_built.find(command + " " + name); gap != not_yet_built.end())
+          QEXPECT_FAIL("", gap->second.c_str(), Continue);
         QVERIFY2(found, (command + " lacks " + name + ", documented in cli.md").c_str());
         ++checked;
       }

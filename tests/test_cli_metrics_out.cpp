@@ -1,8 +1,16 @@
 // anthro-wb's figures out to Prometheus as a CI job sends them: bench, diagnose and rollout
 // write node_exporter's textfile collector format (--metrics-file) and push to Debian's real
 // Pushgateway (--pushgateway); both read back by Prometheus's own Python parser, never by ours.
+#include <QByteArray>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <map>
 #include <memory>

@@ -1,7 +1,14 @@
 // The checklist as data, thresholds, verdict rules on hand-made observations, the system
 // probes on fake /sys and /proc trees, and `anthro-wb diagnose` with bad input.
+#include <QByteArray>
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <fstream>
 #include <set>

@@ -1,7 +1,13 @@
 // The local endpoint and the session client over real sockets: TLS with ALPN and the
 // extension, the preface fallback, lab mode, the HTTP baseline, timing, and the key log.
+#include <QFile>
+#include <QFileInfo>
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <cmath>
 #include <numeric>

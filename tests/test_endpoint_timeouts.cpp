@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include <QElapsedTimer>
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 #include <thread>
 
 #include "endpoint_fixture.h"

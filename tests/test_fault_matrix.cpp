@@ -1,7 +1,13 @@
 // The fault matrix of checklists.md: for every endpoint fault and every client fault, a short
 // diagnosis flags exactly the mapped item and no other; a clean run flags none. Each case runs
 // live, and again from a capture of the same workload on lo, diagnosed from the pcapng alone.
-#include <QtTest>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <set>
 #include <thread>

@@ -1,5 +1,8 @@
 // One test per endpoint fault (checklists.md): the client observes exactly what it should.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
+#include <QThread>
 
 #include <atomic>
 

@@ -1,6 +1,8 @@
 // Spec §4 and §5 against the vectors: every frame in both suites, every negative with its
 // reason (through the one-shot check and through the stream decoder), and the body cases.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include "protocol/body.h"
 #include "protocol/stream_decoder.h"

@@ -1,6 +1,8 @@
 // The endpoint under garbage and misbehaving peers: it answers what the spec says, closes
 // what it must, and keeps serving everyone else.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 #include <random>
 #include <set>
 

@@ -1,6 +1,8 @@
 // The HTTP baseline's bodies (spec §9): WHATWG server-sent events, the Messages API and
 // OpenAI-compatible chat completions, from the writers through the parser to the readers.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include <nlohmann/json.hpp>
 

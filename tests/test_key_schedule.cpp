@@ -1,5 +1,9 @@
 // Spec §3 and §7 against the vectors: X25519, HKDF, frame keys, key log lines, PEM keys.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -3,7 +3,9 @@
 // negative refused with its reason in the spec's order, the SessionToken (issue, tamper, expiry,
 // clock skew, the resume's reissue), where resending starts, and the splitter fed the
 // conversation cut at every byte and hostile bytes that must end in frames or a reason.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include <random>
 #include <set>

@@ -4,7 +4,9 @@
 // connections link into one session by the token the resume presented, nothing lost or repeated.
 // With lz-resume-skip the frame skipped is named by its sequence id, the same from the capture as
 // live. Hostile bytes end a direction's reading with the spec's refusal, never a crash.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include <random>
 #include <tuple>

@@ -4,7 +4,10 @@
 // same text as an uncut run (and as the simulated model's own text); a client whose clock runs
 // 1 s ahead has its resume refused with TERMINATE clock-skew; a damaged frame is answered by
 // TERMINATE checksum and a close.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include "endpoint_fixture.h"
 #include "layerzero/client.h"

@@ -4,7 +4,11 @@
 // type, sequence id, offset and decoded fields; the SessionToken's bytes masked and named by a
 // fingerprint. A damaged CRC byte is a refused row saying `checksum`; an unknown type, a frame
 // cut off, and random bytes are rows or nothing, never a crash.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <sodium.h>
 

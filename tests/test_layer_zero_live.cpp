@@ -3,7 +3,11 @@
 // Layer Zero session recorded as a request, one token per MODEL_OUTPUT, TTFT from the USER_INPUT
 // the ACK released; a cut connection is resumed inside one request; a cancel ends the session
 // with TERMINATE normal; the local endpoint's certificate is trusted without flags.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QRegularExpression>
+#include <QString>
+#include <QTest>
 
 #include <mutex>
 

@@ -4,7 +4,10 @@
 // expired and tampered resumes are refused with their TERMINATE, every negative frame ends the
 // connection with its reason, repeats are counted and not delivered, backpressure cuts chunks
 // only under 0x10, heartbeats keep their cadence and tool results count only within budget × 0.8.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include <random>
 

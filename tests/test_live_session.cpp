@@ -2,7 +2,10 @@
 // and one at the end, cancel() mid-stream and before the first token (a real CANCEL on
 // anthro-v1, a closed connection on HTTP), each token's arrival time, and a destructor that
 // does not hang.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include <atomic>
 #include <future>

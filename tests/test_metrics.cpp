@@ -1,6 +1,15 @@
 // Timing figures of spec §6: exact percentiles (numpy's default), per-request figures from
 // event times, other tools' conventions, and SLO parsing and judging.
-#include <QtTest>
+#include <QByteArray>
+#include <QDir>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,6 +1,10 @@
 // The simulated model and the fault catalogue: deterministic text, max_tokens capping, UTF-8
 // content, the timing split, and fault decisions that hit their rates.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,10 @@
 // The profile registry (core/profile): lookups by ALPN id, scheme and name; recognition of real
 // first bytes (the vector conversation's preface, a live client's request line, seed 004's
 // headers) and of garbage and truncated bytes; captures dissected through it.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <algorithm>
 #include <random>

@@ -1,6 +1,8 @@
 // Property tests: random frames round-trip in both suites, and 100,000 random mutations of
 // valid frames and blobs are each refused with a reason or decode to exactly what was sealed.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include <random>
 

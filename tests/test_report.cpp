@@ -1,7 +1,13 @@
 // The report model and the text renderers (core, no Qt drawing): every result kind builds,
 // verdicts and remedies land where a reader looks, secrets are redacted by parsing wherever they
 // hide, big results are capped, and bad result files are refused by name.
-#include <QtTest>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <nlohmann/json.hpp>
 

@@ -2,11 +2,23 @@
 // format, the content checked — HTML parsed (no external reference, every verdict, its SVG
 // charts), the PDF's text (pdftotext) holding every verdict, the Markdown's PNGs present — and
 // a run with an API key, a key log and a PEM key leaving none of their bytes in any output.
+#include <QByteArray>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFloat16>
+#include <QIODevice>
+#include <QList>
+#include <QObject>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
+#include <QUrl>
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,15 @@
 // (Debian's python3-jsonschema). Each schema must also reject the same document broken — a
 // required field removed, a field of the wrong type, another kind or schema_version — so that
 // it is not vacuous.
+#include <QByteArray>
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <memory>
 #include <optional>

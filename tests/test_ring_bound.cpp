@@ -2,7 +2,9 @@
 // frame whose 16 + payload_length exceeds it." A client offering the minimum ring (64 KiB)
 // and asking for replies longer than that: every frame the endpoint sends is decoded and
 // measured, the streamed text is whole, a non-streamed reply that cannot fit is ERROR 413.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include "model/simulated_model.h"
 #include "raw_peer.h"

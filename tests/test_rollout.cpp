@@ -1,8 +1,15 @@
 // Rollout rehearsals on live endpoints: each fault the plan guards against fails its stage, thin
 // data pauses with the trials still needed, results survive JSON and resume, the rollback leaves
 // no socket behind, and the CLI's exit codes and messages are cli.md's.
+#include <QByteArray>
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -1,8 +1,14 @@
 // The rollout judge's statistics against independent values: SciPy (Debian's python3-scipy),
 // computed in the same run from the same samples, and the figures the issue and checklists.md
 // state. No expected value comes from this code.
+#include <QByteArray>
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
+#include <QTest>
 
 #include <random>
 

@@ -2,7 +2,10 @@
 // candidate fails, a candidate worse only in its tail fails where a median-only judge passes,
 // and a GPU context wait fails its checklist gate. Verdicts rest on timing: Release only
 // (label "timing").
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include "endpoint_fixture.h"
 #include "rollout/rollout.h"

@@ -3,9 +3,18 @@
 // schemas are spelled (key order, set order, 3 against 3.0, "string" against ["string"]), nested
 // properties, items and combinators, `$ref` never followed, hostile documents refused with the
 // file and the path, and `anthro-wb lint-schema` end to end: exit codes, the table and the JSON.
+#include <QByteArray>
+#include <QChar>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QList>
+#include <QObject>
 #include <QProcess>
+#include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <tuple>

@@ -3,10 +3,13 @@
 // real sockets through curl — the session headers, the response's Context-Hash, the token
 // counts in chunk extensions and the trailer, 409 with a new id after a collection, 400 with
 // the expected hash, and the /metrics gauges.
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QString>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 

@@ -1,6 +1,9 @@
 // The incremental decoder on the vector conversation: whole, byte by byte, in random chunks,
 // with key log or server key, and on broken streams.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include <random>
 

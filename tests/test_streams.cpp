@@ -1,5 +1,7 @@
 // Stream-id rules, token-index order, and what a live peer does after each refusal.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include "protocol/frame.h"
 #include "protocol/streams.h"

@@ -1,6 +1,8 @@
 // TCP reassembly: in-order and reordered delivery, retransmissions, wrap-around, gaps, snaplen,
 // keep-alives, windows, duplicate ACKs, FIN/RST, the memory bound and 4-tuple reuse.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include <algorithm>
 #include <deque>

@@ -1,7 +1,11 @@
 // Passive TLS decryption: real TLS 1.3 and 1.2 connections made in memory with OpenSSL (two SSL
 // objects joined by memory BIOs, NSS key log from the keylog callback), recorded per direction
 // and fed to TlsDecoder whole, a byte at a time and in random pieces.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <openssl/evp.h>
 #include <openssl/ssl.h>

@@ -3,7 +3,9 @@
 // incremental decoder given each body cut at every byte, encode→decode round trips, and random
 // garbage, which must decode or be refused with a reason, never crash; then what a server makes
 // of a request's headers, its contexts' lifetime and its vocabulary.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QTest>
 
 #include <algorithm>
 #include <random>

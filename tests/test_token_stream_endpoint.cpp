@@ -3,9 +3,11 @@
 // text the JSON API gives for the same request; GET /v1/vocab names them; the header table's
 // 400s and 401s; the ts-degraded fault's marker with its header or trailer; 429 Retry-After in
 // milliseconds (quota above 1000, GPU memory at or below); the keep-alive request; off by default.
+#include <QFloat16>
+#include <QObject>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "affinity_curl.h"
 #include "capture/analysis.h"

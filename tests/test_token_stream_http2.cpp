@@ -5,9 +5,16 @@
 // Then such a session captured on lo with curl's key log: the decoder's decrypted bytes and each
 // stream's DATA payloads agree with tshark's for the same file and key log, and the records the
 // capture gives (HttpReplyRecorder, as HTTP/1.1's) carry the ids tshark's bytes hold.
+#include <QByteArray>
+#include <QFloat16>
+#include <QList>
+#include <QObject>
 #include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "affinity_curl.h"
 #include "capture/analysis.h"

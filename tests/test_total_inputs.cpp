@@ -7,8 +7,24 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <QByteArray>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <QJsonValue>
+#include <QList>
+#include <QObject>
 #include <QProcess>
-#include <QtTest>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <thread>
 

@@ -1,7 +1,10 @@
 // WriteQueue over a real TLS connection on loopback: writes the socket takes at once go out in
 // the sender's turn (send_now), the rest are finished by the queue's writer, and the peer reads
 // every byte in order either way — also when OpenSSL holds half a record when the socket filled.
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include <cstring>
 

@@ -11,6 +11,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Debian's interpreter, with the python3-* modules installer/deps.sh installs (cryptography); a
+# `python3` earlier on PATH (pyenv) may lack them.
+python3() { /usr/bin/python3 "$@"; }
 
 # Wireshark ignores WIRESHARK_PLUGIN_DIR and the personal plugin folder when it runs with
 # privileges, and root counts (wsutil's started_with_special_privs), so under root tshark runs as

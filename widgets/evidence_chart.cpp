@@ -8,14 +8,12 @@
 #include <cmath>
 
 #include "chart_items.h"  // writePlot; qcustomplot.h is in this translation unit anyway
+#include "chart_math.h"  // mix
 
 namespace anthro::widgets {
 namespace {
 
-QColor mix(const QColor& a, const QColor& b, double t) {
-  return QColor::fromRgbF(a.redF() + (b.redF() - a.redF()) * t, a.greenF() + (b.greenF() - a.greenF()) * t,
-                          a.blueF() + (b.blueF() - a.blueF()) * t);
-}
+using chart_detail::mix;
 
 // Bins for n samples: about √n, kept readable.
 int bin_count(std::size_t n) { return std::clamp(static_cast<int>(std::sqrt(static_cast<double>(n))), 5, 40); }

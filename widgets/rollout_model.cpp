@@ -124,7 +124,7 @@ std::optional<double> parse_number(QString text) {
   return v * scale;
 }
 
-QString number(double v) { return QString::number(v, 'g', 10); }
+QString exact_number(double v) { return QString::number(v, 'g', 10); }
 
 }  // namespace
 
@@ -229,7 +229,7 @@ QString RolloutModel::problemAt(std::size_t s, std::optional<std::size_t> g, int
   const QString where = tr("stage %1 (%2)").arg(s + 1).arg(QString::fromStdString(stage.name));
   if (!g) {
     if (column == SplitColumn && !(stage.split >= 0 && stage.split <= 1))
-      return tr("%1: split must be a fraction from 0 to 1, not %2").arg(where, number(stage.split));
+      return tr("%1: split must be a fraction from 0 to 1, not %2").arg(where, exact_number(stage.split));
     if (column == RequestsColumn && stage.requests < 1) return tr("%1: requests must be at least 1").arg(where);
     return {};
   }
@@ -237,13 +237,13 @@ QString RolloutModel::problemAt(std::size_t s, std::optional<std::size_t> g, int
   if (column != ThresholdColumn) return {};
   const QString at = tr("%1, gate %2").arg(where, QString::fromStdString(gate.id));
   if (gate.comparison == GateCompare::NotWorse && gate.margin && !(*gate.margin >= 0))
-    return tr("%1: margin must be 0 or more, not %2").arg(at, number(*gate.margin));
+    return tr("%1: margin must be 0 or more, not %2").arg(at, exact_number(*gate.margin));
   if (!has_threshold(gate) || !gate.threshold) return {};
   const double t = *gate.threshold;
   if (value_kind(gate.metric) == ValueKind::Fraction && !(t >= 0 && t <= 1))
-    return tr("%1: threshold must be a rate from 0 to 1, not %2").arg(at, number(t));
+    return tr("%1: threshold must be a rate from 0 to 1, not %2").arg(at, exact_number(t));
   if (value_kind(gate.metric) != ValueKind::Fraction && !(t > 0))
-    return tr("%1: threshold must be above 0, not %2").arg(at, number(t));
+    return tr("%1: threshold must be above 0, not %2").arg(at, exact_number(t));
   return {};
 }
 
@@ -294,7 +294,7 @@ QVariant RolloutModel::stageData(std::size_t s, int column, int role) const {
   }
   const QString problem = problemAt(s, std::nullopt, column);
   if (role == Qt::BackgroundRole && !problem.isEmpty()) return QColor(0xd0, 0x3a, 0x3a, 70);
-  if (role == Qt::EditRole && column == SplitColumn) return number(stage.split);
+  if (role == Qt::EditRole && column == SplitColumn) return exact_number(stage.split);
   if (role == Qt::EditRole && column == RequestsColumn) return QString::number(stage.requests);
   if (role == Qt::ToolTipRole) {
     if (!problem.isEmpty()) return problem;
@@ -356,8 +356,8 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
   const QString problem = problemAt(s, g, column);
   if (role == Qt::BackgroundRole && !problem.isEmpty()) return QColor(0xd0, 0x3a, 0x3a, 70);
   if (role == Qt::EditRole && column == ThresholdColumn) {
-    if (gate.comparison == GateCompare::NotWorse && gate.margin) return number(*gate.margin);
-    if (gate.threshold) return number(*gate.threshold);
+    if (gate.comparison == GateCompare::NotWorse && gate.margin) return exact_number(*gate.margin);
+    if (gate.threshold) return exact_number(*gate.threshold);
     return {};
   }
   if (role == Qt::ToolTipRole) {

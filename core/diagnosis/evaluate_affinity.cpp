@@ -20,11 +20,7 @@ std::vector<std::size_t> affinity_requests(const Observations& o) {
   return out;
 }
 
-const AffinityExchange& exchange(const Observations& o, std::size_t i) { return *o.requests[i].result.affinity; }
-bool answered_ok(const Observations& o, std::size_t i) {
-  const RequestResult& r = o.requests[i].result;
-  return r.end == RequestEnd::Response && !r.error_code;
-}
+const AffinityExchange& affinity_of(const Observations& o, std::size_t i) { return *o.requests[i].result.affinity; }
 
 // A request sent again under a session id that a 409 had already replaced: the client kept
 // the old id, and every resend is answered 409 again.
@@ -33,7 +29,7 @@ void loop_409(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   auto requests = affinity_requests(o);
   std::map<std::string, double> migrated;  // session id → when the first request answered 409 was written
   for (std::size_t i : requests) {
-    const auto& x = exchange(o, i);
+    const auto& x = affinity_of(o, i);
     if (o.requests[i].result.error_code == 409 && x.session_id_sent) {
       double t = o.requests[i].result.timeline.request_written;
       auto [it, fresh] = migrated.emplace(*x.session_id_sent, t);
@@ -43,7 +39,7 @@ void loop_409(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   std::size_t loops = 0;
   std::vector<EvidenceRef> refs;
   for (std::size_t i : requests) {
-    const auto& x = exchange(o, i);
+    const auto& x = affinity_of(o, i);
     auto it = x.session_id_sent ? migrated.find(*x.session_id_sent) : migrated.end();
     if (it == migrated.end() || o.requests[i].result.timeline.request_written <= it->second) continue;
     ++loops;
@@ -62,9 +58,8 @@ void hash_mismatch(const ChecklistItem& item, const Observations& o, ItemResult&
   std::size_t n = 0, refused = 0, disagree = 0;
   std::vector<EvidenceRef> refs;
   for (std::size_t i : affinity_requests(o)) {
-    const auto& x = exchange(o, i);
-    bool answered = o.requests[i].result.end == RequestEnd::Response || o.requests[i].result.error_code;
-    if (!answered) continue;
+    const auto& x = affinity_of(o, i);
+    if (!answered(o, i)) continue;
     ++n;
     bool bad_request = o.requests[i].result.error_code == 400 && x.error_type == "invalid_context_hash";
     bool bad_reply = x.context_hash_agrees == false;
@@ -91,7 +86,7 @@ void slot_gc_ttft(const ChecklistItem& item, const Observations& o, ItemResult& 
   for (std::size_t i : affinity_requests(o)) {
     const auto& ttft = o.requests[i].result.figures.ttft_ms;
     if (!answered_ok(o, i) || !ttft) continue;
-    if (exchange(o, i).session_id_sent) continuing.push_back(*ttft);
+    if (affinity_of(o, i).session_id_sent) continuing.push_back(*ttft);
     else {
       opening.push_back(*ttft);
       refs.push_back(ref_of(o, i, *ttft));
@@ -118,7 +113,7 @@ void header_dropped(const ChecklistItem& item, const Observations& o, ItemResult
   for (std::size_t i : affinity_requests(o)) {
     if (!answered_ok(o, i)) continue;
     ++n;
-    const auto& x = exchange(o, i);
+    const auto& x = affinity_of(o, i);
     bool lost = !x.session_id;
     bool other = x.session_id && x.session_id_sent && *x.session_id != *x.session_id_sent;
     missing += lost;
@@ -142,7 +137,7 @@ void token_count_misparse(const ChecklistItem& item, const Observations& o, Item
   std::string example;
   std::vector<EvidenceRef> refs;
   for (std::size_t i : affinity_requests(o)) {
-    const auto& x = exchange(o, i);
+    const auto& x = affinity_of(o, i);
     if (!answered_ok(o, i) || (!x.chunk_token_count && !x.trailer_token_count)) continue;
     ++n;
     std::uint64_t tokens = o.requests[i].result.figures.tokens;
@@ -173,7 +168,7 @@ void session_id_shared(const ChecklistItem& item, const Observations& o, ItemRes
   std::map<std::string, std::vector<Use>> uses;
   std::size_t n = 0;
   for (std::size_t i : affinity_requests(o)) {
-    const auto& x = exchange(o, i);
+    const auto& x = affinity_of(o, i);
     const auto& t = o.requests[i].result.timeline;
     if (!x.session_id_sent || !t.end) continue;
     ++n;

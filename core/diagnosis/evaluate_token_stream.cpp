@@ -17,15 +17,7 @@ std::vector<std::size_t> token_stream_requests(const Observations& o) {
   return out;
 }
 
-const TokenStreamExchange& exchange(const Observations& o, std::size_t i) { return *o.requests[i].result.token_stream; }
-bool answered(const Observations& o, std::size_t i) {
-  const RequestResult& r = o.requests[i].result;
-  return r.end == RequestEnd::Response || r.error_code;
-}
-bool answered_ok(const Observations& o, std::size_t i) {
-  const RequestResult& r = o.requests[i].result;
-  return r.end == RequestEnd::Response && !r.error_code;
-}
+const TokenStreamExchange& token_stream_of(const Observations& o, std::size_t i) { return *o.requests[i].result.token_stream; }
 
 // Requests whose given header the profile refuses, and how many of them the server answered
 // with a 400 or 401; `fields` are the headers the item is about.
@@ -39,7 +31,7 @@ HeaderFaults header_faults(const Observations& o, std::initializer_list<TokenStr
   for (std::size_t i : token_stream_requests(o)) {
     if (!answered(o, i)) continue;
     ++h.n;
-    const auto& x = exchange(o, i);
+    const auto& x = token_stream_of(o, i);
     if (std::find(fields.begin(), fields.end(), x.request_fault) == fields.end()) continue;
     ++h.faulty;
     int code = o.requests[i].result.error_code.value_or(200);
@@ -84,7 +76,7 @@ void text_decoding(const ChecklistItem& item, const Observations& o, ItemResult&
   for (std::size_t i : token_stream_requests(o)) {
     if (!answered_ok(o, i)) continue;
     ++n;
-    if (!exchange(o, i).text_decoding_reported) continue;
+    if (!token_stream_of(o, i).text_decoding_reported) continue;
     ++reported;
     refs.push_back(ref_of(o, i));
   }
@@ -106,7 +98,7 @@ void quota_429(const ChecklistItem& item, const Observations& o, ItemResult& r) 
   for (std::size_t i : token_stream_requests(o)) {
     if (!answered(o, i)) continue;
     ++n;
-    const auto& wait = exchange(o, i).retry_after_ms;
+    const auto& wait = token_stream_of(o, i).retry_after_ms;
     if (!wait || o.requests[i].result.error_code != 429) continue;
     if (classify_retry_after_ms(*wait) != TokenStreamRetryCause::Quota) {
       ++congestion;
@@ -135,7 +127,7 @@ void degraded_rate(const ChecklistItem& item, const Observations& o, ItemResult&
   for (std::size_t i : token_stream_requests(o)) {
     if (!answered_ok(o, i)) continue;
     ++n;
-    const auto& x = exchange(o, i);
+    const auto& x = token_stream_of(o, i);
     if (!x.degraded_at) continue;
     ++degraded;
     unannounced += !x.backpressure_announced;

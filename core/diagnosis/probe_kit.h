@@ -84,6 +84,15 @@ class Judge {
 using Probe = std::function<void(const ChecklistItem&, const Observations&, ItemResult&)>;
 
 inline bool ordinary(const ObservedRequest& q) { return !q.result.probe && q.result.timeline.request_written > 0; }
+// Request i got its answer: a RESPONSE, or an error; answered_ok, a RESPONSE and no error.
+inline bool answered(const Observations& o, std::size_t i) {
+  const RequestResult& r = o.requests[i].result;
+  return r.end == RequestEnd::Response || r.error_code;
+}
+inline bool answered_ok(const Observations& o, std::size_t i) {
+  const RequestResult& r = o.requests[i].result;
+  return r.end == RequestEnd::Response && !r.error_code;
+}
 
 inline EvidenceRef ref_of(const Observations& o, std::size_t index, std::optional<double> value = std::nullopt) {
   const ObservedRequest& q = o.requests[index];

@@ -19,7 +19,6 @@ using namespace net;
 
 namespace {
 
-constexpr std::size_t kBodyLimit = 4 << 20;          // as HTTP/1.1's
 constexpr std::size_t kMaxHeaderBytes = 64 << 10;    // one request's fields, names and values
 constexpr std::uint32_t kMaxConcurrentStreams = 100;
 constexpr std::size_t kWriteHighWater = 1 << 20;     // queued bytes a streamed reply waits below
@@ -29,7 +28,7 @@ struct H2Stream {
   std::int32_t id = 0;
   HttpRequest request;
   std::size_t header_bytes = 0;
-  bool too_big = false;      // the body passed kBodyLimit: answered 413
+  bool too_big = false;      // the body passed kHttpBodyLimit: answered 413
   std::string pending;       // body bytes nghttp2 has not taken yet
   bool body_done = false;    // the reply's body is complete
   ReplyHeaders trailers;     // sent as trailing HEADERS once the body is out
@@ -173,7 +172,7 @@ class Http2Connection {
                            std::size_t len, void*) {
     auto* s = static_cast<H2Stream*>(nghttp2_session_get_stream_user_data(session, stream_id));
     if (!s || s->too_big) return 0;
-    if (s->request.body.size() + len > kBodyLimit) {
+    if (s->request.body.size() + len > kHttpBodyLimit) {
       s->too_big = true;
       s->request.body.clear();
       return 0;
@@ -305,7 +304,7 @@ awaitable<void> Http2Connection::answer(std::shared_ptr<H2Stream> s) {
   std::optional<std::string> failure;
   ReplyHeaders none;  // (a named variable: GCC 12 miscompiles a braced list inside co_await)
   if (s->too_big) {
-    co_await out.respond(413, "text/plain", "request body larger than " + std::to_string(kBodyLimit) + " bytes\n", none);
+    co_await out.respond(413, "text/plain", "request body larger than " + std::to_string(kHttpBodyLimit) + " bytes\n", none);
   } else if (admission_ == Admission::Refuse) {
     co_await refuse_http_request(s->request, state_, out);
     nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_NO_ERROR, nullptr, 0);

@@ -21,8 +21,6 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 namespace {
 
-constexpr std::size_t kBodyLimit = 4 << 20;
-
 enum class Api { Messages, ChatCompletions };
 
 // Seed 004's session affinity on a served request: its session, and the messages its
@@ -471,7 +469,7 @@ class HttpConnection {
     if (admission == Admission::Refuse) timeouts.head_s = timeouts.body_s = refusal_timeout_s(state_.config);
     for (;;) {
       out_.next_request();
-      auto read = co_await read_http_request(stream_, pending, kBodyLimit, timeouts);
+      auto read = co_await read_http_request(stream_, pending, kHttpBodyLimit, timeouts);
       if (auto* failure = std::get_if<ReadFailure>(&read)) {
         if (failure->timed_out) ++state_.counters.timeouts;
         if (failure->status) co_await out_.send(http_response(failure->status, "text/plain", failure->detail + "\n"));

@@ -15,6 +15,9 @@ namespace anthro {
 
 struct ServerState;
 
+// The largest request body either HTTP version reads; a larger one is answered 413.
+inline constexpr std::size_t kHttpBodyLimit = 4 << 20;
+
 using ReplyHeaders = std::vector<std::pair<std::string, std::string>>;
 
 class ReplyWriter {

@@ -65,12 +65,6 @@ std::string length_detail(const FrameHeader& h, std::optional<Direction> dir) {
   return text + " breaks the table's length rule";
 }
 
-std::string sequence_detail(const FrameHeader& h, std::uint32_t previous) {
-  std::string text = "sequence_id " + std::to_string(h.sequence_id) + " on " + to_string(h.type);
-  if (is_session_frame(h.type)) return text + ", which carries 0";
-  return text + " after " + std::to_string(previous) + ", not " + std::to_string(std::uint64_t{previous} + 1);
-}
-
 std::optional<FrameRefusal> check_crc(ByteView frame, std::size_t body) {
   const std::uint32_t computed = crc32c(frame.first(body));
   const std::uint32_t carried = load_u32(frame.data() + body);
@@ -162,6 +156,12 @@ bool length_allowed(PayloadType type, ByteView payload, std::optional<Direction>
     case PayloadType::SessionAck: return n == kAckSize;
   }
   return false;
+}
+
+std::string sequence_detail(const FrameHeader& h, std::uint32_t previous) {
+  std::string text = "sequence_id " + std::to_string(h.sequence_id) + " on " + to_string(h.type);
+  if (is_session_frame(h.type)) return text + ", which carries 0";
+  return text + " after " + std::to_string(previous) + ", not " + std::to_string(std::uint64_t{previous} + 1);
 }
 
 bool sequence_allowed(const FrameHeader& header, std::uint32_t previous) {

@@ -95,6 +95,8 @@ bool length_allowed(PayloadType type, ByteView payload, std::optional<Direction>
 // Sequence rule: 0 for SESSION_INIT/ACK, else `previous` + 1 (data frames of a direction count
 // from 1 and continue across resumes, so `previous` is the last one received in it).
 bool sequence_allowed(const FrameHeader& header, std::uint32_t previous);
+// Why a frame breaks the sequence rule, for its refusal.
+std::string sequence_detail(const FrameHeader& h, std::uint32_t previous);
 
 struct DecodedFrame {
   DataFrame frame;

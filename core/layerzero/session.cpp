@@ -44,11 +44,6 @@ Event peer_terminated(const Terminate& t) {
   return e;
 }
 
-std::string sequence_detail(const FrameHeader& h, std::uint32_t previous) {
-  return std::string(to_string(h.type)) + " with sequence_id " + std::to_string(h.sequence_id) + " after " +
-         std::to_string(previous) + ", not " + std::to_string(std::uint64_t{previous} + 1);
-}
-
 std::string wrong_direction(const FrameHeader& h, const char* side) {
   return std::string("a ") + to_string(h.type) + " is not a frame the " + side + " takes";
 }

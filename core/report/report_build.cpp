@@ -163,10 +163,6 @@ ReportTable Builder::capped(ReportTable t) const {
 
 namespace {
 
-std::string str(const json& o, const char* key) {
-  return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-}
-
 Verdict verdict_of(const json& o, const char* key = "verdict") {
   return parse_verdict(str(o, key)).value_or(Verdict::Inconclusive);
 }

@@ -10,6 +10,11 @@ namespace anthro::report_detail {
 
 using nlohmann::json;
 
+// o[key] when o is an object holding a string there; else "".
+inline std::string str(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+}
+
 class Builder {
  public:
   Builder(const ReportOptions& options, ReportDocument& doc) : o_(options), doc_(doc) {}

@@ -8,10 +8,6 @@
 namespace anthro::report_detail {
 namespace {
 
-std::string str(const json& o, const char* key) {
-  return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-}
-
 std::optional<double> opt(const json& o, const char* key) {
   return o.is_object() && o.contains(key) && o[key].is_number() ? std::optional<double>(o[key].get<double>()) : std::nullopt;
 }

@@ -18,7 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 std::string error_key(const RequestResult& r) {
   if (!r.error) return {};
@@ -94,12 +93,12 @@ class Bench {
     auto c = std::make_shared<SessionClient>(config_.session, setup_);
     Link link{c, static_cast<unsigned>(result_.connection_log.size())};
     BenchConnection& log = result_.connection_log.emplace_back();
-    log.opened = now_s();
+    log.opened = steady_now_s();
     bool ok = co_await c->open();
     result_.connection_log[link.id].alpn = c->result().alpn;
     if (!ok) {
       result_.connection_log[link.id].error = c->result().error;
-      result_.connection_log[link.id].closed = now_s();
+      result_.connection_log[link.id].closed = steady_now_s();
       BenchRecord& rec = result_.records.emplace_back();
       rec.index = index;
       rec.start_s = elapsed();
@@ -116,7 +115,7 @@ class Bench {
   // A connection that cannot take another request.
   void drop(const Link& link) {
     link.client->close();
-    result_.connection_log[link.id].closed = now_s();
+    result_.connection_log[link.id].closed = steady_now_s();
   }
 
   RequestOptions options_for(std::uint64_t index, bool& cancel_requested) {

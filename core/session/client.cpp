@@ -20,7 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -139,7 +138,7 @@ void SessionClient::request_cancel(bool close_connection) {
     if (!close_connection) return;  // the REQUEST is being written: the loop sends CANCEL after it
   }
   if (anthro && !close_connection) return;  // nothing in flight, or CANCEL already sent
-  if (!anthro && current_) current_->cancel_sent(now_s());
+  if (!anthro && current_) current_->cancel_sent(steady_now_s());
   close_for_cancel();
 }
 
@@ -163,7 +162,7 @@ awaitable<bool> SessionClient::connect() {
   auto endpoints = co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
   if (ec) co_return fail("cannot resolve " + target_.host + ": " + ec.message());
   tcp::socket socket(ex);
-  double start = now_s();
+  double start = steady_now_s();
   connecting_ = &socket;  // for request_cancel(true)
   struct Done { tcp::socket*& p; ~Done() { p = nullptr; } } done{connecting_};
   for (const auto& entry : endpoints) {
@@ -171,15 +170,15 @@ awaitable<bool> SessionClient::connect() {
     socket = tcp::socket(ex);
     socket.open(entry.endpoint().protocol(), ec);
     if (config_.ring_kib) socket.set_option(asio::socket_base::receive_buffer_size(*config_.ring_kib * 1024), ec);
-    start = now_s();
+    start = steady_now_s();
     co_await socket.async_connect(entry.endpoint(), asio::redirect_error(use_awaitable, ec));
     if (!ec) break;
   }
   if (closed_for_cancel_) co_return fail("cancelled by the client while connecting");
   if (ec) co_return fail("cannot connect to " + target_.host + ":" + std::to_string(target_.port) + ": " + ec.message());
-  result_.connect_ms = (now_s() - start) * 1000.0;
+  result_.connect_ms = (steady_now_s() - start) * 1000.0;
   socket.set_option(tcp::no_delay(true), ec);
-  handshake_start_ = now_s();
+  handshake_start_ = steady_now_s();
   if (!target_.tls) {
     stream_ = make_plain_stream(std::move(socket));
     co_return true;
@@ -206,7 +205,7 @@ awaitable<bool> SessionClient::connect() {
   if (target_.kind == TargetKind::Anthro && result_.alpn != kAlpnAnthro)
     co_return fail("server selected " + (result_.alpn.empty() ? std::string("no ALPN") : "ALPN \"" + result_.alpn + "\"") +
                    " instead of anthro-v1");
-  result_.handshake_ms = (now_s() - handshake_start_) * 1000.0;
+  result_.handshake_ms = (steady_now_s() - handshake_start_) * 1000.0;
   if (result_.alpn == "h2") start_http2();
   co_return true;
 }
@@ -244,7 +243,7 @@ awaitable<bool> SessionClient::negotiate() {
     // No answer in the handshake (or lab mode): the preface, with the same offer bytes.
     Bytes preface(kPrefaceMagic.begin(), kPrefaceMagic.end());
     append(preface, ext_.offer);
-    if (!target_.tls) handshake_start_ = now_s();  // spec §6, lab: from the first preface byte sent
+    if (!target_.tls) handshake_start_ = steady_now_s();  // spec §6, lab: from the first preface byte sent
     bool sent = co_await write(preface);
     if (!sent) co_return fail("cannot send the preface: " + stream_->error().message());
     std::uint8_t in[kPrefaceSize];
@@ -266,7 +265,7 @@ awaitable<bool> SessionClient::negotiate() {
   negotiated_ = negotiated_from(answer_blob);
   keys_ = *keys;
   result_.suite = std::string(to_string(negotiated_.suite));
-  result_.handshake_ms = (now_s() - handshake_start_) * 1000.0;
+  result_.handshake_ms = (steady_now_s() - handshake_start_) * 1000.0;
   // A key log that cannot be written does not stop the session: the run reports it once.
   if (keylog_) keylog_->append(format_anthro_line(negotiated_.token, keys_));
   co_return true;

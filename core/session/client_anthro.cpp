@@ -7,12 +7,6 @@ namespace anthro {
 using namespace net;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
-
-}  // namespace
-
 RequestSpec SessionClient::request_spec(const RequestOptions& options) const {
   RequestSpec spec;
   spec.model = config_.model;
@@ -73,7 +67,7 @@ Bytes SessionClient::seal_cancel(InFlight& f) {
   f.cancel_sent = true;
   Bytes frame = seal_frame(f.c2s, FrameType::Cancel, f.flags, negotiated_.token, nonces_.next(),
                            encode_cancel(f.r.stream_id, CancelReason::User));
-  f.rec.cancel_sent(now_s());  // as the write starts, like the REQUEST
+  f.rec.cancel_sent(steady_now_s());  // as the write starts, like the REQUEST
   return frame;
 }
 
@@ -90,7 +84,7 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
   struct Clear { InFlight*& p; ~Clear() { p = nullptr; } } clear_in_flight{in_flight_};
   // Stamped as the write starts: Asio writes a small message within the call, but resumes
   // this coroutine only when the loop comes round, which under load is later.
-  rec.request_sent(now_s(), {options.metadata_json ? probe_of_metadata(*options.metadata_json) : std::nullopt,
+  rec.request_sent(steady_now_s(), {options.metadata_json ? probe_of_metadata(*options.metadata_json) : std::nullopt,
                             spec.max_tokens});
   bool sent = co_await write(frame);
   if (!sent) {
@@ -134,7 +128,7 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
     in_flight.reading = true;
     std::size_t n = co_await read_some(buf.data(), buf.size());
     in_flight.reading = false;
-    double t = now_s();  // stamped at the socket read, before any parsing
+    double t = steady_now_s();  // stamped at the socket read, before any parsing
     if (n) {
       rec.first_byte(t);
       note_ring(r, n);
@@ -145,9 +139,9 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
       else rec.ended(RequestEnd::ConnectionClosed, "connection closed before RESPONSE" + stream_error());
       co_return false;
     }
-    double decode_start = now_s();
+    double decode_start = steady_now_s();
     decoder.feed(ByteView(buf.data(), n), t);
-    double decode_ms = (now_s() - decode_start) * 1000 / std::max<std::size_t>(events.size(), 1);  // decrypt + verify, per frame
+    double decode_ms = (steady_now_s() - decode_start) * 1000 / std::max<std::size_t>(events.size(), 1);  // decrypt + verify, per frame
     r.frame_decode_ms.insert(r.frame_decode_ms.end(), events.size(), static_cast<float>(decode_ms));
     for (auto& e : events) {
       if (e.refusal) {

@@ -13,8 +13,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
-
 // An HTTP/1.1 request: its line, the fields, the body.
 std::string http1_request(std::string_view method, std::string_view path, const HttpFields& fields, std::string_view body) {
   std::string out = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\n";
@@ -142,7 +140,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     x.context_id = config_.token_stream_context_id;
     x.request_fault = admit_token_stream_request(token_stream_headers(), std::nullopt).refused_field;
   }
-  rec.request_sent(now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
+  rec.request_sent(steady_now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);
   bool sent = co_await write(as_bytes(http1_request("POST", target_.path, fields, body)));
   if (!sent) {
@@ -160,7 +158,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   std::uint8_t buf[16384];
   while (!response.done()) {
     std::size_t n = co_await read_some(buf, sizeof buf);
-    t = now_s();  // stamped at the socket read, before any parsing
+    t = steady_now_s();  // stamped at the socket read, before any parsing
     if (n == 0) {
       if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
       else rec.ended(RequestEnd::ConnectionClosed, "connection closed before the response ended" + stream_error());
@@ -194,7 +192,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
 bool SessionClient::closed_at_cancel_point(RequestRecorder& rec, const RequestOptions& options) {
   if (!options.cancel_after_tokens || rec.tokens_seen() < *options.cancel_after_tokens) return false;
   // HTTP has no CANCEL frame: closing the connection is how a client gives up.
-  rec.cancel_sent(now_s());
+  rec.cancel_sent(steady_now_s());
   rec.ended(RequestEnd::ClientClosed, "closed by the client after " + std::to_string(rec.tokens_seen()) + " tokens");
   stream_->close();
   return true;

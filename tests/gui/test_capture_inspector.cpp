@@ -2,7 +2,21 @@
 // of rows, filters with an unknown key refused with the list kept, the selection and the detail
 // panes after filtering, go to frame / Home / End, the time formats and a time reference on the
 // vector capture, the row context menu, and the Statistics tables' CSV export.
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QItemSelectionModel>
+#include <QModelIndex>
+#include <QObject>
+#include <QPoint>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
 
 #include <QApplication>
 #include <QClipboard>
@@ -12,8 +26,8 @@
 #include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTreeWidget>
 
 #include "capture_generator.h"

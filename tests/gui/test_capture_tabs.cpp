@@ -2,19 +2,28 @@
 // refused with a message and no tab or Recent entry, two tabs never share a name, Ctrl+W
 // closes a capture tab, one click on a Recent capture opens it, and at 1024×700 the frame
 // list takes most of the tab.
-#include <QtTest>
+#include <QByteArray>
+#include <QFileInfo>
+#include <QFloat16>
+#include <QObject>
+#include <QPointer>
+#include <QSignalSpy>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
 
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
-#include <QToolButton>
 #include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
-#include <QTabWidget>
 #include <QTableView>
-#include <QDockWidget>
+#include <QTabWidget>
+#include <QToolButton>
 #include <QTreeWidget>
 
 #include "capture_inspector.h"

@@ -2,14 +2,20 @@
 // endpoint with a fault on: the flagged item shows with its evidence, and a click on the
 // evidence lands on that stream's frames in the capture inspector; the same from a loaded
 // capture ("Diagnose this capture"); Cancel; an item re-run alone; a manual item ticked.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QFloat16>
+#include <QObject>
+#include <QSignalSpy>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTreeWidget>
 
 #include "capture_inspector.h"

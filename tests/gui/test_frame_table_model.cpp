@@ -1,7 +1,13 @@
 // The frame table over a capture index: the vector conversation's rows, lazy growth while the
 // index loads (rows inserted, never a reset), filtered selections, and no secret in any cell.
+#include <QAbstractItemModel>
 #include <QAbstractItemModelTester>
-#include <QtTest>
+#include <QFloat16>
+#include <QObject>
+#include <QSignalSpy>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <thread>
 

@@ -1,10 +1,17 @@
 // The bytes pane maps clicks and highlights to the right bytes, never paints a masked byte, and stays
 // usable on large buffers.
+#include <QByteArray>
 #include <QClipboard>
 #include <QElapsedTimer>
+#include <QFloat16>
+#include <QObject>
+#include <QPoint>
+#include <QRect>
 #include <QScrollBar>
 #include <QSignalSpy>
-#include <QtTest>
+#include <QSize>
+#include <QString>
+#include <QTest>
 
 #include "hex_view.h"
 

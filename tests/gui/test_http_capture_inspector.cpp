@@ -1,10 +1,15 @@
 // An HTTP/SSE capture in the inspector: each request, reply head and SSE event a row with its
 // time and stream, the request's fields with the API key masked, the connection decrypted
 // ("ok", not "no frames") with its HTTP counts, and each request's TTFT on the charts.
-#include <QtTest>
+#include <QByteArray>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTest>
 
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTemporaryDir>
 
 #include "capture_generator.h"

@@ -1,6 +1,15 @@
 // The keys panel: what each key file holds, which connections it opens, bad files refused with
 // their reason, and key logs re-read when they grow.
-#include <QtTest>
+#include <QByteArray>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QSignalSpy>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <QPushButton>
 #include <QTreeWidget>

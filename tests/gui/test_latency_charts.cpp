@@ -3,9 +3,22 @@
 // histogram's note keeps clear of the bars.
 #include <qcustomplot.h>
 
+#include <QByteArray>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QPoint>
+#include <QPointF>
+#include <QRect>
+#include <QRectF>
 #include <QSignalSpy>
+#include <QSize>
+#include <QString>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <deque>
 #include <random>

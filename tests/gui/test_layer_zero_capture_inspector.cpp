@@ -2,7 +2,11 @@
 // in the inspector: a row per frame the live client traced, in its direction with its type and
 // sequence id; the connections list names the profile; `type:` filters on the spec's names; the
 // SESSION_ACK's token is named by its fingerprint and masked in the hex view.
-#include <QtTest>
+#include <QByteArray>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QTest>
 
 #include <QTableView>
 

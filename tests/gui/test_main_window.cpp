@@ -1,13 +1,24 @@
 // The workbench as a user drives it, offscreen: the vector capture through the real main
 // window, a live session against the embedded endpoint with its TTFT chart and Cancel, and a
 // capture of a million frames loading while the event loop stays responsive.
-#include <QtTest>
+#include <QByteArray>
+#include <QFile>
+#include <QFileInfo>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QPoint>
+#include <QSignalSpy>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
 
 #include <QElapsedTimer>
 #include <QMenuBar>
 #include <QPushButton>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTreeWidget>
 #include <atomic>
 #include <chrono>
@@ -32,6 +43,7 @@
 #include "latency_charts.h"
 #include "main_window.h"
 #include "diagnosis/live_workload.h"
+#include "metrics/stats.h"
 #include "session/bench.h"
 #include "session_panel.h"
 #include "timing.h"
@@ -277,10 +289,11 @@ class TestMainWindow : public QObject {
   }
 
   void aSessionCapturesItsOwnTraffic() {
+    constexpr int kRequests = 5;
     gui::MainWindow window;
     SessionPanel* panel = window.sessionPanel();
     panel->setTarget(window.endpointUrl("anthro"));
-    panel->setRepeat(2);
+    panel->setRepeat(kRequests);
     panel->setCaptureTraffic(true);
     QSignalSpy ready(panel, &SessionPanel::captureReady);
     QSignalSpy finished(panel, &SessionPanel::sessionFinished);
@@ -296,14 +309,21 @@ class TestMainWindow : public QObject {
     QCOMPARE(decryption_text(conns[0]), std::string("ok"));
     QCOMPARE(conns[0].alpn, std::string("anthro-v1"));
     auto analysis = inspector->index()->analysis();
-    QCOMPARE(analysis->connections.at(0).streams.size(), std::size_t{2});
-    // Within half the embedded endpoint's mean token gap (12 ms), where a TTFT taken at the wrong
-    // frame is not; spec §6's 1 ms is a quiet machine's figure (test_capture_analysis prints it).
-    for (std::size_t i = 0; i < 2; ++i) {
+    QCOMPARE(analysis->connections.at(0).streams.size(), std::size_t{kRequests});
+    // The median difference is within half the embedded endpoint's mean token gap (12 ms), where a
+    // TTFT taken at the wrong frame, which shifts every request, is not. A median, because on a
+    // busy machine one read of the live client can come late; spec §6's 1 ms is a quiet machine's
+    // figure (test_capture_analysis prints it).
+    std::vector<double> differences;
+    QString pairs;
+    for (std::size_t i = 0; i < kRequests; ++i) {
       double captured = *analysis->connections[0].streams[i].figures.ttft_ms;
       double live = *panel->results()[i].figures.ttft_ms;
-      QVERIFY2(std::abs(captured - live) < 6.0, qPrintable(QString("TTFT %1 vs %2").arg(captured).arg(live)));
+      differences.push_back(captured - live);
+      pairs += QString(" %1/%2").arg(captured).arg(live);
     }
+    const double median = percentile(differences, 50), bound = timing_bound(6, 12);
+    QVERIFY2(std::abs(median) < bound, qPrintable(QString("median TTFT difference %1 ms; captured/live:%2").arg(median).arg(pairs)));
     // Clicking the second request's TTFT point shows that stream's frames.
     QCustomPlot* plot = panel->charts()->plot(LatencyCharts::TtftOverTime);
     window.resize(1500, 920);
@@ -373,7 +393,8 @@ class TestMainWindow : public QObject {
     QSignalSpy finished(panel, &SessionPanel::loadFinished);
     panel->runLoad();  // 50 requests at concurrency 4: several seconds
     QVERIFY(panel->loadRunning());
-    QTest::qWait(1500);
+    // Stopped once the first requests are on the chart, long before the 50th.
+    QTRY_VERIFY_WITH_TIMEOUT((panel->charts()->flush(), panel->charts()->pointCount(0) >= 2), 20000);
     panel->stopLoad();
     QVERIFY(finished.wait(20000));
     QCOMPARE(finished.at(0).at(0).toBool(), true);

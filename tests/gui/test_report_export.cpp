@@ -3,7 +3,19 @@
 // HTML and PDF saved and read back, the report switched to 简体中文 while the interface stays
 // English; a capture tab's report; a failed save that writes nothing. And the report labels:
 // the ones registered for translation are core's, each with a zh_CN translation.
-#include <QtTest>
+#include <QByteArray>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFloat16>
+#include <QIODevice>
+#include <QObject>
+#include <QSignalSpy>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
 
 #include <QAction>
 #include <QPointer>

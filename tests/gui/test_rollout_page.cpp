@@ -3,7 +3,14 @@
 // the timeline shows both stages with their gates judged, the charts both arms; Pause leaves a
 // stage waiting for a person, Roll back (while waiting, and while running) ends the rollout
 // rolled back; a plan file with a bad field and values typed out of range are refused, named.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QFloat16>
+#include <QModelIndex>
+#include <QObject>
+#include <QSignalSpy>
+#include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <QPushButton>
 #include <QTreeView>

@@ -7,10 +7,25 @@
 #include <QElapsedTimer>
 #include <QProcess>
 #include <cstdio>
+#include <QByteArray>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFloat16>
+#include <QIODevice>
 #include <QLabel>
+#include <QList>
+#include <QObject>
+#include <QProcessEnvironment>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSplitter>
-#include <QtTest>
+#include <QString>
+#include <QStringList>
+#include <QStringLiteral>
+#include <QTemporaryDir>
+#include <QTest>
 #include <algorithm>
 
 #include "chart_checks.h"

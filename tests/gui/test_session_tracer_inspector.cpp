@@ -3,7 +3,12 @@
 // id and hash, a wrong hash answered 400, a collected session answered 409) captured on lo in
 // cleartext and over TLS with curl's key log; the Session ID, Context Hash, Token Count and
 // Status columns and detail fields checked against what curl sent and received.
-#include <QtTest>
+#include <QByteArray>
+#include <QFloat16>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTest>
 
 #include <QTableView>
 #include <QTemporaryDir>

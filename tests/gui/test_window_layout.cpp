@@ -2,7 +2,18 @@
 // fits, no text of a visible label, button, check box or combo box is cut, and toggling a dock
 // does not grow the window. Also the GUI's Start capture (a real capture on lo, opened in the
 // inspector), the session page's recent targets and its persistent connection error.
-#include <QtTest>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFloat16>
+#include <QList>
+#include <QObject>
+#include <QRect>
+#include <QSignalSpy>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
@@ -20,8 +31,8 @@
 #include <QSettings>
 #include <QStyleOptionComboBox>
 #include <QTabBar>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 
 #include <unistd.h>
 
