@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The .debs as a user meets them. As root: bash installer/deb_test.sh [BUILD_DIR]  (default build/test)
-#  1. packs BUILD_DIR (Release or RelWithDebInfo) with CPack: anthro-workbench, which must hold and
+# The .debs as a user meets them. As root: bash installer/deb_test.sh [BUILD_DIR]  (default build/release)
+#  1. packs BUILD_DIR (built whole, as installer/test.sh does) with CPack: anthro-workbench, which must hold and
 #     depend on nothing of Wireshark's, and anthro-workbench-wireshark, which must hold only the
 #     plugin, in the folder of the installed tshark's Wireshark version, depend on that Wireshark
 #     version (libwiresharkN (>= MAJOR.MINOR~), (<< MAJOR.MINOR+1~)) and run no maintainer scripts;
@@ -25,7 +25,7 @@
 # Idempotent (a user or packages left by an earlier run are removed first); cleans up on failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/${1:-build/test}
+build=$root/${1:-build/release}
 user=anthro-deb-test
 package=anthro-workbench
 plugin_package=anthro-workbench-wireshark

@@ -267,6 +267,18 @@ class TestFaultMatrix : public QObject {
     return d;
   }
 
+  // Every expected item flagged, and besides them only items whose verdict is a live latency
+  // against a threshold of a few ms, which a descheduled process crosses.
+  static bool only_load_noise(const std::set<std::string>& got, const std::set<std::string>& expected) {
+    static const std::set<std::string> load_sensitive{"cancel-latency", "frame-decode-time", "ttft-tail"};
+    if (got == expected) return false;
+    for (const auto& id : expected)
+      if (!got.count(id)) return false;
+    for (const auto& id : got)
+      if (!expected.count(id) && !load_sensitive.count(id)) return false;
+    return true;
+  }
+
   static void write_text(const std::string& path, const char* text) {
     QFile file(QString::fromStdString(path));
     if (!file.open(QIODevice::WriteOnly) || file.write(text) < 0) qFatal("cannot write %s", path.c_str());
@@ -274,18 +286,30 @@ class TestFaultMatrix : public QObject {
 
  private slots:
   void live_data() { rows(true); }
+  // On a loaded machine (a build beside the suite) the endpoint and the client of this process
+  // are descheduled for tens of ms, and an item read from live latencies can be flagged besides
+  // the case's own. Such a run is made again, at most three times in all, as captured() does for
+  // a lossy capture; a missing item, or any other extra one, fails at once.
   void live() {
     QFETCH(QString, name);
     const Case c = cases().at(name.toStdString());
-    EndpointFixture f(c.faults);
-    start(f, c);
-    QTemporaryDir files;
-    DiagnoseConfig d = diagnosis_for(files, c);
-    d.live = workload(f, c);
-    auto result = run_diagnosis(d);
-    QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
-    auto got = flagged(*result);
-    QVERIFY2(got == c.flagged, ("flagged " + join(got) + ", expected " + join(c.flagged) + describe(*result)).c_str());
+    std::set<std::string> got;
+    std::string described;
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      EndpointFixture f(c.faults);
+      start(f, c);
+      QTemporaryDir files;
+      DiagnoseConfig d = diagnosis_for(files, c);
+      d.live = workload(f, c);
+      auto result = run_diagnosis(d);
+      QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
+      got = flagged(*result);
+      described = describe(*result);
+      if (!only_load_noise(got, c.flagged)) break;
+      qWarning("attempt %d: also flagged %s, items a loaded machine can flag; running the case again", attempt,
+               join(got).c_str());
+    }
+    QVERIFY2(got == c.flagged, ("flagged " + join(got) + ", expected " + join(c.flagged) + described).c_str());
   }
 
   void captured_data() { rows(false); }

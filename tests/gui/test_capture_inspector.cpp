@@ -40,6 +40,7 @@
 #include "hex_view.h"
 #include "timing.h"
 #include "vectors.h"
+#include "scale_suite.h"
 
 #include <fstream>
 
@@ -150,36 +151,6 @@ class TestCaptureInspector : public QObject {
     QCOMPARE(cell(*inspector, 0, FrameTableModel::Connection), QString("3"));
     QCOMPARE(cell(*inspector, 11, FrameTableModel::Connection), QString("1"));
     QVERIFY(column_of(*inspector, FrameTableModel::Type).count("RESPONSE") == 12);
-  }
-
-  // A million frames sort on a worker into a permutation: the model holds 4 bytes a frame and
-  // the sort one key a frame while it runs, never the rows.
-  void aMillionFramesSortWithBoundedMemory() {
-    QTemporaryDir dir;
-    const QString path = dir.filePath("million.pcap");
-    write_capture(path.toStdString(), many_connections(20, 50, 1000));  // 20 × 50 × 1002 frames
-    auto inspector = open_loaded(path, 300000);  // as long as the sanitizers take
-    const int frames = 20 * 50 * 1002;
-    QCOMPARE(inspector->frames()->rowCount(), frames);
-    const std::uint64_t rss_before = rss_bytes();
-    std::uint64_t rss_peak = rss_before;
-    QTimer sampler;
-    connect(&sampler, &QTimer::timeout, [&] { rss_peak = std::max(rss_peak, rss_bytes()); });
-    sampler.start(10);
-    inspector->frames()->sort(FrameTableModel::Time, Qt::DescendingOrder);
-    QTRY_VERIFY_WITH_TIMEOUT(!inspector->frames()->showsAll() && !inspector->filtering(), 120000);
-    inspector->frames()->sort(FrameTableModel::Type, Qt::AscendingOrder);
-    QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 120000);
-    sampler.stop();
-    QCOMPARE(inspector->frames()->rowCount(), frames);
-    QCOMPARE(cell(*inspector, 0, FrameTableModel::Type), QString("REQUEST"));
-    QCOMPARE(cell(*inspector, 999, FrameTableModel::Type), QString("REQUEST"));
-    QCOMPARE(cell(*inspector, 1000, FrameTableModel::Type), QString("RESPONSE"));
-    QCOMPARE(cell(*inspector, frames - 1, FrameTableModel::Type), QString("STREAM_TOKEN"));
-    // Ties keep capture order.
-    QVERIFY(cell(*inspector, 0, FrameTableModel::Number).toInt() < cell(*inspector, 1, FrameTableModel::Number).toInt());
-    qInfo("RSS growth while sorting %d frames: %.1f MB", frames, (rss_peak - rss_before) / 1048576.0);
-    QVERIFY2(rss_peak - rss_before < (160ull << 20) + sanitizer_quarantine_bytes(), "sorting holds more than a key a frame");
   }
 
   // The connections sort too, and the detail shows the connection clicked, not the row's
@@ -460,5 +431,40 @@ class TestCaptureInspector : public QObject {
   }
 };
 
-QTEST_MAIN(TestCaptureInspector)
+// The scale suite (tests/scale_suite.h): the optimised pass only.
+class TestCaptureInspectorScale : public QObject {
+  Q_OBJECT
+ private slots:
+  // A million frames sort on a worker into a permutation: the model holds 4 bytes a frame and
+  // the sort one key a frame while it runs, never the rows.
+  void aMillionFramesSortWithBoundedMemory() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("million.pcap");
+    write_capture(path.toStdString(), many_connections(20, 50, 1000));  // 20 × 50 × 1002 frames
+    auto inspector = open_loaded(path, 300000);  // as long as the sanitizers take
+    const int frames = 20 * 50 * 1002;
+    QCOMPARE(inspector->frames()->rowCount(), frames);
+    const std::uint64_t rss_before = rss_bytes();
+    std::uint64_t rss_peak = rss_before;
+    QTimer sampler;
+    connect(&sampler, &QTimer::timeout, [&] { rss_peak = std::max(rss_peak, rss_bytes()); });
+    sampler.start(10);
+    inspector->frames()->sort(FrameTableModel::Time, Qt::DescendingOrder);
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->frames()->showsAll() && !inspector->filtering(), 120000);
+    inspector->frames()->sort(FrameTableModel::Type, Qt::AscendingOrder);
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 120000);
+    sampler.stop();
+    QCOMPARE(inspector->frames()->rowCount(), frames);
+    QCOMPARE(cell(*inspector, 0, FrameTableModel::Type), QString("REQUEST"));
+    QCOMPARE(cell(*inspector, 999, FrameTableModel::Type), QString("REQUEST"));
+    QCOMPARE(cell(*inspector, 1000, FrameTableModel::Type), QString("RESPONSE"));
+    QCOMPARE(cell(*inspector, frames - 1, FrameTableModel::Type), QString("STREAM_TOKEN"));
+    // Ties keep capture order.
+    QVERIFY(cell(*inspector, 0, FrameTableModel::Number).toInt() < cell(*inspector, 1, FrameTableModel::Number).toInt());
+    qInfo("RSS growth while sorting %d frames: %.1f MB", frames, (rss_peak - rss_before) / 1048576.0);
+    QVERIFY2(rss_peak - rss_before < (160ull << 20) + sanitizer_quarantine_bytes(), "sorting holds more than a key a frame");
+  }
+};
+
+ANTHRO_TEST_MAIN_WITH_SCALE(TestCaptureInspector, TestCaptureInspectorScale)
 #include "test_capture_inspector.moc"

@@ -48,6 +48,8 @@
 #include "session_panel.h"
 #include "timing.h"
 #include "vectors.h"
+#include "data_home.h"
+#include "scale_suite.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -132,10 +134,7 @@ bool wait_loaded(CaptureInspector* inspector, int timeout_ms) {
 class TestMainWindow : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    QVERIFY(data_.isValid());
-    qputenv("XDG_DATA_HOME", data_.path().toUtf8());  // the endpoint's generated credentials
-  }
+  void initTestCase() { QVERIFY(data_.set()); }
 
   void vectorCaptureThroughTheMainWindow() {
     gui::MainWindow window;
@@ -482,6 +481,16 @@ class TestMainWindow : public QObject {
     QCOMPARE(*panel->results()[0].stop_reason, StopReason::Cancelled);
   }
 
+ private:
+  PrivateDataHome data_;
+};
+
+// The scale suite (tests/scale_suite.h): the optimised pass only.
+class TestMainWindowScale : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QVERIFY(data_.set()); }
+
   void aMillionFramesLoadWithoutFreezing() {
     QTemporaryDir dir;
     const QString path = dir.filePath("million.pcap");
@@ -523,8 +532,8 @@ class TestMainWindow : public QObject {
   }
 
  private:
-  QTemporaryDir data_;
+  PrivateDataHome data_;
 };
 
-QTEST_MAIN(TestMainWindow)
+ANTHRO_TEST_MAIN_WITH_SCALE(TestMainWindow, TestMainWindowScale)
 #include "test_main_window.moc"

@@ -46,8 +46,11 @@
 #include "main_window.h"
 #include "session_panel.h"
 #include "vectors.h"
+#include "data_home.h"
+#include "scale_suite.h"
 
 using namespace anthro;
+using namespace anthro::test;
 using namespace anthro::widgets;
 
 namespace {
@@ -141,100 +144,11 @@ QString widest_chain(QWidget* root) {
 class TestWindowLayout : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    QVERIFY(data_.isValid());
-    qputenv("XDG_DATA_HOME", data_.path().toUtf8());  // the endpoint's generated credentials
-  }
+  void initTestCase() { QVERIFY(data_.set()); }
 
   void cleanup() { gui::install_language("en"); }
 
-  void everyPageFitsALaptop_data() {
-    QTest::addColumn<QString>("language");
-    QTest::addColumn<QSize>("screen");
-    for (const char* lang : {"en", "zh_CN"})
-      for (QSize s : {QSize(1024, 700), QSize(1366, 768)})
-        QTest::addRow("%s %dx%d", lang, s.width(), s.height()) << QString(lang) << s;
-  }
-
-  void everyPageFitsALaptop() {
-    QFETCH(QString, language);
-    QFETCH(QSize, screen);
-    gui::install_language(language);
-    gui::MainWindow window;
-    CaptureInspector* capture = window.openCapture(QString::fromStdString(test::vectors_path("lab-conversation.pcap")));
-    QVERIFY(wait_loaded(capture, 20000));
-    window.resize(screen);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    // The session page as it is after use: its stats line and the load's summary filled.
-    SessionPanel* panel = window.sessionPanel();
-    window.showPage(panel);
-    panel->setTarget(window.endpointUrl("anthro+lab"));
-    panel->setLoad(4, 2);
-    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
-    QSignalSpy loaded(panel, &SessionPanel::loadFinished);
-    QVERIFY(panel->send());
-    QVERIFY(finished.wait(30000));
-    panel->runLoad();
-    QVERIFY(loaded.wait(60000));
-    const QString grabs = qEnvironmentVariable("ANTHRO_LAYOUT_GRABS");  // where to save what was checked, to look at
-    const QList<QWidget*> pages = {window.tabs()->widget(0), window.sessionPanel(), window.diagnosisPage(),
-                                   window.rolloutPage(), static_cast<QWidget*>(capture)};
-    for (QWidget* page : pages) {
-      window.showPage(page);
-      QTest::qWait(50);
-      const QString name = QString::fromLatin1(page->metaObject()->className());
-      QVERIFY2(window.minimumSizeHint().width() <= screen.width() && window.minimumSizeHint().height() <= screen.height(),
-               qPrintable(QString("%1: the window needs %2x%3 px")
-                              .arg(name)
-                              .arg(window.minimumSizeHint().width())
-                              .arg(window.minimumSizeHint().height())));
-      // A tall page scrolls; none is wider than the window.
-      auto* scroller = qobject_cast<QScrollArea*>(window.centralWidget());
-      QVERIFY(scroller);
-      QVERIFY2(!scroller->horizontalScrollBar()->isVisible(),
-               qPrintable(QString("%1 needs %2 px of width, has %3")
-                              .arg(name)
-                              .arg(window.tabs()->minimumSizeHint().width())
-                              .arg(scroller->viewport()->width()) + widest_chain(page)));
-      if (page == window.tabs()->widget(0))
-        QVERIFY2(!scroller->verticalScrollBar()->isVisible(), "the welcome page scrolls: another page's height counts");
-      QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
-               qPrintable(QString("%1: the window grew to %2x%3").arg(name).arg(window.width()).arg(window.height())));
-      if (!grabs.isEmpty())
-        window.grab().save(QString("%1/%2-%3x%4-%5.png").arg(grabs, language).arg(screen.width()).arg(screen.height()).arg(name.section(':', -1)));
-      // What the user sees once the page has settled: under load (CI, ASan) a page switch can
-      // still be mid-relayout after the wait above, a field squeezed for a moment.
-      QStringList cut;
-      QTRY_VERIFY2_WITH_TIMEOUT(
-          (cut = clipped_texts(page) + clipped_texts(window.keysDock()) + clipped_texts(window.logDock())).isEmpty(),
-          qPrintable(name + " at " + language + ":\n" + cut.join('\n')), 3000);
-      for (int i = 0; i < window.tabs()->count(); ++i) {
-        QTabBar* bar = window.tabs()->tabBar();
-        int need = bar->fontMetrics().horizontalAdvance(bar->tabText(i));
-        QVERIFY2(bar->tabRect(i).width() >= need, qPrintable("tab " + bar->tabText(i) + " is cut"));
-      }
-    }
-    // The capture dialog too.
-    CaptureDialog* dialog = window.startCapture();
-    QTest::qWait(50);
-    QVERIFY2(dialog->width() <= screen.width(), qPrintable(QString::number(dialog->width())));
-    QTRY_VERIFY2_WITH_TIMEOUT(clipped_texts(dialog).isEmpty(), qPrintable(clipped_texts(dialog).join('\n')), 3000);
-    if (!grabs.isEmpty()) dialog->grab().save(QString("%1/%2-capture-dialog.png").arg(grabs, language));
-    dialog->close();
-    // Docks come and go without growing the window.
-    window.showPage(window.sessionPanel());
-    const QSize before = window.size();
-    for (QDockWidget* dock : {window.keysDock(), window.logDock()}) {
-      dock->toggleViewAction()->trigger();
-      QTest::qWait(30);
-      dock->toggleViewAction()->trigger();
-      QTest::qWait(30);
-      QCOMPARE(window.size(), before);
-    }
-  }
-
-  // The check above sees a cut text when there is one.
+  // The layout check (TestWindowLayoutScale) sees a cut text when there is one.
   void theClipCheckSeesCutTexts() {
     QWidget root;
     auto* label = new QLabel("a text far too long for its place", &root);
@@ -399,8 +313,106 @@ class TestWindowLayout : public QObject {
   }
 
  private:
-  QTemporaryDir data_;
+  PrivateDataHome data_;
 };
 
-QTEST_MAIN(TestWindowLayout)
+// The scale suite (tests/scale_suite.h): every page in both languages at two laptop sizes, after
+// a session and a load have filled it; the optimised pass only.
+class TestWindowLayoutScale : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QVERIFY(data_.set()); }
+  void cleanup() { gui::install_language("en"); }
+
+  void everyPageFitsALaptop_data() {
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QSize>("screen");
+    for (const char* lang : {"en", "zh_CN"})
+      for (QSize s : {QSize(1024, 700), QSize(1366, 768)})
+        QTest::addRow("%s %dx%d", lang, s.width(), s.height()) << QString(lang) << s;
+  }
+
+  void everyPageFitsALaptop() {
+    QFETCH(QString, language);
+    QFETCH(QSize, screen);
+    gui::install_language(language);
+    gui::MainWindow window;
+    CaptureInspector* capture = window.openCapture(QString::fromStdString(test::vectors_path("lab-conversation.pcap")));
+    QVERIFY(wait_loaded(capture, 20000));
+    window.resize(screen);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // The session page as it is after use: its stats line and the load's summary filled.
+    SessionPanel* panel = window.sessionPanel();
+    window.showPage(panel);
+    panel->setTarget(window.endpointUrl("anthro+lab"));
+    panel->setLoad(4, 2);
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    QSignalSpy loaded(panel, &SessionPanel::loadFinished);
+    QVERIFY(panel->send());
+    QVERIFY(finished.wait(30000));
+    panel->runLoad();
+    QVERIFY(loaded.wait(60000));
+    const QString grabs = qEnvironmentVariable("ANTHRO_LAYOUT_GRABS");  // where to save what was checked, to look at
+    const QList<QWidget*> pages = {window.tabs()->widget(0), window.sessionPanel(), window.diagnosisPage(),
+                                   window.rolloutPage(), static_cast<QWidget*>(capture)};
+    for (QWidget* page : pages) {
+      window.showPage(page);
+      QTest::qWait(50);
+      const QString name = QString::fromLatin1(page->metaObject()->className());
+      QVERIFY2(window.minimumSizeHint().width() <= screen.width() && window.minimumSizeHint().height() <= screen.height(),
+               qPrintable(QString("%1: the window needs %2x%3 px")
+                              .arg(name)
+                              .arg(window.minimumSizeHint().width())
+                              .arg(window.minimumSizeHint().height())));
+      // A tall page scrolls; none is wider than the window.
+      auto* scroller = qobject_cast<QScrollArea*>(window.centralWidget());
+      QVERIFY(scroller);
+      QVERIFY2(!scroller->horizontalScrollBar()->isVisible(),
+               qPrintable(QString("%1 needs %2 px of width, has %3")
+                              .arg(name)
+                              .arg(window.tabs()->minimumSizeHint().width())
+                              .arg(scroller->viewport()->width()) + widest_chain(page)));
+      if (page == window.tabs()->widget(0))
+        QVERIFY2(!scroller->verticalScrollBar()->isVisible(), "the welcome page scrolls: another page's height counts");
+      QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
+               qPrintable(QString("%1: the window grew to %2x%3").arg(name).arg(window.width()).arg(window.height())));
+      if (!grabs.isEmpty())
+        window.grab().save(QString("%1/%2-%3x%4-%5.png").arg(grabs, language).arg(screen.width()).arg(screen.height()).arg(name.section(':', -1)));
+      // What the user sees once the page has settled: under load (CI, ASan) a page switch can
+      // still be mid-relayout after the wait above, a field squeezed for a moment.
+      QStringList cut;
+      QTRY_VERIFY2_WITH_TIMEOUT(
+          (cut = clipped_texts(page) + clipped_texts(window.keysDock()) + clipped_texts(window.logDock())).isEmpty(),
+          qPrintable(name + " at " + language + ":\n" + cut.join('\n')), 3000);
+      for (int i = 0; i < window.tabs()->count(); ++i) {
+        QTabBar* bar = window.tabs()->tabBar();
+        int need = bar->fontMetrics().horizontalAdvance(bar->tabText(i));
+        QVERIFY2(bar->tabRect(i).width() >= need, qPrintable("tab " + bar->tabText(i) + " is cut"));
+      }
+    }
+    // The capture dialog too.
+    CaptureDialog* dialog = window.startCapture();
+    QTest::qWait(50);
+    QVERIFY2(dialog->width() <= screen.width(), qPrintable(QString::number(dialog->width())));
+    QTRY_VERIFY2_WITH_TIMEOUT(clipped_texts(dialog).isEmpty(), qPrintable(clipped_texts(dialog).join('\n')), 3000);
+    if (!grabs.isEmpty()) dialog->grab().save(QString("%1/%2-capture-dialog.png").arg(grabs, language));
+    dialog->close();
+    // Docks come and go without growing the window.
+    window.showPage(window.sessionPanel());
+    const QSize before = window.size();
+    for (QDockWidget* dock : {window.keysDock(), window.logDock()}) {
+      dock->toggleViewAction()->trigger();
+      QTest::qWait(30);
+      dock->toggleViewAction()->trigger();
+      QTest::qWait(30);
+      QCOMPARE(window.size(), before);
+    }
+  }
+
+ private:
+  PrivateDataHome data_;
+};
+
+ANTHRO_TEST_MAIN_WITH_SCALE(TestWindowLayout, TestWindowLayoutScale)
 #include "test_window_layout.moc"
