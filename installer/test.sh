@@ -10,7 +10,7 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
 chmod 0700 "$XDG_RUNTIME_DIR"
 
 # Each phase's wall time and outcome, printed at the end however the script ends.
-phases=() failed=0 started=$SECONDS
+phases=() failed=0 started=$SECONDS tests_passed=0 tests_failed=0
 phase() {  # phase NAME COMMAND...
   local name=$1 start=$SECONDS status=0; shift
   echo "installer/test.sh: phase '$name'"
@@ -30,6 +30,7 @@ phase_table() {
       "$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")"
   done
   printf '  %-34s %5dm%02ds\n' total $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60))
+  echo "tests: $tests_passed passed, $tests_failed failed"
 }
 trap phase_table EXIT
 
@@ -37,10 +38,12 @@ trap phase_table EXIT
 # (CTest counts a QSKIP apart from a pass, see tests/CMakeLists.txt), naming the skipped ones.
 run_ctest() {
   local dir=$1; shift
-  local log status=0 skipped
+  local log status=0 skipped failed_here ran_here
   log=$(mktemp)
   ctest --test-dir "$dir" --output-on-failure "$@" | tee "$log" || status=$?
   skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$log")
+  read -r failed_here ran_here < <(sed -n 's/.* tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\)$/\1 \2/p' "$log" | tail -1) || true
+  tests_failed=$((tests_failed + ${failed_here:-0})) tests_passed=$((tests_passed + ${ran_here:-0} - ${failed_here:-0}))
   rm -f "$log"
   if [ -n "$skipped" ]; then
     echo "installer/test.sh: skipped tests count as failures:" $skipped >&2
