@@ -10,6 +10,8 @@ packages=(
   libssl-dev libsodium-dev libpcap-dev libnghttp2-dev libcap-dev libcap2-bin nlohmann-json3-dev libboost-dev
   libcurl4-openssl-dev
   xvfb xauth tshark tcpdump curl imagemagick poppler-utils openssl
+  # CPack's shlibdeps (the .deb test) reads the programs with file(1)
+  file
   clang-14 libclang-rt-14-dev
   python3 python3-jsonschema python3-numpy python3-scipy python3-cryptography
   # metrics out: a real Pushgateway, and an independent parser of the text format

@@ -70,7 +70,9 @@ phase "build $sanitize (clang, ASan+UBSan)" env CXX=clang++-14 bash "$root/insta
   -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -gline-tables-only" -DANTHRO_FUZZ=ON -DANTHRO_BUILD_GUI=ON
 # Less `timing` (promised in optimised builds) and `scale` (docs/testing.md lists those suites).
 phase "ctest $sanitize" run_ctest "$root/$sanitize" --label-exclude 'timing|scale|fuzz' -j2 || true
-# The libFuzzer targets, each run 20 s from its seeds in tests/fuzz/corpus.
+# The libFuzzer targets, each run 20 s from its seeds in tests/fuzz/corpus; a crash's stack with
+# file and line (clang-14's symbolizer is not on PATH by that name).
+export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer
 phase "fuzz targets" run_ctest "$root/$sanitize" --label-regex fuzz -j2 || true
 
 exit "$failed"

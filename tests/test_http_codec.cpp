@@ -10,6 +10,7 @@
 
 #include "http/messages_api.h"
 #include "http/sse.h"
+#include "net/http_io.h"
 
 using namespace anthro;
 using nlohmann::json;
@@ -168,6 +169,19 @@ void verify_same_request(const RequestSpec& got, const RequestSpec& want) {
 class TestHttpCodec : public QObject {
   Q_OBJECT
  private slots:
+  // Found by fuzz_capture (corpus/fuzz_capture/regress-eof-before-response): a server that closes
+  // before a byte of its reply broke Beast's precondition (an assertion in a Debug build, a vague
+  // "partial message" in Release). The reader says what happened.
+  void aCloseBeforeTheResponseIsNamed() {
+    net::HttpResponseReader reader;
+    QVERIFY(!reader.feed_eof());
+    QCOMPARE(reader.error(), std::string("response cut short: the connection closed before it began"));
+    net::HttpResponseReader started;
+    QVERIFY(started.feed("HTTP/1.1 200 OK\r\n"));
+    QVERIFY(!started.feed_eof());
+    QVERIFY2(started.error().rfind("response cut short: ", 0) == 0, started.error().c_str());
+  }
+
   // --- SSE parsing: the examples of the WHATWG specification.
 
   void sseJoinsDataLines() {

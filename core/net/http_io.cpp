@@ -206,6 +206,11 @@ bool HttpResponseReader::feed(std::string_view bytes) {
 
 bool HttpResponseReader::feed_eof() {
   if (impl_->parser->is_done()) return true;
+  // Beast's put_eof requires a byte of the message first (an assertion, not an error).
+  if (!impl_->parser->got_some()) {
+    error_ = "response cut short: the connection closed before it began";
+    return false;
+  }
   boost::system::error_code ec;
   impl_->parser->put_eof(ec);
   if (ec) error_ = "response cut short: " + ec.message();
