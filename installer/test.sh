@@ -23,13 +23,13 @@ phase_table() {
   local row name seconds status
   echo
   echo "installer/test.sh phases on $(nproc) cores, $(date -u +%Y-%m-%d):"
-  printf '  %-34s %8s  %s\n' phase "wall" result
+  printf '  %-42s %8s  %s\n' phase "wall" result
   for row in "${phases[@]}"; do
     IFS='|' read -r name seconds status <<<"$row"
-    printf '  %-34s %5dm%02ds  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) \
+    printf '  %-42s %5dm%02ds  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) \
       "$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")"
   done
-  printf '  %-34s %5dm%02ds\n' total $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60))
+  printf '  %-42s %5dm%02ds\n' total $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60))
   echo "tests: $tests_passed passed, $tests_failed failed"
 }
 trap phase_table EXIT
