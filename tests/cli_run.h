@@ -12,6 +12,8 @@
 
 #include <csignal>
 
+#include "test_paths.h"
+
 namespace anthro::test {
 
 struct Run {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "layerzero/session_token.h"
+#include "test_paths.h"
 #include "vectors.h"
 
 namespace anthro::test {

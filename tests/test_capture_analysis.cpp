@@ -28,6 +28,7 @@
 #include "crypto/keylog.h"
 #include "diagnosis/diagnosis.h"
 #include "endpoint_fixture.h"
+#include "test_paths.h"
 #include "timing.h"
 #include "tls_plaintext.h"
 #include "util/files.h"

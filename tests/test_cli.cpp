@@ -31,6 +31,7 @@
 
 #include "cli/command_table.h"
 #include "cli_run.h"
+#include "test_paths.h"
 #include "vectors.h"
 
 using namespace std::chrono_literals;
@@ -238,7 +239,7 @@ class TestCli : public QObject {
     QVERIFY(write(g + "junk.bin", junk));
     QVERIFY(write(g + "empty.bin", {}));
     QVERIFY(write(g + "other.json", R"({"kind": "something else", "schema_version": 1})"));
-    QVERIFY(QFile::copy(QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", g + "good.pcap"));
+    QVERIFY(QFile::copy(QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", g + "good.pcap"));
     const QString junk_f = g + "junk.bin", empty = g + "empty.bin", adir = g + "adir", none = g + "none.json",
                   good = g + "good.pcap", out = g + "out.json", other = g + "other.json",
                   target = "anthro+lab://127.0.0.1:1";

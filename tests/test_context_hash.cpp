@@ -16,6 +16,7 @@
 #include <random>
 
 #include "affinity/context_hash.h"
+#include "test_paths.h"
 #include "vectors.h"
 
 using namespace anthro;

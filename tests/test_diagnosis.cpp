@@ -20,6 +20,7 @@
 #include "diagnosis/diagnose.h"
 #include "diagnosis/probe_kit.h"
 #include "endpoint_fixture.h"
+#include "test_paths.h"
 #include "util/files.h"
 
 using namespace anthro;
@@ -109,7 +110,7 @@ class TestDiagnosis : public QObject {
   void checklistFileMatchesItsSchema() {
     QFETCH(QString, file);
     QProcess p;
-    const QString dir = QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources/checklists/";
+    const QString dir = QString(ANTHRO_SOURCE_DIR) + "/resources/checklists/";
     p.start("/usr/bin/python3", {"-c",  // Debian's, with python3-jsonschema
                         "import json,sys,jsonschema\n"
                         "s=json.load(open(sys.argv[1]));d=json.load(open(sys.argv[2]))\n"
@@ -299,7 +300,7 @@ class TestDiagnosis : public QObject {
     Run none = wb({"diagnose"});
     QCOMPARE(none.code, 2);
     QVERIFY(none.err.contains("give a --target URL, a capture file, or --system"));
-    Run nokeys = wb({"diagnose", QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap"});
+    Run nokeys = wb({"diagnose", QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap"});
     QCOMPARE(nokeys.code, 2);
     QVERIFY2(nokeys.err.contains("no connection could be decrypted") && nokeys.err.contains("--keylog FILE"),
              qPrintable(nokeys.err));
@@ -330,8 +331,8 @@ class TestDiagnosis : public QObject {
   }
 
   void vectorCaptureDiagnosedWithItsServerKey() {
-    Run r = wb({"diagnose", QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", "--server-key",
-                QStringLiteral(ANTHRO_VECTORS_DIR) + "/server-static.pem", "--format", "json", "--quiet"});
+    Run r = wb({"diagnose", QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", "--server-key",
+                QString(ANTHRO_VECTORS_DIR) + "/server-static.pem", "--format", "json", "--quiet"});
     QVERIFY2(r.code == 0 || r.code == 1, qPrintable(r.err));
     auto doc = nlohmann::json::parse(r.out.toStdString());
     QCOMPARE(doc["sources"], nlohmann::json::array({"capture"}));

@@ -12,6 +12,7 @@
 #include "endpoint_fixture.h"
 #include "layerzero/client.h"
 #include "raw_peer.h"
+#include "test_paths.h"
 #include "vectors.h"
 
 using namespace anthro;

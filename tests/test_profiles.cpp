@@ -17,6 +17,7 @@
 #include "profile/profile.h"
 #include "protocol/stream_decoder.h"
 #include "session/target.h"
+#include "test_paths.h"
 #include "vectors.h"
 
 using namespace anthro;

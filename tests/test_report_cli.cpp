@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_paths.h"
+
 using nlohmann::json;
 
 namespace {
@@ -234,8 +236,8 @@ class TestReportCli : public QObject {
     must({"bench", "--target", target_, "--api-key-env", "REPORT_TEST_KEY", "--concurrency", "2", "--requests", "10",
           "--format", "json"},
          "bench.json");
-    must({"analyze", QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", "--keylog",
-          QStringLiteral(ANTHRO_VECTORS_DIR) + "/lab-conversation.keylog", "--format", "json"},
+    must({"analyze", QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", "--keylog",
+          QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.keylog", "--format", "json"},
          "analysis.json");
   }
 

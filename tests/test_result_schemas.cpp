@@ -21,6 +21,7 @@
 #include "capture_generator.h"
 #include "cli_run.h"
 #include "layerzero/payload.h"
+#include "test_paths.h"
 
 using nlohmann::json;
 using anthro::test::Endpoint;
@@ -53,7 +54,7 @@ print(json.dumps(out))
 // Per document: null when valid, else [path, message].
 json validate(const QString& schema, const std::vector<json>& docs) {
   QProcess p;
-  p.start("/usr/bin/python3", {"-c", kValidator, QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources", schema});
+  p.start("/usr/bin/python3", {"-c", kValidator, QString(ANTHRO_SOURCE_DIR) + "/resources", schema});
   p.write(QByteArray::fromStdString(json(docs).dump()));
   p.closeWriteChannel();
   if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
@@ -113,7 +114,7 @@ QString check(const QString& kind, const std::vector<json>& docs, std::vector<Br
 
 json parse(const Run& r) { return json::parse(r.out.toStdString(), nullptr, false); }
 
-QString vectors(const char* file) { return QStringLiteral(ANTHRO_VECTORS_DIR) + "/" + file; }
+QString vectors(const char* file) { return QString(ANTHRO_VECTORS_DIR) + "/" + file; }
 
 std::string lz_frame(std::uint32_t seq, anthro::lz::PayloadType type, const anthro::lz::Payload& payload) {
   anthro::Bytes b = *anthro::lz::encode_frame(seq, type, *anthro::lz::encode_payload(payload));

@@ -19,6 +19,7 @@
 
 #include "endpoint_fixture.h"
 #include "rollout/rollout.h"
+#include "test_paths.h"
 #include "util/files.h"
 #include "util/process_fds.h"
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_paths.h"
 #include "util/files.h"
 
 #include "rollout/gates.h"
@@ -207,7 +208,7 @@ class TestRolloutStatistics : public QObject {
   // The shipped plans hold to their schema (checked by Python's jsonschema), and seed 000's
   // holds checklists.md's rollout table.
   void plansMatchTheirSchemaAndTheSpec() {
-    const QString dir = QStringLiteral(ANTHRO_SOURCE_DIR) + "/resources/rollout-plans/";
+    const QString dir = QString(ANTHRO_SOURCE_DIR) + "/resources/rollout-plans/";
     QProcess p;
     p.start("/usr/bin/python3", {"-c",
                                  "import json,sys,jsonschema\n"

@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "layerzero/schema_lint.h"
+#include "test_paths.h"
 
 using namespace anthro;
 using nlohmann::json;

@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "capture_generator.h"
+#include "test_paths.h"
 
 using namespace anthro;
 using namespace anthro::test;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "crypto/key_schedule.h"
+#include "test_paths.h"
 #include "util/bytes.h"
 
 namespace anthro::test {

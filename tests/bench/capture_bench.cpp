@@ -35,6 +35,7 @@
 #include "capture/capture_index.h"
 #include "capture/packet.h"
 #include "capture_floor.h"
+#include "test_paths.h"
 
 #ifndef ANTHRO_WB
 #error "ANTHRO_WB (the path of the anthro-wb binary) must be defined"

@@ -33,6 +33,7 @@
 #include "report_dialog.h"
 #include "report_renderer.h"
 #include "session_panel.h"
+#include "test_paths.h"
 
 using namespace anthro;
 using namespace anthro::widgets;
