@@ -17,6 +17,7 @@ struct LzCaptureOptions {
   std::vector<std::string> faults;
   bool tls = false;
   bool tool_calls = false;  // the endpoint sends a TOOL_CALL before each reply (terms allow tools)
+  std::string api_key;      // required by the endpoint and sent by the client, when set
 };
 
 struct LzCaptured {
@@ -37,6 +38,7 @@ inline LzCaptured capture_lz_run(const LzCaptureOptions& o) {
   EndpointFixture& e = *run.endpoint;
   e.config().lz_listen = "127.0.0.1:0";
   e.config().lz_tool_calls = o.tool_calls;
+  e.config().required_api_key = o.api_key;
   e.start();
   const std::string url = e.endpoint().url(o.tls ? "lz" : "lz+lab");
   run.capture = e.path("lz.pcapng");
@@ -52,6 +54,7 @@ inline LzCaptured capture_lz_run(const LzCaptureOptions& o) {
   c.terms = {"claude-3-5-sonnet", 5000, lz::kConstraintDynamicFrameSize | (o.tool_calls ? lz::kConstraintTools : 0u)};
   c.prompt = "查北京天气";
   c.buffer_usage = 0x40;
+  if (!o.api_key.empty()) c.api_key = o.api_key;
   auto live = lz::run_lz_prompt(c);
   const auto& stats = capture.stop();
   if (!live) qFatal("layer-zero run: %s", live.error().detail.c_str());

@@ -47,6 +47,21 @@ class RawPeer {
   }
   bool closed() const { return closed_; }
 
+  // What the server sends until `n` bytes came, it closed, or 3 s passed.
+  Bytes read_at_least(std::size_t n) {
+    Bytes out;
+    std::uint8_t buf[4096];
+    while (out.size() < n) {
+      ssize_t got = ::recv(fd_, buf, sizeof buf, 0);
+      if (got <= 0) {
+        closed_ = got == 0;
+        break;
+      }
+      out.insert(out.end(), buf, buf + got);
+    }
+    return out;
+  }
+
   bool negotiate(std::uint16_t ring_kib = kDefaultRingKib) {
     send(keys_.preface(0x1122334455667788ULL, ring_kib));
     Bytes answer(kPrefaceSize);

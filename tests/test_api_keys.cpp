@@ -148,6 +148,33 @@ class TestApiKeys : public QObject {
     QCOMPARE(http_status(f, headers.toStdString()), status);
   }
 
+  // Every route of the HTTP listener is behind the key, the token stream's vocabulary and its
+  // client-error reports included (they were served to anyone), and a path that is no route.
+  void everyHttpRouteIsBehindTheKey_data() {
+    QTest::addColumn<QString>("request");
+    QTest::newRow("GET /v1/vocab") << QString("GET /v1/vocab HTTP/1.1\r\n");
+    QTest::newRow("POST /v1/client-errors") << QString("POST /v1/client-errors HTTP/1.1\r\ncontent-type: application/json\r\n");
+    QTest::newRow("no route") << QString("GET /v1/models HTTP/1.1\r\n");
+  }
+  void everyHttpRouteIsBehindTheKey() {
+    QFETCH(QString, request);
+    EndpointFixture f;
+    f.config().required_api_key = kKey;
+    f.config().token_stream = true;
+    f.start();
+    const std::string body = "{\"errors\":[]}";
+    for (const std::string& key : {std::string(), std::string("x-api-key: sk-wrong\r\n"), "x-api-key: " + std::string(kKey) + "\r\n"}) {
+      RawPeer peer(port_of(f.endpoint().url("http")));
+      peer.send(request.toStdString() + "host: x\r\nconnection: close\r\n" + key +
+                "content-length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+      const std::string reply(as_text(peer.read_all()));
+      QVERIFY2(reply.rfind("HTTP/1.1 ", 0) == 0, reply.c_str());
+      const int status = std::stoi(reply.substr(9, 3));
+      if (key.find(kKey) == std::string::npos) QCOMPARE(status, 401);
+      else QVERIFY2(status != 401, reply.c_str());
+    }
+  }
+
   void httpKeyInTheBodyIsNoKey() {
     EndpointFixture f;
     f.config().required_api_key = kKey;

@@ -192,6 +192,35 @@ class TestLayerZero : public QObject {
     QCOMPARE(resumed.server_time_ns, std::uint64_t{1764500040000000000});
   }
 
+  // The profile's authentication: constraint 0x40 and u8 length + key after every other field, on a
+  // fresh INIT and on a resume; the length rule grows by 1 + key length.
+  void sessionInitCarriesAKey() {
+    const std::string key = "sk-ant-test-key";
+    const SessionInit fresh{vector_terms(), std::nullopt, key};
+    const SessionInit resume{vector_terms(), ResumeFields{test::lz_token_of(lz_vectors()["session_token"]), 2, 7}, key};
+    for (const SessionInit& init : {fresh, resume}) {
+      const Bytes bytes = *encode_payload(init);
+      QCOMPARE(bytes.size(), std::size_t{9} + init.terms.model_id.size() + (init.resume ? 76 : 0) + 1 + key.size());
+      QVERIFY(length_allowed(PayloadType::SessionInit, bytes, Direction::ClientToServer));
+      auto back = decode_session_init(bytes);
+      QVERIFY(back.ok());
+      QCOMPARE(back->api_key, init.api_key);
+      QCOMPARE(back->resume, init.resume);
+      QCOMPARE(back->terms.constraints, init.terms.constraints | kConstraintApiKey);
+      for (Bytes wrong : {Bytes(bytes.begin(), bytes.end() - 1), Bytes(bytes.begin(), bytes.end() - 1 - key.size())}) {
+        QVERIFY(!length_allowed(PayloadType::SessionInit, wrong, Direction::ClientToServer));  // the key cut short; the bit with no key
+        QCOMPARE(decode_session_init(wrong).error().reason, std::string("length"));
+      }
+      Bytes empty_key(bytes.begin(), bytes.end() - key.size());
+      empty_key.back() = 0;
+      QVERIFY(!decode_session_init(empty_key).ok());
+    }
+    const Bytes plain = *encode_payload(SessionInit{vector_terms(), std::nullopt, std::nullopt});
+    QVERIFY(!decode_session_init(plain)->api_key);
+    QVERIFY(!encode_payload(SessionInit{vector_terms(), std::nullopt, std::string(256, 'k')}).ok());
+    QVERIFY(!encode_payload(SessionInit{vector_terms(), std::nullopt, std::string()}).ok());
+  }
+
   void dataPayloads() {
     QCOMPARE(payload_of<TextPayload>("user_input").text, std::string("查北京天气"));
     QCOMPARE(payload_of<TextPayload>("model_output").text, std::string("北京今天晴，25度"));
@@ -295,14 +324,15 @@ class TestLayerZero : public QObject {
   }
 
   void reasonsAndTypesByName() {
-    const char* names[] = {"normal", "checksum", "type", "length", "sequence", "state-hash", "expired", "clock-skew", "budget-exceeded"};
-    for (std::uint16_t code = 0; code < 9; ++code) {
+    const char* names[] = {"normal",     "checksum", "type",       "length",          "sequence",
+                           "state-hash", "expired",  "clock-skew", "budget-exceeded", "unauthorized"};
+    for (std::uint16_t code = 0; code < 10; ++code) {
       auto r = terminate_reason_from_code(code);
       QVERIFY(r);
       QCOMPARE(std::string(to_string(*r)), std::string(names[code]));
       QVERIFY(parse_terminate_reason(names[code]) == r);
     }
-    QVERIFY(!terminate_reason_from_code(9));
+    QVERIFY(!terminate_reason_from_code(10));
     QVERIFY(!terminate_reason_from_code(0xFFFF));  // `incomplete` never travels
     QVERIFY(parse_terminate_reason("incomplete") == TerminateReason::Incomplete);
     QVERIFY(!parse_terminate_reason("bogus"));

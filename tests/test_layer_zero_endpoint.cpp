@@ -11,6 +11,7 @@
 
 #include "endpoint_fixture.h"
 #include "layerzero/client.h"
+#include "profiles_vectors.h"
 #include "raw_peer.h"
 #include "test_paths.h"
 #include "vectors.h"
@@ -51,6 +52,18 @@ std::string model_text(EndpointFixture& e) {
   SimulatedModel model(e.config().model);
   return model.full_text(ReplyRequest{"claude-3-5-sonnet", kPrompt, e.config().default_max_tokens, 0});
 }
+
+// The first frame a server sent, or nullopt when it sent none before closing.
+std::optional<DataFrame> first_frame(ByteView s2c) {
+  std::optional<DataFrame> first;
+  FrameSplitter s(Direction::ServerToClient);
+  s.feed(s2c, [&](const FrameView& f) {
+    if (!first) first = f.to_frame();
+  });
+  return first;
+}
+
+Bytes init_frame(const SessionInit& init) { return *encode_frame(0, PayloadType::SessionInit, *encode_payload(init)); }
 
 std::vector<std::uint32_t> sequence_ids(const LzRunResult& r) {
   std::vector<std::uint32_t> ids;
@@ -131,6 +144,64 @@ class TestLayerZeroEndpoint : public QObject {
     QCOMPARE(r.resumes, 0u);
     QCOMPARE(r.outputs.size(), std::size_t{2});
     QVERIFY2(QString::fromStdString(r.detail).contains("clock-skew"), r.detail.c_str());
+  }
+
+  // --require-api-key-env guards Layer Zero on both its ports, as it does every other protocol:
+  // without the key (or with a wrong one) TERMINATE unauthorized and no answer; with it, the answer.
+  void a_required_key_guards_both_layer_zero_ports() {
+    auto e = std::make_unique<EndpointFixture>(std::vector<std::string>{}, 20, 2, 24);
+    e->config().lz_listen = "127.0.0.1:0";
+    e->config().required_api_key = "sk-lz-endpoint-key";
+    e->start();
+    for (const char* scheme : {"lz+lab", "lz"}) {
+      LzClientConfig c = client_for(*e);
+      c.port = port_of(e->endpoint().url(scheme));
+      c.tls = std::string(scheme) == "lz";
+      c.ca_file = e->endpoint().cert_path();
+      for (std::optional<std::string> key : {std::optional<std::string>(), std::optional<std::string>("sk-lz-wrong")}) {
+        c.api_key = key;
+        LzRunResult refused = run(c);
+        QVERIFY(refused.terminated_by_server);
+        QCOMPARE(refused.terminated, std::optional<TerminateReason>(TerminateReason::Unauthorized));
+        QVERIFY(refused.outputs.empty());
+        QVERIFY(!refused.complete);
+      }
+      c.api_key = "sk-lz-endpoint-key";
+      LzRunResult served = run(c);
+      QVERIFY2(served.complete, served.detail.c_str());
+      QCOMPARE(served.text, model_text(*e));
+    }
+  }
+
+  // A flood of fresh sessions from the same address cannot push out a session whose token is
+  // valid (before, 1,100 INITs evicted it from an LRU of 1,024): beyond the store's size fresh
+  // sessions are closed, and the honest client's resume is answered with SESSION_ACK.
+  void a_flood_of_fresh_sessions_leaves_a_resumable_session() {
+    auto e = lz_endpoint();
+    const std::uint16_t port = port_of(e->endpoint().url("lz+lab"));
+    const SessionInit fresh{test::lz_vector_terms(), std::nullopt, std::nullopt};
+    SessionToken token{};
+    {
+      RawPeer honest(port);
+      honest.send(init_frame(fresh));
+      auto ack = first_frame(honest.read_at_least(kFrameOverhead + 76));
+      QVERIFY(ack && ack->type == PayloadType::SessionAck);
+      token = decode_session_ack(ack->payload)->token;
+    }
+    std::size_t closed_without_ack = 0;
+    for (int i = 0; i < 1100; ++i) {
+      RawPeer attacker(port);
+      attacker.send(init_frame(fresh));
+      closed_without_ack += !first_frame(attacker.read_at_least(kFrameOverhead + 76));
+    }
+    QVERIFY2(closed_without_ack > 0, "the store took every fresh session: no bound was reached");
+    RawPeer resumed(port);
+    resumed.send(init_frame({test::lz_vector_terms(), ResumeFields{token, 0, system_clock_ns()}, std::nullopt}));
+    auto answer = first_frame(resumed.read_at_least(kFrameOverhead + 76));
+    QVERIFY(answer);
+    if (answer->type == PayloadType::Terminate)
+      QFAIL(qPrintable(QString("resume refused: TERMINATE ") + to_string(*decode_terminate(answer->payload)->reason())));
+    QCOMPARE(answer->type, PayloadType::SessionAck);
   }
 
   void damaged_frame_gets_terminate_checksum_and_a_close() {

@@ -262,6 +262,31 @@ class TestLayerZeroInspector : public QObject {
 
   // A frame whose CRC byte was damaged is a refused row naming the checksum, both values; what
   // follows it in that direction is not read. The other direction goes on.
+  // The API key a SESSION_INIT carries (fresh and resuming) is a secret as the token is: masked in
+  // the bytes the index keeps and in the detail's ranges, named by its length in the fields.
+  void apiKeyIsMaskedLikeTheToken() {
+    const std::string key = "sk-lz-inspector-secret-0123";
+    LzCaptured run = capture_lz_run({{"lz-cut=3"}, false, false, key});
+    QVERIFY2(run.live.complete, run.live.detail.c_str());
+    auto index = loaded(run.capture, run.keys());
+    std::size_t inits = 0;
+    for (std::size_t i = 0; i < index->frame_count(); ++i) {
+      auto d = index->detail(i);
+      if (!d || d->row.kind != RowKind::LayerZeroFrame || lz::parse_header(d->bytes.data()).type != lz::PayloadType::SessionInit)
+        continue;
+      ++inits;
+      QVERIFY(std::string(as_text(d->bytes)).find(key) == std::string::npos);
+      QCOMPARE(field(*d, "api_key"), std::to_string(key.size()) + " bytes, not shown");
+      QVERIFY2(field(*d, "constraints").find("API key") != std::string::npos, field(*d, "constraints").c_str());
+      const FrameField* f = field_of(*d, "api_key");
+      QVERIFY(f);
+      const std::pair<std::size_t, std::size_t> range{f->begin, f->end};
+      QVERIFY(std::find(d->masked.begin(), d->masked.end(), range) != d->masked.end());
+      QVERIFY(d->summary.find(key) == std::string::npos);
+    }
+    QCOMPARE(inits, std::size_t{2});  // the fresh INIT and the resume, each with the key
+  }
+
   void damagedCrcIsARefusedRow() {
     std::string bad = text(1, lz::PayloadType::UserInput, "hello");
     bad.back() = static_cast<char>(bad.back() ^ 0x01);

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QTest>
 
+#include <algorithm>
 #include <random>
 
 #include "layerzero/session.h"
@@ -327,7 +328,7 @@ class TestLayerZeroSession : public QObject {
     rig.now = vec_u64(ex["server_time_ns"]);
     auto conn = rig.connect();
     Fed f = feed(*conn, resume_init(token_of(lz_vectors()["session_token"]), 2, vec_u64(ex["client_time_ns"])));
-    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(3, *parse_terminate_reason(ex["reject"].get<std::string>()))));
+    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(0, *parse_terminate_reason(ex["reject"].get<std::string>()))));
     QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Refused});
     QCOMPARE(f.events[0].reason, TerminateReason::ClockSkew);
     QCOMPARE(conn->state(), LinkState::Closed);
@@ -375,7 +376,7 @@ class TestLayerZeroSession : public QObject {
     rig.now = vec_u64(ex["server_time_ns"]);
     auto conn = rig.connect();
     Fed f = feed(*conn, resume_init(token_of(lz_vectors()["session_token"]), 2, rig.now));
-    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(3, *parse_terminate_reason(ex["reject"].get<std::string>()))));
+    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(0, *parse_terminate_reason(ex["reject"].get<std::string>()))));
     QCOMPARE(f.events.at(0).reason, TerminateReason::Expired);
     // One ns earlier the token is still valid.
     rig.now -= 1;
@@ -390,7 +391,7 @@ class TestLayerZeroSession : public QObject {
     rig.now += 1'000'000'000;
     auto conn = rig.connect();
     Fed f = feed(*conn, resume_init(token_of(lz_vectors()["tampered_token"]), 2, rig.now));
-    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(3, *parse_terminate_reason(lz_vectors()["tampered_reject"].get<std::string>()))));
+    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(0, *parse_terminate_reason(lz_vectors()["tampered_reject"].get<std::string>()))));
     QCOMPARE(f.events.at(0).reason, TerminateReason::StateHash);
   }
 
@@ -416,7 +417,119 @@ class TestLayerZeroSession : public QObject {
     auto conn = rig.connect();
     Fed f = feed(*conn, resume_init(token_of(lz_vectors()["session_token"]), 4, rig.now));
     QCOMPARE(f.events.at(0).reason, TerminateReason::Sequence);
-    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(5, TerminateReason::Sequence)));
+    // Before any SESSION_ACK a refusal carries id 0 (the profile's rule).
+    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(0, TerminateReason::Sequence)));
+  }
+
+  // A refusal's TERMINATE takes the next id of its direction: after it the session resumes with
+  // the TERMINATE reported as received, and the next MODEL_OUTPUT carries the id after it, so no
+  // two server frames share an id.
+  void a_refusal_terminate_takes_its_own_id() {
+    ServerRig rig;
+    auto first = serve_until_cut(rig);  // server frames 1 to 3 sent
+    Fed f = feed(*first, wire("session_ack"));  // a frame only the server sends: refused as `type`
+    QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Refused});
+    QCOMPARE(parse_header(f.out.data()).sequence_id, 4u);
+    auto second = rig.connect();
+    f = feed(*second, resume_init(token_of(lz_vectors()["session_token"]), 4, rig.now));
+    QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Resumed});
+    Bytes out;
+    QVERIFY(second->send_output("after the refusal", out));
+    QCOMPARE(parse_header(out.data()).sequence_id, 5u);
+  }
+
+  // The client's TERMINATE too: the server records its id, and the client's next data frame after
+  // a resume follows it.
+  void a_client_terminate_takes_its_own_id() {
+    ServerRig server_rig;
+    ClientRig client_rig;
+    Bytes to_server, to_client;
+    std::vector<Event> events;
+    QVERIFY(client_rig.client.connect(to_server));
+    auto conn = server_rig.connect();
+    conn->receive(to_server, to_client, events);
+    to_server.clear();
+    client_rig.client.receive(to_client, to_server, events);
+    client_rig.client.send_input("hello", to_server);  // id 1
+    client_rig.client.terminate(TerminateReason::Normal, to_server);
+    QCOMPARE(frames_in(to_server, Direction::ClientToServer).back().sequence_id, 2u);
+    to_client.clear();
+    conn->receive(to_server, to_client, events);
+    QCOMPARE(conn->session()->last_client_seq, 2u);
+    to_server.clear();
+    QVERIFY(client_rig.client.connect(to_server));
+    QCOMPARE(client_rig.client.send_input("again", to_server), 3u);
+  }
+
+  // The profile's authentication: with a key required, an INIT without it or with a wrong one
+  // gets TERMINATE unauthorized (id 0) before any ACK and leaves no session behind; a resume must
+  // carry the key again.
+  void a_required_key_is_checked_before_any_session() {
+    ServerRig rig;
+    rig.config.required_api_key = "sk-test-key";
+    auto init_frame = [](SessionInit init) { return *encode_frame(0, PayloadType::SessionInit, *encode_payload(init)); };
+    for (const char* key : {"", "sk-test-kez", "sk-test-key-longer"}) {
+      auto conn = rig.connect();
+      Fed f = feed(*conn, init_frame({vector_terms(), std::nullopt, *key ? std::optional<std::string>(key) : std::nullopt}));
+      QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Refused});
+      QCOMPARE(f.events[0].reason, TerminateReason::Unauthorized);
+      QCOMPARE(to_hex(f.out), to_hex(terminate_frame(0, TerminateReason::Unauthorized)));
+      QCOMPARE(rig.store.size(), std::size_t{0});
+    }
+    auto conn = rig.connect();
+    Fed f = feed(*conn, init_frame({vector_terms(), std::nullopt, "sk-test-key"}));
+    QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Opened});
+    const SessionToken token = decode_session_ack(frames_in(f.out, Direction::ServerToClient).at(0).payload)->token;
+    const ResumeFields resume{token, 0, rig.now};
+    f = feed(*rig.connect(), init_frame({vector_terms(), resume, std::nullopt}));
+    QCOMPARE(f.events.at(0).reason, TerminateReason::Unauthorized);
+    f = feed(*rig.connect(), init_frame({vector_terms(), resume, "sk-test-key"}));
+    QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Resumed});
+  }
+
+  // The client sends its key on every INIT, and an engine pair opens and resumes with it.
+  void a_client_with_a_key_opens_and_resumes() {
+    ServerRig server_rig;
+    server_rig.config.required_api_key = "sk-test-key";
+    ClientSession client(ClientConfig{vector_terms(), [&] { return server_rig.now; }, kDefaultResendBytes,
+                                      kClientHeartbeatNs, "sk-test-key"});
+    for (EventKind expected : {EventKind::Opened, EventKind::Resumed}) {
+      Bytes to_server, to_client;
+      std::vector<Event> server_events, client_events;
+      QVERIFY(client.connect(to_server));
+      QCOMPARE(decode_session_init(frames_in(to_server, Direction::ClientToServer).at(0).payload)->api_key,
+               std::optional<std::string>("sk-test-key"));
+      auto conn = server_rig.connect();
+      conn->receive(to_server, to_client, server_events);
+      client.receive(to_client, to_server, client_events);
+      QCOMPARE(kinds(client_events), std::vector<EventKind>{expected});
+      client.connection_lost();
+    }
+  }
+
+  // A flood of fresh sessions (no key required) cannot push out a session whose token is valid:
+  // beyond the store's size fresh sessions are refused (closed without a TERMINATE), the honest
+  // session still resumes, and once tokens expire their places are given again.
+  void a_flood_of_fresh_sessions_evicts_no_valid_token() {
+    ServerRig rig;
+    rig.store = SessionStore(8);
+    rig.config.new_session_id = random_session_id;
+    auto honest = rig.connect();
+    Fed f = feed(*honest, wire("session_init"));
+    const SessionToken token = decode_session_ack(frames_in(f.out, Direction::ServerToClient).at(0).payload)->token;
+    std::vector<EventKind> flood;
+    for (int i = 0; i < 20; ++i) {
+      Fed g = feed(*rig.connect(), wire("session_init"));
+      flood.push_back(g.events.at(0).kind);
+      if (g.events.at(0).kind == EventKind::Busy) QVERIFY(g.out.empty());
+    }
+    QCOMPARE(std::count(flood.begin(), flood.end(), EventKind::Opened), 7);
+    QCOMPARE(std::count(flood.begin(), flood.end(), EventKind::Busy), 13);
+    f = feed(*rig.connect(), resume_init(token, 0, rig.now));
+    QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Resumed});
+    rig.now += rig.config.session_timeout_ns + 1;
+    f = feed(*rig.connect(), wire("session_init"));
+    QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Opened});
   }
 
   void negatives_end_the_connection_with_their_reason_data() {
@@ -481,8 +594,9 @@ class TestLayerZeroSession : public QObject {
     QVERIFY(f.events.empty());
     f = feed(*conn, Bytes(4096, 'a'), 1000);
     QCOMPARE(kinds(f.events), std::vector<EventKind>{EventKind::Refused});
-    QCOMPARE(f.events[0].reason, TerminateReason::BudgetExceeded);
-    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(1, TerminateReason::BudgetExceeded)));
+    // `length`, never `budget-exceeded`: a cap below the table's is the profile's length refusal.
+    QCOMPARE(f.events[0].reason, TerminateReason::Length);
+    QCOMPARE(to_hex(f.out), to_hex(terminate_frame(1, TerminateReason::Length)));
     QCOMPARE(conn->state(), LinkState::Closed);
   }
 

@@ -65,11 +65,16 @@ class TestSessionAffinity : public QObject {
     QCOMPARE(right.session_id, std::string("s1"));
     QCOMPARE(right.extra_ttft_ms, 0.0);
     QVERIFY(!right.new_session);
-    // A header that was dropped is not a mismatch: the request cannot be checked.
-    QCOMPARE(s.admit(std::string("s1"), std::nullopt, "h3", true, 1).verdict, AffinityVerdict::Serve);
+    // A session's request without its hash, or with an empty one, is a mismatch: an empty value
+    // never turns the check off (the profile's rule).
+    for (std::optional<std::string> missing : {std::optional<std::string>(), std::optional<std::string>("")}) {
+      auto unchecked = s.admit(std::string("s1"), missing, "h3", true, 1);
+      QCOMPARE(unchecked.verdict, AffinityVerdict::HashMismatch);
+      QCOMPARE(unchecked.expected_hash, std::string("h3"));
+    }
 
     // A first request under the client's own id keeps it.
-    auto mine = s.admit(std::string("mine"), std::nullopt, "h", false, 2);
+    auto mine = s.admit(std::string("mine"), std::string("h"), "h", false, 2);
     QCOMPARE(mine.session_id, std::string("mine"));
     QCOMPARE(s.used(), std::size_t{2});
     // A third session needs a slot: the least recently used (s1) is collected, and this
@@ -146,6 +151,11 @@ class TestSessionAffinity : public QObject {
     ordered_json after = messages;
     after.push_back({{"role", "assistant"}, {"content", text}});
     QCOMPARE(second.headers["x-anthropic-context-hash"], context_hash(after));
+
+    // The session's id with an empty hash: 400 with the server's hash, never a skipped check.
+    CurlReply empty = post(url, request_body(messages, false), {"X-Anthropic-Session-ID: " + session, "X-Anthropic-Context-Hash;"});
+    QCOMPARE(empty.status, 400);
+    QCOMPARE(empty.headers["x-anthropic-expected-hash"], hash);
 
     // Python's default serialisation of a non-ASCII conversation: 400 with the server's hash.
     CurlReply mismatch = post(url, request_body(messages, false),

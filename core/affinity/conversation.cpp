@@ -27,9 +27,10 @@ std::vector<std::pair<std::string, std::string>> AffinityConversation::headers(s
   auto doc = parse_ordered_json(body);
   std::size_t sent = 0;
   if (doc && doc->is_object() && doc->contains("messages") && (*doc)["messages"].is_array()) sent = (*doc)["messages"].size();
-  // Spec: the hash of the messages as sent; empty on a first request with no history.
-  x.context_hash_sent = sent > 1 ? context_hash((*doc)["messages"]) : std::string();
   x.session_id_sent = config_.fixed_session_id ? config_.fixed_session_id : session_id_;
+  // Spec: the hash of the messages as sent; empty only on a session's first request, which
+  // carries no session id (with one, an empty hash is a mismatch).
+  x.context_hash_sent = sent > 1 || x.session_id_sent ? context_hash((*doc)["messages"]) : std::string();
   std::vector<std::pair<std::string, std::string>> out;
   if (x.session_id_sent) out.emplace_back("x-anthropic-session-id", *x.session_id_sent);
   out.emplace_back("x-anthropic-context-hash", *x.context_hash_sent);

@@ -66,7 +66,9 @@ AffinityDecision SessionSlots::admit(const std::optional<std::string>& session_i
     used_ = sessions_.size();
     return d;
   }
-  if (client_hash && !client_hash->empty() && *client_hash != server_hash) {
+  // A session's request must carry its hash: an empty or absent one never turns the check off.
+  const bool hash_given = client_hash && !client_hash->empty();
+  if ((named && !hash_given) || (hash_given && *client_hash != server_hash)) {
     d.verdict = AffinityVerdict::HashMismatch;
     d.expected_hash = server_hash;
     used_ = sessions_.size();

@@ -110,6 +110,7 @@ void layer_zero_detail(FrameDetail& d, const std::string& refusal_detail) {
   d.pretty_json = lz_pretty_json(facts);
   if (r.lz_has_token)
     if (auto token = lz_token_range(d.bytes)) d.masked.push_back(*token);
+  if (auto key = lz_api_key_range(d.bytes)) d.masked.push_back(*key);
   d.status = r.status == FrameStatus::Refused ? std::string(lz::to_string(r.lz_refusal)) + ": " + refusal_detail : "ok";
 }
 
@@ -292,6 +293,9 @@ void CaptureIndex::layer_zero_row(LaneState& lane, std::uint64_t packet, const C
     std::fill(data.begin() + static_cast<std::ptrdiff_t>(at + token->first),
               data.begin() + static_cast<std::ptrdiff_t>(at + token->second), std::uint8_t{'*'});
   }
+  if (auto key = lz_api_key_range(f.bytes))
+    std::fill(data.begin() + static_cast<std::ptrdiff_t>(at + key->first), data.begin() + static_cast<std::ptrdiff_t>(at + key->second),
+              std::uint8_t{'*'});
   if (f.refusal) {
     row.status = FrameStatus::Refused;
     row.lz_refusal = f.refusal->reason;

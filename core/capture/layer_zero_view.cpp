@@ -53,7 +53,7 @@ std::string constraints_text(std::uint32_t c) {
   std::string text = hex_number(c, 2);
   std::string names;
   for (auto [bit, name] : {std::pair{kConstraintTools, "tools"}, {kConstraintJsonOnly, "JSON only"},
-                           {kConstraintDynamicFrameSize, "dynamic frame size"}})
+                           {kConstraintDynamicFrameSize, "dynamic frame size"}, {kConstraintApiKey, "API key"}})
     if (c & bit) names += (names.empty() ? "" : ", ") + std::string(name);
   return names.empty() ? text : text + " (" + names + ")";
 }
@@ -105,10 +105,14 @@ class PayloadFields {
     add("model_id", shown_text(p.terms.model_id), p.terms.model_id.size());
     add("budget_ms", std::to_string(p.terms.budget_ms), 4);
     add("constraints", constraints_text(p.terms.constraints), 4);
-    if (!p.resume) return;
-    add("session_token", token_field(f_.token_fingerprint), lz::kTokenSize);
-    add("last_server_sequence_id", std::to_string(p.resume->last_server_sequence_id), 4);
-    add("client_time_ns", std::to_string(p.resume->client_time_ns), 8);
+    if (p.resume) {
+      add("session_token", token_field(f_.token_fingerprint), lz::kTokenSize);
+      add("last_server_sequence_id", std::to_string(p.resume->last_server_sequence_id), 4);
+      add("client_time_ns", std::to_string(p.resume->client_time_ns), 8);
+    }
+    if (!p.api_key) return;
+    add("api_key_length", std::to_string(p.api_key->size()), 1);
+    add("api_key", std::to_string(p.api_key->size()) + " bytes, not shown", p.api_key->size());
   }
   void operator()(const SessionAck& p) {
     add("session_token", token_field(f_.token_fingerprint), lz::kTokenSize);
@@ -172,6 +176,7 @@ json payload_json(const Payload& payload, std::optional<std::uint64_t> fingerpri
           if (p.resume)
             j["resume"] = {{"session_token", token()}, {"last_server_sequence_id", p.resume->last_server_sequence_id},
                            {"client_time_ns", p.resume->client_time_ns}};
+          if (p.api_key) j["api_key"] = {{"bytes", p.api_key->size()}};  // its length only, never the key
           return j;
         } else {
           return {{"session_token", token()}, {"last_client_sequence_id", p.last_client_sequence_id},
@@ -202,14 +207,21 @@ std::optional<std::pair<std::size_t, std::size_t>> lz_token_range(ByteView frame
   auto type = lz_known_type(frame);
   if (!type || !whole(frame)) return std::nullopt;
   const ByteView payload = payload_of(frame);
-  if (!length_allowed(*type, payload, Direction::ClientToServer) && !length_allowed(*type, payload, Direction::ServerToClient))
-    return std::nullopt;
-  if (*type == PayloadType::SessionAck) return std::pair{lz::kHeaderSize, lz::kHeaderSize + lz::kTokenSize};
+  if (*type == PayloadType::SessionAck && length_allowed(*type, payload, Direction::ServerToClient))
+    return std::pair{lz::kHeaderSize, lz::kHeaderSize + lz::kTokenSize};
   // A resuming INIT: the id's length, the id, budget and constraints, then the token.
-  constexpr std::size_t kFresh = 9;
-  if (*type != PayloadType::SessionInit || payload.size() == kFresh + payload[0]) return std::nullopt;
-  const std::size_t at = lz::kHeaderSize + kFresh + payload[0];
+  auto layout = *type == PayloadType::SessionInit ? session_init_layout(payload) : std::nullopt;
+  if (!layout || !layout->resume) return std::nullopt;
+  const std::size_t at = lz::kHeaderSize + kSessionTermsFixed + layout->model_id_length;
   return std::pair{at, at + lz::kTokenSize};
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> lz_api_key_range(ByteView frame) {
+  if (lz_known_type(frame) != PayloadType::SessionInit || !whole(frame)) return std::nullopt;
+  auto layout = session_init_layout(payload_of(frame));
+  if (!layout || !layout->key_length) return std::nullopt;
+  const std::size_t end = frame.size() - lz::kCrcSize;  // the key ends the payload
+  return std::pair{end - layout->key_length, end};
 }
 
 std::uint64_t lz_token_fingerprint(ByteView token) {

@@ -25,6 +25,8 @@ namespace anthro {
 
 // [begin, end) of the SessionToken in a frame's bytes, when its header and length place one there.
 std::optional<std::pair<std::size_t, std::size_t>> lz_token_range(ByteView frame);
+// [begin, end) of the API key a SESSION_INIT carries (constraint 0x40): masked wherever the token is.
+std::optional<std::pair<std::size_t, std::size_t>> lz_api_key_range(ByteView frame);
 // The first 8 bytes of the token's SHA-256, big-endian: what identifies it without it.
 std::uint64_t lz_token_fingerprint(ByteView token);
 // "64 bytes, sha256 0123456789abcdef…"

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "diagnosis/live_workload.h"
+#include "session/layer_zero_session.h"
 #include "session/target.h"
 
 namespace anthro {
@@ -25,12 +26,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
                   std::size_t sessions, SessionRuns& runs) {
   for (std::size_t i = next++; i < sessions; i = next++) {
     if (config.stop && config.stop->load()) return;
-    lz::LzClientConfig c = config.lz;
-    c.host = target.host;
-    c.port = target.port;
-    c.tls = target.tls;
-    c.ca_file = config.session.ca_file;
-    c.insecure = config.session.insecure;
+    lz::LzClientConfig c = layer_zero_client_config(config.lz, config.session, target);
     c.keylog = runs.keylog;
     c.prompt = workload_prompt(i);
     c.name = "lz-" + std::to_string(i + 1);

@@ -135,12 +135,7 @@ class Responder {
   awaitable<bool> serve(const HttpRequest& req) {
     std::string path = req.target.substr(0, req.target.find('?'));
     Api api = path == kChatCompletionsPath ? Api::ChatCompletions : Api::Messages;
-    if (path == kTokenStreamVocabPath && state_.config.token_stream) co_return co_await serve_vocabulary(req);
-    if (path == kClientErrorsPath && state_.config.token_stream) co_return co_await take_client_report(req);
-    if (path != kMessagesPath && path != kChatCompletionsPath)
-      co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
-    if (req.method != "POST")
-      co_return co_await send_error(api, 405, "invalid_request_error", "use POST on " + path);
+    // Every route behind the one key, unknown paths too: a 404 would tell a stranger what is served.
     switch (check_credentials(req, state_.config.required_api_key)) {
       case Credentials::Accepted: break;
       case Credentials::Refused:
@@ -148,6 +143,12 @@ class Responder {
       case Credentials::Repeated:
         co_return co_await send_error(api, 400, "invalid_request_error", "duplicate x-api-key or authorization header");
     }
+    if (path == kTokenStreamVocabPath && state_.config.token_stream) co_return co_await serve_vocabulary(req);
+    if (path == kClientErrorsPath && state_.config.token_stream) co_return co_await take_client_report(req);
+    if (path != kMessagesPath && path != kChatCompletionsPath)
+      co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
+    if (req.method != "POST")
+      co_return co_await send_error(api, 405, "invalid_request_error", "use POST on " + path);
     if (api == Api::Messages && selects_token_stream(header_if_present(req, "content-type"))) {
       if (state_.config.token_stream) co_return co_await serve_token_stream(req);
       co_return co_await send_error(api, 415, "invalid_request_error",

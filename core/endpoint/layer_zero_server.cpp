@@ -75,6 +75,10 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
       case lz::EventKind::ToolResult:
       case lz::EventKind::ToolExpired: last_output_ns_ = engine_.now(); break;  // the reply starts now
       case lz::EventKind::Refused: ++state_.counters.protocol_errors; break;
+      case lz::EventKind::Busy:
+        ++state_.counters.refused_connections;
+        state_.log("layer-zero: a fresh session refused: " + e.detail);
+        break;
       default: break;
     }
     nap_.cancel();  // the pump looks again

@@ -97,6 +97,7 @@ struct ServerState {
     const Faults& f = c.model.faults;
     lz.resend_shift = f.lz_resume_skip ? 1 : f.lz_resume_repeat ? -1 : 0;
     lz.ignore_backpressure = f.lz_ignore_backpressure;
+    lz.required_api_key = c.required_api_key;
   }
 
   EndpointConfig config;

@@ -59,7 +59,7 @@ class Runner {
  public:
   Runner(const LzClientConfig& config, asio::io_context& io)
       : config_(config), io_(io),
-        session_(ClientConfig{config.terms, config.clock, kDefaultResendBytes, ms_to_ns(config.heartbeat_ms)}),
+        session_(ClientConfig{config.terms, config.clock, kDefaultResendBytes, ms_to_ns(config.heartbeat_ms), config.api_key}),
         end_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                     std::chrono::duration<double>(config.timeout_s))) {
     session_.set_buffer_usage(config.buffer_usage);

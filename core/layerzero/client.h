@@ -31,6 +31,7 @@ struct LzClientConfig {
   std::string ca_file;    // TLS trust anchors; empty: the system store
   bool insecure = false;  // TLS without certificate checks
   SessionTerms terms;
+  std::optional<std::string> api_key;  // sent on every SESSION_INIT (constraint 0x40)
   std::string prompt;
   Clock clock = system_clock_ns;  // the client's own clock: what a resume's client_time_ns says
   double timeout_s = 10;          // the whole run, every connection included

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "layerzero/crc32c.h"
+#include "layerzero/payload.h"
 
 namespace anthro::lz {
 namespace {
@@ -11,7 +12,6 @@ namespace {
 constexpr std::size_t kHeartbeatClient = 1, kHeartbeatServer = 8;
 constexpr std::size_t kTerminateSize = 2;
 constexpr std::size_t kToolResultMin = 4;
-constexpr std::size_t kInitFresh = 9, kInitResume = 85;  // plus the model id's length
 constexpr std::size_t kAckSize = 76;
 
 struct ReasonName {
@@ -23,7 +23,8 @@ constexpr ReasonName kReasonNames[] = {
     {TerminateReason::Type, "type"},             {TerminateReason::Length, "length"},
     {TerminateReason::Sequence, "sequence"},     {TerminateReason::StateHash, "state-hash"},
     {TerminateReason::Expired, "expired"},       {TerminateReason::ClockSkew, "clock-skew"},
-    {TerminateReason::BudgetExceeded, "budget-exceeded"}, {TerminateReason::Incomplete, "incomplete"},
+    {TerminateReason::BudgetExceeded, "budget-exceeded"}, {TerminateReason::Unauthorized, "unauthorized"},
+    {TerminateReason::Incomplete, "incomplete"},
 };
 
 std::string hex32(std::uint32_t v) {
@@ -51,11 +52,6 @@ bool heartbeat_length(std::size_t n, std::optional<Direction> dir) {
 // The first byte of TOOL_CALL and SESSION_INIT is a length the rest must hold.
 std::size_t prefixed(ByteView payload) { return payload.empty() ? 0 : payload[0]; }
 
-bool init_length(ByteView payload) {
-  if (payload.empty()) return false;
-  const std::size_t id = prefixed(payload);
-  return payload.size() == kInitFresh + id || payload.size() == kInitResume + id;
-}
 
 FrameRefusal refusal(TerminateReason reason, std::string detail) { return {reason, std::move(detail), 0}; }
 
@@ -115,7 +111,7 @@ std::optional<TerminateReason> parse_terminate_reason(std::string_view name) {
 }
 
 std::optional<TerminateReason> terminate_reason_from_code(std::uint16_t code) {
-  if (code > static_cast<std::uint16_t>(TerminateReason::BudgetExceeded)) return std::nullopt;
+  if (code > static_cast<std::uint16_t>(TerminateReason::Unauthorized)) return std::nullopt;
   return static_cast<TerminateReason>(code);
 }
 
@@ -152,7 +148,7 @@ bool length_allowed(PayloadType type, ByteView payload, std::optional<Direction>
     case PayloadType::ToolResult: return n >= kToolResultMin;
     case PayloadType::Heartbeat: return heartbeat_length(n, dir);
     case PayloadType::Terminate: return n == kTerminateSize;
-    case PayloadType::SessionInit: return init_length(payload);
+    case PayloadType::SessionInit: return session_init_layout(payload).has_value();
     case PayloadType::SessionAck: return n == kAckSize;
   }
   return false;

@@ -50,13 +50,14 @@ enum class TerminateReason : std::uint16_t {
   Expired = 6,
   ClockSkew = 7,
   BudgetExceeded = 8,
+  Unauthorized = 9,  // a key required and not given, or wrong (the profile's authentication)
   Incomplete = 0xFFFF,
 };
 // "normal", "checksum", "type", "length", "sequence", "state-hash", "expired", "clock-skew",
-// "budget-exceeded", "incomplete": the names of the spec's vectors.
+// "budget-exceeded", "unauthorized", "incomplete": the names of the spec's vectors.
 const char* to_string(TerminateReason reason);
 std::optional<TerminateReason> parse_terminate_reason(std::string_view name);
-// A TERMINATE payload's code (0…8); nullopt for any other value, 0xFFFF included.
+// A TERMINATE payload's code (0…9); nullopt for any other value, 0xFFFF included.
 std::optional<TerminateReason> terminate_reason_from_code(std::uint16_t code);
 
 struct FrameHeader {

@@ -6,6 +6,7 @@ namespace anthro::lz {
 namespace {
 
 constexpr std::size_t kU8Max = 255;
+constexpr const char* kInitForms = "9 + model id bytes, or 85 + model id, each + 1 + key bytes with constraint 0x40";
 
 // Reads fields front to back; every read checks what is left, so hostile sizes only fail.
 class Reader {
@@ -95,14 +96,19 @@ Result<Bytes> encode(const Terminate& p) {
 
 Result<Bytes> encode(const SessionInit& p) {
   if (p.terms.model_id.size() > kU8Max) return too_long("model id", p.terms.model_id.size());
+  if (p.api_key && (p.api_key->empty() || p.api_key->size() > kU8Max)) return too_long("API key (1 to 255)", p.api_key->size());
   Bytes out{static_cast<std::uint8_t>(p.terms.model_id.size())};
   append(out, as_bytes(p.terms.model_id));
   append_u32(out, p.terms.budget_ms);
-  append_u32(out, p.terms.constraints);
+  append_u32(out, p.api_key ? p.terms.constraints | kConstraintApiKey : p.terms.constraints & ~kConstraintApiKey);
   if (p.resume) {
     append_token(out, p.resume->token);
     append_u32(out, p.resume->last_server_sequence_id);
     append_u64(out, p.resume->client_time_ns);
+  }
+  if (p.api_key) {
+    out.push_back(static_cast<std::uint8_t>(p.api_key->size()));
+    append(out, as_bytes(*p.api_key));
   }
   return out;
 }
@@ -168,15 +174,37 @@ Result<Terminate> decode_terminate(ByteView payload) {
   return Terminate{load_u16(payload.data())};
 }
 
+std::optional<InitLayout> session_init_layout(ByteView payload) {
+  if (payload.empty() || payload.size() < kSessionTermsFixed + payload[0]) return std::nullopt;
+  const std::size_t id = payload[0], terms = kSessionTermsFixed + id, rest = payload.size() - terms;
+  const std::uint32_t constraints = load_u32(payload.data() + terms - 4);
+  if (!(constraints & kConstraintApiKey)) {
+    if (rest != 0 && rest != kResumeFields) return std::nullopt;
+    return InitLayout{id, rest == kResumeFields, 0};
+  }
+  // The key's u8 length follows the resume fields when there are any. A payload that reads both
+  // ways is taken as a resume: a fresh one needs a key of 77+ bytes with one exact byte at 75,
+  // while a resume read as fresh would need only its token's first byte to match (1 in 256).
+  auto key_at = [&](std::size_t at) -> std::size_t {
+    if (rest <= at) return 0;
+    const std::size_t key = payload[terms + at];
+    return rest == at + 1 + key ? key : 0;
+  };
+  if (std::size_t key = key_at(kResumeFields)) return InitLayout{id, true, key};
+  if (std::size_t key = key_at(0)) return InitLayout{id, false, key};
+  return std::nullopt;
+}
+
 Result<SessionInit> decode_session_init(ByteView payload) {
+  auto layout = session_init_layout(payload);
+  if (!layout) return length_error(PayloadType::SessionInit, payload, kInitForms);
   Reader r(payload);
   SessionInit init;
-  if (!read_terms(r, init.terms)) return length_error(PayloadType::SessionInit, payload, "9 + model id bytes, or 85 + model id");
-  if (r.left() == 0) return init;
-  ResumeFields resume;
-  if (!read_resume(r, resume) || r.left() != 0)
-    return length_error(PayloadType::SessionInit, payload, "9 + model id bytes, or 85 + model id");
-  init.resume = resume;
+  std::uint8_t key_length = 0;
+  // The layout checked every length, so no read below can fall short.
+  read_terms(r, init.terms);
+  if (layout->resume) read_resume(r, init.resume.emplace());
+  if (layout->key_length && r.u8(key_length)) r.text(key_length, init.api_key.emplace());
   return init;
 }
 

@@ -15,6 +15,8 @@ namespace anthro::lz {
 inline constexpr std::uint32_t kConstraintTools = 0x02;
 inline constexpr std::uint32_t kConstraintJsonOnly = 0x04;
 inline constexpr std::uint32_t kConstraintDynamicFrameSize = 0x10;
+// The profile's authentication: the INIT ends with u8 key length (1…255) and the API key.
+inline constexpr std::uint32_t kConstraintApiKey = 0x40;
 
 // Client buffer usage from which a server honouring kConstraintDynamicFrameSize sends
 // MODEL_OUTPUT of at most kBackpressureChunk bytes (0xB3 ≈ 70 %).
@@ -59,8 +61,21 @@ struct ResumeFields {
 struct SessionInit {
   SessionTerms terms;
   std::optional<ResumeFields> resume;  // a fresh session has none
+  std::optional<std::string> api_key;  // sent with kConstraintApiKey set, on every INIT of the session
   bool operator==(const SessionInit&) const = default;
 };
+
+// A SESSION_INIT's fixed fields (u8 model id length, u32 budget_ms, u32 constraints) and a
+// resume's (the token, u32 last server sequence id, u64 client time).
+inline constexpr std::size_t kSessionTermsFixed = 9, kResumeFields = 76;
+// Where a SESSION_INIT's parts sit, read from its length, its model id length and its
+// constraints; nullopt when the length fits none of the profile's forms.
+struct InitLayout {
+  std::size_t model_id_length = 0;
+  bool resume = false;
+  std::size_t key_length = 0;  // 0: no key
+};
+std::optional<InitLayout> session_init_layout(ByteView payload);
 struct SessionAck {
   SessionToken token{};
   std::uint32_t last_client_sequence_id = 0;  // 0 on a fresh session

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <utility>
 
+#include "crypto/key_schedule.h"
+
 namespace anthro::lz {
 namespace {
 
@@ -108,19 +110,18 @@ bool ResendBuffer::resend_after(std::uint32_t last_received, Bytes& out) {
 
 std::shared_ptr<ServerSession> SessionStore::find(const SessionId& id) {
   auto it = sessions_.find(id);
-  if (it == sessions_.end()) return nullptr;
-  it->second.used = ++clock_;
-  return it->second.session;
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+bool SessionStore::make_room(std::uint64_t now_ns) {
+  if (sessions_.size() < max_) return true;
+  std::erase_if(sessions_, [now_ns](const auto& entry) { return entry.second->token_expiry_ns <= now_ns; });
+  return sessions_.size() < max_;
 }
 
 void SessionStore::add(std::shared_ptr<ServerSession> session) {
-  if (sessions_.size() >= max_ && !sessions_.empty()) {
-    auto oldest = std::min_element(sessions_.begin(), sessions_.end(),
-                                   [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
-    sessions_.erase(oldest);
-  }
   const SessionId id = session->id;
-  sessions_[id] = Entry{std::move(session), ++clock_};
+  sessions_[id] = std::move(session);
 }
 
 // -------------------------------------------------------------------------- ServerConnection
@@ -143,7 +144,7 @@ void ServerConnection::receive(ByteView data, Bytes& out, std::vector<Event>& ev
   });
   if (refusal && state_ != LinkState::Closed) refuse(refusal->reason, refusal->detail, out, events);
   if (state_ != LinkState::Closed && splitter_.buffered() > config_.max_frame_bytes)
-    refuse(TerminateReason::BudgetExceeded,
+    refuse(TerminateReason::Length,
            "a frame longer than this server's limit of " + std::to_string(config_.max_frame_bytes) + " bytes", out, events);
 }
 
@@ -172,14 +173,30 @@ void ServerConnection::on_frame(const FrameView& frame, Bytes& out, std::vector<
 void ServerConnection::on_init(const FrameView& frame, Bytes& out, std::vector<Event>& events) {
   auto init = decode_session_init(frame.payload);
   if (!init) return refuse(reason_of(init.error()), init.error().detail, out, events);
+  if (auto why = unauthorized(*init)) return refuse(TerminateReason::Unauthorized, *why, out, events);
   if (!init->resume) return open_fresh(*init, out, events);
-  refusal_seq_ = static_cast<std::uint32_t>(resend_from(init->resume->last_server_sequence_id));
   auto fields = verify_resume(config_.token_keys, *init, config_.clock());
   if (!fields) return refuse(reason_of(fields.error()), fields.error().detail, out, events);
   open_resumed(*init, *fields, out, events);
 }
 
+// Checked before any session is looked up or made: an unauthenticated INIT leaves nothing behind.
+std::optional<std::string> ServerConnection::unauthorized(const SessionInit& init) const {
+  if (config_.required_api_key.empty()) return std::nullopt;
+  if (!init.api_key) return "this server requires an API key (SESSION_INIT constraint 0x40)";
+  if (!secrets_equal(*init.api_key, config_.required_api_key)) return "the SESSION_INIT's API key is wrong";
+  return std::nullopt;
+}
+
 void ServerConnection::open_fresh(const SessionInit& init, Bytes& out, std::vector<Event>& events) {
+  if (!store_.make_room(config_.clock())) {
+    // Layer Zero has no "busy" reason: the client sees the connection close.
+    Event busy = make_event(EventKind::Busy);
+    busy.detail = "every one of the " + std::to_string(store_.size()) + " sessions held has a valid token";
+    events.push_back(std::move(busy));
+    state_ = LinkState::Closed;
+    return;
+  }
   auto session = std::make_shared<ServerSession>(config_.resend_bytes);
   session->id = config_.new_session_id();
   session->terms = init.terms;
@@ -220,6 +237,7 @@ bool ServerConnection::send_ack(Bytes& out) {
   if (config_.token_keys.empty()) return false;
   auto token = reissue_token(config_.token_keys.front(), session_->id, session_->terms, now, config_.session_timeout_ns);
   if (!token) return false;
+  session_->token_expiry_ns = now + config_.session_timeout_ns;
   SessionAck ack{*token, session_->last_client_seq, now};
   return append_frame(out, 0, PayloadType::SessionAck, payload_bytes(ack));
 }
@@ -239,12 +257,12 @@ void ServerConnection::on_data(const FrameView& frame, Bytes& out, std::vector<E
     return refuse(TerminateReason::Sequence, sequence_detail(h, session_->last_client_seq), out, events);
   auto payload = decode_payload(h.type, frame.payload, Direction::ClientToServer);
   if (!payload) return refuse(reason_of(payload.error()), payload.error().detail, out, events);
+  session_->last_client_seq = h.sequence_id;  // a TERMINATE's id too: the client's next frame follows it
   if (auto* t = std::get_if<Terminate>(&*payload)) {
     events.push_back(peer_terminated(*t));
     state_ = LinkState::Closed;
     return;
   }
-  session_->last_client_seq = h.sequence_id;
   if (auto* text = std::get_if<TextPayload>(&*payload)) {
     Event e = make_event(EventKind::Input, h.sequence_id);
     e.text = std::move(text->text);
@@ -345,15 +363,16 @@ void ServerConnection::tick(Bytes& out, std::vector<Event>& events) {
 
 void ServerConnection::terminate(TerminateReason reason, Bytes& out) {
   if (state_ == LinkState::Closed) return;
-  append_terminate(out, session_ ? session_->last_server_seq + 1 : refusal_seq_, reason);
+  append_terminate(out, next_terminate_id(), reason);
   state_ = LinkState::Closed;
 }
 
+std::uint32_t ServerConnection::next_terminate_id() {
+  return state_ == LinkState::Open && session_ ? ++session_->last_server_seq : 0;
+}
+
 void ServerConnection::refuse(TerminateReason reason, std::string detail, Bytes& out, std::vector<Event>& events) {
-  // Before a session is open the TERMINATE carries what the client expects next.
-  const bool open = state_ == LinkState::Open && session_;
-  if (reason != TerminateReason::Incomplete)
-    append_terminate(out, open ? session_->last_server_seq + 1 : refusal_seq_, reason);
+  if (reason != TerminateReason::Incomplete) append_terminate(out, next_terminate_id(), reason);
   events.push_back(refused_event(reason, std::move(detail)));
   state_ = LinkState::Closed;
 }
@@ -363,7 +382,7 @@ void ServerConnection::refuse(TerminateReason reason, std::string detail, Bytes&
 ClientSession::ClientSession(ClientConfig config) : config_(std::move(config)), sent_(config_.resend_bytes) {}
 
 bool ClientSession::connect(Bytes& out) {
-  SessionInit init{config_.terms, std::nullopt};
+  SessionInit init{config_.terms, std::nullopt, config_.api_key};
   if (token_) init.resume = ResumeFields{*token_, last_server_seq_, config_.clock()};
   auto payload = encode_payload(init);
   if (!payload) return false;
@@ -393,6 +412,8 @@ void ClientSession::end_of_stream(std::vector<Event>& events) {
 void ClientSession::on_frame(const FrameView& frame, Bytes& out, std::vector<Event>& events) {
   const PayloadType type = frame.header.type;
   if (type == PayloadType::Terminate) {  // before the ACK too, whatever its sequence id
+    // A resume reports it as the last frame received, so the next data frame follows it.
+    if (state_ == LinkState::Open && sequence_allowed(frame.header, last_server_seq_)) last_server_seq_ = frame.header.sequence_id;
     if (auto t = decode_terminate(frame.payload)) events.push_back(peer_terminated(*t));
     state_ = LinkState::Closed;
     return;
@@ -485,12 +506,14 @@ void ClientSession::tick(Bytes& out) {
 
 void ClientSession::terminate(TerminateReason reason, Bytes& out) {
   if (state_ == LinkState::Closed) return;
-  append_terminate(out, last_client_seq_ + 1, reason);
+  append_terminate(out, next_terminate_id(), reason);
   state_ = LinkState::Closed;
 }
 
+std::uint32_t ClientSession::next_terminate_id() { return state_ == LinkState::Open ? ++last_client_seq_ : 0; }
+
 void ClientSession::refuse(TerminateReason reason, std::string detail, Bytes& out, std::vector<Event>& events) {
-  if (reason != TerminateReason::Incomplete) append_terminate(out, last_client_seq_ + 1, reason);
+  if (reason != TerminateReason::Incomplete) append_terminate(out, next_terminate_id(), reason);
   events.push_back(refused_event(reason, std::move(detail)));
   state_ = LinkState::Closed;
 }

@@ -6,8 +6,8 @@
 //
 // Sequence ids: every frame other than SESSION_INIT/ACK is a data frame of its direction,
 // numbered from 1 and continuing across resumes, heartbeats included (the vectors number them).
-// A TERMINATE carries the next id but does not use it up and is never resent: it ends only its
-// connection, and the session stays resumable.
+// A TERMINATE takes the next id like any data frame but is never resent: it ends only its
+// connection, and the session stays resumable. One sent before any SESSION_ACK carries 0.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +60,7 @@ enum class EventKind {
   Repeat,        // client: a frame already received (`sequence_id`), counted, not delivered
   PeerTerminated,  // the peer sent TERMINATE `reason`
   Refused,       // this side refused a frame: TERMINATE `reason` sent (none for `incomplete`)
+  Busy,          // server: no room for a fresh session (SessionStore); closed without a TERMINATE
 };
 
 struct Event {
@@ -125,6 +126,7 @@ struct ServerSession {
   std::uint8_t client_usage = 0;
   std::uint64_t last_heartbeat_ns = 0;
   std::uint64_t generation = 0;  // bumped by each connection that takes the session over
+  std::uint64_t token_expiry_ns = 0;  // of the latest token issued: until then a resume must find it
   ResendBuffer sent;
   std::vector<PendingToolCall> tool_calls;
   std::deque<QueuedOutput> outbox;  // the answer not yet sent, kept across a cut
@@ -146,10 +148,14 @@ struct ServerConfig {
   std::function<SessionId()> new_session_id = random_session_id;
   std::uint64_t session_timeout_ns = kSessionTimeoutNs;
   std::size_t resend_bytes = kDefaultResendBytes;
-  std::size_t max_sessions = kDefaultMaxSessions;  // beyond it the least recently attached is forgotten
-  // A frame still arriving beyond this many bytes is refused (TERMINATE budget-exceeded): the
-  // table lets USER_INPUT be any length, a server's memory is not.
+  // Beyond it a fresh session is refused (see SessionStore), never one whose token is valid forgotten.
+  std::size_t max_sessions = kDefaultMaxSessions;
+  // A frame still arriving beyond this many bytes is refused (TERMINATE length): the table lets
+  // USER_INPUT be any length up to 16 MiB − 1, a server may take less.
   std::size_t max_frame_bytes = (1u << 20) + kFrameOverhead;
+  // When set, every SESSION_INIT must carry this key (constraint 0x40), or gets TERMINATE
+  // unauthorized before any session state is kept.
+  std::string required_api_key;
   // Fault hooks for the endpoint's fault catalogue (model/faults.h), off by default. A resume
   // resends from this many frames after (+1: one lost) or before (−1: one repeated) the one the
   // client asked for; and MODEL_OUTPUT keeps its 4096-byte chunks whatever the client's usage.
@@ -157,22 +163,22 @@ struct ServerConfig {
   bool ignore_backpressure = false;
 };
 
-// Sessions by id; outlives every connection. Not thread-safe: one event loop owns it.
+// Sessions by id, at most `max_sessions`; outlives every connection. A session is kept while its
+// token is valid, so a flood of fresh sessions cannot push out one a client will resume: when
+// every place holds a valid token, fresh sessions are refused instead. Not thread-safe: one event
+// loop owns it.
 class SessionStore {
  public:
   explicit SessionStore(std::size_t max_sessions = kDefaultMaxSessions) : max_(max_sessions) {}
   std::shared_ptr<ServerSession> find(const SessionId& id);
+  // Forgets the sessions whose tokens expired by `now_ns`; false when none did and the store is full.
+  bool make_room(std::uint64_t now_ns);
   void add(std::shared_ptr<ServerSession> session);
   std::size_t size() const { return sessions_.size(); }
 
  private:
   std::size_t max_;
-  std::uint64_t clock_ = 0;  // attach order, for eviction
-  struct Entry {
-    std::shared_ptr<ServerSession> session;
-    std::uint64_t used = 0;
-  };
-  std::map<SessionId, Entry> sessions_;
+  std::map<SessionId, std::shared_ptr<ServerSession>> sessions_;
 };
 
 // One server connection. Feed it what arrived; it appends what to send to `out` and reports
@@ -215,7 +221,9 @@ class ServerConnection {
   void open_resumed(const SessionInit& init, const TokenFields& fields, Bytes& out, std::vector<Event>& events);
   bool send_ack(Bytes& out);
   void send_data(PayloadType type, ByteView payload, Bytes& out);
+  std::optional<std::string> unauthorized(const SessionInit& init) const;
   void refuse(TerminateReason reason, std::string detail, Bytes& out, std::vector<Event>& events);
+  std::uint32_t next_terminate_id();
   void expire_tool_calls(std::vector<Event>& events);
 
   const ServerConfig& config_;
@@ -224,7 +232,6 @@ class ServerConnection {
   LinkState state_ = LinkState::AwaitingInit;
   std::shared_ptr<ServerSession> session_;
   std::uint64_t generation_ = 0;
-  std::uint32_t refusal_seq_ = 1;  // the id a TERMINATE carries before a session is open
 };
 
 // ---------------------------------------------------------------------------------- client
@@ -234,6 +241,7 @@ struct ClientConfig {
   Clock clock = system_clock_ns;
   std::size_t resend_bytes = kDefaultResendBytes;
   std::uint64_t heartbeat_ns = kClientHeartbeatNs;  // another cadence is a client fault
+  std::optional<std::string> api_key;               // sent on every SESSION_INIT (constraint 0x40)
 };
 
 // A client's session across its connections: connect() starts each one (a fresh SESSION_INIT,
@@ -272,6 +280,7 @@ class ClientSession {
   void on_data(const FrameView& frame, Bytes& out, std::vector<Event>& events);
   std::uint32_t send_data(PayloadType type, ByteView payload, Bytes& out);
   void refuse(TerminateReason reason, std::string detail, Bytes& out, std::vector<Event>& events);
+  std::uint32_t next_terminate_id();
 
   ClientConfig config_;
   FrameSplitter splitter_{Direction::ServerToClient};

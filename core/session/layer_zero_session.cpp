@@ -28,12 +28,7 @@ void record_end(RequestRecorder& rec, const Result<lz::LzRunResult>& run, double
 
 lz::LzClientConfig client_config(const SessionConfig& config, const Target& target, std::shared_ptr<KeyLogSink> keylog,
                                  unsigned index) {
-  lz::LzClientConfig c = lz::default_client_config();
-  c.host = target.host;
-  c.port = target.port;
-  c.tls = target.tls;
-  c.ca_file = config.ca_file;
-  c.insecure = config.insecure;
+  lz::LzClientConfig c = layer_zero_client_config(lz::default_client_config(), config, target);
   c.keylog = std::move(keylog);
   c.terms.model_id = config.model;
   c.prompt = config.messages.empty() ? std::string() : config.messages.back().content;
@@ -43,6 +38,16 @@ lz::LzClientConfig client_config(const SessionConfig& config, const Target& targ
 }
 
 }  // namespace
+
+lz::LzClientConfig layer_zero_client_config(lz::LzClientConfig base, const SessionConfig& config, const Target& target) {
+  base.host = target.host;
+  base.port = target.port;
+  base.tls = target.tls;
+  base.ca_file = config.ca_file;
+  base.insecure = config.insecure;
+  if (!config.api_key.empty()) base.api_key = config.api_key;
+  return base;
+}
 
 SessionResult run_layer_zero_session(const SessionConfig& config, const Target& target, const LayerZeroSessionHooks& hooks) {
   SessionResult result;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 
+#include "layerzero/client.h"
 #include "session/session.h"
 
 namespace anthro {
@@ -19,6 +20,10 @@ struct LayerZeroSessionHooks {
   std::function<void(const RequestResult&)> on_request;  // each prompt's session as it ends
   const std::atomic<bool>* stop = nullptr;  // set: the prompt under way ends (TERMINATE normal), no other starts
 };
+
+// `base` (its terms, heartbeats, tools) pointed at `target` with the session's TLS trust and API key:
+// what every Layer Zero client of a session or a checklist run connects with.
+lz::LzClientConfig layer_zero_client_config(lz::LzClientConfig base, const SessionConfig& config, const Target& target);
 
 // `target` is an lz:// or lz+lab:// target (parse_session_target). Failures are in the result.
 SessionResult run_layer_zero_session(const SessionConfig& config, const Target& target, const LayerZeroSessionHooks& hooks);
