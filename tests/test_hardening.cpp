@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "h2_raw_peer.h"
 #include "net/asio.h"
 #include "raw_peer.h"
 
@@ -265,6 +266,27 @@ class TestHardening : public QObject {
     io.run();
     QCOMPARE(reported, std::string("boom"));
     QCOMPARE(caught.value_or(""), std::string("boom"));
+  }
+
+  // HTTP/2 PINGs from a peer that reads nothing: once the server's output for it passes
+  // max_queued_bytes the server stops reading it, so the peer can push no more than the socket
+  // buffers and that queue (a few MiB, far below 64 MiB); the send timeout then closes it.
+  void http2PingFloodIsBoundedAndClosed() {
+    EndpointFixture f;
+    f.config().send_timeout_s = 3;
+    f.start();
+    H2RawPeer flood(port_of(f.endpoint().url("https")));
+    QVERIFY(flood.connected() && flood.start());
+    std::string pings;
+    for (int i = 0; i < 1024; ++i) pings += h2::frame(h2::kPing, 0, 0, "12345678");
+    constexpr std::size_t kBound = 64u << 20;
+    while (flood.sent() < kBound && flood.send(pings, 1)) {
+    }
+    QVERIFY2(flood.sent() < kBound, "the server read 64 MiB of PINGs from a peer that reads none of its answers");
+    // Still not reading: the server's stalled write times out and the connection goes.
+    QTRY_VERIFY_WITH_TIMEOUT(f.endpoint().counters().timeouts >= 1, 10000);
+    QTRY_COMPARE(f.endpoint().counters().open_connections, std::uint64_t{0});
+    still_serves(f);
   }
 
   void maxConnectionsIsEnforced() {
