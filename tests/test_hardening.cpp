@@ -24,6 +24,19 @@ std::string deep_metadata_request(std::size_t levels) {
   return text;
 }
 
+// A Messages API request over HTTP/1.1 with a chunked body, `head` added to its head and
+// `trailer` sent after the last chunk.
+std::string chunked_messages_request(const std::string& head, const std::string& trailer) {
+  std::string body = R"({"model":"m","max_tokens":3,"messages":[{"role":"user","content":"hi"}]})";
+  char size[16];
+  std::snprintf(size, sizeof size, "%zx", body.size());
+  return "POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\nconnection: close\r\n"
+         "content-type: application/json\r\ntransfer-encoding: chunked\r\n" + head + "\r\n" + size + "\r\n" + body +
+         "\r\n0\r\n" + trailer + "\r\n";
+}
+
+std::string status_line(const std::string& reply) { return reply.substr(0, reply.find("\r\n")); }
+
 void still_serves(EndpointFixture& f) {
   SessionResult r = EndpointFixture::run(f.session("anthro"));
   QVERIFY2(!r.error && !r.requests.at(0).error, "the endpoint stopped serving");
@@ -287,6 +300,40 @@ class TestHardening : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(f.endpoint().counters().timeouts >= 1, 10000);
     QTRY_COMPARE(f.endpoint().counters().open_connections, std::uint64_t{0});
     still_serves(f);
+  }
+
+  // RFC 9112 §6.3: a transfer coding the server does not know, or chunked twice, leaves the
+  // body's length unknown: 400 naming the field, and close. The bytes after the head are
+  // never read as a second request.
+  void unknownOrRepeatedTransferCodingIs400AndClose() {
+    EndpointFixture f;
+    f.start();
+    for (std::string coding : {"xchunked", "chunked, chunked", "gzip, chunked", "chunked\r\ntransfer-encoding: chunked"}) {
+      RawPeer peer(port_of(f.endpoint().url("http")));
+      peer.send("POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\ntransfer-encoding: " + coding +
+                "\r\n\r\nGET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n");
+      std::string reply(as_text(peer.read_all()));
+      QVERIFY2(status_line(reply) == "HTTP/1.1 400 Bad Request", (coding + ": " + reply).c_str());
+      QVERIFY2(reply.find("Transfer-Encoding") != std::string::npos, (coding + ": " + reply).c_str());
+      QVERIFY2(reply.find("HTTP/1.1", 1) == std::string::npos, (coding + ": a second reply: " + reply).c_str());
+      QVERIFY(peer.closed());
+    }
+    still_serves(f);
+  }
+
+  // Credentials come from the request head only: an x-api-key in a chunked trailer is no key.
+  void apiKeyInAChunkedTrailerIsNotACredential() {
+    EndpointFixture f;
+    f.config().required_api_key = "sk-trailer-test";
+    f.start();
+    RawPeer trailer(port_of(f.endpoint().url("http")));
+    trailer.send(chunked_messages_request("", "x-api-key: sk-trailer-test\r\n"));
+    std::string reply(as_text(trailer.read_all()));
+    QVERIFY2(status_line(reply) == "HTTP/1.1 401 Unauthorized", reply.c_str());
+    RawPeer head(port_of(f.endpoint().url("http")));
+    head.send(chunked_messages_request("x-api-key: sk-trailer-test\r\n", ""));
+    reply = as_text(head.read_all());
+    QVERIFY2(status_line(reply) == "HTTP/1.1 200 OK", reply.c_str());
   }
 
   void maxConnectionsIsEnforced() {
