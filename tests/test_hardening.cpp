@@ -336,6 +336,25 @@ class TestHardening : public QObject {
     QVERIFY2(status_line(reply) == "HTTP/1.1 200 OK", reply.c_str());
   }
 
+  // A token-stream header sent twice is refused with 400 naming it, never the last one taken.
+  void repeatedTokenStreamHeaderIs400NamingIt() {
+    EndpointFixture f;
+    f.config().token_stream = true;
+    f.start();
+    std::string body = R"({"model":"m","max_tokens":3,"messages":[{"role":"user","content":"hi"}]})";
+    for (std::string field : {"X-Claude-Context-ID: 34359738373", "X-Claude-Token-Alignment: 4", "X-Claude-Streaming: true"}) {
+      RawPeer peer(port_of(f.endpoint().url("http")));
+      std::string name = field.substr(0, field.find(':'));
+      peer.send("POST /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\n"
+                "content-type: application/vnd.claude.token-stream\r\nX-Claude-Token-Alignment: 4\r\n"
+                "X-Claude-Context-ID: 34359738373\r\nX-Claude-Streaming: true\r\n" + field + "\r\n"
+                "content-length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+      std::string reply(as_text(peer.read_all()));
+      QVERIFY2(status_line(reply) == "HTTP/1.1 400 Bad Request", (name + ": " + reply).c_str());
+      QVERIFY2(reply.find(name) != std::string::npos, (name + ": " + reply).c_str());
+    }
+  }
+
   void maxConnectionsIsEnforced() {
     EndpointFixture f;
     f.config().max_connections = 2;
