@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "endpoint_fixture.h"
+#include "h2_raw_peer.h"
 #include "lab_client_keys.h"
 #include "net/deadline.h"
 
@@ -297,6 +298,58 @@ class TestEndpointTimeouts : public QObject {
     SessionResult r = EndpointFixture::run(reader);
     QVERIFY(!r.error && !r.requests.at(0).error);
     QCOMPARE(r.requests.at(0).figures.tokens, std::uint64_t{50});
+  }
+
+  // HTTP/2 (ALPN h2): after one complete reply, silence. The idle timeout counts from the
+  // last stream's end, as HTTP/1.1's counts from the last reply.
+  void http2IdleAfterTheLastStreamIsClosed() {
+    EndpointFixture f;
+    f.config().idle_timeout_s = 1;
+    f.start();
+    H2RawPeer peer(port_of(f.endpoint().url("https")));
+    QVERIFY(peer.connected() && peer.start());
+    QVERIFY(peer.send(h2::request_headers(1, "GET", "/nowhere", true)));
+    auto frames = peer.read_stream(1);
+    QVERIFY(!frames.empty() && frames.back().stream == 1 && (frames.back().flags & h2::kEndStream));
+    QElapsedTimer quiet;
+    quiet.start();
+    QVERIFY(peer.closed_within(kPatienceS));
+    QVERIFY(quiet.elapsed() >= 500);  // not before its time (counted from the server's end of the reply)
+    QTRY_COMPARE(f.endpoint().counters().timeouts, std::uint64_t{1});
+  }
+
+  // A peer that grants no flow-control window (SETTINGS_INITIAL_WINDOW_SIZE 0) and never
+  // opens it: the reply's body cannot move, and after the send timeout the connection closes.
+  void http2StreamStalledAgainstAZeroWindowIsClosed() {
+    EndpointFixture f;
+    f.config().idle_timeout_s = 0;  // only the stall may close it
+    f.config().send_timeout_s = 1;
+    f.start();
+    H2RawPeer peer(port_of(f.endpoint().url("https")));
+    QVERIFY(peer.connected() && peer.start({{0x4, 0}}));
+    QVERIFY(peer.send(h2::request_headers(1, "GET", "/nowhere", true)));
+    QVERIFY(peer.closed_within(kPatienceS));
+    QTRY_COMPARE(f.endpoint().counters().timeouts, std::uint64_t{1});
+  }
+
+  // A request body trickled a byte at a time over HTTP/2 runs out of the body timeout, as
+  // over HTTP/1.1 (each byte buys 1 ms at 1 KiB/s).
+  void http2BodyTrickleIsClosed() {
+    EndpointFixture f;
+    f.config().idle_timeout_s = 0;  // only the body timeout may close it
+    f.config().body_timeout_s = 1;
+    f.start();
+    H2RawPeer peer(port_of(f.endpoint().url("https")));
+    QVERIFY(peer.connected() && peer.start());
+    QVERIFY(peer.send(h2::request_headers(1, "POST", "/v1/messages", false,
+                                          {{"content-type", "application/json"}, {"anthropic-version", "2023-06-01"}})));
+    bool closed = false;
+    for (int i = 0; i < kPatienceS / 0.25 && !closed; ++i) {
+      peer.send(h2::frame(h2::kData, 0, 1, "{"), 0.25);
+      closed = peer.closed_within(0.25);
+    }
+    QVERIFY(closed);
+    QTRY_COMPARE(f.endpoint().counters().timeouts, std::uint64_t{1});
   }
 
   // Beyond max_connections: anthro-v1 hears ERROR 503 on stream 0, HTTP a 503, each with the

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "h2_raw_peer.h"
 #include "net/asio.h"
 #include "raw_peer.h"
 
@@ -22,6 +23,19 @@ std::string deep_metadata_request(std::size_t levels) {
   text.append(levels + 1, '}');
   return text;
 }
+
+// A Messages API request over HTTP/1.1 with a chunked body, `head` added to its head and
+// `trailer` sent after the last chunk.
+std::string chunked_messages_request(const std::string& head, const std::string& trailer) {
+  std::string body = R"({"model":"m","max_tokens":3,"messages":[{"role":"user","content":"hi"}]})";
+  char size[16];
+  std::snprintf(size, sizeof size, "%zx", body.size());
+  return "POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\nconnection: close\r\n"
+         "content-type: application/json\r\ntransfer-encoding: chunked\r\n" + head + "\r\n" + size + "\r\n" + body +
+         "\r\n0\r\n" + trailer + "\r\n";
+}
+
+std::string status_line(const std::string& reply) { return reply.substr(0, reply.find("\r\n")); }
 
 void still_serves(EndpointFixture& f) {
   SessionResult r = EndpointFixture::run(f.session("anthro"));
@@ -265,6 +279,80 @@ class TestHardening : public QObject {
     io.run();
     QCOMPARE(reported, std::string("boom"));
     QCOMPARE(caught.value_or(""), std::string("boom"));
+  }
+
+  // HTTP/2 PINGs from a peer that reads nothing: once the server's output for it passes
+  // max_queued_bytes the server stops reading it, so the peer can push no more than the socket
+  // buffers and that queue (a few MiB, far below 64 MiB); the send timeout then closes it.
+  void http2PingFloodIsBoundedAndClosed() {
+    EndpointFixture f;
+    f.config().send_timeout_s = 3;
+    f.start();
+    H2RawPeer flood(port_of(f.endpoint().url("https")));
+    QVERIFY(flood.connected() && flood.start());
+    std::string pings;
+    for (int i = 0; i < 1024; ++i) pings += h2::frame(h2::kPing, 0, 0, "12345678");
+    constexpr std::size_t kBound = 64u << 20;
+    while (flood.sent() < kBound && flood.send(pings, 1)) {
+    }
+    QVERIFY2(flood.sent() < kBound, "the server read 64 MiB of PINGs from a peer that reads none of its answers");
+    // Still not reading: the server's stalled write times out and the connection goes.
+    QTRY_VERIFY_WITH_TIMEOUT(f.endpoint().counters().timeouts >= 1, 10000);
+    QTRY_COMPARE(f.endpoint().counters().open_connections, std::uint64_t{0});
+    still_serves(f);
+  }
+
+  // RFC 9112 §6.3: a transfer coding the server does not know, or chunked twice, leaves the
+  // body's length unknown: 400 naming the field, and close. The bytes after the head are
+  // never read as a second request.
+  void unknownOrRepeatedTransferCodingIs400AndClose() {
+    EndpointFixture f;
+    f.start();
+    for (std::string coding : {"xchunked", "chunked, chunked", "gzip, chunked", "chunked\r\ntransfer-encoding: chunked"}) {
+      RawPeer peer(port_of(f.endpoint().url("http")));
+      peer.send("POST /v1/messages HTTP/1.1\r\nhost: x\r\nanthropic-version: 2023-06-01\r\ntransfer-encoding: " + coding +
+                "\r\n\r\nGET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n");
+      std::string reply(as_text(peer.read_all()));
+      QVERIFY2(status_line(reply) == "HTTP/1.1 400 Bad Request", (coding + ": " + reply).c_str());
+      QVERIFY2(reply.find("Transfer-Encoding") != std::string::npos, (coding + ": " + reply).c_str());
+      QVERIFY2(reply.find("HTTP/1.1", 1) == std::string::npos, (coding + ": a second reply: " + reply).c_str());
+      QVERIFY(peer.closed());
+    }
+    still_serves(f);
+  }
+
+  // Credentials come from the request head only: an x-api-key in a chunked trailer is no key.
+  void apiKeyInAChunkedTrailerIsNotACredential() {
+    EndpointFixture f;
+    f.config().required_api_key = "sk-trailer-test";
+    f.start();
+    RawPeer trailer(port_of(f.endpoint().url("http")));
+    trailer.send(chunked_messages_request("", "x-api-key: sk-trailer-test\r\n"));
+    std::string reply(as_text(trailer.read_all()));
+    QVERIFY2(status_line(reply) == "HTTP/1.1 401 Unauthorized", reply.c_str());
+    RawPeer head(port_of(f.endpoint().url("http")));
+    head.send(chunked_messages_request("x-api-key: sk-trailer-test\r\n", ""));
+    reply = as_text(head.read_all());
+    QVERIFY2(status_line(reply) == "HTTP/1.1 200 OK", reply.c_str());
+  }
+
+  // A token-stream header sent twice is refused with 400 naming it, never the last one taken.
+  void repeatedTokenStreamHeaderIs400NamingIt() {
+    EndpointFixture f;
+    f.config().token_stream = true;
+    f.start();
+    std::string body = R"({"model":"m","max_tokens":3,"messages":[{"role":"user","content":"hi"}]})";
+    for (std::string field : {"X-Claude-Context-ID: 34359738373", "X-Claude-Token-Alignment: 4", "X-Claude-Streaming: true"}) {
+      RawPeer peer(port_of(f.endpoint().url("http")));
+      std::string name = field.substr(0, field.find(':'));
+      peer.send("POST /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: close\r\n"
+                "content-type: application/vnd.claude.token-stream\r\nX-Claude-Token-Alignment: 4\r\n"
+                "X-Claude-Context-ID: 34359738373\r\nX-Claude-Streaming: true\r\n" + field + "\r\n"
+                "content-length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+      std::string reply(as_text(peer.read_all()));
+      QVERIFY2(status_line(reply) == "HTTP/1.1 400 Bad Request", (name + ": " + reply).c_str());
+      QVERIFY2(reply.find(name) != std::string::npos, (name + ": " + reply).c_str());
+    }
   }
 
   void maxConnectionsIsEnforced() {

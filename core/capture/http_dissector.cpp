@@ -246,7 +246,7 @@ void HttpDissector::note_token_stream(Exchange& x, const net::HttpRequest& req) 
     x.kind = ExchangeKind::ClientReport;
     if (held_ && held_->token_stream) held_->token_stream->text_decoding_reported = true;
   }
-  TokenStreamRequestHeaders fields = read_token_stream_headers(req.headers);
+  TokenStreamRequestHeaders fields = read_token_stream_headers(req.headers, req.repeated);
   if (!selects_token_stream(fields.content_type)) return;
   TokenStreamExchange& t = x.result.token_stream.emplace();
   t.context_id = fields.context_id.value_or("").substr(0, HttpAffinity::kMaxValue);

@@ -1,9 +1,11 @@
 // HTTP/2 (RFC 9113) on the TLS port, ALPN h2. nghttp2's server session does the framing, HPACK
 // and flow control; each stream's request is answered by answer_http_request, as an HTTP/1.1
 // request is, and only the writing differs: HEADERS, a DATA frame per piece, trailing HEADERS.
+#include <malloc.h>
 #include <nghttp2/nghttp2.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -21,7 +23,11 @@ namespace {
 
 constexpr std::size_t kMaxHeaderBytes = 64 << 10;    // one request's fields, names and values
 constexpr std::uint32_t kMaxConcurrentStreams = 100;
-constexpr std::size_t kWriteHighWater = 1 << 20;     // queued bytes a streamed reply waits below
+using Clock = std::chrono::steady_clock;
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
 
 // One request stream: its request as it arrives, then its reply's body as it is made.
 struct H2Stream {
@@ -33,6 +39,10 @@ struct H2Stream {
   bool body_done = false;    // the reply's body is complete
   ReplyHeaders trailers;     // sent as trailing HEADERS once the body is out
   bool closed = false;       // nghttp2 closed it (ended, or reset by the peer)
+  // Until the request has ended: when its head, or its body at kMinBodyRate, runs out of time.
+  std::optional<Clock::time_point> read_due;
+  // Since when `pending` has bytes that flow control let none of go (a zero window).
+  std::optional<Clock::time_point> stalled_since;
 };
 
 // Names in lower case (RFC 9113 §8.2.1); connection-specific fields dropped (§8.2.2).
@@ -68,7 +78,8 @@ class Http2Connection {
         state_(state),
         admission_(admission),
         writer_(stream, state.config.send_timeout_s),
-        idle_(stream),
+        deadline_(stream),
+        idle_since_(Clock::now()),
         done_(stream.socket().get_executor()) {}
   ~Http2Connection() {
     if (session_) nghttp2_session_del(session_);
@@ -77,11 +88,13 @@ class Http2Connection {
   awaitable<void> run() {
     if (!start_session()) co_return;
     std::vector<std::uint8_t> buffer(16384);
+    rearm();
     for (;;) {
-      if (live_ == 0) idle_.arm(admission_ == Admission::Refuse ? refusal_timeout_s(state_.config) : state_.config.idle_timeout_s);
-      else idle_.disarm();
+      // Backpressure: a peer that does not take what it asked for (PING ACKs, replies) is not
+      // read until it does, and the write's send timeout closes it if it never does.
+      co_await writer_.wait_below(state_.config.max_queued_bytes);
+      if (writer_.failed()) break;
       std::size_t n = co_await stream_.read_some(buffer.data(), buffer.size());
-      idle_.disarm();
       if (n == 0 || writer_.failed()) break;
       auto used = nghttp2_session_mem_recv(session_, buffer.data(), n);
       flush();  // a protocol error's GOAWAY too
@@ -91,7 +104,7 @@ class Http2Connection {
       }
       if (!nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_)) break;
     }
-    if (idle_.expired()) ++state_.counters.timeouts;
+    if (deadline_.expired()) ++state_.counters.timeouts;
     // The streams still being answered see a closed stream at their next write and end.
     for (auto& [id, s] : streams_) s->closed = true;
     while (live_ > 0) co_await done_.wait();
@@ -109,9 +122,36 @@ class Http2Connection {
       out.insert(out.end(), data, data + n);
     }
     if (!out.empty()) writer_.send(std::move(out));
+    filled_ = filled_ || writer_.queued_bytes() > state_.config.max_queued_bytes;
+    rearm();
   }
 
-  awaitable<void> wait_for_writes() { co_await writer_.wait_below(kWriteHighWater); }
+  // The connection's one deadline, at the soonest of: idle since the last stream ended; each
+  // request's head or body running out of time; each reply stalled against a zero window
+  // for the send timeout. A reply still being made is not the peer's delay.
+  void rearm() {
+    const EndpointConfig& c = state_.config;
+    const bool refused = admission_ == Admission::Refuse;
+    std::optional<Clock::time_point> due;
+    auto sooner = [&due](Clock::time_point t) { due = due ? std::min(*due, t) : t; };
+    if (!streams_.empty() || live_ > 0) idle_since_.reset();
+    else if (!idle_since_) idle_since_ = Clock::now();
+    double idle_s = refused ? refusal_timeout_s(c) : c.idle_timeout_s;
+    if (idle_since_ && idle_s > 0) sooner(*idle_since_ + seconds(idle_s));
+    for (auto& [id, s] : streams_) {
+      if (s->read_due) sooner(*s->read_due);
+      if (s->pending.empty()) s->stalled_since.reset();
+      else if (!s->stalled_since) s->stalled_since = Clock::now();
+      if (s->stalled_since && c.send_timeout_s > 0) sooner(*s->stalled_since + seconds(c.send_timeout_s));
+    }
+    if (!due) return deadline_.disarm();
+    deadline_.arm(std::max(std::chrono::duration<double>(*due - Clock::now()).count(), 1e-3));
+  }
+
+  // The queue passed max_queued_bytes at some point.
+  bool filled() const { return filled_; }
+
+  awaitable<void> wait_for_writes() { co_await writer_.wait_below(state_.config.max_queued_bytes); }
   nghttp2_session* session() { return session_; }
   ByteStream& stream() { return stream_; }
   bool failed() const { return writer_.failed(); }
@@ -139,11 +179,18 @@ class Http2Connection {
   }
 
   static Http2Connection& self(void* user) { return *static_cast<Http2Connection*>(user); }
+  // A phase's budget; none (nullopt) when it is 0.
+  std::optional<Clock::time_point> due_in(double budget_s) const {
+    if (admission_ == Admission::Refuse) budget_s = refusal_timeout_s(state_.config);
+    if (budget_s <= 0) return std::nullopt;
+    return Clock::now() + seconds(budget_s);
+  }
 
   static int on_begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
     auto s = std::make_shared<H2Stream>();
     s->id = frame->hd.stream_id;
+    s->read_due = self(user).due_in(self(user).state_.config.header_timeout_s);
     nghttp2_session_set_stream_user_data(session, s->id, s.get());
     self(user).streams_[s->id] = std::move(s);
     return 0;
@@ -169,9 +216,11 @@ class Http2Connection {
   }
 
   static int on_data_chunk(nghttp2_session* session, std::uint8_t, std::int32_t stream_id, const std::uint8_t* data,
-                           std::size_t len, void*) {
+                           std::size_t len, void* user) {
     auto* s = static_cast<H2Stream*>(nghttp2_session_get_stream_user_data(session, stream_id));
-    if (!s || s->too_big) return 0;
+    if (!s) return 0;
+    self(user).body_progress(*s, len);
+    if (s->too_big) return 0;
     if (s->request.body.size() + len > kHttpBodyLimit) {
       s->too_big = true;
       s->request.body.clear();
@@ -184,10 +233,16 @@ class Http2Connection {
   // The request is complete once the client ends its stream: it is answered on its own coroutine.
   static int on_frame(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
     bool request_frame = frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA;
-    if (!request_frame || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) return 0;
+    if (!request_frame) return 0;
     auto& c = self(user);
     auto it = c.streams_.find(frame->hd.stream_id);
     if (it == c.streams_.end() || !nghttp2_session_get_stream_user_data(session, frame->hd.stream_id)) return 0;
+    if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+      // The head is in: the body's clock starts (HTTP/1.1's read_http_request times it alike).
+      if (frame->hd.type == NGHTTP2_HEADERS) it->second->read_due = c.due_in(c.state_.config.body_timeout_s);
+      return 0;
+    }
+    it->second->read_due.reset();
     ++c.live_;
     co_spawn(c.stream_.socket().get_executor(), c.answer(it->second), report_failure([&c](const std::string& why) {
                c.state_.log("HTTP/2 stream: " + why);
@@ -206,11 +261,21 @@ class Http2Connection {
 
   awaitable<void> answer(std::shared_ptr<H2Stream> s);
 
+  // Each body piece buys time at kMinBodyRate, up to the body timeout ahead.
+  void body_progress(H2Stream& s, std::size_t len) {
+    if (!s.read_due) return;
+    auto limit = due_in(state_.config.body_timeout_s);
+    if (!limit) return s.read_due.reset();
+    s.read_due = std::min(*s.read_due + seconds(len / kMinBodyRate), *limit);
+  }
+
   ByteStream& stream_;
   ServerState& state_;
   Admission admission_;
   WriteQueue writer_;
-  Deadline idle_;
+  Deadline deadline_;  // rearm() says what it is armed for
+  std::optional<Clock::time_point> idle_since_;  // no stream open, none being answered
+  bool filled_ = false;  // the queue passed max_queued_bytes
   nghttp2_session* session_ = nullptr;
   std::map<std::int32_t, std::shared_ptr<H2Stream>> streams_;
   std::size_t live_ = 0;  // streams being answered
@@ -225,6 +290,7 @@ ssize_t read_body(nghttp2_session* session, std::int32_t stream_id, std::uint8_t
   std::size_t n = std::min(length, s->pending.size());
   std::memcpy(buf, s->pending.data(), n);
   s->pending.erase(0, n);
+  if (n > 0) s->stalled_since.reset();  // the window let some through
   if (!s->pending.empty() || !s->body_done) return static_cast<ssize_t>(n);
   *flags |= NGHTTP2_DATA_FLAG_EOF;
   if (!s->trailers.empty()) {
@@ -319,17 +385,23 @@ awaitable<void> Http2Connection::answer(std::shared_ptr<H2Stream> s) {
     flush();
   }
   --live_;
+  rearm();
   done_.notify();
 }
 
 }  // namespace
 
 awaitable<void> serve_http2(std::unique_ptr<ByteStream> stream, ServerState& state, Admission admission) {
+  bool filled = false;
   {
     Http2Connection connection(*stream, state, admission);
     co_await connection.run();
+    filled = connection.filled();
   }
   stream->close();
+  // What a full queue took goes back to the system, not only to malloc's free lists: a
+  // flood's megabytes would otherwise stay with the process after the connection.
+  if (filled) malloc_trim(0);
 }
 
 }  // namespace anthro

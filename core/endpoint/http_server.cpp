@@ -211,7 +211,8 @@ class Responder {
   // Seed 001's passthrough: the request's headers judged, then the reply's token ids as u32 LE,
   // one chunk per token as the model makes it (or the whole body at once when not streamed).
   awaitable<bool> serve_token_stream(const HttpRequest& req) {
-    TokenStreamAdmission admission = admit_token_stream_request(read_token_stream_headers(req.headers), state_.config.token_stream_tenant);
+    TokenStreamAdmission admission = admit_token_stream_request(read_token_stream_headers(req.headers, req.repeated),
+                                                                       state_.config.token_stream_tenant);
     if (admission.verdict != TokenStreamVerdict::Accept) {
       const char* type = admission.status() == 401 ? "authentication_error" : "invalid_request_error";
       co_return co_await send_error(Api::Messages, admission.status(), type, admission.reason);

@@ -5,6 +5,7 @@
 
 #include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/rfc7230.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include "net/deadline.h"
@@ -20,19 +21,66 @@ std::string lower(std::string s) {
   return s;
 }
 
-HttpRequest to_request(http::request<http::string_body>&& msg) {
-  HttpRequest req;
-  req.method = std::string(msg.method_string());
-  req.target = std::string(msg.target());
-  for (const auto& field : msg) {
-    std::string name = lower(std::string(field.name_string()));
-    if (req.headers.count(name)) req.repeated.insert(name);
-    req.headers[name] = std::string(field.value());
+// Beast's request parser, knowing where the head's fields end: a chunked body's trailer
+// fields join the same list, and they are not the head's (a credential in a trailer is none).
+class RequestParser {
+ public:
+  explicit RequestParser(std::size_t body_limit) {
+    parser_.body_limit(body_limit);
+    parser_.on_chunk_header(on_chunk_);
   }
-  req.body = std::move(msg.body());
-  req.keep_alive = msg.keep_alive();
-  return req;
-}
+  RequestParser(const RequestParser&) = delete;
+  RequestParser& operator=(const RequestParser&) = delete;
+  http::request_parser<http::string_body>& operator*() { return parser_; }
+  http::request_parser<http::string_body>* operator->() { return &parser_; }
+
+  // Once the head is in: why the body's length cannot be known (RFC 9112 §6.3), if so.
+  // Beast reads a coding list that does not end in one chunked as no body, which would read
+  // the bytes after the head as the next request; an unknown coding is refused likewise.
+  std::optional<std::string> framing_error() {
+    std::optional<std::string> codings;
+    for_head([&](const auto& field) {
+      if (field.name() == http::field::transfer_encoding) codings = (codings ? *codings + ", " : "") + std::string(field.value());
+    });
+    if (!codings) return std::nullopt;
+    std::size_t count = 0;
+    bool chunked = false;
+    for (const auto& coding : http::token_list(*codings)) chunked = ++count == 1 && boost::beast::iequals(coding, "chunked");
+    if (count == 1 && chunked) return std::nullopt;
+    return "Transfer-Encoding: " + *codings + ": only a single chunked coding is understood";
+  }
+
+  HttpRequest release() {
+    HttpRequest req;
+    for_head([&](const auto& field) {
+      std::string name = lower(std::string(field.name_string()));
+      if (req.headers.count(name)) req.repeated.insert(name);
+      req.headers[name] = std::string(field.value());
+    });
+    auto msg = parser_.release();
+    req.method = std::string(msg.method_string());
+    req.target = std::string(msg.target());
+    req.body = std::move(msg.body());
+    req.keep_alive = msg.keep_alive();
+    return req;
+  }
+
+ private:
+  template <class F>
+  void for_head(F f) {
+    const auto& msg = parser_.get();
+    std::size_t left = head_fields_.value_or(SIZE_MAX);
+    for (auto it = msg.begin(); it != msg.end() && left > 0; ++it, --left) f(*it);
+  }
+
+  http::request_parser<http::string_body> parser_;
+  std::optional<std::size_t> head_fields_;  // known once the last chunk's size line is read
+  std::function<void(std::uint64_t, boost::beast::string_view, boost::system::error_code&)> on_chunk_ =
+      [this](std::uint64_t size, boost::beast::string_view, boost::system::error_code&) {
+        const auto& msg = parser_.get();
+        if (size == 0) head_fields_ = static_cast<std::size_t>(std::distance(msg.begin(), msg.end()));
+      };
+};
 
 enum class ReadPhase { Waiting, Head, Body };
 
@@ -69,10 +117,11 @@ std::optional<std::uint64_t> parse_decimal(std::string_view text) {
 
 awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& stream, std::string& pending,
                                                                     std::size_t body_limit, HttpReadTimeouts timeouts) {
-  http::request_parser<http::string_body> parser;
-  parser.body_limit(body_limit);
+  RequestParser request(body_limit);
+  auto& parser = *request;
   parser.header_limit(64 * 1024);
   parser.eager(true);
+  bool framing_checked = false;
   Deadline deadline(stream);
   std::optional<ReadPhase> phase;
   std::uint8_t buf[16384];
@@ -82,6 +131,8 @@ awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& 
       boost::system::error_code ec;
       std::size_t used = parser.put(asio::buffer(pending), ec);
       pending.erase(0, used);
+      if (parser.is_header_done() && !std::exchange(framing_checked, true))
+        if (auto why = request.framing_error()) co_return ReadFailure{400, *why};
       if (parser.is_done()) break;
       if (ec == http::error::body_limit)
         co_return ReadFailure{413, "request body is larger than " + std::to_string(body_limit) + " bytes"};
@@ -100,7 +151,7 @@ awaitable<std::variant<HttpRequest, ReadFailure>> read_http_request(ByteStream& 
     }
     pending.append(reinterpret_cast<const char*>(buf), n);
   }
-  co_return to_request(parser.release());
+  co_return request.release();
 }
 
 // Beast's table of reason phrases (literals, so the view is NUL-terminated).
@@ -259,12 +310,9 @@ HttpFields HttpResponseReader::trailers() const {
 
 struct HttpRequestReader::Impl {
   explicit Impl(std::size_t limit) : limit(limit) { reset(); }
-  void reset() {
-    parser.emplace();
-    parser->body_limit(limit);
-  }
+  void reset() { parser.emplace(limit); }
   std::size_t limit;
-  std::optional<http::request_parser<http::string_body>> parser;
+  std::optional<RequestParser> parser;
   std::string pending;
   std::vector<HttpRequest> requests;
 };
@@ -278,15 +326,17 @@ bool HttpRequestReader::feed(std::string_view bytes) {
   pending.append(bytes);
   while (!pending.empty()) {
     boost::system::error_code ec;
-    std::size_t used = impl_->parser->put(asio::buffer(pending), ec);
+    RequestParser& parser = *impl_->parser;
+    std::size_t used = parser->put(asio::buffer(pending), ec);
     pending.erase(0, used);
     if (ec == http::error::need_more) break;
-    if (ec) {
-      error_ = "malformed HTTP request: " + ec.message();
+    std::optional<std::string> framing = parser->is_header_done() ? parser.framing_error() : std::nullopt;
+    if (ec || framing) {
+      error_ = "malformed HTTP request: " + (framing ? *framing : ec.message());
       return false;
     }
-    if (impl_->parser->is_done()) {
-      impl_->requests.push_back(to_request(impl_->parser->release()));
+    if (parser->is_done()) {
+      impl_->requests.push_back(parser.release());
       impl_->reset();  // the next request on the connection (keep-alive)
     }
   }
@@ -299,6 +349,6 @@ std::vector<HttpRequest> HttpRequestReader::take_requests() {
   return out;
 }
 
-bool HttpRequestReader::in_request() const { return !impl_->pending.empty() || impl_->parser->got_some(); }
+bool HttpRequestReader::in_request() const { return !impl_->pending.empty() || (**impl_->parser).got_some(); }
 
 }  // namespace anthro::net

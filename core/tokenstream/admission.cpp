@@ -39,15 +39,35 @@ std::optional<std::uint32_t> parse_u32(const std::string& text) {
   return v;
 }
 
+// The request's fields: lowercased, then as the spec writes them.
+const std::pair<const char*, const char*> kFieldNames[] = {{"content-type", "Content-Type"},
+                                                           {"x-claude-token-alignment", "X-Claude-Token-Alignment"},
+                                                           {"x-claude-context-id", "X-Claude-Context-ID"},
+                                                           {"x-claude-tenant-id", "X-Claude-Tenant-ID"},
+                                                           {"x-claude-streaming", "X-Claude-Streaming"}};
+
+TokenStreamField field_named(const std::string& name) {
+  for (auto f : {TokenStreamField::Alignment, TokenStreamField::ContextId, TokenStreamField::TenantId, TokenStreamField::Streaming})
+    if (name == to_string(f)) return f;
+  return TokenStreamField::None;
+}
+
 }  // namespace
 
-TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, std::string>& headers) {
+TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, std::string>& headers,
+                                                    const std::set<std::string>& repeated) {
   auto field = [&headers](const char* name) -> std::optional<std::string> {
     auto it = headers.find(name);
     return it == headers.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
-  return {field("content-type"), field("x-claude-token-alignment"), field("x-claude-context-id"),
-          field("x-claude-tenant-id"), field("x-claude-streaming")};
+  TokenStreamRequestHeaders h{field("content-type"), field("x-claude-token-alignment"), field("x-claude-context-id"),
+                              field("x-claude-tenant-id"), field("x-claude-streaming"), std::nullopt};
+  for (const auto& [lower, name] : kFieldNames)
+    if (repeated.count(lower)) {
+      h.repeated = name;
+      break;
+    }
+  return h;
 }
 
 std::vector<std::pair<std::string, std::string>> token_stream_header_fields(const TokenStreamRequestHeaders& h) {
@@ -95,6 +115,8 @@ int TokenStreamAdmission::status() const {
 
 TokenStreamAdmission admit_token_stream_request(const TokenStreamRequestHeaders& h,
                                                 std::optional<std::uint32_t> key_tenant) {
+  if (h.repeated)
+    return refuse(TokenStreamVerdict::BadRequest, field_named(*h.repeated), *h.repeated + " was sent more than once; send it once");
   if (h.alignment != std::optional<std::string>("4"))
     return refuse(TokenStreamVerdict::BadRequest, TokenStreamField::Alignment, "X-Claude-Token-Alignment must be 4, is " + quoted(h.alignment));
   if (!h.context_id) return refuse(TokenStreamVerdict::BadRequest, TokenStreamField::ContextId, "X-Claude-Context-ID is required");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,10 +25,15 @@ struct TokenStreamRequestHeaders {
   std::optional<std::string> context_id;  // X-Claude-Context-ID
   std::optional<std::string> tenant_id;   // X-Claude-Tenant-ID
   std::optional<std::string> streaming;   // X-Claude-Streaming
+  // One of these fields sent more than once (its name as the spec writes it): which value
+  // counts is unknowable, so the request is refused, never the last one taken.
+  std::optional<std::string> repeated;
 };
 
 // The fields of a request's headers (names lowercased), as the endpoint and a capture read them.
-TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, std::string>& headers);
+// `repeated`: the names (lowercased) that came more than once.
+TokenStreamRequestHeaders read_token_stream_headers(const std::map<std::string, std::string>& headers,
+                                                    const std::set<std::string>& repeated = {});
 // The header fields a client sends for them, in order (absent ones left out).
 std::vector<std::pair<std::string, std::string>> token_stream_header_fields(const TokenStreamRequestHeaders& headers);
 
@@ -36,7 +42,7 @@ bool selects_token_stream(const std::optional<std::string>& content_type);
 
 enum class TokenStreamVerdict {
   Accept,
-  BadRequest,    // 400: the alignment header, a malformed context id or X-Claude-Streaming
+  BadRequest,    // 400: the alignment header, a malformed context id, X-Claude-Streaming, or one sent twice
   Unauthorized,  // 401: tenant header, context id and key disagree
 };
 
@@ -53,7 +59,7 @@ struct TokenStreamAdmission {
   int status() const;  // 200, 400 or 401
 };
 
-// Checked in the table's order: alignment, context id, tenant, streaming. `key_tenant` is the
+// A field sent twice first, then in the table's order: alignment, context id, tenant, streaming. `key_tenant` is the
 // tenant the API key belongs to, when the server knows one.
 TokenStreamAdmission admit_token_stream_request(const TokenStreamRequestHeaders& headers,
                                                 std::optional<std::uint32_t> key_tenant);
