@@ -16,6 +16,9 @@
 #include <thread>
 
 #include "h2_raw_peer.h"
+#include "layerzero/session.h"
+#include "profiles_vectors.h"
+#include "raw_peer.h"
 #include "test_paths.h"
 
 using namespace anthro::test;
@@ -43,21 +46,79 @@ int fd_count(qint64 pid) { return static_cast<int>(QDir(QString("/proc/%1/fd").a
 
 std::uint16_t port_of(const QString& url) { return static_cast<std::uint16_t>(url.section(':', -1).toUInt()); }
 
-// An HTTP/2 Messages API request answered whole: true when its stream ends with status 200.
-bool honest_request(std::uint16_t port) {
-  H2RawPeer peer(port);
-  if (!peer.connected() || !peer.start()) return false;
+// `anthro-wb endpoint` as a child process, its listeners' URLs by scheme as it printed them.
+class ChildEndpoint {
+ public:
+  ~ChildEndpoint() {
+    if (process_.state() == QProcess::NotRunning) return;
+    ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
+    process_.waitForFinished(10000);
+  }
+  bool start(const QString& data_dir, const QStringList& args) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_DATA_HOME", data_dir);
+    process_.setProcessEnvironment(env);
+    process_.start(ANTHRO_WB, QStringList{"endpoint", "--listen", "127.0.0.1:0", "--ttft-ms", "5:0", "--itl-ms", "1:0",
+                                          "--tokens", "5", "--send-timeout", QString::number(kSendTimeoutS)} + args);
+    if (!process_.waitForStarted()) return false;
+    while (!urls_.count("https") && process_.waitForReadyRead(10000))
+      while (process_.canReadLine()) {
+        const QString line = QString::fromUtf8(process_.readLine()).trimmed();
+        if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
+      }
+    process_.waitForReadyRead(200);  // the listeners printed after https
+    while (process_.canReadLine()) {
+      const QString line = QString::fromUtf8(process_.readLine()).trimmed();
+      if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
+    }
+    return urls_.count("https");
+  }
+  qint64 pid() const { return process_.processId(); }
+  std::uint16_t port(const QString& scheme) const { return urls_.count(scheme) ? port_of(urls_.at(scheme)) : 0; }
+  bool stop() {
+    ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
+    return process_.waitForFinished(10000) && process_.exitStatus() == QProcess::NormalExit;
+  }
+
+ private:
+  QProcess process_;
+  std::map<QString, QString> urls_;
+};
+
+// One Messages API request on stream `id` of `peer`, answered whole: true when its stream ends
+// with status 200.
+bool answered_ok(H2RawPeer& peer, std::uint32_t id) {
   std::string body = R"({"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]})";
-  peer.send(h2::request_headers(1, "POST", "/v1/messages", false,
+  peer.send(h2::request_headers(id, "POST", "/v1/messages", false,
                                 {{"content-type", "application/json"}, {"anthropic-version", "2023-06-01"}}));
-  peer.send(h2::frame(h2::kData, h2::kEndStream, 1, body));
+  peer.send(h2::frame(h2::kData, h2::kEndStream, id, body));
   bool ok = false, ended = false;
-  for (const auto& f : peer.read_stream(1, 10)) {
-    if (f.stream != 1) continue;
+  for (const auto& f : peer.read_stream(id, 10)) {
+    if (f.stream != id) continue;
     if (f.type == h2::kHeaders && !f.payload.empty()) ok = static_cast<std::uint8_t>(f.payload[0]) == 0x88;  // :status 200, HPACK static index 8
     ended = ended || (f.flags & h2::kEndStream);
   }
   return ok && ended;
+}
+
+// A request on a connection of its own.
+bool honest_request(std::uint16_t port) {
+  H2RawPeer peer(port);
+  return peer.connected() && peer.start() && answered_ok(peer, 1);
+}
+
+anthro::Bytes lz_init_frame(const anthro::lz::SessionInit& init) {
+  return *anthro::lz::encode_frame(0, anthro::lz::PayloadType::SessionInit, *anthro::lz::encode_payload(init));
+}
+
+// The first Layer Zero frame a server sent in `s2c`, if any.
+std::optional<anthro::lz::DataFrame> first_lz_frame(anthro::ByteView s2c) {
+  std::optional<anthro::lz::DataFrame> first;
+  anthro::lz::FrameSplitter splitter(anthro::Direction::ServerToClient);
+  splitter.feed(s2c, [&](const anthro::lz::FrameView& f) {
+    if (!first) first = f.to_frame();
+  });
+  return first;
 }
 
 }  // namespace
@@ -126,6 +187,68 @@ class TestAbuse : public QObject {
     QVERIFY2(rss_during - rss_before < kFloodGrowthKib, qPrintable(QString("grew %1 KiB").arg(rss_during - rss_before)));
     QVERIFY2(rss_after - rss_before < kAfterSlackKib, qPrintable(QString("kept %1 KiB").arg(rss_after - rss_before)));
     QVERIFY(honest_request(port_of(https_)));
+  }
+
+  // Connections that got their answer and then say nothing hold no place: with every place of
+  // --max-connections taken by such peers, each is closed at the idle timeout and an honest
+  // client is served (before, HTTP/2 connections never timed out after their first reply and
+  // honest clients got 503).
+  void http2SilentConnectionsGiveTheirPlacesBack() {
+    ChildEndpoint e;
+    QVERIFY(e.start(dir_.path(), {"--max-connections", "8", "--idle-timeout", "1"}));
+    const int fds_before = fd_count(e.pid());
+    const long rss_before = rss_kib(e.pid());
+    std::vector<std::unique_ptr<H2RawPeer>> silent;
+    for (int i = 0; i < 8; ++i) {
+      silent.push_back(std::make_unique<H2RawPeer>(e.port("https")));
+      QVERIFY(silent.back()->connected() && silent.back()->start() && answered_ok(*silent.back(), 1));
+    }
+    for (auto& peer : silent) QVERIFY2(peer->closed_within(10), "a silent HTTP/2 connection outlived the idle timeout");
+    QVERIFY2(honest_request(e.port("https")), "an honest client was not served once the silent peers were closed");
+    silent.clear();
+    QTRY_COMPARE_WITH_TIMEOUT(fd_count(e.pid()), fds_before, 10000);
+    qInfo("VmRSS before %ld KiB, after %ld KiB; descriptors %d", rss_before, rss_kib(e.pid()), fds_before);
+    QVERIFY(rss_kib(e.pid()) - rss_before < kAfterSlackKib);
+  }
+
+  // 1,100 fresh Layer Zero sessions from the address of an honest client that holds a token:
+  // the session store stays within its bound (memory and descriptors back after), and the honest
+  // session resumes.
+  void layerZeroSessionFloodKeepsTheHonestSession() {
+    namespace lz = anthro::lz;
+    ChildEndpoint e;
+    QVERIFY(e.start(dir_.path(), {"--lz-listen", "127.0.0.1:0"}));
+    const std::uint16_t port = e.port("lz+lab");
+    QVERIFY(port != 0);
+    const int fds_before = fd_count(e.pid());
+    const lz::SessionInit fresh{lz_vector_terms(), std::nullopt, std::nullopt};
+    const std::size_t ack_bytes = lz::kFrameOverhead + 76;
+    lz::SessionToken token{};
+    {
+      RawPeer honest(port);
+      honest.send(lz_init_frame(fresh));
+      auto ack = first_lz_frame(honest.read_at_least(ack_bytes));
+      QVERIFY(ack && ack->type == lz::PayloadType::SessionAck);
+      token = lz::decode_session_ack(ack->payload)->token;
+    }
+    const long rss_before = rss_kib(e.pid());
+    long rss_during = rss_before;
+    std::size_t refused = 0;
+    for (int i = 0; i < 1100; ++i) {
+      RawPeer attacker(port);
+      attacker.send(lz_init_frame(fresh));
+      refused += !first_lz_frame(attacker.read_at_least(ack_bytes));
+      if (i % 100 == 0) rss_during = std::max(rss_during, rss_kib(e.pid()));
+    }
+    RawPeer resumed(port);
+    resumed.send(lz_init_frame({lz_vector_terms(), lz::ResumeFields{token, 0, lz::system_clock_ns()}, std::nullopt}));
+    auto answer = first_lz_frame(resumed.read_at_least(ack_bytes));
+    QVERIFY(answer);
+    QCOMPARE(answer->type, lz::PayloadType::SessionAck);
+    QTRY_COMPARE_WITH_TIMEOUT(fd_count(e.pid()), fds_before + 1, 10000);  // the resumed connection
+    qInfo("%zu of 1100 fresh sessions refused; VmRSS before %ld KiB, during %ld KiB", refused, rss_before, rss_during);
+    QVERIFY(refused > 0);
+    QVERIFY2(rss_during - rss_before < kFloodGrowthKib, qPrintable(QString("grew %1 KiB").arg(rss_during - rss_before)));
   }
 
  private:
