@@ -45,6 +45,7 @@
 #include "session/bench.h"
 #include "session/session.h"
 #include "session_panel.h"
+#include "util/files.h"
 #include "welcome_page.h"
 
 namespace anthro::gui {
@@ -60,11 +61,10 @@ FileKind file_kind(const QString& path, QString& error) {
   auto reader = CaptureReader::open(path.toStdString());
   if (reader) return FileKind::Capture;
   error = QString::fromStdString(reader.error().detail);
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return FileKind::Other;
-  const QByteArray head = file.read(64 * 1024);
-  if (head.contains("-----BEGIN ")) return FileKind::PemKey;
-  const KeyLog log = parse_keylog(std::string_view(head.constData(), static_cast<std::size_t>(head.size())), "");
+  const auto head = read_file_start(path.toStdString(), 64 * 1024);
+  if (!head) return FileKind::Other;
+  if (head->find("-----BEGIN ") != std::string::npos) return FileKind::PemKey;
+  const KeyLog log = parse_keylog(*head, "");
   return log.anthro.empty() && log.tls.empty() ? FileKind::Other : FileKind::KeyLog;
 }
 
