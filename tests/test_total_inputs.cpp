@@ -87,6 +87,17 @@ QList<FileReader> file_readers(const QString& dir) {
   return readers;
 }
 
+// An analysis result whose warnings (report paragraphs) and one finding (a summary line) hold
+// `texts`, as a hostile or careless result file would.
+std::string result_with_texts(const QStringList& texts) {
+  QJsonArray warnings;
+  for (const QString& t : texts) warnings.append(t);
+  QJsonObject finding{{"verdict", "fail"}, {"id", "x"}, {"evidence", texts.value(0)}};
+  QJsonObject result{{"kind", "analysis"}, {"schema_version", 1}, {"packets", 1}, {"connections", QJsonArray()},
+                     {"findings", QJsonArray{finding}}, {"warnings", warnings}};
+  return QJsonDocument(result).toJson().toStdString();
+}
+
 QStringList with_file(QStringList args, const QString& file) {
   args.replaceInStrings(QRegularExpression("^FILE$"), file);
   return args;
@@ -325,6 +336,37 @@ class TestTotalInputs : public QObject {
     QVERIFY2(r.err.contains((huge + ": larger than the 64 MiB a messages file may be").toUtf8()), r.err.constData());
   }
 
+#ifdef ANTHRO_WITH_REPORT
+  // API keys not at a word's start and api_key members of JSON inside a string leave no byte in
+  // `report --to json`; ordinary words that contain "sk-" stay as they were.
+  void reportRedactsSecretsAnywhere() {
+    const QString key = "sk-ant-api03-Zq7xW9vB2nL4kP8sR1tY6uH3jM5cF0dG";
+    const QList<QPair<QString, QString>> cases = {
+        {"key=" + key, "key=[redacted]"},
+        {"export ANTHROPIC_API_KEY=\"" + key + "\"", "export ANTHROPIC_API_KEY=\"[redacted]\""},
+        {"(" + key + ")", "([redacted])"},
+        {"mykey" + key, "mykey[redacted]"},
+        {"body {\"api_key\": \"hunter2-plain-secret\"}", "body {\"api_key\": \"[redacted]\"}"},
+        {"log {\\\"x-api-key\\\": \\\"hunter3-escaped-secret\\\"}", "log {\\\"x-api-key\\\": \\\"[redacted]\\\"}"},
+        {"the task-ant colony, a risk-free plan, desk-ant-files-2024-archive-folder", {}},
+    };
+    QStringList texts;
+    for (const auto& c : cases) texts << c.first;
+    const QString input = dir_.filePath("secrets.json"), output = dir_.filePath("secrets-report.json");
+    write_text(input, result_with_texts(texts));
+    Run r = wb({"report", input, "--to", "json", "--output", output}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile f(output);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray out = f.readAll();
+    for (const char* secret : {"Zq7xW9vB2nL4kP8sR1tY6uH3jM5cF0dG", "hunter2-plain-secret", "hunter3-escaped-secret"})
+      QVERIFY2(!out.contains(secret), secret);
+    const QJsonArray warnings = QJsonDocument::fromJson(out).object()["result"].toObject()["warnings"].toArray();
+    QCOMPARE(warnings.size(), cases.size());
+    for (int i = 0; i < cases.size(); ++i)
+      QCOMPARE(warnings[i].toString(), cases[i].second.isNull() ? cases[i].first : cases[i].second);
+  }
+#endif
 
  private:
   QTemporaryDir dir_;
