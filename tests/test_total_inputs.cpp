@@ -366,6 +366,21 @@ class TestTotalInputs : public QObject {
     for (int i = 0; i < cases.size(); ++i)
       QCOMPARE(warnings[i].toString(), cases[i].second.isNull() ? cases[i].first : cases[i].second);
   }
+
+  // Markdown passes raw HTML through: a result's text must reach `report --to md` as text.
+  void markdownReportEscapesHtml() {
+    const QStringList hostile = {"<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "</table> & more"};
+    const QString input = dir_.filePath("html.json"), output = dir_.filePath("html-report.md");
+    write_text(input, result_with_texts(hostile));
+    Run r = wb({"report", input, "--to", "md", "--output", output}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile f(output);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray md = f.readAll();
+    for (const char* raw : {"<script", "<img", "</table"}) QVERIFY2(!md.contains(raw), md.constData());
+    for (const char* text : {"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(2)&gt;", "&lt;/table&gt; &amp; more"})
+      QVERIFY2(md.contains(text), md.constData());
+  }
 #endif
 
  private:
