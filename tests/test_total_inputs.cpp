@@ -78,6 +78,8 @@ QList<FileReader> file_readers(const QString& dir) {
       {{"diagnose", "--system", "--checklist", "FILE"}, "16 MiB a checklist"},
       {{"decode", capture, "--keylog", "FILE"}, "64 MiB a key log"},
       {{"analyze", capture, "--server-key", "FILE"}, "1 MiB a PEM key"},
+      {{"endpoint", "--listen", "127.0.0.1:0", "--cert", "FILE", "--key", "FILE"}, "16 MiB a certificate file"},
+      {{"session", "--target", "https://127.0.0.1:1/v1/messages", "--cacert", "FILE"}, "16 MiB a certificate file"},
       {{"decode", "FILE"}, {}},  // captures are streamed: no limit, but regular files only
       {{"analyze", "FILE"}, {}},
   };

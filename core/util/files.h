@@ -25,6 +25,7 @@ inline constexpr FileLimit kChecklist{"a checklist", 16 * kMiB};
 inline constexpr FileLimit kSchema{"a tool schema", 16 * kMiB};
 inline constexpr FileLimit kKeyLog{"a key log", 64 * kMiB};  // SSLKEYLOGFILE of a long browser session
 inline constexpr FileLimit kPemKey{"a PEM key", 1 * kMiB};
+inline constexpr FileLimit kCertificates{"a certificate file", 16 * kMiB};  // --cert chains, --cacert bundles
 }  // namespace file_limit
 
 // Writes to a temporary file beside `path`, then renames it over `path`.
