@@ -110,14 +110,14 @@ Span assigned_value(const std::string& s, std::size_t at, bool escaped_quotes) {
 
 // Where the value assigned to the secret `name` ending at `j` starts (past its closing quote,
 // the `:` or `=` and spaces), or npos when nothing is assigned to it there.
-std::size_t value_start(const std::string& s, const std::string& name, std::size_t j, bool& escaped) {
+std::size_t value_start(const std::string& s, std::string_view name, std::size_t j, bool& escaped) {
   escaped = j + 1 < s.size() && s[j] == '\\' && s[j + 1] == '"';
   const bool quoted = escaped || (j < s.size() && (s[j] == '"' || s[j] == '\''));
   j += escaped ? 2 : quoted ? 1 : 0;
   while (j < s.size() && s[j] == ' ') ++j;
   // "no secret: 1234" is prose: a bare name before a colon counts only when it is an API key's.
-  const bool assigns = j < s.size() && (s[j] == '=' || (s[j] == ':' && (quoted || api_key_name(name))));
-  if (!assigns || !secret_field(name)) return std::string::npos;
+  const bool assigns = j < s.size() && (s[j] == '=' || (s[j] == ':' && (quoted || api_key_name(std::string(name)))));
+  if (!assigns || !secret_field(std::string(name))) return std::string::npos;
   for (++j; j < s.size() && s[j] == ' ';) ++j;
   return j;
 }
@@ -134,7 +134,7 @@ std::string mask_secret_members(const std::string& s, std::vector<std::string>& 
       i = std::max(name_end, i + 1);
       continue;
     }
-    const std::string name = s.substr(i, name_end - i);
+    const std::string_view name = std::string_view(s).substr(i, name_end - i);
     bool escaped = false;
     const std::size_t at = value_start(s, name, name_end, escaped);
     const Span value = at == std::string::npos ? Span{0, 0} : assigned_value(s, at, escaped);
@@ -143,7 +143,7 @@ std::string mask_secret_members(const std::string& s, std::vector<std::string>& 
       continue;
     }
     out += s.substr(from, value.begin - from) + kMask;
-    what.push_back(lower(name) + " value");
+    what.push_back(lower(std::string(name)) + " value");
     from = i = value.end;
   }
   return from == 0 ? s : out + s.substr(from);
