@@ -24,6 +24,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "capture/capture_file.h"
@@ -68,10 +70,16 @@ FileKind file_kind(const QString& path, QString& error) {
   return log.anthro.empty() && log.tls.empty() ? FileKind::Other : FileKind::KeyLog;
 }
 
-// A copy written to a temporary file and renamed, so a failed save leaves nothing behind.
+// A copy written to a temporary file and renamed, so a failed save leaves nothing behind. The
+// source is opened as every file read is (a FIFO put in the capture's place would block QFile).
 QString copy_file(const QString& from, const QString& to) {
-  QFile in(from);
-  if (!in.open(QIODevice::ReadOnly)) return in.errorString();
+  auto fd = open_regular_file(from.toStdString());
+  if (!fd) return QString::fromStdString(fd.error().detail);
+  QFile in;
+  if (!in.open(*fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+    ::close(*fd);
+    return in.errorString();
+  }
   QSaveFile out(to);
   if (!out.open(QIODevice::WriteOnly)) return out.errorString();
   while (!in.atEnd()) {
