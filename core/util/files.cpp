@@ -82,9 +82,10 @@ struct FdCloser {
   ~FdCloser() { ::close(fd); }
 };
 
-// Up to `most` bytes from `fd`; a read error names `path`.
-Result<std::string> read_up_to(int fd, const std::string& path, std::uint64_t most) {
+// Up to `most` bytes from `fd`, room made for `expected` at once; a read error names `path`.
+Result<std::string> read_up_to(int fd, const std::string& path, std::uint64_t most, std::uint64_t expected = 0) {
   std::string out;
+  out.reserve(static_cast<std::size_t>(std::min(most, expected)));
   char block[64 * 1024];
   while (out.size() < most) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof block, most - out.size()));
@@ -126,9 +127,10 @@ Result<std::string> read_file(const std::string& path, const FileLimit& limit) {
   if (!fd) return fd.error();
   FdCloser closer{*fd};
   struct stat st {};
-  if (::fstat(*fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > limit.bytes) return too_large(path, limit);
+  const std::uint64_t size = ::fstat(*fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  if (size > limit.bytes) return too_large(path, limit);
   // One byte past the limit tells a file that grew since fstat from one that fits exactly.
-  auto text = read_up_to(*fd, path, limit.bytes + 1);
+  auto text = read_up_to(*fd, path, limit.bytes + 1, size);
   if (text && text->size() > limit.bytes) return too_large(path, limit);
   return text;
 }
