@@ -89,6 +89,7 @@ QList<FileReader> file_readers(const QString& dir) {
   return readers;
 }
 
+#ifdef ANTHRO_WITH_REPORT
 // An analysis result whose warnings (report paragraphs) and one finding (a summary line) hold
 // `texts`, as a hostile or careless result file would.
 std::string result_with_texts(const QStringList& texts) {
@@ -99,6 +100,7 @@ std::string result_with_texts(const QStringList& texts) {
                      {"findings", QJsonArray{finding}}, {"warnings", warnings}};
   return QJsonDocument(result).toJson().toStdString();
 }
+#endif
 
 QStringList with_file(QStringList args, const QString& file) {
   args.replaceInStrings(QRegularExpression("^FILE$"), file);
