@@ -122,10 +122,10 @@ class TestBench : public QObject {
     std::string jsonl = dir.filePath("r.jsonl").toStdString(), csv = dir.filePath("r.csv").toStdString();
     QVERIFY(write_bench_records(*r, jsonl).ok());
     QVERIFY(write_bench_records(*r, csv).ok());
-    auto lines = QString::fromStdString(*read_file(jsonl)).split('\n', Qt::SkipEmptyParts);
+    auto lines = QString::fromStdString(*read_file(jsonl, file_limit::kResult)).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 6);
     QVERIFY(QJsonDocument::fromJson(lines[0].toUtf8()).object().contains("ttft_ms"));
-    auto rows = QString::fromStdString(*read_file(csv)).split('\n', Qt::SkipEmptyParts);
+    auto rows = QString::fromStdString(*read_file(csv, file_limit::kResult)).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(rows.size(), 7);
     QVERIFY(rows[0].contains("ttft_ms"));
     QVERIFY(!write_bench_records(*r, dir.filePath("no/such/dir/r.csv").toStdString()).ok());

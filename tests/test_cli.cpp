@@ -249,7 +249,7 @@ class TestCli : public QObject {
     };
     QList<Case> cases = {
         {{"decode", none}, {none + ": cannot open"}},
-        {{"decode", adir}, {adir + ": not a regular file"}},
+        {{"decode", adir}, {adir + ": is a directory, not a regular file"}},
         {{"decode", empty}, {empty + ": not a pcap or pcapng file (0 bytes long)"}},
         {{"analyze", junk_f, "--format", "json"}, {junk_f + ": not a pcap or pcapng file (magic 0x7f454c46)"}},
         {{"analyze", good, "--format", "xml"}, {"--format \"xml\""}},

@@ -135,7 +135,7 @@ class TestDiagnosis : public QObject {
   }
 
   void malformedChecklistsNameFileItemAndField() {
-    std::string good = read_file(std::string(ANTHRO_SOURCE_DIR) + "/resources/checklists/latency.json").value();
+    std::string good = read_file(std::string(ANTHRO_SOURCE_DIR) + "/resources/checklists/latency.json", file_limit::kChecklist).value();
     auto doc = nlohmann::json::parse(good);
     doc["items"][13].erase("min_n");
     auto missing = parse_checklist(doc.dump(), "team.json");
@@ -287,7 +287,7 @@ class TestDiagnosis : public QObject {
     QVERIFY2(threshold.err.contains("--threshold \"no-such-item=3\": no item \"no-such-item\""), qPrintable(threshold.err));
     QTemporaryDir dir;
     std::string team = dir.filePath("team.json").toStdString();
-    auto doc = nlohmann::json::parse(read_file(std::string(ANTHRO_SOURCE_DIR) + "/resources/checklists/latency.json").value());
+    auto doc = nlohmann::json::parse(read_file(std::string(ANTHRO_SOURCE_DIR) + "/resources/checklists/latency.json", file_limit::kChecklist).value());
     doc["items"][0].erase("title");
     QVERIFY(write_file_atomic(team, doc.dump()).ok());
     Run checklist = wb({"diagnose", "--system", "--checklist", QString::fromStdString(team)});

@@ -109,7 +109,7 @@ class TestEndpoint : public QObject {
     SimulatedModel model(f.config().model);
     QCOMPARE(req.text, model.full_text({"", "How do transport layers cut tail latency? 👋", 1024, 0}));
 
-    auto keylog = read_file(c.keylog_path);
+    auto keylog = read_file(c.keylog_path, file_limit::kKeyLog);
     QVERIFY(keylog.ok());
     QCOMPARE(parse_keylog(*keylog, "k").anthro.size(), std::size_t{1});
     if (scheme == "anthro") QVERIFY(!parse_keylog(*keylog, "k").tls.empty());  // NSS lines too
@@ -284,14 +284,14 @@ class TestEndpoint : public QObject {
     EndpointFixture f;
     f.start();
     std::string cert = f.endpoint().cert_path();
-    auto first = read_file(cert);
+    auto first = read_file(cert, file_limit::kPemKey);
     QVERIFY(first.ok());
     QFileInfo info(QString::fromStdString(cert));
     QCOMPARE(int(info.permissions() & (QFile::ReadGroup | QFile::ReadOther)), 0);
     f.endpoint().stop();
     auto restarted = Endpoint::start(f.config());
     QVERIFY(restarted.ok());
-    QCOMPARE(*read_file((*restarted)->cert_path()), *first);
+    QCOMPARE(*read_file((*restarted)->cert_path(), file_limit::kPemKey), *first);
   }
 };
 

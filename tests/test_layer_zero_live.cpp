@@ -115,7 +115,7 @@ class TestLayerZeroLive : public QObject {
     QCOMPARE(s.requests.size(), std::size_t{1});
     QVERIFY2(!s.requests[0].error, s.requests[0].error ? s.requests[0].error->c_str() : "");
     QCOMPARE(s.requests[0].text, model_text(*e, c));
-    auto log = read_file(c.keylog_path);
+    auto log = read_file(c.keylog_path, file_limit::kKeyLog);
     QVERIFY(log);
     QVERIFY(QString::fromStdString(*log).contains(QRegularExpression("^CLIENT_TRAFFIC_SECRET_0 [0-9a-f]{64} ",
                                                                      QRegularExpression::MultilineOption)));

@@ -164,6 +164,33 @@ class TestReport : public QObject {
     QVERIFY(report_json(*doc).find("CLIENT_TRAFFIC_SECRET_0 " + std::string(64, 'a') + " [redacted]") != std::string::npos);
   }
 
+  // API keys wherever they sit in a string, and secret members of JSON carried in a string;
+  // ordinary words holding "sk-" untouched.
+  void redactTextFindsKeysAnywhere() {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"key=" + kApiKey, "key=[redacted]"},
+        {"export ANTHROPIC_API_KEY=\"" + kApiKey + "\"", "export ANTHROPIC_API_KEY=\"[redacted]\""},
+        {"failed (" + kApiKey + ").", "failed ([redacted])."},
+        {"'" + kApiKey + "'", "'[redacted]'"},
+        {"token:" + kApiKey + ",next", "token:[redacted],next"},
+        {"body {\"api_key\": \"plain-secret\", \"model\": \"m\"}", "body {\"api_key\": \"[redacted]\", \"model\": \"m\"}"},
+        {"{\\\"x-api-key\\\":\\\"esc-secret\\\"}", "{\\\"x-api-key\\\":\\\"[redacted]\\\"}"},
+        {"GET /v1?api_key=query-secret&x=1", "GET /v1?api_key=[redacted]&x=1"},
+        {"sent Authorization: Bearer tok-secret-123 upstream", "sent Authorization: Bearer [redacted] upstream"},
+    };
+    for (const auto& [text, want] : cases) {
+      std::vector<std::string> what;
+      QCOMPARE(QString::fromStdString(redact_text(text, what)), QString::fromStdString(want));
+      QVERIFY2(!what.empty(), text.c_str());
+    }
+    for (const std::string ordinary : {"the task-ant colony", "a risk-free plan", "desk-ant-files-2024-archive-folder",
+                                       "max_tokens=64", "ratio a:b = 3", "api_key_env: REPORT_KEY"}) {
+      std::vector<std::string> what;
+      QCOMPARE(QString::fromStdString(redact_text(ordinary, what)), QString::fromStdString(ordinary));
+      QVERIFY2(what.empty(), ordinary.c_str());
+    }
+  }
+
   // --redact-prompts: texts become their length and hash; timings stay.
   void promptsRedactedOnRequest() {
     auto doc = build_report(diagnosis_, {.origin = "d.json", .redact_prompts = true});

@@ -288,7 +288,7 @@ class TestRollout : public QObject {
     Cli paused = cli({"rollout", "--stage", "1", "--requests-per-stage", "50", "--output", out, "--quiet"});
     QCOMPARE(paused.code, 4);
     QVERIFY2(paused.err.contains("paused at stage 1 (shadow), need "), paused.err.constData());
-    auto saved = parse_rollout_result(read_file(out.toStdString()).value(), "r.json");
+    auto saved = parse_rollout_result(read_file(out.toStdString(), file_limit::kResult).value(), "r.json");
     QVERIFY(saved.ok());
     QVERIFY(saved->embedded_endpoint);
     Cli resumed = cli({"rollout", "--resume", out, "--promote", "--format", "json", "--quiet"});

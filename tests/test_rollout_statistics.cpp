@@ -219,7 +219,7 @@ class TestRolloutStatistics : public QObject {
                                  dir + "seed004-four-stages.json"});
     QVERIFY(p.waitForFinished(30000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-    auto plan = nlohmann::json::parse(read_file((dir + "seed000-five-stages.json").toStdString()).value());
+    auto plan = nlohmann::json::parse(read_file((dir + "seed000-five-stages.json").toStdString(), file_limit::kPlan).value());
     const auto& stages = plan["stages"];
     QCOMPARE(stages.size(), std::size_t{5});
     QCOMPARE(stages[0]["mode"], "mirror");
@@ -229,7 +229,7 @@ class TestRolloutStatistics : public QObject {
     QCOMPARE(stages[1]["gates"][0]["threshold"].get<double>(), 0.999);   // response match ≥ 99.9 %
     QCOMPARE(stages[2]["gates"][0]["threshold"].get<double>(), 0.9995);  // write consistency ≥ 99.95 %
     QCOMPARE(stages[3]["gates"][0]["margin"].get<double>(), 0.05);       // P99 TTFT not worse, 5 %
-    auto seed004 = nlohmann::json::parse(read_file((dir + "seed004-four-stages.json").toStdString()).value());
+    auto seed004 = nlohmann::json::parse(read_file((dir + "seed004-four-stages.json").toStdString(), file_limit::kPlan).value());
     QCOMPARE(seed004["stages"].size(), std::size_t{4});
     QCOMPARE(seed004["stages"][0]["gates"][0]["status"].get<int>(), 409);
     QCOMPARE(seed004["stages"][0]["gates"][2]["metric"].get<std::string>(), std::string("slot-utilisation"));
@@ -244,23 +244,23 @@ class TestRolloutStatistics : public QObject {
     QCOMPARE(plan->stages.size(), std::size_t{5});
     QCOMPARE(plan->stages[3].gates[1].item, std::optional<std::string>("gpu-context-wait"));
     QVERIFY(load_plan(dir + "seed004-four-stages.json").ok());
-    auto doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    auto doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
     doc["stages"][1]["gates"][0].erase("threshold");
     auto missing = parse_plan(doc.dump(), "mine.json");
     QVERIFY(!missing.ok());
     QCOMPARE(missing.error().detail, std::string("mine.json: stage 2 (\"canary-read\"): gate 1 (\"response-match\"): "
                                                  "field threshold: missing: comparison >= needs one"));
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
     doc["stages"][0]["split"] = 1.5;
     QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field split") != std::string::npos);
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
     doc["stages"][3]["gates"][1]["item"] = "no-such-item";
     QVERIFY(!parse_plan(doc.dump(), "mine.json").ok());
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
     doc["stages"][0]["gates"][0]["threshold"] = 99.99;  // a percentage where a fraction belongs
     QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field threshold: a rate is a fraction from 0 to 1") !=
             std::string::npos);
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json").value());
+    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
     doc["stages"][3]["gates"][0]["margin"] = -0.05;
     QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field margin: expected 0 or more") != std::string::npos);
     doc["stages"][3]["failureLimit"] = "many";

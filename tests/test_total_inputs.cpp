@@ -1,10 +1,12 @@
 // Inputs built to break the JSON writers and readers, through anthro-wb as a user meets them:
 // invalid UTF-8 where JSON is written (an ALPN name, a file name, a server's error text) must
 // still give valid JSON and exit 0; JSON nested deeper than any real document must be refused
-// with one line naming the file and the byte, exit 2, never a crash.
+// with one line naming the file and the byte, exit 2, never a crash; a FIFO, a device or a
+// directory where a file is read is refused at once, and a file past its kind's limit unread.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <QByteArray>
@@ -20,6 +22,7 @@
 #include <QObject>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 #include <QString>
 #include <QStringList>
 #include <QStringLiteral>
@@ -41,18 +44,68 @@ struct Run {
   QByteArray out, err;
 };
 
-Run run_process(const QString& program, const QStringList& args, const QString& data_dir) {
+Run run_process(const QString& program, const QStringList& args, const QString& data_dir, int timeout_ms = 60000) {
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert("XDG_DATA_HOME", data_dir);
   p.setProcessEnvironment(env);
   p.start(program, args);
   p.closeWriteChannel();
-  if (!p.waitForFinished(60000)) p.kill();
+  if (!p.waitForFinished(timeout_ms)) {
+    p.kill();
+    p.waitForFinished(5000);
+  }
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
 }
 
 Run wb(const QStringList& args, const QString& data_dir) { return run_process(ANTHRO_WB, args, data_dir); }
+
+// Each verb that reads a file the user names, with FILE where that file goes, and the limit its
+// kind of file has (files.h), as the refusal words it.
+struct FileReader {
+  QStringList args;
+  QString limit;
+};
+
+QList<FileReader> file_readers(const QString& dir) {
+  const QString good_schema = dir + "/schema.json", capture = QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap";
+  QList<FileReader> readers = {
+      {{"hash", "FILE"}, "64 MiB a messages file"},
+      {{"lint-schema", good_schema, "FILE"}, "16 MiB a tool schema"},
+      {{"session", "--target", "anthro+lab://127.0.0.1:1", "--messages", "FILE"}, "64 MiB a messages file"},
+      {{"rollout", "--plan", "FILE"}, "16 MiB a rollout plan"},
+      {{"rollout", "--resume", "FILE"}, "128 MiB a result file"},
+      {{"diagnose", "--system", "--checklist", "FILE"}, "16 MiB a checklist"},
+      {{"decode", capture, "--keylog", "FILE"}, "64 MiB a key log"},
+      {{"analyze", capture, "--server-key", "FILE"}, "1 MiB a PEM key"},
+      {{"endpoint", "--listen", "127.0.0.1:0", "--cert", "FILE", "--key", "FILE"}, "16 MiB a certificate file"},
+      {{"session", "--target", "https://127.0.0.1:1/v1/messages", "--cacert", "FILE"}, "16 MiB a certificate file"},
+      {{"decode", "FILE"}, {}},  // captures are streamed: no limit, but regular files only
+      {{"analyze", "FILE"}, {}},
+  };
+#ifdef ANTHRO_WITH_REPORT
+  readers.push_back({{"report", "FILE", "--to", "json", "--output", dir + "/report-out.json"}, "128 MiB a result file"});
+#endif
+  return readers;
+}
+
+#ifdef ANTHRO_WITH_REPORT
+// An analysis result whose warnings (report paragraphs) and one finding (a summary line) hold
+// `texts`, as a hostile or careless result file would.
+std::string result_with_texts(const QStringList& texts) {
+  QJsonArray warnings;
+  for (const QString& t : texts) warnings.append(t);
+  QJsonObject finding{{"verdict", "fail"}, {"id", "x"}, {"evidence", texts.value(0)}};
+  QJsonObject result{{"kind", "analysis"}, {"schema_version", 1}, {"packets", 1}, {"connections", QJsonArray()},
+                     {"findings", QJsonArray{finding}}, {"warnings", warnings}};
+  return QJsonDocument(result).toJson().toStdString();
+}
+#endif
+
+QStringList with_file(QStringList args, const QString& file) {
+  args.replaceInStrings(QRegularExpression("^FILE$"), file);
+  return args;
+}
 
 // A handshake message in a TLS record.
 Bytes record(std::uint8_t handshake_type, const Bytes& body) {
@@ -237,6 +290,102 @@ class TestTotalInputs : public QObject {
       QVERIFY2(r.err.contains("nested deeper than 64 levels at byte " + QByteArray::number(qulonglong(at))), qPrintable(what));
     }
   }
+
+  // /dev/zero, a FIFO nobody writes to and a directory, for every verb that reads a file: exit 2
+  // at once (the FIFO used to block the open forever, /dev/zero to be read to gigabytes) with
+  // one line naming the file and what it is.
+  void specialFilesAreRefusedAtOnce() {
+    write_text(dir_.filePath("schema.json"), "{}");
+    const QString fifo = dir_.filePath("fifo");
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    const QList<QPair<QString, QString>> specials = {
+        {"/dev/zero", "is a character device"}, {fifo, "is a FIFO"}, {dir_.filePath("."), "is a directory"}};
+    for (const FileReader& reader : file_readers(dir_.path()))
+      for (const auto& [file, what] : specials) {
+        const QStringList args = with_file(reader.args, file);
+        Run r = run_process(ANTHRO_WB, args, dir_.path(), 20000);
+        QString said = args.join(' ') + " -> " + QString::number(r.code) + ": " + r.err;
+        QVERIFY2(r.code == 2, qPrintable(said));
+        QVERIFY2(r.err.contains((file + ": " + what + ", not a regular file").toUtf8()), qPrintable(said));
+      }
+  }
+
+  // A regular file one byte past its kind's limit (sparse: no disk used) is refused by that
+  // limit, without being read: today's code read it whole and failed on its contents.
+  void filesPastTheirLimitAreRefused() {
+    write_text(dir_.filePath("schema.json"), "{}");
+    for (const FileReader& reader : file_readers(dir_.path())) {
+      if (reader.limit.isEmpty()) continue;
+      const QString big = dir_.filePath("big");
+      const qint64 limit = reader.limit.section(' ', 0, 0).toLongLong() << 20;
+      QFile f(big);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.resize(limit + 1));
+      f.close();
+      const QStringList args = with_file(reader.args, big);
+      Run r = run_process(ANTHRO_WB, args, dir_.path(), 20000);
+      QString said = args.join(' ') + " -> " + QString::number(r.code) + ": " + r.err;
+      QVERIFY2(r.code == 2, qPrintable(said));
+      QVERIFY2(r.err.contains((big + ": larger than the " + reader.limit + " may be").toUtf8()), qPrintable(said));
+    }
+  }
+
+  // The same refusal within a memory ceiling far below the file: nothing is read into memory.
+  void aHugeFileIsNotReadIntoMemory() {
+    const QString huge = dir_.filePath("huge.json");
+    QFile f(huge);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.resize(qint64(2) << 30));
+    f.close();
+    Run r = run_process("prlimit", {"--as=1073741824", ANTHRO_WB, "hash", huge}, dir_.path(), 20000);
+    QVERIFY2(r.code == 2, qPrintable(QString::number(r.code) + ": " + r.err));
+    QVERIFY2(r.err.contains((huge + ": larger than the 64 MiB a messages file may be").toUtf8()), r.err.constData());
+  }
+
+#ifdef ANTHRO_WITH_REPORT
+  // API keys not at a word's start and api_key members of JSON inside a string leave no byte in
+  // `report --to json`; ordinary words that contain "sk-" stay as they were.
+  void reportRedactsSecretsAnywhere() {
+    const QString key = "sk-ant-api03-Zq7xW9vB2nL4kP8sR1tY6uH3jM5cF0dG";
+    const QList<QPair<QString, QString>> cases = {
+        {"key=" + key, "key=[redacted]"},
+        {"export ANTHROPIC_API_KEY=\"" + key + "\"", "export ANTHROPIC_API_KEY=\"[redacted]\""},
+        {"(" + key + ")", "([redacted])"},
+        {"mykey" + key, "mykey[redacted]"},
+        {"body {\"api_key\": \"hunter2-plain-secret\"}", "body {\"api_key\": \"[redacted]\"}"},
+        {"log {\\\"x-api-key\\\": \\\"hunter3-escaped-secret\\\"}", "log {\\\"x-api-key\\\": \\\"[redacted]\\\"}"},
+        {"the task-ant colony, a risk-free plan, desk-ant-files-2024-archive-folder", {}},
+    };
+    QStringList texts;
+    for (const auto& c : cases) texts << c.first;
+    const QString input = dir_.filePath("secrets.json"), output = dir_.filePath("secrets-report.json");
+    write_text(input, result_with_texts(texts));
+    Run r = wb({"report", input, "--to", "json", "--output", output}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile f(output);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray out = f.readAll();
+    for (const char* secret : {"Zq7xW9vB2nL4kP8sR1tY6uH3jM5cF0dG", "hunter2-plain-secret", "hunter3-escaped-secret"})
+      QVERIFY2(!out.contains(secret), secret);
+    const QJsonArray warnings = QJsonDocument::fromJson(out).object()["result"].toObject()["warnings"].toArray();
+    QCOMPARE(warnings.size(), cases.size());
+    for (int i = 0; i < cases.size(); ++i)
+      QCOMPARE(warnings[i].toString(), cases[i].second.isNull() ? cases[i].first : cases[i].second);
+  }
+
+  // Markdown passes raw HTML through: a result's text must reach `report --to md` as text.
+  void markdownReportEscapesHtml() {
+    const QStringList hostile = {"<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "</table> & more"};
+    const QString input = dir_.filePath("html.json"), output = dir_.filePath("html-report.md");
+    write_text(input, result_with_texts(hostile));
+    Run r = wb({"report", input, "--to", "md", "--output", output}, dir_.path());
+    QVERIFY2(r.code == 0, r.err.constData());
+    QFile f(output);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray md = f.readAll();
+    for (const char* raw : {"<script", "<img", "</table"}) QVERIFY2(!md.contains(raw), md.constData());
+    for (const char* text : {"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(2)&gt;", "&lt;/table&gt; &amp; more"})
+      QVERIFY2(md.contains(text), md.constData());
+  }
+#endif
 
  private:
   QTemporaryDir dir_;

@@ -104,7 +104,7 @@ KeysPanel::KeysPanel(QWidget* parent)
 }
 
 bool KeysPanel::addKeylog(const QString& path) {
-  auto text = read_file(path.toStdString());
+  auto text = read_file(path.toStdString(), file_limit::kKeyLog);
   if (!text) {
     emit message(QString::fromStdString(text.error().detail));
     return false;
@@ -121,7 +121,7 @@ bool KeysPanel::addKeylog(const QString& path) {
 }
 
 bool KeysPanel::addServerKey(const QString& path) {
-  auto pem = read_file(path.toStdString());
+  auto pem = read_file(path.toStdString(), file_limit::kPemKey);
   if (!pem) {
     emit message(QString::fromStdString(pem.error().detail));
     return false;
@@ -172,7 +172,7 @@ void KeysPanel::rebuild() {
     auto* item = new QTreeWidgetItem(logs, {QFileInfo(path).fileName()});
     item->setToolTip(0, path);
     item->setData(0, kPathRole, path);
-    auto text = read_file(path.toStdString());
+    auto text = read_file(path.toStdString(), file_limit::kKeyLog);
     if (!text) {
       item->setText(1, QString::fromStdString(text.error().detail));
       continue;
@@ -186,7 +186,7 @@ void KeysPanel::rebuild() {
     auto* item = new QTreeWidgetItem(pems, {QFileInfo(path).fileName()});
     item->setToolTip(0, path);
     item->setData(0, kPathRole, path);
-    auto pem = read_file(path.toStdString());
+    auto pem = read_file(path.toStdString(), file_limit::kPemKey);
     auto key = pem ? load_x25519_private_pem(*pem, path.toStdString()) : Result<Key32>(pem.error());
     if (!key) {
       item->setText(1, QString::fromStdString(key.error().detail));

@@ -35,7 +35,7 @@ std::string ms(const std::optional<double>& v) {
 }
 
 int decode_own_bytes(const std::string& c2s, const std::string& s2c, const std::string& keylog_path) {
-  auto keylog = read_file(keylog_path);
+  auto keylog = read_file(keylog_path, file_limit::kKeyLog);
   if (!keylog) return std::cerr << keylog.error().detail << "\n", 1;
   KeyRing ring;
   ring.add(parse_keylog(*keylog, keylog_path));

@@ -29,7 +29,7 @@ int run_hash(const std::vector<std::string>& argv) {
   if (!args.ok()) return usage_error("hash", args.error());
 
   const std::string path = args.positional()[0];
-  auto text = read_file(path);
+  auto text = read_file(path, file_limit::kMessages);
   if (!text) return error_exit("hash", text.error());
   auto report = context_hash_report(*text);
   if (!report) return error_exit("hash", make_error(ErrorClass::Input, path + ": " + report.error().detail));

@@ -11,7 +11,7 @@ namespace anthro::cli {
 namespace {
 
 Result<nlohmann::json> read_schema(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_file(path, file_limit::kSchema);
   if (!text) return text.error();
   auto doc = parse_json(*text);
   if (!doc) return make_error(ErrorClass::Input, path + ": " + doc.error().detail);

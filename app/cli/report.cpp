@@ -66,7 +66,7 @@ int render_report(const std::vector<std::string>& argv) {
   if (!args.ok()) return usage_error("report", args.error());
 
   const std::string input = args.positional()[0], output = *args.value("--output");
-  auto text = read_file(input);
+  auto text = read_file(input, file_limit::kResult);
   if (!text) return error_exit("report", make_error(ErrorClass::Input, text.error().detail));
   auto redacted = write_report(*text, input, lang, args.has("--redact-prompts"), *parsed, output);
   if (!redacted) return error_exit("report", redacted.error());

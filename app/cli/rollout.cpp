@@ -40,7 +40,7 @@ void read_resume(Args& args, RolloutConfig& c) {
     if (args.has("--promote")) args.fail("--promote lets a paused stage through: it needs --resume RESULT.json");
     return;
   }
-  auto text = read_file(*path);
+  auto text = read_file(*path, file_limit::kResult);
   auto result = text ? parse_rollout_result(*text, *path) : Result<RolloutResult>(text.error());
   if (!result) return args.fail(result.error().detail);
   c.resume = std::move(*result);

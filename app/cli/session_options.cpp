@@ -107,7 +107,7 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
   if (auto file = args.value("--messages")) {
-    auto text = read_file(*file);  // its errors name the file
+    auto text = read_file(*file, file_limit::kMessages);  // its errors name the file
     auto messages = text ? parse_messages_json(*text) : Result<std::vector<ChatMessage>>(text.error());
     if (!text) args.fail("--messages " + text.error().detail);
     else if (!messages) args.fail("--messages " + *file + ": " + messages.error().detail);

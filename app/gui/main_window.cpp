@@ -24,6 +24,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "capture/capture_file.h"
@@ -45,6 +47,7 @@
 #include "session/bench.h"
 #include "session/session.h"
 #include "session_panel.h"
+#include "util/files.h"
 #include "welcome_page.h"
 
 namespace anthro::gui {
@@ -60,18 +63,23 @@ FileKind file_kind(const QString& path, QString& error) {
   auto reader = CaptureReader::open(path.toStdString());
   if (reader) return FileKind::Capture;
   error = QString::fromStdString(reader.error().detail);
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return FileKind::Other;
-  const QByteArray head = file.read(64 * 1024);
-  if (head.contains("-----BEGIN ")) return FileKind::PemKey;
-  const KeyLog log = parse_keylog(std::string_view(head.constData(), static_cast<std::size_t>(head.size())), "");
+  const auto head = read_file_start(path.toStdString(), 64 * 1024);
+  if (!head) return FileKind::Other;
+  if (head->find("-----BEGIN ") != std::string::npos) return FileKind::PemKey;
+  const KeyLog log = parse_keylog(*head, "");
   return log.anthro.empty() && log.tls.empty() ? FileKind::Other : FileKind::KeyLog;
 }
 
-// A copy written to a temporary file and renamed, so a failed save leaves nothing behind.
+// A copy written to a temporary file and renamed, so a failed save leaves nothing behind. The
+// source is opened as every file read is (a FIFO put in the capture's place would block QFile).
 QString copy_file(const QString& from, const QString& to) {
-  QFile in(from);
-  if (!in.open(QIODevice::ReadOnly)) return in.errorString();
+  auto fd = open_regular_file(from.toStdString());
+  if (!fd) return QString::fromStdString(fd.error().detail);
+  QFile in;
+  if (!in.open(*fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+    ::close(*fd);
+    return in.errorString();
+  }
   QSaveFile out(to);
   if (!out.open(QIODevice::WriteOnly)) return out.errorString();
   while (!in.atEnd()) {

@@ -168,7 +168,7 @@ class StreamBook {
 
 Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vector<std::string>& warnings) {
   for (const auto& path : sources.keylog_files) {
-    auto text = read_file(path);
+    auto text = read_file(path, file_limit::kKeyLog);
     if (!text) return make_error(ErrorClass::Input, text.error().detail);
     // Key logs are text; unknown lines are skipped as NSS's format says, so a binary file
     // (a capture or a key given by mistake) would otherwise pass as a log with no keys.
@@ -179,7 +179,7 @@ Result<bool> load_keys(const CaptureKeySources& sources, KeyRing& ring, std::vec
     ring.add(log);
   }
   for (const auto& path : sources.server_key_files) {
-    auto pem = read_file(path);
+    auto pem = read_file(path, file_limit::kPemKey);
     if (!pem) return make_error(ErrorClass::Input, pem.error().detail);
     auto key = load_x25519_private_pem(*pem, path);
     if (!key) return make_error(ErrorClass::Input, key.error().detail);

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "util/files.h"
+
 namespace anthro {
 namespace {
 
@@ -474,12 +476,10 @@ Result<std::unique_ptr<CaptureReader>> CaptureReader::open(const std::string& pa
   std::unique_ptr<CaptureReader> r(new CaptureReader());
   State& s = *r->s_;
   s.path = path;
-  s.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (s.fd < 0) return make_error("io", path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(s.fd, &st) != 0) return make_error("io", path + ": cannot stat: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return make_error("io", path + ": not a regular file");
-  s.size = static_cast<std::uint64_t>(st.st_size);
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
+  s.fd = *fd;
+  s.refresh_size();
   ::posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 
   if (s.size < 4)

@@ -145,7 +145,7 @@ Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& c, const std:
     return make_error(ErrorClass::Network, "capture", *helper_path + " ended without capturing on " + c.interface);
   std::string secrets;
   if (!c.keylog_path.empty())
-    if (auto text = read_file(c.keylog_path)) secrets = *text;
+    if (auto text = read_file(c.keylog_path, file_limit::kKeyLog)) secrets = *text;
   return write_with_secrets(raw.path(), c.output, secrets);
 }
 

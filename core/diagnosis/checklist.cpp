@@ -229,7 +229,7 @@ Result<Checklist> parse_checklist(std::string_view text, const std::string& orig
 }
 
 Result<Checklist> load_checklist(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_file(path, file_limit::kChecklist);
   if (!text) return make_error(ErrorClass::Input, text.error().detail);
   return parse_checklist(*text, path);
 }

@@ -79,7 +79,7 @@ Result<Observations> observe_file(const DiagnoseConfig& config) {
 }
 
 Result<nlohmann::json> read_schema(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_file(path, file_limit::kSchema);
   if (!text) return make_error(ErrorClass::Input, text.error().detail);
   auto doc = parse_json(*text);
   if (!doc) return make_error(ErrorClass::Input, path + ": " + doc.error().detail);

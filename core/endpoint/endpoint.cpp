@@ -185,7 +185,7 @@ Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) 
     }
     if (c.server_key_path.empty()) c.server_key_path = generated->server_key_path;
   }
-  auto pem = read_file(c.server_key_path);
+  auto pem = read_file(c.server_key_path, file_limit::kPemKey);
   if (!pem) return pem.error();
   auto server_key = load_x25519_private_pem(*pem, c.server_key_path);
   if (!server_key) return server_key.error();

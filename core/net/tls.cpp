@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <sys/stat.h>
@@ -135,12 +136,67 @@ Bytes alpn_wire(const std::vector<std::string>& protocols) {
 
 void attach_extension(SSL* ssl, ExtensionState* state) { SSL_set_ex_data(ssl, ssl_index(), state); }
 
+namespace {
+
+using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
+
+// A PEM file read by the bounded reader, for OpenSSL to parse from memory: its own file loaders
+// would wait on a FIFO and read /dev/zero without end.
+Result<Bio> pem_bio(const std::string& path, const FileLimit& limit) {
+  auto text = read_file(path, limit);
+  if (!text) return text.error();
+  Bio bio(BIO_new(BIO_s_mem()), BIO_free);
+  if (!bio || BIO_write(bio.get(), text->data(), static_cast<int>(text->size())) != static_cast<int>(text->size()))
+    return tls_error(path + ": cannot buffer");
+  return bio;
+}
+
+// The leaf certificate, then the chain after it, as SSL_CTX_use_certificate_chain_file does.
+Result<bool> use_certificate_chain(SSL_CTX* ctx, const std::string& path) {
+  auto bio = pem_bio(path, file_limit::kCertificates);
+  if (!bio) return bio.error();
+  std::unique_ptr<X509, decltype(&X509_free)> leaf(PEM_read_bio_X509_AUX(bio->get(), nullptr, nullptr, nullptr), X509_free);
+  if (!leaf || SSL_CTX_use_certificate(ctx, leaf.get()) != 1) return tls_error(path + ": cannot load the certificate");
+  SSL_CTX_clear_chain_certs(ctx);
+  while (X509* ca = PEM_read_bio_X509(bio->get(), nullptr, nullptr, nullptr))
+    if (SSL_CTX_add0_chain_cert(ctx, ca) != 1) {
+      X509_free(ca);
+      return tls_error(path + ": cannot load the certificate chain");
+    }
+  ERR_clear_error();  // the loop ends on "no start line"
+  return true;
+}
+
+Result<bool> use_private_key(SSL_CTX* ctx, const std::string& path) {
+  auto bio = pem_bio(path, file_limit::kPemKey);
+  if (!bio) return bio.error();
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(PEM_read_bio_PrivateKey(bio->get(), nullptr, nullptr, nullptr),
+                                                          EVP_PKEY_free);
+  if (!key || SSL_CTX_use_PrivateKey(ctx, key.get()) != 1) return tls_error(path + ": cannot load the TLS private key");
+  return true;
+}
+
+// Every certificate of a PEM bundle trusted, as SSL_CTX_load_verify_locations(ctx, path) does.
+Result<bool> load_ca_file(SSL_CTX* ctx, const std::string& path) {
+  auto bio = pem_bio(path, file_limit::kCertificates);
+  if (!bio) return bio.error();
+  STACK_OF(X509_INFO)* infos = PEM_X509_INFO_read_bio(bio->get(), nullptr, nullptr, nullptr);
+  if (!infos) return tls_error(path + ": cannot load CA");
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  int added = 0;
+  for (int i = 0; i < sk_X509_INFO_num(infos); ++i)
+    if (X509* cert = sk_X509_INFO_value(infos, i)->x509; cert && X509_STORE_add_cert(store, cert) == 1) ++added;
+  sk_X509_INFO_pop_free(infos, X509_INFO_free);
+  if (added == 0) return tls_error(path + ": cannot load CA (no certificate in it)");
+  return true;
+}
+
+}  // namespace
+
 Result<bool> configure_server_tls(SSL_CTX* ctx, const ServerTlsConfig& config) {
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  if (SSL_CTX_use_certificate_chain_file(ctx, config.cert_path.c_str()) != 1)
-    return tls_error(config.cert_path + ": cannot load the certificate");
-  if (SSL_CTX_use_PrivateKey_file(ctx, config.key_path.c_str(), SSL_FILETYPE_PEM) != 1)
-    return tls_error(config.key_path + ": cannot load the TLS private key");
+  if (auto ok = use_certificate_chain(ctx, config.cert_path); !ok) return ok.error();
+  if (auto ok = use_private_key(ctx, config.key_path); !ok) return ok.error();
   if (SSL_CTX_check_private_key(ctx) != 1)
     return tls_error(config.key_path + ": the key does not match " + config.cert_path);
   SSL_CTX_set_alpn_select_cb(ctx, select_alpn, config.alpn_downgrade ? ctx : nullptr);
@@ -166,12 +222,14 @@ Result<bool> configure_client_tls(SSL_CTX* ctx, const ClientTlsConfig& config) {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   } else {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
-    bool loaded = config.ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx) == 1
-                                         : SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(), nullptr) == 1;
-    if (!loaded) return tls_error((config.ca_file.empty() ? "system store" : config.ca_file) + ": cannot load CA");
+    if (!config.ca_file.empty()) {
+      if (auto ok = load_ca_file(ctx, config.ca_file); !ok) return ok.error();
+    } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+      return tls_error("system store: cannot load CA");
+    }
     // The local endpoint's own certificate is trusted without flags (cli.md), beside the system store.
     if (config.ca_file.empty())
-      if (std::string cert = local_endpoint_cert(); !cert.empty()) SSL_CTX_load_verify_locations(ctx, cert.c_str(), nullptr);
+      if (std::string cert = local_endpoint_cert(); !cert.empty()) (void)load_ca_file(ctx, cert);
   }
   Bytes wire = alpn_wire(config.alpn);
   if (!wire.empty() && SSL_CTX_set_alpn_protos(ctx, wire.data(), static_cast<unsigned>(wire.size())) != 0)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -24,12 +25,128 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Field names whose values are secrets whatever they hold.
+bool ends_with(const std::string& s, std::string_view end) {
+  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+// Any name ending in api_key: ANTHROPIC_API_KEY, x-api-key, apiKey.
+bool api_key_name(const std::string& name) {
+  const std::string l = lower(name);
+  return ends_with(l, "api_key") || ends_with(l, "apikey") || ends_with(l, "api-key");
+}
+
+// Names whose values are secrets whatever they hold: JSON members, header names, assignments.
 bool secret_field(const std::string& name) {
-  static const std::set<std::string> names = {"api_key", "apikey", "x-api-key", "x_api_key", "authorization",
-                                              "proxy-authorization", "password", "secret", "private_key",
-                                              "client_secret", "access_token", "bearer", "cookie", "set-cookie"};
-  return names.count(lower(name)) != 0;
+  static const std::set<std::string> names = {"authorization", "proxy-authorization", "password", "secret",
+                                              "private_key", "client_secret", "access_token", "bearer",
+                                              "cookie", "set-cookie"};
+  return names.count(lower(name)) != 0 || api_key_name(name);
+}
+
+bool key_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
+
+// Whether `key` opens as Anthropic's keys do: sk-ant-, a lowercase kind, a version, a dash
+// ("sk-ant-api03-", "sk-ant-admin01-").
+bool anthropic_key_prefix(std::string_view key) {
+  if (key.rfind("sk-ant-", 0) != 0) return false;
+  std::size_t i = 7;
+  while (i < key.size() && std::islower(static_cast<unsigned char>(key[i]))) ++i;
+  const std::size_t digits = i;
+  while (i < key.size() && std::isdigit(static_cast<unsigned char>(key[i]))) ++i;
+  return digits > 7 && i > digits && i < key.size() && key[i] == '-';
+}
+
+// Where the sk-… key starting at `at` ends, or `at` when none starts there. Keys run over
+// [A-Za-z0-9_-] for more than 20 characters; one glued to a word before it counts only with
+// Anthropic's prefix, so "task-ant…" and "desk-ant-files-2024" stay.
+std::size_t api_key_end(const std::string& s, std::size_t at) {
+  if (s.compare(at, 3, "sk-") != 0) return at;
+  std::size_t end = at + 3;
+  while (end < s.size() && key_char(s[end])) ++end;
+  if (end - at <= 20) return at;
+  const bool in_word = at > 0 && std::isalnum(static_cast<unsigned char>(s[at - 1]));
+  return !in_word || anthropic_key_prefix(std::string_view(s).substr(at, end - at)) ? end : at;
+}
+
+// Every sk-… API key in `s` masked, wherever it sits: in quotes, parentheses, after `key=`.
+std::string mask_api_keys(const std::string& s, std::vector<std::string>& what) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = s.find("sk-"); at != std::string::npos; at = s.find("sk-", at + 1)) {
+    std::size_t end = api_key_end(s, at);
+    if (end == at) continue;
+    out += s.substr(from, at - from) + kMask;
+    what.push_back("API key");
+    from = at = end;
+  }
+  return from == 0 ? s : out + s.substr(from);
+}
+
+struct Span {
+  std::size_t begin, end;
+};
+
+// The value assigned at `at`: inside its quotes when quoted (backslash-escaped quotes when the
+// name's were), else up to the next delimiter, an auth scheme's word ("Bearer") taken along.
+Span assigned_value(const std::string& s, std::size_t at, bool escaped_quotes) {
+  const std::string quote = escaped_quotes ? "\\\"" : at < s.size() && s[at] == '\'' ? "'" : "\"";
+  if (s.compare(at, quote.size(), quote) == 0) {
+    const std::size_t begin = at + quote.size();
+    for (std::size_t i = begin; i < s.size(); ++i) {
+      if (!escaped_quotes && s[i] == '\\') ++i;
+      else if (s.compare(i, quote.size(), quote) == 0) return {begin, i};
+    }
+    return {begin, s.size()};
+  }
+  auto word_end = [&](std::size_t i) {
+    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i])) && !std::strchr(",;&}])'\"", s[i])) ++i;
+    return i;
+  };
+  std::size_t end = word_end(at);
+  const std::string scheme = lower(s.substr(at, end - at));
+  if ((scheme == "bearer" || scheme == "basic") && end < s.size() && s[end] == ' ') end = word_end(end + 1);
+  return {at, end};
+}
+
+// Where the value assigned to the secret `name` ending at `j` starts (past its closing quote,
+// the `:` or `=` and spaces), or npos when nothing is assigned to it there.
+std::size_t value_start(const std::string& s, std::string_view name, std::size_t j, bool& escaped) {
+  escaped = j + 1 < s.size() && s[j] == '\\' && s[j + 1] == '"';
+  const bool quoted = escaped || (j < s.size() && (s[j] == '"' || s[j] == '\''));
+  j += escaped ? 2 : quoted ? 1 : 0;
+  while (j < s.size() && s[j] == ' ') ++j;
+  // "no secret: 1234" is prose: a bare name before a colon counts only when it is an API key's.
+  const bool assigns = j < s.size() && (s[j] == '=' || (s[j] == ':' && (quoted || api_key_name(std::string(name)))));
+  if (!assigns || !secret_field(std::string(name))) return std::string::npos;
+  for (++j; j < s.size() && s[j] == ' ';) ++j;
+  return j;
+}
+
+// Values of secret names assigned anywhere in a string: {"api_key": "…"} (JSON carried in a
+// string, escaped or not), api_key=…, ANTHROPIC_API_KEY="…", x-api-key: ….
+std::string mask_secret_members(const std::string& s, std::vector<std::string>& what) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t name_end = i;
+    while (name_end < s.size() && key_char(s[name_end])) ++name_end;
+    if (name_end == i || (i > 0 && key_char(s[i - 1]))) {
+      i = std::max(name_end, i + 1);
+      continue;
+    }
+    const std::string_view name = std::string_view(s).substr(i, name_end - i);
+    bool escaped = false;
+    const std::size_t at = value_start(s, name, name_end, escaped);
+    const Span value = at == std::string::npos ? Span{0, 0} : assigned_value(s, at, escaped);
+    if (value.end == value.begin) {
+      i = name_end;
+      continue;
+    }
+    out += s.substr(from, value.begin - from) + kMask;
+    what.push_back(lower(std::string(name)) + " value");
+    from = i = value.end;
+  }
+  return from == 0 ? s : out + s.substr(from);
 }
 
 // Fields holding what a person typed or a model answered.
@@ -80,17 +197,16 @@ std::string redact_line(const std::string& line, std::vector<std::string>& what)
   for (std::size_t i = 0; i < words.size(); ++i) {
     std::string w = words[i];
     if (i > 0 && lower(words[i - 1]) == "bearer") w = kMask, what.push_back("bearer token");
-    else if (w.rfind("sk-", 0) == 0 && w.size() > 20) w = kMask, what.push_back("API key");
     changed |= w != words[i];
     out += (i ? " " : "") + w;
   }
-  return changed ? out : line;
+  return mask_api_keys(mask_secret_members(changed ? out : line, what), what);
 }
 
-// Whether the text holds any marker a secret is found by (a key log label, a header's colon,
-// "Bearer", an sk- key, a PEM block); most strings of a result hold none and are passed by.
+// Whether the text holds any marker a secret is found by (a key log label, a header's colon or
+// an assignment's =, "Bearer", an sk- key, a PEM block); most strings of a result hold none and are passed by.
 bool may_hold_secret(std::string_view t) {
-  for (std::string_view marker : {":", "sk-", "SECRET", "CLIENT_RANDOM", "ANTHRO_V1", "earer", "-----BEGIN"})
+  for (std::string_view marker : {":", "=", "sk-", "SECRET", "CLIENT_RANDOM", "ANTHRO_V1", "earer", "-----BEGIN"})
     if (t.find(marker) != std::string_view::npos) return true;
   return false;
 }

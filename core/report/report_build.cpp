@@ -5,15 +5,16 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <thread>
 
 #include "report/redact.h"
 #include "report/report_builder.h"
 #include "util/bytes.h"
+#include "util/files.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -48,16 +49,20 @@ std::string machine() {
 }
 
 // The SHA-256 of the file a result was measured on, read in blocks (captures run to gigabytes);
-// empty when it cannot be read here.
+// empty when it cannot be read here. The path comes from the result file, so it may name a FIFO
+// or /dev/zero: regular files only.
 std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
+  auto fd = open_regular_file(path);
+  if (!fd) return {};
+  std::unique_ptr<int, void (*)(int*)> closer(&*fd, [](int* f) { ::close(*f); });
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return {};
   std::vector<char> block(1 << 20);
-  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
-    EVP_DigestUpdate(ctx.get(), block.data(), static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) return {};
+  for (ssize_t n; (n = ::read(*fd, block.data(), block.size())) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return {};
+    EVP_DigestUpdate(ctx.get(), block.data(), static_cast<std::size_t>(n));
+  }
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   EVP_DigestFinal_ex(ctx.get(), digest, &size);

@@ -25,13 +25,26 @@ std::string escape_html(const std::string& s) {
   return out;
 }
 
-// Markdown table cells: pipes and line breaks would end the cell.
-std::string escape_cell(const std::string& s) {
+// Any text a Markdown report writes (headings, paragraphs, list items, table cells): Markdown
+// passes raw HTML through, so &, < and > become entities; a pipe or line break would end a
+// table cell, brackets and backquotes would open a link or a code span.
+std::string escape_markdown(const std::string& s) {
   std::string out;
+  out.reserve(s.size());
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '\n':
+      case '\r': out += ' '; break;
+      case '|':
+      case '\\':
+      case '[':
+      case ']':
+      case '`': out += '\\', out += c; break;
+      default: out += c;
+    }
   }
   return out;
 }
@@ -144,33 +157,34 @@ void markdown_section(const ReportDocument& doc, const ReportSection& s, int lev
     auto it = doc.labels.find(to_string(v));
     return it == doc.labels.end() ? std::string(to_string(v)) : it->second;
   };
-  out += "\n" + std::string(std::min(level, 6), '#') + " " + (s.verdict ? "**" + word(*s.verdict) + "** " : "") + s.heading + "\n\n";
-  for (const auto& p : s.paragraphs) out += p + "\n\n";
-  for (const auto& [k, v] : s.facts) out += "- **" + escape_cell(k) + "**: " + escape_cell(v) + "\n";
+  out += "\n" + std::string(std::min(level, 6), '#') + " " + (s.verdict ? "**" + escape_markdown(word(*s.verdict)) + "** " : "") +
+         escape_markdown(s.heading) + "\n\n";
+  for (const auto& p : s.paragraphs) out += escape_markdown(p) + "\n\n";
+  for (const auto& [k, v] : s.facts) out += "- **" + escape_markdown(k) + "**: " + escape_markdown(v) + "\n";
   if (!s.facts.empty()) out += "\n";
   for (const auto& t : s.tables) {
     out += "|";
-    for (const auto& c : t.columns) out += " " + escape_cell(c) + " |";
+    for (const auto& c : t.columns) out += " " + escape_markdown(c) + " |";
     out += "\n|";
     for (std::size_t i = 0; i < t.columns.size(); ++i) out += "---|";
     out += "\n";
     for (const auto& row : t.rows) {
       out += "|";
-      for (const auto& cell : row) out += " " + escape_cell(cell) + " |";
+      for (const auto& cell : row) out += " " + escape_markdown(cell) + " |";
       out += "\n";
     }
     if (t.more) {
       auto it = doc.labels.find("%1 more rows in the JSON");
       std::string more = it == doc.labels.end() ? "%1 more rows in the JSON" : it->second;
       more.replace(more.find("%1"), 2, std::to_string(t.more));
-      out += "\n*" + more + "*\n";
+      out += "\n*" + escape_markdown(more) + "*\n";
     }
     out += "\n";
   }
   for (std::size_t i : s.charts) {
     const ReportChart& c = doc.charts[i];
     std::string path = png ? png(c) : std::string();
-    if (!path.empty()) out += "![" + escape_cell(c.title) + "](" + path + ")\n\n";
+    if (!path.empty()) out += "![" + escape_markdown(c.title) + "](" + path + ")\n\n";
   }
   for (const auto& c : s.children) markdown_section(doc, c, level + 1, out, png);
 }
@@ -199,17 +213,17 @@ std::string report_html(const ReportDocument& doc, const std::function<std::stri
 std::string report_markdown(const ReportDocument& doc, const std::function<std::string(const ReportChart&)>& chart_png) {
   auto label = [&](const std::string& english) {
     auto it = doc.labels.find(english);
-    return it == doc.labels.end() ? english : it->second;
+    return escape_markdown(it == doc.labels.end() ? english : it->second);
   };
-  std::string out = "# " + (doc.verdict ? "**" + label(to_string(*doc.verdict)) + "** " : "") + doc.title + "\n\n## " +
-                    label("Summary") + "\n\n";
-  for (const auto& l : doc.summary) out += "- " + escape_cell(l) + "\n";
+  std::string out = "# " + (doc.verdict ? "**" + label(to_string(*doc.verdict)) + "** " : "") + escape_markdown(doc.title) +
+                    "\n\n## " + label("Summary") + "\n\n";
+  for (const auto& l : doc.summary) out += "- " + escape_markdown(l) + "\n";
   out += "\n## " + label("Environment") + "\n\n";
-  for (const auto& [k, v] : doc.environment) out += "- **" + escape_cell(k) + "**: " + escape_cell(v) + "\n";
+  for (const auto& [k, v] : doc.environment) out += "- **" + escape_markdown(k) + "**: " + escape_markdown(v) + "\n";
   for (const auto& s : doc.sections) markdown_section(doc, s, 2, out, chart_png);
   out += "\n## " + label("Redacted") + "\n\n";
   if (doc.redactions.empty()) out += "- " + label("nothing was redacted") + "\n";
-  for (const auto& r : doc.redactions) out += "- `" + escape_cell(r) + "`\n";
+  for (const auto& r : doc.redactions) out += "- " + escape_markdown(r) + "\n";  // not a code span: a ` would end it
   return out;
 }
 

@@ -168,7 +168,7 @@ Result<RolloutPlan> parse_plan(std::string_view text, const std::string& origin)
 }
 
 Result<RolloutPlan> load_plan(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_file(path, file_limit::kPlan);
   if (!text) return make_error(ErrorClass::Input, text.error().detail);
   return parse_plan(*text, path);
 }

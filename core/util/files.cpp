@@ -4,11 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace anthro {
 namespace {
@@ -57,16 +56,90 @@ Result<bool> write_file_atomic(const std::string& path, std::string_view data, u
   return true;
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error(path, "cannot open");
-  // A directory opens, then reads as nothing: it would pass for an empty file.
+namespace {
+
+// "is a FIFO", what a path that is not a regular file is instead.
+std::string not_regular(mode_t mode) {
+  if (S_ISDIR(mode)) return "is a directory";
+  if (S_ISFIFO(mode)) return "is a FIFO";
+  if (S_ISCHR(mode)) return "is a character device";
+  if (S_ISBLK(mode)) return "is a block device";
+  if (S_ISSOCK(mode)) return "is a socket";
+  return "is a special file";
+}
+
+std::string size_text(std::uint64_t bytes) {
+  if (bytes % file_limit::kMiB == 0) return std::to_string(bytes / file_limit::kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+Error too_large(const std::string& path, const FileLimit& limit) {
+  return make_error("io", path + ": larger than the " + size_text(limit.bytes) + " " + limit.what + " may be");
+}
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+// Up to `most` bytes from `fd`, room made for `expected` at once; a read error names `path`.
+Result<std::string> read_up_to(int fd, const std::string& path, std::uint64_t most, std::uint64_t expected = 0) {
+  std::string out;
+  out.reserve(static_cast<std::size_t>(std::min(most, expected)));
+  char block[64 * 1024];
+  while (out.size() < most) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof block, most - out.size()));
+    ssize_t n = ::read(fd, block, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error(path, "cannot read");
+    if (n == 0) break;
+    out.append(block, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int> open_regular_file(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one, before any check.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return io_error(path, "cannot open");
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return make_error("io", path + ": is a directory, not a file");
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return io_error(path, "cannot read");
-  return out.str();
+  if (::fstat(fd, &st) != 0) {
+    Error e = io_error(path, "cannot stat");
+    ::close(fd);
+    return e;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error("io", path + ": " + not_regular(st.st_mode) + ", not a regular file");
+  }
+  if (int flags = ::fcntl(fd, F_GETFL); flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    Error e = io_error(path, "cannot clear O_NONBLOCK");
+    ::close(fd);
+    return e;
+  }
+  return fd;
+}
+
+Result<std::string> read_file(const std::string& path, const FileLimit& limit) {
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
+  FdCloser closer{*fd};
+  struct stat st {};
+  const std::uint64_t size = ::fstat(*fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  if (size > limit.bytes) return too_large(path, limit);
+  // One byte past the limit tells a file that grew since fstat from one that fits exactly.
+  auto text = read_up_to(*fd, path, limit.bytes + 1, size);
+  if (text && text->size() > limit.bytes) return too_large(path, limit);
+  return text;
+}
+
+Result<std::string> read_file_start(const std::string& path, std::size_t bytes) {
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
+  FdCloser closer{*fd};
+  return read_up_to(*fd, path, bytes);
 }
 
 Result<std::string> data_dir() {

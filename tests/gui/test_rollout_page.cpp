@@ -162,7 +162,7 @@ class TestRolloutPage : public QObject {
     QVERIFY(button(page, "Save result…")->isEnabled());
     const QString saved = dir_.filePath("result.json");
     QVERIFY(page->saveResult(saved));
-    auto text = read_file(saved.toStdString());
+    auto text = read_file(saved.toStdString(), file_limit::kResult);
     QVERIFY(text);
     auto back = parse_rollout_result(*text, saved.toStdString());
     QVERIFY2(back, back ? "" : back.error().detail.c_str());
