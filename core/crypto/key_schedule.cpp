@@ -79,6 +79,10 @@ bool secrets_equal(std::string_view presented, std::string_view expected) {
   return sodium_memcmp(a, b, sizeof a) == 0;
 }
 
+bool credential_accepted(const std::optional<std::string_view>& presented, std::string_view required) {
+  return required.empty() || (presented && secrets_equal(*presented, required));
+}
+
 X25519KeyPair generate_x25519() {
   X25519KeyPair kp;
   random_bytes(kp.private_key.data(), kp.private_key.size());

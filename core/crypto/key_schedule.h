@@ -1,6 +1,7 @@
 // X25519 and the HKDF key schedule of spec §3.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "util/bytes.h"
@@ -48,6 +49,10 @@ void random_bytes(std::uint8_t* out, std::size_t n);
 // neither where they differ nor their lengths: both are hashed (SHA-256) and the digests
 // compared with sodium_memcmp.
 bool secrets_equal(std::string_view presented, std::string_view expected);
+// The endpoint's one credential rule, whichever protocol carried the key (anthro-v1's REQUEST
+// api_key, an HTTP header, Layer Zero's SESSION_INIT): nothing required, or a key presented and
+// equal to the required one (secrets_equal).
+bool credential_accepted(const std::optional<std::string_view>& presented, std::string_view required);
 
 // The oldest error OpenSSL queued on this thread, as text; the queue is then cleared.
 std::string openssl_error();

@@ -29,18 +29,10 @@ Result<Bytes> answer_offer(const ServerState& state, ByteView offer_bytes) {
   return encode_blob(answer);
 }
 
-namespace {
-
-// The parsed top-level member only: a key elsewhere in the JSON (metadata, another field's
-// value) is not a key; a REQUEST naming api_key twice never gets here (400 from the parser).
-bool api_key_matches(const RequestBody& r, const std::string& required) {
-  return r.api_key && secrets_equal(*r.api_key, required);
-}
-
-}  // namespace
-
 RequestDecision decide_request(ServerState& state, const RequestBody& request, std::uint32_t default_max_tokens) {
-  if (!state.config.required_api_key.empty() && !api_key_matches(request, state.config.required_api_key))
+  // The parsed top-level member only: a key elsewhere in the JSON (metadata, another field's
+  // value) is not a key; a REQUEST naming api_key twice never gets here (400 from the parser).
+  if (!credential_accepted(request.api_key, state.config.required_api_key))
     return {StreamRefusal{401, 0, "unauthorized: api_key missing or wrong"}, {}};
   std::string prompt = prompt_text(request.system, request.messages);
   if (auto refusal = refuse_request(state.config, request.model, prompt))

@@ -82,12 +82,11 @@ Credentials check_credentials(const HttpRequest& req, const std::string& want) {
   if (req.repeated.count("x-api-key") || req.repeated.count("authorization")) return Credentials::Repeated;
   bool given = false;
   if (auto it = req.headers.find("x-api-key"); it != req.headers.end()) {
-    if (!secrets_equal(it->second, want)) return Credentials::Refused;
+    if (!credential_accepted(it->second, want)) return Credentials::Refused;
     given = true;
   }
   if (auto it = req.headers.find("authorization"); it != req.headers.end()) {
-    auto token = bearer(it->second);
-    if (!token || !secrets_equal(*token, want)) return Credentials::Refused;
+    if (!credential_accepted(bearer(it->second), want)) return Credentials::Refused;
     given = true;
   }
   return given ? Credentials::Accepted : Credentials::Refused;

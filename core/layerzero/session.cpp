@@ -182,10 +182,9 @@ void ServerConnection::on_init(const FrameView& frame, Bytes& out, std::vector<E
 
 // Checked before any session is looked up or made: an unauthenticated INIT leaves nothing behind.
 std::optional<std::string> ServerConnection::unauthorized(const SessionInit& init) const {
-  if (config_.required_api_key.empty()) return std::nullopt;
+  if (credential_accepted(init.api_key, config_.required_api_key)) return std::nullopt;
   if (!init.api_key) return "this server requires an API key (SESSION_INIT constraint 0x40)";
-  if (!secrets_equal(*init.api_key, config_.required_api_key)) return "the SESSION_INIT's API key is wrong";
-  return std::nullopt;
+  return "the SESSION_INIT's API key is wrong";
 }
 
 void ServerConnection::open_fresh(const SessionInit& init, Bytes& out, std::vector<Event>& events) {
