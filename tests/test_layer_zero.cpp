@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "layerzero/crc32c.h"
+#include "crypto/hash.h"
 #include "layerzero/frame.h"
 #include "layerzero/payload.h"
 #include "layerzero/resume.h"

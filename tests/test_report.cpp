@@ -15,6 +15,7 @@
 
 #include "diagnosis/diagnose.h"
 #include "endpoint_fixture.h"
+#include "crypto/hash.h"
 #include "report/redact.h"
 #include "report/report.h"
 #include "rollout/rollout.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "report/redact.h"
+#include "crypto/hash.h"
 #include "util/json.h"
 
 namespace anthro {

@@ -1,10 +1,8 @@
 #include "capture/layer_zero_view.h"
 
-#include <sodium.h>
-
 #include <cstdio>
 
-#include "layerzero/crc32c.h"
+#include "crypto/hash.h"
 #include "metrics/request_json.h"
 #include "util/json.h"
 
@@ -225,9 +223,7 @@ std::optional<std::pair<std::size_t, std::size_t>> lz_api_key_range(ByteView fra
 }
 
 std::uint64_t lz_token_fingerprint(ByteView token) {
-  unsigned char digest[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(digest, token.data(), token.size());
-  return load_u64(digest);
+  return load_u64(sha256(token).data());
 }
 
 std::string lz_token_text(std::uint64_t fingerprint) {

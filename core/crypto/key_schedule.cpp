@@ -11,6 +11,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "crypto/hash.h"
+
 namespace anthro {
 namespace {
 
@@ -73,10 +75,8 @@ void random_bytes(std::uint8_t* out, std::size_t n) {
 
 bool secrets_equal(std::string_view presented, std::string_view expected) {
   ensure_sodium();
-  unsigned char a[crypto_hash_sha256_BYTES], b[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(a, reinterpret_cast<const unsigned char*>(presented.data()), presented.size());
-  crypto_hash_sha256(b, reinterpret_cast<const unsigned char*>(expected.data()), expected.size());
-  return sodium_memcmp(a, b, sizeof a) == 0;
+  const Key32 a = sha256(as_bytes(presented)), b = sha256(as_bytes(expected));
+  return sodium_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 bool credential_accepted(const std::optional<std::string_view>& presented, std::string_view required) {

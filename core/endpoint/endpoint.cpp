@@ -36,6 +36,17 @@ Result<tcp::endpoint> parse_listen(const std::string& text) {
 
 std::string host_text(const asio::ip::address& a) { return a.is_v6() ? "[" + a.to_string() + "]" : a.to_string(); }
 
+// The TLS port selects among the registry's ALPN ids in its order; the alpn-downgrade fault
+// passes over anthro-v1's, answering the server's default (http/1.1) to a client offering it.
+ServerTlsConfig server_alpn(const std::string& cert, const std::string& key, bool downgrade) {
+  ServerTlsConfig tls{cert, key, {}, {}, {}};
+  for (const Profile& p : profiles())
+    for (std::string_view id : p.alpn)
+      (downgrade && p.emulation == Emulation::AnthroV1Frames ? tls.alpn_passed_over : tls.alpn).emplace_back(id);
+  if (downgrade) tls.alpn_fallback = tls_default_profile().alpn.front();
+  return tls;
+}
+
 }  // namespace
 
 std::string Listener::url() const { return scheme + "://" + host + ":" + std::to_string(port); }
@@ -191,7 +202,7 @@ Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) 
   if (!server_key) return server_key.error();
   impl->state = std::make_unique<ServerState>(config, *server_key);
   if (!config.tls_listen.empty()) {
-    ServerTlsConfig tls{c.cert_path, c.key_path, config.model.faults.alpn_downgrade};
+    ServerTlsConfig tls = server_alpn(c.cert_path, c.key_path, config.model.faults.alpn_downgrade);
     if (auto ok = configure_server_tls(impl->tls.native_handle(), tls); !ok) return ok.error();
   }
   struct Socket {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "layerzero/crc32c.h"
+#include "crypto/hash.h"
 #include "layerzero/payload.h"
 
 namespace anthro::lz {

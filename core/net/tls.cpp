@@ -7,11 +7,11 @@
 #include <openssl/x509v3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "crypto/key_schedule.h"
 #include "crypto/keylog.h"
-#include "profile/profile.h"
 #include "protocol/blob.h"
 #include "util/files.h"
 
@@ -87,31 +87,45 @@ bool register_extension(SSL_CTX* ctx) {
                                 parse_extension, nullptr) == 1;
 }
 
-// The offered ALPN id (length-prefixed, as on the wire) whose profile comes first in the
-// registry, the server's order of preference; anthro-v1 passed over when `skip_anthro`.
-const unsigned char* preferred_alpn(const unsigned char* in, unsigned inlen, bool skip_anthro) {
+// What the server selects, as its callback reads it from the context.
+struct AlpnChoice {
+  std::vector<std::string> preference, passed_over;
+  Bytes fallback;  // length-prefixed, as on the wire
+};
+
+void free_alpn_choice(void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) { delete static_cast<AlpnChoice*>(ptr); }
+
+int ctx_alpn_index() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, free_alpn_choice);
+  return index;
+}
+
+// Where `id` stands in `ids`; ids.size() when absent.
+std::size_t rank_of(const std::vector<std::string>& ids, std::string_view id) {
+  return static_cast<std::size_t>(std::ranges::find(ids, id) - ids.begin());
+}
+
+// The offered id (length-prefixed, as on the wire) the server prefers, or nullptr.
+const unsigned char* preferred_alpn(const unsigned char* in, unsigned inlen, const std::vector<std::string>& ids) {
   const unsigned char* best = nullptr;
-  const Profile* best_profile = nullptr;
+  std::size_t best_rank = ids.size();
   for (unsigned i = 0; i < inlen && i + 1 + in[i] <= inlen; i += 1 + in[i]) {
-    const Profile* p = profile_for_alpn(std::string_view(reinterpret_cast<const char*>(in + i + 1), in[i]));
-    if (!p || (skip_anthro && p->emulation == Emulation::AnthroV1Frames)) continue;
-    if (!best_profile || p < best_profile) {
+    const std::size_t rank = rank_of(ids, std::string_view(reinterpret_cast<const char*>(in + i + 1), in[i]));
+    if (rank < best_rank) {
       best = in + i;
-      best_profile = p;
+      best_rank = rank;
     }
   }
   return best;
 }
 
-// Picks anthro-v1, else h2, else http/1.1 (as the registry orders them); a ClientHello offering no id
-// the registry knows gets no_application_protocol.
-int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
-                unsigned inlen, void* arg) {
-  bool downgrade = arg != nullptr;
-  const unsigned char* chosen = preferred_alpn(in, inlen, downgrade);
-  // The downgrade fault answers http/1.1 even when only anthro-v1 was offered.
-  static const unsigned char http_wire[] = "\x08http/1.1";
-  if (!chosen && downgrade && preferred_alpn(in, inlen, false)) chosen = http_wire;
+int select_alpn(SSL* ssl, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                unsigned inlen, void*) {
+  const auto* choice = static_cast<const AlpnChoice*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ctx_alpn_index()));
+  if (!choice) return SSL_TLSEXT_ERR_ALERT_FATAL;
+  const unsigned char* chosen = preferred_alpn(in, inlen, choice->preference);
+  if (!chosen && !choice->fallback.empty() && preferred_alpn(in, inlen, choice->passed_over))
+    chosen = choice->fallback.data();
   if (!chosen) return SSL_TLSEXT_ERR_ALERT_FATAL;
   *out = chosen + 1;
   *outlen = chosen[0];
@@ -199,7 +213,11 @@ Result<bool> configure_server_tls(SSL_CTX* ctx, const ServerTlsConfig& config) {
   if (auto ok = use_private_key(ctx, config.key_path); !ok) return ok.error();
   if (SSL_CTX_check_private_key(ctx) != 1)
     return tls_error(config.key_path + ": the key does not match " + config.cert_path);
-  SSL_CTX_set_alpn_select_cb(ctx, select_alpn, config.alpn_downgrade ? ctx : nullptr);
+  auto choice = std::make_unique<AlpnChoice>(AlpnChoice{config.alpn, config.alpn_passed_over, {}});
+  if (!config.alpn_fallback.empty()) choice->fallback = alpn_wire({config.alpn_fallback});
+  delete static_cast<AlpnChoice*>(SSL_CTX_get_ex_data(ctx, ctx_alpn_index()));  // configured again
+  if (SSL_CTX_set_ex_data(ctx, ctx_alpn_index(), choice.release()) != 1) return tls_error("cannot keep the ALPN choice");
+  SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
   if (!register_extension(ctx)) return tls_error("cannot register the 0xFFA1 extension");
   return true;
 }

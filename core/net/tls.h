@@ -33,7 +33,12 @@ void attach_extension(ssl_st* ssl, ExtensionState* state);
 struct ServerTlsConfig {
   std::string cert_path;
   std::string key_path;
-  bool alpn_downgrade = false;  // the `alpn-downgrade` fault: pick http/1.1 even when anthro-v1 is offered
+  // The ALPN ids the server selects, its preference first; a ClientHello offering none of them
+  // gets no_application_protocol, unless it offered one of `alpn_passed_over`: then it gets
+  // `alpn_fallback` (the `alpn-downgrade` fault: http/1.1 although anthro-v1 was offered).
+  std::vector<std::string> alpn;
+  std::vector<std::string> alpn_passed_over;
+  std::string alpn_fallback;
 };
 Result<bool> configure_server_tls(ssl_ctx_st* ctx, const ServerTlsConfig& config);
 

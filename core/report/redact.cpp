@@ -1,7 +1,5 @@
 #include "report/redact.h"
 
-#include <openssl/evp.h>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "crypto/hash.h"
 #include "util/bytes.h"
 #include "util/json.h"
 
@@ -290,13 +289,6 @@ void walk(json& v, std::vector<std::string>& path, bool prompts, std::vector<std
 }
 
 }  // namespace
-
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr);
-  return to_hex(ByteView(digest, size));
-}
 
 std::string redact_text(const std::string& text, std::vector<std::string>& what) { return redact_string(text, what); }
 

@@ -18,7 +18,4 @@ std::vector<std::string> redact_result(nlohmann::json& doc, bool prompts);
 // values); `what` collects the kinds found.
 std::string redact_text(const std::string& text, std::vector<std::string>& what);
 
-// The SHA-256 of `bytes`, lowercase hex.
-std::string sha256_hex(std::string_view bytes);
-
 }  // namespace anthro

@@ -1,7 +1,6 @@
 // build_report: a result file read, checked, redacted and handed to its kind's builder, with
 // the environment every report opens with. Diagnosis and rollout results are built here.
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "crypto/hash.h"
 #include "report/redact.h"
 #include "report/report_builder.h"
 #include "util/bytes.h"
@@ -55,18 +55,14 @@ std::string file_sha256(const std::string& path) {
   auto fd = open_regular_file(path);
   if (!fd) return {};
   std::unique_ptr<int, void (*)(int*)> closer(&*fd, [](int* f) { ::close(*f); });
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return {};
-  std::vector<char> block(1 << 20);
+  Sha256 digest;
+  std::vector<std::uint8_t> block(1 << 20);
   for (ssize_t n; (n = ::read(*fd, block.data(), block.size())) != 0;) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return {};
-    EVP_DigestUpdate(ctx.get(), block.data(), static_cast<std::size_t>(n));
+    digest.update(ByteView(block).first(static_cast<std::size_t>(n)));
   }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &size);
-  return to_hex(ByteView(digest, size));
+  return to_hex(digest.finish());
 }
 
 void environment(report_detail::Builder& b, const json& d) {

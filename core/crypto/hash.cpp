@@ -1,8 +1,45 @@
-#include "layerzero/crc32c.h"
+#include "crypto/hash.h"
 
 #include <array>
+#include <stdexcept>
 
-namespace anthro::lz {
+#include <openssl/evp.h>
+
+namespace anthro {
+
+struct Sha256::Context {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md{EVP_MD_CTX_new(), EVP_MD_CTX_free};
+};
+
+// A digest that cannot start or step is OpenSSL out of memory: no result could be right.
+Sha256::Sha256() : ctx_(std::make_unique<Context>()) {
+  if (!ctx_->md || EVP_DigestInit_ex(ctx_->md.get(), EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256: OpenSSL could not start a digest");
+}
+
+Sha256::~Sha256() = default;
+
+void Sha256::update(ByteView more) {
+  if (EVP_DigestUpdate(ctx_->md.get(), more.data(), more.size()) != 1)
+    throw std::runtime_error("SHA-256: OpenSSL could not hash");
+}
+
+Key32 Sha256::finish() {
+  Key32 digest{};
+  unsigned int size = 0;
+  if (EVP_DigestFinal_ex(ctx_->md.get(), digest.data(), &size) != 1 || size != digest.size())
+    throw std::runtime_error("SHA-256: OpenSSL could not finish a digest");
+  return digest;
+}
+
+Key32 sha256(ByteView bytes) {
+  Sha256 h;
+  h.update(bytes);
+  return h.finish();
+}
+
+std::string sha256_hex(std::string_view bytes) { return to_hex(sha256(as_bytes(bytes))); }
+
 namespace {
 
 constexpr std::uint32_t kPolynomial = 0x82F63B78;  // 0x1EDC6F41 bit-reversed
@@ -38,7 +75,7 @@ std::uint32_t fold_eight(std::uint32_t crc, const std::uint8_t* p) {
 }
 
 // The register without init and xorout applied.
-std::uint32_t update(std::uint32_t crc, ByteView data) {
+std::uint32_t crc_update(std::uint32_t crc, ByteView data) {
   const std::uint8_t* p = data.data();
   std::size_t n = data.size();
   for (; n >= 8; n -= 8, p += 8) crc = fold_eight(crc, p);
@@ -48,8 +85,8 @@ std::uint32_t update(std::uint32_t crc, ByteView data) {
 
 }  // namespace
 
-std::uint32_t crc32c_extend(std::uint32_t crc, ByteView more) { return ~update(~crc, more); }
+std::uint32_t crc32c_extend(std::uint32_t crc, ByteView more) { return ~crc_update(~crc, more); }
 
 std::uint32_t crc32c(ByteView data) { return crc32c_extend(0, data); }
 
-}  // namespace anthro::lz
+}  // namespace anthro
