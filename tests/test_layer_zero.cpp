@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero codec (../shared/spec/profiles/layer-zero.md) against the profiles'
+// Layer Zero's codec (../shared/spec/profiles/layer-zero.md) against the profiles'
 // vectors bit for bit: CRC-32C, every frame encoded and decoded with its payload's fields, every
 // negative refused with its reason in the spec's order, the SessionToken (issue, tamper, expiry,
 // clock skew, the resume's reissue), where resending starts, and the splitter fed the

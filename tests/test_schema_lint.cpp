@@ -1,4 +1,4 @@
-// Seed 002 §5.3's tool-schema linter (profiles/layer-zero.md, lz-tool-schema): the seed's own
+// The tool-schema linter of the Layer Zero spec §5.3 (profiles/layer-zero.md, lz-tool-schema): the seed's own
 // example (symbol minLength 3 against 2, market's enum, a required list), agreement however the
 // schemas are spelled (key order, set order, 3 against 3.0, "string" against ["string"]), nested
 // properties, items and combinators, `$ref` never followed, hostile documents refused with the

@@ -1,4 +1,4 @@
-// The probes of the layer-zero checklist (seed 002, profiles/layer-zero.md): each reads the
+// The probes of the layer-zero checklist (profiles/layer-zero.md): each reads the
 // sessions of Observations::layer_zero, which the live client and a capture's dissector fill in
 // the same shape (layerzero/trace.h), so every item is computed one way.
 #include <cmath>
@@ -100,7 +100,7 @@ void resume_loss(const ChecklistItem& item, const Observations& o, ItemResult& r
   j.finish(std::to_string(resumes) + " resumes, every frame delivered once");
 }
 
-// The gaps between a client's heartbeats on each connection (seed 002 §3.2: every 200 ms).
+// The gaps between a client's heartbeats on each connection (Layer Zero spec §3.2: every 200 ms).
 void heartbeat_cadence(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::vector<double> gaps_ms;

@@ -1,4 +1,4 @@
-// Seed 002 §5.3's layerzero-schema-linter (profiles/layer-zero.md, `lz-tool-schema`): a tool's
+// The layerzero-schema-linter of the Layer Zero spec §5.3 (profiles/layer-zero.md, `lz-tool-schema`): a tool's
 // input_schema as the model side holds it and the client handler's own schema, walked side by
 // side, every constraint on which they disagree named with where it sits. A call the model side
 // refuses never reaches the handler, so the two must agree exactly: the comparison is literal (an
