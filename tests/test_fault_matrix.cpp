@@ -169,8 +169,8 @@ std::map<std::string, Case> cases() {
   return c;
 }
 
-// The drift of the Layer Zero spec §5.3: the model side's tool wants a city name of at most 64 characters, the
-// handler's schema allows 32 and also requires a unit.
+// The drift of the Layer Zero spec §5.3: the model side's tool wants a city name of at most 64
+// characters, the handler's schema allows 32 and also requires a unit.
 const char* const kToolSchema =
     "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\", \"maxLength\": 64}, "
     "\"unit\": {\"enum\": [\"celsius\", \"fahrenheit\"]}}, \"required\": [\"city\"]}";

@@ -313,8 +313,8 @@ class TestTokenStreamEndpoint : public QObject {
     QCOMPARE(fx.f.endpoint().counters().connections - before, std::uint64_t{1});
   }
 
-  // The client fault of the token stream spec §5.1 row 1: the alignment header left out or wrong is a 400,
-  // and the record names the header.
+  // The client fault of the token stream spec §5.1 row 1: the alignment header left out or wrong is
+  // a 400, and the record names the header.
   void alignmentHeaderFault() {
     Fixture fx;
     SessionConfig s = fx.f.session("http", "/v1/messages");
@@ -332,8 +332,8 @@ class TestTokenStreamEndpoint : public QObject {
     QCOMPARE(r.requests[0].token_stream->request_fault, TokenStreamField::ContextId);
   }
 
-  // Token stream spec §5.1 row 2: a client that reads the ids as text fails JSON.parse and reports it;
-  // the endpoint takes such a report and refuses anything else on that path.
+  // Token stream spec §5.1 row 2: a client that reads the ids as text fails JSON.parse and reports
+  // it; the endpoint takes such a report and refuses anything else on that path.
   void textDecodingClientReports() {
     Fixture fx;
     SessionConfig s = fx.f.session("http", "/v1/messages");

@@ -31,8 +31,8 @@ const Options kTrust = {
 // The request of `session`, `bench` and `diagnose`'s live run.
 const Options kRequest = {
     {"--target", "URL", "anthro://HOST:PORT (TLS), anthro+lab://HOST:PORT (cleartext), http[s]://HOST[:PORT]/v1/messages "
-                        "or /v1/chat/completions; session and diagnose also take lz://HOST:PORT (TLS) and lz+lab://HOST:PORT, "
-                        "Layer Zero"},
+                        "or /v1/chat/completions; session and diagnose also take lz://HOST:PORT (TLS) and lz+lab://HOST:PORT "
+                        "(Layer Zero)"},
     {"--prompt", "TEXT", "the user message"},
     {"--messages", "FILE.json", "the conversation as a JSON array of {\"role\", \"content\"} (instead of --prompt)"},
     {"--system", "TEXT", "the system prompt"},

@@ -55,10 +55,10 @@ void read_resume(Args& args, RolloutConfig& c) {
 
 constexpr std::size_t kEmbeddedSlots = 256;  // a rehearsal's conversations fill about a tenth
 
-// Without --baseline and --candidate: the embedded endpoint's HTTP baseline and its anthro-v1
-// port, with a short model so a whole plan runs in minutes. The session-affinity plan rehearses session
-// affinity instead: the cleartext Messages API, with context slots emulated for the candidate
-// (its requests carry the session fields; the baseline's plain requests take the old path).
+// Without --baseline and --candidate: the embedded endpoint's HTTP baseline and its anthro-v1 port,
+// with a short model so a whole plan runs in minutes. The session-affinity plan rehearses session
+// affinity instead: the cleartext Messages API, with context slots emulated for the candidate (its
+// requests carry the session fields; the baseline's plain requests take the old path).
 Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c, const Faults& faults) {
   const bool affinity = c.plan.profile == kAffinityProfile;
   EndpointConfig e;

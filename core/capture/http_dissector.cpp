@@ -52,8 +52,8 @@ HttpAffinity reply_head_affinity(const HttpDissector::HeaderLookup& header) {
   return a;
 }
 
-// A token-stream body's verdict (token stream spec §3.1) as the last row of its reply: a title line, then
-// one `name: value` line each.
+// A token-stream body's verdict (token stream spec §3.1) as the last row of its reply: a title
+// line, then one `name: value` line each.
 std::string token_body_verdict(const TokenStreamExchange& x) {
   std::string out = "token stream body\nids: " + std::to_string(x.ids) + "\npadding: " + std::to_string(x.padding) + "\n";
   if (x.degraded_at)

@@ -16,8 +16,8 @@
 namespace anthro {
 
 // ReplyEnd: a reply was read to its end; no message of its own, it completes the Response's
-// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: seed
-// 001's token ids as they arrived, named through the connection's vocabulary, and at the end of
+// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: the
+// token stream's ids as they arrived, named through the connection's vocabulary, and at the end of
 // such a body its verdict (ids, padding, the degraded marker, alignment).
 enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd, TokenIds };
 

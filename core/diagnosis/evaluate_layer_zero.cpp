@@ -126,8 +126,8 @@ void heartbeat_cadence(const ChecklistItem& item, const Observations& o, ItemRes
 }
 
 // MODEL_OUTPUT chunks beyond 512 B after the client reported usage ≥ 0xB3 on a session with
-// constraint 0x10. A client reporting less (the seed's 0xAA, 66.7 %) is owed no relief, so its
-// large chunks are not the server's doing.
+// constraint 0x10. A client reporting less (the Layer Zero spec's 0xAA, 66.7 %) is owed no relief,
+// so its large chunks are not the server's doing.
 void backpressure_ignored(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::size_t judged = 0, ignored = 0, below = 0;
@@ -152,7 +152,8 @@ void backpressure_ignored(const ChecklistItem& item, const Observations& o, Item
   if (!j.enough(judged)) {
     if (below)
       r.reason += "; " + std::to_string(below) + " client heartbeats reported usage between 0xAA and 0xB2, below the "
-                  "0xB3 (70 %) that asks for 512-byte chunks: no relief was due (the seed's 0xAA is 66.7 %)";
+                  "0xB3 (70 %) that asks for 512-byte chunks: no relief was due (the Layer Zero spec's 0xAA is "
+                  "66.7 %)";
     return;
   }
   j.show("chunks over 512 B under backpressure", static_cast<double>(ignored), "chunks");

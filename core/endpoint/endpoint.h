@@ -44,7 +44,8 @@ struct EndpointConfig {
   bool token_stream = false;
   std::optional<std::uint32_t> token_stream_tenant;  // the API key's tenant, when the server knows one
   // Layer Zero: a session whose constraints allow tools (0x02) gets one TOOL_CALL before each
-  // reply, which waits for its TOOL_RESULT or budget_ms × 0.8 (Layer Zero spec §3.3); off by default.
+  // reply, which waits for its TOOL_RESULT or budget_ms × 0.8 (Layer Zero spec §3.3); off by
+  // default.
   bool lz_tool_calls = false;
   // Internal failures (a connection's coroutine that threw), one line each; unset: stderr.
   std::function<void(const std::string&)> on_log;

@@ -207,8 +207,8 @@ class Responder {
     co_return co_await out_.respond(200, "application/json", state_.token_vocabulary.to_json(), std::move(none));
   }
 
-  // The token stream's passthrough: the request's headers judged, then the reply's token ids as u32 LE,
-  // one chunk per token as the model makes it (or the whole body at once when not streamed).
+  // The token stream's passthrough: the request's headers judged, then the reply's token ids as u32
+  // LE, one chunk per token as the model makes it (or the whole body at once when not streamed).
   awaitable<bool> serve_token_stream(const HttpRequest& req) {
     TokenStreamAdmission admission = admit_token_stream_request(read_token_stream_headers(req.headers, req.repeated),
                                                                        state_.config.token_stream_tenant);

@@ -122,7 +122,8 @@ struct ServerState {
   }
 };
 
-// /metrics: the endpoint's metrics, and session affinity's context-slot gauges when affinity is emulated.
+// /metrics: the endpoint's metrics, and session affinity's context-slot gauges when affinity is
+// emulated.
 std::string metrics_text(const ServerState& state);
 
 // The answer to a client's offer (spec §2), or the reason the offer is refused.

@@ -23,8 +23,8 @@ bool recognise_http(ByteView first) {
                              [first](std::string_view method) { return starts_with(first, method); });
 }
 
-// Session affinity's request headers, in the first request's head (a first request without history may
-// carry neither: such a connection stays plain HTTP, read by the same dissector).
+// Session affinity's request headers, in the first request's head (a first request without history
+// may carry neither: such a connection stays plain HTTP, read by the same dissector).
 bool recognise_session_affinity(ByteView first) {
   std::string_view text = as_text(first);
   std::string head(text.substr(0, text.find("\r\n\r\n")));

@@ -43,8 +43,8 @@ struct SessionConfig {
   // included); token ids are named through the endpoint's GET /v1/vocab when it has one.
   bool token_stream = false;
   std::string token_stream_context_id = "4294967297";  // tenant 1, session 1
-  // Client faults (token stream spec §5.1): X-Claude-Token-Alignment as sent (nullopt: left out), and a
-  // front end that reads the body as text and reports the JSON parse error that follows.
+  // Client faults (token stream spec §5.1): X-Claude-Token-Alignment as sent (nullopt: left out),
+  // and a front end that reads the body as text and reports the JSON parse error that follows.
   std::optional<std::string> token_stream_alignment = "4";
   // An https:// target is offered ALPN h2 first: HTTP/2 when the server selects it (each
   // request a stream), HTTP/1.1 otherwise. SessionResult::alpn says which.

@@ -186,8 +186,8 @@ class TestDiagnosisPage : public QObject {
   }
 
   // The session-affinity checklist picked from the page's list, as a user does: the live target
-  // moves to the Messages API (anthro-v1 cannot carry session affinity's headers), the run flags the
-  // fault the embedded endpoint has on and nothing else, and "Latency diagnosis" comes back.
+  // moves to the Messages API (anthro-v1 cannot carry session affinity's headers), the run flags
+  // the fault the embedded endpoint has on and nothing else, and "Latency diagnosis" comes back.
   void sessionAffinityChecklistPickedFromTheList() {
     gui::MainWindow window(nullptr, {"strip-affinity-headers"});
     DiagnosisPage* page = window.diagnosisPage();

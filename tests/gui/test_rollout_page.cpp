@@ -171,8 +171,8 @@ class TestRolloutPage : public QObject {
     QCOMPARE(back->stages.size(), std::size_t{2});
   }
 
-  // The session-affinity plan moves the embedded targets to the Messages API (session affinity on the
-  // candidate arm); its slot-utilisation gate reads the embedded endpoint's /metrics.
+  // The session-affinity plan moves the embedded targets to the Messages API (session affinity on
+  // the candidate arm); its slot-utilisation gate reads the embedded endpoint's /metrics.
   void sessionAffinityPlanRunsOnTheMessagesApi() {
     gui::MainWindow window;
     window.resize(1500, 920);
