@@ -1,4 +1,4 @@
-// Seed 004's session headers driven through curl, as a client meets them: a reply's head and
+// Session affinity's headers driven through curl, as a client meets them: a reply's head and
 // its raw body (chunk framing kept) read back from curl's own files, for tests that check what
 // was really sent and received.
 #pragma once

@@ -293,7 +293,7 @@ class TestCaptureHttp : public QObject {
     }
   }
 
-  // Seed 004's session headers: names in any case, chunk extensions summed, the trailer apart,
+  // Session affinity's headers: names in any case, chunk extensions summed, the trailer apart,
   // the error type read from the JSON body (a message naming another type does not count).
   void sessionAffinityHeadersExtensionsAndTrailer() {
     Dissect x;

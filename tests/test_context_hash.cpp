@@ -1,6 +1,6 @@
-// Seed 004's Context-Hash: the independent vectors bit for bit (canonical and Python's default),
-// the serialisations against real JSON.stringify (node) and json.dumps (python3) over random
-// numbers and strings, and `anthro-wb hash` on each vector.
+// Session affinity's Context-Hash: the independent vectors bit for bit (canonical and Python's
+// default), the serialisations against real JSON.stringify (node) and json.dumps (python3) over
+// random numbers and strings, and `anthro-wb hash` on each vector.
 #include <QByteArray>
 #include <QFile>
 #include <QFloat16>

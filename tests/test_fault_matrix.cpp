@@ -39,8 +39,8 @@ struct Case {
   bool live_only = false;  // the item has no capture probe
   bool mix_baseline_client = false;  // an HTTP client beside anthro-v1 (http-fallback)
   // The checklist: latency (anthro-v1), a profile's on the Messages API of the cleartext HTTP
-  // port — session affinity (seed 004: the endpoint emulating context slots, the client holding
-  // conversations) or the token stream (seed 001) — or Layer Zero's (seed 002: sessions on the
+  // port — session affinity (the endpoint emulating context slots, the client holding
+  // conversations) or the token stream — or Layer Zero's (sessions on the
   // cleartext lz+lab port, the endpoint calling a tool before each reply).
   std::string checklist = "latency";
   bool messages_api() const { return checklist == "session-affinity" || checklist == "token-stream"; }
@@ -144,7 +144,7 @@ std::map<std::string, Case> cases() {
   c["ts-text-decoding"] = token_stream_case({}, {"ts-text-decoding"}, [](LiveWorkloadConfig& w) {
     w.session.token_stream_text_decoding = true;
   });
-  // A JavaScript BigInt written with its suffix (seed 001's context-id bug).
+  // A JavaScript BigInt written with its suffix (the token stream spec's context-id bug).
   c["ts-context-id-bigint"] = token_stream_case({}, {"ts-context-id"}, [](LiveWorkloadConfig& w) {
     w.session.token_stream_context_id = "4294967297n";
   });
@@ -169,8 +169,8 @@ std::map<std::string, Case> cases() {
   return c;
 }
 
-// Seed 002 §5.3's drift: the model side's tool wants a city name of at most 64 characters, the
-// handler's schema allows 32 and also requires a unit.
+// The drift of the Layer Zero spec §5.3: the model side's tool wants a city name of at most 64
+// characters, the handler's schema allows 32 and also requires a unit.
 const char* const kToolSchema =
     "{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\", \"maxLength\": 64}, "
     "\"unit\": {\"enum\": [\"celsius\", \"fahrenheit\"]}}, \"required\": [\"city\"]}";

@@ -143,7 +143,7 @@ RequestSpec sample_request() {
   spec.model = "claude-test";
   spec.messages = {
       {"user", "Hi \xF0\x9F\x98\x80"}, {"assistant", "Hello"}, {"user", "More\nplease"}};
-  spec.max_tokens = 4000000000u;  // above 16 bits: the seeds' truncation bug must not return
+  spec.max_tokens = 4000000000u;  // above 16 bits: the v0.35.1 truncation bug must not return
   spec.stream = true;
   spec.system = "Be brief.";
   spec.temperature = 0.5;

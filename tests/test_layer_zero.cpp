@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero codec (../shared/spec/profiles/layer-zero.md) against the profiles'
+// Layer Zero's codec (../shared/spec/profiles/layer-zero.md) against the profiles'
 // vectors bit for bit: CRC-32C, every frame encoded and decoded with its payload's fields, every
 // negative refused with its reason in the spec's order, the SessionToken (issue, tamper, expiry,
 // clock skew, the resume's reissue), where resending starts, and the splitter fed the
@@ -229,7 +229,7 @@ class TestLayerZero : public QObject {
 
     const ClientHeartbeat full = payload_of<ClientHeartbeat>("heartbeat_client_full");
     QCOMPARE(full.buffer_usage, std::uint8_t{0xFF});
-    // With 0x10 set, a full buffer gets chunks of at most 512 B; 0xAA (the seed's "70 %") none.
+    // With 0x10 set, a full buffer gets chunks of at most 512 B; 0xAA (the spec's "70 %") none.
     QCOMPARE(output_chunk_limit(vector_terms().constraints, full.buffer_usage), kBackpressureChunk);
     QVERIFY(small.text.size() <= kBackpressureChunk);
     QCOMPARE(output_chunk_limit(vector_terms().constraints, 0xAA), kMaxOutputChunk);

@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero in a capture (core/layerzero/trace.h through core/capture): a session the
+// Layer Zero in a capture (core/layerzero/trace.h through core/capture): a session the
 // endpoint cuts mid-answer (lz-cut) and the client resumes, captured on lo while the Layer Zero
 // client ran it, dissects into the frames the client itself wrote and read, and the two
 // connections link into one session by the token the resume presented, nothing lost or repeated.

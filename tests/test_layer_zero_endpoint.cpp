@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero over real sockets: the local endpoint's lz+lab port driven by the
+// Layer Zero over real sockets: the local endpoint's lz+lab port driven by the
 // Layer Zero client (core/layerzero/client.h). A connection cut mid-answer by the lz-cut fault
 // is resumed on a second connection with every MODEL_OUTPUT delivered exactly once and the
 // same text as an uncut run (and as the simulated model's own text); a client whose clock runs

@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero frames as capture-index rows and `decode` lines: a live session (tool
+// Layer Zero frames as capture-index rows and `decode` lines: a live session (tool
 // calls on, cut once and resumed) captured on lo — cleartext and TLS with its key log — gives one
 // row per frame the client's own trace says it wrote or read, in order per direction, with its
 // type, sequence id, offset and decoded fields; the SessionToken's bytes masked and named by a

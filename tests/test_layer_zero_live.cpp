@@ -1,4 +1,4 @@
-// Live sessions against seed 002's Layer Zero (lz+lab:// and lz://) through run_session and
+// Live sessions against Layer Zero (lz+lab:// and lz://) through run_session and
 // LiveSession, the paths of `anthro-wb session` and the GUI's live page: each prompt is a
 // Layer Zero session recorded as a request, one token per MODEL_OUTPUT, TTFT from the USER_INPUT
 // the ACK released; a cut connection is resumed inside one request; a cancel ends the session

@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero sessions without sockets (core/layerzero/session.h) against the
+// Layer Zero sessions without sockets (core/layerzero/session.h) against the
 // profiles' vectors: a fresh session and its resume reproduce the vector conversation byte for
 // byte from both sides (token, ACKs, resent frames with their original ids), the clock-skew,
 // expired and tampered resumes are refused with their TERMINATE, every negative frame ends the

@@ -1,6 +1,6 @@
 // The profile registry (core/profile): lookups by ALPN id, scheme and name; recognition of real
-// first bytes (the vector conversation's preface, a live client's request line, seed 004's
-// headers) and of garbage and truncated bytes; captures dissected through it.
+// first bytes (the vector conversation's preface, a live client's request line, session
+// affinity's headers) and of garbage and truncated bytes; captures dissected through it.
 #include <QFloat16>
 #include <QObject>
 #include <QTemporaryDir>
@@ -84,8 +84,8 @@ class TestProfiles : public QObject {
     QCOMPARE(find_profile("session-affinity")->rides_on, &profile(ProfileId::Http));
     QCOMPARE(profile(ProfileId::SessionAffinity).dissector, Dissector::Http);
     QCOMPARE(profile(ProfileId::SessionAffinity).checklist_id, std::string_view("session-affinity"));
-    QCOMPARE(profile(ProfileId::SessionAffinity).rollout_plan_id, std::string_view("seed004-four-stages"));
-    QCOMPARE(profile(ProfileId::AnthroV1).rollout_plan_id, std::string_view("seed000-five-stages"));
+    QCOMPARE(profile(ProfileId::SessionAffinity).rollout_plan_id, std::string_view("session-affinity-four-stages"));
+    QCOMPARE(profile(ProfileId::AnthroV1).rollout_plan_id, std::string_view("anthro-v1-five-stages"));
     QCOMPARE(profile(ProfileId::AnthroV1).checklist_id, std::string_view("latency"));
     QVERIFY(find_profile("h2") == nullptr);
   }
@@ -178,10 +178,10 @@ class TestProfiles : public QObject {
     QCOMPARE(name_of(recognise_connection(as_bytes(affinity))), std::string("session-affinity"));
     std::string hashed = messages_request("x-anthropic-context-hash: 9f86d081884c7d65\r\n");
     QCOMPARE(name_of(recognise_connection(as_bytes(hashed))), std::string("session-affinity"));
-    // Seed 004's header in the body is not a header.
+    // A session-affinity header in the body is not a header.
     std::string in_body = messages_request() + "\r\nx-anthropic-session-id: x";
     QCOMPARE(name_of(recognise_connection(as_bytes(in_body))), std::string("http"));
-    // Seed 001's token stream: the vocabulary fetched first, or the media type asked for.
+    // The token stream: the vocabulary fetched first, or the media type asked for.
     std::string vocab = "GET /v1/vocab HTTP/1.1\r\nhost: 127.0.0.1:7080\r\n\r\n";
     QCOMPARE(name_of(recognise_connection(as_bytes(vocab))), std::string("token-stream"));
     std::string ids = "POST /v1/messages HTTP/1.1\r\nhost: h\r\nContent-Type:  Application/Vnd.Claude.Token-Stream; v=1\r\n"
@@ -240,7 +240,7 @@ class TestProfiles : public QObject {
     QCOMPARE(decryption_text(d.conns[0]), std::string("ok"));
   }
 
-  // Cleartext HTTP, with and without seed 004's headers: one dissector for both.
+  // Cleartext HTTP, with and without session affinity's headers: one dissector for both.
   void httpCapturesDissectThroughTheRegistry() {
     const std::string reply = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
     for (const std::string& request :

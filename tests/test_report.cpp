@@ -206,7 +206,7 @@ class TestReport : public QObject {
 
   void rolloutReport() {
     RolloutConfig c;
-    c.plan = *find_plan("seed000-five-stages");
+    c.plan = *find_plan("anthro-v1-five-stages");
     c.session.insecure = true;
     c.baseline = endpoint_->endpoint().url("https") + "/v1/messages";
     c.candidate = endpoint_->endpoint().url("anthro");

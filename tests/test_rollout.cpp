@@ -37,8 +37,8 @@ std::unique_ptr<EndpointFixture> endpoint(std::vector<std::string> faults = {}, 
   return e;
 }
 
-RolloutPlan seed000() {
-  auto plan = find_plan("seed000-five-stages");
+RolloutPlan anthro_v1_plan() {
+  auto plan = find_plan("anthro-v1-five-stages");
   if (!plan) qFatal("%s", plan.error().detail.c_str());
   return *plan;
 }
@@ -109,7 +109,7 @@ class TestRollout : public QObject {
     QFETCH(int, stage);
     QFETCH(QString, failing);
     auto faulty = endpoint({fault.toStdString()});
-    RolloutConfig c = config(seed000(), https_baseline(), faulty->endpoint().url("anthro"), stage, 300);
+    RolloutConfig c = config(anthro_v1_plan(), https_baseline(), faulty->endpoint().url("anthro"), stage, 300);
     RolloutResult r = run(c);
     QCOMPARE(r.state, RolloutState::Failed);
     QCOMPARE(r.stopped_at, std::optional<std::size_t>(stage));
@@ -122,16 +122,16 @@ class TestRollout : public QObject {
     QCOMPARE(r.rollback->candidate_sockets_after, 0);
 
     // The same stage against a clean candidate does not fail.
-    RolloutResult ok = run(config(seed000(), https_baseline(), clean_->endpoint().url("anthro"), stage, 300));
+    RolloutResult ok = run(config(anthro_v1_plan(), https_baseline(), clean_->endpoint().url("anthro"), stage, 300));
     QVERIFY2(ok.stages.back().verdict != Verdict::Fail, rollout_text(ok).c_str());
   }
 
-  // Seed 004's plan against the endpoint emulating session affinity, stage by stage: the
+  // The session-affinity plan against the endpoint emulating session affinity, stage by stage: the
   // candidate's clients hold conversations; the migration gate counts the 409s they followed,
   // the slot gate reads the endpoint's /metrics. With session-migrate on, the migration gate
   // fails; without it, no stage fails and the slot gate passes.
-  void seed004PlanGatesMigration() {
-    auto plan = find_plan("seed004-four-stages");
+  void sessionAffinityPlanGatesMigration() {
+    auto plan = find_plan("session-affinity-four-stages");
     QVERIFY(plan.ok());
     auto affinity_endpoint = [](std::vector<std::string> faults) {
       auto e = std::make_unique<EndpointFixture>(std::move(faults), 20, 1, 12);
@@ -174,7 +174,7 @@ class TestRollout : public QObject {
   // 1,000 clean trials cannot prove 99.99 %: one-sided 95 % Wilson with no failure needs 27,053
   // trials in all (checklists.md), so 26,053 more; never a pass.
   void thinDataIsInconclusive() {
-    RolloutPlan plan = seed000();
+    RolloutPlan plan = anthro_v1_plan();
     plan.stages[0].inconclusive_limit = 0;
     RolloutResult r = run(config(plan, https_baseline(), clean_->endpoint().url("anthro"), 0, 1000));
     const GateOutcome* g = gate(r.stages[0], "connection-success");
@@ -188,17 +188,39 @@ class TestRollout : public QObject {
     QVERIFY2(r.message.find("26053 more trials") != std::string::npos, r.message.c_str());
   }
 
+  // The built-in plans' old ids (named after the articles they came from) still find the same
+  // plans; an id that is neither a plan nor a file is still refused.
+  void oldPlanIdsAreAliases() {
+    for (auto [old_id, id] : {std::pair{"seed000-five-stages", "anthro-v1-five-stages"},
+                              std::pair{"seed004-four-stages", "session-affinity-four-stages"}}) {
+      auto by_old = find_plan(old_id);
+      auto by_new = find_plan(id);
+      QVERIFY(by_old.ok() && by_new.ok());
+      QCOMPARE(by_old->id, std::string(id));
+      QCOMPARE(by_old->title.en, by_new->title.en);
+      QCOMPARE(by_old->stages.size(), by_new->stages.size());
+      QCOMPARE(current_plan_id(old_id), std::string(id));
+    }
+    QCOMPARE(current_plan_id("my-plan"), std::string("my-plan"));
+    auto unknown = find_plan("seed001-five-stages");
+    QVERIFY(!unknown.ok());
+    QCOMPARE(unknown.error().kind, ErrorClass::Input);
+  }
+
   // A paused stage resumed without promotion pools more samples into the same stage; promoted,
-  // the rollout moves on. Both from the JSON a first run wrote.
+  // the rollout moves on. Both from the JSON a first run wrote, saved under the plan's old id.
   void resumePoolsOrPromotes() {
-    RolloutPlan plan = seed000();
+    RolloutPlan plan = anthro_v1_plan();
     plan.stages[0].inconclusive_limit = 0;
     RolloutConfig c = config(plan, https_baseline(), clean_->endpoint().url("anthro"), 0, 60);
     c.last_stage = 1;
     RolloutResult first = run(c);
     QCOMPARE(first.state, RolloutState::Paused);
-    auto reread = parse_rollout_result(rollout_json(first), "first.json");
+    auto saved = nlohmann::json::parse(rollout_json(first));
+    saved["plan"]["id"] = "seed000-five-stages";
+    auto reread = parse_rollout_result(saved.dump(), "first.json");
     QVERIFY2(reread.ok(), reread.ok() ? "" : reread.error().detail.c_str());
+    QCOMPARE(reread->plan_id, std::string("anthro-v1-five-stages"));
     QCOMPARE(reread->stages[0].samples.requests, first.stages[0].samples.requests);
     QCOMPARE(reread->stages[0].samples.ttft_candidate_ms, first.stages[0].samples.ttft_candidate_ms);
     QCOMPARE(reread->stopped_at, std::optional<std::size_t>(0));
@@ -265,11 +287,11 @@ class TestRollout : public QObject {
   }
 
   void badInputsAreNamed() {
-    RolloutConfig c = config(seed000(), "ftp://x", clean_->endpoint().url("anthro"), 0, 10);
+    RolloutConfig c = config(anthro_v1_plan(), "ftp://x", clean_->endpoint().url("anthro"), 0, 10);
     auto bad = run_rollout(c);
     QVERIFY(!bad.ok());
     QVERIFY2(bad.error().detail.rfind("--baseline: ", 0) == 0, bad.error().detail.c_str());
-    c = config(seed000(), https_baseline(), clean_->endpoint().url("anthro"), 7, 10);
+    c = config(anthro_v1_plan(), https_baseline(), clean_->endpoint().url("anthro"), 7, 10);
     QCOMPARE(run_rollout(c).error().detail, std::string("--stage 8: the plan has 5 stages"));
     auto json = nlohmann::json::parse(rollout_json(RolloutResult{}));
     json["stages"] = nlohmann::json::array({{{"stage", 1}, {"name", "x"}}});
@@ -301,18 +323,22 @@ class TestRollout : public QObject {
     auto faulty = endpoint({"corrupt-frames=0.02"});
     Cli failed = cli({"rollout", "--baseline", QString::fromStdString(https_baseline()), "--candidate",
                       QString::fromStdString(faulty->endpoint().url("anthro")), "--insecure", "--stage", "1",
-                      "--requests-per-stage", "100", "--format", "json", "--quiet"});
+                      "--requests-per-stage", "100", "--plan", "seed000-five-stages", "--format", "json", "--quiet"});
     QCOMPARE(failed.code, 1);
-    QCOMPARE(nlohmann::json::parse(failed.out.toStdString())["state"], "failed");
+    auto failed_doc = nlohmann::json::parse(failed.out.toStdString());
+    QCOMPARE(failed_doc["state"], "failed");
+    QCOMPARE(failed_doc["plan"]["id"], "anthro-v1-five-stages");  // an old id names its renamed plan
     QCOMPARE(cli({"rollout", "--stage", "9"}).code, 2);
     QCOMPARE(cli({"rollout", "--promote"}).code, 2);
+    QCOMPARE(cli({"rollout", "--plan", "seed001-five-stages"}).code, 2);  // no such plan, old-style or not
     Cli missing = cli({"rollout", "--resume", dir.filePath("none.json")});
     QCOMPARE(missing.code, 2);
     QVERIFY(missing.err.contains("none.json"));
 
-    // Seed 004's plan on the embedded endpoint, its migration fault named on the command line.
-    Cli migrated = cli({"rollout", "--plan", "seed004-four-stages", "--stage", "3", "--requests-per-stage", "300",
-                        "--endpoint-fault", "session-migrate=0.2", "--format", "json", "--quiet"});
+    // The session-affinity plan on the embedded endpoint, its migration fault named on the
+    // command line.
+    Cli migrated = cli({"rollout", "--plan", "session-affinity-four-stages", "--stage", "3", "--requests-per-stage",
+                        "300", "--endpoint-fault", "session-migrate=0.2", "--format", "json", "--quiet"});
     QCOMPARE(migrated.code, 1);
     auto m = nlohmann::json::parse(migrated.out.toStdString());
     QCOMPARE(m["stages"][0]["gates"][0]["id"], "migration");

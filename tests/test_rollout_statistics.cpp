@@ -205,7 +205,7 @@ class TestRolloutStatistics : public QObject {
     QCOMPARE(judge_latency(std::vector<double>(10, 1.0), base, 0.05, 1).verdict, Verdict::Inconclusive);
   }
 
-  // The shipped plans hold to their schema (checked by Python's jsonschema), and seed 000's
+  // The shipped plans hold to their schema (checked by Python's jsonschema), and anthro-v1's
   // holds checklists.md's rollout table.
   void plansMatchTheirSchemaAndTheSpec() {
     const QString dir = QString(ANTHRO_SOURCE_DIR) + "/resources/rollout-plans/";
@@ -215,11 +215,11 @@ class TestRolloutStatistics : public QObject {
                                  "s=json.load(open(sys.argv[1]))\njsonschema.Draft202012Validator.check_schema(s)\n"
                                  "[jsonschema.Draft202012Validator(s).validate(json.load(open(f))) for f in sys.argv[2:]]\n"
                                  "print('valid')",
-                                 dir + "rollout-plan.schema.json", dir + "seed000-five-stages.json",
-                                 dir + "seed004-four-stages.json"});
+                                 dir + "rollout-plan.schema.json", dir + "anthro-v1-five-stages.json",
+                                 dir + "session-affinity-four-stages.json"});
     QVERIFY(p.waitForFinished(30000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-    auto plan = nlohmann::json::parse(read_file((dir + "seed000-five-stages.json").toStdString(), file_limit::kPlan).value());
+    auto plan = nlohmann::json::parse(read_file((dir + "anthro-v1-five-stages.json").toStdString(), file_limit::kPlan).value());
     const auto& stages = plan["stages"];
     QCOMPARE(stages.size(), std::size_t{5});
     QCOMPARE(stages[0]["mode"], "mirror");
@@ -229,38 +229,39 @@ class TestRolloutStatistics : public QObject {
     QCOMPARE(stages[1]["gates"][0]["threshold"].get<double>(), 0.999);   // response match ≥ 99.9 %
     QCOMPARE(stages[2]["gates"][0]["threshold"].get<double>(), 0.9995);  // write consistency ≥ 99.95 %
     QCOMPARE(stages[3]["gates"][0]["margin"].get<double>(), 0.05);       // P99 TTFT not worse, 5 %
-    auto seed004 = nlohmann::json::parse(read_file((dir + "seed004-four-stages.json").toStdString(), file_limit::kPlan).value());
-    QCOMPARE(seed004["stages"].size(), std::size_t{4});
-    QCOMPARE(seed004["stages"][0]["gates"][0]["status"].get<int>(), 409);
-    QCOMPARE(seed004["stages"][0]["gates"][2]["metric"].get<std::string>(), std::string("slot-utilisation"));
-    QCOMPARE(seed004["stages"][0]["gates"][2]["threshold"].get<double>(), 0.85);
-    QCOMPARE(seed004["stages"][0]["gates"][3]["threshold"].get<double>(), 350.0);
+    auto affinity_plan =
+        nlohmann::json::parse(read_file((dir + "session-affinity-four-stages.json").toStdString(), file_limit::kPlan).value());
+    QCOMPARE(affinity_plan["stages"].size(), std::size_t{4});
+    QCOMPARE(affinity_plan["stages"][0]["gates"][0]["status"].get<int>(), 409);
+    QCOMPARE(affinity_plan["stages"][0]["gates"][2]["metric"].get<std::string>(), std::string("slot-utilisation"));
+    QCOMPARE(affinity_plan["stages"][0]["gates"][2]["threshold"].get<double>(), 0.85);
+    QCOMPARE(affinity_plan["stages"][0]["gates"][3]["threshold"].get<double>(), 350.0);
   }
 
   void plansLoadAndBadOnesAreNamed() {
     const std::string dir = std::string(ANTHRO_SOURCE_DIR) + "/resources/rollout-plans/";
-    auto plan = load_plan(dir + "seed000-five-stages.json");
+    auto plan = load_plan(dir + "anthro-v1-five-stages.json");
     QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().detail.c_str());
     QCOMPARE(plan->stages.size(), std::size_t{5});
     QCOMPARE(plan->stages[3].gates[1].item, std::optional<std::string>("gpu-context-wait"));
-    QVERIFY(load_plan(dir + "seed004-four-stages.json").ok());
-    auto doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
+    QVERIFY(load_plan(dir + "session-affinity-four-stages.json").ok());
+    auto doc = nlohmann::json::parse(read_file(dir + "anthro-v1-five-stages.json", file_limit::kPlan).value());
     doc["stages"][1]["gates"][0].erase("threshold");
     auto missing = parse_plan(doc.dump(), "mine.json");
     QVERIFY(!missing.ok());
     QCOMPARE(missing.error().detail, std::string("mine.json: stage 2 (\"canary-read\"): gate 1 (\"response-match\"): "
                                                  "field threshold: missing: comparison >= needs one"));
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
+    doc = nlohmann::json::parse(read_file(dir + "anthro-v1-five-stages.json", file_limit::kPlan).value());
     doc["stages"][0]["split"] = 1.5;
     QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field split") != std::string::npos);
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
+    doc = nlohmann::json::parse(read_file(dir + "anthro-v1-five-stages.json", file_limit::kPlan).value());
     doc["stages"][3]["gates"][1]["item"] = "no-such-item";
     QVERIFY(!parse_plan(doc.dump(), "mine.json").ok());
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
+    doc = nlohmann::json::parse(read_file(dir + "anthro-v1-five-stages.json", file_limit::kPlan).value());
     doc["stages"][0]["gates"][0]["threshold"] = 99.99;  // a percentage where a fraction belongs
     QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field threshold: a rate is a fraction from 0 to 1") !=
             std::string::npos);
-    doc = nlohmann::json::parse(read_file(dir + "seed000-five-stages.json", file_limit::kPlan).value());
+    doc = nlohmann::json::parse(read_file(dir + "anthro-v1-five-stages.json", file_limit::kPlan).value());
     doc["stages"][3]["gates"][0]["margin"] = -0.05;
     QVERIFY(parse_plan(doc.dump(), "mine.json").error().detail.find("field margin: expected 0 or more") != std::string::npos);
     doc["stages"][3]["failureLimit"] = "many";

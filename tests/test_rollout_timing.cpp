@@ -28,10 +28,10 @@ std::unique_ptr<EndpointFixture> endpoint(std::vector<std::string> faults, doubl
   return e;
 }
 
-// Stage 4 of seed 000's plan: P99 TTFT not worse by 5 % and gpu-context-wait passing.
+// Stage 4 of anthro-v1's plan: P99 TTFT not worse by 5 % and gpu-context-wait passing.
 RolloutConfig stage4(const std::string& baseline, const std::string& candidate, std::uint64_t requests, std::size_t min_n) {
   RolloutConfig c;
-  auto plan = find_plan("seed000-five-stages");
+  auto plan = find_plan("anthro-v1-five-stages");
   if (!plan) qFatal("%s", plan.error().detail.c_str());
   c.plan = *plan;
   c.plan.stages[3].gates[0].min_n = min_n;

@@ -1,8 +1,9 @@
-// Seed 002 §5.3's tool-schema linter (profiles/layer-zero.md, lz-tool-schema): the seed's own
-// example (symbol minLength 3 against 2, market's enum, a required list), agreement however the
-// schemas are spelled (key order, set order, 3 against 3.0, "string" against ["string"]), nested
-// properties, items and combinators, `$ref` never followed, hostile documents refused with the
-// file and the path, and `anthro-wb lint-schema` end to end: exit codes, the table and the JSON.
+// The tool-schema linter of the Layer Zero spec §5.3 (profiles/layer-zero.md, lz-tool-schema): the
+// spec's own example (symbol minLength 3 against 2, market's enum, a required list), agreement
+// however the schemas are spelled (key order, set order, 3 against 3.0, "string" against
+// ["string"]), nested properties, items and combinators, `$ref` never followed, hostile documents
+// refused with the file and the path, and `anthro-wb lint-schema` end to end: exit codes, the table
+// and the JSON.
 #include <QByteArray>
 #include <QChar>
 #include <QFile>
@@ -27,7 +28,7 @@ using nlohmann::json;
 
 namespace {
 
-// The model side's input_schema of the seed's get_stock_price tool.
+// The model side's input_schema of the spec's get_stock_price tool.
 const char* kModelSide = R"({
   "type": "object",
   "properties": {

@@ -1,4 +1,4 @@
-// Seed 004's session affinity as the embedded endpoint emulates it: the context slots alone
+// Session affinity as the embedded endpoint emulates it: the context slots alone
 // (sessions, collections, 409, 400, the TTFT they cost), then the endpoint's /v1/messages over
 // real sockets through curl — the session headers, the response's Context-Hash, the token
 // counts in chunk extensions and the trailer, 409 with a new id after a collection, 400 with

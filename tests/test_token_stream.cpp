@@ -1,4 +1,4 @@
-// Seed 001's token-stream codec (../shared/spec/profiles/token-stream.md): the profiles'
+// The token-stream codec (../shared/spec/profiles/token-stream.md): the profiles'
 // vectors bit for bit (bodies, refusals with their reasons, context ids, Retry-After), the
 // incremental decoder given each body cut at every byte, encode→decode round trips, and random
 // garbage, which must decode or be refused with a reason, never crash; then what a server makes
@@ -158,7 +158,7 @@ class TestTokenStream : public QObject {
     for (const char* bad : {"00", "01", "+1", "1 ", "1\t", "١", "1n", "n", "-", "4294967296.0", "99999999999999999999999"})
       QVERIFY2(!parse_context_id(bad).ok(), bad);
     QVERIFY(!parse_context_id(std::string_view("4\0" "2", 3)).ok());
-    // Seed 001's client: a tenant from 2^31 in a signed int64_t comes out negative.
+    // The token stream spec's client: a tenant from 2^31 in a signed int64_t comes out negative.
     const auto packed = static_cast<std::int64_t>((std::uint64_t{0x80000000} << 32) | 5);
     auto negative = parse_context_id(std::to_string(packed));
     QVERIFY(!negative.ok());

@@ -1,4 +1,4 @@
-// Seed 001's token stream as the embedded endpoint serves it (endpoint --token-stream), met
+// The token stream as the embedded endpoint serves it (endpoint --token-stream), met
 // through curl over a real socket: the reply's token ids, one chunk per token, decode to the
 // text the JSON API gives for the same request; GET /v1/vocab names them; the header table's
 // 400s and 401s; the ts-degraded fault's marker with its header or trailer; 429 Retry-After in
@@ -167,7 +167,7 @@ class TestTokenStreamEndpoint : public QObject {
     QCOMPARE(token_stream_text(ids, vocabulary), json_api_text(fx));
   }
 
-  // Seed 001 §4.4: Retry-After in milliseconds, above 1000 the tenant's quota.
+  // Token stream spec §4.4: Retry-After in milliseconds, above 1000 the tenant's quota.
   void retryAfterInMilliseconds() {
     Fixture quota({"ts-quota=1"});
     auto spent = curl_request(quota.url("/v1/messages"), kConversation, token_headers());
@@ -293,7 +293,7 @@ class TestTokenStreamEndpoint : public QObject {
     QVERIFY(degraded > 0 && degraded < 6);  // both kinds of reply were compared
   }
 
-  // Seed 001 §4.4: a failed node's 503 says X-Claude-Failover: true; the client keeps its
+  // Token stream spec §4.4: a failed node's 503 says X-Claude-Failover: true; the client keeps its
   // connection and does not retry.
   void failoverIs503AndKeepsTheConnection() {
     Fixture fx({"ts-failover=1"});
@@ -313,8 +313,8 @@ class TestTokenStreamEndpoint : public QObject {
     QCOMPARE(fx.f.endpoint().counters().connections - before, std::uint64_t{1});
   }
 
-  // The client fault of seed 001 §5.1 row 1: the alignment header left out or wrong is a 400,
-  // and the record names the header.
+  // The client fault of the token stream spec §5.1 row 1: the alignment header left out or wrong is
+  // a 400, and the record names the header.
   void alignmentHeaderFault() {
     Fixture fx;
     SessionConfig s = fx.f.session("http", "/v1/messages");
@@ -332,8 +332,8 @@ class TestTokenStreamEndpoint : public QObject {
     QCOMPARE(r.requests[0].token_stream->request_fault, TokenStreamField::ContextId);
   }
 
-  // Seed 001 §5.1 row 2: a client that reads the ids as text fails JSON.parse and reports it;
-  // the endpoint takes such a report and refuses anything else on that path.
+  // Token stream spec §5.1 row 2: a client that reads the ids as text fails JSON.parse and reports
+  // it; the endpoint takes such a report and refuses anything else on that path.
   void textDecodingClientReports() {
     Fixture fx;
     SessionConfig s = fx.f.session("http", "/v1/messages");

@@ -1,4 +1,4 @@
-// Seed 001's token stream over HTTP/2 (TLS, ALPN h2), as the embedded endpoint serves it, met
+// The token stream over HTTP/2 (TLS, ALPN h2), as the embedded endpoint serves it, met
 // through Debian's curl (built with nghttp2): the ids spell the JSON API's text, the degraded
 // marker's announcement in the head or as trailing HEADERS, the header table's 400s, 429 with
 // Retry-After in milliseconds, 503 with X-Claude-Failover, several streams on one connection.

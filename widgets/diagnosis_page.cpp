@@ -168,9 +168,8 @@ QWidget* DiagnosisPage::makeSources() {
   (new Retranslator(this))->add([=, this] {
     box->setTitle(tr("Sources"));
     checklist_label->setText(tr("Checklist"));
-    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity (seed 004) and the "
-                                  "token stream (seed 001) on the Messages API; Layer Zero sessions (seed 002) on lz:// and "
-                                  "lz+lab:// targets"));
+    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token "
+                                  "stream on the Messages API; Layer Zero sessions on lz:// and lz+lab:// targets"));
     use_live_->setText(tr("Live target"));
     requests_label->setText(tr("Requests"));
     concurrency_label->setText(tr("Concurrency"));

@@ -225,7 +225,7 @@ QWidget* RolloutPage::makeButtonRow() {
   return row;
 }
 
-// The seed plans core compiles in, named as the CLI names them.
+// The plans core compiles in, named as the CLI names them.
 void RolloutPage::loadBuiltinPlans() {
   for (const RolloutPlan& plan : builtin_rollout_plans()) {
     plans_.push_back({plan, QStringLiteral("built-in ") + QString::fromStdString(plan.id), true});
@@ -253,8 +253,9 @@ QStringList RolloutPage::builtinPlans() const {
 }
 
 bool RolloutPage::selectPlan(const QString& id) {
+  const std::string wanted = current_plan_id(id.toStdString());
   for (std::size_t i = 0; i < plans_.size(); ++i)
-    if (plans_[i].builtin && QString::fromStdString(plans_[i].plan.id) == id) {
+    if (plans_[i].builtin && plans_[i].plan.id == wanted) {
       plan_->setCurrentIndex(static_cast<int>(i));
       return shown_plan_ == static_cast<int>(i);
     }
@@ -309,7 +310,7 @@ void RolloutPage::showPlan(int index) {
   model_->setPlan(p.plan);
   plan_source_->setText(QString::fromStdString(p.plan.source.empty() ? p.origin.toStdString() : p.plan.source));
   plan_source_->setToolTip(p.origin);
-  // Seed 004's plan rehearses session affinity on the Messages API, seed 000's the move to
+  // The session-affinity plan rehearses on the Messages API, anthro-v1's plan the move to
   // anthro-v1: the embedded targets follow the plan; targets a person typed stay.
   auto targets = profile_targets_.find(p.plan.profile);
   const bool embedded = embedded_targets_.contains(baseline_->currentText()) && embedded_targets_.contains(candidate_->currentText());

@@ -56,7 +56,7 @@ class RolloutPage : public QWidget {
 
   // The plans built in (builtin_rollout_plans()), by id.
   QStringList builtinPlans() const;
-  bool selectPlan(const QString& id);
+  bool selectPlan(const QString& id);  // an old id (current_plan_id) selects its renamed plan
   // A plan file; when it does not load, the page says why and keeps the plan it had.
   bool openPlan(const QString& path);
   QString planError() const;

@@ -235,11 +235,11 @@ SessionPanel::SessionPanel(QWidget* parent)
 
   (new Retranslator(this))->add([=, this] {
     stream_->setText(tr("Stream"));
-    token_stream_->setText(tr("Token ids (seed 001)"));
+    token_stream_->setText(tr("Token ids"));
     http2_->setText(tr("HTTP/2"));
     http2_->setToolTip(tr("Offer ALPN h2 first on an https:// target: each request a stream of one connection when "
                           "the server selects it, HTTP/1.1 otherwise"));
-    token_stream_->setToolTip(tr("Ask a Messages API target for seed 001's token stream: u32 token ids named through "
+    token_stream_->setToolTip(tr("Ask a Messages API target for the token stream: u32 token ids named through "
                                  "GET /v1/vocab; TTFT is the first id, the token rate ids per second"));
     capture_->setText(tr("Capture this session's traffic into the inspector"));
     send_->setText(tr("Send"));
@@ -248,7 +248,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     export_button_->setText(tr("Export report…"));
     export_button_->setToolTip(tr("The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON"));
     target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
-                           "https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (seed 002's Layer Zero)"));
+                           "https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (Layer Zero)"));
     const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
     for (int i = 0; i < 4; ++i) key_source_->setItemText(i, sources[i]);
     api_key_->setPlaceholderText(tr("API key, never saved"));

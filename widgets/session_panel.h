@@ -48,7 +48,7 @@ class SessionPanel : public QWidget {
   QString target() const;
   void setPrompt(const QString& text);
   void setRepeat(int requests);
-  // Seed 001's token stream for a Messages API target; offered for such targets only.
+  // The token stream for a Messages API target; offered for such targets only.
   void setTokenStream(bool on);
   bool tokenStreamOffered() const;
   void setHttp2(bool on);
@@ -172,7 +172,7 @@ class SessionPanel : public QWidget {
   QLineEdit* system_;
   QPlainTextEdit* prompt_;
   QCheckBox* stream_;
-  QCheckBox* token_stream_;  // seed 001's u32 token ids, for a Messages API target
+  QCheckBox* token_stream_;  // the token stream's u32 token ids, for a Messages API target
   QCheckBox* http2_;         // ALPN h2 first, for an https:// HTTP target
   QSpinBox* repeat_;
   QCheckBox* capture_;

@@ -1,4 +1,4 @@
-// The session tracer: seed 004's session headers of an HTTP capture's requests and replies
+// The session tracer: session affinity's headers of an HTTP capture's requests and replies
 // (profiles/session-affinity.md) as the inspector's columns and detail fields show them.
 #pragma once
 

@@ -31,8 +31,8 @@ const Options kTrust = {
 // The request of `session`, `bench` and `diagnose`'s live run.
 const Options kRequest = {
     {"--target", "URL", "anthro://HOST:PORT (TLS), anthro+lab://HOST:PORT (cleartext), http[s]://HOST[:PORT]/v1/messages "
-                        "or /v1/chat/completions; session and diagnose also take lz://HOST:PORT (TLS) and lz+lab://HOST:PORT, "
-                        "seed 002's Layer Zero"},
+                        "or /v1/chat/completions; session and diagnose also take lz://HOST:PORT (TLS) and lz+lab://HOST:PORT "
+                        "(Layer Zero)"},
     {"--prompt", "TEXT", "the user message"},
     {"--messages", "FILE.json", "the conversation as a JSON array of {\"role\", \"content\"} (instead of --prompt)"},
     {"--system", "TEXT", "the system prompt"},
@@ -43,13 +43,13 @@ const Options kRequest = {
     {"--read-delay-ms", "N", "a slow reader: wait N ms between reads"},
     {"--ring-kib", "N", "the receive ring advertised, in KiB (64 to 65535)"},
     {"--no-extension", "", "negotiate anthro-v1 in the in-band preface only, not the TLS extension"},
-    {"--affinity", "", "/v1/messages: seed 004's session affinity (Session-ID, Context-Hash, 409 followed), "
+    {"--affinity", "", "/v1/messages: session affinity (Session-ID, Context-Hash, 409 followed), "
                        "one conversation per connection"},
     {"--affinity-turns", "N", "with --affinity: user turns per conversation before a new one (4)"},
     {"--keep-session-id", "", "with --affinity, a client fault: ignore X-Anthropic-New-Session-ID after a 409"},
     {"--session-id", "ID", "with --affinity: every conversation uses this session id (shared by all connections)"},
     {"--http2", "", "https:// targets: offer ALPN h2 first (HTTP/2 when the server selects it, else HTTP/1.1)"},
-    {"--token-stream", "", "/v1/messages: seed 001's token stream (u32 token ids named through GET /v1/vocab)"},
+    {"--token-stream", "", "/v1/messages: the token stream (u32 token ids named through GET /v1/vocab)"},
     {"--context-id", "ID", "with --token-stream: X-Claude-Context-ID, sent as given (4294967297: tenant 1, session 1)"},
     {"--alignment", "VALUE", "with --token-stream, a client fault: X-Claude-Token-Alignment as sent (4), or none to leave it out"},
     {"--text-decoding", "", "with --token-stream, a client fault: read the ids as text, as TextDecoder would, and "
@@ -88,7 +88,7 @@ std::vector<CommandSpec> build_specs() {
         {"--lab-listen", "HOST:PORT", "cleartext anthro-v1 port (127.0.0.1:7080)"},
         {"--http-listen", "HOST:PORT", "cleartext HTTP baseline port"},
         {"--metrics-listen", "HOST:PORT", "Prometheus text exposition at /metrics"},
-        {"--lz-listen", "HOST:PORT", "cleartext Layer Zero port (seed 002; TLS takes ALPN layer-zero on --listen)"},
+        {"--lz-listen", "HOST:PORT", "cleartext Layer Zero port (TLS takes ALPN layer-zero on --listen)"},
         {"--lz-tool-calls", "", "Layer Zero: a session allowing tools (0x02) gets a TOOL_CALL before each reply"},
         {"--cert", "PEM", "TLS certificate (generated on first use when absent)"},
         {"--key", "PEM", "TLS private key (generated on first use when absent)"},
@@ -105,10 +105,10 @@ std::vector<CommandSpec> build_specs() {
         {"--header-timeout", "S", "close an HTTP connection whose request head takes longer (10; 0 none)"},
         {"--body-timeout", "S", "HTTP request body: close after S without progress at 1 KiB/s (30; 0 none)"},
         {"--send-timeout", "S", "close a connection whose peer has not taken a write within S: it stopped reading (30; 0 none)"},
-        {"--affinity-slots", "N", "emulate seed 004's session affinity on /v1/messages with N context slots (off)"},
+        {"--affinity-slots", "N", "emulate session affinity on /v1/messages with N context slots (off)"},
         {"--affinity-idle-s", "S", "with --affinity-slots: collect a session idle longer than S (300)"},
         {"--affinity-gc-ms", "MS", "with --affinity-slots: TTFT a collection adds to the request that waited for it (200)"},
-        {"--token-stream", "", "serve seed 001's token stream on /v1/messages and GET /v1/vocab (off)"},
+        {"--token-stream", "", "serve the token stream on /v1/messages and GET /v1/vocab (off)"},
         {"--token-stream-tenant", "N", "with --token-stream: the API key's tenant; a context id of another is 401"}}},
       {"session", "live requests against a target, tokens streamed to stdout", "",
        kRequest + kTrust + kKeylogOut +
@@ -159,10 +159,11 @@ std::vector<CommandSpec> build_specs() {
                    {"--quiet", "", "no progress on stderr"}}},
       {"rollout", "a grayscale-rollout rehearsal: a plan's stages, gates judged, rollback rehearsed", "",
        kTrust + kLang + kMetricsOut +
-           Options{{"--plan", "NAME|FILE", "a built-in plan (seed000-five-stages, seed004-four-stages) or a JSON file"},
+           Options{{"--plan", "NAME|FILE",
+                    "a built-in plan (anthro-v1-five-stages, session-affinity-four-stages) or a JSON file"},
                    {"--baseline", "URL", "the serving target (default: the embedded endpoint's HTTP baseline)"},
                    {"--candidate", "URL", "the new target (default: the embedded endpoint's anthro-v1 port; for "
-                                          "seed004-four-stages its Messages API with session affinity)"},
+                                          "session-affinity-four-stages its Messages API with session affinity)"},
                    {"--endpoint-fault", kFaultValue, "the embedded endpoint misbehaves as `endpoint --fault` (repeatable)"},
                    {"--region", "NAME=URL", "a region's endpoint for region stages (repeatable)"},
                    {"--stage", "N|all", "run only stage N (all)"},
@@ -179,11 +180,12 @@ std::vector<CommandSpec> build_specs() {
        kLang + Options{{"--to", "html|pdf|md|json", "the report's format"},
                        {"--output", "FILE", "where the report is written (atomically)"},
                        {"--redact-prompts", "", "also redact prompts and answers"}}},
-      {"hash", "seed 004's Context-Hash of a messages file: canonical and Python's default, and why they differ",
+      {"hash", "session affinity's Context-Hash of a messages file: canonical and Python's default, and why they differ",
        "MESSAGES.json",
        {{"--reply", "TEXT", "also the response's hash, with TEXT appended as the assistant's reply"},
         {"--format", "text|json", "human-readable (default) or one JSON document"}}},
-      {"lint-schema", "seed 002's tool-schema linter: every constraint on which two JSON Schemas disagree (exit 1 if any)",
+      {"lint-schema",
+       "Layer Zero's tool-schema linter: every constraint on which two JSON Schemas disagree (exit 1 if any)",
        "A.json B.json",
        {{"--format", "text|json", "a table (default) or one JSON document"},
         {"--json", "", "the same as --format json"}}},

@@ -1,4 +1,5 @@
-// anthro-wb hash: seed 004's Context-Hash of a messages file, canonical and Python's default.
+// anthro-wb hash: session affinity's Context-Hash of a messages file, canonical and Python's
+// default.
 #include <iostream>
 
 #include "affinity/context_hash.h"

@@ -1,4 +1,5 @@
-// anthro-wb lint-schema: seed 002's tool-schema linter, every constraint two JSON Schemas disagree on.
+// anthro-wb lint-schema: Layer Zero's tool-schema linter, every constraint two JSON Schemas
+// disagree on.
 #include <iostream>
 
 #include "cli/args.h"

@@ -55,10 +55,10 @@ void read_resume(Args& args, RolloutConfig& c) {
 
 constexpr std::size_t kEmbeddedSlots = 256;  // a rehearsal's conversations fill about a tenth
 
-// Without --baseline and --candidate: the embedded endpoint's HTTP baseline and its anthro-v1
-// port, with a short model so a whole plan runs in minutes. Seed 004's plan rehearses session
-// affinity instead: the cleartext Messages API, with context slots emulated for the candidate
-// (its requests carry the session fields; the baseline's plain requests take the old path).
+// Without --baseline and --candidate: the embedded endpoint's HTTP baseline and its anthro-v1 port,
+// with a short model so a whole plan runs in minutes. The session-affinity plan rehearses session
+// affinity instead: the cleartext Messages API, with context slots emulated for the candidate (its
+// requests carry the session fields; the baseline's plain requests take the old path).
 Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c, const Faults& faults) {
   const bool affinity = c.plan.profile == kAffinityProfile;
   EndpointConfig e;
@@ -95,10 +95,10 @@ int exit_status(const RolloutResult& r) {
 int run_rollout_command(const std::vector<std::string>& argv) {
   Args args("rollout", argv);
   RolloutConfig c;
-  auto plan = find_plan(args.value_or("--plan", "seed000-five-stages"));
+  auto plan = find_plan(args.value_or("--plan", "anthro-v1-five-stages"));
   if (!plan) return error_exit("rollout", plan.error());
   c.plan = std::move(*plan);
-  c.plan_origin = args.value_or("--plan", "built-in seed000-five-stages");
+  c.plan_origin = args.value_or("--plan", "built-in anthro-v1-five-stages");
   read_trust_options(args, c.session);
   c.baseline = args.value_or("--baseline", "");
   c.candidate = args.value_or("--candidate", "");

@@ -17,7 +17,7 @@ std::string fmt(const std::optional<double>& v, const char* unit) {
   return buf;
 }
 
-// Seed 001's token-stream fields of a request, when it asked for the passthrough.
+// The token-stream fields of a request, when it asked for the passthrough.
 void print_token_stream(const TokenStreamExchange& x) {
   std::cout << ", " << x.ids << " token ids";
   if (x.degraded_at)

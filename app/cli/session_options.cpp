@@ -82,7 +82,7 @@ void read_token_stream_options(Args& args, SessionConfig& c) {
     args.fail("--token-stream: the token stream is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
 }
 
-// HTTP/2 is chosen by ALPN, so over TLS only; seed 004's affinity client reads HTTP/1.1 replies.
+// HTTP/2 is chosen by ALPN, so over TLS only; the session-affinity client reads HTTP/1.1 replies.
 void read_http2_option(Args& args, SessionConfig& c) {
   c.http2 = args.has("--http2");
   if (!c.http2) return;

@@ -211,11 +211,11 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
-  config.lz_listen = "127.0.0.1:0";  // seed 002's Layer Zero, for the layer-zero checklist
+  config.lz_listen = "127.0.0.1:0";  // Layer Zero, for the layer-zero checklist
   config.lz_tool_calls = true;       // only sessions that allow tools get a TOOL_CALL
-  // Seed 004's context slots: only requests carrying session fields use them.
+  // Session affinity's context slots: only requests carrying session fields use them.
   config.affinity.slot_count = kEmbeddedContextSlots;
-  // Seed 001's token stream: only requests asking for its media type get it.
+  // The token stream: only requests asking for its media type get it.
   config.token_stream = true;
   config.model.ttft = {150, 40, true};
   config.model.itl = {12, 3};
@@ -235,7 +235,7 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
                                 endpointUrl("http") + "/v1/messages", endpointUrl("lz"), endpointUrl("lz+lab")});
   diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
                           endpointUrl("lz+lab")});
-  // The rollout moves traffic from the HTTP baseline to anthro-v1, as seed 000 does.
+  // The rollout moves traffic from the HTTP baseline to anthro-v1, as anthro-v1's plan does.
   rollout_->setEmbeddedTargets({endpointUrl("https") + "/v1/messages", endpointUrl("http") + "/v1/messages", endpointUrl("anthro"),
                         endpointUrl("anthro+lab")});
   rollout_->setBaseline(endpointUrl("https") + "/v1/messages");

@@ -97,7 +97,7 @@ bool report_shot(MainWindow& window, const QString& dir) {
   return ok;
 }
 
-// The Rollout page after seed 000's plan between the window's own endpoint's HTTP baseline and
+// The Rollout page after anthro-v1's plan between the window's own endpoint's HTTP baseline and
 // its anthro-v1 port, 120 requests a stage: too few to prove a 99.99 % rate, so those stages wait
 // for a person, who lets each through as a rehearsal would; the latency and rollback gates are
 // judged on what was measured.
@@ -105,7 +105,7 @@ bool rollout_shot(MainWindow& window, const QString& dir) {
   using widgets::RolloutPage;
   RolloutPage* page = window.rolloutPage();
   window.showPage(page);
-  if (!page->selectPlan("seed000-five-stages")) return false;
+  if (!page->selectPlan("anthro-v1-five-stages")) return false;
   page->setRequestsPerStage(120);
   bool finished = false;
   auto c = QObject::connect(page, &RolloutPage::finished, page, [&] { finished = true; });

@@ -1,8 +1,8 @@
-// Seed 004's X-Anthropic-Context-Hash (../shared/spec/profiles/session-affinity.md): the first
-// 16 hex digits of SHA-256 over the canonical JSON of the last three messages. The canonical
+// Session affinity's X-Anthropic-Context-Hash (../shared/spec/profiles/session-affinity.md): the
+// first 16 hex digits of SHA-256 over the canonical JSON of the last three messages. The canonical
 // form is JavaScript's JSON.stringify of the parsed body; Python's json.dumps default (ASCII
-// escapes, floats as repr) is written beside it, because the two disagree exactly where
-// clients in the two languages do.
+// escapes, floats as repr) is written beside it, because the two disagree exactly where clients in
+// the two languages do.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -49,7 +49,7 @@ void AffinityConversation::answered(int status, std::string_view reply_text, con
   }
   if (status == 409 && x.error_type == "session_migrated" && pending_) {
     // Follow the migration: the new id, and the whole history again (unless the client keeps
-    // its old id: the 409 loop of seed 004 §5.1).
+    // its old id: the 409 loop of the session affinity spec §5.1).
     if (!config_.keep_session_id && x.new_session_id) session_id_ = x.new_session_id;
     resend_ = true;
     return;

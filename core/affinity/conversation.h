@@ -1,4 +1,4 @@
-// A client's side of seed 004's session affinity (profiles/session-affinity.md): one
+// A client's side of session affinity (profiles/session-affinity.md): one
 // conversation per connection, sent whole each turn with its session id and Context-Hash; a
 // 409 switches to X-Anthropic-New-Session-ID and sends the same request again. Socket-free:
 // the session client feeds it what it sends and receives.

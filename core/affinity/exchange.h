@@ -1,4 +1,4 @@
-// What seed 004's session-affinity fields of one Messages API exchange said
+// What the session-affinity fields of one Messages API exchange said
 // (profiles/session-affinity.md): the request's, the response's, and the token counts of a
 // streamed reply. The live client and capture analysis fill it alike, so the session-affinity
 // checklist reads one shape.

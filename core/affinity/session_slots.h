@@ -1,4 +1,4 @@
-// Seed 004's GPU instance as the embedded endpoint emulates it: sessions bound to a fixed
+// Session affinity's GPU instance as the embedded endpoint emulates it: sessions bound to a fixed
 // number of context slots, collected when idle too long or when a new session needs a slot
 // (a collection costs the request that waited for it TTFT), a session whose slot is gone
 // answered 409 with a new id, a Context-Hash that is not the server's answered 400 with the
@@ -17,7 +17,7 @@ namespace anthro {
 struct AffinityConfig {
   std::size_t slot_count = 0;  // context slots of the instance; 0: emulation off
   double idle_s = 300;        // a session idle longer is collected
-  double cold_load_ms = 15;   // a session's slot being loaded (its first request; seed 004 measured 11–15 ms)
+  double cold_load_ms = 15;   // a session's slot being loaded (its first request; 11–15 ms in the session affinity spec)
   double gc_pause_ms = 200;   // a collection, paid by the request that needed the slot
   bool collect_for_every_new_session = false;  // the slot-gc fault: as if every slot were taken
   bool enabled() const { return slot_count > 0; }

@@ -91,7 +91,7 @@ constexpr lz::PayloadType kLayerZeroTypes[] = {
     lz::PayloadType::Heartbeat,   lz::PayloadType::Terminate,
 };
 
-// Seed 002's payload type names as the spec spells them: none is an anthro-v1 frame type or an
+// Layer Zero's payload type names as the spec spells them: none is an anthro-v1 frame type or an
 // HTTP row's word, so `type:HEARTBEAT` can mean one thing only. A type outside the table (or a
 // frame cut off before its type byte) would be the codec's "UNKNOWN", which anthro-v1's
 // to_string also gives: that one is prefixed, so the filter tells the two protocols apart.

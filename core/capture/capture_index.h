@@ -27,7 +27,7 @@ namespace anthro {
 
 enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
 // What a row shows: an anthro-v1 frame, an HTTP message or SSE event of an HTTP connection, or
-// a Layer Zero frame (seed 002), accepted or refused.
+// a Layer Zero frame, accepted or refused.
 enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds, LayerZeroFrame };
 
 struct FrameRow {
@@ -56,7 +56,7 @@ struct FrameRow {
 };
 
 // The Type column's word: the frame type ("STREAM_TOKEN"), or "HTTP_REQUEST", "HTTP_RESPONSE",
-// "SSE_EVENT", or a Layer Zero payload type as seed 002 spells it ("SESSION_INIT", "MODEL_OUTPUT").
+// "SSE_EVENT", or a Layer Zero payload type as its spec spells it ("SESSION_INIT", "MODEL_OUTPUT").
 const char* row_type_name(const FrameRow& row);
 // Every word row_type_name() can give, frame types first.
 const std::vector<std::string>& row_type_names();
@@ -74,7 +74,7 @@ struct FrameDetail {
   std::string summary;      // one line, as describe_body
   std::string status;       // "ok", "no key", or the reason with its detail
   std::string pretty_json;  // REQUEST / RESPONSE bodies (an HTTP request's body, an SSE event's data), indented; secrets redacted
-  // HTTP requests and replies: seed 004's session headers; a reply's with what its end told
+  // HTTP requests and replies: session affinity's headers; a reply's with what its end told
   // (error type, chunk token counts, trailer) once the reply was read to its end.
   HttpAffinity affinity;
   // [begin, end) of `bytes` masked before they were kept (a Layer Zero SessionToken), so a hex

@@ -36,7 +36,7 @@ json body_fields(const Body& body) {
       body);
 }
 
-// Seed 004's session headers of a message, those it had.
+// The session-affinity headers of a message, those it had.
 json affinity_json(const HttpAffinity& a) {
   json j = json::object();
   for (auto [key, value] : {std::pair{"session_id", &a.session_id}, {"context_hash", &a.context_hash},
@@ -65,7 +65,7 @@ json frame_json(const CaptureConnection& c, const FrameEvent& e) {
 }
 
 // decode's line for an HTTP message or SSE event (kind "http"); a reply's end is a line only
-// when it completes seed 004's session headers.
+// when it completes session affinity's headers.
 std::optional<json> http_json(const CaptureConnection& c, const HttpEvent& e) {
   static const char* const kMessage[] = {"request", "response", "sse_event", "reply_end", "token_ids"};
   if (e.kind == HttpEventKind::ReplyEnd && e.affinity.empty()) return std::nullopt;

@@ -15,7 +15,7 @@ namespace anthro {
 
 nlohmann::json frame_json(const CaptureConnection& c, const FrameEvent& e);
 // An HTTP message or SSE event (kind "http"); a reply's end is a line only when it completes
-// seed 004's session headers.
+// session affinity's headers.
 std::optional<nlohmann::json> http_json(const CaptureConnection& c, const HttpEvent& e);
 nlohmann::json blob_json(const Blob& b);
 

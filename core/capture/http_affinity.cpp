@@ -1,4 +1,4 @@
-// Seed 004's session-affinity headers, chunk extensions and trailer, read from parsed fields.
+// The session-affinity headers, chunk extensions and trailer, read from parsed fields.
 #include <algorithm>
 #include <cctype>
 #include <charconv>

@@ -52,8 +52,8 @@ HttpAffinity reply_head_affinity(const HttpDissector::HeaderLookup& header) {
   return a;
 }
 
-// A token-stream body's verdict (seed 001 §3.1) as the last row of its reply: a title line, then
-// one `name: value` line each.
+// A token-stream body's verdict (token stream spec §3.1) as the last row of its reply: a title
+// line, then one `name: value` line each.
 std::string token_body_verdict(const TokenStreamExchange& x) {
   std::string out = "token stream body\nids: " + std::to_string(x.ids) + "\npadding: " + std::to_string(x.padding) + "\n";
   if (x.degraded_at)
@@ -225,7 +225,7 @@ void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& hea
 
 void HttpDissector::reply_body(Exchange& x, std::string_view piece, double ts) { x.reply->body(piece, ts); }
 
-// Seed 004's session-affinity fields of a Messages API request, kept when it has any.
+// The session-affinity fields of a Messages API request, kept when it has any.
 void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
   AffinityExchange a;
   note_affinity_request(a, [&req](const char* name) -> std::optional<std::string> {
@@ -237,7 +237,7 @@ void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
   x.affinity_body = req.body;
 }
 
-// Seed 001's token stream: a request that asks for the passthrough, and the vocabulary request
+// The token stream: a request that asks for the passthrough, and the vocabulary request
 // whose reply names the ids of the connection's later replies.
 void HttpDissector::note_token_stream(Exchange& x, const net::HttpRequest& req) {
   std::string path = req.target.substr(0, req.target.find('?'));

@@ -52,7 +52,7 @@ class HttpDissector {
                                           std::uint64_t first_packet, std::string_view version);
   void begin_reply(Exchange& x, int status, const HeaderLookup& header, const std::string& head_text, double ts);
   void reply_body(Exchange& x, std::string_view piece, double ts);
-  // `reply_fields`: the reply head's fields again, for seed 004's record.
+  // `reply_fields`: the reply head's fields again, for session affinity's record.
   void end_reply(Exchange& x, const net::HttpFields& trailers, const HeaderLookup& reply_fields, double ts);
   // The exchange is over (ended, cut, or the capture stopped): its record goes out.
   void complete(ExchangePtr x);

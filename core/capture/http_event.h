@@ -16,12 +16,12 @@
 namespace anthro {
 
 // ReplyEnd: a reply was read to its end; no message of its own, it completes the Response's
-// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: seed
-// 001's token ids as they arrived, named through the connection's vocabulary, and at the end of
+// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: the
+// token stream's ids as they arrived, named through the connection's vocabulary, and at the end of
 // such a body its verdict (ids, padding, the degraded marker, alignment).
 enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd, TokenIds };
 
-// Seed 004's session-affinity headers of one message (profiles/session-affinity.md), as parsed:
+// The session-affinity headers of one message (profiles/session-affinity.md), as parsed:
 // header names in any case; values cut to kMaxValue bytes (`cut` says one was).
 struct HttpAffinity {
   static constexpr std::size_t kMaxValue = 128, kMaxChunks = 4096;
@@ -56,7 +56,7 @@ struct HttpEvent {
   HttpAffinity affinity;     // Request and Response: their headers; ReplyEnd: the whole reply's
 };
 
-// Seed 004's headers, read into `a` (names in any case; values cut, see HttpAffinity):
+// Session affinity's headers, read into `a` (names in any case; values cut, see HttpAffinity):
 // a head's field (X-Anthropic-Session-ID, -Context-Hash, -New-Session-ID, -Expected-Hash;
 // others ignored), a chunk's extension and a trailer field (x-anthropic-token-count).
 void read_affinity_header(HttpAffinity& a, std::string_view name, std::string_view value);

@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero frames as the capture inspector's rows and `decode`'s lines show them:
+// Layer Zero frames as the capture inspector's rows and `decode`'s lines show them:
 // the header, the CRC-32C carried and computed, and the payload read by the codec's own
 // decoders (layerzero/payload.h). Every byte is hostile: a frame cut short, refused or of an
 // unknown type gives the fields its bytes hold and no more.

@@ -71,9 +71,9 @@ Result<Checklist> parse_checklist(std::string_view json, const std::string& orig
 Result<Checklist> load_checklist(const std::string& path);
 // resources/checklists/latency.json, compiled in.
 const Checklist& builtin_latency_checklist();
-// resources/checklists/session-affinity.json (seed 004), compiled in.
+// resources/checklists/session-affinity.json, compiled in.
 const Checklist& builtin_affinity_checklist();
-// resources/checklists/layer-zero.json (seed 002), compiled in.
+// resources/checklists/layer-zero.json, compiled in.
 const Checklist& builtin_layer_zero_checklist();
 // Every built-in checklist, the latency one first.
 std::vector<const Checklist*> builtin_checklists();

@@ -1,4 +1,4 @@
-// The probes of the session-affinity checklist (seed 004 §5.1–5.2,
+// The probes of the session-affinity checklist (session affinity spec §5.1–5.2,
 // profiles/session-affinity.md): each reads the Messages API exchanges that carried
 // X-Anthropic-* fields, live or captured, in the one shape of AffinityExchange.
 #include <map>

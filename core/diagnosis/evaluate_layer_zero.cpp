@@ -1,4 +1,4 @@
-// The probes of the layer-zero checklist (seed 002, profiles/layer-zero.md): each reads the
+// The probes of the layer-zero checklist (profiles/layer-zero.md): each reads the
 // sessions of Observations::layer_zero, which the live client and a capture's dissector fill in
 // the same shape (layerzero/trace.h), so every item is computed one way.
 #include <cmath>
@@ -100,7 +100,7 @@ void resume_loss(const ChecklistItem& item, const Observations& o, ItemResult& r
   j.finish(std::to_string(resumes) + " resumes, every frame delivered once");
 }
 
-// The gaps between a client's heartbeats on each connection (seed 002 §3.2: every 200 ms).
+// The gaps between a client's heartbeats on each connection (Layer Zero spec §3.2: every 200 ms).
 void heartbeat_cadence(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::vector<double> gaps_ms;
@@ -126,8 +126,8 @@ void heartbeat_cadence(const ChecklistItem& item, const Observations& o, ItemRes
 }
 
 // MODEL_OUTPUT chunks beyond 512 B after the client reported usage ≥ 0xB3 on a session with
-// constraint 0x10. A client reporting less (the seed's 0xAA, 66.7 %) is owed no relief, so its
-// large chunks are not the server's doing.
+// constraint 0x10. A client reporting less (the Layer Zero spec's 0xAA, 66.7 %) is owed no relief,
+// so its large chunks are not the server's doing.
 void backpressure_ignored(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::size_t judged = 0, ignored = 0, below = 0;
@@ -152,7 +152,8 @@ void backpressure_ignored(const ChecklistItem& item, const Observations& o, Item
   if (!j.enough(judged)) {
     if (below)
       r.reason += "; " + std::to_string(below) + " client heartbeats reported usage between 0xAA and 0xB2, below the "
-                  "0xB3 (70 %) that asks for 512-byte chunks: no relief was due (the seed's 0xAA is 66.7 %)";
+                  "0xB3 (70 %) that asks for 512-byte chunks: no relief was due (the Layer Zero spec's 0xAA is "
+                  "66.7 %)";
     return;
   }
   j.show("chunks over 512 B under backpressure", static_cast<double>(ignored), "chunks");

@@ -1,6 +1,6 @@
-// The probes of the token-stream checklist (seed 001 §4.4, §5.1, §6; profiles/token-stream.md):
-// each reads the token-stream exchanges, live or captured, in the one shape of
-// TokenStreamExchange.
+// The probes of the token-stream checklist (token stream spec §4.4, §5.1, §6;
+// profiles/token-stream.md): each reads the token-stream exchanges, live or captured, in the one
+// shape of TokenStreamExchange.
 #include <map>
 
 #include "diagnosis/probe_kit.h"
@@ -55,20 +55,21 @@ void judge_header(const ChecklistItem& item, const Observations& o, ItemResult& 
   j.finish(pass + " (" + std::to_string(h.n) + " requests)");
 }
 
-// Seed 001 §5.1 row 1: X-Claude-Token-Alignment missing or not 4.
+// Token stream spec §5.1 row 1: X-Claude-Token-Alignment missing or not 4.
 void alignment_header(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   judge_header(item, o, r, {TokenStreamField::Alignment}, "every request sent X-Claude-Token-Alignment: 4");
 }
 
-// Seed 001 §5.1 row 3, and the signed int64 or BigInt id of "where the seed contradicts itself":
-// a context id that is no plain decimal u64, or whose tenant is not the request's.
+// Token stream spec §5.1 row 3, and the signed int64 or BigInt id of "where the seed contradicts
+// itself" (the profile's own section): a context id that is no plain decimal u64, or whose
+// tenant is not the request's.
 void context_id(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   judge_header(item, o, r, {TokenStreamField::ContextId, TokenStreamField::TenantId},
                "every X-Claude-Context-ID was a plain decimal u64 of the request's tenant");
 }
 
-// Seed 001 §5.1 row 2: the binary body read as text. Only a client that says so shows it: its
-// own mode, or the JSON parse error report it sends after the reply.
+// Token stream spec §5.1 row 2: the binary body read as text. Only a client that says so shows it:
+// its own mode, or the JSON parse error report it sends after the reply.
 void text_decoding(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::size_t n = 0, reported = 0;
@@ -88,8 +89,8 @@ void text_decoding(const ChecklistItem& item, const Observations& o, ItemResult&
   j.finish("no client reported reading a token stream as text (" + std::to_string(n) + " replies)");
 }
 
-// Seed 001 §4.4 and §5.1 row 4: a 429 whose Retry-After (milliseconds) is above 1000 says the
-// tenant's quota is spent; waiting and retrying does not help.
+// Token stream spec §4.4 and §5.1 row 4: a 429 whose Retry-After (milliseconds) is above 1000 says
+// the tenant's quota is spent; waiting and retrying does not help.
 void quota_429(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::size_t n = 0, quota = 0, congestion = 0;
@@ -119,7 +120,8 @@ void quota_429(const ChecklistItem& item, const Observations& o, ItemResult& r) 
            std::to_string(n) + " requests");
 }
 
-// Seed 001 §6: before full migration, fewer than 0.1 % of replies may take the degraded path.
+// Token stream spec §6: before full migration, fewer than 0.1 % of replies may take the degraded
+// path.
 void degraded_rate(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::size_t n = 0, degraded = 0, unannounced = 0;

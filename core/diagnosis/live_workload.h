@@ -27,7 +27,7 @@ struct LiveWorkloadConfig {
   bool max_tokens_probe = true;
   bool utf8_pair = true;
   std::uint64_t seed = 1;
-  // Layer Zero (seed 002): `requests` sessions of one prompt each through the Layer Zero client
+  // Layer Zero: `requests` sessions of one prompt each through the Layer Zero client
   // (`concurrency` at a time) instead of the standard workload; fit_workload turns it on for the
   // layer-zero checklist. `lz` holds the session terms and the client faults: heartbeat cadence,
   // tool answer delay, reported buffer usage, the client's clock. Its host, port, TLS and prompt

@@ -59,8 +59,9 @@ struct SystemState {
 };
 
 // A tool's input_schema as the model side holds it against its client handler's schema
-// (lz-tool-schema, seed 002 §5.3). Layer Zero carries no schema on the wire, so the pair comes
-// from the files given to diagnose (--tool-schema, --handler-schema), whatever else is measured.
+// (lz-tool-schema, Layer Zero spec §5.3). Layer Zero carries no schema on the wire, so the pair
+// comes from the files given to diagnose (--tool-schema, --handler-schema), whatever else is
+// measured.
 struct ToolSchemaPair {
   std::string tool_file, handler_file;
   nlohmann::json tool, handler;

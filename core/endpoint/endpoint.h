@@ -21,7 +21,7 @@ struct EndpointConfig {
   std::string lab_listen;      // anthro-v1 in cleartext
   std::string http_listen;     // the HTTP baseline in cleartext
   std::string metrics_listen;  // Prometheus text at /metrics
-  std::string lz_listen;       // seed 002's Layer Zero in cleartext (lz+lab); over TLS by ALPN layer-zero
+  std::string lz_listen;       // Layer Zero in cleartext (lz+lab); over TLS by ALPN layer-zero
   std::string cert_path, key_path, server_key_path;  // empty: generated in the data directory
   ModelConfig model;
   std::string required_api_key;  // the value itself (read from the environment by the CLI)
@@ -38,13 +38,14 @@ struct EndpointConfig {
   std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
   std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
-  AffinityConfig affinity;  // seed 004's session affinity on the Messages API; off unless slots are given
-  // Seed 001's token stream on /v1/messages (Content-Type application/vnd.claude.token-stream)
+  AffinityConfig affinity;  // session affinity on the Messages API; off unless slots are given
+  // The token stream on /v1/messages (Content-Type application/vnd.claude.token-stream)
   // and GET /v1/vocab; off by default, when such a request gets the ordinary API's 400.
   bool token_stream = false;
   std::optional<std::uint32_t> token_stream_tenant;  // the API key's tenant, when the server knows one
   // Layer Zero: a session whose constraints allow tools (0x02) gets one TOOL_CALL before each
-  // reply, which waits for its TOOL_RESULT or budget_ms × 0.8 (seed 002 §3.3); off by default.
+  // reply, which waits for its TOOL_RESULT or budget_ms × 0.8 (Layer Zero spec §3.3); off by
+  // default.
   bool lz_tool_calls = false;
   // Internal failures (a connection's coroutine that threw), one line each; unset: stderr.
   std::function<void(const std::string&)> on_log;

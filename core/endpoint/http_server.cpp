@@ -23,7 +23,7 @@ namespace {
 
 enum class Api { Messages, ChatCompletions };
 
-// Seed 004's session affinity on a served request: its session, and the messages its
+// Session affinity on a served request: its session, and the messages its
 // response's Context-Hash starts from.
 struct AffinityReply {
   std::string session_id;
@@ -207,8 +207,8 @@ class Responder {
     co_return co_await out_.respond(200, "application/json", state_.token_vocabulary.to_json(), std::move(none));
   }
 
-  // Seed 001's passthrough: the request's headers judged, then the reply's token ids as u32 LE,
-  // one chunk per token as the model makes it (or the whole body at once when not streamed).
+  // The token stream's passthrough: the request's headers judged, then the reply's token ids as u32
+  // LE, one chunk per token as the model makes it (or the whole body at once when not streamed).
   awaitable<bool> serve_token_stream(const HttpRequest& req) {
     TokenStreamAdmission admission = admit_token_stream_request(read_token_stream_headers(req.headers, req.repeated),
                                                                        state_.config.token_stream_tenant);
@@ -222,13 +222,13 @@ class Responder {
     if (auto refusal = refuse_request(state_.config, parsed->model, prompt))
       co_return co_await send_error(Api::Messages, refusal->code, refusal->type, refusal->message);
     state_.token_contexts.touch(admission.context, steady_seconds());
-    // An empty conversation only keeps the context alive (seed 001's keep-alive).
+    // An empty conversation only keeps the context alive (the token stream's keep-alive).
     Headers none;
     if (parsed->messages.empty()) co_return co_await out_.respond(200, kTokenStreamMediaType, "", std::move(none));
     std::uint32_t max_tokens = parsed->max_tokens.value_or(state_.config.default_max_tokens);
     ReplyPlan plan = state_.http_model.plan(ReplyRequest{parsed->model, prompt, max_tokens, state_.request_number++});
     if (plan.quota_retry_after_ms || plan.overload) {
-      // Seed 001 §4.4: Retry-After in milliseconds; above 1000 the quota is spent.
+      // Token stream spec §4.4: Retry-After in milliseconds; above 1000 the quota is spent.
       std::uint32_t ms = plan.quota_retry_after_ms.value_or(plan.retry_after_ms);
       Headers retry{{"retry-after", std::to_string(ms)}};
       co_return co_await send_error(Api::Messages, 429, "rate_limit_error",
@@ -236,7 +236,7 @@ class Responder {
                                     std::move(retry));
     }
     if (plan.failover) {
-      // Seed 001 §4.4: already served by a standby node; the client keeps its connection.
+      // Token stream spec §4.4: already served by a standby node; the client keeps its connection.
       Headers failed_over{{"x-claude-failover", "true"}};
       co_return co_await send_error(Api::Messages, 503, "api_error", "the GPU node failed; this connection now uses a standby",
                                     std::move(failed_over));
@@ -347,7 +347,7 @@ class Responder {
 
   awaitable<bool> stream_reply(const Reply& r) {
     Headers headers{{"content-type", "text/event-stream"}, {"cache-control", "no-cache"}};
-    // Seed 004: each chunk's token count as a chunk extension, the total in a trailer (what
+    // Session affinity: each chunk's token count as a chunk extension, the total in a trailer (what
     // survives proxies that drop extensions).
     const bool counted = r.affinity.has_value();
     if (counted) {

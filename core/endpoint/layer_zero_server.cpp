@@ -1,4 +1,4 @@
-// The server side of one Layer Zero connection (seed 002, ../shared/spec/profiles/layer-zero.md):
+// The server side of one Layer Zero connection (../shared/spec/profiles/layer-zero.md):
 // the socket-free engine of layerzero/session.h driven over a ByteStream. A USER_INPUT gets the
 // simulated model's reply, queued in the session (so it survives a cut) and played as
 // MODEL_OUTPUT chunks at the model's pace; once it is all sent the session ends with TERMINATE
@@ -17,7 +17,7 @@ constexpr double kLongestNapS = 0.05;  // how often the pump looks at heartbeats
 // Replies queued and not yet sent, per session: a client sending input after input faster than
 // the model answers is told its budget is exceeded instead of growing the queue without end.
 constexpr std::size_t kMaxQueuedPieces = 1 << 16;
-// The tool the simulated model calls (--lz-tool-calls): seed 002's weather lookup.
+// The tool the simulated model calls (--lz-tool-calls): the Layer Zero spec's weather lookup.
 constexpr const char* kToolName = "get_weather";
 constexpr const char* kToolParameters = "{\"city\":\"北京\",\"unit\":\"celsius\"}";
 

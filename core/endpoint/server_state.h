@@ -122,7 +122,8 @@ struct ServerState {
   }
 };
 
-// /metrics: the endpoint's metrics, and seed 004's context-slot gauges when affinity is emulated.
+// /metrics: the endpoint's metrics, and session affinity's context-slot gauges when affinity is
+// emulated.
 std::string metrics_text(const ServerState& state);
 
 // The answer to a client's offer (spec §2), or the reason the offer is refused.
@@ -152,7 +153,7 @@ net::awaitable<void> serve_http(std::unique_ptr<net::ByteStream> stream, ServerS
 // One HTTP/2 connection (TLS, ALPN h2): the same requests as serve_http's, on concurrent streams.
 net::awaitable<void> serve_http2(std::unique_ptr<net::ByteStream> stream, ServerState& state,
                                  Admission admission = Admission::Serve);
-// One Layer Zero connection (seed 002), cleartext or after TLS with ALPN layer-zero.
+// One Layer Zero connection, cleartext or after TLS with ALPN layer-zero.
 net::awaitable<void> serve_layer_zero(std::unique_ptr<net::ByteStream> stream, ServerState& state,
                                       Admission admission = Admission::Serve);
 // One connection to /metrics.

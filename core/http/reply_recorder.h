@@ -33,10 +33,10 @@ class HttpReplyRecorder {
 
   // `retry_after_ms`: the header's raw value, read when the status is an error.
   void head(int status, std::string_view retry_after_ms);
-  // The head as the live client and a capture read it alike. `token_stream`: the request asked
-  // for seed 001's passthrough, whose ids are named through it; then Retry-After counts
-  // milliseconds (seed 001 §4.4), a 200 in the token-stream media type is read as ids (each a
-  // token; r.token_stream records the body's verdict) and X-Claude-Backpressure is noted.
+  // The head as the live client and a capture read it alike. `token_stream`: the request asked for
+  // the token stream's passthrough, whose ids are named through it; then Retry-After counts
+  // milliseconds (token stream spec §4.4), a 200 in the token-stream media type is read as ids
+  // (each a token; r.token_stream records the body's verdict) and X-Claude-Backpressure is noted.
   using HeaderLookup = std::function<std::string(const char* name)>;
   void head(int status, const HeaderLookup& header, const TokenStreamVocabulary* token_stream);
   // A chunked body's trailer fields (names lowercased), before end().

@@ -1,4 +1,4 @@
-// A Layer Zero client over real sockets (seed 002, ../shared/spec/profiles/layer-zero.md): one
+// A Layer Zero client over real sockets (../shared/spec/profiles/layer-zero.md): one
 // prompt on a session, its answer read until the server ends the session, reconnecting and
 // resuming when a connection breaks. The session rules are the engine's (layerzero/session.h);
 // this file only connects, reads, writes and keeps time: cleartext (lz+lab) or TLS 1.3 with
@@ -37,7 +37,7 @@ struct LzClientConfig {
   double timeout_s = 10;          // the whole run, every connection included
   std::uint32_t max_connections = 4;  // the first and the resumes after it
   std::uint8_t buffer_usage = 0;      // what its heartbeats report
-  double heartbeat_ms = 200;          // its heartbeat cadence (seed 002 §3.2); another is a client fault
+  double heartbeat_ms = 200;          // its heartbeat cadence (Layer Zero spec §3.2); another is a client fault
   // TOOL_CALLs are answered with `tool_result_json` this long after they arrive (a slow tool
   // handler; beyond budget_ms × 0.8 the server has given up on it).
   double tool_delay_ms = 0;

@@ -1,4 +1,4 @@
-// Seed 002's Layer Zero DataFrame (../shared/spec/profiles/layer-zero.md): an 8-byte header
+// Layer Zero's DataFrame (../shared/spec/profiles/layer-zero.md): an 8-byte header
 // (u32 sequence_id, u8 payload_type, u24 payload_len), the payload, and a CRC-32C of both. The
 // receiver's checks in the spec's order, first failure wins: incomplete, checksum, type,
 // length, sequence. Every input is hostile: nothing here throws or reads out of bounds.

@@ -11,7 +11,7 @@
 
 namespace anthro::lz {
 
-// SESSION_INIT `constraints` bits (seed 002 §2.2, §5.2).
+// SESSION_INIT `constraints` bits (Layer Zero spec §2.2, §5.2).
 inline constexpr std::uint32_t kConstraintTools = 0x02;
 inline constexpr std::uint32_t kConstraintJsonOnly = 0x04;
 inline constexpr std::uint32_t kConstraintDynamicFrameSize = 0x10;

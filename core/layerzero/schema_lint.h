@@ -1,10 +1,10 @@
-// Seed 002 §5.3's layerzero-schema-linter (profiles/layer-zero.md, `lz-tool-schema`): a tool's
-// input_schema as the model side holds it and the client handler's own schema, walked side by
-// side, every constraint on which they disagree named with where it sits. A call the model side
-// refuses never reaches the handler, so the two must agree exactly: the comparison is literal (an
-// absent keyword is not its default, `title` and `description` count) except where JSON Schema
-// itself gives spelling no meaning: `type`, `enum` and `required` compare as sets, numbers by
-// value (3 == 3.0), an absent `properties` or `required` as an empty one.
+// The layerzero-schema-linter of the Layer Zero spec §5.3 (profiles/layer-zero.md,
+// `lz-tool-schema`): a tool's input_schema as the model side holds it and the client handler's own
+// schema, walked side by side, every constraint on which they disagree named with where it sits. A
+// call the model side refuses never reaches the handler, so the two must agree exactly: the
+// comparison is literal (an absent keyword is not its default, `title` and `description` count)
+// except where JSON Schema itself gives spelling no meaning: `type`, `enum` and `required` compare
+// as sets, numbers by value (3 == 3.0), an absent `properties` or `required` as an empty one.
 //
 // `$ref` is never followed. Its text is compared as any keyword's; when both sides hold the same
 // reference into their own document ("#/definitions/x", "#/$defs/x", "#"), its target is compared

@@ -29,7 +29,7 @@ namespace anthro::lz {
 using Clock = std::function<std::uint64_t()>;
 std::uint64_t system_clock_ns();
 
-inline constexpr std::uint64_t kClientHeartbeatNs = 200'000'000;  // seed 002 §3.2
+inline constexpr std::uint64_t kClientHeartbeatNs = 200'000'000;  // Layer Zero spec §3.2
 inline constexpr std::uint64_t kServerHeartbeatNs = 1'000'000'000;
 // Sent data frames kept for resending after a resume, per side and session: with the store's
 // session cap, what a server can hold for resumes is bounded (1024 × 256 KiB).

@@ -13,7 +13,7 @@ namespace anthro::lz {
 
 inline constexpr std::size_t kSessionIdSize = 16;
 inline constexpr std::size_t kTokenSize = 64;
-inline constexpr std::uint64_t kSessionTimeoutNs = 300'000'000'000;  // seed 002: 300 s
+inline constexpr std::uint64_t kSessionTimeoutNs = 300'000'000'000;  // Layer Zero spec: 300 s
 
 using SessionId = std::array<std::uint8_t, kSessionIdSize>;
 using SessionToken = std::array<std::uint8_t, kTokenSize>;

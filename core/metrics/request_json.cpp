@@ -16,7 +16,7 @@ json timing_json(const Timing& t) {
           {"decode_us", t.decode_us}};
 }
 
-// Seed 004's session fields of the exchange (profiles/session-affinity.md).
+// The session-affinity fields of the exchange (profiles/session-affinity.md).
 json affinity_json(const AffinityExchange& a) {
   return {{"session_id_sent", json_or_null(a.session_id_sent)},
           {"context_hash_sent", json_or_null(a.context_hash_sent)},
@@ -30,7 +30,7 @@ json affinity_json(const AffinityExchange& a) {
           {"trailer_token_count", json_or_null(a.trailer_token_count)}};
 }
 
-// Seed 001's token-stream fields of the exchange (profiles/token-stream.md).
+// The token-stream fields of the exchange (profiles/token-stream.md).
 json token_stream_json(const TokenStreamExchange& x) {
   json refused = nullptr;
   if (x.refused) refused = {{"reason", to_string(x.refused->reason)}, {"offset", x.refused->offset}, {"detail", x.refused->detail}};

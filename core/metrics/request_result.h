@@ -59,9 +59,9 @@ struct RequestResult {
   // buffer got (bytes) against what it holds.
   std::vector<float> frame_decode_ms;
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
-  // Seed 004's session-affinity fields, when the request carried them or the reply did.
+  // The session-affinity fields, when the request carried them or the reply did.
   Boxed<AffinityExchange> affinity;
-  // Seed 001's token-stream fields, when the request asked for the passthrough.
+  // The token-stream fields, when the request asked for the passthrough.
   Boxed<TokenStreamExchange> token_stream;
 };
 

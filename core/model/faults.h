@@ -39,18 +39,18 @@ struct Faults {
   bool max_tokens_u16 = false;                 // the v0.35.1 bug: max_tokens & 0xFFFF
   bool utf8_surrogate = false;                 // 4-byte characters as CESU-8 on anthro-v1
   double reset_mid_stream_rate = 0;            // TCP RST mid-stream, per request
-  // Seed 004's session affinity (profiles/session-affinity.md); they act only when the
+  // Session affinity (profiles/session-affinity.md); they act only when the
   // endpoint emulates it (--affinity-slots).
   double session_migrate_rate = 0;             // a served session's slot given up after the reply, per request
   bool hash_python = false;                    // the instance hashes the Python way (ensure_ascii, float repr)
   std::optional<double> slot_gc_ms;            // every new session's slot is won by a collection of MS
   bool strip_affinity_headers = false;         // a hop strips X-Anthropic-* fields both ways
   bool token_count_estimate = false;           // X-Anthropic-Token-Count estimated from bytes (⌈bytes/4⌉)
-  // Seed 001's token stream (profiles/token-stream.md); they act only on token-stream requests.
+  // The token stream (profiles/token-stream.md); they act only on token-stream requests.
   double ts_degraded_rate = 0;                 // the reply turns degraded (marker 0xFFFFFFFE), per request
   double ts_quota_rate = 0;                    // 429, the tenant's quota spent (Retry-After > 1000 ms), per request
   double ts_failover_rate = 0;                 // 503 with X-Claude-Failover: true (the node failed over), per request
-  // Seed 002's Layer Zero (profiles/layer-zero.md): the connection closes once per session as
+  // Layer Zero (profiles/layer-zero.md): the connection closes once per session as
   // its Nth MODEL_OUTPUT is sent, that frame lost with it, so the client must resume for it.
   std::optional<std::uint32_t> lz_cut;
   bool lz_resume_repeat = false;       // a resume resends the last frame the client already has

@@ -8,8 +8,8 @@
 namespace anthro {
 namespace {
 
-// Mixed scripts on purpose: replies must exercise 1-, 2-, 3- and 4-byte UTF-8 so that a path
-// which mangles any of them (seed 000 §4.2 stage 2) shows up in the response-match gate.
+// Mixed scripts on purpose: replies must exercise 1-, 2-, 3- and 4-byte UTF-8 so that a path which
+// mangles any of them (the rollout's stage 2, canary read) shows up in the response-match gate.
 constexpr std::string_view kCorpus = R"(
 The first token is the one a person waits for, so the time to first token matters more than
 the token rate. A request waits in a queue, then for a GPU context, then for prefill; only

@@ -95,7 +95,7 @@ class SimulatedModel {
 };
 
 // Every text a reply token can have, each once, in a fixed order: a vocabulary for paths that
-// send token ids (seed 001's token stream).
+// send token ids (the token stream).
 std::vector<std::string> model_token_texts();
 
 // utf8-surrogate: every 4-byte character becomes a CESU-8 surrogate pair (6 bytes), which strict

@@ -23,8 +23,8 @@ bool recognise_http(ByteView first) {
                              [first](std::string_view method) { return starts_with(first, method); });
 }
 
-// Seed 004's request headers, in the first request's head (a first request without history may
-// carry neither: such a connection stays plain HTTP, read by the same dissector).
+// Session affinity's request headers, in the first request's head (a first request without history
+// may carry neither: such a connection stays plain HTTP, read by the same dissector).
 bool recognise_session_affinity(ByteView first) {
   std::string_view text = as_text(first);
   std::string head(text.substr(0, text.find("\r\n\r\n")));
@@ -33,7 +33,7 @@ bool recognise_session_affinity(ByteView first) {
          head.find("\r\nx-anthropic-context-hash:") != std::string::npos;
 }
 
-// Seed 001's token stream: the first request fetches the vocabulary, or asks for the
+// The token stream: the first request fetches the vocabulary, or asks for the
 // passthrough in its Content-Type. Read line by line from the head, never searched.
 bool recognise_token_stream(ByteView first) {
   std::string_view text = as_text(first);
@@ -57,7 +57,7 @@ bool recognise_token_stream(ByteView first) {
   return false;
 }
 
-// Seed 002's Layer Zero opens with a SESSION_INIT: sequence id 0, type 0x10, and a length the
+// Layer Zero opens with a SESSION_INIT: sequence id 0, type 0x10, and a length the
 // codec's table allows for the model id the payload's first byte announces.
 bool recognise_layer_zero(ByteView first) {
   if (first.size() < lz::kHeaderSize + 1) return false;
@@ -86,23 +86,23 @@ constexpr ProfileScheme kHttpSchemes[] = {{"http", false, ProfileId::Http}, {"ht
 constexpr std::string_view kLayerZeroAlpn[] = {"layer-zero"};
 constexpr ProfileScheme kLayerZeroSchemes[] = {{"lz", true, ProfileId::LayerZero}, {"lz+lab", false, ProfileId::LayerZero}};
 
-// Carriers before their riders. The HTTP baseline is seed 000's baseline arm: its checklist
+// Carriers before their riders. The HTTP baseline is anthro-v1's baseline arm: its checklist
 // and plan are anthro-v1's. HTTP/2 before HTTP/1.1: the order is the server's ALPN preference.
-// It carries the same requests (seed 001's token stream among them, told per request), and
+// It carries the same requests (the token stream among them, told per request), and
 // has no target scheme of its own: https targets choose it by option.
 constexpr Profile kProfiles[6] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
-     "seed000-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, nullptr},
+     "anthro-v1-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, nullptr},
     {ProfileId::Http2, "http2", "HTTP/2 Messages API", kHttp2Alpn, recognise_http2, {}, "latency",
-     "seed000-five-stages", Dissector::Http2, Emulation::Http2Baseline, nullptr},
+     "anthro-v1-five-stages", Dissector::Http2, Emulation::Http2Baseline, nullptr},
     {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
-     "seed000-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
-    {ProfileId::SessionAffinity, "session-affinity", "Session affinity (seed 004)", {}, recognise_session_affinity, {},
-     "session-affinity", "seed004-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[2]},
-    {ProfileId::TokenStream, "token-stream", "Token stream (seed 001)", {}, recognise_token_stream, {}, "token-stream", "",
+     "anthro-v1-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
+    {ProfileId::SessionAffinity, "session-affinity", "Session affinity", {}, recognise_session_affinity, {},
+     "session-affinity", "session-affinity-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[2]},
+    {ProfileId::TokenStream, "token-stream", "Token stream", {}, recognise_token_stream, {}, "token-stream", "",
      Dissector::Http, Emulation::HttpBaseline, &kProfiles[2]},
     // No rollout plan of its own yet.
-    {ProfileId::LayerZero, "layer-zero", "Layer Zero (seed 002)", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "layer-zero",
+    {ProfileId::LayerZero, "layer-zero", "Layer Zero", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "layer-zero",
      "", Dissector::LayerZero, Emulation::LayerZeroFrames, nullptr},
 };
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iterator>
 
 #include "util/files.h"
 #include "util/json.h"
@@ -20,6 +21,16 @@ const char* const kMetrics[] = {
     "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item",
     "slot-utilisation"};
 const char* const kComparisons[] = {">=", "<=", "<", "not-worse", "passes", "recorded"};
+
+// The built-in plans' first ids, named after the articles the plans came from; kept so that a
+// script's --plan or a saved result being resumed still finds its plan.
+struct PlanAlias {
+  std::string_view old_id, id;
+};
+constexpr PlanAlias kPlanAliases[] = {
+    {"seed000-five-stages", "anthro-v1-five-stages"},
+    {"seed004-four-stages", "session-affinity-four-stages"},
+};
 
 template <typename E, std::size_t N>
 std::optional<E> parse_name(const char* const (&names)[N], std::string_view text) {
@@ -171,6 +182,11 @@ Result<RolloutPlan> load_plan(const std::string& path) {
   auto text = read_file(path, file_limit::kPlan);
   if (!text) return make_error(ErrorClass::Input, text.error().detail);
   return parse_plan(*text, path);
+}
+
+std::string current_plan_id(std::string_view id) {
+  auto alias = std::ranges::find(kPlanAliases, id, &PlanAlias::old_id);
+  return std::string(alias == std::end(kPlanAliases) ? id : alias->id);
 }
 
 }  // namespace anthro

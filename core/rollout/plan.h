@@ -16,7 +16,7 @@ enum class SplitMode { Route, Mirror, Verify, Region };
 enum class GateMetric {
   ConnectionSuccessRate, FrameDropRate, ResponseMatchRate, WriteConsistencyRate, StatusRate, ContextErrorRate,
   TtftP99Ratio, TtftP99, TtftP99Improvement, RollbackRehearsal, ChecklistItem,
-  SlotUtilisation  // seed 004: context slots used ÷ slots, from the candidate's /metrics at the stage's end
+  SlotUtilisation  // session affinity: context slots used ÷ slots, from the candidate's /metrics at the stage's end
 };
 enum class GateCompare { AtLeast, AtMost, Below, NotWorse, Passes, Recorded };
 // The plan files' spellings: "route", "connection-success-rate", ">=", ...
@@ -53,7 +53,7 @@ struct PlanStage {
   std::vector<PlanGate> gates;
 };
 
-// The plan's `profile` of seed 004's plan: its candidate speaks session affinity.
+// The `profile` of the session-affinity plan: its candidate speaks session affinity.
 inline constexpr std::string_view kAffinityProfile = "session-affinity";
 
 struct RolloutPlan {
@@ -66,9 +66,12 @@ struct RolloutPlan {
 // of range are refused too (a rate threshold outside 0–1, a latency bound ≤ 0, a margin < 0).
 Result<RolloutPlan> parse_plan(std::string_view json, const std::string& origin);
 Result<RolloutPlan> load_plan(const std::string& path);
-// The seed plans of resources/rollout-plans/, compiled in: seed 000's five stages first.
+// The plans of resources/rollout-plans/, compiled in: anthro-v1's five stages first.
 const std::vector<RolloutPlan>& builtin_rollout_plans();
-// A plan by built-in id ("seed000-five-stages"), else the file at `id_or_path`.
+// The built-in plan id an old one was renamed to, else `id` itself: scripts and saved results
+// may still name a plan by its old id.
+std::string current_plan_id(std::string_view id);
+// A plan by built-in id ("anthro-v1-five-stages", or an old id), else the file at `id_or_path`.
 Result<RolloutPlan> find_plan(const std::string& id_or_path);
 
 }  // namespace anthro

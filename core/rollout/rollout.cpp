@@ -116,7 +116,8 @@ GateResult recorded_improvement(const StageSamples& s, std::size_t min_n, std::u
   return g;
 }
 
-// Seed 004: context slots used ÷ slots, as the candidate's /metrics says at the stage's end.
+// Session affinity: context slots used ÷ slots, as the candidate's /metrics says at the stage's
+// end.
 GateResult slot_gate(const std::function<std::string()>& metrics, double threshold) {
   GateResult g;
   g.interval = {std::nan(""), std::nan("")};  // one reading: a value, not an estimate
@@ -221,7 +222,7 @@ class StageRunner {
     b.session = c_.session;
     b.session.target = arm.target;
     b.session.stream = true;
-    // Seed 004's plan rehearses session affinity: the candidate's clients hold conversations.
+    // The session-affinity plan: the candidate's clients hold conversations.
     b.session.affinity = candidate_arm && c_.plan.profile == kAffinityProfile;
     b.concurrency = std::max(c_.concurrency, 1u);
     b.requests = arm.probes.size() + arm.ids.size();

@@ -87,7 +87,7 @@ class ResultReader {
     if (d.value("kind", std::string()) != "rollout") bad("kind", "expected \"rollout\"");
     if (d.value("schema_version", 0) != RolloutResult::kSchemaVersion) bad("schema_version", "expected 1");
     const json& plan = field(d, "plan", json::value_t::object);
-    r.plan_id = str(plan, "id");
+    r.plan_id = current_plan_id(str(plan, "id"));  // a result saved before a plan's rename resumes under its new id
     r.plan_origin = plan.value("origin", std::string());
     r.plan_title = text(plan, "title");
     r.baseline = str(d, "baseline");

@@ -77,7 +77,7 @@ class SessionClient {
   // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
   void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
                 std::string_view body, std::optional<std::uint64_t> chunk_tokens);
-  // The request's content fields (seed 001's token stream's too), and its vocabulary.
+  // The request's content fields (the token stream's too), and its vocabulary.
   net::HttpFields content_fields() const;
   TokenStreamRequestHeaders token_stream_headers() const;
   // A request of the client's own beside the model's (GET /v1/vocab, an error report) on the

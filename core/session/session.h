@@ -33,18 +33,18 @@ struct SessionConfig {
   std::optional<std::uint16_t> ring_kib;
   double timeout_s = 60;  // per request, from REQUEST written
   bool tls_extension = true;  // offer the negotiation in the TLS extension (else only the preface)
-  // Seed 004's session affinity on a Messages API target (profiles/session-affinity.md): each
+  // Session affinity on a Messages API target (profiles/session-affinity.md): each
   // connection holds a conversation sent whole with X-Anthropic-Session-ID and
   // X-Anthropic-Context-Hash, checks the reply's hash and follows a 409.
   bool affinity = false;
   AffinityClientConfig affinity_client;
-  // Seed 001's token stream on a Messages API target (profiles/token-stream.md): requests ask
+  // The token stream on a Messages API target (profiles/token-stream.md): requests ask
   // for the passthrough with this X-Claude-Context-ID, sent as given (a client's bugs
   // included); token ids are named through the endpoint's GET /v1/vocab when it has one.
   bool token_stream = false;
   std::string token_stream_context_id = "4294967297";  // tenant 1, session 1
-  // Client faults (seed 001 §5.1): X-Claude-Token-Alignment as sent (nullopt: left out), and a
-  // front end that reads the body as text and reports the JSON parse error that follows.
+  // Client faults (token stream spec §5.1): X-Claude-Token-Alignment as sent (nullopt: left out),
+  // and a front end that reads the body as text and reports the JSON parse error that follows.
   std::optional<std::string> token_stream_alignment = "4";
   // An https:// target is offered ALPN h2 first: HTTP/2 when the server selects it (each
   // request a stream), HTTP/1.1 otherwise. SessionResult::alpn says which.

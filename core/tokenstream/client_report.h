@@ -1,4 +1,4 @@
-// Seed 001 §5.1 row 2: a front end that decodes the binary token stream as text
+// Token stream spec §5.1 row 2: a front end that decodes the binary token stream as text
 // (`new TextDecoder().decode(chunk)`) and then parses it as JSON fails, and a browser app
 // reports that failure. The workbench's client does the same in its text-decoding mode, and
 // the endpoint and a capture recognise the report: that is how the mistake shows on the wire.

@@ -49,8 +49,9 @@ Digits read_digits(std::string_view s) {
   return d;
 }
 
-// The two known ways a client gets it wrong are named: seed 001's own client packs the id in a
-// signed int64_t (tenants from 2^31 come out negative), and JavaScript's BigInt prints an "n".
+// The two known ways a client gets it wrong are named: the token stream spec's own client packs
+// the id in a signed int64_t (tenants from 2^31 come out negative), and JavaScript's BigInt
+// prints an "n".
 std::string not_a_digit(std::string_view header, std::size_t at) {
   std::string why = byte_text(header[at]) + " at " + std::to_string(at) + " is not an ASCII digit";
   if (at == 0 && header[0] == '-') return why + ": a negative id, as a signed int64_t holds a tenant from 2^31";

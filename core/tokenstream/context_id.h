@@ -1,6 +1,6 @@
-// Seed 001's token-stream headers (../shared/spec/profiles/token-stream.md): X-Claude-Context-ID,
+// The token-stream headers (../shared/spec/profiles/token-stream.md): X-Claude-Context-ID,
 // a plain decimal u64 that packs (tenant_id << 32) | session_seq, and Retry-After, which this
-// profile counts in milliseconds (seed 001 §4.4), not the HTTP standard's seconds.
+// profile counts in milliseconds (token stream spec §4.4), not the HTTP standard's seconds.
 #pragma once
 
 #include <cstdint>

@@ -25,7 +25,7 @@ struct TokenStreamExchange {
   TokenStreamField request_fault = TokenStreamField::None;
   bool failover = false;  // a 503 with X-Claude-Failover: true: keep the connection, do not retry
   // The client read the binary body as text and reported the JSON parse error that followed
-  // (POST /v1/client-errors, a browser app's error report; seed 001 §5.1 row 2).
+  // (POST /v1/client-errors, a browser app's error report; token stream spec §5.1 row 2).
   bool text_decoding_reported = false;
 };
 

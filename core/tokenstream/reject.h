@@ -1,4 +1,4 @@
-// Why seed 001's token-stream profile (../shared/spec/profiles/token-stream.md) refuses a body
+// Why the token-stream profile (../shared/spec/profiles/token-stream.md) refuses a body
 // or a header, spelt as the profile's vectors spell it, and a result that carries the refusal.
 #pragma once
 

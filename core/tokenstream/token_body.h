@@ -1,4 +1,4 @@
-// The body of seed 001's token-stream response (../shared/spec/profiles/token-stream.md): token
+// The body of a token-stream response (../shared/spec/profiles/token-stream.md): token
 // ids as u32 little-endian, the length a multiple of 4, id 0 as padding only in a run at the
 // very end, id 0xFFFFFFFE marking where the degraded path begins. Alignment belongs to the
 // whole body, never to one HTTP/2 DATA frame or chunk, so the decoder takes the body in pieces

@@ -186,8 +186,8 @@ class TestDiagnosisPage : public QObject {
   }
 
   // The session-affinity checklist picked from the page's list, as a user does: the live target
-  // moves to the Messages API (anthro-v1 cannot carry seed 004's headers), the run flags the
-  // fault the embedded endpoint has on and nothing else, and "Latency diagnosis" comes back.
+  // moves to the Messages API (anthro-v1 cannot carry session affinity's headers), the run flags
+  // the fault the embedded endpoint has on and nothing else, and "Latency diagnosis" comes back.
   void sessionAffinityChecklistPickedFromTheList() {
     gui::MainWindow window(nullptr, {"strip-affinity-headers"});
     DiagnosisPage* page = window.diagnosisPage();
@@ -200,7 +200,7 @@ class TestDiagnosisPage : public QObject {
     QCOMPARE(box->currentData().toString(), QString("latency"));
     box->setFocus();
     QTest::keyClick(box, Qt::Key_Down);
-    QCOMPARE(box->currentText(), QString("Session affinity (seed 004)"));
+    QCOMPARE(box->currentText(), QString("Session affinity"));
     QCOMPARE(page->checklist().id, std::string("session-affinity"));
     QCOMPARE(page->model()->rowCount(), int(builtin_affinity_checklist().items.size()));
     QCOMPARE(page->target(), window.endpointUrl("https") + "/v1/messages");
@@ -217,7 +217,7 @@ class TestDiagnosisPage : public QObject {
     QCOMPARE(page->checklist().id, std::string("latency"));
   }
 
-  // Seed 001's checklist picked from the list: the target moves to the Messages API, the
+  // The token-stream checklist picked from the list: the target moves to the Messages API, the
   // embedded endpoint serves the token stream, and only the degraded-path item is flagged.
   void tokenStreamChecklistPickedFromTheList() {
     gui::MainWindow window(nullptr, {"ts-degraded=0.3"});

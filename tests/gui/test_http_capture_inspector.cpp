@@ -53,7 +53,7 @@ std::vector<Segment> http_session() {
   return exchange(pieces);
 }
 
-// Seed 001's token stream on one connection: the vocabulary fetched, then a reply whose second id
+// The token stream on one connection: the vocabulary fetched, then a reply whose second id
 // straddles two chunks, with the degraded marker and two padding ids; then a reply whose body
 // ends inside an id.
 std::vector<Segment> token_stream_session() {

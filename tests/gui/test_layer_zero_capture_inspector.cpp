@@ -1,4 +1,4 @@
-// A Layer Zero session (seed 002; tool calls on, cut once and resumed) captured on lo and opened
+// A Layer Zero session (tool calls on, cut once and resumed) captured on lo and opened
 // in the inspector: a row per frame the live client traced, in its direction with its type and
 // sequence id; the connections list names the profile; `type:` filters on the spec's names; the
 // SESSION_ACK's token is named by its fingerprint and masked in the hex view.
@@ -94,7 +94,7 @@ class TestLayerZeroCaptureInspector : public QObject {
     ConnectionsModel* cm = inspector.connections();
     QCOMPARE(cm->rowCount(), 2);
     for (int c = 0; c < 2; ++c) {
-      QCOMPARE(cm->data(cm->index(c, ConnectionsModel::Profile), Qt::DisplayRole).toString(), QString("Layer Zero (seed 002)"));
+      QCOMPARE(cm->data(cm->index(c, ConnectionsModel::Profile), Qt::DisplayRole).toString(), QString("Layer Zero"));
       QCOMPARE(cm->data(cm->index(c, ConnectionsModel::Frames), Qt::DisplayRole).toInt(),
                static_cast<int>(run.live.trace[static_cast<std::size_t>(c)].frames.size()));
     }
@@ -102,7 +102,7 @@ class TestLayerZeroCaptureInspector : public QObject {
     const auto conns = inspector.index()->connections();
     inspector.connectionDetail()->showConnection(conns.at(0));
     const QString name = QString::fromStdString(conns[0].name);
-    QCOMPARE(inspector.connectionDetail()->value(name, "profile"), QString("Layer Zero (seed 002)"));
+    QCOMPARE(inspector.connectionDetail()->value(name, "profile"), QString("Layer Zero"));
     QCOMPARE(inspector.connectionDetail()->value(name, "frames"), QString::number(run.live.trace[0].frames.size()));
 
     // The first connection's SESSION_ACK: its fields, the token by fingerprint, masked bytes.

@@ -171,15 +171,15 @@ class TestRolloutPage : public QObject {
     QCOMPARE(back->stages.size(), std::size_t{2});
   }
 
-  // Seed 004's plan moves the embedded targets to the Messages API (session affinity on the
-  // candidate arm); its slot-utilisation gate reads the embedded endpoint's /metrics.
-  void seed004PlanRunsOnTheMessagesApi() {
+  // The session-affinity plan moves the embedded targets to the Messages API (session affinity on
+  // the candidate arm); its slot-utilisation gate reads the embedded endpoint's /metrics.
+  void sessionAffinityPlanRunsOnTheMessagesApi() {
     gui::MainWindow window;
     window.resize(1500, 920);
     window.show();
     RolloutPage* page = window.rolloutPage();
     window.showPage(page);
-    QVERIFY(page->selectPlan("seed004-four-stages"));
+    QVERIFY(page->selectPlan("session-affinity-four-stages"));
     page->setRequestsPerStage(60);
     QSignalSpy finished(page, &RolloutPage::finished);
     QTest::mouseClick(button(page, "Run"), Qt::LeftButton);
@@ -190,10 +190,10 @@ class TestRolloutPage : public QObject {
     QCOMPARE(r.stages.front().candidate, r.baseline);
     QCOMPARE(gate_text(page, 0, 2, RolloutModel::NameColumn).startsWith("slot-utilisation"), true);
     QCOMPARE(gate_verdict(page, 0, 2), int(Verdict::Pass));
-    // Picking seed 000's plan again brings back its targets: the HTTP baseline → anthro-v1.
+    // Picking anthro-v1's plan again brings back its targets: the HTTP baseline → anthro-v1.
     if (page->state() == RolloutPage::State::Paused) QVERIFY(page->rollBack());
     QTRY_COMPARE_WITH_TIMEOUT(page->state(), RolloutPage::State::Idle, 30000);
-    QVERIFY(page->selectPlan("seed000-five-stages"));
+    QVERIFY(page->selectPlan("anthro-v1-five-stages"));
   }
 
   // Pause: the running stage is judged on what it measured and waits for a person; Roll back
@@ -218,7 +218,7 @@ class TestRolloutPage : public QObject {
              qPrintable(gate_text(page, 0, 0, RolloutModel::NoteColumn)));
     QCOMPARE(stage_state(page, 1), StageState::Pending);
     for (const char* b : {"Continue", "Run more", "Roll back", "Run"}) QVERIFY2(button(page, b)->isEnabled(), b);
-    QVERIFY(!page->selectPlan("seed000-five-stages"));  // the waiting rollout keeps its plan
+    QVERIFY(!page->selectPlan("anthro-v1-five-stages"));  // the waiting rollout keeps its plan
     QCOMPARE(page->model()->plan().id, std::string("gui-long-stage"));
     QCOMPARE(stage_state(page, 0), StageState::Waiting);
 
@@ -253,9 +253,9 @@ class TestRolloutPage : public QObject {
   void badPlansAndValuesAreRefused() {
     gui::MainWindow window;
     RolloutPage* page = window.rolloutPage();
-    QVERIFY(page->builtinPlans().contains("seed000-five-stages"));
-    QVERIFY(page->builtinPlans().contains("seed004-four-stages"));
-    QVERIFY(page->selectPlan("seed000-five-stages"));
+    QVERIFY(page->builtinPlans().contains("anthro-v1-five-stages"));
+    QVERIFY(page->builtinPlans().contains("session-affinity-four-stages"));
+    QVERIFY(page->selectPlan("anthro-v1-five-stages"));
     RolloutModel* model = page->model();
     QCOMPARE(model->rowCount(), 5);
     QCOMPARE(model->stageIndex(0, RolloutModel::ModeColumn).data().toString(), QString("mirror"));
@@ -266,7 +266,7 @@ class TestRolloutPage : public QObject {
     QVERIFY(!page->openPlan(write_plan(dir_, "bad-split.json", bad.toUtf8().constData())));
     QVERIFY2(page->planError().contains("bad-split.json") && page->planError().contains("split"), qPrintable(page->planError()));
     QVERIFY(!messages.isEmpty());
-    QCOMPARE(model->plan().id, std::string("seed000-five-stages"));
+    QCOMPARE(model->plan().id, std::string("anthro-v1-five-stages"));
     QVERIFY(!page->openPlan(dir_.filePath("missing.json")));
     QVERIFY(page->planError().contains("missing.json"));
 

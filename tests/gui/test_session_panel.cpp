@@ -275,7 +275,7 @@ class TestSessionPanel : public QObject {
   }
 
   // The stats line, the load status and the charts' texts follow a language switch.
-  // Seed 001's token stream from the composer: offered for a Messages API target only; the ids
+  // The token stream from the composer: offered for a Messages API target only; the ids
   // arrive named as text, and their request reaches the charts with its TTFT (the first id).
   void tokenIdsFromTheComposer() {
     EndpointFixture ids({}, 20, 4, 30);
@@ -311,7 +311,7 @@ class TestSessionPanel : public QObject {
     QCOMPARE(panel.results()[0].text, r.text);
   }
 
-  // Seed 002's Layer Zero from the composer: the answer streams in while the ITL histogram
+  // Layer Zero from the composer: the answer streams in while the ITL histogram
   // fills, the request reaches the charts with its TTFT (the first MODEL_OUTPUT), and the
   // fields a Layer Zero session has no use for are off while its target is chosen; a load
   // is refused with a message rather than run.

@@ -1,4 +1,4 @@
-// The session tracer in the capture inspector: the embedded endpoint with seed 004's session
+// The session tracer in the capture inspector: the embedded endpoint with session
 // affinity on, a real session driven by curl (a first request, the next turn with its session
 // id and hash, a wrong hash answered 400, a collected session answered 409) captured on lo in
 // cleartext and over TLS with curl's key log; the Session ID, Context Hash, Token Count and
