@@ -319,9 +319,9 @@ void CaptureInspector::retranslate() {
   if (status_text_) status_->setText(status_text_());
   if (notice_text_) notice_->setText(notice_text_());
   // The models translate their headers and a few cells ("*REF*") when asked; tell the views to ask again.
-  emit frames_->headerDataChanged(Qt::Horizontal, 0, FrameTableModel::ColumnCount - 1);
+  emit frames_->headerDataChanged(Qt::Horizontal, 0, frame_column_count() - 1);
   if (frames_->rowCount() > 0)
-    emit frames_->dataChanged(frames_->index(0, 0), frames_->index(frames_->rowCount() - 1, FrameTableModel::ColumnCount - 1));
+    emit frames_->dataChanged(frames_->index(0, 0), frames_->index(frames_->rowCount() - 1, frame_column_count() - 1));
   emit connections_->headerDataChanged(Qt::Horizontal, 0, ConnectionsModel::ColumnCount - 1);
 }
 
@@ -417,12 +417,19 @@ void CaptureInspector::poll() {
     selectFrame(frames_->frameAt(0));
 }
 
-// The session tracer's columns take room only in a capture with HTTP connections.
+// The session tracer's columns take room only in a capture with HTTP connections, a registered
+// format's only in one with its connections.
 void CaptureInspector::showTracerColumns() {
   const auto& conns = connections_->connections();
   const bool http = std::any_of(conns.begin(), conns.end(),
                                 [](const CaptureConnection& c) { return c.transport == CaptureTransport::Http || c.http_requests > 0; });
   for (int c = FrameTableModel::SessionId; c <= FrameTableModel::HttpStatus; ++c) frame_view_->setColumnHidden(c, !http);
+  // A registered format's columns, likewise in a capture with its connections.
+  for (std::size_t at = 0; at < profile_columns().size(); ++at) {
+    const ProfileId id = profile_columns()[at].profile;
+    const bool spoken = std::any_of(conns.begin(), conns.end(), [id](const CaptureConnection& c) { return c.profile == id; });
+    frame_view_->setColumnHidden(FrameTableModel::ColumnCount + static_cast<int>(at), !spoken);
+  }
 }
 
 void CaptureInspector::finishLoading(const Result<bool>& result, std::shared_ptr<CaptureStatistics::Prepared> tables) {

@@ -117,7 +117,7 @@ void CaptureInspector::copyRows() {
     showNotice([selected] { return tr("Copied the first %1 of the %2 selected rows.").arg(kMaxCopiedRows).arg(selected); });
   }
   QList<int> shown;  // the columns shown, as they are ordered on screen
-  for (int at = 0; at < FrameTableModel::ColumnCount; ++at) {
+  for (int at = 0; at < frame_column_count(); ++at) {
     const int c = frame_view_->horizontalHeader()->logicalIndex(at);
     if (!frame_view_->isColumnHidden(c)) shown << c;
   }

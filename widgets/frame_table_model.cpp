@@ -50,7 +50,33 @@ TracerColumn tracer_column(int column) {
 
 }  // namespace
 
+const std::vector<ProfileColumn>& profile_columns() {
+  static const std::vector<ProfileColumn> columns = [] {
+    std::vector<ProfileColumn> v;
+    for (const Profile* p : profiles())
+      for (std::size_t i = 0; i < p->columns.size(); ++i) v.push_back({p->id, i, p->columns[i]});
+    return v;
+  }();
+  return columns;
+}
+
+int frame_column_count() { return FrameTableModel::ColumnCount + static_cast<int>(profile_columns().size()); }
+
+namespace {
+
+QString profile_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column) {
+  const std::size_t at = static_cast<std::size_t>(column - FrameTableModel::ColumnCount);
+  if (at >= profile_columns().size()) return {};
+  const ProfileColumn& pc = profile_columns()[at];
+  if (row.kind != RowKind::Dissected || row.profile != pc.profile) return {};
+  auto d = index.detail(frame);
+  return d && pc.index < d->columns.size() ? QString::fromStdString(d->columns[pc.index]) : QString();
+}
+
+}  // namespace
+
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column) {
+  if (column >= FrameTableModel::ColumnCount) return profile_cell_text(index, frame, row, column);
   switch (column) {
     case FrameTableModel::Number: return QString::number(frame + 1);
     case FrameTableModel::Time: return seconds(row.ts);
@@ -172,7 +198,7 @@ void FrameTableModel::setReference(std::optional<std::size_t> frame) {
 void FrameTableModel::setMarked(std::size_t frame, bool marked) {
   if (marked) marked_.insert(frame);
   else marked_.erase(frame);
-  if (int row = rowOf(frame); row >= 0) emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+  if (int row = rowOf(frame); row >= 0) emit dataChanged(index(row, 0), index(row, frame_column_count() - 1));
 }
 
 void FrameTableModel::sort(int column, Qt::SortOrder order) {
@@ -184,7 +210,7 @@ void FrameTableModel::sort(int column, Qt::SortOrder order) {
 
 QString FrameTableModel::rowsText(const QList<int>& rows, QList<int> columns) const {
   if (columns.isEmpty())
-    for (int c = 0; c < ColumnCount; ++c) columns << c;
+    for (int c = 0; c < frame_column_count(); ++c) columns << c;
   QStringList lines;
   QStringList header;
   for (int c : columns) header << headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
@@ -202,7 +228,7 @@ int FrameTableModel::rowCount(const QModelIndex& parent) const {
   return static_cast<int>(selection_ ? selection_->size() : shown_);
 }
 
-int FrameTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int FrameTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : frame_column_count(); }
 
 QString FrameTableModel::timeText(int row, const FrameRow& r) const {
   switch (time_format_) {
@@ -257,6 +283,12 @@ QVariant FrameTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (section >= ColumnCount) {
+    const std::size_t at = static_cast<std::size_t>(section - ColumnCount);
+    return at < profile_columns().size() ? QString::fromUtf8(profile_columns()[at].title.data(),
+                                                              static_cast<qsizetype>(profile_columns()[at].title.size()))
+                                         : QVariant();
+  }
   switch (section) {
     case Number: return tr("No.");
     case Time:

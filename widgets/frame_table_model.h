@@ -27,6 +27,7 @@ class FrameTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   // SessionId … HttpStatus: the session tracer's (session_tracer.h), HTTP requests and replies only.
+  // ColumnCount and after: the columns wire formats registered (profile_columns()).
   enum Column { Number, Time, Connection, Direction, Type, Stream, Tokens, SessionId, ContextHash, TokenCount, HttpStatus,
                 Summary, ColumnCount };
 
@@ -85,6 +86,16 @@ class FrameTableModel : public QAbstractTableModel {
   int sort_column_ = Number;
   Qt::SortOrder sort_order_ = Qt::AscendingOrder;
 };
+
+// A column a wire format registered (Profile::columns): the model's column ColumnCount + its
+// place in this list, filled on its profile's Dissected rows.
+struct ProfileColumn {
+  ProfileId profile;
+  std::size_t index;  // into the profile's columns and a FrameDetail's `columns`
+  std::string_view title;
+};
+const std::vector<ProfileColumn>& profile_columns();
+int frame_column_count();  // ColumnCount and the registered columns
 
 // The text a frame shows in a column, except Time (which depends on the rows around it).
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column);

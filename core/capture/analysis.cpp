@@ -291,6 +291,10 @@ CaptureEvents Lane::events() {
     if (sink_) emit(lz_frame_json(c.name, f));
     if (observer_.on_layer_zero_frame) observer_.on_layer_zero_frame(packet(), c, f);
   };
+  events.on_dissected = [this](const CaptureConnection& c, const DissectedFrame& f) {
+    if (sink_) emit(dissected_json(c, f));
+    if (observer_.on_dissected) observer_.on_dissected(packet(), c, f);
+  };
   events.on_connection_end = [this](const CaptureConnection& c) {
     if (c.transport == CaptureTransport::Tls)
       emit({{"kind", "tls"}, {"conn", c.name},

@@ -64,6 +64,8 @@ struct LaneObserver {
   std::function<void(std::uint64_t packet, const CaptureConnection&, const HttpEvent&)> on_http;
   // Layer Zero frames and refusals as they are cut (CaptureEvents::on_layer_zero_frame).
   std::function<void(std::uint64_t packet, const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
+  // Frames a profile's own dissector cut (CaptureEvents::on_dissected).
+  std::function<void(std::uint64_t packet, const CaptureConnection&, const DissectedFrame&)> on_dissected;
   std::function<void(std::uint64_t packets)> progress;
 };
 

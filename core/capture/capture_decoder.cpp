@@ -39,6 +39,7 @@ struct CaptureDecoder::Conn {
   std::unique_ptr<HttpDissector> http;  // HTTP connections
   std::unique_ptr<Http2Dissector> http2;  // HTTP/2 connections
   std::unique_ptr<lz::ConnectionTracer> lz;  // Layer Zero connections
+  std::unique_ptr<ConnectionDissector> own;  // a profile's own dissector
   bool recognised = false;
   double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
   double feeding_tls_ts = 0;  // the same for TLS records, for a negotiation in the handshake
@@ -99,11 +100,13 @@ void CaptureDecoder::finish() {
       c->info.http_error = c->http2->error();
     }
     if (c->lz) end_layer_zero(*c);
+    if (c->own) c->own->finish(dissected_sink(*c));
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
     c->info.synack_ts = c->tcp->synack_ts;
     if (c->info.decryption == DecryptionState::Pending)
-      c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 && c->info.lz_frames == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
+      c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 && c->info.lz_frames == 0 && c->info.dissected_frames == 0
+                                ? DecryptionState::NoFrames : DecryptionState::Ok;
     if (events_.on_connection_end) events_.on_connection_end(c->info);
   }
 }
@@ -175,7 +178,17 @@ void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode
     case Dissector::Http: start_http(c); break;
     case Dissector::Http2: start_http2(c); break;
     case Dissector::LayerZero: start_layer_zero(c); break;
+    case Dissector::Own: start_own(c, p); break;
   }
+}
+
+void CaptureDecoder::start_own(Conn& c, const Profile& p) { c.own = p.dissect(); }
+
+DissectedSink CaptureDecoder::dissected_sink(Conn& c) {
+  return [this, &c](const DissectedFrame& f) {
+    if (f.refusal.empty()) ++c.info.dissected_frames;
+    if (events_.on_dissected) events_.on_dissected(c.info, f);
+  };
 }
 
 void CaptureDecoder::start_layer_zero(Conn& c) {
@@ -189,6 +202,7 @@ void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double t
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
   if (c.http) read_http(c, dir, data, ts);
   if (c.http2) read_http2(c, dir, data, ts);
+  if (c.own) c.own->feed(dir, data, ts, dissected_sink(c));
   if (c.lz) {
     c.lz->feed(dir, data, ts);
     c.info.lz_frames = c.lz->trace().frames.size();

@@ -57,6 +57,7 @@ struct CaptureConnection {
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
   std::uint64_t lz_frames = 0;  // Layer Zero: frames read (both directions, refused ones not counted)
+  std::uint64_t dissected_frames = 0;  // a profile's own dissector: frames cut (refusals not counted)
   // The profile whose dissector reads it (by ALPN, or by its first client bytes); none while
   // TLS keeps it hidden or nothing was read yet.
   std::optional<ProfileId> profile;
@@ -86,6 +87,8 @@ struct CaptureEvents {
   // Layer Zero connections: each frame as it is cut, and the refusal that stops a direction
   // (the trace's own cut, so they agree), for row lists.
   std::function<void(const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
+  // Connections a profile's own dissector reads (profile/dissector.h): each frame as it is cut.
+  std::function<void(const CaptureConnection&, const DissectedFrame&)> on_dissected;
   // Called once per connection at its first packet (so in the order analyze_capture lists
   // connections), and once at the end with its final state.
   std::function<void(const CaptureConnection&)> on_connection_start;
@@ -116,6 +119,8 @@ class CaptureDecoder {
   void start_http2(Conn& c);
   void read_http2(Conn& c, Direction dir, ByteView data, double ts);
   void start_layer_zero(Conn& c);
+  void start_own(Conn& c, const Profile& p);
+  DissectedSink dissected_sink(Conn& c);
   void end_layer_zero(Conn& c);
 
   const KeyRing& keys_;

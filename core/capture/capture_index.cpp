@@ -114,6 +114,24 @@ void layer_zero_detail(FrameDetail& d, const std::string& refusal_detail) {
   d.status = r.status == FrameStatus::Refused ? std::string(lz::to_string(r.lz_refusal)) + ": " + refusal_detail : "ok";
 }
 
+// A profile's own frame: what its `describe` reads in the kept bytes; a refusal its reason.
+void dissected_detail(FrameDetail& d, const std::string& refusal) {
+  if (d.row.status == FrameStatus::Refused) {
+    d.status = "refused: " + refusal;
+    return;
+  }
+  FrameView view = profile(d.row.profile).describe(d.bytes, d.row.type, d.row.dir);
+  d.fields = std::move(view.fields);
+  d.summary = std::move(view.summary);
+  d.columns = std::move(view.columns);
+  d.status = "ok";
+}
+
+const char* dissected_type_name(const FrameRow& row) {
+  const Profile& p = profile(row.profile);
+  return row.type < p.frame_types.size() ? p.frame_types[row.type].data() : "?";
+}
+
 }  // namespace
 
 const char* row_type_name(const FrameRow& row) {
@@ -124,6 +142,7 @@ const char* row_type_name(const FrameRow& row) {
     case RowKind::SseEvent: return "SSE_EVENT";
     case RowKind::TokenIds: return "TOKEN_IDS";
     case RowKind::LayerZeroFrame: return layer_zero_type_name(row.type);
+    case RowKind::Dissected: return dissected_type_name(row);
   }
   return to_string(static_cast<FrameType>(row.type));
 }
@@ -137,6 +156,8 @@ const std::vector<std::string>& row_type_names() {
     for (lz::PayloadType t : kLayerZeroTypes)
       v.push_back(row_type_name(FrameRow{.type = static_cast<std::uint8_t>(t), .kind = RowKind::LayerZeroFrame}));
     v.push_back(row_type_name(FrameRow{.type = 0, .kind = RowKind::LayerZeroFrame}));
+    for (const Profile* p : profiles())
+      for (std::string_view word : p->frame_types) v.emplace_back(word);
     return v;
   }();
   return names;
@@ -204,6 +225,9 @@ LaneObserver CaptureIndex::observer(LaneState& lane) {
   o.on_layer_zero_frame = [&lane](std::uint64_t packet, const CaptureConnection& c, const lz::WireFrame& f) {
     layer_zero_row(lane, packet, c, f);
   };
+  o.on_dissected = [&lane](std::uint64_t packet, const CaptureConnection& c, const DissectedFrame& f) {
+    dissected_row(lane, packet, c, f);
+  };
   o.progress = [this, &lane](std::uint64_t packets) { lane_progress(lane, packets); };
   return o;
 }
@@ -263,6 +287,25 @@ void CaptureIndex::http_row(LaneState& lane, std::uint64_t packet, const Capture
   row.http_status = static_cast<std::uint16_t>(std::clamp(e.status, 0, 999));
   lane.building.data.insert(lane.building.data.end(), e.text.begin(), e.text.end());
   lane.add_row(ev, e.text.size(), e.summary);  // the summary is kept where a frame keeps its refusal's detail
+}
+
+// A frame of a profile's own dissector: its bytes kept with the secrets masked, a refusal's
+// reason after them.
+void CaptureIndex::dissected_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c,
+                                 const DissectedFrame& f) {
+  LaneEvent ev{LaneEvent::Row, packet, &c};
+  FrameRow& row = ev.row;
+  row.kind = RowKind::Dissected;
+  row.profile = c.profile.value_or(ProfileId::AnthroV1);
+  row.ts = f.ts;
+  row.stream_offset = f.offset;
+  row.dir = f.dir;
+  row.type = f.type;
+  row.stream_id = f.stream;
+  if (!f.refusal.empty()) row.status = FrameStatus::Refused;
+  const Bytes kept = kept_bytes(f);
+  lane.building.data.insert(lane.building.data.end(), kept.begin(), kept.end());
+  lane.add_row(ev, kept.size(), f.refusal);
 }
 
 // A Layer Zero frame or refusal: its bytes kept with the SessionToken masked, the CRC and the
@@ -449,6 +492,10 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
   std::string detail_text = stored.substr(r->data_size);
   if (r->kind == RowKind::LayerZeroFrame) {
     layer_zero_detail(*d, detail_text);
+    return cache(i, std::move(d));
+  }
+  if (r->kind == RowKind::Dissected) {
+    dissected_detail(*d, detail_text);
     return cache(i, std::move(d));
   }
   if (r->kind != RowKind::Frame) {

@@ -26,9 +26,10 @@
 namespace anthro {
 
 enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
-// What a row shows: an anthro-v1 frame, an HTTP message or SSE event of an HTTP connection, or
-// a Layer Zero frame, accepted or refused.
-enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds, LayerZeroFrame };
+// What a row shows: an anthro-v1 frame, an HTTP message or SSE event of an HTTP connection, a
+// Layer Zero frame, or a frame of a profile's own dissector (`profile`, profile/dissector.h),
+// accepted or refused.
+enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds, LayerZeroFrame, Dissected };
 
 struct FrameRow {
   double ts = 0;
@@ -42,6 +43,7 @@ struct FrameRow {
   std::uint32_t token_count = 0;    // STREAM_TOKEN, or the tokens an SSE event carried
   std::uint8_t type = 0, flags = 0;  // frames only
   RowKind kind = RowKind::Frame;
+  ProfileId profile = ProfileId::AnthroV1;  // Dissected rows: whose; `type` indexes its frame_types
   Direction dir = Direction::ClientToServer;
   FrameStatus status = FrameStatus::Ok;
   FrameReason refusal = FrameReason::Version;  // when status is Refused
@@ -80,6 +82,7 @@ struct FrameDetail {
   // [begin, end) of `bytes` masked before they were kept (a Layer Zero SessionToken), so a hex
   // view can show them as masked rather than as '*' bytes.
   std::vector<std::pair<std::size_t, std::size_t>> masked;
+  std::vector<std::string> columns;  // Dissected rows: a value for each of its profile's columns
 };
 
 struct FrameFilter {
@@ -147,6 +150,7 @@ class CaptureIndex {
   static void frame_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e);
   static void http_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e);
   static void layer_zero_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const lz::WireFrame& f);
+  static void dissected_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const DissectedFrame& f);
   void lane_progress(LaneState& lane, std::uint64_t packets);
   void merge();
   void take(LaneState& lane);

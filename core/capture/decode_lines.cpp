@@ -83,4 +83,20 @@ json blob_json(const Blob& b) {
           {"connection_token", token_hex(b.connection_token)}};
 }
 
+json dissected_json(const CaptureConnection& c, const DissectedFrame& f) {
+  const Profile& p = profile(c.profile.value_or(ProfileId::AnthroV1));
+  json j = {{"kind", p.name}, {"conn", c.name}, {"dir", to_string(f.dir)}, {"ts", f.ts}, {"offset", f.offset},
+            {"type", f.type < p.frame_types.size() ? p.frame_types[f.type] : "?"}, {"stream_id", f.stream}};
+  if (!f.refusal.empty()) {
+    j["refusal"] = f.refusal;
+    return j;
+  }
+  const FrameView view = p.describe(kept_bytes(f), f.type, f.dir);
+  j["summary"] = view.summary;
+  json fields = json::array();  // in order, a name that repeats kept each time
+  for (const FrameField& field : view.fields) fields.push_back({{"name", field.name}, {"value", field.value}});
+  j["fields"] = std::move(fields);
+  return j;
+}
+
 }  // namespace anthro

@@ -18,5 +18,8 @@ nlohmann::json frame_json(const CaptureConnection& c, const FrameEvent& e);
 // session affinity's headers.
 std::optional<nlohmann::json> http_json(const CaptureConnection& c, const HttpEvent& e);
 nlohmann::json blob_json(const Blob& b);
+// A frame of a profile's own dissector (kind: the profile's name): its Type word, stream,
+// summary and fields as its `describe` reads the kept bytes, or the refusal.
+nlohmann::json dissected_json(const CaptureConnection& c, const DissectedFrame& f);
 
 }  // namespace anthro

@@ -21,12 +21,12 @@ void say(const DiagnoseConfig& c, const std::string& stage) {
 // A live target must speak the checklist's profile, or carry it (session affinity and the token
 // stream ride on HTTP). A checklist of the user's own that no profile names runs anywhere.
 std::optional<Error> target_misfits(const Checklist& checklist, const std::string& target) {
-  if (std::ranges::none_of(profiles(), [&](const Profile& p) { return p.checklist_id == checklist.id; })) return std::nullopt;
+  if (std::ranges::none_of(profiles(), [&](const Profile* p) { return p->checklist_id == checklist.id; })) return std::nullopt;
   std::string scheme = target.substr(0, target.find("://"));
   if (scheme_serves_checklist(scheme, checklist.id)) return std::nullopt;
   std::string fits;
-  for (const Profile& p : profiles())
-    for (const ProfileScheme& s : p.schemes)
+  for (const Profile* p : profiles())
+    for (const ProfileScheme& s : p->schemes)
       if (scheme_serves_checklist(s.name, checklist.id)) fits += (fits.empty() ? "" : ", ") + std::string(s.name) + "://";
   return make_error(ErrorClass::Usage, "--target " + target + ": the " + checklist.id + " checklist runs against " + fits +
                                            " targets");

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 #include <functional>
+#include <stdexcept>
+#include <utility>
 
 #include "diagnosis/diagnosis.h"
 #include "diagnosis/probe_kit.h"
@@ -500,10 +502,24 @@ ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
   return r;
 }
 
+namespace {
+
+std::map<std::string, Probe>& registered_probes() {
+  static std::map<std::string, Probe> table;
+  return table;
+}
+
+}  // namespace
+
 const Probe* probe_kit::find_probe(std::string_view name) {
-  for (const auto* table : {&probes(), &affinity_probes(), &token_stream_probes(), &layer_zero_probes()})
+  for (const auto* table : {&probes(), &affinity_probes(), &token_stream_probes(), &layer_zero_probes(), &std::as_const(registered_probes())})
     if (auto it = table->find(std::string(name)); it != table->end()) return &it->second;
   return nullptr;
+}
+
+void probe_kit::register_probe(const std::string& name, Probe probe) {
+  if (name.empty() || name == "manual" || find_probe(name)) throw std::logic_error("register_probe: \"" + name + "\" is taken");
+  registered_probes().emplace(name, std::move(probe));
 }
 
 Verdict Diagnosis::worst() const {

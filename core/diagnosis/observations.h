@@ -12,12 +12,14 @@
 
 #include "layerzero/trace.h"
 #include "metrics/request_result.h"
+#include "profile/profile.h"
 
 namespace anthro {
 
 struct ObservedConnection {
   std::string name;   // capture: client-server address pair; live: "live#N"
   std::string alpn;   // what the server selected; empty when none (lab, cleartext) or hidden
+  std::optional<ProfileId> profile;  // the wire format it spoke, when a capture could tell
   std::vector<std::string> alpn_offered;  // the ClientHello's list, when captured
   bool offered_anthro = false;  // the client offered anthro-v1 in ALPN (or spoke it in the clear)
   bool anthro = false;          // anthro-v1 frames flowed on it

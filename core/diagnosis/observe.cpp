@@ -12,6 +12,7 @@ ObservedConnection connection_of(const CaptureConnection& info) {
   c.name = info.name;
   c.alpn = info.alpn;
   c.alpn_offered = info.alpn_offered;
+  c.profile = info.profile;
   const auto& offered = info.alpn_offered;
   c.offered_anthro = info.transport == CaptureTransport::Lab ||
                      std::find(offered.begin(), offered.end(), "anthro-v1") != offered.end();

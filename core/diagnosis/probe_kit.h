@@ -121,7 +121,11 @@ inline std::string pct(double fraction) { return number(fraction * 100) + " %"; 
 const std::map<std::string, Probe>& affinity_probes();
 const std::map<std::string, Probe>& token_stream_probes();
 const std::map<std::string, Probe>& layer_zero_probes();
-// Any checklist's probe (evaluate.cpp holds the latency checklist's); null when none has it.
+// Any checklist's probe (evaluate.cpp holds the latency checklist's), or one a wire format
+// registered; null when none has it.
 const Probe* find_probe(std::string_view name);
+// A wire format's probe, for checklists to name (from a static initialiser of its own folder,
+// as it registers its profile). A name some probe already has throws.
+void register_probe(const std::string& name, Probe probe);
 
 }  // namespace anthro::probe_kit

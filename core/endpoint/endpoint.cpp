@@ -40,9 +40,9 @@ std::string host_text(const asio::ip::address& a) { return a.is_v6() ? "[" + a.t
 // passes over anthro-v1's, answering the server's default (http/1.1) to a client offering it.
 ServerTlsConfig server_alpn(const std::string& cert, const std::string& key, bool downgrade) {
   ServerTlsConfig tls{cert, key, {}, {}, {}};
-  for (const Profile& p : profiles())
-    for (std::string_view id : p.alpn)
-      (downgrade && p.emulation == Emulation::AnthroV1Frames ? tls.alpn_passed_over : tls.alpn).emplace_back(id);
+  for (const Profile* p : profiles())
+    for (std::string_view id : p->emulation == Emulation::None ? std::span<const std::string_view>() : p->alpn)
+      (downgrade && p->emulation == Emulation::AnthroV1Frames ? tls.alpn_passed_over : tls.alpn).emplace_back(id);
   if (downgrade) tls.alpn_fallback = tls_default_profile().alpn.front();
   return tls;
 }
@@ -177,6 +177,7 @@ struct Endpoint::Impl {
       case Emulation::HttpBaseline: co_await serve_http(std::move(stream), *state, admission); break;
       case Emulation::Http2Baseline: co_await serve_http2(std::move(stream), *state, admission); break;
       case Emulation::LayerZeroFrames: co_await serve_layer_zero(std::move(stream), *state, admission); break;
+      case Emulation::None: break;  // never selected: server_alpn offers only what is served
     }
   }
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <deque>
+#include <stdexcept>
 #include <string>
 
 #include "layerzero/frame.h"
@@ -92,43 +94,72 @@ constexpr ProfileScheme kLayerZeroSchemes[] = {{"lz", true, ProfileId::LayerZero
 // has no target scheme of its own: https targets choose it by option.
 constexpr Profile kProfiles[6] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
-     "anthro-v1-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, nullptr},
+     "anthro-v1-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, {}},
     {ProfileId::Http2, "http2", "HTTP/2 Messages API", kHttp2Alpn, recognise_http2, {}, "latency",
-     "anthro-v1-five-stages", Dissector::Http2, Emulation::Http2Baseline, nullptr},
+     "anthro-v1-five-stages", Dissector::Http2, Emulation::Http2Baseline, {}},
     {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
-     "anthro-v1-five-stages", Dissector::Http, Emulation::HttpBaseline, nullptr},
+     "anthro-v1-five-stages", Dissector::Http, Emulation::HttpBaseline, {}},
     {ProfileId::SessionAffinity, "session-affinity", "Session affinity", {}, recognise_session_affinity, {},
-     "session-affinity", "session-affinity-four-stages", Dissector::Http, Emulation::HttpBaseline, &kProfiles[2]},
+     "session-affinity", "session-affinity-four-stages", Dissector::Http, Emulation::HttpBaseline, "http"},
     {ProfileId::TokenStream, "token-stream", "Token stream", {}, recognise_token_stream, {}, "token-stream", "",
-     Dissector::Http, Emulation::HttpBaseline, &kProfiles[2]},
+     Dissector::Http, Emulation::HttpBaseline, "http"},
     // No rollout plan of its own yet.
     {ProfileId::LayerZero, "layer-zero", "Layer Zero", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "layer-zero",
-     "", Dissector::LayerZero, Emulation::LayerZeroFrames, nullptr},
+     "", Dissector::LayerZero, Emulation::LayerZeroFrames, {}},
 };
 
+// The built-in rows, then the registered ones (stable addresses: a deque), as one list.
+struct Registry {
+  std::deque<Profile> added;
+  std::vector<const Profile*> all;
+  Registry() {
+    for (const Profile& p : kProfiles) all.push_back(&p);
+  }
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+const Profile* named(std::string_view name) {
+  for (const Profile* p : registry().all)
+    if (p->name == name) return p;
+  return nullptr;
+}
+
+bool rides_on(const Profile& rider, const Profile& carrier) { return !rider.rides_on.empty() && rider.rides_on == carrier.name; }
+
 const Profile* rider_recognised(const Profile& carrier, ByteView first) {
-  for (const Profile& p : kProfiles)
-    if (p.rides_on == &carrier && p.recognise && p.recognise(first)) return &p;
+  for (const Profile* p : registry().all)
+    if (rides_on(*p, carrier) && p->recognise && p->recognise(first)) return p;
   return nullptr;
 }
 
 }  // namespace
 
-std::span<const Profile> profiles() { return kProfiles; }
+std::span<const Profile* const> profiles() { return registry().all; }
 
-const Profile& profile(ProfileId id) {
-  return *std::ranges::find(kProfiles, id, &Profile::id);
+const Profile& profile(ProfileId id) { return **std::ranges::find(registry().all, id, &Profile::id); }
+
+const Profile& register_profile(Profile p) {
+  Registry& r = registry();
+  if (p.name.empty() || named(p.name)) throw std::logic_error("register_profile: \"" + std::string(p.name) + "\" is empty or taken");
+  if (!p.rides_on.empty() && !named(p.rides_on))
+    throw std::logic_error("register_profile: " + std::string(p.name) + " rides on \"" + std::string(p.rides_on) + "\", not registered");
+  if (p.dissector == Dissector::Own && (!p.dissect || !p.describe))
+    throw std::logic_error("register_profile: " + std::string(p.name) + ": Dissector::Own needs dissect and describe");
+  p.id = static_cast<ProfileId>(r.all.size());
+  r.all.push_back(&r.added.emplace_back(p));
+  return r.added.back();
 }
 
-const Profile* find_profile(std::string_view name) {
-  auto it = std::ranges::find(kProfiles, name, &Profile::name);
-  return it == std::end(kProfiles) ? nullptr : &*it;
-}
+const Profile* find_profile(std::string_view name) { return named(name); }
 
 const Profile* profile_for_alpn(std::string_view alpn) {
   if (alpn.empty()) return nullptr;
-  for (const Profile& p : kProfiles)
-    if (std::ranges::find(p.alpn, alpn) != p.alpn.end()) return &p;
+  for (const Profile* p : profiles())
+    if (std::ranges::find(p->alpn, alpn) != p->alpn.end()) return p;
   return nullptr;
 }
 
@@ -140,8 +171,8 @@ const Profile* profile_for_handshake(std::string_view selected_alpn, bool client
 }
 
 const ProfileScheme* find_scheme(std::string_view scheme) {
-  for (const Profile& p : kProfiles)
-    for (const ProfileScheme& s : p.schemes)
+  for (const Profile* p : profiles())
+    for (const ProfileScheme& s : p->schemes)
       if (s.name == scheme) return &s;
   return nullptr;
 }
@@ -153,16 +184,16 @@ const Profile* profile_for_scheme(std::string_view scheme) {
 
 bool scheme_serves_checklist(std::string_view scheme, std::string_view checklist_id) {
   const Profile* own = profile_for_scheme(scheme);
-  return own && std::ranges::any_of(kProfiles, [&](const Profile& p) {
-           return p.checklist_id == checklist_id && (&p == own || p.rides_on == own);
+  return own && std::ranges::any_of(profiles(), [&](const Profile* p) {
+           return p->checklist_id == checklist_id && (p == own || rides_on(*p, *own));
          });
 }
 
 const Profile* recognise_connection(ByteView first_client_bytes) {
-  for (const Profile& p : kProfiles) {
-    if (p.rides_on || !p.recognise || !p.recognise(first_client_bytes)) continue;
-    const Profile* rider = rider_recognised(p, first_client_bytes);
-    return rider ? rider : &p;
+  for (const Profile* p : profiles()) {
+    if (!p->rides_on.empty() || !p->recognise || !p->recognise(first_client_bytes)) continue;
+    const Profile* rider = rider_recognised(*p, first_client_bytes);
+    return rider ? rider : p;
   }
   return nullptr;
 }

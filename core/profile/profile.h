@@ -4,22 +4,27 @@
 // heuristics over the first client bytes, tried in registry order.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string_view>
 
+#include "profile/dissector.h"
 #include "util/bytes.h"
 
 namespace anthro {
 
-enum class ProfileId { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero, Http2 };
+// The registry's id of a wire format. The built-in ones are named; a format registered with
+// register_profile gets the next number.
+enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero, Http2 };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
 // LayerZero: frames, refusals and sessions linked across connections (layerzero/trace.h).
 // Http2: frames and HPACK (nghttp2's inflater), each stream's exchange read as Http's are.
-enum class Dissector { AnthroV1, Http, Http2, LayerZero };
+// Own: the profile's own `dissect` (profile/dissector.h).
+enum class Dissector { AnthroV1, Http, Http2, LayerZero, Own };
 
-// Which part of the local endpoint serves a profile.
-enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, LayerZeroFrames };
+// Which part of the local endpoint serves a profile; None: the endpoint does not speak it.
+enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, LayerZeroFrames, None };
 
 // A target URL scheme the live client takes for a profile.
 struct ProfileScheme {
@@ -42,12 +47,23 @@ struct Profile {
   std::string_view rollout_plan_id;           // resources/rollout-plans/<id>.json
   Dissector dissector;
   Emulation emulation;
-  const Profile* rides_on;  // the profile whose wire it shares (session-affinity: HTTP), or nullptr
+  std::string_view rides_on;  // the name of the profile whose wire it shares (session-affinity: http), or empty
+  // Dissector::Own: a new dissector for each connection, and how a kept frame reads
+  // (profile/dissector.h); the Type column's words its frames take, and its inspector columns.
+  std::unique_ptr<ConnectionDissector> (*dissect)() = nullptr;
+  FrameView (*describe)(ByteView kept, std::uint8_t type, Direction dir) = nullptr;
+  std::span<const std::string_view> frame_types = {};
+  std::span<const std::string_view> columns = {};
 };
 
-// Every profile, carriers before their riders; the order heuristics are tried in.
-std::span<const Profile> profiles();
-const Profile& profile(ProfileId id);
+// Every profile, carriers before their riders; the order heuristics are tried in. The
+// built-in ones first, then those registered, in the order they were.
+std::span<const Profile* const> profiles();
+const Profile& profile(ProfileId id);  // id must be one profiles() holds
+// Adds a wire format (its `id` is set to the next number) and returns it as kept. Names must be
+// new and its carrier (rides_on) registered before it; a registration that breaks either throws.
+// Call before the registry is read elsewhere (a static initialiser of the format's own folder).
+const Profile& register_profile(Profile p);
 const Profile* find_profile(std::string_view name);
 
 // The profile an ALPN id names; nullptr for an empty or unknown one.

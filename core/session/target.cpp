@@ -12,8 +12,8 @@ Error bad(const std::string& url, const std::string& why) { return make_error(Er
 // The schemes of the profiles the live client speaks, for the error that lists them.
 std::string scheme_names() {
   std::string out;
-  for (const Profile& p : profiles())
-    for (const ProfileScheme& s : p.schemes) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  for (const Profile* p : profiles())
+    for (const ProfileScheme& s : p->schemes) out += (out.empty() ? "" : ", ") + std::string(s.name);
   return out;
 }
 
