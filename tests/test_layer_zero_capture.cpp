@@ -82,7 +82,7 @@ class TestLayerZeroCapture : public QObject {
     QCOMPARE(outputs.size(), run.live.outputs.size());
     // The capture's connection rows say what was read.
     for (const auto& c : run.captured.connections) {
-      QVERIFY(c.info.lz_frames > 0);
+      QVERIFY(c.info.dissected_frames > 0);
       QCOMPARE(c.info.alpn, std::string(tls ? "layer-zero" : ""));
       QCOMPARE(decryption_text(c.info), std::string("ok"));
     }

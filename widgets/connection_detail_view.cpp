@@ -61,8 +61,8 @@ void ConnectionDetailView::rebuild() {
     const std::string_view name = anthro::profile(*c.profile).display_name;
     add(top, tr("profile"), QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
   }
-  // A Layer Zero connection has no anthro-v1 frames to open: its own count instead of "0 (0 opened)".
-  if (c.profile == ProfileId::LayerZero) add(top, tr("frames"), QString::number(c.lz_frames));
+  // A profile with its own dissector has no anthro-v1 frames to open: its count instead of "0 (0 opened)".
+  if (c.profile && anthro::profile(*c.profile).dissector == Dissector::Own) add(top, tr("frames"), QString::number(c.dissected_frames));
   else add(top, tr("frames"), tr("%1 (%2 opened)").arg(c.frames).arg(c.frames_opened));
   if (c.offer || c.answer || c.negotiation_refusal) {
     auto* negotiation = new QTreeWidgetItem(this, {tr("negotiation"), c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString()});

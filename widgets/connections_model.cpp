@@ -63,7 +63,7 @@ QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
     case TlsSuite: return QString::fromStdString(c.tls_suite.empty() ? std::string() : c.tls_suite + " " + c.tls_version);
     case Decryption:
       return c.decryption == DecryptionState::Pending ? tr("(loading)") : QString::fromStdString(decryption_text(c));
-    case Frames: return count(c.frames + c.lz_frames);  // a connection speaks one of the two
+    case Frames: return count(c.frames + c.dissected_frames);  // a connection speaks one of the two
     case HttpRequests: return c.http_requests ? count(c.http_requests) : QVariant();
     case Retransmissions: return count(t.retransmissions);
     case OutOfOrder: return count(t.out_of_order);

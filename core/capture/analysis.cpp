@@ -16,7 +16,6 @@
 
 #include "capture/capture_file.h"
 #include "capture/decode_lines.h"
-#include "capture/layer_zero_view.h"
 #include "capture/packet.h"
 #include "crypto/keylog.h"
 #include "metrics/request_json.h"
@@ -286,13 +285,11 @@ CaptureEvents Lane::events() {
     if (observer_.on_http) observer_.on_http(packet(), c, e);
   };
   events.on_http_exchange = [this](const CaptureConnection& c, RequestResult& r) { book(c).add_finished(r); };
-  events.on_layer_zero = [this](const CaptureConnection&, lz::ConnectionTrace&& t) { layer_zero_.push_back(std::move(t)); };
-  events.on_layer_zero_frame = [this](const CaptureConnection& c, const lz::WireFrame& f) {
-    if (sink_) emit(lz_frame_json(c.name, f));
-    if (observer_.on_layer_zero_frame) observer_.on_layer_zero_frame(packet(), c, f);
+  events.on_record = [this](const CaptureConnection&, std::any&& record) {
+    if (auto* trace = std::any_cast<lz::ConnectionTrace>(&record)) layer_zero_.push_back(std::move(*trace));
   };
   events.on_dissected = [this](const CaptureConnection& c, const DissectedFrame& f) {
-    if (sink_) emit(dissected_json(c, f));
+    if (sink_) f.decode_line ? sink_(f.decode_line(c.name)) : emit(dissected_json(c, f));
     if (observer_.on_dissected) observer_.on_dissected(packet(), c, f);
   };
   events.on_connection_end = [this](const CaptureConnection& c) {

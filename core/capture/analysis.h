@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "capture/capture_decoder.h"
+#include "layerzero/trace.h"
 #include "metrics/request_result.h"
 #include "metrics/stats.h"
 #include "util/spill.h"
@@ -62,8 +63,6 @@ struct LaneObserver {
   std::function<void(std::uint64_t packet, const CaptureConnection&, Direction, const Blob&)> on_negotiation;
   // HTTP messages and SSE events.
   std::function<void(std::uint64_t packet, const CaptureConnection&, const HttpEvent&)> on_http;
-  // Layer Zero frames and refusals as they are cut (CaptureEvents::on_layer_zero_frame).
-  std::function<void(std::uint64_t packet, const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
   // Frames a profile's own dissector cut (CaptureEvents::on_dissected).
   std::function<void(std::uint64_t packet, const CaptureConnection&, const DissectedFrame&)> on_dissected;
   std::function<void(std::uint64_t packets)> progress;

@@ -38,7 +38,6 @@ struct CaptureDecoder::Conn {
   std::unique_ptr<TlsDecoder> tls;
   std::unique_ptr<HttpDissector> http;  // HTTP connections
   std::unique_ptr<Http2Dissector> http2;  // HTTP/2 connections
-  std::unique_ptr<lz::ConnectionTracer> lz;  // Layer Zero connections
   std::unique_ptr<ConnectionDissector> own;  // a profile's own dissector
   bool recognised = false;
   double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
@@ -99,14 +98,12 @@ void CaptureDecoder::finish() {
       c->http2->finish();
       c->info.http_error = c->http2->error();
     }
-    if (c->lz) end_layer_zero(*c);
-    if (c->own) c->own->finish(dissected_sink(*c));
+    if (c->own) end_own(*c);
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
     c->info.synack_ts = c->tcp->synack_ts;
     if (c->info.decryption == DecryptionState::Pending)
-      c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 && c->info.lz_frames == 0 && c->info.dissected_frames == 0
-                                ? DecryptionState::NoFrames : DecryptionState::Ok;
+      c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 && c->info.dissected_frames == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
     if (events_.on_connection_end) events_.on_connection_end(c->info);
   }
 }
@@ -177,7 +174,6 @@ void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode
     case Dissector::AnthroV1: start_anthro(c, mode); break;
     case Dissector::Http: start_http(c); break;
     case Dissector::Http2: start_http2(c); break;
-    case Dissector::LayerZero: start_layer_zero(c); break;
     case Dissector::Own: start_own(c, p); break;
   }
 }
@@ -191,22 +187,11 @@ DissectedSink CaptureDecoder::dissected_sink(Conn& c) {
   };
 }
 
-void CaptureDecoder::start_layer_zero(Conn& c) {
-  lz::ConnectionTracer::OnWire on_wire;
-  if (events_.on_layer_zero_frame)
-    on_wire = [this, &c](const lz::WireFrame& f) { events_.on_layer_zero_frame(c.info, f); };
-  c.lz = std::make_unique<lz::ConnectionTracer>(c.info.name, std::move(on_wire));
-}
-
 void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
   if (c.http) read_http(c, dir, data, ts);
   if (c.http2) read_http2(c, dir, data, ts);
   if (c.own) c.own->feed(dir, data, ts, dissected_sink(c));
-  if (c.lz) {
-    c.lz->feed(dir, data, ts);
-    c.info.lz_frames = c.lz->trace().frames.size();
-  }
   if (!c.anthro) return;
   c.feeding_ts = ts;
   c.anthro->feed(dir, data, ts);
@@ -277,12 +262,13 @@ void CaptureDecoder::read_http(Conn& c, Direction dir, ByteView data, double ts)
   c.info.sse_events = c.http->sse_events();
 }
 
-// The connection's frames go to the analysis, which links them into sessions across connections.
-void CaptureDecoder::end_layer_zero(Conn& c) {
-  c.lz->finish(c.info.closed_ts);
-  c.info.lz_frames = c.lz->trace().frames.size();
-  if (events_.on_layer_zero) events_.on_layer_zero(c.info, c.lz->take());
-  c.lz.reset();
+// What the dissector keeps of the connection goes to the analysis (Layer Zero links its traces
+// into sessions across connections).
+void CaptureDecoder::end_own(Conn& c) {
+  c.own->finish(c.info.closed_ts, dissected_sink(c));
+  std::any record = c.own->take_record();
+  if (record.has_value() && events_.on_record) events_.on_record(c.info, std::move(record));
+  c.own.reset();
 }
 
 // TLS: the records are opened with the key log's TLS secrets, and what they carry is read as

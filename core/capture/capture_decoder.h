@@ -2,6 +2,7 @@
 // the negotiation, frames stamped with capture time (spec §6), gaps and desyncs.
 #pragma once
 
+#include <any>
 #include <functional>
 #include <map>
 #include <memory>
@@ -9,7 +10,6 @@
 #include "capture/http_event.h"
 #include "metrics/request_result.h"
 #include "capture/tcp_reassembly.h"
-#include "layerzero/trace.h"
 #include "profile/profile.h"
 #include "protocol/stream_decoder.h"
 
@@ -56,7 +56,6 @@ struct CaptureConnection {
   std::string http_error;  // HTTP: why the connection stopped being read as HTTP, if it did
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
-  std::uint64_t lz_frames = 0;  // Layer Zero: frames read (both directions, refused ones not counted)
   std::uint64_t dissected_frames = 0;  // a profile's own dissector: frames cut (refusals not counted)
   // The profile whose dissector reads it (by ALPN, or by its first client bytes); none while
   // TLS keeps it hidden or nothing was read yet.
@@ -82,13 +81,11 @@ struct CaptureEvents {
   // (its `packets` and `stream_id` set; streams end before their connection does).
   std::function<void(const CaptureConnection&, const HttpEvent&)> on_http;
   std::function<void(const CaptureConnection&, RequestResult&)> on_http_exchange;
-  // Layer Zero connections: their frames once the connection ended (before on_connection_end).
-  std::function<void(const CaptureConnection&, lz::ConnectionTrace&&)> on_layer_zero;
-  // Layer Zero connections: each frame as it is cut, and the refusal that stops a direction
-  // (the trace's own cut, so they agree), for row lists.
-  std::function<void(const CaptureConnection&, const lz::WireFrame&)> on_layer_zero_frame;
   // Connections a profile's own dissector reads (profile/dissector.h): each frame as it is cut.
   std::function<void(const CaptureConnection&, const DissectedFrame&)> on_dissected;
+  // What such a dissector keeps of its connection beyond the frames (ConnectionDissector::
+  // take_record), once the connection ended (before on_connection_end).
+  std::function<void(const CaptureConnection&, std::any&&)> on_record;
   // Called once per connection at its first packet (so in the order analyze_capture lists
   // connections), and once at the end with its final state.
   std::function<void(const CaptureConnection&)> on_connection_start;
@@ -118,8 +115,8 @@ class CaptureDecoder {
   void read_http(Conn& c, Direction dir, ByteView data, double ts);
   void start_http2(Conn& c);
   void read_http2(Conn& c, Direction dir, ByteView data, double ts);
-  void start_layer_zero(Conn& c);
   void start_own(Conn& c, const Profile& p);
+  void end_own(Conn& c);
   DissectedSink dissected_sink(Conn& c);
   void end_layer_zero(Conn& c);
 

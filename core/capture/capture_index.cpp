@@ -6,7 +6,6 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "capture/layer_zero_view.h"
 #include "protocol/frame.h"
 #include "util/json.h"
 
@@ -85,46 +84,19 @@ void http_detail(FrameDetail& d, std::string summary) {
   d.status = "ok";
 }
 
-constexpr lz::PayloadType kLayerZeroTypes[] = {
-    lz::PayloadType::SessionInit, lz::PayloadType::SessionAck, lz::PayloadType::UserInput,
-    lz::PayloadType::ModelOutput, lz::PayloadType::ToolCall,   lz::PayloadType::ToolResult,
-    lz::PayloadType::Heartbeat,   lz::PayloadType::Terminate,
-};
-
-// Layer Zero's payload type names as the spec spells them: none is an anthro-v1 frame type or an
-// HTTP row's word, so `type:HEARTBEAT` can mean one thing only. A type outside the table (or a
-// frame cut off before its type byte) would be the codec's "UNKNOWN", which anthro-v1's
-// to_string also gives: that one is prefixed, so the filter tells the two protocols apart.
-const char* layer_zero_type_name(std::uint8_t type) {
-  return lz::is_known_payload_type(type) ? lz::to_string(static_cast<lz::PayloadType>(type)) : "LZ_UNKNOWN";
-}
-
-// A Layer Zero row's detail: the frame's fields, summary and status.
-void layer_zero_detail(FrameDetail& d, const std::string& refusal_detail) {
-  const FrameRow& r = d.row;
-  LzFrameFacts facts{d.bytes, r.dir, std::nullopt, std::nullopt};
-  if (r.lz_crc_known) facts.computed_crc = r.lz_crc;
-  if (r.lz_has_token) facts.token_fingerprint = r.lz_token_fingerprint;
-  d.fields = lz_frame_fields(facts);
-  d.summary = lz_summary(facts);
-  d.pretty_json = lz_pretty_json(facts);
-  if (r.lz_has_token)
-    if (auto token = lz_token_range(d.bytes)) d.masked.push_back(*token);
-  if (auto key = lz_api_key_range(d.bytes)) d.masked.push_back(*key);
-  d.status = r.status == FrameStatus::Refused ? std::string(lz::to_string(r.lz_refusal)) + ": " + refusal_detail : "ok";
-}
-
 // A profile's own frame: what its `describe` reads in the kept bytes; a refusal its reason.
-void dissected_detail(FrameDetail& d, const std::string& refusal) {
-  if (d.row.status == FrameStatus::Refused) {
-    d.status = "refused: " + refusal;
-    return;
-  }
-  FrameView view = profile(d.row.profile).describe(d.bytes, d.row.type, d.row.dir);
+// Its detail text: the facts' length (one byte), the facts, then a refusal's status.
+void dissected_detail(FrameDetail& d, std::string_view stored) {
+  const std::size_t facts = stored.empty() ? 0 : std::min<std::size_t>(static_cast<std::uint8_t>(stored[0]), stored.size() - 1);
+  const bool refused = d.row.status == FrameStatus::Refused;
+  FrameView view = profile(d.row.profile).describe(
+      KeptFrame{d.bytes, d.row.type, d.row.dir, stored.substr(stored.empty() ? 0 : 1, facts), refused});
   d.fields = std::move(view.fields);
   d.summary = std::move(view.summary);
   d.columns = std::move(view.columns);
-  d.status = "ok";
+  d.pretty_json = std::move(view.pretty_json);
+  d.masked = std::move(view.masked);
+  d.status = refused ? std::string(stored.substr(stored.empty() ? 0 : 1 + facts)) : "ok";
 }
 
 const char* dissected_type_name(const FrameRow& row) {
@@ -141,7 +113,6 @@ const char* row_type_name(const FrameRow& row) {
     case RowKind::HttpResponse: return "HTTP_RESPONSE";
     case RowKind::SseEvent: return "SSE_EVENT";
     case RowKind::TokenIds: return "TOKEN_IDS";
-    case RowKind::LayerZeroFrame: return layer_zero_type_name(row.type);
     case RowKind::Dissected: return dissected_type_name(row);
   }
   return to_string(static_cast<FrameType>(row.type));
@@ -153,9 +124,6 @@ const std::vector<std::string>& row_type_names() {
     for (std::uint8_t t = 1; t <= 5; ++t) v.push_back(row_type_name(FrameRow{.type = t}));
     for (RowKind k : {RowKind::HttpRequest, RowKind::HttpResponse, RowKind::SseEvent, RowKind::TokenIds})
       v.push_back(row_type_name(FrameRow{.kind = k}));
-    for (lz::PayloadType t : kLayerZeroTypes)
-      v.push_back(row_type_name(FrameRow{.type = static_cast<std::uint8_t>(t), .kind = RowKind::LayerZeroFrame}));
-    v.push_back(row_type_name(FrameRow{.type = 0, .kind = RowKind::LayerZeroFrame}));
     for (const Profile* p : profiles())
       for (std::string_view word : p->frame_types) v.emplace_back(word);
     return v;
@@ -221,9 +189,6 @@ LaneObserver CaptureIndex::observer(LaneState& lane) {
   };
   o.on_http = [&lane](std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e) {
     http_row(lane, packet, c, e);
-  };
-  o.on_layer_zero_frame = [&lane](std::uint64_t packet, const CaptureConnection& c, const lz::WireFrame& f) {
-    layer_zero_row(lane, packet, c, f);
   };
   o.on_dissected = [&lane](std::uint64_t packet, const CaptureConnection& c, const DissectedFrame& f) {
     dissected_row(lane, packet, c, f);
@@ -305,45 +270,10 @@ void CaptureIndex::dissected_row(LaneState& lane, std::uint64_t packet, const Ca
   if (!f.refusal.empty()) row.status = FrameStatus::Refused;
   const Bytes kept = kept_bytes(f);
   lane.building.data.insert(lane.building.data.end(), kept.begin(), kept.end());
-  lane.add_row(ev, kept.size(), f.refusal);
-}
-
-// A Layer Zero frame or refusal: its bytes kept with the SessionToken masked, the CRC and the
-// token's fingerprint taken first; a refusal's detail kept after the bytes.
-void CaptureIndex::layer_zero_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c,
-                                  const lz::WireFrame& f) {
-  LaneEvent ev{LaneEvent::Row, packet, &c};
-  FrameRow& row = ev.row;
-  row.kind = RowKind::LayerZeroFrame;
-  row.ts = f.ts;
-  row.stream_offset = f.offset;
-  row.dir = f.dir;
-  if (f.bytes.size() >= lz::kHeaderSize) {
-    const lz::FrameHeader h = lz::parse_header(f.bytes.data());
-    row.type = f.bytes[4];
-    row.stream_id = h.sequence_id;
-  }
-  if (auto crc = lz_computed_crc(f.bytes)) {
-    row.lz_crc_known = true;
-    row.lz_crc = *crc;
-  }
-  Bytes& data = lane.building.data;
-  const std::size_t at = data.size();
-  data.insert(data.end(), f.bytes.begin(), f.bytes.end());
-  if (auto token = lz_token_range(f.bytes)) {
-    row.lz_has_token = true;
-    row.lz_token_fingerprint = lz_token_fingerprint(f.bytes.subspan(token->first, token->second - token->first));
-    std::fill(data.begin() + static_cast<std::ptrdiff_t>(at + token->first),
-              data.begin() + static_cast<std::ptrdiff_t>(at + token->second), std::uint8_t{'*'});
-  }
-  if (auto key = lz_api_key_range(f.bytes))
-    std::fill(data.begin() + static_cast<std::ptrdiff_t>(at + key->first), data.begin() + static_cast<std::ptrdiff_t>(at + key->second),
-              std::uint8_t{'*'});
-  if (f.refusal) {
-    row.status = FrameStatus::Refused;
-    row.lz_refusal = f.refusal->reason;
-  }
-  lane.add_row(ev, f.bytes.size(), f.refusal ? std::string_view(f.refusal->detail) : std::string_view());
+  const std::string_view facts = std::string_view(f.facts).substr(0, DissectedFrame::kMaxFacts);
+  std::string detail(1, static_cast<char>(facts.size()));
+  detail.append(facts).append(f.refusal);
+  lane.add_row(ev, kept.size(), detail);
 }
 
 // The lane's events so far are handed to the merge, which stores every event that no lane can
@@ -490,10 +420,6 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
   if (!data_.read({r->data_offset, stored.size()}, stored.data())) return std::nullopt;
   d->bytes.assign(stored.begin(), stored.begin() + r->data_size);
   std::string detail_text = stored.substr(r->data_size);
-  if (r->kind == RowKind::LayerZeroFrame) {
-    layer_zero_detail(*d, detail_text);
-    return cache(i, std::move(d));
-  }
   if (r->kind == RowKind::Dissected) {
     dissected_detail(*d, detail_text);
     return cache(i, std::move(d));

@@ -26,17 +26,16 @@
 namespace anthro {
 
 enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
-// What a row shows: an anthro-v1 frame, an HTTP message or SSE event of an HTTP connection, a
-// Layer Zero frame, or a frame of a profile's own dissector (`profile`, profile/dissector.h),
-// accepted or refused.
-enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds, LayerZeroFrame, Dissected };
+// What a row shows: an anthro-v1 frame, an HTTP message or SSE event of an HTTP connection, or
+// a frame of a profile's own dissector (`profile`, profile/dissector.h), accepted or refused.
+enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds, Dissected };
 
 struct FrameRow {
   double ts = 0;
   std::uint64_t data_offset = 0;    // of the frame's bytes in the index's frame file
   std::uint64_t stream_offset = 0;  // of the frame in its direction's byte stream
   std::uint32_t data_size = 0;
-  std::uint16_t detail_size = 0;    // a refusal's detail text, stored after the frame's bytes
+  std::uint16_t detail_size = 0;    // a refusal's detail text (Dissected: facts too), after the frame's bytes
   std::uint16_t http_status = 0;    // HTTP replies
   std::uint32_t connection = 0;     // index into connections()
   std::uint32_t stream_id = 0;      // 0 when the body was not read
@@ -47,18 +46,10 @@ struct FrameRow {
   Direction dir = Direction::ClientToServer;
   FrameStatus status = FrameStatus::Ok;
   FrameReason refusal = FrameReason::Version;  // when status is Refused
-  // Layer Zero rows (`type` is the payload type byte, `stream_id` the sequence id). The index
-  // keeps their bytes with the SessionToken masked, so what needs the token's bytes is taken
-  // before: the CRC-32C the frame's bytes give, and the token's fingerprint.
-  lz::TerminateReason lz_refusal = lz::TerminateReason::Normal;  // when status is Refused
-  bool lz_crc_known = false;      // false for bytes that are no whole frame
-  bool lz_has_token = false;
-  std::uint32_t lz_crc = 0;
-  std::uint64_t lz_token_fingerprint = 0;
 };
 
 // The Type column's word: the frame type ("STREAM_TOKEN"), or "HTTP_REQUEST", "HTTP_RESPONSE",
-// "SSE_EVENT", or a Layer Zero payload type as its spec spells it ("SESSION_INIT", "MODEL_OUTPUT").
+// "SSE_EVENT", or a word of a Dissected row's profile (its frame_types).
 const char* row_type_name(const FrameRow& row);
 // Every word row_type_name() can give, frame types first.
 const std::vector<std::string>& row_type_names();
@@ -66,8 +57,8 @@ const std::vector<std::string>& row_type_names();
 // Everything a detail view shows of one frame. `bytes` are the frame as decoded: header and
 // nonce as sent, the plaintext body in place of the ciphertext when it was opened, then the
 // tag; an api_key's characters are '*' there and in the fields. An HTTP row's bytes are its
-// HttpEvent text (secret header values '*'). A Layer Zero row's bytes are its frame as it
-// arrived, the SessionToken's bytes '*' (layer_zero_view.h says why).
+// HttpEvent text (secret header values '*'). A Dissected row's bytes are its frame as it
+// arrived, its secrets '*' (profile/dissector.h).
 struct FrameDetail {
   FrameRow row;
   Bytes bytes;
@@ -79,7 +70,7 @@ struct FrameDetail {
   // HTTP requests and replies: session affinity's headers; a reply's with what its end told
   // (error type, chunk token counts, trailer) once the reply was read to its end.
   HttpAffinity affinity;
-  // [begin, end) of `bytes` masked before they were kept (a Layer Zero SessionToken), so a hex
+  // [begin, end) of `bytes` masked before they were kept (a Dissected row's secrets), so a hex
   // view can show them as masked rather than as '*' bytes.
   std::vector<std::pair<std::size_t, std::size_t>> masked;
   std::vector<std::string> columns;  // Dissected rows: a value for each of its profile's columns
@@ -149,7 +140,6 @@ class CaptureIndex {
   LaneObserver observer(LaneState& lane);
   static void frame_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e);
   static void http_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e);
-  static void layer_zero_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const lz::WireFrame& f);
   static void dissected_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const DissectedFrame& f);
   void lane_progress(LaneState& lane, std::uint64_t packets);
   void merge();

@@ -5,8 +5,10 @@
 // summary and column values when a view shows it.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +28,14 @@ struct DissectedFrame {
   std::uint32_t stream = 0;  // the Stream column; 0 for none
   // [begin, end) of `bytes` that are secrets: replaced by '*' before the bytes are kept.
   std::vector<std::pair<std::size_t, std::size_t>> secrets;
-  std::string refusal;  // not empty: the direction is not read past here, and why
+  std::string refusal;  // not empty: the direction is not read past here; the status shown
+  // What the format computed from the bytes before their secrets were masked (a checksum, a
+  // token's fingerprint), kept with the frame and handed back to describe; at most kMaxFacts.
+  std::string facts;
+  static constexpr std::size_t kMaxFacts = 255;
+  // The format's own `decode` line (JSON text) for the frame, when it has one; valid during the
+  // call only. Without it decode writes the generic line.
+  std::function<std::string(std::string_view conn)> decode_line;
 };
 
 using DissectedSink = std::function<void(const DissectedFrame&)>;
@@ -45,8 +54,21 @@ class ConnectionDissector {
   // The next application bytes of one direction (decrypted for TLS), in order; `emit` each
   // frame they complete. Memory held must stay bounded whatever a peer sends.
   virtual void feed(Direction dir, ByteView data, double ts, const DissectedSink& emit) = 0;
-  // The connection ended: what is left over (a cut frame) may be reported.
-  virtual void finish(const DissectedSink&) {}
+  // The connection ended (closed at `closed_ts`, when known): what is left over (a cut frame)
+  // may be reported.
+  virtual void finish(std::optional<double> closed_ts, const DissectedSink& emit) = 0;
+  // What the format keeps of the connection beyond its frames (Layer Zero: its trace, linked
+  // into sessions across connections), taken once after finish; empty for nothing.
+  virtual std::any take_record() { return {}; }
+};
+
+// A frame as the index kept it, when a view asks how it reads.
+struct KeptFrame {
+  ByteView bytes;  // secrets masked
+  std::uint8_t type = 0;
+  Direction dir = Direction::ClientToServer;
+  std::string_view facts;
+  bool refused = false;
 };
 
 // A kept frame as a view shows it: fields with their byte ranges, one summary line, and one
@@ -55,6 +77,8 @@ struct FrameView {
   std::vector<FrameField> fields;
   std::string summary;
   std::vector<std::string> columns;
+  std::string pretty_json;  // a JSON payload, indented; empty for none
+  std::vector<std::pair<std::size_t, std::size_t>> masked;  // [begin, end) of bytes that were secrets
 };
 
 }  // namespace anthro

@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "layerzero/frame.h"
 #include "protocol/stream_decoder.h"
 #include "tokenstream/admission.h"
 
@@ -59,23 +58,6 @@ bool recognise_token_stream(ByteView first) {
   return false;
 }
 
-// Layer Zero opens with a SESSION_INIT: sequence id 0, type 0x10, and a length the
-// codec's table allows for the model id the payload's first byte announces.
-bool recognise_layer_zero(ByteView first) {
-  if (first.size() < lz::kHeaderSize + 1) return false;
-  const lz::FrameHeader h = lz::parse_header(first.data());
-  if (h.sequence_id != 0 || h.type != lz::PayloadType::SessionInit) return false;
-  // The length rule reads the payload's size and its first byte (the id's length); a longer
-  // INIT than any model id allows fails it anyway, so nothing beyond kLongest is copied.
-  constexpr std::size_t kLongest = 512;
-  if (h.payload_length > kLongest) return false;
-  std::array<std::uint8_t, kLongest> payload{};
-  std::copy_n(first.begin() + lz::kHeaderSize, std::min<std::size_t>(first.size() - lz::kHeaderSize, h.payload_length),
-              payload.begin());
-  const ByteView sized(payload.data(), h.payload_length);
-  return lz::length_allowed(h.type, sized, Direction::ClientToServer);
-}
-
 // HTTP/2 with prior knowledge (h2c, RFC 9113 §3.3): the client's connection preface.
 bool recognise_http2(ByteView first) { return starts_with(first, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); }
 
@@ -85,14 +67,12 @@ constexpr std::string_view kHttpAlpn[] = {"http/1.1"};
 constexpr ProfileScheme kAnthroSchemes[] = {{"anthro", true, ProfileId::AnthroV1},
                                             {"anthro+lab", false, ProfileId::AnthroV1}};
 constexpr ProfileScheme kHttpSchemes[] = {{"http", false, ProfileId::Http}, {"https", true, ProfileId::Http}};
-constexpr std::string_view kLayerZeroAlpn[] = {"layer-zero"};
-constexpr ProfileScheme kLayerZeroSchemes[] = {{"lz", true, ProfileId::LayerZero}, {"lz+lab", false, ProfileId::LayerZero}};
 
 // Carriers before their riders. The HTTP baseline is anthro-v1's baseline arm: its checklist
 // and plan are anthro-v1's. HTTP/2 before HTTP/1.1: the order is the server's ALPN preference.
 // It carries the same requests (the token stream among them, told per request), and
 // has no target scheme of its own: https targets choose it by option.
-constexpr Profile kProfiles[6] = {
+constexpr Profile kProfiles[5] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
      "anthro-v1-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, {}},
     {ProfileId::Http2, "http2", "HTTP/2 Messages API", kHttp2Alpn, recognise_http2, {}, "latency",
@@ -103,9 +83,6 @@ constexpr Profile kProfiles[6] = {
      "session-affinity", "session-affinity-four-stages", Dissector::Http, Emulation::HttpBaseline, "http"},
     {ProfileId::TokenStream, "token-stream", "Token stream", {}, recognise_token_stream, {}, "token-stream", "",
      Dissector::Http, Emulation::HttpBaseline, "http"},
-    // No rollout plan of its own yet.
-    {ProfileId::LayerZero, "layer-zero", "Layer Zero", kLayerZeroAlpn, recognise_layer_zero, kLayerZeroSchemes, "layer-zero",
-     "", Dissector::LayerZero, Emulation::LayerZeroFrames, {}},
 };
 
 // The built-in rows, then the registered ones (stable addresses: a deque), as one list.
@@ -114,6 +91,7 @@ struct Registry {
   std::vector<const Profile*> all;
   Registry() {
     for (const Profile& p : kProfiles) all.push_back(&p);
+    for (Profile& p : builtin_formats()) all.push_back(&added.emplace_back(std::move(p)));
   }
 };
 
@@ -149,7 +127,10 @@ const Profile& register_profile(Profile p) {
     throw std::logic_error("register_profile: " + std::string(p.name) + " rides on \"" + std::string(p.rides_on) + "\", not registered");
   if (p.dissector == Dissector::Own && (!p.dissect || !p.describe))
     throw std::logic_error("register_profile: " + std::string(p.name) + ": Dissector::Own needs dissect and describe");
-  p.id = static_cast<ProfileId>(r.all.size());
+  // A new number: past every id held, the built-in ones' named values included.
+  std::uint16_t next = 0;
+  for (const Profile* q : r.all) next = std::max<std::uint16_t>(next, static_cast<std::uint16_t>(static_cast<std::uint16_t>(q->id) + 1));
+  p.id = static_cast<ProfileId>(next);
   r.all.push_back(&r.added.emplace_back(p));
   return r.added.back();
 }

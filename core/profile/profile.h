@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "profile/dissector.h"
 #include "util/bytes.h"
@@ -18,10 +19,9 @@ namespace anthro {
 enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero, Http2 };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
-// LayerZero: frames, refusals and sessions linked across connections (layerzero/trace.h).
 // Http2: frames and HPACK (nghttp2's inflater), each stream's exchange read as Http's are.
 // Own: the profile's own `dissect` (profile/dissector.h).
-enum class Dissector { AnthroV1, Http, Http2, LayerZero, Own };
+enum class Dissector { AnthroV1, Http, Http2, Own };
 
 // Which part of the local endpoint serves a profile; None: the endpoint does not speak it.
 enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, LayerZeroFrames, None };
@@ -51,7 +51,7 @@ struct Profile {
   // Dissector::Own: a new dissector for each connection, and how a kept frame reads
   // (profile/dissector.h); the Type column's words its frames take, and its inspector columns.
   std::unique_ptr<ConnectionDissector> (*dissect)() = nullptr;
-  FrameView (*describe)(ByteView kept, std::uint8_t type, Direction dir) = nullptr;
+  FrameView (*describe)(const KeptFrame& frame) = nullptr;
   std::span<const std::string_view> frame_types = {};
   std::span<const std::string_view> columns = {};
 };
@@ -64,6 +64,9 @@ const Profile& profile(ProfileId id);  // id must be one profiles() holds
 // new and its carrier (rides_on) registered before it; a registration that breaks either throws.
 // Call before the registry is read elsewhere (a static initialiser of the format's own folder).
 const Profile& register_profile(Profile p);
+// The wire formats registered from their own folders (core/formats/builtin.cpp lists them),
+// after the rows profile.cpp holds.
+std::vector<Profile> builtin_formats();
 const Profile* find_profile(std::string_view name);
 
 // The profile an ALPN id names; nullptr for an empty or unknown one.

@@ -44,6 +44,8 @@ class Dissector : public ConnectionDissector {
       cut(s, dir, ts, emit);
     }
   }
+  // A line cut off by the connection's end is left unreported: nothing of it was complete.
+  void finish(std::optional<double>, const DissectedSink&) override {}
 
  private:
   struct Side {
@@ -73,9 +75,10 @@ class Dissector : public ConnectionDissector {
   std::array<Side, 2> sides_;
 };
 
-FrameView describe(ByteView kept, std::uint8_t type, Direction) {
+FrameView describe(const KeptFrame& kept) {
   FrameView v;
-  const std::string_view text(reinterpret_cast<const char*>(kept.data()), kept.empty() ? 0 : kept.size() - 1);
+  const std::uint8_t type = kept.type;
+  const std::string_view text(reinterpret_cast<const char*>(kept.bytes.data()), kept.bytes.empty() ? 0 : kept.bytes.size() - 1);
   auto line = parse_line(text);
   if (!line) return v;
   const std::string said(text.substr(line->text_at));

@@ -1,4 +1,4 @@
-#include "capture/layer_zero_view.h"
+#include "layerzero/view.h"
 
 #include <cstdio>
 
@@ -70,7 +70,7 @@ std::string shown_text(std::string_view text) {
   return is_valid_utf8(as_bytes(text)) ? std::string(text) : "(not UTF-8) " + to_hex(as_bytes(text));
 }
 
-std::string cut(std::string text, std::size_t n) {
+std::string shortened(std::string text, std::size_t n) {
   if (text.size() <= n) return text;
   std::size_t at = n;
   while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;  // not inside a character
@@ -132,15 +132,15 @@ std::string summary_of(const Payload& payload, const LzFrameFacts& f) {
   return std::visit(
       [&](const auto& p) -> std::string {
         using T = std::decay_t<decltype(p)>;
-        if constexpr (std::is_same_v<T, TextPayload>) return "\"" + cut(p.text, kSummaryText) + "\"";
-        else if constexpr (std::is_same_v<T, ToolCall>) return p.name + " " + cut(p.parameters_json, kSummaryText);
+        if constexpr (std::is_same_v<T, TextPayload>) return "\"" + shortened(p.text, kSummaryText) + "\"";
+        else if constexpr (std::is_same_v<T, ToolCall>) return p.name + " " + shortened(p.parameters_json, kSummaryText);
         else if constexpr (std::is_same_v<T, ToolResult>)
-          return "for #" + std::to_string(p.call_sequence_id) + ": " + cut(p.result_json, kSummaryText);
+          return "for #" + std::to_string(p.call_sequence_id) + ": " + shortened(p.result_json, kSummaryText);
         else if constexpr (std::is_same_v<T, ClientHeartbeat>) return "buffer usage " + usage_text(p.buffer_usage);
         else if constexpr (std::is_same_v<T, ServerHeartbeat>) return "server time " + std::to_string(p.server_time_ns) + " ns";
         else if constexpr (std::is_same_v<T, Terminate>) return "reason " + terminate_text(p);
         else if constexpr (std::is_same_v<T, SessionInit>) {
-          std::string s = "model \"" + cut(p.terms.model_id, kSummaryText) + "\", budget " + std::to_string(p.terms.budget_ms) +
+          std::string s = "model \"" + shortened(p.terms.model_id, kSummaryText) + "\", budget " + std::to_string(p.terms.budget_ms) +
                           " ms, constraints " + constraints_text(p.terms.constraints);
           if (p.resume) s += ", resume after server #" + std::to_string(p.resume->last_server_sequence_id);
           return s;

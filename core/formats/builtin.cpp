@@ -1,0 +1,9 @@
+// The wire formats registered from their own folders, one line each, after the rows of
+// profile/profile.cpp: the order heuristics are tried in and the TLS port's ALPN preference.
+#include "layerzero/format.h"
+
+namespace anthro {
+
+std::vector<Profile> builtin_formats() { return {lz::layer_zero_profile()}; }
+
+}  // namespace anthro
