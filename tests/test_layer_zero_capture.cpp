@@ -11,6 +11,7 @@
 #include <random>
 #include <tuple>
 
+#include "layerzero/format.h"
 #include "lz_capture.h"
 
 using namespace anthro;
@@ -57,7 +58,7 @@ class TestLayerZeroCapture : public QObject {
     Run run = captured_run({"lz-cut=3"}, tls);
     QVERIFY2(run.live.complete, run.live.detail.c_str());
     const Trace live = link_sessions(run.live.trace);
-    const Trace& captured = run.captured.layer_zero;
+    const Trace& captured = lz::trace_of(run.captured.records);
     for (const Trace* t : {&live, &captured}) {
       QCOMPARE(t->connections.size(), std::size_t{2});
       QCOMPARE(t->sessions.size(), std::size_t{1});
@@ -93,7 +94,7 @@ class TestLayerZeroCapture : public QObject {
     QVERIFY(!run.live.complete);  // the client refused the gap (TERMINATE sequence)
     QCOMPARE(run.live.terminated, std::optional<TerminateReason>(TerminateReason::Sequence));
     const Trace live = link_sessions(run.live.trace);
-    for (const Trace* t : {&live, static_cast<const Trace*>(&run.captured.layer_zero)}) {
+    for (const Trace* t : {&live, static_cast<const Trace*>(&lz::trace_of(run.captured.records))}) {
       QCOMPARE(t->sessions.size(), std::size_t{1});
       const SessionTrace& s = t->sessions[0];
       QCOMPARE(s.resumes, 1u);
@@ -108,8 +109,8 @@ class TestLayerZeroCapture : public QObject {
     Run run = captured_run({"lz-cut=3", "lz-resume-repeat"});
     QVERIFY2(run.live.complete, run.live.detail.c_str());
     QCOMPARE(run.live.repeats, std::uint64_t{1});
-    const SessionTrace& s = run.captured.layer_zero.sessions.at(0);
-    const std::uint32_t had = run.captured.layer_zero.connections[1].init->resume->last_server_sequence_id;
+    const SessionTrace& s = lz::trace_of(run.captured.records).sessions.at(0);
+    const std::uint32_t had = lz::trace_of(run.captured.records).connections[1].init->resume->last_server_sequence_id;
     QCOMPARE(s.from_server.repeated_ids, std::vector<std::uint32_t>{had});
     QCOMPARE(s.from_server.lost, std::uint64_t{0});
   }

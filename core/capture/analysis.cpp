@@ -221,7 +221,7 @@ class Lane {
   }
   std::vector<ConnectionAnalysis>& connections() { return connections_; }
   std::vector<std::string>& warnings() { return warnings_; }
-  std::vector<lz::ConnectionTrace>& layer_zero() { return layer_zero_; }
+  std::map<ProfileId, std::vector<std::any>>& records() { return records_; }
 
  private:
   StreamBook& book(const CaptureConnection& c) {
@@ -250,7 +250,7 @@ class Lane {
   const CaptureConnection* last_connection_ = nullptr;
   StreamBook* last_book_ = nullptr;  // last_connection_'s
   std::vector<ConnectionAnalysis> connections_;
-  std::vector<lz::ConnectionTrace> layer_zero_;
+  std::map<ProfileId, std::vector<std::any>> records_;  // what each format's dissectors kept, by connection
   CaptureDecoder decoder_;  // last: its callbacks use the members above
 };
 
@@ -285,8 +285,8 @@ CaptureEvents Lane::events() {
     if (observer_.on_http) observer_.on_http(packet(), c, e);
   };
   events.on_http_exchange = [this](const CaptureConnection& c, RequestResult& r) { book(c).add_finished(r); };
-  events.on_record = [this](const CaptureConnection&, std::any&& record) {
-    if (auto* trace = std::any_cast<lz::ConnectionTrace>(&record)) layer_zero_.push_back(std::move(*trace));
+  events.on_record = [this](const CaptureConnection& c, std::any&& record) {
+    records_[c.profile.value_or(ProfileId::AnthroV1)].push_back(std::move(record));
   };
   events.on_dissected = [this](const CaptureConnection& c, const DissectedFrame& f) {
     if (sink_) f.decode_line ? sink_(f.decode_line(c.name)) : emit(dissected_json(c, f));
@@ -526,14 +526,26 @@ class Reader {
   ChecksumTally& checksums_;
 };
 
-void collect(CaptureAnalysis& analysis, Lane& lane) {
+using ConnectionRecords = std::map<ProfileId, std::vector<std::any>>;
+
+void collect(CaptureAnalysis& analysis, Lane& lane, ConnectionRecords& records) {
   for (auto& c : lane.connections()) analysis.connections.push_back(std::move(c));
   for (auto& w : lane.warnings()) analysis.warnings.push_back(std::move(w));
-  for (auto& t : lane.layer_zero()) analysis.layer_zero.connections.push_back(std::move(t));
+  for (auto& [id, kept] : lane.records())
+    for (auto& r : kept) records[id].push_back(std::move(r));
 }
 
-bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, const DecodeSink& sink,
-                  const AnalyzeOptions& options, ChecksumTally& checksums) {
+// Lanes split connections, and a session may continue on another lane than its start: each
+// format joins its connections' records once every lane is in.
+void join_records(CaptureAnalysis& analysis, ConnectionRecords&& records) {
+  for (auto& [id, kept] : records) {
+    const auto join = profile(id).join_records;
+    analysis.records[id] = join ? join(std::move(kept)) : std::any(std::move(kept));
+  }
+}
+
+bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRecords& records, const KeyRing& ring,
+                  const DecodeSink& sink, const AnalyzeOptions& options, ChecksumTally& checksums) {
   Lane lane(ring, options.text_budget, sink, options.keep_itl_samples,
             options.observe_lane ? options.observe_lane(0, 1) : LaneObserver{});
   std::string origin = analysis.file + " (DSB)";
@@ -546,12 +558,12 @@ bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRin
                        });
   if (!done) return false;
   lane.finish();
-  collect(analysis, lane);
+  collect(analysis, lane, records);
   return true;
 }
 
-bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& ring, unsigned count,
-               const AnalyzeOptions& options, ChecksumTally& checksums) {
+bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRecords& records, const KeyRing& ring,
+               unsigned count, const AnalyzeOptions& options, ChecksumTally& checksums) {
   std::vector<std::unique_ptr<LaneThread>> lanes;
   std::vector<Batch> batches(count);
   for (unsigned i = 0; i < count; ++i)
@@ -590,7 +602,7 @@ bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, const KeyRing& 
                       });
   for (std::size_t i = 0; i < count; ++i)
     if (done && (!batches[i].segments.empty() || !batches[i].secrets.empty())) flush(i, analysis.packets);
-  for (auto& lane : lanes) collect(analysis, lane->close());
+  for (auto& lane : lanes) collect(analysis, lane->close(), records);
   for (auto& lane : lanes)
     if (lane->failure()) std::rethrow_exception(lane->failure());  // on this thread, to analyze_capture
   return done;
@@ -609,10 +621,11 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
 
   unsigned lanes = lanes_for(options, sink, (*reader)->file_size());
   ChecksumTally checksums;
+  ConnectionRecords records;
   bool done = false;
   try {
-    done = lanes == 1 ? run_one_lane(**reader, analysis, ring, sink, options, checksums)
-                      : run_lanes(**reader, analysis, ring, lanes, options, checksums);
+    done = lanes == 1 ? run_one_lane(**reader, analysis, records, ring, sink, options, checksums)
+                      : run_lanes(**reader, analysis, records, ring, lanes, options, checksums);
   } catch (const std::exception& e) {
     return make_error(ErrorClass::Input, "internal", path + ": internal error at byte " +
                                                          std::to_string((*reader)->position()) + ": " + e.what());
@@ -625,8 +638,7 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
                      return a.info.first_packet < b.info.first_packet;
                    });
   checksums.apply(analysis);
-  // Lanes split connections, and a resume may be on another lane than its session's start.
-  analysis.layer_zero = lz::link_sessions(std::move(analysis.layer_zero.connections));
+  join_records(analysis, std::move(records));
   for (const auto& w : (*reader)->warnings()) analysis.warnings.push_back(w);
   return analysis;
 }

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "capture/capture_decoder.h"
-#include "layerzero/trace.h"
 #include "metrics/request_result.h"
 #include "metrics/stats.h"
 #include "util/spill.h"
@@ -38,9 +37,9 @@ struct CaptureAnalysis {
   std::vector<std::string> warnings;  // truncation, malformed packets, key log problems
   std::uint64_t packets = 0, tcp_segments = 0;
   std::vector<std::string> embedded_keylogs;  // the capture's own DSB key log texts
-  // Layer Zero: every connection's frames, linked into sessions across connections by their
-  // tokens (the shape the live client records too).
-  lz::Trace layer_zero;
+  // What each format kept beyond its rows, joined across connections (Profile::join_records:
+  // the shape its live client records too).
+  FormatRecords records;
 
   // A stream's text, wherever it is kept. Empty if the temporary file cannot be read back.
   static std::string text(const ConnectionAnalysis& c, std::size_t stream);

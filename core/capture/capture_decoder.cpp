@@ -262,8 +262,8 @@ void CaptureDecoder::read_http(Conn& c, Direction dir, ByteView data, double ts)
   c.info.sse_events = c.http->sse_events();
 }
 
-// What the dissector keeps of the connection goes to the analysis (Layer Zero links its traces
-// into sessions across connections).
+// What the dissector keeps of the connection goes to the analysis, which joins it with the
+// format's other connections (Profile::join_records).
 void CaptureDecoder::end_own(Conn& c) {
   c.own->finish(c.info.closed_ts, dissected_sink(c));
   std::any record = c.own->take_record();

@@ -1,5 +1,5 @@
-// decode's JSON lines for anthro-v1 frames, negotiation blobs and HTTP messages (Layer Zero's
-// are lz_frame_json in layer_zero_view.cpp).
+// decode's JSON lines for anthro-v1 frames, negotiation blobs and HTTP messages, and the generic
+// line of a frame a profile's own dissector cut (a format may write its own: decode_line).
 #include "capture/decode_lines.h"
 
 #include "metrics/request_json.h"

@@ -1,6 +1,6 @@
 // Every digest and checksum the workbench computes, in one place: SHA-256 through OpenSSL's EVP
-// (credentials, a SessionToken's fingerprint, a Context-Hash, a report's capture file) and
-// CRC-32C, the checksum that ends every Layer Zero DataFrame.
+// (credentials, a session token's fingerprint, a Context-Hash, a report's capture file) and
+// CRC-32C (Castagnoli), the checksum some wire formats end their frames with.
 #pragma once
 
 #include <cstdint>

@@ -50,7 +50,7 @@ void random_bytes(std::uint8_t* out, std::size_t n);
 // compared with sodium_memcmp.
 bool secrets_equal(std::string_view presented, std::string_view expected);
 // The endpoint's one credential rule, whichever protocol carried the key (anthro-v1's REQUEST
-// api_key, an HTTP header, Layer Zero's SESSION_INIT): nothing required, or a key presented and
+// api_key, an HTTP header, a session's opening frame): nothing required, or a key presented and
 // equal to the required one (secrets_equal).
 bool credential_accepted(const std::optional<std::string_view>& presented, std::string_view required);
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "diagnosis/probe_kit.h"
+#include "layerzero/format.h"
 #include "layerzero/resume.h"
 #include "layerzero/schema_lint.h"
 #include "metrics/stats.h"
@@ -27,7 +28,7 @@ bool from_server(const TracedFrame& f) { return f.dir == Direction::ServerToClie
 template <class Fn>
 void each_frame(const Observations& o, const SessionTrace& s, Fn fn) {
   for (std::size_t i : s.connections) {
-    const ConnectionTrace& c = o.layer_zero.connections[i];
+    const ConnectionTrace& c = lz::trace_of(o.records).connections[i];
     for (const TracedFrame& f : c.frames) fn(c, f);
   }
 }
@@ -52,7 +53,7 @@ void clock_skew(const ChecklistItem& item, const Observations& o, ItemResult& r)
   Judge j(item, r);
   std::size_t resumes = 0, refused = 0;
   std::vector<EvidenceRef> refs;
-  for (const auto& c : o.layer_zero.connections) {
+  for (const auto& c : lz::trace_of(o.records).connections) {
     resumes += c.resuming();
     for (const auto& f : c.frames)
       if (f.type == PayloadType::Terminate && from_server(f) && f.value == static_cast<std::uint32_t>(lz::TerminateReason::ClockSkew)) {
@@ -80,12 +81,12 @@ void resume_loss(const ChecklistItem& item, const Observations& o, ItemResult& r
   std::uint64_t bad = 0;
   std::string example;
   std::vector<EvidenceRef> refs;
-  for (const auto& s : o.layer_zero.sessions) {
+  for (const auto& s : lz::trace_of(o.records).sessions) {
     resumes += s.resumes;
     std::uint64_t here = s.from_server.lost + s.from_server.repeated + s.from_client.lost + s.from_client.repeated;
     if (here == 0) continue;
     bad += here;
-    const ConnectionTrace& first = o.layer_zero.connections[s.connections.front()];
+    const ConnectionTrace& first = lz::trace_of(o.records).connections[s.connections.front()];
     refs.push_back(ref_to(first, static_cast<double>(here)));
     if (example.empty())
       example = "e.g. session of " + first.name + ": server frames lost [" + id_list(s.from_server.lost_ids, s.from_server.lost) +
@@ -105,7 +106,7 @@ void heartbeat_cadence(const ChecklistItem& item, const Observations& o, ItemRes
   Judge j(item, r);
   std::vector<double> gaps_ms;
   std::vector<EvidenceRef> refs;
-  for (const auto& c : o.layer_zero.connections) {
+  for (const auto& c : lz::trace_of(o.records).connections) {
     std::optional<double> last, widest;
     for (const auto& f : c.frames) {
       if (f.type != PayloadType::Heartbeat || from_server(f)) continue;
@@ -132,7 +133,7 @@ void backpressure_ignored(const ChecklistItem& item, const Observations& o, Item
   Judge j(item, r);
   std::size_t judged = 0, ignored = 0, below = 0;
   std::vector<EvidenceRef> refs;
-  for (const auto& s : o.layer_zero.sessions) {
+  for (const auto& s : lz::trace_of(o.records).sessions) {
     if (!s.terms || !(s.terms->constraints & lz::kConstraintDynamicFrameSize)) continue;
     std::optional<double> pressed_since;  // when the usage reported last reached 0xB3
     each_frame(o, s, [&](const ConnectionTrace& c, const TracedFrame& f) {
@@ -169,7 +170,7 @@ void tool_deadline(const ChecklistItem& item, const Observations& o, ItemResult&
   Judge j(item, r);
   std::size_t judged = 0, late = 0;
   std::vector<EvidenceRef> refs;
-  for (const auto& s : o.layer_zero.sessions) {
+  for (const auto& s : lz::trace_of(o.records).sessions) {
     if (!s.terms) continue;
     const double deadline_s = s.terms->budget_ms * 0.8 / 1000;
     std::map<std::uint32_t, std::pair<double, const ConnectionTrace*>> calls;  // call id → sent, where

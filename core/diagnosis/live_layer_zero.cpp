@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "diagnosis/live_workload.h"
+#include "layerzero/format.h"
 #include "session/layer_zero_session.h"
 #include "session/target.h"
 
@@ -64,8 +65,8 @@ Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config) {
   o.warnings = std::move(runs.warnings);
   if (runs.keylog)
     if (auto problem = runs.keylog->error()) o.warnings.push_back(*problem);  // a key log not written stops nothing
-  o.layer_zero = lz::link_sessions(std::move(runs.traces));
-  for (const auto& c : o.layer_zero.connections) {
+  lz::set_trace(o.records, lz::link_sessions(std::move(runs.traces)));
+  for (const auto& c : lz::trace_of(o.records).connections) {
     ObservedConnection seen;
     seen.name = c.name;
     seen.alpn = target->tls ? "layer-zero" : "";

@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layerzero/trace.h"
 #include "metrics/request_result.h"
 #include "profile/profile.h"
 
@@ -79,8 +78,9 @@ struct Observations {
   // token-index gaps and repeats are per request.
   std::uint64_t frames = 0, frames_refused = 0;
   SystemState system;
-  // Layer Zero sessions, from the live client or a capture's dissector (layerzero/trace.h).
-  lz::Trace layer_zero;
+  // What each wire format kept beyond requests (Layer Zero: its sessions), from the live client
+  // or a capture's dissector (Profile::join_records).
+  FormatRecords records;
   std::vector<ToolSchemaPair> tool_schemas;
   std::vector<std::string> warnings;
 };

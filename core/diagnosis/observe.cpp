@@ -61,7 +61,7 @@ Observations observe_capture(const CaptureAnalysis& analysis, bool texts) {
     }
   }
   for (const auto& w : analysis.warnings) o.warnings.push_back(w);
-  o.layer_zero = analysis.layer_zero;
+  o.records = analysis.records;
   return o;
 }
 
@@ -84,7 +84,7 @@ void merge_observations(Observations& into, Observations more) {
   into.frames += more.frames;
   into.frames_refused += more.frames_refused;
   if (!into.system.probed) into.system = std::move(more.system);
-  lz::append_trace(into.layer_zero, std::move(more.layer_zero));
+  merge_records(into.records, std::move(more.records));
   for (auto& p : more.tool_schemas) into.tool_schemas.push_back(std::move(p));
   for (auto& w : more.warnings) into.warnings.push_back(std::move(w));
 }

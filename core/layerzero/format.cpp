@@ -126,7 +126,31 @@ bool recognise(ByteView first) {
   return length_allowed(h.type, sized, Direction::ClientToServer);
 }
 
+// A capture's connections, in capture order, linked into sessions.
+std::any join(std::vector<std::any>&& connections) {
+  std::vector<ConnectionTrace> traces;
+  traces.reserve(connections.size());
+  for (auto& c : connections)
+    if (auto* t = std::any_cast<ConnectionTrace>(&c)) traces.push_back(std::move(*t));
+  return link_sessions(std::move(traces));
+}
+
+void merge(std::any& into, std::any&& more) {
+  auto* a = std::any_cast<Trace>(&into);
+  auto* b = std::any_cast<Trace>(&more);
+  if (a && b) append_trace(*a, std::move(*b));
+}
+
 }  // namespace
+
+const Trace& trace_of(const FormatRecords& records) {
+  static const Trace kNone;
+  auto it = records.find(ProfileId::LayerZero);
+  const Trace* t = it == records.end() ? nullptr : std::any_cast<Trace>(&it->second);
+  return t ? *t : kNone;
+}
+
+void set_trace(FormatRecords& records, Trace trace) { records[ProfileId::LayerZero] = std::move(trace); }
 
 // No rollout plan of its own yet.
 Profile layer_zero_profile() {
@@ -134,7 +158,7 @@ Profile layer_zero_profile() {
                  .recognise = recognise, .schemes = kSchemes, .checklist_id = "layer-zero", .rollout_plan_id = "",
                  .dissector = anthro::Dissector::Own, .emulation = Emulation::LayerZeroFrames, .rides_on = {},
                  .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); }, .describe = describe,
-                 .frame_types = kTypeWords, .columns = {}};
+                 .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge};
 }
 
 }  // namespace anthro::lz

@@ -3,10 +3,16 @@
 // frames shown by view.h). Listed in core/formats/builtin.cpp.
 #pragma once
 
+#include "layerzero/trace.h"
 #include "profile/profile.h"
 
 namespace anthro::lz {
 
 Profile layer_zero_profile();
+
+// The Layer Zero sessions among a capture's or a live run's records (empty when none).
+const Trace& trace_of(const FormatRecords& records);
+// Sets them (a live run's, linked by link_sessions).
+void set_trace(FormatRecords& records, Trace trace);
 
 }  // namespace anthro::lz

@@ -57,8 +57,8 @@ class ConnectionDissector {
   // The connection ended (closed at `closed_ts`, when known): what is left over (a cut frame)
   // may be reported.
   virtual void finish(std::optional<double> closed_ts, const DissectedSink& emit) = 0;
-  // What the format keeps of the connection beyond its frames (Layer Zero: its trace, linked
-  // into sessions across connections), taken once after finish; empty for nothing.
+  // What the format keeps of the connection beyond its frames (a trace its profile joins with
+  // the other connections', Profile::join_records), taken once after finish; empty for nothing.
   virtual std::any take_record() { return {}; }
 };
 

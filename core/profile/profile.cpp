@@ -137,6 +137,14 @@ const Profile& register_profile(Profile p) {
 
 const Profile* find_profile(std::string_view name) { return named(name); }
 
+void merge_records(FormatRecords& into, FormatRecords&& more) {
+  for (auto& [id, record] : more) {
+    auto [at, fresh] = into.try_emplace(id);
+    if (fresh || !at->second.has_value()) at->second = std::move(record);
+    else if (const auto merge = profile(id).merge_records) merge(at->second, std::move(record));
+  }
+}
+
 const Profile* profile_for_alpn(std::string_view alpn) {
   if (alpn.empty()) return nullptr;
   for (const Profile* p : profiles())

@@ -4,6 +4,8 @@
 // heuristics over the first client bytes, tried in registry order.
 #pragma once
 
+#include <any>
+#include <map>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -54,7 +56,18 @@ struct Profile {
   FrameView (*describe)(const KeptFrame& frame) = nullptr;
   std::span<const std::string_view> frame_types = {};
   std::span<const std::string_view> columns = {};
+  // The record a capture (or a live run) keeps of the format beyond its rows: what its
+  // dissector kept of each connection (ConnectionDissector::take_record), in capture order,
+  // joined into one (Layer Zero: sessions linked across connections); two such joined into one
+  // (a live run's and a capture's). Null: the connections' records as a std::vector<std::any>.
+  std::any (*join_records)(std::vector<std::any>&& connections) = nullptr;
+  void (*merge_records)(std::any& into, std::any&& more) = nullptr;
 };
+
+// Each format's joined record, by its profile (Profile::join_records).
+using FormatRecords = std::map<ProfileId, std::any>;
+// `more` joined into `into`, each format's by its merge_records (or kept when `into` had none).
+void merge_records(FormatRecords& into, FormatRecords&& more);
 
 // Every profile, carriers before their riders; the order heuristics are tried in. The
 // built-in ones first, then those registered, in the order they were.
