@@ -8,9 +8,9 @@ set -euo pipefail
 cd "$1"
 # format; its folder; what names it; lines left out (CPU affinity is no wire format); ceiling
 formats=(
-  'Layer Zero;layerzero;layer.?zero|\blz_|LayerZero;;34'
-  'token stream;tokenstream;token.?stream|TokenStream;;35'
-  'session affinity;affinity;affinity;cpu.?affinity|sched_setaffinity;46'
+  'Layer Zero;layerzero;layer.?zero|\blz_|LayerZero;;27'
+  'token stream;tokenstream;token.?stream|TokenStream;;34'
+  'session affinity;affinity;affinity;cpu.?affinity|sched_setaffinity;45'
 )
 failed=0
 printf '%-18s %6s %8s\n' format files ceiling

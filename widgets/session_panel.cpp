@@ -102,8 +102,8 @@ SessionPanel::SessionPanel(QWidget* parent)
     auto parsed = parse_session_target(url.trimmed().toStdString());
     token_stream_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
     http2_->setEnabled(parsed && parsed->tls && (parsed->kind == TargetKind::Messages || parsed->kind == TargetKind::ChatCompletions));
-    const bool layer_zero = parsed && parsed->kind == TargetKind::LayerZero;
-    for (QWidget* w : std::initializer_list<QWidget*>{max_tokens_, system_, stream_}) w->setEnabled(!layer_zero);
+    const bool own_client = parsed && parsed->kind == TargetKind::Own;  // a format's own client takes none of these
+    for (QWidget* w : std::initializer_list<QWidget*>{max_tokens_, system_, stream_}) w->setEnabled(!own_client);
   };
   connect(target_, &QComboBox::currentTextChanged, this, fit_to_target);
   fit_to_target(target_->currentText());

@@ -67,7 +67,7 @@ void SessionPanel::updateLoadControls() {
 Result<BenchConfig> SessionPanel::loadConfig() const {
   BenchConfig b;
   b.session = config();
-  if (auto t = parse_session_target(b.session.target); t && t->kind == TargetKind::LayerZero)
+  if (auto t = parse_session_target(b.session.target); t && t->kind == TargetKind::Own)
     return make_error(ErrorClass::Usage, tr("A load runs anthro-v1 and HTTP targets; a Layer Zero target runs one session "
                                             "at a time (Send), or many from the Diagnosis page.").toStdString());
   const auto mode = LoadMode(load_mode_->currentIndex());

@@ -87,7 +87,7 @@ void read_http2_option(Args& args, SessionConfig& c) {
   c.http2 = args.has("--http2");
   if (!c.http2) return;
   auto target = parse_session_target(c.target);
-  if (target && (target->kind == TargetKind::Anthro || target->kind == TargetKind::LayerZero || !target->tls))
+  if (target && (target->kind == TargetKind::Anthro || target->kind == TargetKind::Own || !target->tls))
     args.fail("--http2: HTTP/2 is offered by ALPN over TLS; give an https://HOST:PORT/v1/messages target");
   if (c.affinity) args.fail("--http2 and --affinity: the session-affinity client speaks HTTP/1.1");
 }
@@ -96,7 +96,7 @@ void read_http2_option(Args& args, SessionConfig& c) {
 // the HTTP APIs have is refused, not ignored.
 void refuse_for_layer_zero(Args& args, const SessionConfig& c) {
   auto target = parse_session_target(c.target);
-  if (!target || target->kind != TargetKind::LayerZero) return;
+  if (!target || target->kind != TargetKind::Own) return;
   for (const char* option : {"--system", "--max-tokens", "--no-stream", "--cancel-after-tokens", "--close-without-cancel",
                              "--read-delay-ms", "--ring-kib", "--no-extension", "--affinity", "--token-stream"})
     if (args.has(option)) args.fail(std::string(option) + ": not for a Layer Zero target (" + c.target + ")");

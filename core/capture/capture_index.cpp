@@ -89,7 +89,7 @@ void http_detail(FrameDetail& d, std::string summary) {
 void dissected_detail(FrameDetail& d, std::string_view stored) {
   const std::size_t facts = stored.empty() ? 0 : std::min<std::size_t>(static_cast<std::uint8_t>(stored[0]), stored.size() - 1);
   const bool refused = d.row.status == FrameStatus::Refused;
-  FrameView view = profile(d.row.profile).describe(
+  KeptFrameView view = profile(d.row.profile).describe(
       KeptFrame{d.bytes, d.row.type, d.row.dir, stored.substr(stored.empty() ? 0 : 1, facts), refused});
   d.fields = std::move(view.fields);
   d.summary = std::move(view.summary);

@@ -92,7 +92,7 @@ json dissected_json(const CaptureConnection& c, const DissectedFrame& f) {
     return j;
   }
   const Bytes kept = kept_bytes(f);
-  const FrameView view = p.describe(KeptFrame{kept, f.type, f.dir, f.facts, false});
+  const KeptFrameView view = p.describe(KeptFrame{kept, f.type, f.dir, f.facts, false});
   j["summary"] = view.summary;
   json fields = json::array();  // in order, a name that repeats kept each time
   for (const FrameField& field : view.fields) fields.push_back({{"name", field.name}, {"value", field.value}});

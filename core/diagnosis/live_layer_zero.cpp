@@ -8,7 +8,7 @@
 
 #include "diagnosis/live_workload.h"
 #include "layerzero/format.h"
-#include "session/layer_zero_session.h"
+#include "layerzero/live.h"
 #include "session/target.h"
 
 namespace anthro {
@@ -47,7 +47,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
 }  // namespace
 
 Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config) {
-  auto target = parse_layer_zero_target(config.session.target);
+  auto target = parse_own_target(config.session.target, ProfileId::LayerZero);
   if (!target) return target.error();
   const std::size_t sessions = std::max<std::uint64_t>(config.requests, 1);
   const std::size_t workers = std::clamp<std::size_t>(config.concurrency, 1, sessions);

@@ -4,6 +4,6 @@
 
 namespace anthro {
 
-std::vector<Profile> builtin_formats() { return {lz::layer_zero_profile()}; }
+void register_builtin_formats() { lz::register_layer_zero(); }
 
 }  // namespace anthro

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "layerzero/live.h"
 #include "layerzero/trace.h"
 #include "layerzero/view.h"
 #include "util/bytes.h"
@@ -97,9 +98,9 @@ class Dissector : public ConnectionDissector {
   const DissectedSink* sink_ = nullptr;  // the caller's, during feed and finish
 };
 
-anthro::FrameView describe(const KeptFrame& k) {
+KeptFrameView describe(const KeptFrame& k) {
   const LzFrameFacts facts = read_facts(k);
-  anthro::FrameView v;
+  KeptFrameView v;
   v.fields = lz_frame_fields(facts);
   v.summary = lz_summary(facts);
   v.pretty_json = lz_pretty_json(facts);
@@ -153,12 +154,13 @@ const Trace& trace_of(const FormatRecords& records) {
 void set_trace(FormatRecords& records, Trace trace) { records[ProfileId::LayerZero] = std::move(trace); }
 
 // No rollout plan of its own yet.
-Profile layer_zero_profile() {
-  return Profile{.id = ProfileId::LayerZero, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
+void register_layer_zero() {
+  register_builtin_profile(Profile{.id = ProfileId::LayerZero, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
                  .recognise = recognise, .schemes = kSchemes, .checklist_id = "layer-zero", .rollout_plan_id = "",
                  .dissector = anthro::Dissector::Own, .emulation = Emulation::LayerZeroFrames, .rides_on = {},
                  .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); }, .describe = describe,
-                 .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge};
+                 .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge});
+  register_session_runner(ProfileId::LayerZero, run_layer_zero_session);
 }
 
 }  // namespace anthro::lz

@@ -8,7 +8,8 @@
 
 namespace anthro::lz {
 
-Profile layer_zero_profile();
+// Layer Zero's registry row and its parts in the engines' tables (core/formats/builtin.cpp).
+void register_layer_zero();
 
 // The Layer Zero sessions among a capture's or a live run's records (empty when none).
 const Trace& trace_of(const FormatRecords& records);

@@ -73,7 +73,7 @@ struct KeptFrame {
 
 // A kept frame as a view shows it: fields with their byte ranges, one summary line, and one
 // value for each of the format's columns.
-struct FrameView {
+struct KeptFrameView {
   std::vector<FrameField> fields;
   std::string summary;
   std::vector<std::string> columns;

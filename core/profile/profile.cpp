@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <deque>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -85,26 +86,45 @@ constexpr Profile kProfiles[5] = {
      Dissector::Http, Emulation::HttpBaseline, "http"},
 };
 
-// The built-in rows, then the registered ones (stable addresses: a deque), as one list.
+// The rows above, then those registered: the formats' own (register_builtin_formats), then
+// plug-ins. Stable addresses: a deque.
 struct Registry {
   std::deque<Profile> added;
   std::vector<const Profile*> all;
   Registry() {
     for (const Profile& p : kProfiles) all.push_back(&p);
-    for (Profile& p : builtin_formats()) all.push_back(&added.emplace_back(std::move(p)));
+  }
+  const Profile* named(std::string_view name) const {
+    for (const Profile* p : all)
+      if (p->name == name) return p;
+    return nullptr;
+  }
+  const Profile& add(Profile p) {
+    if (p.name.empty() || named(p.name)) throw std::logic_error("register_profile: \"" + std::string(p.name) + "\" is empty or taken");
+    if (!p.rides_on.empty() && !named(p.rides_on))
+      throw std::logic_error("register_profile: " + std::string(p.name) + " rides on \"" + std::string(p.rides_on) + "\", not registered");
+    if (p.dissector == Dissector::Own && (!p.dissect || !p.describe))
+      throw std::logic_error("register_profile: " + std::string(p.name) + ": Dissector::Own needs dissect and describe");
+    if (std::ranges::find(all, p.id, &Profile::id) != all.end())
+      throw std::logic_error("register_profile: " + std::string(p.name) + ": its id is taken");
+    all.push_back(&added.emplace_back(p));
+    return added.back();
   }
 };
 
-Registry& registry() {
+Registry& bare_registry() {
   static Registry r;
   return r;
 }
 
-const Profile* named(std::string_view name) {
-  for (const Profile* p : registry().all)
-    if (p->name == name) return p;
-  return nullptr;
+// The registry with the built-in formats registered, once, before it is first read.
+Registry& registry() {
+  static std::once_flag once;
+  std::call_once(once, register_builtin_formats);
+  return bare_registry();
 }
+
+const Profile* named(std::string_view name) { return registry().named(name); }
 
 bool rides_on(const Profile& rider, const Profile& carrier) { return !rider.rides_on.empty() && rider.rides_on == carrier.name; }
 
@@ -122,18 +142,14 @@ const Profile& profile(ProfileId id) { return **std::ranges::find(registry().all
 
 const Profile& register_profile(Profile p) {
   Registry& r = registry();
-  if (p.name.empty() || named(p.name)) throw std::logic_error("register_profile: \"" + std::string(p.name) + "\" is empty or taken");
-  if (!p.rides_on.empty() && !named(p.rides_on))
-    throw std::logic_error("register_profile: " + std::string(p.name) + " rides on \"" + std::string(p.rides_on) + "\", not registered");
-  if (p.dissector == Dissector::Own && (!p.dissect || !p.describe))
-    throw std::logic_error("register_profile: " + std::string(p.name) + ": Dissector::Own needs dissect and describe");
   // A new number: past every id held, the built-in ones' named values included.
   std::uint16_t next = 0;
   for (const Profile* q : r.all) next = std::max<std::uint16_t>(next, static_cast<std::uint16_t>(static_cast<std::uint16_t>(q->id) + 1));
   p.id = static_cast<ProfileId>(next);
-  r.all.push_back(&r.added.emplace_back(p));
-  return r.added.back();
+  return r.add(std::move(p));
 }
+
+const Profile& register_builtin_profile(Profile p) { return bare_registry().add(std::move(p)); }
 
 const Profile* find_profile(std::string_view name) { return named(name); }
 

@@ -53,7 +53,7 @@ struct Profile {
   // Dissector::Own: a new dissector for each connection, and how a kept frame reads
   // (profile/dissector.h); the Type column's words its frames take, and its inspector columns.
   std::unique_ptr<ConnectionDissector> (*dissect)() = nullptr;
-  FrameView (*describe)(const KeptFrame& frame) = nullptr;
+  KeptFrameView (*describe)(const KeptFrame& frame) = nullptr;
   std::span<const std::string_view> frame_types = {};
   std::span<const std::string_view> columns = {};
   // The record a capture (or a live run) keeps of the format beyond its rows: what its
@@ -73,13 +73,18 @@ void merge_records(FormatRecords& into, FormatRecords&& more);
 // built-in ones first, then those registered, in the order they were.
 std::span<const Profile* const> profiles();
 const Profile& profile(ProfileId id);  // id must be one profiles() holds
-// Adds a wire format (its `id` is set to the next number) and returns it as kept. Names must be
-// new and its carrier (rides_on) registered before it; a registration that breaks either throws.
-// Call before the registry is read elsewhere (a static initialiser of the format's own folder).
+// Adds a plug-in wire format (its `id` is set to the next number) and returns it as kept. Names
+// must be new and its carrier (rides_on) registered before it; a registration that breaks
+// either throws. Call before the registry is read elsewhere (a static initialiser of the
+// format's own folder), with the registrations of its other parts (register_probe, ...).
 const Profile& register_profile(Profile p);
-// The wire formats registered from their own folders (core/formats/builtin.cpp lists them),
-// after the rows profile.cpp holds.
-std::vector<Profile> builtin_formats();
+// A built-in format's own registration (its registry row, with its named id), called by its
+// folder's register function from register_builtin_formats only.
+const Profile& register_builtin_profile(Profile p);
+// Registers every built-in format (core/formats/builtin.cpp: one line each): its row, after
+// those profile.cpp holds, and its parts in the engines' tables. Run once, before the registry
+// is first read.
+void register_builtin_formats();
 const Profile* find_profile(std::string_view name);
 
 // The profile an ALPN id names; nullptr for an empty or unknown one.

@@ -57,6 +57,7 @@ SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& set
   result_.target = target_.url;
   result_.transport = target_.transport();
   result_.kind = target_.kind;
+  result_.profile = target_.profile;
   if (config.affinity && target_.kind == TargetKind::Messages) conversation_.emplace(config.affinity_client);
 }
 

@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "session/client.h"
-#include "session/layer_zero_session.h"
 
 namespace anthro {
 
@@ -16,26 +15,26 @@ struct LiveSession::Impl {
   SessionConfig config;  // the client keeps a reference: it lives as long as the client
   LiveSessionEvents events;
   asio::io_context io;
-  std::unique_ptr<SessionClient> client;  // null for a Layer Zero target
-  std::optional<Target> layer_zero;
-  std::atomic<bool> stop{false};           // Layer Zero's cancel
+  std::unique_ptr<SessionClient> client;  // null for a target of a format's own client
+  std::optional<Target> own;
+  std::atomic<bool> stop{false};           // the own client's cancel
   std::thread thread;
   mutable std::mutex mutex;
   std::condition_variable done;
   bool finished = false;
 
-  // The session thread: the client's coroutine on this thread's loop (or the Layer Zero
+  // The session thread: the client's coroutine on this thread's loop (or the format's own
   // client's run), then on_finished.
   void run() {
-    SessionResult result = layer_zero ? run_layer_zero() : run_client();
+    SessionResult result = own ? run_own() : run_client();
     if (events.on_finished) events.on_finished(result);
     std::lock_guard lock(mutex);
     finished = true;
     done.notify_all();
   }
 
-  SessionResult run_layer_zero() {
-    LayerZeroSessionHooks hooks;
+  SessionResult run_own() {
+    SessionHooks hooks;
     hooks.stop = &stop;
     hooks.on_output = [this](const RequestResult& r) {
       if (events.on_text) events.on_text(0, r.text.substr(text_seen));
@@ -46,9 +45,9 @@ struct LiveSession::Impl {
       text_seen = 0;
       if (events.on_request_done) events.on_request_done(r);
     };
-    return run_layer_zero_session(config, *layer_zero, hooks);
+    return session_runner(own->profile)(config, *own, hooks);
   }
-  std::size_t text_seen = 0;  // of the Layer Zero request under way, passed to on_text
+  std::size_t text_seen = 0;  // of the own client's request under way, passed to on_text
 
   SessionResult run_client() {
     SessionResult result;
@@ -69,7 +68,7 @@ struct LiveSession::Impl {
 Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, LiveSessionEvents events) {
   auto target = parse_session_target(config.target);
   if (!target) return target.error();
-  if (target->kind == TargetKind::LayerZero) return start_layer_zero(std::move(config), *target, std::move(events));
+  if (target->kind == TargetKind::Own) return start_own(std::move(config), *target, std::move(events));
   auto setup = prepare_client(config);
   if (!setup) return setup.error();
   auto impl = std::make_unique<Impl>();
@@ -93,13 +92,12 @@ Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, Li
   return std::unique_ptr<LiveSession>(new LiveSession(std::move(impl)));
 }
 
-Result<std::unique_ptr<LiveSession>> LiveSession::start_layer_zero(SessionConfig config, Target target,
-                                                                    LiveSessionEvents events) {
+Result<std::unique_ptr<LiveSession>> LiveSession::start_own(SessionConfig config, Target target, LiveSessionEvents events) {
   auto impl = std::make_unique<Impl>();
   Impl* p = impl.get();
   p->config = std::move(config);
   p->events = std::move(events);
-  p->layer_zero = std::move(target);
+  p->own = std::move(target);
   p->thread = std::thread([p] { p->run(); });
   return std::unique_ptr<LiveSession>(new LiveSession(std::move(impl)));
 }

@@ -48,7 +48,8 @@ class LiveSession {
   // HTTP targets: the Messages API has no cancel, so the connection is closed; the request
   // ends with no stop_reason, error "cancelled by the client (connection closed)" and
   // timeline.cancel_written set at the close.
-  // Layer Zero targets: the prompt's session ends with TERMINATE normal, stop_reason Cancelled.
+  // A format's own client (TargetKind::Own) ends the prompt under way its own way (a closing
+  // frame), stop_reason Cancelled.
   // Before the first request started the session ends with no requests and
   // SessionResult::error "cancelled by the client before the first request".
   // After the session ended it does nothing.
@@ -60,7 +61,7 @@ class LiveSession {
 
  private:
   explicit LiveSession(std::unique_ptr<Impl> impl);
-  static Result<std::unique_ptr<LiveSession>> start_layer_zero(SessionConfig config, Target target, LiveSessionEvents events);
+  static Result<std::unique_ptr<LiveSession>> start_own(SessionConfig config, Target target, LiveSessionEvents events);
   void cancel_now(bool close_connection);
   std::unique_ptr<Impl> impl_;
 };

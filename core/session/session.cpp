@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <stdexcept>
+
 #include "metrics/request_json.h"
 #include "session/client.h"
-#include "session/layer_zero_session.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -12,10 +14,29 @@ namespace anthro {
 using namespace net;
 using nlohmann::json;
 
+namespace {
+
+std::map<ProfileId, SessionRunner>& runners() {
+  static std::map<ProfileId, SessionRunner> table;
+  return table;
+}
+
+}  // namespace
+
+void register_session_runner(ProfileId id, SessionRunner run) {
+  if (!run || !runners().emplace(id, run).second) throw std::logic_error("register_session_runner: twice for one profile");
+}
+
+SessionRunner session_runner(ProfileId id) {
+  (void)profiles();  // the built-in formats registered theirs
+  auto it = runners().find(id);
+  return it == runners().end() ? nullptr : it->second;
+}
+
 Result<SessionResult> run_session(const SessionConfig& config) {
   auto target = parse_session_target(config.target);
   if (!target) return target.error();
-  if (target->kind == TargetKind::LayerZero) return run_layer_zero_session(config, *target, {});
+  if (target->kind == TargetKind::Own) return session_runner(target->profile)(config, *target, {});
   auto setup = prepare_client(config);
   if (!setup) return setup.error();
   asio::io_context io;
@@ -31,7 +52,7 @@ std::string session_json(const SessionResult& s) {
             {"schema_version", SessionResult::kSchemaVersion},
             {"target", s.target},
             {"transport", s.transport},
-            {"protocol", s.kind == TargetKind::Anthro ? "anthro-v1" : s.kind == TargetKind::LayerZero ? "layer-zero" : "http"},
+            {"protocol", s.kind == TargetKind::Anthro ? "anthro-v1" : s.kind == TargetKind::Own ? std::string(profile(s.profile).name) : "http"},
             {"alpn", s.alpn.empty() ? json(nullptr) : json(s.alpn)},
             {"suite", s.suite.empty() ? json(nullptr) : json(s.suite)},
             {"tls_suite", s.tls_suite.empty() ? json(nullptr) : json(s.tls_suite)},

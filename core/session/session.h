@@ -2,6 +2,7 @@
 // event of spec §6 stamped with a monotonic clock when its bytes are read from the socket.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -68,12 +69,29 @@ struct SessionResult {
   static constexpr int kSchemaVersion = 1;  // of session_json's document
   std::string target, transport, alpn, suite, tls_suite;
   TargetKind kind = TargetKind::Anthro;  // which client ran it: JSON "protocol"
+  ProfileId profile = ProfileId::AnthroV1;  // TargetKind::Own: whose
   std::optional<double> connect_ms, handshake_ms;
   bool extension_used = false;  // negotiation in the TLS extension rather than the preface
   std::vector<RequestResult> requests;
   std::optional<std::string> error;  // a failure before or between requests
   std::vector<std::string> warnings;  // what did not stop the session: a key log not written
 };
+
+// What a wire format's own live client tells as it runs (a live session's page, a checklist's
+// workload).
+struct SessionHooks {
+  // The request so far after each token (its last the one just read), on the client's thread;
+  // config.on_text has seen the text.
+  std::function<void(const RequestResult&)> on_output;
+  std::function<void(const RequestResult&)> on_request;  // each prompt's request as it ends
+  const std::atomic<bool>* stop = nullptr;  // set: the prompt under way ends, no other starts
+};
+
+// A wire format's own live client: a whole session against `target` (TargetKind::Own), failures
+// in the result. Registered from the format's folder; null for a profile that has none.
+using SessionRunner = SessionResult (*)(const SessionConfig& config, const Target& target, const SessionHooks& hooks);
+void register_session_runner(ProfileId id, SessionRunner run);
+SessionRunner session_runner(ProfileId id);
 
 // Runs a whole session on its own event loop. An error result means the session could not
 // start (bad target, unreadable CA file); network failures are in SessionResult::error.

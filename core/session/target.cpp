@@ -1,5 +1,7 @@
 #include "session/target.h"
 
+#include "session/session.h"
+
 #include <cstdlib>
 
 #include "profile/profile.h"
@@ -19,17 +21,11 @@ std::string scheme_names() {
 
 // Which client speaks a profile's targets; HTTP ones are refined to their API by the path.
 TargetKind client_kind(ProfileId id) {
-  switch (id) {
-    case ProfileId::AnthroV1: return TargetKind::Anthro;
-    case ProfileId::LayerZero: return TargetKind::LayerZero;
-    case ProfileId::Http:
-    case ProfileId::SessionAffinity:
-    case ProfileId::TokenStream: break;
-  }
-  return TargetKind::Messages;
+  if (id == ProfileId::AnthroV1) return TargetKind::Anthro;
+  return session_runner(id) ? TargetKind::Own : TargetKind::Messages;
 }
 
-Result<Target> parse_url(const std::string& url, bool layer_zero);
+Result<Target> parse_url(const std::string& url, bool own_clients);
 
 }  // namespace
 
@@ -37,15 +33,19 @@ Result<Target> parse_target(const std::string& url) { return parse_url(url, fals
 
 Result<Target> parse_session_target(const std::string& url) { return parse_url(url, true); }
 
-Result<Target> parse_layer_zero_target(const std::string& url) {
+Result<Target> parse_own_target(const std::string& url, ProfileId id) {
   auto t = parse_url(url, true);
-  if (t && t->kind != TargetKind::LayerZero) return bad(url, "not a Layer Zero target (lz://HOST:PORT or lz+lab://HOST:PORT)");
+  if (t && (t->kind != TargetKind::Own || t->profile != id)) {
+    std::string schemes;
+    for (const ProfileScheme& s : profile(id).schemes) schemes += (schemes.empty() ? "" : " or ") + std::string(s.name) + "://HOST:PORT";
+    return bad(url, "not a " + std::string(profile(id).display_name) + " target (" + schemes + ")");
+  }
   return t;
 }
 
 namespace {
 
-Result<Target> parse_url(const std::string& url, bool layer_zero) {
+Result<Target> parse_url(const std::string& url, bool own_clients) {
   Target t;
   t.url = url;
   auto sep = url.find("://");
@@ -53,9 +53,11 @@ Result<Target> parse_url(const std::string& url, bool layer_zero) {
   std::string scheme = url.substr(0, sep), rest = url.substr(sep + 3);
   const ProfileScheme* known = find_scheme(scheme);
   if (!known) return bad(url, "unknown scheme \"" + scheme + "\" (" + scheme_names() + ")");
-  if (known->profile == ProfileId::LayerZero && !layer_zero)
-    return bad(url, "a Layer Zero target is for session, diagnose and the live-session page, not for bench or rollout");
   t.kind = client_kind(known->profile);
+  t.profile = known->profile;
+  const std::string display(profile(known->profile).display_name);
+  if (t.kind == TargetKind::Own && !own_clients)
+    return bad(url, "a " + display + " target is for session, diagnose and the live-session page, not for bench or rollout");
   t.tls = known->tls;
   auto slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
@@ -73,7 +75,7 @@ Result<Target> parse_url(const std::string& url, bool layer_zero) {
   }
   if (t.host.empty()) return bad(url, "no host");
   if (port.empty()) {
-    if (t.kind == TargetKind::Anthro || t.kind == TargetKind::LayerZero) return bad(url, std::string(profile(known->profile).name) + " targets need a port");
+    if (t.kind == TargetKind::Anthro || t.kind == TargetKind::Own) return bad(url, std::string(profile(known->profile).name) + " targets need a port");
     t.port = t.tls ? 443 : 80;
   } else {
     char* end = nullptr;
@@ -81,8 +83,8 @@ Result<Target> parse_url(const std::string& url, bool layer_zero) {
     if (*end || p <= 0 || p > 65535) return bad(url, "bad port \"" + port + "\"");
     t.port = static_cast<std::uint16_t>(p);
   }
-  if (t.kind == TargetKind::LayerZero) {
-    if (!t.path.empty() && t.path != "/") return bad(url, "Layer Zero targets take no path");
+  if (t.kind == TargetKind::Own) {
+    if (!t.path.empty() && t.path != "/") return bad(url, display + " targets take no path");
   } else if (t.kind != TargetKind::Anthro) {
     if (t.path == "/v1/messages") t.kind = TargetKind::Messages;
     else if (t.path == "/v1/chat/completions") t.kind = TargetKind::ChatCompletions;

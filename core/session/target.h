@@ -4,14 +4,17 @@
 #include <cstdint>
 #include <string>
 
+#include "profile/profile.h"
 #include "util/result.h"
 
 namespace anthro {
 
-enum class TargetKind { Anthro, Messages, ChatCompletions, LayerZero };
+// Own: a wire format's own live client (session_runner), `profile` says whose.
+enum class TargetKind { Anthro, Messages, ChatCompletions, Own };
 
 struct Target {
   TargetKind kind = TargetKind::Anthro;
+  ProfileId profile = ProfileId::AnthroV1;  // whose scheme it was written in
   bool tls = true;
   std::string host;  // without brackets
   std::uint16_t port = 0;
@@ -23,17 +26,17 @@ struct Target {
   }
   // "tls", "lab" or "http", the transport names of the JSON output.
   std::string transport() const {
-    return kind == TargetKind::Anthro || kind == TargetKind::LayerZero ? (tls ? "tls" : "lab") : "http";
+    return kind == TargetKind::Anthro || kind == TargetKind::Own ? (tls ? "tls" : "lab") : "http";
   }
 };
 
 // anthro://host:port, anthro+lab://host:port, http(s)://host[:port]/v1/messages,
 // http(s)://host[:port]/v1/chat/completions; IPv6 hosts in brackets.
 Result<Target> parse_target(const std::string& url);
-// lz://host:port (TLS, ALPN layer-zero) and lz+lab://host:port: the targets of the Layer Zero
-// client (layerzero/client.h), which bench and rollout refuse.
-Result<Target> parse_layer_zero_target(const std::string& url);
-// What a live session takes: parse_target's targets and Layer Zero's.
+// A target of `id`'s own live client (one of its profile's schemes), which bench and
+// rollout refuse.
+Result<Target> parse_own_target(const std::string& url, ProfileId id);
+// What a live session takes: parse_target's targets and those of the formats' own clients.
 Result<Target> parse_session_target(const std::string& url);
 
 // The HTTP baseline an anthro-v1 TLS port also serves (ALPN http/1.1):

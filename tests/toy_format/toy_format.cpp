@@ -75,8 +75,8 @@ class Dissector : public ConnectionDissector {
   std::array<Side, 2> sides_;
 };
 
-FrameView describe(const KeptFrame& kept) {
-  FrameView v;
+KeptFrameView describe(const KeptFrame& kept) {
+  KeptFrameView v;
   const std::uint8_t type = kept.type;
   const std::string_view text(reinterpret_cast<const char*>(kept.bytes.data()), kept.bytes.empty() ? 0 : kept.bytes.size() - 1);
   auto line = parse_line(text);

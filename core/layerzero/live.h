@@ -13,19 +13,13 @@
 
 namespace anthro {
 
-struct LayerZeroSessionHooks {
-  // The request so far after each MODEL_OUTPUT (its last token the one just read), on the
-  // client's thread; config.on_text has seen the text.
-  std::function<void(const RequestResult&)> on_output;
-  std::function<void(const RequestResult&)> on_request;  // each prompt's session as it ends
-  const std::atomic<bool>* stop = nullptr;  // set: the prompt under way ends (TERMINATE normal), no other starts
-};
-
 // `base` (its terms, heartbeats, tools) pointed at `target` with the session's TLS trust and API key:
 // what every Layer Zero client of a session or a checklist run connects with.
 lz::LzClientConfig layer_zero_client_config(lz::LzClientConfig base, const SessionConfig& config, const Target& target);
 
 // `target` is an lz:// or lz+lab:// target (parse_session_target). Failures are in the result.
-SessionResult run_layer_zero_session(const SessionConfig& config, const Target& target, const LayerZeroSessionHooks& hooks);
+// Registered as Layer Zero's session runner: hooks.stop ends the prompt under way with TERMINATE
+// normal; on_output follows each MODEL_OUTPUT.
+SessionResult run_layer_zero_session(const SessionConfig& config, const Target& target, const SessionHooks& hooks);
 
 }  // namespace anthro

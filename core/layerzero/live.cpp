@@ -1,4 +1,4 @@
-#include "session/layer_zero_session.h"
+#include "layerzero/live.h"
 
 #include "layerzero/client.h"
 
@@ -49,11 +49,12 @@ lz::LzClientConfig layer_zero_client_config(lz::LzClientConfig base, const Sessi
   return base;
 }
 
-SessionResult run_layer_zero_session(const SessionConfig& config, const Target& target, const LayerZeroSessionHooks& hooks) {
+SessionResult run_layer_zero_session(const SessionConfig& config, const Target& target, const SessionHooks& hooks) {
   SessionResult result;
   result.target = target.url;
   result.transport = target.transport();
   result.kind = target.kind;
+  result.profile = target.profile;
   if (target.tls) result.alpn = "layer-zero";
   std::shared_ptr<KeyLogSink> keylog;
   if (!config.keylog_path.empty()) keylog = std::make_shared<KeyLogSink>(config.keylog_path);
