@@ -36,7 +36,7 @@ inline LzCaptured capture_lz_run(const LzCaptureOptions& o) {
   LzCaptured run;
   run.endpoint = std::make_unique<EndpointFixture>(o.faults, 20, 2, 24);
   EndpointFixture& e = *run.endpoint;
-  e.config().lz_listen = "127.0.0.1:0";
+  e.config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
   e.config().lz_tool_calls = o.tool_calls;
   e.config().required_api_key = o.api_key;
   e.start();

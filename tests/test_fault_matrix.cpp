@@ -248,7 +248,7 @@ class TestFaultMatrix : public QObject {
     if (c.checklist == "session-affinity") f.config().affinity.slot_count = 4096;
     f.config().token_stream = c.checklist == "token-stream";
     if (c.layer_zero()) {
-      f.config().lz_listen = "127.0.0.1:0";
+      f.config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
       f.config().lz_tool_calls = true;
     }
     f.start();

@@ -31,7 +31,7 @@ constexpr const char* kModel = "claude-3-5-sonnet";
 std::unique_ptr<EndpointFixture> lz_endpoint(std::vector<std::string> faults = {}, double itl_ms = 2,
                                              std::uint32_t tokens = 24) {
   auto e = std::make_unique<EndpointFixture>(std::move(faults), kTtftMs, itl_ms, tokens);
-  e->config().lz_listen = "127.0.0.1:0";
+  e->config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
   e->start();
   return e;
 }

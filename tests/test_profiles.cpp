@@ -78,7 +78,7 @@ class TestProfiles : public QObject {
     QCOMPARE(profile(ProfileId::TokenStream).checklist_id, std::string_view("token-stream"));
     QCOMPARE(profile(ProfileId::TokenStream).dissector, Dissector::Http);
     QCOMPARE(name_of(find_profile("layer-zero")), std::string("layer-zero"));
-    QCOMPARE(profile(ProfileId::LayerZero).emulation, Emulation::LayerZeroFrames);
+    QCOMPARE(profile(ProfileId::LayerZero).emulation, Emulation::Own);
     QVERIFY(profile(ProfileId::LayerZero).rides_on.empty());
     QCOMPARE(name_of(find_profile("anthro-v1")), std::string("anthro-v1"));
     QCOMPARE(find_profile("session-affinity")->rides_on, profile(ProfileId::Http).name);

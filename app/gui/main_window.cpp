@@ -211,7 +211,7 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
-  config.lz_listen = "127.0.0.1:0";  // Layer Zero, for the layer-zero checklist
+  config.own_listen[ProfileId::LayerZero] = "127.0.0.1:0";  // Layer Zero, for the layer-zero checklist
   config.lz_tool_calls = true;       // only sessions that allow tools get a TOOL_CALL
   // Session affinity's context slots: only requests carrying session fields use them.
   config.affinity.slot_count = kEmbeddedContextSlots;

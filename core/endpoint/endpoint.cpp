@@ -1,6 +1,7 @@
 #include "endpoint/endpoint.h"
 
 #include <future>
+#include <stdexcept>
 #include <thread>
 
 #include "endpoint/server_state.h"
@@ -14,7 +15,14 @@ using namespace net;
 
 namespace {
 
-enum class SocketKind { Tls, Lab, Http, Metrics, LayerZero };
+enum class SocketKind { Tls, Lab, Http, Metrics, Own };
+
+// What a listening socket serves: its kind and, for Own, whose emulation.
+struct SocketRole {
+  SocketKind kind;
+  ProfileId own = ProfileId::AnthroV1;
+  bool operator==(SocketKind k) const { return kind == k; }
+};
 
 // Connections accepted per turn of the loop beyond the first. Not all that is queued: what
 // waits in the kernel's backlog has no handshake timer running yet.
@@ -35,6 +43,17 @@ Result<tcp::endpoint> parse_listen(const std::string& text) {
 }
 
 std::string host_text(const asio::ip::address& a) { return a.is_v6() ? "[" + a.to_string() + "]" : a.to_string(); }
+
+// The schemes a port serves, as its "listening" lines name them: the TLS port's, of every
+// profile the endpoint emulates, in registry order; a format's own cleartext port, its own.
+std::vector<std::string> served_schemes(bool tls, std::optional<ProfileId> only = std::nullopt) {
+  std::vector<std::string> out;
+  for (const Profile* p : profiles())
+    if (p->emulation != Emulation::None && (!only || p->id == *only))
+      for (const ProfileScheme& s : p->schemes)
+        if (s.tls == tls) out.emplace_back(s.name);
+  return out;
+}
 
 // The TLS port selects among the registry's ALPN ids in its order; the alpn-downgrade fault
 // passes over anthro-v1's, answering the server's default (http/1.1) to a client offering it.
@@ -61,7 +80,7 @@ struct Endpoint::Impl {
   EndpointCredentials credentials;
   std::size_t refusing = 0;  // connections being told they are beyond max_connections
 
-  Result<bool> listen(const std::string& spec, SocketKind kind, const std::vector<std::string>& schemes) {
+  Result<bool> listen(const std::string& spec, SocketRole kind, const std::vector<std::string>& schemes) {
     if (spec.empty()) return true;
     auto where = parse_listen(spec);
     if (!where) return where.error();
@@ -81,7 +100,7 @@ struct Endpoint::Impl {
     return true;
   }
 
-  awaitable<void> accept_loop(tcp::acceptor& acceptor, SocketKind kind) {
+  awaitable<void> accept_loop(tcp::acceptor& acceptor, SocketRole kind) {
     asio::steady_timer pause(io);
     boost::system::error_code ec;
     acceptor.non_blocking(true, ec);
@@ -106,7 +125,7 @@ struct Endpoint::Impl {
     }
   }
 
-  void admit_and_serve(tcp::socket socket, SocketKind kind) {
+  void admit_and_serve(tcp::socket socket, SocketRole kind) {
     boost::system::error_code ec;
     auto admission = admit(kind);
     if (!admission) {
@@ -119,7 +138,7 @@ struct Endpoint::Impl {
   }
 
   // Served, refused with its reason, or (nothing) closed at once.
-  std::optional<Admission> admit(SocketKind kind) {
+  std::optional<Admission> admit(SocketRole kind) {
     if (state->counters.open_connections < state->config.max_connections) return Admission::Serve;
     ++state->counters.refused_connections;
     // Telling a refused peer why costs a handshake; past a budget of such refusals the rest are
@@ -130,7 +149,7 @@ struct Endpoint::Impl {
   }
 
   // Counted open (or refusing) until it ends, however it ends.
-  awaitable<void> serve(tcp::socket socket, SocketKind kind, Admission admission) {
+  awaitable<void> serve(tcp::socket socket, SocketRole kind, Admission admission) {
     bool served = admission == Admission::Serve;
     if (served) {
       ++state->counters.connections;
@@ -146,13 +165,13 @@ struct Endpoint::Impl {
 
   void log_failure(const std::string& what) { state->log("connection: internal error: " + what); }
 
-  awaitable<void> serve_kind(tcp::socket socket, SocketKind kind, Admission admission) {
-    switch (kind) {
+  awaitable<void> serve_kind(tcp::socket socket, SocketRole kind, Admission admission) {
+    switch (kind.kind) {
       case SocketKind::Tls: co_await serve_tls(std::move(socket), admission); break;
       case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr, admission); break;
       case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state, admission); break;
       case SocketKind::Metrics: co_await serve_metrics(make_plain_stream(std::move(socket)), *state); break;
-      case SocketKind::LayerZero: co_await serve_layer_zero(make_plain_stream(std::move(socket)), *state, admission); break;
+      case SocketKind::Own: co_await own_emulations().at(kind.own).serve(make_plain_stream(std::move(socket)), *state, admission); break;
     }
   }
 
@@ -176,11 +195,30 @@ struct Endpoint::Impl {
       case Emulation::AnthroV1Frames: co_await serve_anthro(std::move(stream), *state, std::move(ext), admission); break;
       case Emulation::HttpBaseline: co_await serve_http(std::move(stream), *state, admission); break;
       case Emulation::Http2Baseline: co_await serve_http2(std::move(stream), *state, admission); break;
-      case Emulation::LayerZeroFrames: co_await serve_layer_zero(std::move(stream), *state, admission); break;
+      case Emulation::Own: co_await own_emulations().at(chosen->id).serve(std::move(stream), *state, admission); break;
       case Emulation::None: break;  // never selected: server_alpn offers only what is served
     }
   }
 };
+
+namespace {
+
+std::map<ProfileId, OwnEmulation>& emulations() {
+  static std::map<ProfileId, OwnEmulation> table;
+  return table;
+}
+
+}  // namespace
+
+void register_emulation(ProfileId id, OwnEmulation emulation) {
+  if (!emulation.make_state || !emulation.serve || !emulations().emplace(id, emulation).second)
+    throw std::logic_error("register_emulation: incomplete, or twice for one profile");
+}
+
+const std::map<ProfileId, OwnEmulation>& own_emulations() {
+  (void)profiles();  // the built-in formats registered theirs
+  return emulations();
+}
 
 Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) {
   auto impl = std::make_unique<Impl>();
@@ -207,17 +245,21 @@ Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) 
     if (auto ok = configure_server_tls(impl->tls.native_handle(), tls); !ok) return ok.error();
   }
   struct Socket {
-    const std::string& spec;
-    SocketKind kind;
+    std::string spec;
+    SocketRole role;
     std::vector<std::string> schemes;
   };
-  const Socket sockets[] = {{config.tls_listen, SocketKind::Tls, {"anthro", "https", "lz"}},
-                            {config.lab_listen, SocketKind::Lab, {"anthro+lab"}},
-                            {config.http_listen, SocketKind::Http, {"http"}},
-                            {config.metrics_listen, SocketKind::Metrics, {"metrics"}},
-                            {config.lz_listen, SocketKind::LayerZero, {"lz+lab"}}};
+  std::vector<Socket> sockets = {{config.tls_listen, {SocketKind::Tls}, served_schemes(true)},
+                                 {config.lab_listen, {SocketKind::Lab}, {"anthro+lab"}},
+                                 {config.http_listen, {SocketKind::Http}, {"http"}},
+                                 {config.metrics_listen, {SocketKind::Metrics}, {"metrics"}}};
+  for (const auto& [id, spec] : config.own_listen) {
+    if (!own_emulations().count(id))
+      return make_error(ErrorClass::Usage, std::string(profile(id).display_name) + ": the endpoint has no emulation of it");
+    sockets.push_back({spec, {SocketKind::Own, id}, served_schemes(false, id)});
+  }
   for (const auto& s : sockets)
-    if (auto ok = impl->listen(s.spec, s.kind, s.schemes); !ok) return ok.error();
+    if (auto ok = impl->listen(s.spec, s.role, s.schemes); !ok) return ok.error();
   if (impl->listeners.empty()) return make_error(ErrorClass::Usage, "the endpoint has no socket to listen on");
   impl->thread = std::thread([io = &impl->io] { io->run(); });
   return std::unique_ptr<Endpoint>(new Endpoint(std::move(impl)));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "affinity/session_slots.h"
 #include "model/simulated_model.h"
+#include "profile/profile.h"
 #include "util/result.h"
 
 namespace anthro {
@@ -21,7 +23,8 @@ struct EndpointConfig {
   std::string lab_listen;      // anthro-v1 in cleartext
   std::string http_listen;     // the HTTP baseline in cleartext
   std::string metrics_listen;  // Prometheus text at /metrics
-  std::string lz_listen;       // Layer Zero in cleartext (lz+lab); over TLS by ALPN layer-zero
+  // A format's own emulation in cleartext (Layer Zero's lz+lab); over TLS by its ALPN id.
+  std::map<ProfileId, std::string> own_listen;
   std::string cert_path, key_path, server_key_path;  // empty: generated in the data directory
   ModelConfig model;
   std::string required_api_key;  // the value itself (read from the environment by the CLI)

@@ -1,16 +1,17 @@
 // What every connection of one endpoint shares. Lives on the endpoint's loop thread.
 #pragma once
 
+#include <any>
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <random>
 #include <set>
 
 #include "crypto/key_schedule.h"
 #include "endpoint/endpoint.h"
 #include "endpoint/prometheus.h"
-#include "layerzero/session.h"
 #include "net/byte_stream.h"
 #include "tokenstream/contexts.h"
 #include "tokenstream/vocabulary.h"
@@ -86,18 +87,23 @@ inline AffinityConfig affinity_config(const EndpointConfig& config) {
   return a;
 }
 
+struct ServerState;
+
+// A wire format's own emulation (Emulation::Own), registered from its folder: its state, made
+// once per endpoint start, and how it serves one connection (cleartext on its own port,
+// EndpointConfig::own_listen, or after TLS by its ALPN).
+struct OwnEmulation {
+  std::any (*make_state)(const EndpointConfig& config);
+  net::awaitable<void> (*serve)(std::unique_ptr<net::ByteStream> stream, ServerState& state, Admission admission);
+};
+void register_emulation(ProfileId id, OwnEmulation emulation);
+const std::map<ProfileId, OwnEmulation>& own_emulations();
+
 struct ServerState {
   ServerState(const EndpointConfig& c, const Key32& server_private)
       : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
         server_public(x25519_public_from_private(server_private)) {
-    Key32 token_key{};
-    random_bytes(token_key.data(), token_key.size());  // per start: tokens of an earlier run are refused
-    lz.token_keys = {token_key};
-    lz.max_frame_bytes = c.max_prompt_bytes + lz::kFrameOverhead;  // a prompt is one USER_INPUT
-    const Faults& f = c.model.faults;
-    lz.resend_shift = f.lz_resume_skip ? 1 : f.lz_resume_repeat ? -1 : 0;
-    lz.ignore_backpressure = f.lz_ignore_backpressure;
-    lz.required_api_key = c.required_api_key;
+    for (const auto& [id, emulation] : own_emulations()) formats[id] = emulation.make_state(c);
   }
 
   EndpointConfig config;
@@ -113,8 +119,8 @@ struct ServerState {
   std::set<Drainable*> live;          // loop thread only
   TokenStreamVocabulary token_vocabulary{model_token_texts()};
   TokenStreamContexts token_contexts;  // loop thread only
-  lz::ServerConfig lz;                // Layer Zero: the token key, the real clock
-  lz::SessionStore lz_sessions;       // Layer Zero sessions across connections; loop thread only
+  // Each format's own emulation's state (OwnEmulation::make_state); loop thread only.
+  std::map<ProfileId, std::any> formats;
 
   void log(const std::string& line) const {
     if (config.on_log) config.on_log(line);
@@ -153,9 +159,6 @@ net::awaitable<void> serve_http(std::unique_ptr<net::ByteStream> stream, ServerS
 // One HTTP/2 connection (TLS, ALPN h2): the same requests as serve_http's, on concurrent streams.
 net::awaitable<void> serve_http2(std::unique_ptr<net::ByteStream> stream, ServerState& state,
                                  Admission admission = Admission::Serve);
-// One Layer Zero connection, cleartext or after TLS with ALPN layer-zero.
-net::awaitable<void> serve_layer_zero(std::unique_ptr<net::ByteStream> stream, ServerState& state,
-                                      Admission admission = Admission::Serve);
 // One connection to /metrics.
 net::awaitable<void> serve_metrics(std::unique_ptr<net::ByteStream> stream, ServerState& state);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "layerzero/endpoint.h"
 #include "layerzero/live.h"
 #include "layerzero/trace.h"
 #include "layerzero/view.h"
@@ -157,10 +158,11 @@ void set_trace(FormatRecords& records, Trace trace) { records[ProfileId::LayerZe
 void register_layer_zero() {
   register_builtin_profile(Profile{.id = ProfileId::LayerZero, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
                  .recognise = recognise, .schemes = kSchemes, .checklist_id = "layer-zero", .rollout_plan_id = "",
-                 .dissector = anthro::Dissector::Own, .emulation = Emulation::LayerZeroFrames, .rides_on = {},
+                 .dissector = anthro::Dissector::Own, .emulation = Emulation::Own, .rides_on = {},
                  .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); }, .describe = describe,
                  .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge});
   register_session_runner(ProfileId::LayerZero, run_layer_zero_session);
+  register_emulation(ProfileId::LayerZero, {layer_zero_endpoint_state, serve_layer_zero});
 }
 
 }  // namespace anthro::lz

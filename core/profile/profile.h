@@ -25,8 +25,9 @@ enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, TokenStr
 // Own: the profile's own `dissect` (profile/dissector.h).
 enum class Dissector { AnthroV1, Http, Http2, Own };
 
-// Which part of the local endpoint serves a profile; None: the endpoint does not speak it.
-enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, LayerZeroFrames, None };
+// Which part of the local endpoint serves a profile; Own: the emulation its folder registered
+// (endpoint/server_state.h); None: the endpoint does not speak it.
+enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, Own, None };
 
 // A target URL scheme the live client takes for a profile.
 struct ProfileScheme {

@@ -317,7 +317,7 @@ class TestSessionPanel : public QObject {
   // is refused with a message rather than run.
   void layerZeroFromTheComposer() {
     EndpointFixture lz({}, 20, 5, 200);  // ~1 s of outputs
-    lz.config().lz_listen = "127.0.0.1:0";
+    lz.config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
     lz.start();
     SessionPanel panel;
     panel.setTarget(QString::fromStdString(lz.endpoint().url("lz+lab")));

@@ -3,7 +3,9 @@
 // simulated model's reply, queued in the session (so it survives a cut) and played as
 // MODEL_OUTPUT chunks at the model's pace; once it is all sent the session ends with TERMINATE
 // normal. The lz-cut fault closes a connection as its Nth MODEL_OUTPUT goes out, that frame lost.
-#include "endpoint/server_state.h"
+#include "layerzero/endpoint.h"
+
+#include "layerzero/session.h"
 #include "model/faults.h"
 #include "net/deadline.h"
 
@@ -23,11 +25,21 @@ constexpr const char* kToolParameters = "{\"city\":\"北京\",\"unit\":\"celsius
 
 std::uint64_t ms_to_ns(double ms) { return ms > 0 ? static_cast<std::uint64_t>(ms * 1e6) : 0; }
 
+// What every Layer Zero connection of one endpoint shares (ServerState::formats).
+struct LzEndpointState {
+  lz::ServerConfig config;     // the token key, the real clock
+  lz::SessionStore sessions;   // sessions across connections; loop thread only
+};
+
+LzEndpointState& lz_state(ServerState& state) {
+  return *std::any_cast<std::shared_ptr<LzEndpointState>&>(state.formats.at(ProfileId::LayerZero));
+}
+
 class LzConnection : public std::enable_shared_from_this<LzConnection> {
  public:
   LzConnection(std::unique_ptr<ByteStream> stream, ServerState& state, Admission admission)
       : stream_(std::move(stream)), state_(state), admission_(admission), writer_(*stream_, state.config.send_timeout_s),
-        engine_(state.lz, state.lz_sessions), deadline_(*stream_), nap_(stream_->socket().get_executor()) {}
+        engine_(lz_state(state).config, lz_state(state).sessions), deadline_(*stream_), nap_(stream_->socket().get_executor()) {}
 
   awaitable<void> run() {
     auto self = shared_from_this();
@@ -214,6 +226,19 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
 awaitable<void> serve_layer_zero(std::unique_ptr<ByteStream> stream, ServerState& state, Admission admission) {
   auto connection = std::make_shared<LzConnection>(std::move(stream), state, admission);
   co_await connection->run();
+}
+
+std::any layer_zero_endpoint_state(const EndpointConfig& c) {
+  auto s = std::make_shared<LzEndpointState>();
+  Key32 token_key{};
+  random_bytes(token_key.data(), token_key.size());  // per start: tokens of an earlier run are refused
+  s->config.token_keys = {token_key};
+  s->config.max_frame_bytes = c.max_prompt_bytes + lz::kFrameOverhead;  // a prompt is one USER_INPUT
+  const Faults& f = c.model.faults;
+  s->config.resend_shift = f.lz_resume_skip ? 1 : f.lz_resume_repeat ? -1 : 0;
+  s->config.ignore_backpressure = f.lz_ignore_backpressure;
+  s->config.required_api_key = c.required_api_key;
+  return s;
 }
 
 }  // namespace anthro

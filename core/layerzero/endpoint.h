@@ -1,0 +1,13 @@
+// Layer Zero in the local endpoint (Emulation::Own, registered by register_layer_zero): its
+// state, made once per endpoint start, and one connection served, cleartext on its own port
+// (EndpointConfig::own_listen) or after TLS with ALPN layer-zero.
+#pragma once
+
+#include "endpoint/server_state.h"
+
+namespace anthro {
+
+std::any layer_zero_endpoint_state(const EndpointConfig& config);
+net::awaitable<void> serve_layer_zero(std::unique_ptr<net::ByteStream> stream, ServerState& state, Admission admission);
+
+}  // namespace anthro
