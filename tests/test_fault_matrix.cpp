@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "diagnosis/diagnose.h"
+#include "layerzero/workload.h"
 #include "endpoint_fixture.h"
 #include "lo_capture.h"
 #include "layerzero/session.h"
@@ -80,7 +81,7 @@ Case layer_zero_case(std::vector<std::string> faults, std::set<std::string> flag
 
 // A burst of 200 tokens (one text, cut to the chunk limit) reported at `usage`.
 Case backpressure_case(std::vector<std::string> faults, std::set<std::string> flagged, std::uint8_t usage) {
-  Case c = layer_zero_case(std::move(faults), std::move(flagged), [usage](LiveWorkloadConfig& w) { w.lz.buffer_usage = usage; });
+  Case c = layer_zero_case(std::move(faults), std::move(flagged), [usage](LiveWorkloadConfig& w) { lz::client_options(w).buffer_usage = usage; });
   c.faults.push_back("burst");
   c.tokens = 200;
   return c;
@@ -155,12 +156,12 @@ std::map<std::string, Case> cases() {
   c["lz-clean"] = layer_zero_case({}, {});
   c["lz-cut"] = layer_zero_case({"lz-cut=3"}, {});
   c["lz-cut+client-clock-ahead"] = layer_zero_case({"lz-cut=3"}, {"lz-clock-skew"}, [](LiveWorkloadConfig& w) {
-    w.lz.clock = [] { return lz::system_clock_ns() + 1'000'000'000; };
+    lz::client_options(w).clock = [] { return lz::system_clock_ns() + 1'000'000'000; };
   });
   c["lz-cut+resume-skip"] = layer_zero_case({"lz-cut=3", "lz-resume-skip"}, {"lz-resume-loss"});
   c["lz-cut+resume-repeat"] = layer_zero_case({"lz-cut=3", "lz-resume-repeat"}, {"lz-resume-loss"});
-  c["lz-slow-heartbeat"] = layer_zero_case({}, {"lz-heartbeat-cadence"}, [](LiveWorkloadConfig& w) { w.lz.heartbeat_ms = 1000; });
-  c["lz-slow-tool"] = layer_zero_case({}, {"lz-tool-deadline"}, [](LiveWorkloadConfig& w) { w.lz.tool_delay_ms = 2000; });
+  c["lz-slow-heartbeat"] = layer_zero_case({}, {"lz-heartbeat-cadence"}, [](LiveWorkloadConfig& w) { lz::client_options(w).heartbeat_ms = 1000; });
+  c["lz-slow-tool"] = layer_zero_case({}, {"lz-tool-deadline"}, [](LiveWorkloadConfig& w) { lz::client_options(w).tool_delay_ms = 2000; });
   c["lz-backpressure-b3"] = backpressure_case({}, {}, 0xB3);
   c["lz-ignore-backpressure-b3"] = backpressure_case({"lz-ignore-backpressure"}, {"lz-backpressure-ignored"}, 0xB3);
   c["lz-ignore-backpressure-aa"] = backpressure_case({"lz-ignore-backpressure"}, {}, 0xAA);

@@ -8,6 +8,7 @@
 #include "cli/metrics_out.h"
 #include "cli/session_options.h"
 #include "diagnosis/diagnose.h"
+#include "layerzero/workload.h"
 #include "util/files.h"
 
 namespace anthro::cli {
@@ -22,7 +23,7 @@ const std::vector<std::string> kLiveOnly = {"--requests", "--concurrency", "--ba
 
 // The Layer Zero client's terms and faults (checklist layer-zero against an lz:// or lz+lab:// target).
 void read_layer_zero(Args& args, LiveWorkloadConfig& live) {
-  lz::LzClientConfig& c = live.lz;
+  lz::LzClientConfig& c = lz::client_options(live);
   if (auto v = args.number("--lz-heartbeat-ms", NumberRange::Positive)) c.heartbeat_ms = *v;
   if (auto v = args.number("--lz-tool-delay-ms", NumberRange::NonNegative)) c.tool_delay_ms = *v;
   if (auto n = args.count("--lz-buffer-usage", 0, 255)) c.buffer_usage = static_cast<std::uint8_t>(*n);

@@ -73,8 +73,6 @@ Result<Checklist> load_checklist(const std::string& path);
 const Checklist& builtin_latency_checklist();
 // resources/checklists/session-affinity.json, compiled in.
 const Checklist& builtin_affinity_checklist();
-// resources/checklists/layer-zero.json, compiled in.
-const Checklist& builtin_layer_zero_checklist();
 // Every built-in checklist, the latency one first.
 std::vector<const Checklist*> builtin_checklists();
 // A built-in checklist by its id ("latency", "session-affinity", "token-stream", "layer-zero"); null for another.

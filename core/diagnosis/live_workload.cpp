@@ -1,6 +1,7 @@
 #include "diagnosis/live_workload.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -82,10 +83,25 @@ std::string baseline_url(const LiveWorkloadConfig& c, const Target& t) {
   return c.baseline.empty() ? http_baseline_url(t) : c.baseline;
 }
 
+std::map<ProfileId, LiveWorkload>& own_workloads() {
+  static std::map<ProfileId, LiveWorkload> table;
+  return table;
+}
+
 }  // namespace
 
+void register_live_workload(ProfileId id, LiveWorkload run) {
+  if (!run || !own_workloads().emplace(id, run).second) throw std::logic_error("register_live_workload: twice for one profile");
+}
+
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
-  if (config.layer_zero) return run_layer_zero_workload(config);
+  if (config.own_workload) {
+    (void)profiles();
+    auto it = own_workloads().find(*config.own_workload);
+    if (it == own_workloads().end())
+      return make_error(ErrorClass::Usage, std::string(profile(*config.own_workload).display_name) + " has no live workload");
+    return it->second(config);
+  }
   auto target = parse_target(config.session.target);
   if (!target) return target.error();
   std::vector<RequestOptions> plan = make_plan(config);
@@ -219,14 +235,15 @@ bool has_probe_of(const Checklist& c, const std::map<std::string, probe_kit::Pro
 }  // namespace
 
 // The workload a checklist needs: the probe streams of its items only, and the client of the
-// profile whose items it has (session affinity, the token stream, Layer Zero).
+// profile whose items it has (session affinity, the token stream, a format's own workload).
 void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   if (!has_probe(c, kProbeCancel)) live.cancel_probes = 0;
   if (!has_probe(c, kProbeMaxTokens)) live.max_tokens_probe = false;
   if (!has_probe(c, kProbeUtf8)) live.utf8_pair = false;
   if (has_probe_of(c, probe_kit::affinity_probes())) live.session.affinity = true;
   if (has_probe_of(c, probe_kit::token_stream_probes())) live.session.token_stream = true;
-  if (has_probe_of(c, probe_kit::layer_zero_probes())) live.layer_zero = true;
+  for (const ChecklistItem& i : c.items)
+    if (auto owner = probe_kit::probe_owner(i.probe); owner && own_workloads().count(*owner)) live.own_workload = owner;
 }
 
 }  // namespace anthro

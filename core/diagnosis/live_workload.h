@@ -4,12 +4,14 @@
 // (the same prompt over the HTTP baseline and anthro-v1). Client faults come from the options.
 #pragma once
 
+#include <any>
+#include <map>
+
 #include <atomic>
 #include <functional>
 
 #include "diagnosis/checklist.h"
 #include "diagnosis/observations.h"
-#include "layerzero/client.h"
 #include "session/bench.h"
 #include "session/session.h"
 
@@ -27,13 +29,11 @@ struct LiveWorkloadConfig {
   bool max_tokens_probe = true;
   bool utf8_pair = true;
   std::uint64_t seed = 1;
-  // Layer Zero: `requests` sessions of one prompt each through the Layer Zero client
-  // (`concurrency` at a time) instead of the standard workload; fit_workload turns it on for the
-  // layer-zero checklist. `lz` holds the session terms and the client faults: heartbeat cadence,
-  // tool answer delay, reported buffer usage, the client's clock. Its host, port, TLS and prompt
-  // come from the target and the workload.
-  bool layer_zero = false;
-  lz::LzClientConfig lz = lz::default_client_config();
+  // A format's own workload instead of the standard one (register_live_workload): fit_workload
+  // sets it for a checklist with that format's probes. `own_options` holds a format's client
+  // settings (Layer Zero: its session terms and client faults), its defaults when absent.
+  std::optional<ProfileId> own_workload;
+  std::map<ProfileId, std::any> own_options;
   std::function<void(const std::string& line)> on_progress;  // about once a second
   const std::atomic<bool>* stop = nullptr;  // set: no further request starts
 };
@@ -50,8 +50,9 @@ void fit_workload(const Checklist& checklist, LiveWorkloadConfig& live);
 
 // Errors: a bad target or trust setting (usage); network failures are in the observations.
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config);
-// The Layer Zero workload (config.layer_zero), which run_live_workload runs when it is set.
-Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config);
+// A format's own live workload (config.own_workload), registered from its folder.
+using LiveWorkload = Result<Observations> (*)(const LiveWorkloadConfig& config);
+void register_live_workload(ProfileId id, LiveWorkload run);
 
 // The pieces of the workload that a rollout stage reuses.
 // The ordinary prompts, cycled by request number.

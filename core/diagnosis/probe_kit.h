@@ -116,16 +116,18 @@ inline void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
 inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
 
 // The probes of each profile's checklist, by name: the session-affinity checklist's
-// (evaluate_affinity.cpp), the token stream's (evaluate_token_stream.cpp) and Layer Zero's
-// (evaluate_layer_zero.cpp).
+// (evaluate_affinity.cpp) and the token stream's (evaluate_token_stream.cpp); other formats
+// register theirs (register_probe).
 const std::map<std::string, Probe>& affinity_probes();
 const std::map<std::string, Probe>& token_stream_probes();
-const std::map<std::string, Probe>& layer_zero_probes();
 // Any checklist's probe (evaluate.cpp holds the latency checklist's), or one a wire format
 // registered; null when none has it.
 const Probe* find_probe(std::string_view name);
-// A wire format's probe, for checklists to name (from a static initialiser of its own folder,
-// as it registers its profile). A name some probe already has throws.
-void register_probe(const std::string& name, Probe probe);
+// A wire format's probe, for checklists to name (from its folder, as it registers its profile):
+// `owner` is the format whose live workload measures it (register_live_workload). A name some
+// probe already has throws.
+void register_probe(const std::string& name, Probe probe, ProfileId owner);
+// The format that registered probe `name`; none for a built-in one.
+std::optional<ProfileId> probe_owner(std::string_view name);
 
 }  // namespace anthro::probe_kit

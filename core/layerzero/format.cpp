@@ -6,6 +6,7 @@
 #include "layerzero/endpoint.h"
 #include "layerzero/live.h"
 #include "layerzero/trace.h"
+#include "layerzero/workload.h"
 #include "layerzero/view.h"
 #include "util/bytes.h"
 #include "util/json.h"
@@ -84,7 +85,8 @@ class Dissector : public ConnectionDissector {
  private:
   void cut(const WireFrame& w) {
     if (!sink_) return;
-    DissectedFrame f{w.dir, w.ts, w.offset, w.bytes};
+    DissectedFrame f;
+    f.dir = w.dir, f.ts = w.ts, f.offset = w.offset, f.bytes = w.bytes;
     f.type = type_index(w.bytes);
     if (w.bytes.size() >= kHeaderSize) f.stream = parse_header(w.bytes.data()).sequence_id;
     if (auto token = lz_token_range(w.bytes)) f.secrets.push_back(*token);
@@ -163,6 +165,8 @@ void register_layer_zero() {
                  .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge});
   register_session_runner(ProfileId::LayerZero, run_layer_zero_session);
   register_emulation(ProfileId::LayerZero, {layer_zero_endpoint_state, serve_layer_zero});
+  register_layer_zero_probes();
+  register_live_workload(ProfileId::LayerZero, run_layer_zero_workload);
 }
 
 }  // namespace anthro::lz

@@ -55,7 +55,8 @@ class Dissector : public ConnectionDissector {
   };
 
   void cut(Side& s, Direction dir, double ts, const DissectedSink& emit) {
-    DissectedFrame f{dir, ts, s.offset, s.line};
+    DissectedFrame f;
+    f.dir = dir, f.ts = ts, f.offset = s.offset, f.bytes = s.line;
     const std::string_view text(reinterpret_cast<const char*>(s.line.data()), s.line.size() - 1);
     auto line = s.line.back() == '\n' ? parse_line(text) : std::nullopt;
     if (!line) {
@@ -108,12 +109,12 @@ void count_connections(const ChecklistItem& item, const Observations& o, ItemRes
 }
 
 [[maybe_unused]] const bool registered = [] {
-  register_profile(Profile{.id = {}, .name = kName, .display_name = "Toy", .alpn = {}, .recognise = recognise,
+  const Profile& toy = register_profile(Profile{.id = {}, .name = kName, .display_name = "Toy", .alpn = {}, .recognise = recognise,
                            .schemes = {}, .checklist_id = {}, .rollout_plan_id = {}, .dissector = anthro::Dissector::Own,
                            .emulation = Emulation::None, .rides_on = {},
                            .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); },
                            .describe = describe, .frame_types = kTypes, .columns = kColumns});
-  probe_kit::register_probe(std::string(kProbe), count_connections);
+  probe_kit::register_probe(std::string(kProbe), count_connections, toy.id);
   return true;
 }();
 

@@ -6,7 +6,8 @@
 #include <mutex>
 #include <thread>
 
-#include "diagnosis/live_workload.h"
+#include "layerzero/workload.h"
+
 #include "layerzero/format.h"
 #include "layerzero/live.h"
 #include "session/target.h"
@@ -27,7 +28,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
                   std::size_t sessions, SessionRuns& runs) {
   for (std::size_t i = next++; i < sessions; i = next++) {
     if (config.stop && config.stop->load()) return;
-    lz::LzClientConfig c = layer_zero_client_config(config.lz, config.session, target);
+    lz::LzClientConfig c = layer_zero_client_config(lz::client_options(config), config.session, target);
     c.keylog = runs.keylog;
     c.prompt = workload_prompt(i);
     c.name = "lz-" + std::to_string(i + 1);
@@ -46,7 +47,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
 
 }  // namespace
 
-Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config) {
+Result<Observations> lz::run_layer_zero_workload(const LiveWorkloadConfig& config) {
   auto target = parse_own_target(config.session.target, ProfileId::LayerZero);
   if (!target) return target.error();
   const std::size_t sessions = std::max<std::uint64_t>(config.requests, 1);
@@ -75,6 +76,18 @@ Result<Observations> run_layer_zero_workload(const LiveWorkloadConfig& config) {
     o.connections.push_back(std::move(seen));
   }
   return o;
+}
+
+lz::LzClientConfig& lz::client_options(LiveWorkloadConfig& config) {
+  std::any& options = config.own_options[ProfileId::LayerZero];
+  if (!std::any_cast<LzClientConfig>(&options)) options = default_client_config();
+  return *std::any_cast<LzClientConfig>(&options);
+}
+
+lz::LzClientConfig lz::client_options(const LiveWorkloadConfig& config) {
+  auto it = config.own_options.find(ProfileId::LayerZero);
+  const auto* set = it == config.own_options.end() ? nullptr : std::any_cast<LzClientConfig>(&it->second);
+  return set ? *set : default_client_config();
 }
 
 }  // namespace anthro

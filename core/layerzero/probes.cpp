@@ -1,12 +1,13 @@
-// The probes of the layer-zero checklist (profiles/layer-zero.md): each reads the
-// sessions of Observations::layer_zero, which the live client and a capture's dissector fill in
-// the same shape (layerzero/trace.h), so every item is computed one way.
+// The probes of the layer-zero checklist (profiles/layer-zero.md): each reads the Layer Zero
+// sessions among the observations' records (lz::trace_of), which the live client and a capture's
+// dissector fill in the same shape (layerzero/trace.h), so every item is computed one way.
 #include <cmath>
 #include <map>
 
 #include "diagnosis/probe_kit.h"
 #include "layerzero/format.h"
 #include "layerzero/resume.h"
+#include "layerzero/workload.h"
 #include "layerzero/schema_lint.h"
 #include "metrics/stats.h"
 
@@ -224,8 +225,13 @@ void tool_schema(const ChecklistItem& item, const Observations& o, ItemResult& r
 
 }  // namespace
 
-const std::map<std::string, Probe>& layer_zero_probes() {
-  static const std::map<std::string, Probe> table = {
+}  // namespace anthro::probe_kit
+
+namespace anthro::lz {
+
+void register_layer_zero_probes() {
+  using namespace probe_kit;
+  const std::pair<const char*, Probe> kProbes[] = {
       {"lz-clock-skew", clock_skew},
       {"lz-resume-loss", resume_loss},
       {"lz-heartbeat-cadence", heartbeat_cadence},
@@ -233,7 +239,7 @@ const std::map<std::string, Probe>& layer_zero_probes() {
       {"lz-tool-deadline", tool_deadline},
       {"lz-tool-schema", tool_schema},
   };
-  return table;
+  for (const auto& [name, probe] : kProbes) register_probe(name, probe, ProfileId::LayerZero);
 }
 
-}  // namespace anthro::probe_kit
+}  // namespace anthro::lz
