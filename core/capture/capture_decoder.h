@@ -118,7 +118,6 @@ class CaptureDecoder {
   void start_own(Conn& c, const Profile& p);
   void end_own(Conn& c);
   DissectedSink dissected_sink(Conn& c);
-  void end_layer_zero(Conn& c);
 
   const KeyRing& keys_;
   CaptureEvents events_;

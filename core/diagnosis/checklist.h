@@ -75,7 +75,7 @@ const Checklist& builtin_latency_checklist();
 const Checklist& builtin_affinity_checklist();
 // Every built-in checklist, the latency one first.
 std::vector<const Checklist*> builtin_checklists();
-// A built-in checklist by its id ("latency", "session-affinity", "token-stream", "layer-zero"); null for another.
+// A built-in checklist by its id (ANTHRO_BUILTIN_CHECKLISTS: "latency", "session-affinity", …); null for another.
 const Checklist* builtin_checklist(std::string_view id);
 // The JSON Schema for checklist files, compiled in (resources/checklists/checklist.schema.json).
 std::string_view checklist_schema();

@@ -31,7 +31,7 @@ struct LiveWorkloadConfig {
   std::uint64_t seed = 1;
   // A format's own workload instead of the standard one (register_live_workload): fit_workload
   // sets it for a checklist with that format's probes. `own_options` holds a format's client
-  // settings (Layer Zero: its session terms and client faults), its defaults when absent.
+  // settings (its session terms and client faults, say), its defaults when absent.
   std::optional<ProfileId> own_workload;
   std::map<ProfileId, std::any> own_options;
   std::function<void(const std::string& line)> on_progress;  // about once a second
