@@ -83,24 +83,23 @@ std::string baseline_url(const LiveWorkloadConfig& c, const Target& t) {
   return c.baseline.empty() ? http_baseline_url(t) : c.baseline;
 }
 
-std::map<ProfileId, LiveWorkload>& own_workloads() {
-  static std::map<ProfileId, LiveWorkload> table;
+PerProfile<LiveWorkload>& own_workloads() {
+  static PerProfile<LiveWorkload> table("register_live_workload");
   return table;
 }
 
 }  // namespace
 
 void register_live_workload(ProfileId id, LiveWorkload run) {
-  if (!run || !own_workloads().emplace(id, run).second) throw std::logic_error("register_live_workload: twice for one profile");
+  if (!run) throw std::logic_error("register_live_workload: no workload");
+  own_workloads().add(id, run);
 }
 
 Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
   if (config.own_workload) {
-    (void)profiles();
-    auto it = own_workloads().find(*config.own_workload);
-    if (it == own_workloads().end())
-      return make_error(ErrorClass::Usage, std::string(profile(*config.own_workload).display_name) + " has no live workload");
-    return it->second(config);
+    const LiveWorkload* run = own_workloads().find(*config.own_workload);
+    if (!run) return make_error(ErrorClass::Usage, std::string(profile(*config.own_workload).display_name) + " has no live workload");
+    return (*run)(config);
   }
   auto target = parse_target(config.session.target);
   if (!target) return target.error();
@@ -243,7 +242,7 @@ void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   if (has_probe_of(c, probe_kit::affinity_probes())) live.session.affinity = true;
   if (has_probe_of(c, probe_kit::token_stream_probes())) live.session.token_stream = true;
   for (const ChecklistItem& i : c.items)
-    if (auto owner = probe_kit::probe_owner(i.probe); owner && own_workloads().count(*owner)) live.own_workload = owner;
+    if (auto owner = probe_kit::probe_owner(i.probe); owner && own_workloads().find(*owner)) live.own_workload = owner;
 }
 
 }  // namespace anthro

@@ -203,22 +203,19 @@ struct Endpoint::Impl {
 
 namespace {
 
-std::map<ProfileId, OwnEmulation>& emulations() {
-  static std::map<ProfileId, OwnEmulation> table;
+PerProfile<OwnEmulation>& emulations() {
+  static PerProfile<OwnEmulation> table("register_emulation");
   return table;
 }
 
 }  // namespace
 
 void register_emulation(ProfileId id, OwnEmulation emulation) {
-  if (!emulation.make_state || !emulation.serve || !emulations().emplace(id, emulation).second)
-    throw std::logic_error("register_emulation: incomplete, or twice for one profile");
+  if (!emulation.make_state || !emulation.serve) throw std::logic_error("register_emulation: incomplete");
+  emulations().add(id, emulation);
 }
 
-const std::map<ProfileId, OwnEmulation>& own_emulations() {
-  (void)profiles();  // the built-in formats registered theirs
-  return emulations();
-}
+const std::map<ProfileId, OwnEmulation>& own_emulations() { return emulations().all(); }
 
 Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) {
   auto impl = std::make_unique<Impl>();

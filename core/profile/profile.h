@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -52,7 +54,8 @@ struct Profile {
   Emulation emulation;
   std::string_view rides_on;  // the name of the profile whose wire it shares (session-affinity: http), or empty
   // Dissector::Own: a new dissector for each connection, and how a kept frame reads
-  // (profile/dissector.h); the Type column's words its frames take, and its inspector columns.
+  // (profile/dissector.h); the Type column's words its frames take (string literals: rows hand
+  // out their data() as C strings), and its inspector columns.
   std::unique_ptr<ConnectionDissector> (*dissect)() = nullptr;
   KeptFrameView (*describe)(const KeptFrame& frame) = nullptr;
   std::span<const std::string_view> frame_types = {};
@@ -109,5 +112,28 @@ const Profile* recognise_connection(ByteView first_client_bytes);
 // How a cleartext connection no heuristic claims is read: as anthro-v1, whose decoder also finds
 // frames in a capture that starts mid-connection or whose server spoke first.
 const Profile& unrecognised_cleartext_profile();
+
+// One kind of part the formats register in an engine (a live client, an emulation, a live
+// workload): at most one a profile, read once the built-in formats registered theirs.
+template <class Part>
+class PerProfile {
+ public:
+  explicit PerProfile(const char* what) : what_(what) {}
+  void add(ProfileId id, Part part) {
+    if (!table_.emplace(id, std::move(part)).second) throw std::logic_error(std::string(what_) + ": twice for one profile");
+  }
+  const Part* find(ProfileId id) const {
+    auto it = all().find(id);
+    return it == table_.end() ? nullptr : &it->second;
+  }
+  const std::map<ProfileId, Part>& all() const {
+    (void)profiles();  // registers the built-in formats, once
+    return table_;
+  }
+
+ private:
+  const char* what_;
+  std::map<ProfileId, Part> table_;
+};
 
 }  // namespace anthro

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <map>
 #include <stdexcept>
 
 #include "metrics/request_json.h"
@@ -16,21 +15,21 @@ using nlohmann::json;
 
 namespace {
 
-std::map<ProfileId, SessionRunner>& runners() {
-  static std::map<ProfileId, SessionRunner> table;
+PerProfile<SessionRunner>& runners() {
+  static PerProfile<SessionRunner> table("register_session_runner");
   return table;
 }
 
 }  // namespace
 
 void register_session_runner(ProfileId id, SessionRunner run) {
-  if (!run || !runners().emplace(id, run).second) throw std::logic_error("register_session_runner: twice for one profile");
+  if (!run) throw std::logic_error("register_session_runner: no runner");
+  runners().add(id, run);
 }
 
 SessionRunner session_runner(ProfileId id) {
-  (void)profiles();  // the built-in formats registered theirs
-  auto it = runners().find(id);
-  return it == runners().end() ? nullptr : it->second;
+  const SessionRunner* run = runners().find(id);
+  return run ? *run : nullptr;
 }
 
 Result<SessionResult> run_session(const SessionConfig& config) {
