@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "diagnosis/probe_kit.h"
@@ -77,11 +78,13 @@ class Dissector : public ConnectionDissector {
 };
 
 KeptFrameView describe(const KeptFrame& kept) {
+  // The kept bytes are read again, as hostile as on the wire: a refused line shows nothing, and
+  // the verb is the one the bytes spell, whatever type the row holds.
   KeptFrameView v;
-  const std::uint8_t type = kept.type;
   const std::string_view text(reinterpret_cast<const char*>(kept.bytes.data()), kept.bytes.empty() ? 0 : kept.bytes.size() - 1);
-  auto line = parse_line(text);
+  auto line = kept.refused ? std::nullopt : parse_line(text);
   if (!line) return v;
+  const std::uint8_t type = line->type;
   const std::string said(text.substr(line->text_at));
   v.fields = {{"verb", std::string(kVerbs[type]), 0, text.find(' ')},
               {"stream", std::to_string(line->stream), text.find(' ') + 1, line->text_at - 1},
