@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$1"
 # format; its folder; what names it; lines left out (CPU affinity is no wire format); ceiling
 formats=(
-  'Layer Zero;layerzero;layer.?zero|\blz_|LayerZero;;16'
+  'Layer Zero;layerzero;layer.?zero|\blz_|LayerZero;;4'
   'token stream;tokenstream;token.?stream|TokenStream;;33'
   'session affinity;affinity;affinity;cpu.?affinity|sched_setaffinity;45'
 )

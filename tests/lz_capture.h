@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "layerzero/format.h"
 #include "capture/analysis.h"
 #include "endpoint_fixture.h"
 #include "layerzero/client.h"
@@ -36,8 +37,8 @@ inline LzCaptured capture_lz_run(const LzCaptureOptions& o) {
   LzCaptured run;
   run.endpoint = std::make_unique<EndpointFixture>(o.faults, 20, 2, 24);
   EndpointFixture& e = *run.endpoint;
-  e.config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
-  e.config().lz_tool_calls = o.tool_calls;
+  e.config().own_listen[lz::profile_id()] = "127.0.0.1:0";
+  lz::emulation_options(e.config()).tool_calls = o.tool_calls;
   e.config().required_api_key = o.api_key;
   e.start();
   const std::string url = e.endpoint().url(o.tls ? "lz" : "lz+lab");

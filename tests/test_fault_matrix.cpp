@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "layerzero/format.h"
 #include "diagnosis/diagnose.h"
 #include "layerzero/workload.h"
 #include "endpoint_fixture.h"
@@ -249,8 +250,8 @@ class TestFaultMatrix : public QObject {
     if (c.checklist == "session-affinity") f.config().affinity.slot_count = 4096;
     f.config().token_stream = c.checklist == "token-stream";
     if (c.layer_zero()) {
-      f.config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
-      f.config().lz_tool_calls = true;
+      f.config().own_listen[lz::profile_id()] = "127.0.0.1:0";
+      lz::emulation_options(f.config()).tool_calls = true;
     }
     f.start();
   }

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QTest>
 
+#include "layerzero/format.h"
 #include "endpoint_fixture.h"
 #include "layerzero/client.h"
 #include "profiles_vectors.h"
@@ -26,7 +27,7 @@ constexpr const char* kPrompt = "查北京天气, and why do resumes need sequen
 
 std::unique_ptr<EndpointFixture> lz_endpoint(std::vector<std::string> faults = {}) {
   auto e = std::make_unique<EndpointFixture>(std::move(faults), 20, 2, 24);
-  e->config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
+  e->config().own_listen[lz::profile_id()] = "127.0.0.1:0";
   e->start();
   return e;
 }
@@ -150,7 +151,7 @@ class TestLayerZeroEndpoint : public QObject {
   // without the key (or with a wrong one) TERMINATE unauthorized and no answer; with it, the answer.
   void a_required_key_guards_both_layer_zero_ports() {
     auto e = std::make_unique<EndpointFixture>(std::vector<std::string>{}, 20, 2, 24);
-    e->config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
+    e->config().own_listen[lz::profile_id()] = "127.0.0.1:0";
     e->config().required_api_key = "sk-lz-endpoint-key";
     e->start();
     for (const char* scheme : {"lz+lab", "lz"}) {

@@ -16,6 +16,7 @@
 #include <set>
 #include <random>
 
+#include "layerzero/format.h"
 #include "capture_index_loaded.h"
 #include "capture/capture_index.h"
 #include "layerzero/view.h"
@@ -134,7 +135,7 @@ class TestLayerZeroInspector : public QObject {
         QCOMPARE(rows_of(*index, conns[i], dir), want);
       }
     const auto connections = index->connections();
-    for (std::uint32_t c : conns) QCOMPARE(connections[c].profile, std::optional<ProfileId>(ProfileId::LayerZero));
+    for (std::uint32_t c : conns) QCOMPARE(connections[c].profile, std::optional<ProfileId>(lz::profile_id()));
 
     // Each row: its type word, sequence id, offset in its direction, CRC and bytes.
     std::map<std::pair<std::uint32_t, Direction>, std::uint64_t> next_offset;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "layerzero/format.h"
 #include "endpoint_fixture.h"
 #include "layerzero/client.h"
 #include "model/simulated_model.h"
@@ -31,7 +32,7 @@ constexpr const char* kModel = "claude-3-5-sonnet";
 std::unique_ptr<EndpointFixture> lz_endpoint(std::vector<std::string> faults = {}, double itl_ms = 2,
                                              std::uint32_t tokens = 24) {
   auto e = std::make_unique<EndpointFixture>(std::move(faults), kTtftMs, itl_ms, tokens);
-  e->config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
+  e->config().own_listen[lz::profile_id()] = "127.0.0.1:0";
   e->start();
   return e;
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 
+#include "layerzero/format.h"
 #include "capture/capture_decoder.h"
 #include "capture/packet.h"
 #include "capture_generator.h"
@@ -78,8 +79,8 @@ class TestProfiles : public QObject {
     QCOMPARE(profile(ProfileId::TokenStream).checklist_id, std::string_view("token-stream"));
     QCOMPARE(profile(ProfileId::TokenStream).dissector, Dissector::Http);
     QCOMPARE(name_of(find_profile("layer-zero")), std::string("layer-zero"));
-    QCOMPARE(profile(ProfileId::LayerZero).emulation, Emulation::Own);
-    QVERIFY(profile(ProfileId::LayerZero).rides_on.empty());
+    QCOMPARE(profile(lz::profile_id()).emulation, Emulation::Own);
+    QVERIFY(profile(lz::profile_id()).rides_on.empty());
     QCOMPARE(name_of(find_profile("anthro-v1")), std::string("anthro-v1"));
     QCOMPARE(find_profile("session-affinity")->rides_on, profile(ProfileId::Http).name);
     QCOMPARE(profile(ProfileId::SessionAffinity).dissector, Dissector::Http);
@@ -133,12 +134,12 @@ class TestProfiles : public QObject {
     auto https = parse_target("https://[::1]:8443/v1/chat/completions");
     QVERIFY(https.ok() && https->kind == TargetKind::ChatCompletions && https->tls && https->port == 8443);
     // The Layer Zero client's own reading of them.
-    auto lz_target = parse_own_target("lz+lab://127.0.0.1:7090", ProfileId::LayerZero);
+    auto lz_target = parse_own_target("lz+lab://127.0.0.1:7090", lz::profile_id());
     QVERIFY(lz_target.ok() && lz_target->kind == TargetKind::Own && !lz_target->tls && lz_target->port == 7090);
-    QVERIFY(parse_own_target("lz://127.0.0.1:7443", ProfileId::LayerZero).ok());
-    QVERIFY(!parse_own_target("anthro://127.0.0.1:7443", ProfileId::LayerZero).ok());
-    QVERIFY(!parse_own_target("lz+lab://127.0.0.1", ProfileId::LayerZero).ok());  // no port
-    QVERIFY(!parse_own_target("lz+lab://127.0.0.1:1/path", ProfileId::LayerZero).ok());
+    QVERIFY(parse_own_target("lz://127.0.0.1:7443", lz::profile_id()).ok());
+    QVERIFY(!parse_own_target("anthro://127.0.0.1:7443", lz::profile_id()).ok());
+    QVERIFY(!parse_own_target("lz+lab://127.0.0.1", lz::profile_id()).ok());  // no port
+    QVERIFY(!parse_own_target("lz+lab://127.0.0.1:1/path", lz::profile_id()).ok());
     auto unknown = parse_target("ftp://x:1");
     QVERIFY(!unknown.ok());
     QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)"));

@@ -168,8 +168,17 @@ QWidget* DiagnosisPage::makeSources() {
   (new Retranslator(this))->add([=, this] {
     box->setTitle(tr("Sources"));
     checklist_label->setText(tr("Checklist"));
-    checklist_box_->setToolTip(tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token "
-                                  "stream on the Messages API; Layer Zero sessions on lz:// and lz+lab:// targets"));
+    QString checklists = tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token "
+                            "stream on the Messages API");
+    for (const Profile* p : own_client_profiles()) {  // "; Name sessions on x:// and x+lab:// targets"
+      QString schemes;
+      for (const ProfileScheme& s : p->schemes) {
+        const QString one = QString::fromUtf8(s.name.data(), static_cast<int>(s.name.size())) + "://";
+        schemes = schemes.isEmpty() ? one : tr("%1 and %2").arg(schemes, one);
+      }
+      checklists += tr("; %1 sessions on %2 targets").arg(QString::fromUtf8(p->display_name.data(), static_cast<int>(p->display_name.size())), schemes);
+    }
+    checklist_box_->setToolTip(checklists);
     use_live_->setText(tr("Live target"));
     requests_label->setText(tr("Requests"));
     concurrency_label->setText(tr("Concurrency"));

@@ -95,9 +95,9 @@ SessionPanel::SessionPanel(QWidget* parent)
   prompt_->setPlainText(tr("Explain tail latency in one paragraph."));
   prompt_->setMaximumHeight(90);
   stream_->setChecked(true);
-  // The token stream is a Messages API feature: offered for such targets only. A Layer Zero
-  // session sends its prompt under SESSION_INIT's terms: no system prompt, max_tokens or
-  // non-streaming answer.
+  // The token stream is a Messages API feature: offered for such targets only. A format's own
+  // client sends its prompt under its own terms: no system prompt, max_tokens or non-streaming
+  // answer.
   auto fit_to_target = [this](const QString& url) {
     auto parsed = parse_session_target(url.trimmed().toStdString());
     token_stream_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
@@ -247,8 +247,16 @@ SessionPanel::SessionPanel(QWidget* parent)
     diagnose_button_->setText(tr("Diagnose this target…"));
     export_button_->setText(tr("Export report…"));
     export_button_->setToolTip(tr("The last session or load (whichever ended last) as HTML, PDF, Markdown or JSON"));
-    target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, "
-                           "https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (Layer Zero)"));
+    QString targets = tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions");
+    for (const Profile* p : own_client_profiles()) {  // "x://host:port or x+lab://host:port (Name)"
+      QString schemes;
+      for (const ProfileScheme& s : p->schemes) {
+        const QString one = tr("%1://host:port").arg(QString::fromUtf8(s.name.data(), static_cast<int>(s.name.size())));
+        schemes = schemes.isEmpty() ? one : tr("%1 or %2").arg(schemes, one);
+      }
+      targets += tr(", ") + tr("%1 (%2)").arg(schemes, QString::fromUtf8(p->display_name.data(), static_cast<int>(p->display_name.size())));
+    }
+    target_->setToolTip(targets);
     const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
     for (int i = 0; i < 4; ++i) key_source_->setItemText(i, sources[i]);
     api_key_->setPlaceholderText(tr("API key, never saved"));

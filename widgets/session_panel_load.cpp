@@ -67,9 +67,13 @@ void SessionPanel::updateLoadControls() {
 Result<BenchConfig> SessionPanel::loadConfig() const {
   BenchConfig b;
   b.session = config();
-  if (auto t = parse_session_target(b.session.target); t && t->kind == TargetKind::Own)
-    return make_error(ErrorClass::Usage, tr("A load runs anthro-v1 and HTTP targets; a Layer Zero target runs one session "
-                                            "at a time (Send), or many from the Diagnosis page.").toStdString());
+  if (auto t = parse_session_target(b.session.target); t && t->kind == TargetKind::Own) {
+    const std::string_view name = profile(t->profile).display_name;
+    return make_error(ErrorClass::Usage, tr("A load runs anthro-v1 and HTTP targets; a %1 target runs one session at a time "
+                                            "(Send), or many from the Diagnosis page.")
+                                             .arg(QString::fromUtf8(name.data(), static_cast<int>(name.size())))
+                                             .toStdString());
+  }
   const auto mode = LoadMode(load_mode_->currentIndex());
   if (mode == LoadMode::Closed) {
     b.concurrency = static_cast<unsigned>(concurrency_->value());

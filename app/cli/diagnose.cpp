@@ -1,14 +1,12 @@
 // `anthro-wb diagnose`: the latency checklist against a live target, a capture and this machine.
 #include <sys/stat.h>
 
-#include <cmath>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/metrics_out.h"
 #include "cli/session_options.h"
 #include "diagnosis/diagnose.h"
-#include "layerzero/workload.h"
 #include "util/files.h"
 
 namespace anthro::cli {
@@ -17,23 +15,7 @@ namespace {
 // Options that only the live run reads; without a target they would be silently ignored.
 const std::vector<std::string> kLiveOnly = {"--requests", "--concurrency", "--baseline", "--cancel-rate",
                                             "--hold-connections", "--seed", "--retry-naive",
-                                            "--close-without-cancel", "--read-delay-ms", "--ring-kib",
-                                            "--lz-heartbeat-ms", "--lz-tool-delay-ms", "--lz-clock-offset-ms",
-                                            "--lz-buffer-usage", "--lz-budget-ms"};
-
-// The Layer Zero client's terms and faults (checklist layer-zero against an lz:// or lz+lab:// target).
-void read_layer_zero(Args& args, LiveWorkloadConfig& live) {
-  lz::LzClientConfig& c = lz::client_options(live);
-  if (auto v = args.number("--lz-heartbeat-ms", NumberRange::Positive)) c.heartbeat_ms = *v;
-  if (auto v = args.number("--lz-tool-delay-ms", NumberRange::NonNegative)) c.tool_delay_ms = *v;
-  if (auto n = args.count("--lz-buffer-usage", 0, 255)) c.buffer_usage = static_cast<std::uint8_t>(*n);
-  if (auto n = args.count("--lz-budget-ms", 1, UINT32_MAX)) c.terms.budget_ms = static_cast<std::uint32_t>(*n);
-  if (auto v = args.number("--lz-clock-offset-ms")) {
-    if (std::fabs(*v) > 1e9) return args.fail("--lz-clock-offset-ms: beyond ±1e9 ms");
-    const auto offset = static_cast<std::int64_t>(*v * 1e6);
-    c.clock = [offset] { return static_cast<std::uint64_t>(static_cast<std::int64_t>(lz::system_clock_ns()) + offset); };
-  }
-}
+                                            "--close-without-cancel", "--read-delay-ms", "--ring-kib"};
 
 void read_live(Args& args, DiagnoseConfig& d) {
   LiveWorkloadConfig live;
@@ -46,7 +28,7 @@ void read_live(Args& args, DiagnoseConfig& d) {
   live.retry_naive = load.retry_naive;
   live.hold_connections_s = load.hold_connections_s;
   live.seed = load.seed;
-  read_layer_zero(args, live);
+  read_own_client_options(args, live);
   d.live = std::move(live);
 }
 
@@ -71,8 +53,9 @@ int run_diagnose(const std::vector<std::string>& argv) {
   DiagnoseConfig d;
   if (args.has("--target")) read_live(args, d);
   else
-    for (const auto& name : kLiveOnly)
-      if (args.has(name)) args.fail(name + " shapes the live run: it needs --target URL");
+    for (const auto* names : {&kLiveOnly, &own_client_option_names()})
+      for (const auto& name : *names)
+        if (args.has(name)) args.fail(name + " shapes the live run: it needs --target URL");
   if (args.positional().size() > 1) args.fail("expects at most one capture file");
   if (args.positional().size() == 1) d.capture = args.positional()[0];
   d.keys.keylog_files = args.values("--keylog");

@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/session_options.h"
 #include "endpoint/endpoint.h"
 #include "model/faults.h"
 
@@ -17,8 +18,7 @@ int run_endpoint(const std::vector<std::string>& argv) {
   config.lab_listen = args.value_or("--lab-listen", "");
   config.http_listen = args.value_or("--http-listen", "");
   config.metrics_listen = args.value_or("--metrics-listen", "");
-  if (auto lz = args.value_or("--lz-listen", ""); !lz.empty()) config.own_listen[ProfileId::LayerZero] = lz;
-  config.lz_tool_calls = args.has("--lz-tool-calls");
+  read_own_emulation_options(args, config);
   if (config.tls_listen.empty() && config.lab_listen.empty() && config.http_listen.empty() && config.own_listen.empty()) {
     config.tls_listen = "127.0.0.1:7443";
     config.lab_listen = "127.0.0.1:7080";

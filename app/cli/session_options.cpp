@@ -1,8 +1,12 @@
 #include "cli/session_options.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
+#include "layerzero/format.h"
+#include "layerzero/workload.h"
 #include "session/target.h"
 #include "util/files.h"
 
@@ -92,15 +96,16 @@ void read_http2_option(Args& args, SessionConfig& c) {
   if (c.affinity) args.fail("--http2 and --affinity: the session-affinity client speaks HTTP/1.1");
 }
 
-// A Layer Zero session sends one prompt under its SESSION_INIT's terms: what only anthro-v1 or
-// the HTTP APIs have is refused, not ignored.
-void refuse_for_layer_zero(Args& args, const SessionConfig& c) {
+// A format's own client sends one prompt under its own terms: what only anthro-v1 or the HTTP
+// APIs have is refused, not ignored.
+void refuse_for_own_client(Args& args, const SessionConfig& c) {
   auto target = parse_session_target(c.target);
   if (!target || target->kind != TargetKind::Own) return;
+  const std::string display(profile(target->profile).display_name);
   for (const char* option : {"--system", "--max-tokens", "--no-stream", "--cancel-after-tokens", "--close-without-cancel",
                              "--read-delay-ms", "--ring-kib", "--no-extension", "--affinity", "--token-stream"})
-    if (args.has(option)) args.fail(std::string(option) + ": not for a Layer Zero target (" + c.target + ")");
-  if (c.messages.size() > 1) args.fail("--messages: a Layer Zero session sends one prompt, not a conversation");
+    if (args.has(option)) args.fail(std::string(option) + ": not for a " + display + " target (" + c.target + ")");
+  if (c.messages.size() > 1) args.fail("--messages: a " + display + " session sends one prompt, not a conversation");
 }
 
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {
@@ -129,9 +134,34 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   read_token_stream_options(args, c);
   read_http2_option(args, c);
   read_trust_options(args, c);
-  refuse_for_layer_zero(args, c);
+  refuse_for_own_client(args, c);
   if (!positional_allowed && !args.positional().empty())
     args.fail("unexpected argument \"" + args.positional()[0] + "\"");
+}
+
+const std::vector<std::string>& own_client_option_names() {
+  static const std::vector<std::string> names = {"--lz-heartbeat-ms", "--lz-tool-delay-ms", "--lz-clock-offset-ms",
+                                                 "--lz-buffer-usage", "--lz-budget-ms"};
+  return names;
+}
+
+void read_own_client_options(Args& args, LiveWorkloadConfig& live) {
+  if (std::ranges::none_of(own_client_option_names(), [&](const std::string& o) { return args.has(o); })) return;
+  lz::LzClientConfig& c = lz::client_options(live);
+  if (auto v = args.number("--lz-heartbeat-ms", NumberRange::Positive)) c.heartbeat_ms = *v;
+  if (auto v = args.number("--lz-tool-delay-ms", NumberRange::NonNegative)) c.tool_delay_ms = *v;
+  if (auto n = args.count("--lz-buffer-usage", 0, 255)) c.buffer_usage = static_cast<std::uint8_t>(*n);
+  if (auto n = args.count("--lz-budget-ms", 1, UINT32_MAX)) c.terms.budget_ms = static_cast<std::uint32_t>(*n);
+  if (auto v = args.number("--lz-clock-offset-ms")) {
+    if (std::fabs(*v) > 1e9) return args.fail("--lz-clock-offset-ms: beyond ±1e9 ms");
+    const auto offset = static_cast<std::int64_t>(*v * 1e6);
+    c.clock = [offset] { return static_cast<std::uint64_t>(static_cast<std::int64_t>(lz::system_clock_ns()) + offset); };
+  }
+}
+
+void read_own_emulation_options(Args& args, EndpointConfig& config) {
+  if (auto listen = args.value_or("--lz-listen", ""); !listen.empty()) config.own_listen[lz::profile_id()] = listen;
+  lz::emulation_options(config).tool_calls = args.has("--lz-tool-calls");
 }
 
 }  // namespace anthro::cli

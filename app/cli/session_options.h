@@ -2,6 +2,8 @@
 #pragma once
 
 #include "cli/args.h"
+#include "diagnosis/live_workload.h"
+#include "endpoint/endpoint.h"
 #include "session/session.h"
 
 namespace anthro::cli {
@@ -31,5 +33,12 @@ void read_keylog_output(Args& args, SessionConfig& c);
 // A run's warnings on stderr, one line each; true when there were any. A key log that could not
 // be written is one: the run's figures stand, and the command exits 2 (an output not written).
 bool print_warnings(const std::string& command, const std::vector<std::string>& warnings);
+
+// The options the wire formats with their own client and emulation add (the command table has
+// their help): diagnose's, for the format's live client (its terms and client faults; they
+// need --target), and endpoint's, for its emulation (its cleartext port and its behaviour).
+const std::vector<std::string>& own_client_option_names();
+void read_own_client_options(Args& args, LiveWorkloadConfig& live);
+void read_own_emulation_options(Args& args, EndpointConfig& config);
 
 }  // namespace anthro::cli

@@ -211,8 +211,7 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
-  config.own_listen[ProfileId::LayerZero] = "127.0.0.1:0";  // Layer Zero, for the layer-zero checklist
-  config.lz_tool_calls = true;       // only sessions that allow tools get a TOOL_CALL
+  offer_own_emulations(config);
   // Session affinity's context slots: only requests carrying session fields use them.
   config.affinity.slot_count = kEmbeddedContextSlots;
   // The token stream: only requests asking for its media type get it.
@@ -231,10 +230,15 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
     return;
   }
   endpoint_ = std::move(*started);
-  session_->setEmbeddedTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
-                                endpointUrl("http") + "/v1/messages", endpointUrl("lz"), endpointUrl("lz+lab")});
-  diagnosis_->setTargets({endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
-                          endpointUrl("lz+lab")});
+  // Each format's own emulation by its schemes; the Diagnosis page takes their cleartext ones.
+  QStringList own, own_cleartext;
+  for (const Profile* p : profiles())
+    if (p->emulation == Emulation::Own)
+      for (const ProfileScheme& s : p->schemes) (s.tls ? own : own_cleartext) << endpointUrl(QString::fromUtf8(s.name.data(), static_cast<int>(s.name.size())));
+  session_->setEmbeddedTargets(QStringList{endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
+                                           endpointUrl("http") + "/v1/messages"} + own + own_cleartext);
+  diagnosis_->setTargets(QStringList{endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages"} +
+                         own_cleartext);
   // The rollout moves traffic from the HTTP baseline to anthro-v1, as anthro-v1's plan does.
   rollout_->setEmbeddedTargets({endpointUrl("https") + "/v1/messages", endpointUrl("http") + "/v1/messages", endpointUrl("anthro"),
                         endpointUrl("anthro+lab")});

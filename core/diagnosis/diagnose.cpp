@@ -86,7 +86,7 @@ Result<nlohmann::json> read_schema(const std::string& path) {
   return *doc;
 }
 
-// Layer Zero carries no schema on the wire: the pairs lz-tool-schema compares are files.
+// No wire carries schemas: the pairs a tool-schema probe compares are files.
 Result<bool> read_tool_schemas(const DiagnoseConfig& config, Observations& o) {
   for (const auto& [tool, handler] : config.tool_schemas) {
     auto a = read_schema(tool);

@@ -59,10 +59,9 @@ struct SystemState {
   std::vector<std::string> problems;         // what could not be read, and why
 };
 
-// A tool's input_schema as the model side holds it against its client handler's schema
-// (lz-tool-schema, Layer Zero spec §5.3). Layer Zero carries no schema on the wire, so the pair
-// comes from the files given to diagnose (--tool-schema, --handler-schema), whatever else is
-// measured.
+// A tool's input_schema as the model side holds it against its client handler's schema, for a
+// probe that compares them. No wire carries schemas, so the pair comes from the files given to
+// diagnose (--tool-schema, --handler-schema), whatever else is measured.
 struct ToolSchemaPair {
   std::string tool_file, handler_file;
   nlohmann::json tool, handler;
@@ -78,7 +77,7 @@ struct Observations {
   // token-index gaps and repeats are per request.
   std::uint64_t frames = 0, frames_refused = 0;
   SystemState system;
-  // What each wire format kept beyond requests (Layer Zero: its sessions), from the live client
+  // What each wire format kept beyond requests (say, its sessions), from the live client
   // or a capture's dissector (Profile::join_records).
   FormatRecords records;
   std::vector<ToolSchemaPair> tool_schemas;

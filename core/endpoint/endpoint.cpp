@@ -217,6 +217,13 @@ void register_emulation(ProfileId id, OwnEmulation emulation) {
 
 const std::map<ProfileId, OwnEmulation>& own_emulations() { return emulations().all(); }
 
+void offer_own_emulations(EndpointConfig& config) {
+  for (const auto& [id, emulation] : own_emulations()) {
+    config.own_listen[id] = "127.0.0.1:0";
+    if (emulation.embedded) emulation.embedded(config);
+  }
+}
+
 Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) {
   auto impl = std::make_unique<Impl>();
   EndpointCredentials& c = impl->credentials;

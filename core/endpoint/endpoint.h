@@ -3,6 +3,7 @@
 // event loop on one thread; callers only start, query and stop it.
 #pragma once
 
+#include <any>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,7 +24,7 @@ struct EndpointConfig {
   std::string lab_listen;      // anthro-v1 in cleartext
   std::string http_listen;     // the HTTP baseline in cleartext
   std::string metrics_listen;  // Prometheus text at /metrics
-  // A format's own emulation in cleartext (Layer Zero's lz+lab); over TLS by its ALPN id.
+  // A format's own emulation in cleartext (its lab scheme's port); over TLS by its ALPN id.
   std::map<ProfileId, std::string> own_listen;
   std::string cert_path, key_path, server_key_path;  // empty: generated in the data directory
   ModelConfig model;
@@ -46,13 +47,15 @@ struct EndpointConfig {
   // and GET /v1/vocab; off by default, when such a request gets the ordinary API's 400.
   bool token_stream = false;
   std::optional<std::uint32_t> token_stream_tenant;  // the API key's tenant, when the server knows one
-  // Layer Zero: a session whose constraints allow tools (0x02) gets one TOOL_CALL before each
-  // reply, which waits for its TOOL_RESULT or budget_ms × 0.8 (Layer Zero spec §3.3); off by
-  // default.
-  bool lz_tool_calls = false;
+  // A format's own emulation's options (its command-line options), set and read by its folder.
+  std::map<ProfileId, std::any> own_options;
   // Internal failures (a connection's coroutine that threw), one line each; unset: stderr.
   std::function<void(const std::string&)> on_log;
 };
+
+// The workbench's embedded endpoint offers every format's own emulation on a free loopback
+// port, with the options that format wants there (OwnEmulation::embedded).
+void offer_own_emulations(EndpointConfig& config);
 
 struct Listener {
   std::string scheme;  // anthro, https, lz, anthro+lab, http, lz+lab, metrics

@@ -92,9 +92,11 @@ struct ServerState;
 // A wire format's own emulation (Emulation::Own), registered from its folder: its state, made
 // once per endpoint start, and how it serves one connection (cleartext on its own port,
 // EndpointConfig::own_listen, or after TLS by its ALPN).
+// `embedded`: its options when the workbench embeds the endpoint (none: the defaults).
 struct OwnEmulation {
   std::any (*make_state)(const EndpointConfig& config);
   net::awaitable<void> (*serve)(std::unique_ptr<net::ByteStream> stream, ServerState& state, Admission admission);
+  void (*embedded)(EndpointConfig& config) = nullptr;
 };
 void register_emulation(ProfileId id, OwnEmulation emulation);
 const std::map<ProfileId, OwnEmulation>& own_emulations();

@@ -5,6 +5,9 @@
 // normal. The lz-cut fault closes a connection as its Nth MODEL_OUTPUT goes out, that frame lost.
 #include "layerzero/endpoint.h"
 
+#include <charconv>
+
+#include "layerzero/format.h"
 #include "layerzero/session.h"
 #include "model/faults.h"
 #include "net/deadline.h"
@@ -29,10 +32,23 @@ std::uint64_t ms_to_ns(double ms) { return ms > 0 ? static_cast<std::uint64_t>(m
 struct LzEndpointState {
   lz::ServerConfig config;     // the token key, the real clock
   lz::SessionStore sessions;   // sessions across connections; loop thread only
+  std::optional<std::uint32_t> cut_after;  // the lz-cut fault: the MODEL_OUTPUT that closes the connection
+  bool tool_calls = false;                 // --lz-tool-calls
 };
 
+// lz-cut's N: a count of frames.
+std::optional<std::string> check_frame_count(std::string_view text) {
+  std::uint32_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || n == 0)
+    return "N \"" + std::string(text) + "\" is not a count of frames (1..4294967295)";
+  return std::nullopt;
+}
+
+std::optional<std::string> no_argument(std::string_view) { return std::nullopt; }
+
 LzEndpointState& lz_state(ServerState& state) {
-  return *std::any_cast<std::shared_ptr<LzEndpointState>&>(state.formats.at(ProfileId::LayerZero));
+  return *std::any_cast<std::shared_ptr<LzEndpointState>&>(state.formats.at(lz::profile_id()));
 }
 
 class LzConnection : public std::enable_shared_from_this<LzConnection> {
@@ -123,7 +139,7 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
     session.end_when_sent = true;
     last_output_ns_ = engine_.now();
     deadline_.disarm();
-    if (state_.config.lz_tool_calls && (session.terms.constraints & lz::kConstraintTools)) call_tool();
+    if (lz_state(state_).tool_calls && (session.terms.constraints & lz::kConstraintTools)) call_tool();
   }
 
   // The simulated model asks for a tool before it answers; the reply waits for the result or
@@ -155,7 +171,7 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
   // Sends the pieces whose time has come. True when lz-cut fires: the frame of the piece that
   // reached the count is dropped from `out` (it stays in the session's resend buffer).
   bool play_due_output(Bytes& out) {
-    const auto& cut_after = state_.config.model.faults.lz_cut;
+    const auto& cut_after = lz_state(state_).cut_after;
     for (;;) {
       const std::size_t before = out.size();
       auto text = take_due_text();
@@ -234,11 +250,32 @@ std::any layer_zero_endpoint_state(const EndpointConfig& c) {
   random_bytes(token_key.data(), token_key.size());  // per start: tokens of an earlier run are refused
   s->config.token_keys = {token_key};
   s->config.max_frame_bytes = c.max_prompt_bytes + lz::kFrameOverhead;  // a prompt is one USER_INPUT
-  const Faults& f = c.model.faults;
-  s->config.resend_shift = f.lz_resume_skip ? 1 : f.lz_resume_repeat ? -1 : 0;
-  s->config.ignore_backpressure = f.lz_ignore_backpressure;
+  const auto& f = c.model.faults.own;  // checked when parsed
+  if (auto cut = f.find("lz-cut"); cut != f.end()) std::from_chars(cut->second.data(), cut->second.data() + cut->second.size(), s->cut_after.emplace());
+  s->config.resend_shift = f.contains("lz-resume-skip") ? 1 : f.contains("lz-resume-repeat") ? -1 : 0;
+  s->config.ignore_backpressure = f.contains("lz-ignore-backpressure");
+  s->tool_calls = lz::emulation_options(c).tool_calls;
   s->config.required_api_key = c.required_api_key;
   return s;
+}
+
+void register_layer_zero_faults() {
+  register_fault("lz-cut", "N", check_frame_count);
+  register_fault("lz-resume-repeat", "", no_argument);
+  register_fault("lz-resume-skip", "", no_argument);
+  register_fault("lz-ignore-backpressure", "", no_argument);
+}
+
+lz::EmulationOptions& lz::emulation_options(EndpointConfig& config) {
+  std::any& options = config.own_options[lz::profile_id()];
+  if (!std::any_cast<EmulationOptions>(&options)) options = EmulationOptions{};
+  return *std::any_cast<EmulationOptions>(&options);
+}
+
+lz::EmulationOptions lz::emulation_options(const EndpointConfig& config) {
+  auto it = config.own_options.find(lz::profile_id());
+  const auto* set = it == config.own_options.end() ? nullptr : std::any_cast<EmulationOptions>(&it->second);
+  return set ? *set : EmulationOptions{};
 }
 
 }  // namespace anthro

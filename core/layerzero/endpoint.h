@@ -8,6 +8,10 @@
 namespace anthro {
 
 std::any layer_zero_endpoint_state(const EndpointConfig& config);
+// lz-cut=N, lz-resume-repeat, lz-resume-skip, lz-ignore-backpressure (Faults::own).
+void register_layer_zero_faults();
+
+
 net::awaitable<void> serve_layer_zero(std::unique_ptr<net::ByteStream> stream, ServerState& state, Admission admission);
 
 }  // namespace anthro

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 
 #include "layerzero/endpoint.h"
 #include "layerzero/live.h"
@@ -24,7 +25,9 @@ constexpr std::string_view kTypeWords[] = {"SESSION_INIT", "SESSION_ACK", "USER_
 static_assert(std::size(kTypeWords) == std::size(kTypes) + 1);
 
 constexpr std::string_view kAlpn[] = {"layer-zero"};
-constexpr ProfileScheme kSchemes[] = {{"lz", true, ProfileId::LayerZero}, {"lz+lab", false, ProfileId::LayerZero}};
+constexpr ProfileScheme kSchemes[] = {{"lz", true}, {"lz+lab", false}};
+ProfileId layer_zero_id{};  // numbered by the registry, once, before it is read
+std::atomic<bool> layer_zero_numbered{false};
 
 std::uint8_t type_index(ByteView frame) {
   auto known = lz_known_type(frame);
@@ -149,24 +152,35 @@ void merge(std::any& into, std::any&& more) {
 
 const Trace& trace_of(const FormatRecords& records) {
   static const Trace kNone;
-  auto it = records.find(ProfileId::LayerZero);
+  auto it = records.find(layer_zero_id);
   const Trace* t = it == records.end() ? nullptr : std::any_cast<Trace>(&it->second);
   return t ? *t : kNone;
 }
 
-void set_trace(FormatRecords& records, Trace trace) { records[ProfileId::LayerZero] = std::move(trace); }
+void set_trace(FormatRecords& records, Trace trace) { records[layer_zero_id] = std::move(trace); }
+
+// Registers the built-in formats first when nothing read the registry yet (not from within:
+// the id is set before the rest of the registration asks for it).
+ProfileId profile_id() {
+  if (!layer_zero_numbered) (void)profiles();
+  return layer_zero_id;
+}
 
 // No rollout plan of its own yet.
 void register_layer_zero() {
-  register_builtin_profile(Profile{.id = ProfileId::LayerZero, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
+  layer_zero_id = register_builtin_profile(Profile{.id = {}, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
                  .recognise = recognise, .schemes = kSchemes, .checklist_id = "layer-zero", .rollout_plan_id = "",
                  .dissector = anthro::Dissector::Own, .emulation = Emulation::Own, .rides_on = {},
                  .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); }, .describe = describe,
-                 .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge});
-  register_session_runner(ProfileId::LayerZero, run_layer_zero_session);
-  register_emulation(ProfileId::LayerZero, {layer_zero_endpoint_state, serve_layer_zero});
+                 .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge}).id;
+  layer_zero_numbered = true;
+  register_session_runner(layer_zero_id, run_layer_zero_session);
+  register_emulation(layer_zero_id, {layer_zero_endpoint_state, serve_layer_zero, [](EndpointConfig& c) {
+                       emulation_options(c).tool_calls = true;  // only sessions that allow tools get a TOOL_CALL
+                     }});
+  register_layer_zero_faults();
   register_layer_zero_probes();
-  register_live_workload(ProfileId::LayerZero, run_layer_zero_workload);
+  register_live_workload(layer_zero_id, run_layer_zero_workload);
 }
 
 }  // namespace anthro::lz

@@ -239,7 +239,7 @@ void register_layer_zero_probes() {
       {"lz-tool-deadline", tool_deadline},
       {"lz-tool-schema", tool_schema},
   };
-  for (const auto& [name, probe] : kProbes) register_probe(name, probe, ProfileId::LayerZero);
+  for (const auto& [name, probe] : kProbes) register_probe(name, probe, lz::profile_id());
 }
 
 }  // namespace anthro::lz

@@ -48,7 +48,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
 }  // namespace
 
 Result<Observations> lz::run_layer_zero_workload(const LiveWorkloadConfig& config) {
-  auto target = parse_own_target(config.session.target, ProfileId::LayerZero);
+  auto target = parse_own_target(config.session.target, lz::profile_id());
   if (!target) return target.error();
   const std::size_t sessions = std::max<std::uint64_t>(config.requests, 1);
   const std::size_t workers = std::clamp<std::size_t>(config.concurrency, 1, sessions);
@@ -79,13 +79,13 @@ Result<Observations> lz::run_layer_zero_workload(const LiveWorkloadConfig& confi
 }
 
 lz::LzClientConfig& lz::client_options(LiveWorkloadConfig& config) {
-  std::any& options = config.own_options[ProfileId::LayerZero];
+  std::any& options = config.own_options[lz::profile_id()];
   if (!std::any_cast<LzClientConfig>(&options)) options = default_client_config();
   return *std::any_cast<LzClientConfig>(&options);
 }
 
 lz::LzClientConfig lz::client_options(const LiveWorkloadConfig& config) {
-  auto it = config.own_options.find(ProfileId::LayerZero);
+  auto it = config.own_options.find(lz::profile_id());
   const auto* set = it == config.own_options.end() ? nullptr : std::any_cast<LzClientConfig>(&it->second);
   return set ? *set : default_client_config();
 }

@@ -1,10 +1,14 @@
 #include "model/faults.h"
 
 #include <charconv>
+#include <algorithm>
+#include <deque>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include "model/distribution.h"
+#include "profile/profile.h"
 
 namespace anthro {
 namespace {
@@ -41,13 +45,6 @@ Problem read_token_index(std::string_view text, std::uint32_t& out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
     return "TOKEN " + quoted(text) + " is not a token index (0..4294967295)";
-  return std::nullopt;
-}
-
-Problem read_count(std::string_view text, std::uint32_t& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || out == 0)
-    return "N " + quoted(text) + " is not a count of frames (1..4294967295)";
   return std::nullopt;
 }
 
@@ -154,34 +151,58 @@ const Entry kCatalogue[] = {
     {"ts-failover", "RATE",
      [](Faults& f, std::string_view a) { return read_rate(a, f.ts_failover_rate); },
      [](const Faults& f) { return rate(f.ts_failover_rate); }},
-    {"lz-cut", "N",
-     [](Faults& f, std::string_view a) { return read_count(a, f.lz_cut.emplace()); },
-     [](const Faults& f) { return f.lz_cut ? Argument(std::to_string(*f.lz_cut)) : Argument(); }},
-    {"lz-resume-repeat", "",
-     [](Faults& f, std::string_view) -> Problem { f.lz_resume_repeat = true; return {}; },
-     [](const Faults& f) { return flag(f.lz_resume_repeat); }},
-    {"lz-resume-skip", "",
-     [](Faults& f, std::string_view) -> Problem { f.lz_resume_skip = true; return {}; },
-     [](const Faults& f) { return flag(f.lz_resume_skip); }},
-    {"lz-ignore-backpressure", "",
-     [](Faults& f, std::string_view) -> Problem { f.lz_ignore_backpressure = true; return {}; },
-     [](const Faults& f) { return flag(f.lz_ignore_backpressure); }},
 };
 
+struct OwnEntry {
+  std::string name, syntax;
+  FaultCheck check;
+};
+
+// A deque: the catalogue holds its names' C strings.
+std::deque<OwnEntry>& own_entries() {
+  static std::deque<OwnEntry> entries;
+  return entries;
+}
+
+// The built-in catalogue, then the formats' own faults (read once they registered theirs).
+const std::vector<Entry>& catalogue() {
+  static const std::vector<Entry> all = [] {
+    (void)profiles();
+    std::vector<Entry> out(std::begin(kCatalogue), std::end(kCatalogue));
+    for (const OwnEntry& e : own_entries()) out.push_back({e.name.c_str(), e.syntax.c_str(), nullptr, nullptr});
+    return out;
+  }();
+  return all;
+}
+
 const Entry* find_entry(std::string_view name) {
-  for (const auto& entry : kCatalogue)
+  for (const auto& entry : catalogue())
     if (name == entry.name) return &entry;
   return nullptr;
 }
 
 std::string valid_faults() {
   std::string out;
-  for (const auto& entry : kCatalogue) {
+  for (const auto& entry : catalogue()) {
     if (!out.empty()) out += ", ";
     out += entry.name;
     if (*entry.syntax) out += std::string("=") + entry.syntax;
   }
   return out;
+}
+
+// A format's own fault, kept as given once its check passed.
+Problem set_own(const Entry& entry, Faults& faults, std::string_view argument) {
+  const auto& own = own_entries();
+  const auto it = std::ranges::find(own, std::string_view(entry.name), &OwnEntry::name);
+  if (auto problem = it->check(argument)) return problem;
+  faults.own.emplace(entry.name, argument);
+  return std::nullopt;
+}
+
+Argument get_own(const Entry& entry, const Faults& faults) {
+  const auto it = faults.own.find(std::string_view(entry.name));
+  return it == faults.own.end() ? Argument() : Argument(it->second);
 }
 
 Problem apply(std::string_view spec, Faults& faults, std::set<std::string_view>& seen) {
@@ -194,7 +215,8 @@ Problem apply(std::string_view spec, Faults& faults, std::set<std::string_view>&
   if (*entry->syntax && !has_argument)
     return std::string(entry->name) + " needs an argument: " + entry->name + "=" + entry->syntax;
   if (!seen.insert(entry->name).second) return std::string(entry->name) + " is given twice";
-  return entry->set(faults, has_argument ? spec.substr(equals + 1) : std::string_view());
+  const std::string_view argument = has_argument ? spec.substr(equals + 1) : std::string_view();
+  return entry->set ? entry->set(faults, argument) : set_own(*entry, faults, argument);
 }
 
 }  // namespace
@@ -208,16 +230,23 @@ Result<Faults> parse_faults(const std::vector<std::string>& specs) {
   return faults;
 }
 
+void register_fault(std::string name, std::string syntax, FaultCheck check) {
+  if (name.empty() || !check || std::ranges::find(own_entries(), name, &OwnEntry::name) != own_entries().end() ||
+      std::ranges::any_of(kCatalogue, [&](const Entry& e) { return name == e.name; }))
+    throw std::logic_error("register_fault: \"" + name + "\" is empty, unchecked or taken");
+  own_entries().push_back({std::move(name), std::move(syntax), check});
+}
+
 std::vector<std::string> fault_names() {
   std::vector<std::string> names;
-  for (const auto& entry : kCatalogue) names.emplace_back(entry.name);
+  for (const auto& entry : catalogue()) names.emplace_back(entry.name);
   return names;
 }
 
 std::string describe(const Faults& faults) {
   std::string out;
-  for (const auto& entry : kCatalogue) {
-    auto argument = entry.get(faults);
+  for (const auto& entry : catalogue()) {
+    auto argument = entry.get ? entry.get(faults) : get_own(entry, faults);
     if (!argument) continue;
     if (!out.empty()) out += ' ';
     out += entry.name;

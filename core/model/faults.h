@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -50,12 +52,9 @@ struct Faults {
   double ts_degraded_rate = 0;                 // the reply turns degraded (marker 0xFFFFFFFE), per request
   double ts_quota_rate = 0;                    // 429, the tenant's quota spent (Retry-After > 1000 ms), per request
   double ts_failover_rate = 0;                 // 503 with X-Claude-Failover: true (the node failed over), per request
-  // Layer Zero (profiles/layer-zero.md): the connection closes once per session as
-  // its Nth MODEL_OUTPUT is sent, that frame lost with it, so the client must resume for it.
-  std::optional<std::uint32_t> lz_cut;
-  bool lz_resume_repeat = false;       // a resume resends the last frame the client already has
-  bool lz_resume_skip = false;         // a resume skips the first frame the client is missing
-  bool lz_ignore_backpressure = false;  // MODEL_OUTPUT stays ≤ 4096 B though usage ≥ 0xB3 with 0x10
+  // The faults a wire format registered from its own folder (register_fault), as given: name →
+  // argument ("" for none), already checked; its emulation reads them.
+  std::map<std::string, std::string, std::less<>> own;
 
   bool operator==(const Faults&) const = default;
 };
@@ -64,6 +63,12 @@ struct Faults {
 // the spec and says what is wrong (an unknown name lists the valid ones). A fault given twice
 // is refused rather than silently overridden.
 Result<Faults> parse_faults(const std::vector<std::string>& specs);
+
+// A wire format's own fault, from its folder's registration (before the registry is first
+// read): its name, its argument as documented ("" when it takes none), and what is wrong with a
+// given argument (nullopt when nothing is). Listed after the built-in ones, in registration order.
+using FaultCheck = std::optional<std::string> (*)(std::string_view argument);
+void register_fault(std::string name, std::string syntax, FaultCheck check);
 
 // The catalogue's names, in checklists.md order.
 std::vector<std::string> fault_names();

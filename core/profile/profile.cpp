@@ -65,9 +65,8 @@ bool recognise_http2(ByteView first) { return starts_with(first, "PRI * HTTP/2.0
 constexpr std::string_view kAnthroAlpn[] = {"anthro-v1"};
 constexpr std::string_view kHttp2Alpn[] = {"h2"};
 constexpr std::string_view kHttpAlpn[] = {"http/1.1"};
-constexpr ProfileScheme kAnthroSchemes[] = {{"anthro", true, ProfileId::AnthroV1},
-                                            {"anthro+lab", false, ProfileId::AnthroV1}};
-constexpr ProfileScheme kHttpSchemes[] = {{"http", false, ProfileId::Http}, {"https", true, ProfileId::Http}};
+constexpr ProfileScheme kAnthroSchemes[] = {{"anthro", true}, {"anthro+lab", false}};
+constexpr ProfileScheme kHttpSchemes[] = {{"http", false}, {"https", true}};
 
 // Carriers before their riders. The HTTP baseline is anthro-v1's baseline arm: its checklist
 // and plan are anthro-v1's. HTTP/2 before HTTP/1.1: the order is the server's ALPN preference.
@@ -110,6 +109,13 @@ struct Registry {
     all.push_back(&added.emplace_back(p));
     return added.back();
   }
+  // A new number: past every id held, the named ones' included.
+  const Profile& add_numbered(Profile p) {
+    std::uint16_t next = 0;
+    for (const Profile* q : all) next = std::max<std::uint16_t>(next, static_cast<std::uint16_t>(static_cast<std::uint16_t>(q->id) + 1));
+    p.id = static_cast<ProfileId>(next);
+    return add(std::move(p));
+  }
 };
 
 Registry& bare_registry() {
@@ -140,16 +146,9 @@ std::span<const Profile* const> profiles() { return registry().all; }
 
 const Profile& profile(ProfileId id) { return **std::ranges::find(registry().all, id, &Profile::id); }
 
-const Profile& register_profile(Profile p) {
-  Registry& r = registry();
-  // A new number: past every id held, the built-in ones' named values included.
-  std::uint16_t next = 0;
-  for (const Profile* q : r.all) next = std::max<std::uint16_t>(next, static_cast<std::uint16_t>(static_cast<std::uint16_t>(q->id) + 1));
-  p.id = static_cast<ProfileId>(next);
-  return r.add(std::move(p));
-}
+const Profile& register_profile(Profile p) { return registry().add_numbered(std::move(p)); }
 
-const Profile& register_builtin_profile(Profile p) { return bare_registry().add(std::move(p)); }
+const Profile& register_builtin_profile(Profile p) { return bare_registry().add_numbered(std::move(p)); }
 
 const Profile* find_profile(std::string_view name) { return named(name); }
 
@@ -183,8 +182,9 @@ const ProfileScheme* find_scheme(std::string_view scheme) {
 }
 
 const Profile* profile_for_scheme(std::string_view scheme) {
-  const ProfileScheme* s = find_scheme(scheme);
-  return s ? &profile(s->profile) : nullptr;
+  for (const Profile* p : profiles())
+    if (std::ranges::find(p->schemes, scheme, &ProfileScheme::name) != p->schemes.end()) return p;
+  return nullptr;
 }
 
 bool scheme_serves_checklist(std::string_view scheme, std::string_view checklist_id) {

@@ -18,9 +18,9 @@
 
 namespace anthro {
 
-// The registry's id of a wire format. The built-in ones are named; a format registered with
-// register_profile gets the next number.
-enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, TokenStream, LayerZero, Http2 };
+// The registry's id of a wire format. The rows profile.cpp holds are named; a format registered
+// from its own folder (register_builtin_profile, register_profile) gets the next number.
+enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, TokenStream, Http2 };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
 // Http2: frames and HPACK (nghttp2's inflater), each stream's exchange read as Http's are.
@@ -35,7 +35,6 @@ enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, Own, None };
 struct ProfileScheme {
   std::string_view name;  // before "://"
   bool tls;
-  ProfileId profile;
 };
 
 struct Profile {
@@ -62,7 +61,7 @@ struct Profile {
   std::span<const std::string_view> columns = {};
   // The record a capture (or a live run) keeps of the format beyond its rows: what its
   // dissector kept of each connection (ConnectionDissector::take_record), in capture order,
-  // joined into one (Layer Zero: sessions linked across connections); two such joined into one
+  // joined into one (say, sessions linked across connections); two such joined into one
   // (a live run's and a capture's). Null: the connections' records as a std::vector<std::any>.
   std::any (*join_records)(std::vector<std::any>&& connections) = nullptr;
   void (*merge_records)(std::any& into, std::any&& more) = nullptr;
@@ -82,8 +81,8 @@ const Profile& profile(ProfileId id);  // id must be one profiles() holds
 // either throws. Call before the registry is read elsewhere (a static initialiser of the
 // format's own folder), with the registrations of its other parts (register_probe, ...).
 const Profile& register_profile(Profile p);
-// A built-in format's own registration (its registry row, with its named id), called by its
-// folder's register function from register_builtin_formats only.
+// A built-in format's own registration (its registry row; its `id` is set to the next number),
+// called by its folder's register function from register_builtin_formats only.
 const Profile& register_builtin_profile(Profile p);
 // Registers every built-in format (core/formats/builtin.cpp: one line each): its row, after
 // those profile.cpp holds, and its parts in the engines' tables. Run once, before the registry

@@ -31,6 +31,13 @@ Result<Target> parse_url(const std::string& url, bool own_clients);
 
 Result<Target> parse_target(const std::string& url) { return parse_url(url, false); }
 
+std::vector<const Profile*> own_client_profiles() {
+  std::vector<const Profile*> out;
+  for (const Profile* p : profiles())
+    if (client_kind(p->id) == TargetKind::Own) out.push_back(p);
+  return out;
+}
+
 Result<Target> parse_session_target(const std::string& url) { return parse_url(url, true); }
 
 Result<Target> parse_own_target(const std::string& url, ProfileId id) {
@@ -53,9 +60,9 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
   std::string scheme = url.substr(0, sep), rest = url.substr(sep + 3);
   const ProfileScheme* known = find_scheme(scheme);
   if (!known) return bad(url, "unknown scheme \"" + scheme + "\" (" + scheme_names() + ")");
-  t.kind = client_kind(known->profile);
-  t.profile = known->profile;
-  const std::string display(profile(known->profile).display_name);
+  t.profile = profile_for_scheme(scheme)->id;
+  t.kind = client_kind(t.profile);
+  const std::string display(profile(t.profile).display_name);
   if (t.kind == TargetKind::Own && !own_clients)
     return bad(url, "a " + display + " target is for session, diagnose and the live-session page, not for bench or rollout");
   t.tls = known->tls;
@@ -75,7 +82,7 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
   }
   if (t.host.empty()) return bad(url, "no host");
   if (port.empty()) {
-    if (t.kind == TargetKind::Anthro || t.kind == TargetKind::Own) return bad(url, std::string(profile(known->profile).name) + " targets need a port");
+    if (t.kind == TargetKind::Anthro || t.kind == TargetKind::Own) return bad(url, std::string(profile(t.profile).name) + " targets need a port");
     t.port = t.tls ? 443 : 80;
   } else {
     char* end = nullptr;

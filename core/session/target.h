@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "profile/profile.h"
 #include "util/result.h"
@@ -38,6 +39,9 @@ Result<Target> parse_target(const std::string& url);
 Result<Target> parse_own_target(const std::string& url, ProfileId id);
 // What a live session takes: parse_target's targets and those of the formats' own clients.
 Result<Target> parse_session_target(const std::string& url);
+
+// The profiles with a live client of their own (TargetKind::Own), in registry order.
+std::vector<const Profile*> own_client_profiles();
 
 // The HTTP baseline an anthro-v1 TLS port also serves (ALPN http/1.1):
 // https://host:port/v1/messages; empty for a cleartext target.

@@ -1587,8 +1587,16 @@
         <translation>检查清单</translation>
     </message>
     <message>
-        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token stream on the Messages API; Layer Zero sessions on lz:// and lz+lab:// targets</source>
-        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和与 token 流适用于 Messages API；Layer Zero 会话适用于 lz:// 与 lz+lab:// 目标</translation>
+        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token stream on the Messages API</source>
+        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和与 token 流适用于 Messages API</translation>
+    </message>
+    <message>
+        <source>%1 and %2</source>
+        <translation>%1 与 %2</translation>
+    </message>
+    <message>
+        <source>; %1 sessions on %2 targets</source>
+        <translation>；%1 会话适用于 %2 目标</translation>
     </message>
 </context>
 <context>
@@ -2809,10 +2817,6 @@
         <translation>对 https:// 目标优先提供 ALPN h2：服务器选中时每个请求是同一连接上的一个流，否则使用 HTTP/1.1</translation>
     </message>
     <message>
-        <source>A load runs anthro-v1 and HTTP targets; a Layer Zero target runs one session at a time (Send), or many from the Diagnosis page.</source>
-        <translation>负载只针对 anthro-v1 和 HTTP 目标；Layer Zero 目标一次运行一个会话（发送），或在诊断页运行多个。</translation>
-    </message>
-    <message>
         <source>Token ids</source>
         <translation>Token ID</translation>
     </message>
@@ -2821,8 +2825,28 @@
         <translation>向 Messages API 目标请求 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数</translation>
     </message>
     <message>
-        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (Layer Zero)</source>
-        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions、lz://主机:端口或 lz+lab://主机:端口（Layer Zero）</translation>
+        <source>anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions</source>
+        <translation>anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions</translation>
+    </message>
+    <message>
+        <source>%1://host:port</source>
+        <translation>%1://主机:端口</translation>
+    </message>
+    <message>
+        <source>%1 or %2</source>
+        <translation>%1或 %2</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>A load runs anthro-v1 and HTTP targets; a %1 target runs one session at a time (Send), or many from the Diagnosis page.</source>
+        <translation>负载只针对 anthro-v1 和 HTTP 目标；%1 目标一次运行一个会话（发送），或在诊断页运行多个。</translation>
     </message>
 </context>
 <context>

@@ -15,8 +15,18 @@ ZH = {
         '对 https:// 目标优先提供 ALPN h2：服务器选中时每个请求是同一连接上的一个流，否则使用 HTTP/1.1',
     'Ask a Messages API target for the token stream: u32 token ids named through GET /v1/vocab; TTFT is the first id, the token rate ids per second':
         '向 Messages API 目标请求 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数',
-    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token stream on the Messages API; Layer Zero sessions on lz:// and lz+lab:// targets':
-        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和与 token 流适用于 Messages API；Layer Zero 会话适用于 lz:// 与 lz+lab:// 目标',
+    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token stream on the Messages API':
+        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和与 token 流适用于 Messages API',
+    '; %1 sessions on %2 targets': '；%1 会话适用于 %2 目标',
+    '%1 and %2': '%1 与 %2',
+    'anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions':
+        'anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions',
+    '%1://host:port': '%1://主机:端口',
+    '%1 or %2': '%1或 %2',
+    ', ': '、',
+    '%1 (%2)': '%1（%2）',
+    'A load runs anthro-v1 and HTTP targets; a %1 target runs one session at a time (Send), or many from the Diagnosis page.':
+        '负载只针对 anthro-v1 和 HTTP 目标；%1 目标一次运行一个会话（发送），或在诊断页运行多个。',
     '%1 needs a number: "%2"': '%1 需要一个数字："%2"',
     'connections are numbered from 1: "%1"': '连接从 1 开始编号："%1"',
     'unknown frame type "%1" (%2)': '未知的帧类型 "%1"（%2）',
@@ -166,10 +176,6 @@ ZH = {
     'Run load': '运行压测',
     'Stop load': '停止压测',
     'Stopping: waiting for the requests in flight…': '正在停止：等待进行中的请求完成…',
-    'anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions, lz://host:port or lz+lab://host:port (Layer Zero)':
-        'anthro://主机:端口、anthro+lab://主机:端口、https://主机/v1/messages、https://主机/v1/chat/completions、lz://主机:端口或 lz+lab://主机:端口（Layer Zero）',
-    'A load runs anthro-v1 and HTTP targets; a Layer Zero target runs one session at a time (Send), or many from the Diagnosis page.':
-        '负载只针对 anthro-v1 和 HTTP 目标；Layer Zero 目标一次运行一个会话（发送），或在诊断页运行多个。',
     'No API key': '不用 API 密钥',
     'From $ANTHROPIC_API_KEY': '取自 $ANTHROPIC_API_KEY',
     'From $OPENAI_API_KEY': '取自 $OPENAI_API_KEY',

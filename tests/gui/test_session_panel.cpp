@@ -19,6 +19,7 @@
 #include <QObject>
 #include <QProcessEnvironment>
 #include <QPushButton>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QString>
@@ -28,6 +29,7 @@
 #include <QTest>
 #include <algorithm>
 
+#include "layerzero/format.h"
 #include "chart_checks.h"
 #include "endpoint_fixture.h"
 #include "language.h"
@@ -317,7 +319,7 @@ class TestSessionPanel : public QObject {
   // is refused with a message rather than run.
   void layerZeroFromTheComposer() {
     EndpointFixture lz({}, 20, 5, 200);  // ~1 s of outputs
-    lz.config().own_listen[ProfileId::LayerZero] = "127.0.0.1:0";
+    lz.config().own_listen[lz::profile_id()] = "127.0.0.1:0";
     lz.start();
     SessionPanel panel;
     panel.setTarget(QString::fromStdString(lz.endpoint().url("lz+lab")));
@@ -357,8 +359,16 @@ class TestSessionPanel : public QObject {
     QVERIFY(hasButton(panel, "Run load"));
     panel.charts()->requestClicked(0, 0);  // the session's request in the stats line
     QVERIFY(panel.statsLine().startsWith("stream "));
+    // The target's hint ends with each format's own schemes, from the registry, in both languages.
+    auto hint = [&panel] {
+      for (auto* box : panel.findChildren<QComboBox*>())
+        if (box->toolTip().contains("anthro+lab://")) return box->toolTip();
+      return QString();
+    };
+    QVERIFY2(hint().endsWith(", lz://host:port or lz+lab://host:port (Layer Zero)"), qPrintable(hint()));
     gui::install_language("zh_CN");
     QTRY_VERIFY2(panel.loadStatus().contains(QString::fromUtf8("个请求")), qPrintable(panel.loadStatus()));
+    QVERIFY2(hint().endsWith(QString::fromUtf8("、lz://主机:端口或 lz+lab://主机:端口（Layer Zero）")), qPrintable(hint()));
     QVERIFY2(panel.statsLine().startsWith(QString::fromUtf8("流 ")), qPrintable(panel.statsLine()));
     QVERIFY(hasButton(panel, QString::fromUtf8("运行压测")));
     gui::install_language("en");
