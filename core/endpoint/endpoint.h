@@ -3,6 +3,7 @@
 // event loop on one thread; callers only start, query and stop it.
 #pragma once
 
+#include <any>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,10 +43,9 @@ struct EndpointConfig {
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
   std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
   AffinityConfig affinity;  // session affinity on the Messages API; off unless slots are given
-  // The token stream on /v1/messages (Content-Type application/vnd.claude.token-stream)
-  // and GET /v1/vocab; off by default, when such a request gets the ordinary API's 400.
-  bool token_stream = false;
-  std::optional<std::uint32_t> token_stream_tenant;  // the API key's tenant, when the server knows one
+  // The formats riding on the HTTP API (endpoint/http_rider.h) it serves, each with its
+  // options (an empty std::any: its defaults); off unless named.
+  std::map<ProfileId, std::any> riders;
   // Layer Zero: a session whose constraints allow tools (0x02) gets one TOOL_CALL before each
   // reply, which waits for its TOOL_RESULT or budget_ms × 0.8 (Layer Zero spec §3.3); off by
   // default.
@@ -65,7 +65,7 @@ struct EndpointCounters {
   std::uint64_t connections = 0, open_connections = 0, requests = 0, cancels = 0, frames_dropped = 0,
                 protocol_errors = 0, handshake_failures = 0, http_requests = 0, refused_connections = 0,
                 timeouts = 0;
-  std::uint64_t client_error_reports = 0;  // POST /v1/client-errors of a token-stream client (text decoding)
+  std::uint64_t client_error_reports = 0;  // POST /v1/client-errors: a front end's report of a reply it misread
 };
 
 class Endpoint {
