@@ -5,6 +5,8 @@
 
 #include "endpoint_fixture.h"
 #include "lo_capture.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 namespace anthro::test {
 
@@ -18,7 +20,7 @@ inline H2SessionCapture capture_h2_token_session(EndpointFixture& f, const std::
   LoCapture capture(f.endpoint().url("https"), run.pcap, run.keylog);
   if (!capture.start()) qFatal("capture: %s", capture.error().c_str());
   SessionConfig c = f.session("https", "/v1/messages");
-  c.token_stream = true;
+  use_token_stream(c);
   c.http2 = true;
   c.repeat = 2;
   c.keylog_path = run.keylog;

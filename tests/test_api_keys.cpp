@@ -9,6 +9,8 @@
 
 #include "protocol/describe.h"
 #include "raw_peer.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -160,7 +162,7 @@ class TestApiKeys : public QObject {
     QFETCH(QString, request);
     EndpointFixture f;
     f.config().required_api_key = kKey;
-    f.config().token_stream = true;
+    serve_token_stream(f.config());
     f.start();
     const std::string body = "{\"errors\":[]}";
     for (const std::string& key : {std::string(), std::string("x-api-key: sk-wrong\r\n"), "x-api-key: " + std::string(kKey) + "\r\n"}) {

@@ -19,6 +19,8 @@
 #include "lo_capture.h"
 #include "layerzero/session.h"
 #include "session/bench.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -141,14 +143,14 @@ std::map<std::string, Case> cases() {
   });
   c["ts-clean"] = token_stream_case({}, {});
   c["ts-alignment-missing"] = token_stream_case({}, {"ts-alignment-header"}, [](LiveWorkloadConfig& w) {
-    w.session.token_stream_alignment.reset();
+    use_token_stream(w.session).alignment.reset();
   });
   c["ts-text-decoding"] = token_stream_case({}, {"ts-text-decoding"}, [](LiveWorkloadConfig& w) {
-    w.session.token_stream_text_decoding = true;
+    use_token_stream(w.session).text_decoding = true;
   });
   // A JavaScript BigInt written with its suffix (the token stream spec's context-id bug).
   c["ts-context-id-bigint"] = token_stream_case({}, {"ts-context-id"}, [](LiveWorkloadConfig& w) {
-    w.session.token_stream_context_id = "4294967297n";
+    use_token_stream(w.session).context_id = "4294967297n";
   });
   c["ts-quota"] = token_stream_case({"ts-quota=0.1"}, {"ts-quota-429"});
   c["ts-overload"] = token_stream_case({"overload=0.2"}, {});  // GPU memory: Retry-After ≤ 500 ms
@@ -248,7 +250,7 @@ class TestFaultMatrix : public QObject {
     f.config().model.seed = 7;
     // Slots enough for every conversation of the run: a collection is the slot-gc fault's alone.
     if (c.checklist == "session-affinity") f.config().affinity.slot_count = 4096;
-    f.config().token_stream = c.checklist == "token-stream";
+    if (c.checklist == "token-stream") serve_token_stream(f.config());
     if (c.layer_zero()) {
       f.config().own_listen[lz::profile_id()] = "127.0.0.1:0";
       lz::emulation_options(f.config()).tool_calls = true;

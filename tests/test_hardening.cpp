@@ -9,6 +9,8 @@
 #include "h2_raw_peer.h"
 #include "net/asio.h"
 #include "raw_peer.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -339,7 +341,7 @@ class TestHardening : public QObject {
   // A token-stream header sent twice is refused with 400 naming it, never the last one taken.
   void repeatedTokenStreamHeaderIs400NamingIt() {
     EndpointFixture f;
-    f.config().token_stream = true;
+    serve_token_stream(f.config());
     f.start();
     std::string body = R"({"model":"m","max_tokens":3,"messages":[{"role":"user","content":"hi"}]})";
     for (std::string field : {"X-Claude-Context-ID: 34359738373", "X-Claude-Token-Alignment: 4", "X-Claude-Streaming: true"}) {

@@ -16,6 +16,8 @@
 #include "tokenstream/admission.h"
 #include "tokenstream/token_body.h"
 #include "tokenstream/vocabulary.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -31,7 +33,7 @@ std::vector<std::string> token_headers(const std::string& context_id = "34359738
 
 struct Fixture {
   explicit Fixture(std::vector<std::string> faults = {}, bool token_stream = true) : f(std::move(faults)) {
-    f.config().token_stream = token_stream;
+    if (token_stream) serve_token_stream(f.config());
     f.config().model.tokens = 12;
     f.start();
   }
@@ -128,8 +130,8 @@ class TestTokenStreamEndpoint : public QObject {
 
   void keysTenantMustOwnTheContext() {
     EndpointFixture f;
-    f.config().token_stream = true;
-    f.config().token_stream_tenant = 8;
+    serve_token_stream(f.config());
+    serve_token_stream(f.config()).tenant = 8;
     f.start();
     std::string url = f.endpoint().url("http") + "/v1/messages";
     QCOMPARE(curl_request(url, kConversation, token_headers("34359738373")).status, 200);  // tenant 8
@@ -203,7 +205,7 @@ class TestTokenStreamEndpoint : public QObject {
     s.messages = {{"user", "Why do ids beat JSON?"}};
     s.model = "m";
     s.max_tokens = 12;
-    s.token_stream = true;
+    use_token_stream(s);
     s.repeat = 2;
     SessionResult result = EndpointFixture::run(s);
     QVERIFY2(!result.error, result.error.value_or("").c_str());
@@ -214,41 +216,41 @@ class TestTokenStreamEndpoint : public QObject {
       QCOMPARE(r.text, json_api_text(fx));
       QCOMPARE(r.figures.tokens, std::uint64_t{12});
       QVERIFY(r.figures.ttft_ms && *r.figures.ttft_ms > 0);
-      QVERIFY(r.token_stream);
-      QCOMPARE(r.token_stream->ids, std::uint64_t{12});
-      QCOMPARE(r.token_stream->context_id, std::string("4294967297"));
-      QVERIFY(!r.token_stream->degraded_at && !r.token_stream->refused && !r.token_stream->backpressure_announced);
+      QVERIFY(token_stream_of(r));
+      QCOMPARE(token_stream_of(r)->ids, std::uint64_t{12});
+      QCOMPARE(token_stream_of(r)->context_id, std::string("4294967297"));
+      QVERIFY(!token_stream_of(r)->degraded_at && !token_stream_of(r)->refused && !token_stream_of(r)->backpressure_announced);
     }
   }
 
   void liveClientSeesDegradedAndRefusals() {
     Fixture degraded({"ts-degraded=1"});
     SessionConfig s = degraded.f.session("http", "/v1/messages");
-    s.token_stream = true;
+    use_token_stream(s);
     SessionResult d = EndpointFixture::run(s);
     QCOMPARE(d.requests.size(), std::size_t{1});
-    QVERIFY(d.requests[0].token_stream->degraded_at);
-    QVERIFY(d.requests[0].token_stream->backpressure_announced);
-    QCOMPARE(d.requests[0].figures.tokens, d.requests[0].token_stream->ids - 1);  // the marker is no token
+    QVERIFY(token_stream_of(d.requests[0])->degraded_at);
+    QVERIFY(token_stream_of(d.requests[0])->backpressure_announced);
+    QCOMPARE(d.requests[0].figures.tokens, token_stream_of(d.requests[0])->ids - 1);  // the marker is no token
 
-    s.token_stream_context_id = "4294967297n";  // a BigInt's toString() kept its suffix
+    use_token_stream(s).context_id = "4294967297n";  // a BigInt's toString() kept its suffix
     SessionResult bad = EndpointFixture::run(s);
     QCOMPARE(bad.requests[0].end, RequestEnd::Error);
     QCOMPARE(bad.requests[0].error_code, std::optional<int>(400));
 
     Fixture quota({"ts-quota=1"});
     SessionConfig q = quota.f.session("http", "/v1/messages");
-    q.token_stream = true;
+    use_token_stream(q);
     SessionResult spent = EndpointFixture::run(q);
     QCOMPARE(spent.requests[0].error_code, std::optional<int>(429));
-    QVERIFY(spent.requests[0].token_stream->retry_after_ms > 1000u);
-    QCOMPARE(spent.requests[0].retry_after_ms, std::optional<std::uint32_t>(*spent.requests[0].token_stream->retry_after_ms));
+    QVERIFY(token_stream_of(spent.requests[0])->retry_after_ms > 1000u);
+    QCOMPARE(spent.requests[0].retry_after_ms, std::optional<std::uint32_t>(*token_stream_of(spent.requests[0])->retry_after_ms));
   }
 
   void liveClientWithoutAVocabularyShowsIds() {
     Fixture fx({}, false);
     SessionConfig s = fx.f.session("http", "/v1/messages");
-    s.token_stream = true;
+    use_token_stream(s);
     SessionResult r = EndpointFixture::run(s);
     QCOMPARE(r.warnings.size(), std::size_t{1});
     QVERIFY2(r.warnings[0].find("404") != std::string::npos, r.warnings[0].c_str());
@@ -263,8 +265,8 @@ class TestTokenStreamEndpoint : public QObject {
     LoCapture capture(fx.f.endpoint().url("http"), fx.f.path("ts.pcapng"), fx.f.path("ts.keylog"));
     QVERIFY2(capture.start(), capture.error().c_str());
     SessionConfig s = fx.f.session("http", "/v1/messages");
-    s.token_stream = true;
-    s.token_stream_text_decoding = true;  // each reply is followed by the client's report
+    use_token_stream(s);
+    use_token_stream(s).text_decoding = true;  // each reply is followed by the client's report
     s.repeat = 6;
     SessionResult live = EndpointFixture::run(s);
     QVERIFY(capture.stop().ok());
@@ -280,15 +282,15 @@ class TestTokenStreamEndpoint : public QObject {
       QCOMPARE(seen.end, RequestEnd::Response);
       QCOMPARE(CaptureAnalysis::text(analysis->connections[0], i), lived.text);
       QCOMPARE(seen.figures.tokens, lived.figures.tokens);
-      QVERIFY(seen.token_stream && lived.token_stream);
-      QCOMPARE(seen.token_stream->ids, lived.token_stream->ids);
-      QCOMPARE(seen.token_stream->degraded_at, lived.token_stream->degraded_at);
-      QCOMPARE(seen.token_stream->backpressure_announced, lived.token_stream->backpressure_announced);
-      QCOMPARE(seen.token_stream->context_id, std::string("4294967297"));
-      QVERIFY(lived.token_stream->text_decoding_reported);
-      QVERIFY(seen.token_stream->text_decoding_reported);
-      QCOMPARE(seen.token_stream->request_fault, TokenStreamField::None);
-      degraded += seen.token_stream->degraded_at.has_value();
+      QVERIFY(token_stream_of(seen) && token_stream_of(lived));
+      QCOMPARE(token_stream_of(seen)->ids, token_stream_of(lived)->ids);
+      QCOMPARE(token_stream_of(seen)->degraded_at, token_stream_of(lived)->degraded_at);
+      QCOMPARE(token_stream_of(seen)->backpressure_announced, token_stream_of(lived)->backpressure_announced);
+      QCOMPARE(token_stream_of(seen)->context_id, std::string("4294967297"));
+      QVERIFY(token_stream_of(lived)->text_decoding_reported);
+      QVERIFY(token_stream_of(seen)->text_decoding_reported);
+      QCOMPARE(token_stream_of(seen)->request_fault, TokenStreamField::None);
+      degraded += token_stream_of(seen)->degraded_at.has_value();
     }
     QVERIFY(degraded > 0 && degraded < 6);  // both kinds of reply were compared
   }
@@ -301,14 +303,14 @@ class TestTokenStreamEndpoint : public QObject {
     QCOMPARE(reply.status, 503);
     QCOMPARE(reply.headers["x-claude-failover"], std::string("true"));
     SessionConfig s = fx.f.session("http", "/v1/messages");
-    s.token_stream = true;
+    use_token_stream(s);
     s.repeat = 3;
     const std::uint64_t before = fx.f.endpoint().counters().connections;
     SessionResult r = EndpointFixture::run(s);
     QCOMPARE(r.requests.size(), std::size_t{3});
     for (const auto& q : r.requests) {
       QCOMPARE(q.error_code, std::optional<int>(503));
-      QVERIFY(q.token_stream && q.token_stream->failover);
+      QVERIFY(token_stream_of(q) && token_stream_of(q)->failover);
     }
     QCOMPARE(fx.f.endpoint().counters().connections - before, std::uint64_t{1});
   }
@@ -318,18 +320,18 @@ class TestTokenStreamEndpoint : public QObject {
   void alignmentHeaderFault() {
     Fixture fx;
     SessionConfig s = fx.f.session("http", "/v1/messages");
-    s.token_stream = true;
+    use_token_stream(s);
     for (std::optional<std::string> alignment : {std::optional<std::string>(), std::optional<std::string>("8")}) {
-      s.token_stream_alignment = alignment;
+      use_token_stream(s).alignment = alignment;
       SessionResult r = EndpointFixture::run(s);
       QCOMPARE(r.requests[0].error_code, std::optional<int>(400));
-      QCOMPARE(r.requests[0].token_stream->request_fault, TokenStreamField::Alignment);
+      QCOMPARE(token_stream_of(r.requests[0])->request_fault, TokenStreamField::Alignment);
     }
-    s.token_stream_alignment = "4";
-    s.token_stream_context_id = "-1";
+    use_token_stream(s).alignment = "4";
+    use_token_stream(s).context_id = "-1";
     SessionResult r = EndpointFixture::run(s);
     QCOMPARE(r.requests[0].error_code, std::optional<int>(400));
-    QCOMPARE(r.requests[0].token_stream->request_fault, TokenStreamField::ContextId);
+    QCOMPARE(token_stream_of(r.requests[0])->request_fault, TokenStreamField::ContextId);
   }
 
   // Token stream spec §5.1 row 2: a client that reads the ids as text fails JSON.parse and reports
@@ -337,14 +339,14 @@ class TestTokenStreamEndpoint : public QObject {
   void textDecodingClientReports() {
     Fixture fx;
     SessionConfig s = fx.f.session("http", "/v1/messages");
-    s.token_stream = true;
-    s.token_stream_text_decoding = true;
+    use_token_stream(s);
+    use_token_stream(s).text_decoding = true;
     s.repeat = 2;
     SessionResult r = EndpointFixture::run(s);
     QCOMPARE(r.requests.size(), std::size_t{2});
     for (const auto& q : r.requests) {
       QCOMPARE(q.end, RequestEnd::Response);
-      QVERIFY(q.token_stream->text_decoding_reported);
+      QVERIFY(token_stream_of(q)->text_decoding_reported);
     }
     QCOMPARE(fx.f.endpoint().counters().client_error_reports, std::uint64_t{2});
     const std::string report =

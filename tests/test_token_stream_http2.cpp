@@ -30,6 +30,8 @@
 #include "tokenstream/admission.h"
 #include "tokenstream/token_body.h"
 #include "tokenstream/vocabulary.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -85,7 +87,7 @@ H2Reply h2_post(const std::string& url, const std::string& body, const QStringLi
 
 struct Fixture {
   explicit Fixture(std::vector<std::string> faults = {}) : f(std::move(faults)) {
-    f.config().token_stream = true;
+    serve_token_stream(f.config());
     f.config().model.tokens = 12;
     f.start();
   }
@@ -313,19 +315,19 @@ class TestTokenStreamHttp2 : public QObject {
     for (std::size_t i = 0; i < conn.streams.size(); ++i) {
       const RequestResult& r = conn.streams[i];
       QCOMPARE(r.end, RequestEnd::Response);
-      QVERIFY(r.token_stream);
+      QVERIFY(token_stream_of(r));
       std::string body;
       for (const auto& piece : tshark_frames["s" + std::to_string(r.stream_id)]) {
         QVERIFY(piece.size() == 4 || piece.size() == 8);  // a frame per token (the marker rides with one)
         body += piece;
       }
       auto ids = ids_of(body);
-      QCOMPARE(r.token_stream->ids, std::uint64_t(ids.size()));
+      QCOMPARE(token_stream_of(r)->ids, std::uint64_t(ids.size()));
       QCOMPARE(r.figures.tokens, std::uint64_t(without_marker(ids).size()));
       auto marker = std::find(ids.begin(), ids.end(), kTokenStreamDegraded);
-      QCOMPARE(r.token_stream->degraded_at.has_value(), marker != ids.end());
-      QCOMPARE(r.token_stream->backpressure_announced, marker != ids.end());
-      QCOMPARE(r.token_stream->context_id, std::string("34359738373"));
+      QCOMPARE(token_stream_of(r)->degraded_at.has_value(), marker != ids.end());
+      QCOMPARE(token_stream_of(r)->backpressure_announced, marker != ids.end());
+      QCOMPARE(token_stream_of(r)->context_id, std::string("34359738373"));
       QCOMPARE(CaptureAnalysis::text(conn, i), token_stream_text(without_marker(ids), *vocabulary));
       QCOMPARE(CaptureAnalysis::text(conn, i), want);
     }
@@ -343,7 +345,7 @@ class TestTokenStreamHttp2 : public QObject {
     QFETCH(bool, token_stream);
     Fixture fx;
     SessionConfig c = fx.f.session("https", "/v1/messages");
-    c.token_stream = token_stream;
+    if (token_stream) use_token_stream(c);
     c.repeat = 3;
     const std::uint64_t connections_before = fx.f.endpoint().counters().connections;
     c.http2 = true;
@@ -366,9 +368,9 @@ class TestTokenStreamHttp2 : public QObject {
       QVERIFY(a.figures.ttft_ms);
       QCOMPARE(a.text, b.text);
       QVERIFY(!a.text.empty());
-      QCOMPARE(a.token_stream.has_value(), token_stream);
+      QCOMPARE(token_stream_of(a) != nullptr, token_stream);
       if (token_stream) {
-        QCOMPARE(a.token_stream->ids, b.token_stream->ids);
+        QCOMPARE(token_stream_of(a)->ids, token_stream_of(b)->ids);
         QVERIFY(!QString::fromStdString(a.text).contains(QStringLiteral("⟦")));  // every id named
       }
     }
@@ -379,14 +381,14 @@ class TestTokenStreamHttp2 : public QObject {
   void textDecodingReportOverHttp2() {
     Fixture fx;
     SessionConfig c = fx.f.session("https", "/v1/messages");
-    c.token_stream = true;
-    c.token_stream_text_decoding = true;
+    use_token_stream(c);
+    use_token_stream(c).text_decoding = true;
     c.http2 = true;
     const SessionResult s = EndpointFixture::run(c);
     QCOMPARE(s.alpn, std::string("h2"));
     QCOMPARE(s.requests.size(), std::size_t{1});
-    QVERIFY(s.requests[0].token_stream);
-    QVERIFY(s.requests[0].token_stream->text_decoding_reported);
+    QVERIFY(token_stream_of(s.requests[0]));
+    QVERIFY(token_stream_of(s.requests[0])->text_decoding_reported);
     QCOMPARE(fx.f.endpoint().counters().client_error_reports, std::uint64_t{1});
   }
 
@@ -413,8 +415,8 @@ class TestTokenStreamHttp2 : public QObject {
     QCOMPARE(conn.info.alpn, std::string("h2"));
     QCOMPARE(conn.streams.size(), std::size_t{2});
     for (std::size_t i = 0; i < 2; ++i) {
-      QVERIFY(conn.streams[i].token_stream);
-      QCOMPARE(conn.streams[i].token_stream->ids, s.requests[i].token_stream->ids);
+      QVERIFY(token_stream_of(conn.streams[i]));
+      QCOMPARE(token_stream_of(conn.streams[i])->ids, token_stream_of(s.requests[i])->ids);
       QCOMPARE(CaptureAnalysis::text(conn, i), s.requests[i].text);
     }
   }

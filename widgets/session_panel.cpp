@@ -28,6 +28,7 @@
 #include "metrics/slo.h"
 #include "session/live_session.h"
 #include "session/target.h"
+#include "tokenstream/format.h"
 #include "worker.h"
 
 namespace anthro::widgets {
@@ -396,7 +397,7 @@ SessionConfig SessionPanel::config() const {
   if (!system_->text().trimmed().isEmpty()) c.system = system_->text().toStdString();
   c.messages = {{"user", prompt_->toPlainText().toStdString()}};
   c.stream = stream_->isChecked();
-  c.token_stream = token_stream_->isEnabled() && token_stream_->isChecked();
+  if (token_stream_->isEnabled() && token_stream_->isChecked()) use_token_stream(c);
   c.http2 = http2_->isEnabled() && http2_->isChecked();
   c.repeat = static_cast<unsigned>(repeat_->value());
   switch (key_source_->currentIndex()) {

@@ -8,6 +8,7 @@
 #include "cli/session_options.h"
 #include "endpoint/endpoint.h"
 #include "model/faults.h"
+#include "tokenstream/format.h"
 
 namespace anthro::cli {
 
@@ -57,9 +58,11 @@ int run_endpoint(const std::vector<std::string>& argv) {
   if (auto ms = args.number("--affinity-gc-ms", NumberRange::NonNegative)) config.affinity.gc_pause_ms = *ms;
   if ((args.has("--affinity-idle-s") || args.has("--affinity-gc-ms")) && !args.has("--affinity-slots"))
     args.fail("--affinity-idle-s and --affinity-gc-ms need --affinity-slots N");
-  config.token_stream = args.has("--token-stream");
-  if (auto n = args.count("--token-stream-tenant", 0, 0xFFFFFFFF)) config.token_stream_tenant = static_cast<std::uint32_t>(*n);
-  if (args.has("--token-stream-tenant") && !config.token_stream) args.fail("--token-stream-tenant needs --token-stream");
+  if (args.has("--token-stream-tenant") && !args.has("--token-stream")) args.fail("--token-stream-tenant needs --token-stream");
+  if (args.has("--token-stream")) {
+    TokenStreamServerOptions& served = serve_token_stream(config);
+    if (auto n = args.count("--token-stream-tenant", 0, 0xFFFFFFFF)) served.tenant = static_cast<std::uint32_t>(*n);
+  }
   auto faults = parse_faults(args.values("--fault"));
   if (!faults) args.fail(faults.error().detail);
   else config.model.faults = *faults;

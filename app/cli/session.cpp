@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "session/session.h"
 #include "tokenstream/context_id.h"
+#include "tokenstream/exchange.h"
 
 namespace anthro::cli {
 namespace {
@@ -44,7 +45,7 @@ void print_human(const SessionResult& s) {
     if (r.token_gaps || r.token_duplicates)
       std::cout << ", token index gaps " << r.token_gaps << " / repeats " << r.token_duplicates;
     if (f.usage_mismatch) std::cout << ", usage says " << *f.usage_output_tokens << " tokens";
-    if (r.token_stream) print_token_stream(*r.token_stream);
+    if (const auto* x = token_stream_of(r)) print_token_stream(*x);
     if (r.error) std::cout << ", error: " << *r.error;
     std::cout << "\n";
   }

@@ -8,6 +8,7 @@
 #include "layerzero/format.h"
 #include "layerzero/workload.h"
 #include "session/target.h"
+#include "tokenstream/format.h"
 #include "util/files.h"
 
 namespace anthro::cli {
@@ -64,22 +65,24 @@ void read_affinity_options(Args& args, SessionConfig& c) {
 }
 
 void read_token_stream_options(Args& args, SessionConfig& c) {
-  c.token_stream = args.has("--token-stream");
+  const bool on = args.has("--token-stream");
+  TokenStreamClientOptions options;
   if (auto id = args.value("--context-id")) {
-    if (!c.token_stream) args.fail("--context-id needs --token-stream");
+    if (!on) args.fail("--context-id needs --token-stream");
     if (id->empty() || id->size() > 200 || id->find_first_of("\r\n") != std::string::npos)
       args.fail("--context-id: expected a header value of 1 to 200 characters on one line");
-    c.token_stream_context_id = *id;
+    options.context_id = *id;
   }
   if (auto alignment = args.value("--alignment")) {
-    if (!c.token_stream) args.fail("--alignment needs --token-stream");
+    if (!on) args.fail("--alignment needs --token-stream");
     if (alignment->size() > 200 || alignment->find_first_of("\r\n") != std::string::npos)
       args.fail("--alignment: expected a header value of at most 200 characters on one line, or none");
-    c.token_stream_alignment = *alignment == "none" ? std::nullopt : std::optional<std::string>(*alignment);
+    options.alignment = *alignment == "none" ? std::nullopt : std::optional<std::string>(*alignment);
   }
-  c.token_stream_text_decoding = args.has("--text-decoding");
-  if (c.token_stream_text_decoding && !c.token_stream) args.fail("--text-decoding needs --token-stream");
-  if (!c.token_stream) return;
+  options.text_decoding = args.has("--text-decoding");
+  if (options.text_decoding && !on) args.fail("--text-decoding needs --token-stream");
+  if (!on) return;
+  use_token_stream(c) = options;
   if (c.affinity) args.fail("--token-stream and --affinity are two different protocols; give one");
   auto target = parse_target(c.target);
   if (target && target->kind != TargetKind::Messages)

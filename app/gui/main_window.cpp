@@ -47,6 +47,7 @@
 #include "session/bench.h"
 #include "session/session.h"
 #include "session_panel.h"
+#include "tokenstream/format.h"
 #include "util/files.h"
 #include "welcome_page.h"
 
@@ -215,7 +216,7 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   // Session affinity's context slots: only requests carrying session fields use them.
   config.affinity.slot_count = kEmbeddedContextSlots;
   // The token stream: only requests asking for its media type get it.
-  config.token_stream = true;
+  serve_token_stream(config);
   config.model.ttft = {150, 40, true};
   config.model.itl = {12, 3};
   if (auto parsed = parse_faults(faults)) config.model.faults = *parsed;

@@ -3,8 +3,6 @@
 #include <algorithm>
 
 #include "http/reply_recorder.h"
-#include "tokenstream/admission.h"
-#include "tokenstream/client_report.h"
 
 namespace anthro {
 
@@ -52,25 +50,9 @@ HttpAffinity reply_head_affinity(const HttpDissector::HeaderLookup& header) {
   return a;
 }
 
-// A token-stream body's verdict (token stream spec §3.1) as the last row of its reply: a title
-// line, then one `name: value` line each.
-std::string token_body_verdict(const TokenStreamExchange& x) {
-  std::string out = "token stream body\nids: " + std::to_string(x.ids) + "\npadding: " + std::to_string(x.padding) + "\n";
-  if (x.degraded_at)
-    out += "degraded marker: #" + std::to_string(*x.degraded_at) +
-           (x.backpressure_announced ? ", announced by X-Claude-Backpressure" : ", not announced by X-Claude-Backpressure") + "\n";
-  if (x.refused)
-    out += "alignment: refused, " + std::string(to_string(x.refused->reason)) + " at byte " + std::to_string(x.refused->offset) +
-           ": " + x.refused->detail + "\n";
-  else
-    out += "alignment: ok, " + std::to_string((x.ids + x.padding) * kTokenStreamAlignment) + " bytes\n";
-  return out;
-}
-
-std::string token_body_summary(const TokenStreamExchange& x) {
-  std::string out = "body: " + std::to_string(x.ids) + " ids, " + std::to_string(x.padding) + " padding";
-  if (x.degraded_at) out += ", degraded from #" + std::to_string(*x.degraded_at);
-  return out + (x.refused ? ", refused (" + std::string(to_string(x.refused->reason)) + ")" : ", aligned");
+PerProfile<CapturedHttpRiderFactory>& captured_rider_table() {
+  static PerProfile<CapturedHttpRiderFactory> table("register_captured_http_rider");
+  return table;
 }
 
 }  // namespace
@@ -85,13 +67,24 @@ struct HttpDissector::Exchange {
   bool head_request = false;
   bool streamed = false;
   std::uint64_t first_packet = 0;
-  ExchangeKind kind = ExchangeKind::Model;
+  // A rider's own request beside the model's (no record): the rider's index and its kind.
+  std::optional<std::pair<std::size_t, CapturedHttpRider::OwnKind>> own;
+  std::vector<std::unique_ptr<RiderReply>> rider_replies;  // the readers riders gave its reply
   std::string affinity_body;  // a request with session-affinity fields: its body, for the reply's Context-Hash
   int status = 0;
   HttpAffinity affinity;  // the reply's
 };
 
-HttpDissector::HttpDissector(Events events) : events_(std::move(events)) {}
+const PerProfile<CapturedHttpRiderFactory>& captured_http_riders() { return captured_rider_table(); }
+
+void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make) {
+  if (!make) throw std::logic_error("register_captured_http_rider: no factory");
+  captured_rider_table().add(id, make);
+}
+
+HttpDissector::HttpDissector(Events events) : events_(std::move(events)) {
+  for (const auto& [id, make] : captured_http_riders().all()) riders_.push_back(make());
+}
 HttpDissector::~HttpDissector() = default;
 
 void HttpDissector::feed(Direction dir, ByteView data, double ts, std::uint64_t packet) {
@@ -135,7 +128,7 @@ HttpDissector::ExchangePtr HttpDissector::open_exchange(const net::HttpRequest& 
   if (meta.probe) ++probes_;
   x->recorder.request_sent(start, std::move(meta));
   if (x->messages) note_affinity(*x, req);
-  if (x->messages) note_token_stream(*x, req);
+  if (x->messages) note_riders(*x, req);
   if (events_.on_event)
     events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, id, request_text(req, version),
                       req.method + " " + req.target, 0, 0, request_affinity(req)});
@@ -203,15 +196,10 @@ void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& hea
       events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
                         e.event + " " + one_line(e.data), 0, tokens, {}});
   };
-  x.reply->on_ids = [this, id](std::span<const std::uint32_t> ids, std::size_t first, double t) {
-    if (!events_.on_event) return;
-    auto tokens = std::count_if(ids.begin(), ids.end(), [](std::uint32_t v) { return v != kTokenStreamDegraded; });
-    std::string range = "ids #" + std::to_string(first) + (ids.size() > 1 ? "–#" + std::to_string(first + ids.size() - 1) : "");
-    events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id,
-                      range + " of the body\n" + token_id_lines(ids, first, vocabulary_),
-                      one_line(range + ": " + token_stream_text(ids, vocabulary_)), 0, static_cast<std::uint32_t>(tokens), {}});
-  };
-  x.reply->head(status, header, x.result.token_stream ? &vocabulary_ : nullptr);
+  // At most one rider reads a request's reply: the one whose part its record has.
+  for (const auto& rider : riders_)
+    if (auto reader = rider->reply(x.result, rider_rows(id))) x.rider_replies.push_back(std::move(reader));
+  x.reply->head(status, header, x.rider_replies.empty() ? nullptr : x.rider_replies.front().get());
   x.status = status;
   x.affinity = reply_head_affinity(header);
   if (events_.on_event) {
@@ -237,20 +225,20 @@ void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
   x.affinity_body = req.body;
 }
 
-// The token stream: a request that asks for the passthrough, and the vocabulary request
-// whose reply names the ids of the connection's later replies.
-void HttpDissector::note_token_stream(Exchange& x, const net::HttpRequest& req) {
-  std::string path = req.target.substr(0, req.target.find('?'));
-  if (req.method == "GET" && path == kTokenStreamVocabPath) x.kind = ExchangeKind::Vocabulary;
-  if (req.method == "POST" && path == kClientErrorsPath && is_text_decoding_report(req.body)) {
-    x.kind = ExchangeKind::ClientReport;
-    if (held_ && held_->token_stream) held_->token_stream->text_decoding_reported = true;
-  }
-  TokenStreamRequestHeaders fields = read_token_stream_headers(req.headers, req.repeated);
-  if (!selects_token_stream(fields.content_type)) return;
-  TokenStreamExchange& t = x.result.token_stream.emplace();
-  t.context_id = fields.context_id.value_or("").substr(0, HttpAffinity::kMaxValue);
-  t.request_fault = admit_token_stream_request(fields, std::nullopt).refused_field;
+// Each rider reads the request: one of its own beside the model's, or its part of a model
+// request's record.
+void HttpDissector::note_riders(Exchange& x, const net::HttpRequest& req) {
+  for (std::size_t i = 0; i < riders_.size(); ++i)
+    if (auto own = riders_[i]->request(req, x.result, held_ ? &*held_ : nullptr); own && !x.own) x.own = std::pair{i, *own};
+}
+
+// A rider's row of exchange `id`'s reply, as an HttpEvent from the server.
+RiderRowSink HttpDissector::rider_rows(std::uint32_t id) {
+  return [this, id](double t, std::string text, std::string summary, std::uint32_t tokens) {
+    if (events_.on_event)
+      events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id, std::move(text), one_line(summary), 0,
+                        tokens, {}});
+  };
 }
 
 void HttpDissector::read_chunk_extensions(Exchange& x) {
@@ -267,8 +255,6 @@ void HttpDissector::end_front_reply(Exchange& x, double ts) {
 void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, const HeaderLookup& reply_fields, double ts) {
   x.reply->trailers(trailers);
   x.reply->end(ts);
-  if (x.kind == ExchangeKind::Vocabulary && x.status == 200)
-    if (auto v = TokenStreamVocabulary::from_json(x.reply->kept_body())) vocabulary_ = std::move(*v);
   for (const auto& [name, value] : trailers) read_token_count_trailer(x.affinity, name, value);
   x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
   if (x.result.affinity) {
@@ -277,9 +263,11 @@ void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, cons
     note_affinity_reply(*x.result.affinity, x.status, reply_fields, x.reply->error_type(), chunks,
                         x.affinity.trailer_total, x.affinity_body, x.result.text);
   }
-  if (events_.on_event && x.status == 200 && x.result.token_stream)
-    events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, ts, x.result.stream_id,
-                      token_body_verdict(*x.result.token_stream), token_body_summary(*x.result.token_stream), 0, 0, {}});
+  for (std::size_t i = 0; i < riders_.size(); ++i) {
+    std::optional<CapturedHttpRider::OwnKind> own;
+    if (x.own && x.own->first == i) own = x.own->second;
+    riders_[i]->replied(own, x.status, *x.reply, x.result, ts, rider_rows(x.result.stream_id));
+  }
   if (events_.on_event)
     events_.on_event({HttpEventKind::ReplyEnd, Direction::ServerToClient, ts, x.result.stream_id, {}, {}, x.status, 0,
                       x.affinity});
@@ -332,12 +320,13 @@ void HttpDissector::complete_front() {
 }
 
 void HttpDissector::complete(ExchangePtr x) {
-  if (x->kind != ExchangeKind::Model) return;  // its frames are shown; it is no model request
+  if (x->own) return;  // its frames are shown; it is no model request
   x->recorder.finish(x->streamed);
   x->result.packets = std::pair{x->first_packet + 1, last_packet_ + 1};  // numbered from 1, as Wireshark does
   release_held();
-  // A token-stream reply waits for the client's next request: it may report reading it as text.
-  if (x->result.token_stream && x->result.end == RequestEnd::Response) held_ = std::move(x->result);
+  // A rider's request may wait for the client's next request, which may amend its record.
+  const bool held = std::any_of(riders_.begin(), riders_.end(), [&](const auto& rider) { return rider->holds(x->result); });
+  if (held) held_ = std::move(x->result);
   else if (events_.on_exchange) events_.on_exchange(x->result);
 }
 

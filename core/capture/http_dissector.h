@@ -13,9 +13,9 @@
 #include <string_view>
 
 #include "capture/http_event.h"
+#include "capture/http_rider.h"
 #include "metrics/request_result.h"
 #include "net/http_io.h"
-#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -75,7 +75,8 @@ class HttpDissector {
   void end_front_reply(Exchange& x, double ts);
   void complete_front();
   void note_affinity(Exchange& x, const net::HttpRequest& req);
-  void note_token_stream(Exchange& x, const net::HttpRequest& req);
+  void note_riders(Exchange& x, const net::HttpRequest& req);
+  RiderRowSink rider_rows(std::uint32_t exchange);
   void end_open(std::optional<double> server_closed);
   void release_held();
   void fail(std::string why);
@@ -86,11 +87,10 @@ class HttpDissector {
   std::deque<ExchangePtr> open_;
   // When and in which packet the bytes of the request being read began.
   std::optional<std::pair<double, std::uint64_t>> request_start_;
-  TokenStreamVocabulary vocabulary_;  // from the connection's GET /v1/vocab, when it has one
-  // What a request is: a model's, or one of the client's own beside them.
-  enum class ExchangeKind { Model, Vocabulary, ClientReport };
-  // The last token-stream reply, until the client's next request says whether it reported
-  // reading it as text (tokenstream/client_report.h) or the connection ends.
+  // The formats riding on HTTP, one reader each for this connection (capture/http_rider.h).
+  std::vector<std::unique_ptr<CapturedHttpRider>> riders_;
+  // A finished request a rider holds back until the client's next model request or the
+  // connection's end (CapturedHttpRider::holds): the next request may amend it.
   std::optional<RequestResult> held_;
   std::optional<double> client_closed_;  // when the client sent its FIN or RST
   std::uint64_t last_packet_ = 0;

@@ -7,6 +7,7 @@
 
 #include "diagnosis/probe_kit.h"
 #include "session/bench.h"
+#include "session/http_rider.h"
 #include "session/target.h"
 #include "util/json.h"
 
@@ -234,15 +235,18 @@ bool has_probe_of(const Checklist& c, const std::map<std::string, probe_kit::Pro
 }  // namespace
 
 // The workload a checklist needs: the probe streams of its items only, and the client of the
-// profile whose items it has (session affinity, the token stream, a format's own workload).
+// profile whose items it has (session affinity, a format riding on the HTTP requests, a
+// format's own workload).
 void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   if (!has_probe(c, kProbeCancel)) live.cancel_probes = 0;
   if (!has_probe(c, kProbeMaxTokens)) live.max_tokens_probe = false;
   if (!has_probe(c, kProbeUtf8)) live.utf8_pair = false;
   if (has_probe_of(c, probe_kit::affinity_probes())) live.session.affinity = true;
-  if (has_probe_of(c, probe_kit::token_stream_probes())) live.session.token_stream = true;
-  for (const ChecklistItem& i : c.items)
-    if (auto owner = probe_kit::probe_owner(i.probe); owner && own_workloads().find(*owner)) live.own_workload = owner;
+  for (const ChecklistItem& i : c.items) {
+    auto owner = probe_kit::probe_owner(i.probe);
+    if (owner && own_workloads().find(*owner)) live.own_workload = owner;
+    if (owner && live_http_riders().find(*owner)) live.session.riders.try_emplace(*owner);  // its defaults unless set
+  }
 }
 
 }  // namespace anthro

@@ -1,6 +1,7 @@
 // What every probe of a checklist uses: the Judge that turns statistics into a verdict, the
 // evidence references, and number formatting. Shared by the probes of each profile's checklist
-// (evaluate.cpp: latency; evaluate_affinity.cpp: session affinity; evaluate_token_stream.cpp).
+// (evaluate.cpp: latency; evaluate_affinity.cpp: session affinity) and those the formats
+// register from their folders (register_probe).
 #pragma once
 
 #include <algorithm>
@@ -115,11 +116,9 @@ inline void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
 
 inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
 
-// The probes of each profile's checklist, by name: the session-affinity checklist's
-// (evaluate_affinity.cpp) and the token stream's (evaluate_token_stream.cpp); other formats
+// The probes of the session-affinity checklist, by name (evaluate_affinity.cpp); other formats
 // register theirs (register_probe).
 const std::map<std::string, Probe>& affinity_probes();
-const std::map<std::string, Probe>& token_stream_probes();
 // Any checklist's probe (evaluate.cpp holds the latency checklist's), or one a wire format
 // registered; null when none has it.
 const Probe* find_probe(std::string_view name);

@@ -43,10 +43,9 @@ struct EndpointConfig {
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
   std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
   AffinityConfig affinity;  // session affinity on the Messages API; off unless slots are given
-  // The token stream on /v1/messages (Content-Type application/vnd.claude.token-stream)
-  // and GET /v1/vocab; off by default, when such a request gets the ordinary API's 400.
-  bool token_stream = false;
-  std::optional<std::uint32_t> token_stream_tenant;  // the API key's tenant, when the server knows one
+  // The formats riding on the HTTP API (endpoint/http_rider.h) it serves, each with its
+  // options (an empty std::any: its defaults); off unless named.
+  std::map<ProfileId, std::any> riders;
   // A format's own emulation's options (its command-line options), set and read by its folder.
   std::map<ProfileId, std::any> own_options;
   // Internal failures (a connection's coroutine that threw), one line each; unset: stderr.
@@ -68,7 +67,7 @@ struct EndpointCounters {
   std::uint64_t connections = 0, open_connections = 0, requests = 0, cancels = 0, frames_dropped = 0,
                 protocol_errors = 0, handshake_failures = 0, http_requests = 0, refused_connections = 0,
                 timeouts = 0;
-  std::uint64_t client_error_reports = 0;  // POST /v1/client-errors of a token-stream client (text decoding)
+  std::uint64_t client_error_reports = 0;  // POST /v1/client-errors: a front end's report of a reply it misread
 };
 
 class Endpoint {

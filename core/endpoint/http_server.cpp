@@ -9,9 +9,6 @@
 #include "http/messages_api.h"
 #include "net/deadline.h"
 #include "net/http_io.h"
-#include "tokenstream/admission.h"
-#include "tokenstream/client_report.h"
-#include "tokenstream/token_body.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -22,6 +19,11 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 namespace {
 
 enum class Api { Messages, ChatCompletions };
+
+PerProfile<HttpRoute>& http_route_table() {
+  static PerProfile<HttpRoute> table("register_http_route");
+  return table;
+}
 
 // Session affinity on a served request: its session, and the messages its
 // response's Context-Hash starts from.
@@ -92,26 +94,6 @@ Credentials check_credentials(const HttpRequest& req, const std::string& want) {
   return given ? Credentials::Accepted : Credentials::Refused;
 }
 
-// A reply's token ids: each token's vocabulary id, the degraded marker before the first
-// degraded token.
-std::vector<std::uint32_t> token_ids(const ReplyPlan& plan, const TokenStreamVocabulary& vocabulary) {
-  std::vector<std::uint32_t> ids;
-  ids.reserve(plan.tokens.size() + 1);
-  for (std::size_t i = 0; i < plan.tokens.size(); ++i) {
-    if (plan.degraded_from_token == i) ids.push_back(kTokenStreamDegraded);
-    auto id = vocabulary.id_of(plan.tokens[i].text);
-    if (!id) throw std::logic_error("token text outside the model's vocabulary: " + plan.tokens[i].text);
-    ids.push_back(*id);
-  }
-  return ids;
-}
-
-std::string id_bytes(std::uint32_t id) {
-  Bytes b;
-  append_token_stream_id(b, id);
-  return std::string(b.begin(), b.end());
-}
-
 // Seconds on the steady clock, for lifetimes kept on the loop thread.
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -142,17 +124,16 @@ class Responder {
       case Credentials::Repeated:
         co_return co_await send_error(api, 400, "invalid_request_error", "duplicate x-api-key or authorization header");
     }
-    if (path == kTokenStreamVocabPath && state_.config.token_stream) co_return co_await serve_vocabulary(req);
-    if (path == kClientErrorsPath && state_.config.token_stream) co_return co_await take_client_report(req);
+    // A format riding on the API answers its own requests (endpoint/http_rider.h).
+    for (const auto& [id, route] : http_routes().all()) {
+      if (!route.takes(req, path, state_)) continue;
+      HttpRouteCall call{state_, out_, timer_};  // (named: GCC 12 miscompiles a braced list inside co_await)
+      co_return co_await route.serve(req, call);
+    }
     if (path != kMessagesPath && path != kChatCompletionsPath)
       co_return co_await send_error(api, 404, "not_found_error", "no route for " + path);
     if (req.method != "POST")
       co_return co_await send_error(api, 405, "invalid_request_error", "use POST on " + path);
-    if (api == Api::Messages && selects_token_stream(header_if_present(req, "content-type"))) {
-      if (state_.config.token_stream) co_return co_await serve_token_stream(req);
-      co_return co_await send_error(api, 415, "invalid_request_error",
-                                    std::string(kTokenStreamMediaType) + " is not served here (endpoint --token-stream)");
-    }
     if (api == Api::Messages && req.header("anthropic-version").empty())
       co_return co_await send_error(api, 400, "invalid_request_error", "anthropic-version: header is required");
     Reply reply{api, {}, {}, {}, false, std::nullopt};
@@ -198,102 +179,6 @@ class Responder {
     if (reply.request.stream) sent = co_await stream_reply(reply);
     else sent = co_await whole_reply(reply);
     co_return sent;
-  }
-
-  awaitable<bool> serve_vocabulary(const HttpRequest& req) {
-    if (req.method != "GET")
-      co_return co_await send_error(Api::Messages, 405, "invalid_request_error", "use GET on " + std::string(kTokenStreamVocabPath));
-    Headers none;  // (a named variable: GCC 12 miscompiles a braced list inside co_await)
-    co_return co_await out_.respond(200, "application/json", state_.token_vocabulary.to_json(), std::move(none));
-  }
-
-  // The token stream's passthrough: the request's headers judged, then the reply's token ids as u32
-  // LE, one chunk per token as the model makes it (or the whole body at once when not streamed).
-  awaitable<bool> serve_token_stream(const HttpRequest& req) {
-    TokenStreamAdmission admission = admit_token_stream_request(read_token_stream_headers(req.headers, req.repeated),
-                                                                       state_.config.token_stream_tenant);
-    if (admission.verdict != TokenStreamVerdict::Accept) {
-      const char* type = admission.status() == 401 ? "authentication_error" : "invalid_request_error";
-      co_return co_await send_error(Api::Messages, admission.status(), type, admission.reason);
-    }
-    auto parsed = parse_messages_request(req.body);
-    if (!parsed) co_return co_await send_error(Api::Messages, 400, "invalid_request_error", parsed.error().detail);
-    std::string prompt = prompt_text(parsed->system, parsed->messages);
-    if (auto refusal = refuse_request(state_.config, parsed->model, prompt))
-      co_return co_await send_error(Api::Messages, refusal->code, refusal->type, refusal->message);
-    state_.token_contexts.touch(admission.context, steady_seconds());
-    // An empty conversation only keeps the context alive (the token stream's keep-alive).
-    Headers none;
-    if (parsed->messages.empty()) co_return co_await out_.respond(200, kTokenStreamMediaType, "", std::move(none));
-    std::uint32_t max_tokens = parsed->max_tokens.value_or(state_.config.default_max_tokens);
-    ReplyPlan plan = state_.http_model.plan(ReplyRequest{parsed->model, prompt, max_tokens, state_.request_number++});
-    if (plan.quota_retry_after_ms || plan.overload) {
-      // Token stream spec §4.4: Retry-After in milliseconds; above 1000 the quota is spent.
-      std::uint32_t ms = plan.quota_retry_after_ms.value_or(plan.retry_after_ms);
-      Headers retry{{"retry-after", std::to_string(ms)}};
-      co_return co_await send_error(Api::Messages, 429, "rate_limit_error",
-                                    plan.quota_retry_after_ms ? "the tenant's quota is spent" : "GPU memory full",
-                                    std::move(retry));
-    }
-    if (plan.failover) {
-      // Token stream spec §4.4: already served by a standby node; the client keeps its connection.
-      Headers failed_over{{"x-claude-failover", "true"}};
-      co_return co_await send_error(Api::Messages, 503, "api_error", "the GPU node failed; this connection now uses a standby",
-                                    std::move(failed_over));
-    }
-    co_await sleep_for(timer_, (plan.queue_ms + plan.context_wait_ms + plan.prefill_ms) / 1000.0);
-    if (admission.streaming) co_return co_await stream_token_ids(plan);
-    co_return co_await whole_token_ids(plan);
-  }
-
-  // A front end's report that it read the token stream as text (tokenstream/client_report.h).
-  awaitable<bool> take_client_report(const HttpRequest& req) {
-    if (req.method != "POST") co_return co_await send_error(Api::Messages, 405, "invalid_request_error", "use POST on " + std::string(kClientErrorsPath));
-    if (!is_text_decoding_report(req.body))
-      co_return co_await send_error(Api::Messages, 400, "invalid_request_error",
-                                    "expected {\"error\":{\"type\":\"json_parse_error\",...},\"content_type\":\"" +
-                                        std::string(kTokenStreamMediaType) + "\"}");
-    ++state_.counters.client_error_reports;
-    Headers none;
-    co_return co_await out_.respond(204, "", "", std::move(none));
-  }
-
-  awaitable<bool> whole_token_ids(const ReplyPlan& plan) {
-    std::string body;
-    TokenSchedule schedule(plan);
-    for (std::size_t i = 0; i < plan.tokens.size(); ++i) co_await pace(schedule, i);
-    for (auto id : token_ids(plan, state_.token_vocabulary)) body += id_bytes(id);
-    // Complete before it is sent, so the announcement goes in the headers.
-    Headers headers;
-    if (plan.degraded_from_token) headers.emplace_back("x-claude-backpressure", "degraded");
-    co_return co_await out_.respond(200, kTokenStreamMediaType, std::move(body), std::move(headers));
-  }
-
-  awaitable<bool> stream_token_ids(const ReplyPlan& plan) {
-    Headers headers{{"content-type", kTokenStreamMediaType}};
-    const bool degraded_at_start = plan.degraded_from_token == 0u;
-    const bool degraded_later = plan.degraded_from_token && !degraded_at_start;
-    if (degraded_at_start) headers.emplace_back("x-claude-backpressure", "degraded");
-    if (degraded_later) headers.emplace_back("trailer", "X-Claude-Backpressure");
-    bool ok = co_await out_.start(200, std::move(headers));
-    if (!ok) co_return false;
-    std::vector<std::uint32_t> ids = token_ids(plan, state_.token_vocabulary);
-    std::size_t next = 0;
-    TokenSchedule schedule(plan);
-    for (std::size_t i = 0; i < plan.tokens.size(); ++i) {
-      co_await pace(schedule, i);
-      std::string chunk = id_bytes(ids[next++]);
-      if (plan.degraded_from_token == i) chunk += id_bytes(ids[next++]);  // the marker, then the token
-      ok = co_await out_.piece(std::move(chunk), std::string());
-      if (!ok) co_return false;
-      if (plan.reset_after_token && i + 1 >= *plan.reset_after_token) {
-        out_.reset();
-        co_return false;
-      }
-    }
-    Headers trailers;
-    if (degraded_later) trailers.emplace_back("X-Claude-Backpressure", "degraded");
-    co_return co_await out_.end(std::move(trailers));
   }
 
   // Whether the emulated instance treats the request as a session's: it carries a session field
@@ -497,6 +382,13 @@ class HttpConnection {
 };
 
 }  // namespace
+
+const PerProfile<HttpRoute>& http_routes() { return http_route_table(); }
+
+void register_http_route(ProfileId id, HttpRoute route) {
+  if (!route.make_state || !route.takes || !route.serve) throw std::logic_error("register_http_route: a part is missing");
+  http_route_table().add(id, route);
+}
 
 awaitable<bool> answer_http_request(const HttpRequest& req, ServerState& state, ReplyWriter& out, asio::steady_timer& timer) {
   Responder responder(state, out, timer);

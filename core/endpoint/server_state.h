@@ -12,9 +12,8 @@
 #include "crypto/key_schedule.h"
 #include "endpoint/endpoint.h"
 #include "endpoint/prometheus.h"
+#include "endpoint/http_rider.h"
 #include "net/byte_stream.h"
-#include "tokenstream/contexts.h"
-#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -106,6 +105,7 @@ struct ServerState {
       : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
         server_public(x25519_public_from_private(server_private)) {
     for (const auto& [id, emulation] : own_emulations()) formats[id] = emulation.make_state(c);
+    for (const auto& [id, route] : http_routes().all()) formats[id] = route.make_state(c);
   }
 
   EndpointConfig config;
@@ -119,9 +119,8 @@ struct ServerState {
   SessionSlots affinity_slots{affinity_config(config)};  // loop thread only
   std::mt19937_64 affinity_rng{config.model.seed};     // the session-migrate fault; loop thread only
   std::set<Drainable*> live;          // loop thread only
-  TokenStreamVocabulary token_vocabulary{model_token_texts()};
-  TokenStreamContexts token_contexts;  // loop thread only
-  // Each format's own emulation's state (OwnEmulation::make_state); loop thread only.
+  // Each format's own emulation's or HTTP route's state (OwnEmulation::make_state,
+  // HttpRoute::make_state); loop thread only.
   std::map<ProfileId, std::any> formats;
 
   void log(const std::string& line) const {

@@ -3,7 +3,6 @@
 #include <charconv>
 
 #include "http/json_helpers.h"
-#include "tokenstream/admission.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -74,54 +73,25 @@ void HttpReplyRecorder::head(int status, std::string_view retry_after_ms) {
   if (status != 200) retry_after_ms_ = parse_retry_after_ms(retry_after_ms);
 }
 
-void HttpReplyRecorder::head(int status, const HeaderLookup& header, const TokenStreamVocabulary* token_stream) {
-  if (!token_stream) {
-    head(status, header("retry-after-ms"));
-    return;
-  }
-  head(status, header("retry-after"));
-  if (status == 200 && !selects_token_stream(header("content-type"))) return;
-  read_token_stream(*token_stream);
-  if (header("x-claude-backpressure") == "degraded") r_.token_stream->backpressure_announced = true;
-  if (status == 503 && header("x-claude-failover") == "true") r_.token_stream->failover = true;
-}
-
-std::string HttpReplyRecorder::token_stream_bytes() const {
-  if (!ids_) return {};
-  return std::string(as_text(encode_token_stream_body(ids_->body().tokens, ids_->body().padding)));
+void HttpReplyRecorder::head(int status, const HeaderLookup& header, RiderReply* rider) {
+  rider_ = rider;
+  if (!rider) head(status, header("retry-after-ms"));
+  else rider_body_ = rider->head(status, header, *this);
 }
 
 void HttpReplyRecorder::trailers(const std::vector<std::pair<std::string, std::string>>& fields) {
-  if (!r_.token_stream) return;
-  for (const auto& [name, value] : fields)
-    if (name == "x-claude-backpressure" && value == "degraded") r_.token_stream->backpressure_announced = true;
+  if (rider_) rider_->trailers(fields, *this);
 }
 
-void HttpReplyRecorder::read_token_stream(const TokenStreamVocabulary& vocabulary) {
-  vocabulary_ = &vocabulary;
-  if (!r_.token_stream) r_.token_stream.emplace();
-  if (status_ == 200) ids_.emplace();
-  if (status_ == 429 && retry_after_ms_) r_.token_stream->retry_after_ms = *retry_after_ms_;
-}
-
-// The ids completed since the last read, each a token at `t`; the marker is no token.
-void HttpReplyRecorder::record_ids(double t) {
-  const auto& ids = ids_->body().tokens;
-  if (on_ids && ids_recorded_ < ids.size()) on_ids(std::span(ids).subspan(ids_recorded_), ids_recorded_, t);
-  for (; ids_recorded_ < ids.size(); ++ids_recorded_) {
-    std::uint32_t id = ids[ids_recorded_];
-    if (id == kTokenStreamDegraded) continue;
-    std::string text = token_stream_text(std::span(&id, 1), *vocabulary_);
-    rec_.tokens(t, 1, text, true);
-    if (on_text) on_text(text);
-  }
+void HttpReplyRecorder::token(double t, std::string_view text) {
+  rec_.tokens(t, 1, text, true);
+  if (on_text) on_text(text);
 }
 
 void HttpReplyRecorder::body(std::string_view piece, double t) {
   t_ = t;
-  if (ids_) {
-    ids_->feed(as_bytes(piece));
-    record_ids(t);
+  if (rider_body_) {
+    rider_->body(piece, t, *this);
     return;
   }
   if (status_ == 200 && streamed_) {
@@ -144,8 +114,8 @@ void HttpReplyRecorder::end(double t) {
     rec_.server_error(t, status_, retry_after_ms_, error.message);
     return;
   }
-  if (ids_) {
-    end_token_stream(t);
+  if (rider_body_) {
+    rider_->end(t, *this);
     return;
   }
   if (!streamed_) {
@@ -158,20 +128,6 @@ void HttpReplyRecorder::end(double t) {
     return;
   }
   rec_.response(t, r_.stop_reason, std::nullopt, "");
-}
-
-void HttpReplyRecorder::end_token_stream(double t) {
-  auto body = ids_->finish();
-  TokenStreamExchange& x = *r_.token_stream;
-  x.ids = ids_->body().tokens.size();
-  x.padding = ids_->body().padding;
-  if (ids_->body().degraded_at) x.degraded_at = *ids_->body().degraded_at;
-  if (!body) {
-    x.refused = body.error();
-    rec_.ended(RequestEnd::ProtocolError, body.error().detail, t);
-    return;
-  }
-  rec_.response(t, std::nullopt, std::nullopt, "");  // ids say neither why it stopped nor a usage
 }
 
 }  // namespace anthro

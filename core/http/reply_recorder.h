@@ -12,9 +12,8 @@
 #include <vector>
 
 #include "http/messages_api.h"
+#include "http/rider.h"
 #include "metrics/request_result.h"
-#include "tokenstream/token_body.h"
-#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -24,21 +23,16 @@ class HttpReplyRecorder {
   HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, bool messages, bool streamed);
 
   std::function<void(std::string_view)> on_text;                 // each token's text
-  // Token-stream ids as they complete, the degraded marker among them (trailing padding is only
-  // counted, in the record, when the body ends):
-  // `ids` numbered from `first_index` in the body, arrived at `t`.
-  std::function<void(std::span<const std::uint32_t> ids, std::size_t first_index, double t)> on_ids;
   // Each SSE event once it is read, with the generated tokens it carried.
   std::function<void(const SseEvent&, double t, std::uint32_t tokens)> on_event;
 
   // `retry_after_ms`: the header's raw value, read when the status is an error.
   void head(int status, std::string_view retry_after_ms);
-  // The head as the live client and a capture read it alike. `token_stream`: the request asked for
-  // the token stream's passthrough, whose ids are named through it; then Retry-After counts
-  // milliseconds (token stream spec §4.4), a 200 in the token-stream media type is read as ids
-  // (each a token; r.token_stream records the body's verdict) and X-Claude-Backpressure is noted.
-  using HeaderLookup = std::function<std::string(const char* name)>;
-  void head(int status, const HeaderLookup& header, const TokenStreamVocabulary* token_stream);
+  // The head as the live client and a capture read it alike. `rider`: the reader of a format
+  // riding on the request (http/rider.h), which reads the head (and the body, when it takes it)
+  // its own way; null: the API's Retry-After-Ms, and the body as SSE or JSON.
+  using HeaderLookup = RiderReply::HeaderLookup;
+  void head(int status, const HeaderLookup& header, RiderReply* rider);
   // A chunked body's trailer fields (names lowercased), before end().
   void trailers(const std::vector<std::pair<std::string, std::string>>& fields);
   // Body bytes that arrived at `t`.
@@ -47,11 +41,15 @@ class HttpReplyRecorder {
   // that does not parse. Call the recorder's finish() afterwards.
   void end(double t);
 
-  // A body kept whole (not SSE, not token ids): what a GET /v1/vocab answered, for one.
+  // A body kept whole (not SSE, not a rider's): a side request's answer, for one.
   const std::string& kept_body() const { return kept_; }
 
-  // A token-stream body's bytes as they came (its whole ids; a partial last one is not kept).
-  std::string token_stream_bytes() const;
+  // For a rider's reader: the record, its recorder, a token (its text as the client shows it)
+  // at `t`, and the Retry-After that head(status, ms) read.
+  RequestResult& result() { return r_; }
+  RequestRecorder& recorder() { return rec_; }
+  void token(double t, std::string_view text);
+  const std::optional<std::uint32_t>& retry_after_ms() const { return retry_after_ms_; }
 
   // An error reply's `error.type` (its JSON body's, or a streamed error event's); empty when none.
   const std::string& error_type() const { return error_type_; }
@@ -69,12 +67,8 @@ class HttpReplyRecorder {
   std::string error_type_;
   bool too_big_ = false;
   double t_ = 0;
-  void read_token_stream(const TokenStreamVocabulary& vocabulary);
-  std::optional<TokenStreamBodyDecoder> ids_;
-  const TokenStreamVocabulary* vocabulary_ = nullptr;
-  std::size_t ids_recorded_ = 0;
-  void record_ids(double t);
-  void end_token_stream(double t);
+  RiderReply* rider_ = nullptr;  // the rider's reader, when the request was a rider's
+  bool rider_body_ = false;      // it reads the body
   AnthropicStreamReader anthropic_;
   OpenAiStreamReader openai_;
   SseParser sse_;

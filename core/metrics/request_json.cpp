@@ -30,22 +30,6 @@ json affinity_json(const AffinityExchange& a) {
           {"trailer_token_count", json_or_null(a.trailer_token_count)}};
 }
 
-// The token-stream fields of the exchange (profiles/token-stream.md).
-json token_stream_json(const TokenStreamExchange& x) {
-  json refused = nullptr;
-  if (x.refused) refused = {{"reason", to_string(x.refused->reason)}, {"offset", x.refused->offset}, {"detail", x.refused->detail}};
-  return {{"context_id", x.context_id},
-          {"ids", x.ids},
-          {"padding", x.padding},
-          {"degraded_at", json_or_null(x.degraded_at)},
-          {"backpressure_announced", x.backpressure_announced},
-          {"refused", refused},
-          {"retry_after_ms", json_or_null(x.retry_after_ms)},
-          {"request_fault", x.request_fault == TokenStreamField::None ? json(nullptr) : json(to_string(x.request_fault))},
-          {"failover", x.failover},
-          {"text_decoding_reported", x.text_decoding_reported}};
-}
-
 }  // namespace
 
 json text_fields(ByteView text, bool invalid) {
@@ -86,7 +70,7 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
             {"max_tokens", json_or_null(r.max_tokens)}};
   if (r.packets) j["packets"] = {r.packets->first, r.packets->second};
   if (r.affinity) j["affinity"] = affinity_json(*r.affinity);
-  if (r.token_stream) j["token_stream"] = token_stream_json(*r.token_stream);
+  for (const auto& [id, part] : r.extensions.all()) part->write_json(j[std::string(part->json_key())]);
   if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
   // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
   if (parts.text) j.update(text_fields(as_bytes(r.text), !is_valid_utf8(as_bytes(r.text))));

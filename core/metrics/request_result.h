@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "affinity/exchange.h"
+#include "metrics/record_extension.h"
 #include "metrics/request_figures.h"
 #include "protocol/body.h"
-#include "tokenstream/exchange.h"
 #include "util/boxed.h"
 
 namespace anthro {
@@ -61,8 +61,8 @@ struct RequestResult {
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
   // The session-affinity fields, when the request carried them or the reply did.
   Boxed<AffinityExchange> affinity;
-  // The token-stream fields, when the request asked for the passthrough.
-  Boxed<TokenStreamExchange> token_stream;
+  // What the formats riding on the request's protocol add to it, each under its profile id.
+  RecordExtensions extensions;
 };
 
 // What a request body says that the record keeps.

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "protocol/stream_decoder.h"
-#include "tokenstream/admission.h"
 
 namespace anthro {
 namespace {
@@ -35,30 +34,6 @@ bool recognise_session_affinity(ByteView first) {
          head.find("\r\nx-anthropic-context-hash:") != std::string::npos;
 }
 
-// The token stream: the first request fetches the vocabulary, or asks for the
-// passthrough in its Content-Type. Read line by line from the head, never searched.
-bool recognise_token_stream(ByteView first) {
-  std::string_view text = as_text(first);
-  std::string_view head = text.substr(0, text.find("\r\n\r\n"));
-  std::string_view line = head.substr(0, head.find("\r\n"));
-  if (line.substr(0, line.find(' ', 4)) == "GET " + std::string(kTokenStreamVocabPath)) return true;
-  for (std::size_t at = line.size(); at < head.size();) {
-    at += 2;
-    std::size_t end = std::min(head.find("\r\n", at), head.size());
-    std::string_view field = head.substr(at, end - at);
-    std::size_t colon = field.find(':');
-    std::string name(field.substr(0, colon));
-    std::ranges::transform(name, name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    if (colon != std::string_view::npos && name == "content-type") {
-      std::string_view value = field.substr(colon + 1);
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-      if (selects_token_stream(std::string(value))) return true;
-    }
-    at = end;
-  }
-  return false;
-}
-
 // HTTP/2 with prior knowledge (h2c, RFC 9113 §3.3): the client's connection preface.
 bool recognise_http2(ByteView first) { return starts_with(first, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); }
 
@@ -70,9 +45,9 @@ constexpr ProfileScheme kHttpSchemes[] = {{"http", false}, {"https", true}};
 
 // Carriers before their riders. The HTTP baseline is anthro-v1's baseline arm: its checklist
 // and plan are anthro-v1's. HTTP/2 before HTTP/1.1: the order is the server's ALPN preference.
-// It carries the same requests (the token stream among them, told per request), and
-// has no target scheme of its own: https targets choose it by option.
-constexpr Profile kProfiles[5] = {
+// It carries the same requests (those of the formats riding on HTTP among them, told per
+// request), and has no target scheme of its own: https targets choose it by option.
+constexpr Profile kProfiles[4] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
      "anthro-v1-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, {}},
     {ProfileId::Http2, "http2", "HTTP/2 Messages API", kHttp2Alpn, recognise_http2, {}, "latency",
@@ -81,8 +56,6 @@ constexpr Profile kProfiles[5] = {
      "anthro-v1-five-stages", Dissector::Http, Emulation::HttpBaseline, {}},
     {ProfileId::SessionAffinity, "session-affinity", "Session affinity", {}, recognise_session_affinity, {},
      "session-affinity", "session-affinity-four-stages", Dissector::Http, Emulation::HttpBaseline, "http"},
-    {ProfileId::TokenStream, "token-stream", "Token stream", {}, recognise_token_stream, {}, "token-stream", "",
-     Dissector::Http, Emulation::HttpBaseline, "http"},
 };
 
 // The rows above, then those registered: the formats' own (register_builtin_formats), then

@@ -59,6 +59,8 @@ SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& set
   result_.kind = target_.kind;
   result_.profile = target_.profile;
   if (config.affinity && target_.kind == TargetKind::Messages) conversation_.emplace(config.affinity_client);
+  for (const auto& [id, options] : config.riders)
+    if (const auto* make = live_http_riders().find(id); make && !rider_) rider_ = (*make)(config, options);
 }
 
 SessionClient::~SessionClient() = default;

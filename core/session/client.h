@@ -8,9 +8,8 @@
 #include "net/byte_stream.h"
 #include "net/http_io.h"
 #include "protocol/blob.h"
+#include "session/http_rider.h"
 #include "session/session.h"
-#include "tokenstream/admission.h"
-#include "tokenstream/vocabulary.h"
 
 namespace anthro {
 
@@ -36,7 +35,7 @@ inline constexpr unsigned kMaxResends = 3;
 
 inline constexpr const char* kCancelClosed = "cancelled by the client (connection closed)";
 
-class SessionClient {
+class SessionClient : private HttpSideRequests {
  public:
   SessionClient(const SessionConfig& config, const ClientSetup& setup);
   ~SessionClient();
@@ -77,32 +76,27 @@ class SessionClient {
   // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
   void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
                 std::string_view body, std::optional<std::uint64_t> chunk_tokens);
-  // The request's content fields (the token stream's too), and its vocabulary.
+  // The request's content fields (a rider's, when one rides on the requests).
   net::HttpFields content_fields() const;
-  TokenStreamRequestHeaders token_stream_headers() const;
-  // A request of the client's own beside the model's (GET /v1/vocab, an error report) on the
-  // session's connection: its status and body, or nullopt when the connection failed (`what`
-  // names it in the session's error).
-  struct SideReply {
-    int status = 0;
-    std::string body;
-  };
-  net::awaitable<std::optional<SideReply>> side_request(std::string method, std::string path, std::string body, std::string what);
+  // A request of the client's own beside the model's (a rider's) on the session's connection.
+  using SideReply = HttpSideReply;
+  net::awaitable<std::optional<SideReply>> side_request(std::string method, std::string path, std::string body,
+                                                       std::string what) override;
+  void warn(std::string line) override { result_.warnings.push_back(std::move(line)); }
   // The HTTP/1.1 loop's shared ends: the client fault that closes at N tokens (true: closed),
   // and what follows a reply read whole (false: the session cannot go on).
   bool closed_at_cancel_point(RequestRecorder& rec, const RequestOptions& options);
-  net::awaitable<bool> after_reply(RequestResult& r, const HttpReplyRecorder& reply);
+  net::awaitable<bool> after_reply(RequestResult& r, RiderReply* reader);
   // HTTP/2 (ALPN h2): client_http2.cpp.
   void start_http2();
   net::awaitable<bool> flush_http2();
   net::awaitable<std::optional<double>> http2_read_more(std::string& why);  // the read's time, or nullopt (why)
   net::awaitable<bool> http2_exchange(RequestResult& r, RequestRecorder& rec, const RequestOptions& options,
                                       const net::HttpFields& fields, std::string body, bool messages);
+  std::unique_ptr<RiderReply> rider_reply() { return rider_ ? rider_->reply() : nullptr; }
   net::awaitable<std::optional<SideReply>> http2_side_request(const std::string& method, const std::string& path,
                                                               const net::HttpFields& fields, std::string body,
                                                               const std::string& what);
-  net::awaitable<bool> fetch_vocabulary();
-  net::awaitable<bool> report_text_decoding(RequestResult& r, const HttpReplyRecorder& reply);
   net::awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size);
   // read_some with the configured read delay and the on_bytes observer.
   net::awaitable<std::size_t> observed_read_some(std::uint8_t* data, std::size_t size);
@@ -147,7 +141,7 @@ class SessionClient {
   InFlight* in_flight_ = nullptr;
   net::tcp::socket* connecting_ = nullptr;
   std::optional<AffinityConversation> conversation_;  // config.affinity on a Messages API target
-  std::optional<TokenStreamVocabulary> vocabulary_;   // config.token_stream, once fetched
+  std::unique_ptr<LiveHttpRider> rider_;  // the format riding on the HTTP requests (config.riders)
 };
 
 }  // namespace anthro

@@ -3,8 +3,6 @@
 #include "http/reply_recorder.h"
 #include "net/http_io.h"
 #include "session/client.h"
-#include "tokenstream/admission.h"
-#include "tokenstream/client_report.h"
 
 namespace anthro {
 
@@ -20,7 +18,19 @@ std::string http1_request(std::string_view method, std::string_view path, const 
   return out + "\r\n" + std::string(body);
 }
 
+PerProfile<LiveHttpRiderFactory>& live_rider_table() {
+  static PerProfile<LiveHttpRiderFactory> table("register_live_http_rider");
+  return table;
+}
+
 }  // namespace
+
+const PerProfile<LiveHttpRiderFactory>& live_http_riders() { return live_rider_table(); }
+
+void register_live_http_rider(ProfileId id, LiveHttpRiderFactory make) {
+  if (!make) throw std::logic_error("register_live_http_rider: no factory");
+  live_rider_table().add(id, make);
+}
 
 void SessionClient::answered(const HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
                              std::string_view body, std::optional<std::uint64_t> chunk_tokens) {
@@ -31,21 +41,8 @@ void SessionClient::answered(const HttpResponseReader& response, const HttpReply
   conversation_->answered(response.status(), r.text, *r.affinity);
 }
 
-TokenStreamRequestHeaders SessionClient::token_stream_headers() const {
-  TokenStreamRequestHeaders h;
-  h.content_type = kTokenStreamMediaType;
-  h.alignment = config_.token_stream_alignment;
-  h.context_id = config_.token_stream_context_id;
-  h.streaming = config_.stream ? "true" : "false";
-  return h;
-}
-
 HttpFields SessionClient::content_fields() const {
-  if (config_.token_stream) {
-    HttpFields fields = token_stream_header_fields(token_stream_headers());
-    fields.emplace_back("accept", kTokenStreamMediaType);
-    return fields;
-  }
+  if (rider_) return rider_->content_fields();
   return {{"content-type", "application/json"}, {"accept", config_.stream ? "text/event-stream" : "application/json"}};
 }
 
@@ -86,41 +83,15 @@ awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(s
   co_return reply;
 }
 
-// GET /v1/vocab on the session's connection before its first request; an endpoint without one
-// leaves the ids unnamed, with a warning.
-awaitable<bool> SessionClient::fetch_vocabulary() {
-  const std::string what = "GET " + std::string(kTokenStreamVocabPath);
-  auto reply = co_await side_request("GET", std::string(kTokenStreamVocabPath), "", what);
-  if (!reply) co_return false;
-  auto vocabulary = reply->status == 200 ? TokenStreamVocabulary::from_json(reply->body)
-                                         : Result<TokenStreamVocabulary>(make_error(
-                                               "vocabulary", what + " answered " + std::to_string(reply->status)));
-  if (!vocabulary) result_.warnings.push_back(vocabulary.error().detail + ": token ids are shown as numbers");
-  vocabulary_ = vocabulary ? std::move(*vocabulary) : TokenStreamVocabulary();
-  co_return true;
-}
-
-// The text-decoding client fault: the ids read as text fail JSON.parse, and the front end
-// reports it. The reply's record is unchanged: the wire carried what it carried.
-awaitable<bool> SessionClient::report_text_decoding(RequestResult& r, const HttpReplyRecorder& reply) {
-  std::string error = text_decoding_error(as_bytes(reply.token_stream_bytes()));
-  std::string body = text_decoding_report(error, config_.token_stream_context_id);
-  const std::string what = "POST " + std::string(kClientErrorsPath);
-  auto answer = co_await side_request("POST", std::string(kClientErrorsPath), std::move(body), what);
-  if (!answer) co_return false;
-  r.token_stream->text_decoding_reported = true;
-  co_return true;
-}
-
 awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
   bool messages = target_.kind == TargetKind::Messages;
   RequestSpec spec = request_spec(options);
   spec.api_key.reset();  // the key travels in a header, never in the body
   if (conversation_) spec.messages = conversation_->messages(spec.messages);
-  if (config_.token_stream && !vocabulary_) {
-    bool fetched = co_await fetch_vocabulary();
-    if (!fetched) {
-      rec.ended(RequestEnd::ConnectionClosed, result_.error.value_or("GET /v1/vocab failed"));
+  if (rider_) {
+    bool ready = co_await rider_->prepare(*this);
+    if (!ready) {
+      rec.ended(RequestEnd::ConnectionClosed, result_.error.value_or("the request before it failed"));
       co_return false;
     }
   }
@@ -135,11 +106,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   }
   if (conversation_)
     for (const auto& [name, value] : conversation_->headers(body, r.affinity.emplace())) fields.emplace_back(name, value);
-  if (config_.token_stream) {
-    TokenStreamExchange& x = r.token_stream.emplace();
-    x.context_id = config_.token_stream_context_id;
-    x.request_fault = admit_token_stream_request(token_stream_headers(), std::nullopt).refused_field;
-  }
+  if (rider_) rider_->request(r);
   rec.request_sent(steady_now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);
   bool sent = co_await write(as_bytes(http1_request("POST", target_.path, fields, body)));
@@ -152,6 +119,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   HttpResponseReader response;
   HttpReplyRecorder reply(r, rec, messages, config_.stream);
   reply.on_text = config_.on_text;
+  std::unique_ptr<RiderReply> rider = rider_reply();
   bool head_seen = false;
   std::optional<std::uint64_t> chunk_tokens;  // x-anthropic-token-count over the chunks
   double t = 0;
@@ -171,8 +139,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
     if (!response.head_done()) continue;
     if (!head_seen)
-      reply.head(response.status(), [&response](const char* name) { return response.header(name); },
-                 config_.token_stream ? &*vocabulary_ : nullptr);
+      reply.head(response.status(), [&response](const char* name) { return response.header(name); }, rider.get());
     for (const auto& chunk : response.take_chunk_extensions())  // (always taken: they are bounded while held)
       for (const auto& [name, value] : chunk)
         if (auto n = name == "x-anthropic-token-count" ? parse_decimal(value) : std::nullopt)
@@ -184,7 +151,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   reply.trailers(response.trailers());
   reply.end(t);
   if (conversation_) answered(response, reply, r, body, chunk_tokens);
-  if (!co_await after_reply(r, reply)) co_return false;
+  if (!co_await after_reply(r, rider.get())) co_return false;
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;
 }
@@ -198,11 +165,11 @@ bool SessionClient::closed_at_cancel_point(RequestRecorder& rec, const RequestOp
   return true;
 }
 
-// What the client does once a reply was read: the text-decoding fault's report.
-awaitable<bool> SessionClient::after_reply(RequestResult& r, const HttpReplyRecorder& reply) {
-  if (!config_.token_stream_text_decoding || !r.token_stream || r.end != RequestEnd::Response) co_return true;
-  bool reported = co_await report_text_decoding(r, reply);
-  co_return reported;
+// What the client does once a reply was read: what its rider does next (a report, say).
+awaitable<bool> SessionClient::after_reply(RequestResult& r, RiderReply* reader) {
+  if (!reader) co_return true;
+  bool go_on = co_await rider_->replied(r, *reader, *this);
+  co_return go_on;
 }
 
 }  // namespace anthro

@@ -52,14 +52,14 @@ awaitable<bool> SessionClient::http2_exchange(RequestResult& r, RequestRecorder&
   }
   HttpReplyRecorder reply(r, rec, messages, config_.stream);
   reply.on_text = config_.on_text;
+  std::unique_ptr<RiderReply> rider = rider_reply();
   Http2Reply* got = h2_->reply(id);
   bool head_seen = false;
   double t = 0;
   for (;;) {
     if (got->head_done) {
       if (!head_seen)
-        reply.head(got->status, [got](const char* name) { return got->header(name); },
-                   config_.token_stream ? &*vocabulary_ : nullptr);
+        reply.head(got->status, [got](const char* name) { return got->header(name); }, rider.get());
       head_seen = true;
       reply.body(got->take_body(), t);
       if (closed_at_cancel_point(rec, options)) co_return false;
@@ -84,7 +84,7 @@ awaitable<bool> SessionClient::http2_exchange(RequestResult& r, RequestRecorder&
   reply.end(t);
   const int status = got->status;
   h2_->forget(id);
-  if (!co_await after_reply(r, reply)) co_return false;
+  if (!co_await after_reply(r, rider.get())) co_return false;
   if (status != 200) co_return h2_->usable();
   co_return r.end == RequestEnd::Response && h2_->usable();
 }

@@ -2,7 +2,9 @@
 // event of spec §6 stamped with a monotonic clock when its bytes are read from the socket.
 #pragma once
 
+#include <any>
 #include <atomic>
+#include <map>
 #include <functional>
 #include <optional>
 #include <string>
@@ -39,18 +41,13 @@ struct SessionConfig {
   // X-Anthropic-Context-Hash, checks the reply's hash and follows a 409.
   bool affinity = false;
   AffinityClientConfig affinity_client;
-  // The token stream on a Messages API target (profiles/token-stream.md): requests ask
-  // for the passthrough with this X-Claude-Context-ID, sent as given (a client's bugs
-  // included); token ids are named through the endpoint's GET /v1/vocab when it has one.
-  bool token_stream = false;
-  std::string token_stream_context_id = "4294967297";  // tenant 1, session 1
-  // Client faults (token stream spec §5.1): X-Claude-Token-Alignment as sent (nullopt: left out),
-  // and a front end that reads the body as text and reports the JSON parse error that follows.
-  std::optional<std::string> token_stream_alignment = "4";
+  // The formats riding on an HTTP target's requests (session/http_rider.h) this session
+  // speaks, each with its client options (an empty std::any: its defaults); the first one
+  // registered is used.
+  std::map<ProfileId, std::any> riders;
   // An https:// target is offered ALPN h2 first: HTTP/2 when the server selects it (each
   // request a stream), HTTP/1.1 otherwise. SessionResult::alpn says which.
   bool http2 = false;
-  bool token_stream_text_decoding = false;
   std::function<void(std::string_view)> on_text;  // token text as it arrives
   // Every application byte sent and received (inside TLS), for live frame views and tests.
   std::function<void(bool client_to_server, std::string_view bytes)> on_bytes;

@@ -7,12 +7,16 @@
 #include <optional>
 #include <string>
 
+#include "metrics/request_result.h"
+#include "profile/profile.h"
 #include "tokenstream/admission.h"
 #include "tokenstream/reject.h"
 
 namespace anthro {
 
-struct TokenStreamExchange {
+// Kept in RequestResult::extensions under ProfileId::TokenStream (token_stream_of, format.h);
+// written as the request's "token_stream" member.
+struct TokenStreamExchange : RecordExtensionOf<TokenStreamExchange> {
   std::string context_id;                      // X-Claude-Context-ID as sent
   std::uint64_t ids = 0;                       // token ids of the body, the marker included
   std::uint64_t padding = 0;                   // the trailing run of id 0
@@ -27,6 +31,21 @@ struct TokenStreamExchange {
   // The client read the binary body as text and reported the JSON parse error that followed
   // (POST /v1/client-errors, a browser app's error report; token stream spec §5.1 row 2).
   bool text_decoding_reported = false;
+
+  std::string_view json_key() const override { return "token_stream"; }
+  void write_json(nlohmann::json& out) const override;
 };
+
+// A request's token-stream part: null when it asked for no passthrough.
+inline TokenStreamExchange* token_stream_of(RequestResult& r) {
+  return r.extensions.find<TokenStreamExchange>(ProfileId::TokenStream);
+}
+inline const TokenStreamExchange* token_stream_of(const RequestResult& r) {
+  return r.extensions.find<TokenStreamExchange>(ProfileId::TokenStream);
+}
+// A fresh part, for a request that asks for the passthrough.
+inline TokenStreamExchange& add_token_stream(RequestResult& r) {
+  return r.extensions.emplace<TokenStreamExchange>(ProfileId::TokenStream);
+}
 
 }  // namespace anthro

@@ -23,6 +23,8 @@
 #include "latency_charts.h"
 #include "h2_session_capture.h"
 #include "net/http_io.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -226,7 +228,7 @@ class TestHttpCaptureInspector : public QObject {
   // connection's own GET /v1/vocab, and its verdict — and the rows spell what the session read.
   void http2TokenStreamSessionDecodes() {
     EndpointFixture f({}, 20, 2, 12);
-    f.config().token_stream = true;
+    serve_token_stream(f.config());
     f.start();
     const H2SessionCapture run = capture_h2_token_session(f, "h2");
     const SessionResult& s = run.session;

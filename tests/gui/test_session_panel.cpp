@@ -36,6 +36,8 @@
 #include "latency_charts.h"
 #include "loopback_capture.h"
 #include "session_panel.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -281,7 +283,7 @@ class TestSessionPanel : public QObject {
   // arrive named as text, and their request reaches the charts with its TTFT (the first id).
   void tokenIdsFromTheComposer() {
     EndpointFixture ids({}, 20, 4, 30);
-    ids.config().token_stream = true;
+    serve_token_stream(ids.config());
     ids.start();
     SessionPanel panel;
     panel.setTarget(lab_);
@@ -292,8 +294,8 @@ class TestSessionPanel : public QObject {
     QVERIFY(sendAndWait(panel));
     QCOMPARE(panel.results().size(), std::size_t{1});
     const RequestResult r = panel.results()[0];  // a copy: the next send clears them
-    QVERIFY(r.token_stream);
-    QCOMPARE(r.token_stream->ids, std::uint64_t{30});
+    QVERIFY(token_stream_of(r));
+    QCOMPARE(token_stream_of(r)->ids, std::uint64_t{30});
     QCOMPARE(r.figures.tokens, std::uint64_t{30});
     QVERIFY(r.figures.ttft_ms.has_value());
     QCOMPARE(panel.answer(), QString::fromStdString(r.text));
@@ -309,7 +311,7 @@ class TestSessionPanel : public QObject {
     QVERIFY(panel.lastSession());
     QCOMPARE(panel.lastSession()->alpn, std::string("h2"));
     QCOMPARE(panel.results().size(), std::size_t{1});
-    QCOMPARE(panel.results()[0].token_stream->ids, std::uint64_t{30});
+    QCOMPARE(token_stream_of(panel.results()[0])->ids, std::uint64_t{30});
     QCOMPARE(panel.results()[0].text, r.text);
   }
 

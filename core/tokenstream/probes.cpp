@@ -5,6 +5,8 @@
 
 #include "diagnosis/probe_kit.h"
 #include "tokenstream/context_id.h"
+#include "tokenstream/exchange.h"
+#include "tokenstream/format.h"
 
 namespace anthro::probe_kit {
 namespace {
@@ -13,11 +15,11 @@ namespace {
 std::vector<std::size_t> token_stream_requests(const Observations& o) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < o.requests.size(); ++i)
-    if (o.requests[i].result.token_stream && ordinary(o.requests[i])) out.push_back(i);
+    if (token_stream_of(o.requests[i].result) && ordinary(o.requests[i])) out.push_back(i);
   return out;
 }
 
-const TokenStreamExchange& token_stream_of(const Observations& o, std::size_t i) { return *o.requests[i].result.token_stream; }
+const TokenStreamExchange& token_stream_of(const Observations& o, std::size_t i) { return *token_stream_of(o.requests[i].result); }
 
 // Requests whose given header the profile refuses, and how many of them the server answered
 // with a 400 or 401; `fields` are the headers the item is about.
@@ -147,13 +149,18 @@ void degraded_rate(const ChecklistItem& item, const Observations& o, ItemResult&
 
 }  // namespace
 
-const std::map<std::string, Probe>& token_stream_probes() {
-  static const std::map<std::string, Probe> table = {
+}  // namespace anthro::probe_kit
+
+namespace anthro {
+
+void register_token_stream_probes() {
+  using namespace probe_kit;
+  const std::pair<const char*, Probe> kProbes[] = {
       {"ts-alignment-header", alignment_header}, {"ts-text-decoding", text_decoding},
       {"ts-context-id", context_id},             {"ts-quota-429", quota_429},
       {"ts-degraded-rate", degraded_rate},
   };
-  return table;
+  for (const auto& [name, probe] : kProbes) register_probe(name, probe, ProfileId::TokenStream);
 }
 
-}  // namespace anthro::probe_kit
+}  // namespace anthro

@@ -1,0 +1,25 @@
+#include "tokenstream/exchange.h"
+
+#include "util/json.h"
+
+namespace anthro {
+
+// The token-stream fields of the exchange (profiles/token-stream.md), null where unknown.
+void TokenStreamExchange::write_json(nlohmann::json& out) const {
+  using nlohmann::json;
+  auto or_null = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  json refused_json = nullptr;
+  if (refused) refused_json = {{"reason", to_string(refused->reason)}, {"offset", refused->offset}, {"detail", refused->detail}};
+  out = {{"context_id", context_id},
+         {"ids", ids},
+         {"padding", padding},
+         {"degraded_at", or_null(degraded_at)},
+         {"backpressure_announced", backpressure_announced},
+         {"refused", refused_json},
+         {"retry_after_ms", or_null(retry_after_ms)},
+         {"request_fault", request_fault == TokenStreamField::None ? json(nullptr) : json(to_string(request_fault))},
+         {"failover", failover},
+         {"text_decoding_reported", text_decoding_reported}};
+}
+
+}  // namespace anthro
