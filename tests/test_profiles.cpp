@@ -10,6 +10,7 @@
 #include <random>
 
 #include "layerzero/format.h"
+#include "tokenstream/format.h"
 #include "capture/capture_decoder.h"
 #include "capture/packet.h"
 #include "capture_generator.h"
@@ -76,8 +77,8 @@ class TestProfiles : public QObject {
     QCOMPARE(profile(ProfileId::Http2).dissector, Dissector::Http2);
     QCOMPARE(profile(ProfileId::Http2).emulation, Emulation::Http2Baseline);
     QCOMPARE(find_profile("token-stream")->rides_on, profile(ProfileId::Http).name);
-    QCOMPARE(profile(ProfileId::TokenStream).checklist_id, std::string_view("token-stream"));
-    QCOMPARE(profile(ProfileId::TokenStream).dissector, Dissector::Http);
+    QCOMPARE(profile(token_stream_id()).checklist_id, std::string_view("token-stream"));
+    QCOMPARE(profile(token_stream_id()).dissector, Dissector::Http);
     QCOMPARE(name_of(find_profile("layer-zero")), std::string("layer-zero"));
     QCOMPARE(profile(lz::profile_id()).emulation, Emulation::Own);
     QVERIFY(profile(lz::profile_id()).rides_on.empty());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 
 #include "layerzero/endpoint.h"
 #include "layerzero/live.h"
@@ -26,8 +25,7 @@ static_assert(std::size(kTypeWords) == std::size(kTypes) + 1);
 
 constexpr std::string_view kAlpn[] = {"layer-zero"};
 constexpr ProfileScheme kSchemes[] = {{"lz", true}, {"lz+lab", false}};
-ProfileId layer_zero_id{};  // numbered by the registry, once, before it is read
-std::atomic<bool> layer_zero_numbered{false};
+RegisteredId layer_zero_id;
 
 std::uint8_t type_index(ByteView frame) {
   auto known = lz_known_type(frame);
@@ -152,35 +150,29 @@ void merge(std::any& into, std::any&& more) {
 
 const Trace& trace_of(const FormatRecords& records) {
   static const Trace kNone;
-  auto it = records.find(layer_zero_id);
+  auto it = records.find(layer_zero_id());
   const Trace* t = it == records.end() ? nullptr : std::any_cast<Trace>(&it->second);
   return t ? *t : kNone;
 }
 
-void set_trace(FormatRecords& records, Trace trace) { records[layer_zero_id] = std::move(trace); }
+void set_trace(FormatRecords& records, Trace trace) { records[layer_zero_id()] = std::move(trace); }
 
-// Registers the built-in formats first when nothing read the registry yet (not from within:
-// the id is set before the rest of the registration asks for it).
-ProfileId profile_id() {
-  if (!layer_zero_numbered) (void)profiles();
-  return layer_zero_id;
-}
+ProfileId profile_id() { return layer_zero_id(); }
 
 // No rollout plan of its own yet.
 void register_layer_zero() {
-  layer_zero_id = register_builtin_profile(Profile{.id = {}, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
+  layer_zero_id.set(register_builtin_profile(Profile{.id = {}, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
                  .recognise = recognise, .schemes = kSchemes, .checklist_id = "layer-zero", .rollout_plan_id = "",
                  .dissector = anthro::Dissector::Own, .emulation = Emulation::Own, .rides_on = {},
                  .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); }, .describe = describe,
-                 .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge}).id;
-  layer_zero_numbered = true;
-  register_session_runner(layer_zero_id, run_layer_zero_session);
-  register_emulation(layer_zero_id, {layer_zero_endpoint_state, serve_layer_zero, [](EndpointConfig& c) {
+                 .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge}).id);
+  register_session_runner(layer_zero_id(), run_layer_zero_session);
+  register_emulation(layer_zero_id(), {layer_zero_endpoint_state, serve_layer_zero, [](EndpointConfig& c) {
                        emulation_options(c).tool_calls = true;  // only sessions that allow tools get a TOOL_CALL
                      }});
   register_layer_zero_faults();
   register_layer_zero_probes();
-  register_live_workload(layer_zero_id, run_layer_zero_workload);
+  register_live_workload(layer_zero_id(), run_layer_zero_workload);
 }
 
 }  // namespace anthro::lz

@@ -125,6 +125,11 @@ const Profile& register_builtin_profile(Profile p) { return bare_registry().add_
 
 const Profile* find_profile(std::string_view name) { return named(name); }
 
+ProfileId RegisteredId::operator()() const {
+  if (!set_) (void)profiles();
+  return id_;
+}
+
 void merge_records(FormatRecords& into, FormatRecords&& more) {
   for (auto& [id, record] : more) {
     auto [at, fresh] = into.try_emplace(id);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <any>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <span>
@@ -20,7 +21,7 @@ namespace anthro {
 
 // The registry's id of a wire format. The rows profile.cpp holds are named; a format registered
 // from its own folder (register_builtin_profile, register_profile) gets the next number.
-enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, TokenStream, Http2 };
+enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, Http2 };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
 // Http2: frames and HPACK (nghttp2's inflater), each stream's exchange read as Http's are.
@@ -84,6 +85,22 @@ const Profile& register_profile(Profile p);
 // A built-in format's own registration (its registry row; its `id` is set to the next number),
 // called by its folder's register function from register_builtin_formats only.
 const Profile& register_builtin_profile(Profile p);
+// A registered format's id, as its folder keeps it: set from what register_builtin_profile (or
+// register_profile) returned; read before anything read the registry, it registers the
+// built-in formats first (never from within: the id is set before the rest registers).
+class RegisteredId {
+ public:
+  ProfileId operator()() const;
+  void set(ProfileId id) {
+    id_ = id;
+    set_ = true;
+  }
+
+ private:
+  ProfileId id_{};
+  std::atomic<bool> set_{false};
+};
+
 // Registers every built-in format (core/formats/builtin.cpp: one line each): its row, after
 // those profile.cpp holds, and its parts in the engines' tables. Run once, before the registry
 // is first read.

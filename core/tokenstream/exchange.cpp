@@ -1,5 +1,6 @@
 #include "tokenstream/exchange.h"
 
+#include "tokenstream/format.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -21,5 +22,13 @@ void TokenStreamExchange::write_json(nlohmann::json& out) const {
          {"failover", failover},
          {"text_decoding_reported", text_decoding_reported}};
 }
+
+TokenStreamExchange* token_stream_of(RequestResult& r) { return r.extensions.find<TokenStreamExchange>(token_stream_id()); }
+
+const TokenStreamExchange* token_stream_of(const RequestResult& r) {
+  return r.extensions.find<TokenStreamExchange>(token_stream_id());
+}
+
+TokenStreamExchange& add_token_stream(RequestResult& r) { return r.extensions.emplace<TokenStreamExchange>(token_stream_id()); }
 
 }  // namespace anthro

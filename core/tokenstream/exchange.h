@@ -14,7 +14,7 @@
 
 namespace anthro {
 
-// Kept in RequestResult::extensions under ProfileId::TokenStream (token_stream_of, format.h);
+// Kept in RequestResult::extensions under token_stream_id() (token_stream_of, format.h);
 // written as the request's "token_stream" member.
 struct TokenStreamExchange : RecordExtensionOf<TokenStreamExchange> {
   std::string context_id;                      // X-Claude-Context-ID as sent
@@ -37,15 +37,9 @@ struct TokenStreamExchange : RecordExtensionOf<TokenStreamExchange> {
 };
 
 // A request's token-stream part: null when it asked for no passthrough.
-inline TokenStreamExchange* token_stream_of(RequestResult& r) {
-  return r.extensions.find<TokenStreamExchange>(ProfileId::TokenStream);
-}
-inline const TokenStreamExchange* token_stream_of(const RequestResult& r) {
-  return r.extensions.find<TokenStreamExchange>(ProfileId::TokenStream);
-}
+TokenStreamExchange* token_stream_of(RequestResult& r);
+const TokenStreamExchange* token_stream_of(const RequestResult& r);
 // A fresh part, for a request that asks for the passthrough.
-inline TokenStreamExchange& add_token_stream(RequestResult& r) {
-  return r.extensions.emplace<TokenStreamExchange>(ProfileId::TokenStream);
-}
+TokenStreamExchange& add_token_stream(RequestResult& r);
 
 }  // namespace anthro

@@ -16,6 +16,8 @@ namespace anthro {
 
 // The row and every part, in the engines' tables.
 void register_token_stream();
+// Its registry id, numbered when it registered.
+ProfileId token_stream_id();
 // Its parts, one per engine (captured.cpp, live.cpp, serve.cpp, probes.cpp).
 void register_captured_token_stream();
 void register_live_token_stream();

@@ -76,20 +76,20 @@ class LiveTokenStream : public LiveHttpRider {
 }  // namespace
 
 void register_live_token_stream() {
-  register_live_http_rider(ProfileId::TokenStream, [](const SessionConfig& config, const std::any&) {
+  register_live_http_rider(token_stream_id(), [](const SessionConfig& config, const std::any&) {
     return std::unique_ptr<LiveHttpRider>(new LiveTokenStream(*token_stream_client(config), config.stream));
   });
 }
 
 TokenStreamClientOptions& use_token_stream(SessionConfig& config) {
-  std::any& options = config.riders[ProfileId::TokenStream];
+  std::any& options = config.riders[token_stream_id()];
   if (!std::any_cast<TokenStreamClientOptions>(&options)) options = TokenStreamClientOptions{};
   return *std::any_cast<TokenStreamClientOptions>(&options);
 }
 
 const TokenStreamClientOptions* token_stream_client(const SessionConfig& config) {
   static const TokenStreamClientOptions kDefaults;
-  auto it = config.riders.find(ProfileId::TokenStream);
+  auto it = config.riders.find(token_stream_id());
   if (it == config.riders.end()) return nullptr;
   const auto* set = std::any_cast<TokenStreamClientOptions>(&it->second);
   return set ? set : &kDefaults;

@@ -160,7 +160,7 @@ void register_token_stream_probes() {
       {"ts-context-id", context_id},             {"ts-quota-429", quota_429},
       {"ts-degraded-rate", degraded_rate},
   };
-  for (const auto& [name, probe] : kProbes) register_probe(name, probe, ProfileId::TokenStream);
+  for (const auto& [name, probe] : kProbes) register_probe(name, probe, token_stream_id());
 }
 
 }  // namespace anthro

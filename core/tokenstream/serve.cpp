@@ -26,7 +26,7 @@ struct TokenStreamServed {
 };
 
 TokenStreamServed* served(ServerState& state) {
-  auto it = state.formats.find(ProfileId::TokenStream);
+  auto it = state.formats.find(token_stream_id());
   return it == state.formats.end() ? nullptr : std::any_cast<TokenStreamServed>(&it->second);
 }
 
@@ -203,17 +203,17 @@ net::awaitable<bool> serve(const net::HttpRequest& req, HttpRouteCall call) {
 
 }  // namespace
 
-void register_served_token_stream() { register_http_route(ProfileId::TokenStream, HttpRoute{make_served, takes, serve}); }
+void register_served_token_stream() { register_http_route(token_stream_id(), HttpRoute{make_served, takes, serve}); }
 
 TokenStreamServerOptions& serve_token_stream(EndpointConfig& config) {
-  std::any& options = config.riders[ProfileId::TokenStream];
+  std::any& options = config.riders[token_stream_id()];
   if (!std::any_cast<TokenStreamServerOptions>(&options)) options = TokenStreamServerOptions{};
   return *std::any_cast<TokenStreamServerOptions>(&options);
 }
 
 const TokenStreamServerOptions* token_stream_server(const EndpointConfig& config) {
   static const TokenStreamServerOptions kDefaults;
-  auto it = config.riders.find(ProfileId::TokenStream);
+  auto it = config.riders.find(token_stream_id());
   if (it == config.riders.end()) return nullptr;
   const auto* set = std::any_cast<TokenStreamServerOptions>(&it->second);
   return set ? set : &kDefaults;
