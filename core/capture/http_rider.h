@@ -27,8 +27,8 @@ using RiderRowSink = std::function<void(double t, std::string text, std::string 
 
 class CapturedHttpRider {
  public:
-  // A kind of request of the rider's own beside the model's (the token stream's vocabulary
-  // fetch, say), numbered by the rider; such a request makes no request record.
+  // A kind of request of the rider's own beside the model's (a vocabulary fetched, a client's
+  // report), numbered by the rider; such a request makes no request record.
   using OwnKind = std::uint8_t;
   virtual ~CapturedHttpRider() = default;
   // A request was read. One of its own: its kind. A model request: nullopt, after adding the
