@@ -42,7 +42,7 @@ class ToyReply : public RiderReply {
     for (std::size_t eol; (eol = pending_.find('\n')) != std::string::npos; pending_.erase(0, eol + 1)) {
       reply.token(t, pending_.substr(0, eol));
       ++reply.result().extensions.find<ToyPart>(toy_id())->lines;
-      row_(t, "toy line\ntext: " + pending_.substr(0, eol) + "\n", "line " + pending_.substr(0, eol), 1);
+      if (row_) row_(t, "toy line\ntext: " + pending_.substr(0, eol) + "\n", "line " + pending_.substr(0, eol), 1);
     }
   }
   void trailers(const std::vector<std::pair<std::string, std::string>>&, HttpReplyRecorder&) override {}

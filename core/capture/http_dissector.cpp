@@ -232,12 +232,13 @@ void HttpDissector::note_riders(Exchange& x, const net::HttpRequest& req) {
     if (auto own = riders_[i]->request(req, x.result, held_ ? &*held_ : nullptr); own && !x.own) x.own = std::pair{i, *own};
 }
 
-// A rider's row of exchange `id`'s reply, as an HttpEvent from the server.
+// A rider's row of exchange `id`'s reply, as an HttpEvent from the server; empty when nobody
+// reads the events (analysis), so riders build no row text.
 RiderRowSink HttpDissector::rider_rows(std::uint32_t id) {
+  if (!events_.on_event) return nullptr;
   return [this, id](double t, std::string text, std::string summary, std::uint32_t tokens) {
-    if (events_.on_event)
-      events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id, std::move(text), one_line(summary), 0,
-                        tokens, {}});
+    events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id, std::move(text), one_line(summary), 0,
+                      tokens, {}});
   };
 }
 

@@ -22,7 +22,7 @@ class HttpReplyRecorder;
 
 // A row the rider shows for its part of a reply (an HttpEvent of kind TokenIds, from the
 // server): its text (a title line, then `name: value` lines), one summary line, the tokens it
-// carried.
+// carried. Empty when no one reads the rows: the rider then builds none.
 using RiderRowSink = std::function<void(double t, std::string text, std::string summary, std::uint32_t tokens)>;
 
 class CapturedHttpRider {
