@@ -5,8 +5,6 @@
 #include "cli/session_options.h"
 #include "cli/commands.h"
 #include "session/session.h"
-#include "tokenstream/context_id.h"
-#include "tokenstream/exchange.h"
 
 namespace anthro::cli {
 namespace {
@@ -16,16 +14,6 @@ std::string fmt(const std::optional<double>& v, const char* unit) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f %s", *v, unit);
   return buf;
-}
-
-// The token-stream fields of a request, when it asked for the passthrough.
-void print_token_stream(const TokenStreamExchange& x) {
-  std::cout << ", " << x.ids << " token ids";
-  if (x.degraded_at)
-    std::cout << ", degraded from id " << *x.degraded_at << (x.backpressure_announced ? " (announced)" : " (not announced)");
-  if (x.retry_after_ms)
-    std::cout << ", Retry-After " << *x.retry_after_ms << " ms ("
-              << to_string(classify_retry_after_ms(*x.retry_after_ms)) << ")";
 }
 
 void print_human(const SessionResult& s) {
@@ -45,7 +33,7 @@ void print_human(const SessionResult& s) {
     if (r.token_gaps || r.token_duplicates)
       std::cout << ", token index gaps " << r.token_gaps << " / repeats " << r.token_duplicates;
     if (f.usage_mismatch) std::cout << ", usage says " << *f.usage_output_tokens << " tokens";
-    if (const auto* x = token_stream_of(r)) print_token_stream(*x);
+    for (const auto& [id, part] : r.extensions.all()) std::cout << part->text();
     if (r.error) std::cout << ", error: " << *r.error;
     std::cout << "\n";
   }

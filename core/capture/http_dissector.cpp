@@ -69,7 +69,7 @@ struct HttpDissector::Exchange {
   std::uint64_t first_packet = 0;
   // A rider's own request beside the model's (no record): the rider's index and its kind.
   std::optional<std::pair<std::size_t, CapturedHttpRider::OwnKind>> own;
-  std::vector<std::unique_ptr<RiderReply>> rider_replies;  // the readers riders gave its reply
+  std::unique_ptr<RiderReply> rider_reply;  // the reader of the rider whose part its record has
   std::string affinity_body;  // a request with session-affinity fields: its body, for the reply's Context-Hash
   int status = 0;
   HttpAffinity affinity;  // the reply's
@@ -196,10 +196,10 @@ void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& hea
       events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
                         e.event + " " + one_line(e.data), 0, tokens, {}});
   };
-  // At most one rider reads a request's reply: the one whose part its record has.
+  // At most one rider reads a request's reply: the first whose part its record has.
   for (const auto& rider : riders_)
-    if (auto reader = rider->reply(x.result, rider_rows(id))) x.rider_replies.push_back(std::move(reader));
-  x.reply->head(status, header, x.rider_replies.empty() ? nullptr : x.rider_replies.front().get());
+    if (!x.rider_reply) x.rider_reply = rider->reply(x.result, rider_rows(id));
+  x.reply->head(status, header, x.rider_reply.get());
   x.status = status;
   x.affinity = reply_head_affinity(header);
   if (events_.on_event) {
@@ -232,12 +232,13 @@ void HttpDissector::note_riders(Exchange& x, const net::HttpRequest& req) {
     if (auto own = riders_[i]->request(req, x.result, held_ ? &*held_ : nullptr); own && !x.own) x.own = std::pair{i, *own};
 }
 
-// A rider's row of exchange `id`'s reply, as an HttpEvent from the server.
+// A rider's row of exchange `id`'s reply, as an HttpEvent from the server; empty when nobody
+// reads the events (analysis), so riders build no row text.
 RiderRowSink HttpDissector::rider_rows(std::uint32_t id) {
+  if (!events_.on_event) return nullptr;
   return [this, id](double t, std::string text, std::string summary, std::uint32_t tokens) {
-    if (events_.on_event)
-      events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id, std::move(text), one_line(summary), 0,
-                        tokens, {}});
+    events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id, std::move(text), one_line(summary), 0,
+                      tokens, {}});
   };
 }
 

@@ -16,9 +16,9 @@
 namespace anthro {
 
 // ReplyEnd: a reply was read to its end; no message of its own, it completes the Response's
-// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: the
-// token stream's ids as they arrived, named through the connection's vocabulary, and at the end of
-// such a body its verdict (ids, padding, the degraded marker, alignment).
+// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: the rows a
+// format riding on HTTP shows of a reply's body (capture/http_rider.h): its ids as they arrived,
+// named through the connection's vocabulary, and at the body's end its verdict.
 enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd, TokenIds };
 
 // The session-affinity headers of one message (profiles/session-affinity.md), as parsed:

@@ -22,13 +22,13 @@ class HttpReplyRecorder;
 
 // A row the rider shows for its part of a reply (an HttpEvent of kind TokenIds, from the
 // server): its text (a title line, then `name: value` lines), one summary line, the tokens it
-// carried.
+// carried. Empty when no one reads the rows: the rider then builds none.
 using RiderRowSink = std::function<void(double t, std::string text, std::string summary, std::uint32_t tokens)>;
 
 class CapturedHttpRider {
  public:
-  // A kind of request of the rider's own beside the model's (the token stream's vocabulary
-  // fetch, say), numbered by the rider; such a request makes no request record.
+  // A kind of request of the rider's own beside the model's (a vocabulary fetched, a client's
+  // report), numbered by the rider; such a request makes no request record.
   using OwnKind = std::uint8_t;
   virtual ~CapturedHttpRider() = default;
   // A request was read. One of its own: its kind. A model request: nullopt, after adding the

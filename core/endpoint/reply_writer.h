@@ -38,7 +38,7 @@ class ReplyWriter {
   virtual bool started() const = 0;
 };
 
-// The reply to one request of the HTTP baseline and the token stream, written through
+// The reply to one request of the HTTP baseline and the formats riding on it, written through
 // `out`; false when the connection cannot carry another request. `timer`: the request's own,
 // for the plan's pacing.
 net::awaitable<bool> answer_http_request(const net::HttpRequest& req, ServerState& state, ReplyWriter& out,

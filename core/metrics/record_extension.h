@@ -1,11 +1,13 @@
-// What a wire format adds to a request's record (the token stream: its exchange), kept beside
-// the generic fields under the format's profile id, as Wireshark keeps a dissector's fields in
-// its tree: the engines carry it without knowing it, and the format writes its own JSON.
+// What a wire format adds to a request's record (what a rider read of its headers and body),
+// kept beside the generic fields under the format's profile id, as Wireshark keeps a
+// dissector's fields in its tree: the engines carry it without knowing it, and the format
+// writes its own JSON and text.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
@@ -23,6 +25,8 @@ class RecordExtension {
   // Its member in the request's JSON (request_json): the key, and the value written there.
   virtual std::string_view json_key() const = 0;
   virtual void write_json(nlohmann::json& out) const = 0;
+  // What the text output of `session` adds to the request's line: ", " and its words.
+  virtual std::string text() const = 0;
 };
 
 // A format's record type as an extension: `Self` gives json_key() and write_json().

@@ -42,8 +42,8 @@ struct SessionConfig {
   bool affinity = false;
   AffinityClientConfig affinity_client;
   // The formats riding on an HTTP target's requests (session/http_rider.h) this session
-  // speaks, each with its client options (an empty std::any: its defaults); the first one
-  // registered is used.
+  // speaks, each with its client options (an empty std::any: its defaults). A connection
+  // carries one: the first, by profile id, whose live part is registered.
   std::map<ProfileId, std::any> riders;
   // An https:// target is offered ALPN h2 first: HTTP/2 when the server selects it (each
   // request a stream), HTTP/1.1 otherwise. SessionResult::alpn says which.

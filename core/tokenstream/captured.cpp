@@ -63,6 +63,7 @@ class CapturedTokenStream : public CapturedHttpRider {
 
   std::unique_ptr<RiderReply> reply(const RequestResult& r, RiderRowSink row) override {
     if (!token_stream_of(r)) return nullptr;
+    if (!row) return std::make_unique<TokenStreamReply>(vocabulary_);
     return std::make_unique<TokenStreamReply>(vocabulary_, [this, row](std::span<const std::uint32_t> ids, std::size_t first, double t) {
       auto tokens = std::count_if(ids.begin(), ids.end(), [](std::uint32_t v) { return v != kTokenStreamDegraded; });
       std::string range = "ids #" + std::to_string(first) + (ids.size() > 1 ? "–#" + std::to_string(first + ids.size() - 1) : "");
@@ -76,7 +77,7 @@ class CapturedTokenStream : public CapturedHttpRider {
     if (own == OwnKind(TokenStreamOwn::Vocabulary) && status == 200)
       if (auto v = TokenStreamVocabulary::from_json(reply.kept_body())) vocabulary_ = std::move(*v);
     const TokenStreamExchange* x = token_stream_of(r);
-    if (status == 200 && x) row(t, token_body_verdict(*x), token_body_summary(*x), 0);
+    if (status == 200 && x && row) row(t, token_body_verdict(*x), token_body_summary(*x), 0);
   }
 
   bool holds(const RequestResult& r) const override { return token_stream_of(r) && r.end == RequestEnd::Response; }

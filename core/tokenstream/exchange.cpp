@@ -1,5 +1,6 @@
 #include "tokenstream/exchange.h"
 
+#include "tokenstream/context_id.h"
 #include "tokenstream/format.h"
 #include "util/json.h"
 
@@ -21,6 +22,16 @@ void TokenStreamExchange::write_json(nlohmann::json& out) const {
          {"request_fault", request_fault == TokenStreamField::None ? json(nullptr) : json(to_string(request_fault))},
          {"failover", failover},
          {"text_decoding_reported", text_decoding_reported}};
+}
+
+// The ids, the degraded marker and a 429's wait, for a person.
+std::string TokenStreamExchange::text() const {
+  std::string out = ", " + std::to_string(ids) + " token ids";
+  if (degraded_at)
+    out += ", degraded from id " + std::to_string(*degraded_at) + (backpressure_announced ? " (announced)" : " (not announced)");
+  if (retry_after_ms)
+    out += ", Retry-After " + std::to_string(*retry_after_ms) + " ms (" + to_string(classify_retry_after_ms(*retry_after_ms)) + ")";
+  return out;
 }
 
 TokenStreamExchange* token_stream_of(RequestResult& r) { return r.extensions.find<TokenStreamExchange>(token_stream_id()); }

@@ -34,6 +34,7 @@ struct TokenStreamExchange : RecordExtensionOf<TokenStreamExchange> {
 
   std::string_view json_key() const override { return "token_stream"; }
   void write_json(nlohmann::json& out) const override;
+  std::string text() const override;
 };
 
 // A request's token-stream part: null when it asked for no passthrough.

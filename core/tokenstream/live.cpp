@@ -76,8 +76,9 @@ class LiveTokenStream : public LiveHttpRider {
 }  // namespace
 
 void register_live_token_stream() {
-  register_live_http_rider(token_stream_id(), [](const SessionConfig& config, const std::any&) {
-    return std::unique_ptr<LiveHttpRider>(new LiveTokenStream(*token_stream_client(config), config.stream));
+  register_live_http_rider(token_stream_id(), [](const SessionConfig& config, const std::any& options) {
+    const auto* set = std::any_cast<TokenStreamClientOptions>(&options);
+    return std::unique_ptr<LiveHttpRider>(new LiveTokenStream(set ? *set : TokenStreamClientOptions{}, config.stream));
   });
 }
 

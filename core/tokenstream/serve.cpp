@@ -7,6 +7,7 @@
 #include "endpoint/http_rider.h"
 #include "endpoint/server_state.h"
 #include "http/messages_api.h"
+#include "tokenstream/admission.h"
 #include "tokenstream/client_report.h"
 #include "tokenstream/contexts.h"
 #include "tokenstream/format.h"

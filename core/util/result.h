@@ -33,7 +33,7 @@ struct Error {
   ErrorClass kind = ErrorClass::Input;
 };
 
-// `E`: Error, or a codec's own refusal where callers choose by an enum (TokenStreamRejection).
+// `E`: Error, or a codec's own refusal (its reason an enum, with the offending byte) where callers choose by reason.
 template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
