@@ -9,7 +9,7 @@ cd "$1"
 # format; its folder; what names it; lines left out (CPU affinity is no wire format); ceiling
 formats=(
   'Layer Zero;layerzero;layer.?zero|\blz_|LayerZero;;4'
-  'token stream;tokenstream;token.?stream|TokenStream;;12'
+  'token stream;tokenstream;token.?stream|TokenStream;;5'
   'session affinity;affinity;affinity;cpu.?affinity|sched_setaffinity;45'
 )
 failed=0

@@ -55,7 +55,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       system_(new QLineEdit(this)),
       prompt_(new QPlainTextEdit(this)),
       stream_(new QCheckBox(this)),
-      token_stream_(new QCheckBox(this)),
+      token_ids_(new QCheckBox(this)),
       http2_(new QCheckBox(this)),
       repeat_(new QSpinBox(this)),
       capture_(new QCheckBox(this)),
@@ -101,7 +101,7 @@ SessionPanel::SessionPanel(QWidget* parent)
   // answer.
   auto fit_to_target = [this](const QString& url) {
     auto parsed = parse_session_target(url.trimmed().toStdString());
-    token_stream_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
+    token_ids_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
     http2_->setEnabled(parsed && parsed->tls && (parsed->kind == TargetKind::Messages || parsed->kind == TargetKind::ChatCompletions));
     const bool own_client = parsed && parsed->kind == TargetKind::Own;  // a format's own client takes none of these
     for (QWidget* w : std::initializer_list<QWidget*>{max_tokens_, system_, stream_}) w->setEnabled(!own_client);
@@ -159,7 +159,7 @@ SessionPanel::SessionPanel(QWidget* parent)
   form->addRow(message_label, prompt_);
   form->addRow(capture_);
   auto* protocol_row = new QHBoxLayout;
-  protocol_row->addWidget(token_stream_);
+  protocol_row->addWidget(token_ids_);
   protocol_row->addWidget(http2_);
   protocol_row->addStretch(1);
   form->addRow(protocol_row);
@@ -236,11 +236,11 @@ SessionPanel::SessionPanel(QWidget* parent)
 
   (new Retranslator(this))->add([=, this] {
     stream_->setText(tr("Stream"));
-    token_stream_->setText(tr("Token ids"));
+    token_ids_->setText(tr("Token ids"));
     http2_->setText(tr("HTTP/2"));
     http2_->setToolTip(tr("Offer ALPN h2 first on an https:// target: each request a stream of one connection when "
                           "the server selects it, HTTP/1.1 otherwise"));
-    token_stream_->setToolTip(tr("Ask a Messages API target for the token stream: u32 token ids named through "
+    token_ids_->setToolTip(tr("Ask a Messages API target for the token stream: u32 token ids named through "
                                  "GET /v1/vocab; TTFT is the first id, the token rate ids per second"));
     capture_->setText(tr("Capture this session's traffic into the inspector"));
     send_->setText(tr("Send"));
@@ -366,8 +366,8 @@ void SessionPanel::setEmbeddedTargets(QStringList urls) {
 }
 
 void SessionPanel::setTarget(const QString& url) { target_->setCurrentText(url); }
-void SessionPanel::setTokenStream(bool on) { token_stream_->setChecked(on); }
-bool SessionPanel::tokenStreamOffered() const { return token_stream_->isEnabled(); }
+void SessionPanel::setTokenIds(bool on) { token_ids_->setChecked(on); }
+bool SessionPanel::tokenIdsOffered() const { return token_ids_->isEnabled(); }
 void SessionPanel::setHttp2(bool on) { http2_->setChecked(on); }
 bool SessionPanel::http2Offered() const { return http2_->isEnabled(); }
 QString SessionPanel::target() const { return target_->currentText().trimmed(); }
@@ -397,7 +397,7 @@ SessionConfig SessionPanel::config() const {
   if (!system_->text().trimmed().isEmpty()) c.system = system_->text().toStdString();
   c.messages = {{"user", prompt_->toPlainText().toStdString()}};
   c.stream = stream_->isChecked();
-  if (token_stream_->isEnabled() && token_stream_->isChecked()) use_token_stream(c);
+  if (token_ids_->isEnabled() && token_ids_->isChecked()) use_token_stream(c);
   c.http2 = http2_->isEnabled() && http2_->isChecked();
   c.repeat = static_cast<unsigned>(repeat_->value());
   switch (key_source_->currentIndex()) {

@@ -48,9 +48,9 @@ class SessionPanel : public QWidget {
   QString target() const;
   void setPrompt(const QString& text);
   void setRepeat(int requests);
-  // The token stream for a Messages API target; offered for such targets only.
-  void setTokenStream(bool on);
-  bool tokenStreamOffered() const;
+  // Token ids instead of text (a format riding on the Messages API); offered for such targets only.
+  void setTokenIds(bool on);
+  bool tokenIdsOffered() const;
   void setHttp2(bool on);
   bool http2Offered() const;
   // Capture the session's own traffic on lo (libpcap; needs the capture permission).
@@ -172,7 +172,7 @@ class SessionPanel : public QWidget {
   QLineEdit* system_;
   QPlainTextEdit* prompt_;
   QCheckBox* stream_;
-  QCheckBox* token_stream_;  // the token stream's u32 token ids, for a Messages API target
+  QCheckBox* token_ids_;  // u32 token ids instead of text, for a Messages API target
   QCheckBox* http2_;         // ALPN h2 first, for an https:// HTTP target
   QSpinBox* repeat_;
   QCheckBox* capture_;

@@ -8,7 +8,6 @@
 #include "cli/session_options.h"
 #include "endpoint/endpoint.h"
 #include "model/faults.h"
-#include "tokenstream/format.h"
 
 namespace anthro::cli {
 
@@ -58,11 +57,7 @@ int run_endpoint(const std::vector<std::string>& argv) {
   if (auto ms = args.number("--affinity-gc-ms", NumberRange::NonNegative)) config.affinity.gc_pause_ms = *ms;
   if ((args.has("--affinity-idle-s") || args.has("--affinity-gc-ms")) && !args.has("--affinity-slots"))
     args.fail("--affinity-idle-s and --affinity-gc-ms need --affinity-slots N");
-  if (args.has("--token-stream-tenant") && !args.has("--token-stream")) args.fail("--token-stream-tenant needs --token-stream");
-  if (args.has("--token-stream")) {
-    TokenStreamServerOptions& served = serve_token_stream(config);
-    if (auto n = args.count("--token-stream-tenant", 0, 0xFFFFFFFF)) served.tenant = static_cast<std::uint32_t>(*n);
-  }
+  read_rider_options(args, config);
   auto faults = parse_faults(args.values("--fault"));
   if (!faults) args.fail(faults.error().detail);
   else config.model.faults = *faults;

@@ -162,6 +162,14 @@ void read_own_client_options(Args& args, LiveWorkloadConfig& live) {
   }
 }
 
+void read_rider_options(Args& args, EndpointConfig& config) {
+  if (args.has("--token-stream-tenant") && !args.has("--token-stream")) args.fail("--token-stream-tenant needs --token-stream");
+  if (args.has("--token-stream")) {
+    TokenStreamServerOptions& served = serve_token_stream(config);
+    if (auto n = args.count("--token-stream-tenant", 0, 0xFFFFFFFF)) served.tenant = static_cast<std::uint32_t>(*n);
+  }
+}
+
 void read_own_emulation_options(Args& args, EndpointConfig& config) {
   if (auto listen = args.value_or("--lz-listen", ""); !listen.empty()) config.own_listen[lz::profile_id()] = listen;
   lz::emulation_options(config).tool_calls = args.has("--lz-tool-calls");

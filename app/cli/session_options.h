@@ -40,5 +40,7 @@ bool print_warnings(const std::string& command, const std::vector<std::string>& 
 const std::vector<std::string>& own_client_option_names();
 void read_own_client_options(Args& args, LiveWorkloadConfig& live);
 void read_own_emulation_options(Args& args, EndpointConfig& config);
+// endpoint's options for the formats riding on HTTP it serves.
+void read_rider_options(Args& args, EndpointConfig& config);
 
 }  // namespace anthro::cli

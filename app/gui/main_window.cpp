@@ -47,7 +47,6 @@
 #include "session/bench.h"
 #include "session/session.h"
 #include "session_panel.h"
-#include "tokenstream/format.h"
 #include "util/files.h"
 #include "welcome_page.h"
 
@@ -212,11 +211,9 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
-  offer_own_emulations(config);
+  offer_embedded_formats(config);
   // Session affinity's context slots: only requests carrying session fields use them.
   config.affinity.slot_count = kEmbeddedContextSlots;
-  // The token stream: only requests asking for its media type get it.
-  serve_token_stream(config);
   config.model.ttft = {150, 40, true};
   config.model.itl = {12, 3};
   if (auto parsed = parse_faults(faults)) config.model.faults = *parsed;

@@ -217,11 +217,13 @@ void register_emulation(ProfileId id, OwnEmulation emulation) {
 
 const std::map<ProfileId, OwnEmulation>& own_emulations() { return emulations().all(); }
 
-void offer_own_emulations(EndpointConfig& config) {
+void offer_embedded_formats(EndpointConfig& config) {
   for (const auto& [id, emulation] : own_emulations()) {
     config.own_listen[id] = "127.0.0.1:0";
     if (emulation.embedded) emulation.embedded(config);
   }
+  for (const auto& [id, route] : http_routes().all())
+    if (route.embedded) route.embedded(config);
 }
 
 Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) {

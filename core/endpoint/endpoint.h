@@ -53,8 +53,9 @@ struct EndpointConfig {
 };
 
 // The workbench's embedded endpoint offers every format's own emulation on a free loopback
-// port, with the options that format wants there (OwnEmulation::embedded).
-void offer_own_emulations(EndpointConfig& config);
+// port, and every format riding on HTTP that wants to be served there, each as it wants to be
+// (OwnEmulation::embedded, HttpRoute::embedded).
+void offer_embedded_formats(EndpointConfig& config);
 
 struct Listener {
   std::string scheme;  // anthro, https, lz, anthro+lab, http, lz+lab, metrics

@@ -32,6 +32,8 @@ struct HttpRoute {
   bool (*takes)(const net::HttpRequest& req, std::string_view path, const ServerState& state);
   // Its answer; false when the connection cannot carry another request.
   net::awaitable<bool> (*serve)(const net::HttpRequest& req, HttpRouteCall call);
+  // Turns it on, as it wants to be when the workbench embeds the endpoint (null: left off).
+  void (*embedded)(EndpointConfig& config);
 };
 void register_http_route(ProfileId id, HttpRoute route);
 const PerProfile<HttpRoute>& http_routes();

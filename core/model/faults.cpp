@@ -142,15 +142,6 @@ const Entry kCatalogue[] = {
     {"token-count-estimate", "",
      [](Faults& f, std::string_view) -> Problem { f.token_count_estimate = true; return {}; },
      [](const Faults& f) { return flag(f.token_count_estimate); }},
-    {"ts-degraded", "RATE",
-     [](Faults& f, std::string_view a) { return read_rate(a, f.ts_degraded_rate); },
-     [](const Faults& f) { return rate(f.ts_degraded_rate); }},
-    {"ts-quota", "RATE",
-     [](Faults& f, std::string_view a) { return read_rate(a, f.ts_quota_rate); },
-     [](const Faults& f) { return rate(f.ts_quota_rate); }},
-    {"ts-failover", "RATE",
-     [](Faults& f, std::string_view a) { return read_rate(a, f.ts_failover_rate); },
-     [](const Faults& f) { return rate(f.ts_failover_rate); }},
 };
 
 struct OwnEntry {
@@ -235,6 +226,16 @@ void register_fault(std::string name, std::string syntax, FaultCheck check) {
       std::ranges::any_of(kCatalogue, [&](const Entry& e) { return name == e.name; }))
     throw std::logic_error("register_fault: \"" + name + "\" is empty, unchecked or taken");
   own_entries().push_back({std::move(name), std::move(syntax), check});
+}
+
+std::optional<std::string> check_fault_rate(std::string_view argument) {
+  double ignored = 0;
+  return read_rate(argument, ignored);
+}
+
+double own_fault_rate(const Faults& faults, std::string_view name) {
+  const auto it = faults.own.find(name);
+  return it == faults.own.end() ? 0 : parse_number(it->second).value_or(0);
 }
 
 std::vector<std::string> fault_names() {

@@ -48,10 +48,6 @@ struct Faults {
   std::optional<double> slot_gc_ms;            // every new session's slot is won by a collection of MS
   bool strip_affinity_headers = false;         // a hop strips X-Anthropic-* fields both ways
   bool token_count_estimate = false;           // X-Anthropic-Token-Count estimated from bytes (⌈bytes/4⌉)
-  // The token stream (profiles/token-stream.md); they act only on token-stream requests.
-  double ts_degraded_rate = 0;                 // the reply turns degraded (marker 0xFFFFFFFE), per request
-  double ts_quota_rate = 0;                    // 429, the tenant's quota spent (Retry-After > 1000 ms), per request
-  double ts_failover_rate = 0;                 // 503 with X-Claude-Failover: true (the node failed over), per request
   // The faults a wire format registered from its own folder (register_fault), as given: name →
   // argument ("" for none), already checked; its emulation reads them.
   std::map<std::string, std::string, std::less<>> own;
@@ -69,6 +65,10 @@ Result<Faults> parse_faults(const std::vector<std::string>& specs);
 // given argument (nullopt when nothing is). Listed after the built-in ones, in registration order.
 using FaultCheck = std::optional<std::string> (*)(std::string_view argument);
 void register_fault(std::string name, std::string syntax, FaultCheck check);
+// The catalogue's RATE rule (a fraction 0..1), for a format's own fault that takes one.
+std::optional<std::string> check_fault_rate(std::string_view argument);
+// A format's own RATE fault as given (0 when off).
+double own_fault_rate(const Faults& faults, std::string_view name);
 
 // The catalogue's names, in checklists.md order.
 std::vector<std::string> fault_names();

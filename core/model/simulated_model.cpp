@@ -80,15 +80,20 @@ std::uint64_t hash_text(std::string_view text) {
 }
 
 // Each decision has its own generator, so switching one fault on does not move the others.
-enum class Draw : std::uint64_t { Timing = 1, Gaps, Spike, Overload, Reset, Skip, Corrupt, Quota, Degraded, Failover };
+// A format's own decisions take numbers past these (decision_rng).
+enum class Draw : std::uint64_t { Timing = 1, Gaps, Spike, Overload, Reset, Skip, Corrupt };
 
 std::uint64_t text_key(std::uint64_t seed, std::string_view prompt) {
   return mix(mix(seed) ^ hash_text(prompt));
 }
 
-std::mt19937_64 request_rng(std::uint64_t seed, const ReplyRequest& request, Draw draw) {
+std::mt19937_64 decision_rng(std::uint64_t seed, const ReplyRequest& request, std::uint64_t decision) {
   std::uint64_t key = mix(text_key(seed, request.prompt) ^ mix(request.request_number));
-  return std::mt19937_64(mix(key ^ static_cast<std::uint64_t>(draw)));
+  return std::mt19937_64(mix(key ^ decision));
+}
+
+std::mt19937_64 request_rng(std::uint64_t seed, const ReplyRequest& request, Draw draw) {
+  return decision_rng(seed, request, static_cast<std::uint64_t>(draw));
 }
 
 std::string separator(std::uint32_t token) { return token == 0 ? "" : " "; }
@@ -218,12 +223,10 @@ void SimulatedModel::plan_faults(ReplyPlan& plan, const ReplyRequest& request) c
                                       n == 0 ? 0 : n - 1, faults.skip_token_index_rate);
   plan.corrupt_token = pick_tokens(request_rng(config_.seed, request, Draw::Corrupt), n,
                                    faults.corrupt_frames_rate);
-  if (auto rng = request_rng(config_.seed, request, Draw::Quota); unit_uniform(rng) < faults.ts_quota_rate)
-    plan.quota_retry_after_ms = 1001 + static_cast<std::uint32_t>(pick(rng, 4000));  // 1001..5000 ms
-  if (auto rng = request_rng(config_.seed, request, Draw::Degraded); unit_uniform(rng) < faults.ts_degraded_rate)
-    plan.degraded_from_token = static_cast<std::uint32_t>(pick(rng, std::max<std::uint32_t>(n, 1)));
-  if (auto rng = request_rng(config_.seed, request, Draw::Failover); unit_uniform(rng) < faults.ts_failover_rate)
-    plan.failover = true;
+}
+
+std::mt19937_64 SimulatedModel::decision_rng(const ReplyRequest& request, std::uint64_t decision) const {
+  return anthro::decision_rng(config_.seed, request, decision);
 }
 
 std::vector<std::string> model_token_texts() {

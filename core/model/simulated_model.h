@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,11 +51,6 @@ struct ReplyPlan {
   double stall_ms = 0;
   std::vector<std::uint32_t> skip_index_after;  // token_index jumps by one after these tokens
   std::vector<std::uint32_t> corrupt_token;  // flip a ciphertext bit in these token frames
-  // Token-stream only (profiles/token-stream.md): the ts-quota fault's 429, whose Retry-After
-  // (ms) says the tenant's quota is spent, and the ts-degraded fault's first degraded token.
-  std::optional<std::uint32_t> quota_retry_after_ms;
-  std::optional<std::uint32_t> degraded_from_token;
-  bool failover = false;  // the ts-failover fault's 503 (X-Claude-Failover: true)
 };
 
 // When each token of a plan goes out. The gaps run from the first token's moment, not from when
@@ -84,6 +80,10 @@ class SimulatedModel {
   // The plan's tokens joined: the non-streaming `content`.
   std::string full_text(const ReplyRequest& request) const;
   const ModelConfig& config() const { return config_; }
+  // The generator of one decision about one request (a format's own fault, say): seeded, as
+  // the model's own decisions are, by (seed, prompt, request_number) and the decision's number,
+  // so one decision never moves another. The model's own take 1..7.
+  std::mt19937_64 decision_rng(const ReplyRequest& request, std::uint64_t decision) const;
 
  private:
   std::uint32_t reply_length(std::uint32_t max_tokens) const;
@@ -95,7 +95,7 @@ class SimulatedModel {
 };
 
 // Every text a reply token can have, each once, in a fixed order: a vocabulary for paths that
-// send token ids (the token stream).
+// send token ids.
 std::vector<std::string> model_token_texts();
 
 // utf8-surrogate: every 4-byte character becomes a CESU-8 surrogate pair (6 bytes), which strict

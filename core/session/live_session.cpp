@@ -81,10 +81,10 @@ Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, Li
     p->config.on_text = [p, own = std::move(p->config.on_text)](std::string_view text) {
       if (own) own(text);
       const auto& requests = p->client->result().requests;
-      const std::uint32_t stream = requests.empty() ? 0 : requests.back().stream_id;
-      if (p->events.on_text) p->events.on_text(stream, text);
+      const std::uint32_t id = requests.empty() ? 0 : requests.back().stream_id;
+      if (p->events.on_text) p->events.on_text(id, text);
       if (p->events.on_token && !requests.empty() && !requests.back().timeline.tokens.empty())
-        p->events.on_token(stream, requests.back().timeline.tokens.back());
+        p->events.on_token(id, requests.back().timeline.tokens.back());
     };
   }
   p->client = std::make_unique<SessionClient>(p->config, *setup);

@@ -2,11 +2,14 @@
 // passthrough on POST /v1/messages in its media type (headers judged by admission.h, the reply's
 // ids as u32 LE, one chunk per token as the model makes it), and the front ends' reports on
 // POST /v1/client-errors. A request in its media type to an endpoint not serving it is a 415.
+#include <algorithm>
 #include <chrono>
 
 #include "endpoint/http_rider.h"
 #include "endpoint/server_state.h"
 #include "http/messages_api.h"
+#include "model/distribution.h"
+#include "model/faults.h"
 #include "tokenstream/admission.h"
 #include "tokenstream/client_report.h"
 #include "tokenstream/contexts.h"
@@ -51,13 +54,38 @@ double steady_seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The token stream's own faults (ts-quota, ts-degraded, ts-failover, registered below) as one
+// request meets them: each its own decision of the model's (SimulatedModel::decision_rng),
+// numbered after the model's seven.
+struct TokenStreamFaultPlan {
+  std::optional<std::uint32_t> quota_retry_after_ms;  // a 429 whose Retry-After (ms) says the tenant's quota is spent
+  std::optional<std::uint32_t> degraded_from_token;   // the first degraded token
+  bool failover = false;                              // a 503 with X-Claude-Failover: true
+};
+enum class TokenStreamDecision : std::uint64_t { Quota = 8, Degraded, Failover };
+
+TokenStreamFaultPlan plan_token_stream_faults(const SimulatedModel& model, const ReplyRequest& request, std::size_t tokens) {
+  const Faults& faults = model.config().faults;
+  TokenStreamFaultPlan p;
+  auto decide = [&](TokenStreamDecision d, const char* fault, auto then) {
+    auto rng = model.decision_rng(request, static_cast<std::uint64_t>(d));
+    if (unit_uniform(rng) < own_fault_rate(faults, fault)) then(rng);
+  };
+  decide(TokenStreamDecision::Quota, "ts-quota", [&](auto& rng) { p.quota_retry_after_ms = 1001 + static_cast<std::uint32_t>(rng() % 4000); });
+  decide(TokenStreamDecision::Degraded, "ts-degraded",
+         [&](auto& rng) { p.degraded_from_token = static_cast<std::uint32_t>(rng() % std::max<std::size_t>(tokens, 1)); });
+  decide(TokenStreamDecision::Failover, "ts-failover", [&](auto&) { p.failover = true; });
+  return p;
+}
+
 // A reply's token ids: each token's vocabulary id, the degraded marker before the first
 // degraded token.
-std::vector<std::uint32_t> token_ids(const ReplyPlan& plan, const TokenStreamVocabulary& vocabulary) {
+std::vector<std::uint32_t> token_ids(const ReplyPlan& plan, std::optional<std::uint32_t> degraded_from_token,
+                                     const TokenStreamVocabulary& vocabulary) {
   std::vector<std::uint32_t> ids;
   ids.reserve(plan.tokens.size() + 1);
   for (std::size_t i = 0; i < plan.tokens.size(); ++i) {
-    if (plan.degraded_from_token == i) ids.push_back(kTokenStreamDegraded);
+    if (degraded_from_token == i) ids.push_back(kTokenStreamDegraded);
     auto id = vocabulary.id_of(plan.tokens[i].text);
     if (!id) throw std::logic_error("token text outside the model's vocabulary: " + plan.tokens[i].text);
     ids.push_back(*id);
@@ -118,16 +146,18 @@ class TokenStreamResponder {
     ServedHeaders none;
     if (parsed->messages.empty()) co_return co_await call_.out.respond(200, kTokenStreamMediaType, "", std::move(none));
     std::uint32_t max_tokens = parsed->max_tokens.value_or(state.config.default_max_tokens);
-    ReplyPlan plan = state.http_model.plan(ReplyRequest{parsed->model, prompt, max_tokens, state.request_number++});
-    if (plan.quota_retry_after_ms || plan.overload) {
+    const ReplyRequest request{parsed->model, prompt, max_tokens, state.request_number++};
+    ReplyPlan plan = state.http_model.plan(request);
+    faults_ = plan_token_stream_faults(state.http_model, request, plan.tokens.size());
+    if (faults_.quota_retry_after_ms || plan.overload) {
       // Token stream spec §4.4: Retry-After in milliseconds; above 1000 the quota is spent.
-      std::uint32_t ms = plan.quota_retry_after_ms.value_or(plan.retry_after_ms);
+      std::uint32_t ms = faults_.quota_retry_after_ms.value_or(plan.retry_after_ms);
       ServedHeaders retry{{"retry-after", std::to_string(ms)}};
       co_return co_await send_error(429, "rate_limit_error",
-                                    plan.quota_retry_after_ms ? "the tenant's quota is spent" : "GPU memory full",
+                                    faults_.quota_retry_after_ms ? "the tenant's quota is spent" : "GPU memory full",
                                     std::move(retry));
     }
-    if (plan.failover) {
+    if (faults_.failover) {
       // Token stream spec §4.4: already served by a standby node; the client keeps its connection.
       ServedHeaders failed_over{{"x-claude-failover", "true"}};
       co_return co_await send_error(503, "api_error", "the GPU node failed; this connection now uses a standby",
@@ -159,28 +189,28 @@ class TokenStreamResponder {
     std::string body;
     TokenSchedule schedule(plan);
     for (std::size_t i = 0; i < plan.tokens.size(); ++i) co_await pace(schedule, i);
-    for (auto id : token_ids(plan, served_->vocabulary)) body += id_bytes(id);
+    for (auto id : token_ids(plan, faults_.degraded_from_token, served_->vocabulary)) body += id_bytes(id);
     // Complete before it is sent, so the announcement goes in the headers.
     ServedHeaders headers;
-    if (plan.degraded_from_token) headers.emplace_back("x-claude-backpressure", "degraded");
+    if (faults_.degraded_from_token) headers.emplace_back("x-claude-backpressure", "degraded");
     co_return co_await call_.out.respond(200, kTokenStreamMediaType, std::move(body), std::move(headers));
   }
 
   net::awaitable<bool> stream_token_ids(const ReplyPlan& plan) {
     ServedHeaders headers{{"content-type", kTokenStreamMediaType}};
-    const bool degraded_at_start = plan.degraded_from_token == 0u;
-    const bool degraded_later = plan.degraded_from_token && !degraded_at_start;
+    const bool degraded_at_start = faults_.degraded_from_token == 0u;
+    const bool degraded_later = faults_.degraded_from_token && !degraded_at_start;
     if (degraded_at_start) headers.emplace_back("x-claude-backpressure", "degraded");
     if (degraded_later) headers.emplace_back("trailer", "X-Claude-Backpressure");
     bool ok = co_await call_.out.start(200, std::move(headers));
     if (!ok) co_return false;
-    std::vector<std::uint32_t> ids = token_ids(plan, served_->vocabulary);
+    std::vector<std::uint32_t> ids = token_ids(plan, faults_.degraded_from_token, served_->vocabulary);
     std::size_t next = 0;
     TokenSchedule schedule(plan);
     for (std::size_t i = 0; i < plan.tokens.size(); ++i) {
       co_await pace(schedule, i);
       std::string chunk = id_bytes(ids[next++]);
-      if (plan.degraded_from_token == i) chunk += id_bytes(ids[next++]);  // the marker, then the token
+      if (faults_.degraded_from_token == i) chunk += id_bytes(ids[next++]);  // the marker, then the token
       ok = co_await call_.out.piece(std::move(chunk), std::string());
       if (!ok) co_return false;
       if (plan.reset_after_token && i + 1 >= *plan.reset_after_token) {
@@ -195,6 +225,7 @@ class TokenStreamResponder {
 
   HttpRouteCall call_;
   TokenStreamServed* served_;  // null: the endpoint does not serve the token stream
+  TokenStreamFaultPlan faults_;  // the request's, once its plan is made
 };
 
 net::awaitable<bool> serve(const net::HttpRequest& req, HttpRouteCall call) {
@@ -204,7 +235,11 @@ net::awaitable<bool> serve(const net::HttpRequest& req, HttpRouteCall call) {
 
 }  // namespace
 
-void register_served_token_stream() { register_http_route(token_stream_id(), HttpRoute{make_served, takes, serve}); }
+void register_served_token_stream() {
+  // Embedded, it is served: only requests asking for its media type get it.
+  register_http_route(token_stream_id(), HttpRoute{make_served, takes, serve, [](EndpointConfig& c) { serve_token_stream(c); }});
+  for (const char* fault : {"ts-degraded", "ts-quota", "ts-failover"}) register_fault(fault, "RATE", check_fault_rate);
+}
 
 TokenStreamServerOptions& serve_token_stream(EndpointConfig& config) {
   std::any& options = config.riders[token_stream_id()];

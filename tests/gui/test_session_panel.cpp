@@ -287,10 +287,10 @@ class TestSessionPanel : public QObject {
     ids.start();
     SessionPanel panel;
     panel.setTarget(lab_);
-    QVERIFY(!panel.tokenStreamOffered());
+    QVERIFY(!panel.tokenIdsOffered());
     panel.setTarget(QString::fromStdString(ids.endpoint().url("http")) + "/v1/messages");
-    QVERIFY(panel.tokenStreamOffered());
-    panel.setTokenStream(true);
+    QVERIFY(panel.tokenIdsOffered());
+    panel.setTokenIds(true);
     QVERIFY(sendAndWait(panel));
     QCOMPARE(panel.results().size(), std::size_t{1});
     const RequestResult r = panel.results()[0];  // a copy: the next send clears them
@@ -325,7 +325,7 @@ class TestSessionPanel : public QObject {
     lz.start();
     SessionPanel panel;
     panel.setTarget(QString::fromStdString(lz.endpoint().url("lz+lab")));
-    QVERIFY(!panel.tokenStreamOffered());
+    QVERIFY(!panel.tokenIdsOffered());
     QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
     QVERIFY(panel.send());
     QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->itlSampleCount(0) > 0, 10000);
