@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "affinity/exchange.h"
 #include "http/reply_recorder.h"
 
 namespace anthro {
@@ -221,7 +222,7 @@ void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
     return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
   });
   if (!a.carried_affinity()) return;
-  x.result.affinity = std::move(a);
+  x.result.extensions.emplace<AffinityExchange>(ProfileId::SessionAffinity) = std::move(a);
   x.affinity_body = req.body;
 }
 
@@ -257,10 +258,10 @@ void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, cons
   x.reply->end(ts);
   for (const auto& [name, value] : trailers) read_token_count_trailer(x.affinity, name, value);
   x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
-  if (x.result.affinity) {
+  if (auto* sent = x.result.extensions.find<AffinityExchange>(ProfileId::SessionAffinity)) {
     std::optional<std::uint64_t> chunks;
     if (x.affinity.chunks_counted) chunks = x.affinity.chunk_token_sum;
-    note_affinity_reply(*x.result.affinity, x.status, reply_fields, x.reply->error_type(), chunks,
+    note_affinity_reply(*sent, x.status, reply_fields, x.reply->error_type(), chunks,
                         x.affinity.trailer_total, x.affinity_body, x.result.text);
   }
   for (std::size_t i = 0; i < riders_.size(); ++i) {
