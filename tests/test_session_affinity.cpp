@@ -44,6 +44,11 @@ std::uint64_t gauge(const std::string& metrics, const std::string& name) {
   return std::stoull(metrics.substr(at + name.size() + 2));
 }
 
+// A request record's session-affinity part, or null.
+const AffinityExchange* affinity_of(const RequestResult& q) {
+  return q.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
+}
+
 }  // namespace
 
 class TestSessionAffinity : public QObject {
@@ -295,25 +300,25 @@ class TestSessionAffinity : public QObject {
       SessionResult r = EndpointFixture::run(s);
       std::vector<const RequestResult*> served;
       for (const auto& q : r.requests) {
-        QVERIFY(q.affinity.has_value());
+        QVERIFY(affinity_of(q));
         if (q.error_code) {
           QVERIFY(migrate);
           QCOMPARE(*q.error_code, 409);
-          QCOMPARE(q.affinity->error_type, std::optional<std::string>("session_migrated"));
-          QVERIFY(q.affinity->new_session_id.has_value());
+          QCOMPARE(affinity_of(q)->error_type, std::optional<std::string>("session_migrated"));
+          QVERIFY(affinity_of(q)->new_session_id.has_value());
           continue;
         }
         served.push_back(&q);
-        QCOMPARE(q.affinity->context_hash_agrees, std::optional<bool>(true));
-        QCOMPARE(q.affinity->chunk_token_count, std::optional<std::uint64_t>(q.figures.tokens));
-        QCOMPARE(q.affinity->trailer_token_count, std::optional<std::uint64_t>(q.figures.tokens));
+        QCOMPARE(affinity_of(q)->context_hash_agrees, std::optional<bool>(true));
+        QCOMPARE(affinity_of(q)->chunk_token_count, std::optional<std::uint64_t>(q.figures.tokens));
+        QCOMPARE(affinity_of(q)->trailer_token_count, std::optional<std::uint64_t>(q.figures.tokens));
       }
       QCOMPARE(served.size(), std::size_t{3});
-      QVERIFY(!served[0]->affinity->session_id_sent);
+      QVERIFY(!affinity_of(*served[0])->session_id_sent);
       for (std::size_t i = 1; i < served.size(); ++i) {
-        QVERIFY(served[i]->affinity->session_id_sent.has_value());
-        QCOMPARE(*served[i]->affinity->session_id_sent, *served[i]->affinity->session_id);
-        if (!migrate) QCOMPARE(*served[i]->affinity->session_id, *served[0]->affinity->session_id);
+        QVERIFY(affinity_of(*served[i])->session_id_sent.has_value());
+        QCOMPARE(*affinity_of(*served[i])->session_id_sent, *affinity_of(*served[i])->session_id);
+        if (!migrate) QCOMPARE(*affinity_of(*served[i])->session_id, *affinity_of(*served[0])->session_id);
       }
       if (migrate) QCOMPARE(r.requests.size(), std::size_t{5});  // turns 2 and 3 each migrated once
     }

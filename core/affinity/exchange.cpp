@@ -1,6 +1,7 @@
 #include "affinity/exchange.h"
 
 #include "affinity/context_hash.h"
+#include "metrics/request_json.h"
 #include "net/http_io.h"
 #include "util/json.h"
 
@@ -24,6 +25,19 @@ std::optional<std::string> bounded(std::optional<std::string> v) {
 }
 
 }  // namespace
+
+void AffinityExchange::write_json(nlohmann::json& out) const {
+  out = {{"session_id_sent", json_or_null(session_id_sent)},
+         {"context_hash_sent", json_or_null(context_hash_sent)},
+         {"session_id", json_or_null(session_id)},
+         {"context_hash", json_or_null(context_hash)},
+         {"new_session_id", json_or_null(new_session_id)},
+         {"expected_hash", json_or_null(expected_hash)},
+         {"error_type", json_or_null(error_type)},
+         {"context_hash_agrees", json_or_null(context_hash_agrees)},
+         {"chunk_token_count", json_or_null(chunk_token_count)},
+         {"trailer_token_count", json_or_null(trailer_token_count)}};
+}
 
 void note_affinity_request(AffinityExchange& x,
                            const std::function<std::optional<std::string>(const char*)>& field) {

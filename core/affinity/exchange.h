@@ -10,9 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "metrics/record_extension.h"
+
 namespace anthro {
 
-struct AffinityExchange {
+// A request record's extension (RecordExtensions, under session affinity's profile id), so the
+// engines carry it without naming it; written as the request JSON's "affinity" member.
+struct AffinityExchange : RecordExtensionOf<AffinityExchange> {
   // The request's X-Anthropic-Session-ID and X-Anthropic-Context-Hash, when it carried them.
   std::optional<std::string> session_id_sent, context_hash_sent;
   // The response's fields, when present.
@@ -27,6 +31,9 @@ struct AffinityExchange {
   std::optional<std::uint64_t> chunk_token_count, trailer_token_count;
 
   bool carried_affinity() const { return session_id_sent.has_value() || context_hash_sent.has_value(); }
+
+  std::string_view json_key() const override { return "affinity"; }
+  void write_json(nlohmann::json& out) const override;
 };
 
 }  // namespace anthro

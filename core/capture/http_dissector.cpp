@@ -69,8 +69,7 @@ struct HttpDissector::Exchange {
   std::uint64_t first_packet = 0;
   // A rider's own request beside the model's (no record): the rider's index and its kind.
   std::optional<std::pair<std::size_t, CapturedHttpRider::OwnKind>> own;
-  std::unique_ptr<RiderReply> rider_reply;  // the reader of the rider whose part its record has
-  std::string affinity_body;  // a request with session-affinity fields: its body, for the reply's Context-Hash
+  std::vector<std::unique_ptr<RiderReply>> rider_replies;  // the readers riders gave its reply
   int status = 0;
   HttpAffinity affinity;  // the reply's
 };
@@ -127,7 +126,6 @@ HttpDissector::ExchangePtr HttpDissector::open_exchange(const net::HttpRequest& 
   ++requests_;
   if (meta.probe) ++probes_;
   x->recorder.request_sent(start, std::move(meta));
-  if (x->messages) note_affinity(*x, req);
   if (x->messages) note_riders(*x, req);
   if (events_.on_event)
     events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, id, request_text(req, version),
@@ -196,10 +194,15 @@ void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& hea
       events_.on_event({HttpEventKind::SseEvent, Direction::ServerToClient, t, id, format_sse(e.event, e.data),
                         e.event + " " + one_line(e.data), 0, tokens, {}});
   };
-  // At most one rider reads a request's reply: the first whose part its record has.
+  // At most one rider reads a request's reply: the one whose part its record has (besides
+  // those reading only its fields).
+  RiderReply* reader = nullptr;
   for (const auto& rider : riders_)
-    if (!x.rider_reply) x.rider_reply = rider->reply(x.result, rider_rows(id));
-  x.reply->head(status, header, x.rider_reply.get());
+    if (auto made = rider->reply(x.result, rider_rows(id))) {
+      if (!reader && !made->fields_only()) reader = made.get();
+      x.rider_replies.push_back(std::move(made));
+    }
+  x.reply->head(status, header, reader);
   x.status = status;
   x.affinity = reply_head_affinity(header);
   if (events_.on_event) {
@@ -212,18 +215,6 @@ void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& hea
 }
 
 void HttpDissector::reply_body(Exchange& x, std::string_view piece, double ts) { x.reply->body(piece, ts); }
-
-// The session-affinity fields of a Messages API request, kept when it has any.
-void HttpDissector::note_affinity(Exchange& x, const net::HttpRequest& req) {
-  AffinityExchange a;
-  note_affinity_request(a, [&req](const char* name) -> std::optional<std::string> {
-    auto it = req.headers.find(name);
-    return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
-  });
-  if (!a.carried_affinity()) return;
-  x.result.affinity = std::move(a);
-  x.affinity_body = req.body;
-}
 
 // Each rider reads the request: one of its own beside the model's, or its part of a model
 // request's record.
@@ -243,27 +234,24 @@ RiderRowSink HttpDissector::rider_rows(std::uint32_t id) {
 }
 
 void HttpDissector::read_chunk_extensions(Exchange& x) {
-  for (const auto& chunk : reply_reader_.take_chunk_extensions())
+  for (const auto& chunk : reply_reader_.take_chunk_extensions()) {
     for (const auto& [name, value] : chunk) read_token_count_extension(x.affinity, name, value);
+    for (const auto& reader : x.rider_replies) reader->chunk_extensions(chunk);
+  }
 }
 
 void HttpDissector::end_front_reply(Exchange& x, double ts) {
   end_reply(x, reply_reader_.trailers(), [this](const char* name) { return reply_reader_.header(name); }, ts);
 }
 
-// The reply was read to its end: its trailer and error body read, the affinity told, and the
-// request's record given the session fields (the checklist's view of the same exchange).
+// The reply was read to its end: its trailer and error body read, the affinity told, and every
+// rider's reader given the whole reply (its part of the record).
 void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, const HeaderLookup& reply_fields, double ts) {
   x.reply->trailers(trailers);
   x.reply->end(ts);
   for (const auto& [name, value] : trailers) read_token_count_trailer(x.affinity, name, value);
   x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
-  if (x.result.affinity) {
-    std::optional<std::uint64_t> chunks;
-    if (x.affinity.chunks_counted) chunks = x.affinity.chunk_token_sum;
-    note_affinity_reply(*x.result.affinity, x.status, reply_fields, x.reply->error_type(), chunks,
-                        x.affinity.trailer_total, x.affinity_body, x.result.text);
-  }
+  for (const auto& reader : x.rider_replies) reader->finished(x.status, reply_fields, trailers, *x.reply);
   for (std::size_t i = 0; i < riders_.size(); ++i) {
     std::optional<CapturedHttpRider::OwnKind> own;
     if (x.own && x.own->first == i) own = x.own->second;

@@ -52,7 +52,7 @@ class HttpDissector {
                                           std::uint64_t first_packet, std::string_view version);
   void begin_reply(Exchange& x, int status, const HeaderLookup& header, const std::string& head_text, double ts);
   void reply_body(Exchange& x, std::string_view piece, double ts);
-  // `reply_fields`: the reply head's fields again, for session affinity's record.
+  // `reply_fields`: the reply head's fields again, for the riders' readers (RiderReply::finished).
   void end_reply(Exchange& x, const net::HttpFields& trailers, const HeaderLookup& reply_fields, double ts);
   // The exchange is over (ended, cut, or the capture stopped): its record goes out.
   void complete(ExchangePtr x);
@@ -74,7 +74,6 @@ class HttpDissector {
   void read_chunk_extensions(Exchange& x);
   void end_front_reply(Exchange& x, double ts);
   void complete_front();
-  void note_affinity(Exchange& x, const net::HttpRequest& req);
   void note_riders(Exchange& x, const net::HttpRequest& req);
   RiderRowSink rider_rows(std::uint32_t exchange);
   void end_open(std::optional<double> server_closed);

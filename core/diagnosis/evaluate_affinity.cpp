@@ -14,13 +14,15 @@ namespace {
 std::vector<std::size_t> affinity_requests(const Observations& o) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    const auto& a = o.requests[i].result.affinity;
+    const auto* a = o.requests[i].result.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
     if (a && a->carried_affinity()) out.push_back(i);
   }
   return out;
 }
 
-const AffinityExchange& affinity_of(const Observations& o, std::size_t i) { return *o.requests[i].result.affinity; }
+const AffinityExchange& affinity_of(const Observations& o, std::size_t i) {
+  return *o.requests[i].result.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
+}
 
 // A request sent again under a session id that a 409 had already replaced: the client kept
 // the old id, and every resend is answered 409 again.

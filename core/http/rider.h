@@ -30,6 +30,16 @@ class RiderReply {
   virtual void trailers(const std::vector<std::pair<std::string, std::string>>& fields, HttpReplyRecorder& reply) = 0;
   // The body head() took ended at `t` with a 200: record the request's end (reply.recorder()).
   virtual void end(double t, HttpReplyRecorder& reply) = 0;
+
+  // A rider that adds fields to the API's own replies reads them and never the body: the
+  // recorder is handed another rider's reader, or none; the engine gives it the parts below.
+  virtual bool fields_only() const { return false; }
+  // One chunk's extensions (`;name=value` after its size), as the reply arrives.
+  virtual void chunk_extensions(const std::vector<std::pair<std::string, std::string>>& /*extensions*/) {}
+  // The reply was read whole, whoever read its body: its status, head fields and trailer
+  // fields again, and its recorder (the record, the error body's type).
+  virtual void finished(int /*status*/, const HeaderLookup& /*header*/,
+                        const std::vector<std::pair<std::string, std::string>>& /*trailers*/, HttpReplyRecorder& /*reply*/) {}
 };
 
 }  // namespace anthro

@@ -16,20 +16,6 @@ json timing_json(const Timing& t) {
           {"decode_us", t.decode_us}};
 }
 
-// The session-affinity fields of the exchange (profiles/session-affinity.md).
-json affinity_json(const AffinityExchange& a) {
-  return {{"session_id_sent", json_or_null(a.session_id_sent)},
-          {"context_hash_sent", json_or_null(a.context_hash_sent)},
-          {"session_id", json_or_null(a.session_id)},
-          {"context_hash", json_or_null(a.context_hash)},
-          {"new_session_id", json_or_null(a.new_session_id)},
-          {"expected_hash", json_or_null(a.expected_hash)},
-          {"error_type", json_or_null(a.error_type)},
-          {"context_hash_agrees", json_or_null(a.context_hash_agrees)},
-          {"chunk_token_count", json_or_null(a.chunk_token_count)},
-          {"trailer_token_count", json_or_null(a.trailer_token_count)}};
-}
-
 }  // namespace
 
 json text_fields(ByteView text, bool invalid) {
@@ -69,7 +55,6 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
             {"probe", json_or_null(r.probe)},
             {"max_tokens", json_or_null(r.max_tokens)}};
   if (r.packets) j["packets"] = {r.packets->first, r.packets->second};
-  if (r.affinity) j["affinity"] = affinity_json(*r.affinity);
   for (const auto& [id, part] : r.extensions.all()) part->write_json(j[std::string(part->json_key())]);
   if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
   // Invalid UTF-8 must not make the document unparseable: such text goes as hex.

@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "affinity/exchange.h"
 #include "metrics/record_extension.h"
 #include "metrics/request_figures.h"
 #include "protocol/body.h"
@@ -59,8 +58,6 @@ struct RequestResult {
   // buffer got (bytes) against what it holds.
   std::vector<float> frame_decode_ms;
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
-  // The session-affinity fields, when the request carried them or the reply did.
-  Boxed<AffinityExchange> affinity;
   // What the formats riding on the request's protocol add to it, each under its profile id.
   RecordExtensions extensions;
 };

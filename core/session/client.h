@@ -73,7 +73,7 @@ class SessionClient : private HttpSideRequests {
   net::awaitable<bool> negotiate();
   net::awaitable<bool> anthro_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
   net::awaitable<bool> http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
-  // Session affinity: the reply's fields into r.affinity, and the conversation moved on.
+  // Session affinity: the reply's fields into the record's AffinityExchange, and the conversation moved on.
   void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
                 std::string_view body, std::optional<std::uint64_t> chunk_tokens);
   // The request's content fields (a rider's, when one rides on the requests).

@@ -37,8 +37,9 @@ void SessionClient::answered(const HttpResponseReader& response, const HttpReply
   std::optional<std::uint64_t> trailer_tokens;
   for (const auto& [name, value] : response.trailers())
     if (name == "x-anthropic-token-count") trailer_tokens = parse_decimal(value);
-  note_affinity_reply(*r.affinity, response, reply.error_type(), chunk_tokens, trailer_tokens, body, r.text);
-  conversation_->answered(response.status(), r.text, *r.affinity);
+  auto& x = *r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
+  note_affinity_reply(x, response, reply.error_type(), chunk_tokens, trailer_tokens, body, r.text);
+  conversation_->answered(response.status(), r.text, x);
 }
 
 HttpFields SessionClient::content_fields() const {
@@ -104,8 +105,10 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     if (messages) fields.emplace_back("x-api-key", config_.api_key);
     else fields.emplace_back("authorization", "Bearer " + config_.api_key);
   }
-  if (conversation_)
-    for (const auto& [name, value] : conversation_->headers(body, r.affinity.emplace())) fields.emplace_back(name, value);
+  if (conversation_) {
+    AffinityExchange& sent = r.extensions.emplace<AffinityExchange>(ProfileId::SessionAffinity);
+    for (const auto& [name, value] : conversation_->headers(body, sent)) fields.emplace_back(name, value);
+  }
   if (rider_) rider_->request(r);
   rec.request_sent(steady_now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);

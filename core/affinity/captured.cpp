@@ -1,0 +1,115 @@
+// Session affinity as a capture's HTTP dissector reads it (capture/http_rider.h): a Messages API
+// request carrying X-Anthropic-* fields gets its AffinityExchange, and its reply, read by the
+// API's own reader, gives the fields, token counts and Context-Hash check (note_affinity_reply),
+// as the live client records them.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <map>
+
+#include "affinity/exchange.h"
+#include "affinity/format.h"
+#include "capture/http_rider.h"
+#include "http/reply_recorder.h"
+#include "net/http_io.h"
+
+namespace anthro {
+namespace {
+
+bool same_field_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A token count: decimal digits only, fitting 64 bits (the session tracer's rule,
+// capture/http_affinity.cpp), so the record and the rows count alike.
+std::optional<std::uint64_t> token_count_of(std::string_view value) {
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (!value.empty() && ec == std::errc() && end == value.data() + value.size()) return n;
+  return std::nullopt;
+}
+
+constexpr std::string_view kTokenCountField = "x-anthropic-token-count";
+
+// The reply of a request that carried the fields: the API's reader reads its body, this one the
+// token counts of its chunks and trailer, then the whole reply into the record.
+class CapturedAffinityReply : public RiderReply {
+ public:
+  explicit CapturedAffinityReply(std::string request_body) : request_body_(std::move(request_body)) {}
+
+  bool head(int, const HeaderLookup&, HttpReplyRecorder&) override { return false; }
+  void body(std::string_view, double, HttpReplyRecorder&) override {}
+  void trailers(const std::vector<std::pair<std::string, std::string>>&, HttpReplyRecorder&) override {}
+  void end(double, HttpReplyRecorder&) override {}
+  bool fields_only() const override { return true; }
+
+  void chunk_extensions(const std::vector<std::pair<std::string, std::string>>& extensions) override {
+    for (const auto& [name, value] : extensions) {
+      if (!same_field_name(name, kTokenCountField)) continue;
+      auto n = token_count_of(value);
+      if (!n) continue;
+      std::uint64_t sum = chunk_sum_.value_or(0);
+      chunk_sum_ = *n > std::numeric_limits<std::uint64_t>::max() - sum ? std::numeric_limits<std::uint64_t>::max() : sum + *n;
+    }
+  }
+
+  void finished(int status, const HeaderLookup& header, const std::vector<std::pair<std::string, std::string>>& trailers,
+                HttpReplyRecorder& reply) override {
+    std::optional<std::uint64_t> trailer_total;
+    for (const auto& [name, value] : trailers)
+      if (same_field_name(name, kTokenCountField)) trailer_total = token_count_of(value);
+    RequestResult& r = reply.result();
+    if (auto* x = r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity))
+      note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum_, trailer_total, request_body_, r.text);
+  }
+
+ private:
+  std::string request_body_;  // its messages, for the reply's Context-Hash
+  std::optional<std::uint64_t> chunk_sum_;
+};
+
+// One captured connection's session affinity.
+class CapturedSessionAffinity : public CapturedHttpRider {
+ public:
+  std::optional<OwnKind> request(const net::HttpRequest& req, RequestResult& r, RequestResult*) override {
+    AffinityExchange sent;
+    note_affinity_request(sent, [&req](const char* name) -> std::optional<std::string> {
+      auto it = req.headers.find(name);
+      return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+    if (!sent.carried_affinity()) return std::nullopt;
+    r.extensions.emplace<AffinityExchange>(ProfileId::SessionAffinity) = std::move(sent);
+    bodies_[r.stream_id] = req.body;
+    return std::nullopt;
+  }
+
+  std::unique_ptr<RiderReply> reply(const RequestResult& r, RiderRowSink) override {
+    auto it = bodies_.find(r.stream_id);
+    if (it == bodies_.end() || !r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity)) return nullptr;
+    auto reader = std::make_unique<CapturedAffinityReply>(std::move(it->second));
+    bodies_.erase(it);
+    return reader;
+  }
+
+  void replied(std::optional<OwnKind>, int, const HttpReplyRecorder&, const RequestResult& r, double,
+               const RiderRowSink&) override {
+    bodies_.erase(r.stream_id);
+  }
+  bool holds(const RequestResult&) const override { return false; }
+
+ private:
+  std::map<std::uint32_t, std::string> bodies_;  // exchange id → the body of a request that carried the fields
+};
+
+std::unique_ptr<CapturedHttpRider> make_captured_session_affinity() { return std::make_unique<CapturedSessionAffinity>(); }
+
+}  // namespace
+
+void register_captured_session_affinity() {
+  register_captured_http_rider(ProfileId::SessionAffinity, make_captured_session_affinity);
+}
+
+}  // namespace anthro

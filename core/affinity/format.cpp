@@ -1,0 +1,7 @@
+#include "affinity/format.h"
+
+namespace anthro {
+
+void register_session_affinity() { register_captured_session_affinity(); }
+
+}  // namespace anthro

@@ -1,0 +1,14 @@
+// Session affinity as the registry and the engines know it (../shared/spec/profiles/
+// session-affinity.md): a format adding fields to the HTTP Messages API's own requests and
+// replies, registered from this folder (register_session_affinity, listed in
+// core/formats/builtin.cpp). Its registry row is still a row of profile/profile.cpp.
+#pragma once
+
+namespace anthro {
+
+// Every part, in the engines' tables.
+void register_session_affinity();
+// Its parts, one per engine (captured.cpp).
+void register_captured_session_affinity();
+
+}  // namespace anthro
