@@ -25,8 +25,9 @@ class RecordExtension {
   // Its member in the request's JSON (request_json): the key, and the value written there.
   virtual std::string_view json_key() const = 0;
   virtual void write_json(nlohmann::json& out) const = 0;
-  // What the text output of `session` adds to the request's line: ", " and its words.
-  virtual std::string text() const = 0;
+  // What the text output of `session` adds to the request's line: ", " and its words (or
+  // nothing).
+  virtual std::string text() const { return {}; }
 };
 
 // A format's record type as an extension: `Self` gives json_key() and write_json().
