@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "layerzero/format.h"
+#include "affinity/serve.h"
 #include "diagnosis/diagnose.h"
 #include "layerzero/workload.h"
 #include "endpoint_fixture.h"
@@ -249,7 +250,7 @@ class TestFaultMatrix : public QObject {
     f.config().model.tokens = c.tokens;
     f.config().model.seed = 7;
     // Slots enough for every conversation of the run: a collection is the slot-gc fault's alone.
-    if (c.checklist == "session-affinity") f.config().affinity.slot_count = 4096;
+    if (c.checklist == "session-affinity") emulate_affinity(f.config()).slot_count = 4096;
     if (c.checklist == "token-stream") serve_token_stream(f.config());
     if (c.layer_zero()) {
       f.config().own_listen[lz::profile_id()] = "127.0.0.1:0";

@@ -13,6 +13,7 @@
 
 #include <set>
 
+#include "affinity/serve.h"
 #include "diagnosis/diagnose.h"
 #include "endpoint_fixture.h"
 #include "crypto/hash.h"
@@ -118,7 +119,7 @@ class TestReport : public QObject {
     // must be found again afterwards.
     auto restore = qScopeGuard([saved = qgetenv("XDG_DATA_HOME")] { qputenv("XDG_DATA_HOME", saved); });
     EndpointFixture e({"token-count-estimate"});
-    e.config().affinity.slot_count = 256;
+    emulate_affinity(e.config()).slot_count = 256;
     e.start();
     DiagnoseConfig c;
     c.checklist = builtin_affinity_checklist();

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "affinity/serve.h"
 #include "endpoint_fixture.h"
 #include "rollout/rollout.h"
 #include "test_paths.h"
@@ -135,7 +136,7 @@ class TestRollout : public QObject {
     QVERIFY(plan.ok());
     auto affinity_endpoint = [](std::vector<std::string> faults) {
       auto e = std::make_unique<EndpointFixture>(std::move(faults), 20, 1, 12);
-      e->config().affinity.slot_count = 256;
+      emulate_affinity(e->config()).slot_count = 256;
       e->start();
       return e;
     };

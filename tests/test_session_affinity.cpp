@@ -15,6 +15,7 @@
 
 #include "affinity/context_hash.h"
 #include "affinity/conversation.h"
+#include "affinity/serve.h"
 #include "affinity/session_slots.h"
 #include "affinity_curl.h"
 #include "endpoint/prometheus.h"
@@ -117,7 +118,7 @@ class TestSessionAffinity : public QObject {
 
   void endpointSpeaksTheHeaders() {
     EndpointFixture f({}, 5, 1, 4);
-    f.config().affinity.slot_count = 1;
+    emulate_affinity(f.config()).slot_count = 1;
     f.start();
     const std::string url = f.endpoint().url("http") + "/v1/messages";
     ordered_json messages = ordered_json::array({{{"role", "user"}, {"content", "hi 你好"}}});
@@ -292,7 +293,7 @@ class TestSessionAffinity : public QObject {
   void clientHoldsTheConversation() {
     for (bool migrate : {false, true}) {
       EndpointFixture f(migrate ? std::vector<std::string>{"session-migrate=1"} : std::vector<std::string>{}, 5, 1, 6);
-      f.config().affinity.slot_count = 64;
+      emulate_affinity(f.config()).slot_count = 64;
       f.start();
       SessionConfig s = f.session("http", "/v1/messages");
       s.affinity = true;

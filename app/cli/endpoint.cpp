@@ -52,11 +52,6 @@ int run_endpoint(const std::vector<std::string>& argv) {
       if (*s < 0) args.fail(std::string(t.option) + " " + *args.value(t.option) + ": a timeout is 0 (none) or more seconds");
       else t.seconds = *s;
     }
-  if (auto n = args.count("--affinity-slots", 1, 1000000)) config.affinity.slot_count = *n;
-  if (auto s = args.number("--affinity-idle-s", NumberRange::Positive)) config.affinity.idle_s = *s;
-  if (auto ms = args.number("--affinity-gc-ms", NumberRange::NonNegative)) config.affinity.gc_pause_ms = *ms;
-  if ((args.has("--affinity-idle-s") || args.has("--affinity-gc-ms")) && !args.has("--affinity-slots"))
-    args.fail("--affinity-idle-s and --affinity-gc-ms need --affinity-slots N");
   read_rider_options(args, config);
   auto faults = parse_faults(args.values("--fault"));
   if (!faults) args.fail(faults.error().detail);

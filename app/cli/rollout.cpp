@@ -53,8 +53,6 @@ void read_resume(Args& args, RolloutConfig& c) {
   for (const auto& [name, url] : c.resume->regions) c.regions.emplace(name, url);
 }
 
-constexpr std::size_t kEmbeddedSlots = 256;  // a rehearsal's conversations fill about a tenth
-
 // Without --baseline and --candidate: the embedded endpoint's HTTP baseline and its anthro-v1 port,
 // with a short model so a whole plan runs in minutes. The session-affinity plan rehearses session
 // affinity instead: the cleartext Messages API, with context slots emulated for the candidate (its
@@ -65,7 +63,7 @@ Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c, const Faul
   e.tls_listen = "127.0.0.1:0";
   if (affinity) {
     e.http_listen = "127.0.0.1:0";
-    e.affinity.slot_count = kEmbeddedSlots;
+    if (const Profile* p = find_profile(c.plan.profile)) offer_embedded_format(e, p->id);
   }
   e.model.ttft = {40, 8};
   e.model.itl = {2, 0.5};

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "affinity/serve.h"
 #include "layerzero/format.h"
 #include "layerzero/workload.h"
 #include "session/target.h"
@@ -162,7 +163,17 @@ void read_own_client_options(Args& args, LiveWorkloadConfig& live) {
   }
 }
 
+// The emulated GPU instance's context slots (off without --affinity-slots).
+void read_affinity_emulation(Args& args, EndpointConfig& config) {
+  if (auto n = args.count("--affinity-slots", 1, 1000000)) emulate_affinity(config).slot_count = *n;
+  if (auto s = args.number("--affinity-idle-s", NumberRange::Positive)) emulate_affinity(config).idle_s = *s;
+  if (auto ms = args.number("--affinity-gc-ms", NumberRange::NonNegative)) emulate_affinity(config).gc_pause_ms = *ms;
+  if ((args.has("--affinity-idle-s") || args.has("--affinity-gc-ms")) && !args.has("--affinity-slots"))
+    args.fail("--affinity-idle-s and --affinity-gc-ms need --affinity-slots N");
+}
+
 void read_rider_options(Args& args, EndpointConfig& config) {
+  read_affinity_emulation(args, config);
   if (args.has("--token-stream-tenant") && !args.has("--token-stream")) args.fail("--token-stream-tenant needs --token-stream");
   if (args.has("--token-stream")) {
     TokenStreamServerOptions& served = serve_token_stream(config);

@@ -204,16 +204,12 @@ MainWindow::~MainWindow() {
   if (endpoint_) endpoint_->stop();
 }
 
-constexpr std::size_t kEmbeddedContextSlots = 256;
-
 void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   EndpointConfig config;
   config.tls_listen = "127.0.0.1:0";
   config.lab_listen = "127.0.0.1:0";
   config.http_listen = "127.0.0.1:0";
   offer_embedded_formats(config);
-  // Session affinity's context slots: only requests carrying session fields use them.
-  config.affinity.slot_count = kEmbeddedContextSlots;
   config.model.ttft = {150, 40, true};
   config.model.itl = {12, 3};
   if (auto parsed = parse_faults(faults)) config.model.faults = *parsed;

@@ -2,6 +2,9 @@
 
 namespace anthro {
 
-void register_session_affinity() { register_captured_session_affinity(); }
+void register_session_affinity() {
+  register_served_session_affinity();  // first: its faults follow the catalogue's in the fault list
+  register_captured_session_affinity();
+}
 
 }  // namespace anthro

@@ -8,7 +8,8 @@ namespace anthro {
 
 // Every part, in the engines' tables.
 void register_session_affinity();
-// Its parts, one per engine (captured.cpp).
+// Its parts, one per engine (captured.cpp, serve.cpp).
 void register_captured_session_affinity();
+void register_served_session_affinity();
 
 }  // namespace anthro

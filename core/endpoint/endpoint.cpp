@@ -218,12 +218,16 @@ void register_emulation(ProfileId id, OwnEmulation emulation) {
 const std::map<ProfileId, OwnEmulation>& own_emulations() { return emulations().all(); }
 
 void offer_embedded_formats(EndpointConfig& config) {
-  for (const auto& [id, emulation] : own_emulations()) {
+  for (const auto& [id, emulation] : own_emulations()) offer_embedded_format(config, id);
+  for (const auto& [id, route] : http_routes().all()) offer_embedded_format(config, id);
+}
+
+void offer_embedded_format(EndpointConfig& config, ProfileId id) {
+  if (auto it = own_emulations().find(id); it != own_emulations().end()) {
     config.own_listen[id] = "127.0.0.1:0";
-    if (emulation.embedded) emulation.embedded(config);
+    if (it->second.embedded) it->second.embedded(config);
   }
-  for (const auto& [id, route] : http_routes().all())
-    if (route.embedded) route.embedded(config);
+  if (const HttpRoute* route = http_routes().find(id); route && route->embedded) route->embedded(config);
 }
 
 Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) {

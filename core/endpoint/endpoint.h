@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "affinity/session_slots.h"
 #include "model/simulated_model.h"
 #include "profile/profile.h"
 #include "util/result.h"
@@ -42,7 +41,6 @@ struct EndpointConfig {
   std::uint32_t default_max_tokens = 1024;  // granted when the offer asks for more
   std::size_t max_queued_bytes = 1 << 20;  // per connection: beyond it, generation waits
   std::size_t max_prompt_bytes = 1 << 20;  // a longer prompt is 413, too large for this server
-  AffinityConfig affinity;  // session affinity on the Messages API; off unless slots are given
   // The formats riding on the HTTP API (endpoint/http_rider.h) it serves, each with its
   // options (an empty std::any: its defaults); off unless named.
   std::map<ProfileId, std::any> riders;
@@ -56,6 +54,8 @@ struct EndpointConfig {
 // port, and every format riding on HTTP that wants to be served there, each as it wants to be
 // (OwnEmulation::embedded, HttpRoute::embedded).
 void offer_embedded_formats(EndpointConfig& config);
+// One format so offered (a rehearsal of its rollout plan).
+void offer_embedded_format(EndpointConfig& config, ProfileId id);
 
 struct Listener {
   std::string scheme;  // anthro, https, lz, anthro+lab, http, lz+lab, metrics

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <ctime>
 
-#include "affinity/context_hash.h"
 #include "endpoint/reply_writer.h"
 #include "endpoint/server_state.h"
 #include "http/messages_api.h"
@@ -25,37 +24,33 @@ PerProfile<HttpRoute>& http_route_table() {
   return table;
 }
 
-// Session affinity on a served request: its session, and the messages its
-// response's Context-Hash starts from.
-struct AffinityReply {
-  std::string session_id;
-  nlohmann::ordered_json messages;
-  HashSerialisation how = HashSerialisation::Canonical;  // Python's under the hash-python fault
-  bool estimated = false;    // the token-count-estimate fault
-};
-
 struct Reply {
   Api api;
   RequestSpec request;
   ReplyPlan plan;
   std::string id;
   bool include_usage = false;
-  std::optional<AffinityReply> affinity;
+  std::vector<std::unique_ptr<ReplyFields>> fields;  // the riders' parts (HttpRoute::judge)
 };
 
-// The session headers of a reply: its session and the Context-Hash of the conversation with
-// this reply appended (the text the plan will play, known before the first token).
-Headers affinity_headers(const Reply& r) {
-  if (!r.affinity) return {};
+// `headers`, then the riders' fields of the reply's head, which know the text the plan will play.
+Headers with_rider_fields(Headers headers, const Reply& r, bool streamed) {
+  if (r.fields.empty()) return headers;
   std::string text;
   for (const auto& t : r.plan.tokens) text += t.text;
-  return {{"x-anthropic-session-id", r.affinity->session_id},
-          {"x-anthropic-context-hash", response_context_hash(r.affinity->messages, text, r.affinity->how)}};
+  for (const auto& f : r.fields)
+    for (auto& h : f->head(text, streamed)) headers.push_back(std::move(h));
+  return headers;
 }
 
-std::optional<std::string> header_if_present(const HttpRequest& req, const std::string& name) {
-  auto it = req.headers.find(name);
-  return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
+// A chunk's extensions from the riders that have one, joined as HTTP/1.1 writes several.
+std::string rider_extension(const Reply& r, std::string_view text, std::size_t tokens) {
+  std::string out;
+  for (const auto& f : r.fields) {
+    std::string e = f->chunk_extension(text, tokens);
+    if (!e.empty()) out += (out.empty() ? "" : ";") + e;
+  }
+  return out;
 }
 
 std::string error_body(Api api, std::string_view type, std::string_view message) {
@@ -94,11 +89,6 @@ Credentials check_credentials(const HttpRequest& req, const std::string& want) {
   return given ? Credentials::Accepted : Credentials::Refused;
 }
 
-// Seconds on the steady clock, for lifetimes kept on the loop thread.
-double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 Headers retry_headers(std::uint32_t ms) {
   return {{"retry-after", std::to_string((ms + 999) / 1000)}, {"retry-after-ms", std::to_string(ms)}};
 }
@@ -126,7 +116,7 @@ class Responder {
     }
     // A format riding on the API answers its own requests (endpoint/http_rider.h).
     for (const auto& [id, route] : http_routes().all()) {
-      if (!route.takes(req, path, state_)) continue;
+      if (!route.takes || !route.takes(req, path, state_)) continue;
       HttpRouteCall call{state_, out_, timer_};  // (named: GCC 12 miscompiles a braced list inside co_await)
       co_return co_await route.serve(req, call);
     }
@@ -136,7 +126,7 @@ class Responder {
       co_return co_await send_error(api, 405, "invalid_request_error", "use POST on " + path);
     if (api == Api::Messages && req.header("anthropic-version").empty())
       co_return co_await send_error(api, 400, "invalid_request_error", "anthropic-version: header is required");
-    Reply reply{api, {}, {}, {}, false, std::nullopt};
+    Reply reply{api, {}, {}, {}, false, {}};
     auto parsed = api == Api::Messages ? parse_messages_request(req.body)
                                        : parse_chat_completions_request(req.body, &reply.include_usage);
     if (!parsed) co_return co_await send_error(api, 400, "invalid_request_error", parsed.error().detail);
@@ -144,26 +134,10 @@ class Responder {
     std::string prompt = prompt_text(reply.request.system, reply.request.messages);
     if (auto refusal = refuse_request(state_.config, reply.request.model, prompt))
       co_return co_await send_error(api, refusal->code, refusal->type, refusal->message);
-    double affinity_ms = 0;
-    if (api == Api::Messages && state_.config.affinity.enabled() && carries_affinity(req)) {
-      AffinityDecision d = judge_affinity(req, reply);
-      if (d.verdict == AffinityVerdict::Migrated) {
-        Headers moved{{"x-anthropic-new-session-id", d.session_id}};
-        co_return co_await send_error(api, 409, "session_migrated",
-                                      "session " + req.header("x-anthropic-session-id") +
-                                          " migrated or its context slot was collected: resend the whole history as " +
-                                          d.session_id,
-                                      std::move(moved));
-      }
-      if (d.verdict == AffinityVerdict::HashMismatch) {
-        Headers expected{{"x-anthropic-expected-hash", d.expected_hash}};
-        co_return co_await send_error(api, 400, "invalid_context_hash",
-                                      "X-Anthropic-Context-Hash " + req.header("x-anthropic-context-hash") +
-                                          " is not the server's " + d.expected_hash + " of the last 3 messages",
-                                      std::move(expected));
-      }
-      affinity_ms = d.extra_ttft_ms;
-    }
+    double rider_ms = 0;
+    if (api == Api::Messages)
+      if (auto refusal = judge_by_riders(req, reply, rider_ms))
+        co_return co_await send_error(api, refusal->status, refusal->type, refusal->message, std::move(refusal->headers));
     std::uint32_t max_tokens = reply.request.max_tokens.value_or(state_.config.default_max_tokens);
     reply.plan = state_.http_model.plan(ReplyRequest{reply.request.model,
                                                      prompt,
@@ -174,41 +148,24 @@ class Responder {
       Headers retry = retry_headers(reply.plan.retry_after_ms);
       co_return co_await send_error(api, 429, "rate_limit_error", "overloaded", std::move(retry));
     }
-    co_await sleep_for(timer_, (reply.plan.queue_ms + reply.plan.context_wait_ms + reply.plan.prefill_ms + affinity_ms) / 1000.0);
+    co_await sleep_for(timer_, (reply.plan.queue_ms + reply.plan.context_wait_ms + reply.plan.prefill_ms + rider_ms) / 1000.0);
     bool sent = false;
     if (reply.request.stream) sent = co_await stream_reply(reply);
     else sent = co_await whole_reply(reply);
     co_return sent;
   }
 
-  // Whether the emulated instance treats the request as a session's: it carries a session field
-  // that reached the instance (the strip-affinity-headers fault is a hop that removes them, so
-  // the request takes the old, sessionless path and its reply carries none).
-  bool carries_affinity(const HttpRequest& req) const {
-    if (state_.config.model.faults.strip_affinity_headers) return false;
-    return req.headers.count("x-anthropic-session-id") || req.headers.count("x-anthropic-context-hash");
-  }
-
-  // The request's session judged by the emulated instance; a served one's session is kept in
-  // `reply.affinity`.
-  AffinityDecision judge_affinity(const HttpRequest& req, Reply& reply) {
-    const Faults& faults = state_.config.model.faults;
-    auto body = parse_ordered_json(req.body);  // parsed before, by parse_messages_request
-    nlohmann::ordered_json messages = body && body->is_object() ? body->value("messages", nlohmann::ordered_json::array())
-                                                                : nlohmann::ordered_json::array();
-    double now = steady_seconds();
-    HashSerialisation how = faults.hash_python ? HashSerialisation::PythonDefault : HashSerialisation::Canonical;
-    AffinityDecision d = state_.affinity_slots.admit(header_if_present(req, "x-anthropic-session-id"),
-                                                     header_if_present(req, "x-anthropic-context-hash"),
-                                                     context_hash(messages, how), messages.size() > 1, now);
-    if (d.verdict != AffinityVerdict::Serve) return d;
-    reply.affinity = AffinityReply{d.session_id, std::move(messages), how, faults.token_count_estimate};
-    // The session-migrate fault: the instance gives the slot up once this reply is written, so
-    // the session's next request finds it gone.
-    if (faults.session_migrate_rate > 0 &&
-        std::uniform_real_distribution<double>(0, 1)(state_.affinity_rng) < faults.session_migrate_rate)
-      state_.affinity_slots.evict(d.session_id);
-    return d;
+  // The riders that add to the API's own replies judge the request (HttpRoute::judge): the first
+  // refusal answers it; each part of theirs joins the reply, their waits its first token's.
+  std::optional<RequestJudgement::Refusal> judge_by_riders(const HttpRequest& req, Reply& reply, double& extra_ttft_ms) {
+    for (const auto& [id, route] : http_routes().all()) {
+      if (!route.judge) continue;
+      RequestJudgement j = route.judge(req, state_);
+      if (j.refusal) return std::move(j.refusal);
+      if (j.fields) reply.fields.push_back(std::move(j.fields));
+      extra_ttft_ms += j.extra_ttft_ms;
+    }
+    return std::nullopt;
   }
 
   // Sleeps until token i is due.
@@ -227,27 +184,12 @@ class Responder {
                       r.plan.tokens.size(), std::nullopt};
     std::string body = r.api == Api::Messages ? messages_response_json(spec)
                                               : chat_completions_response_json(spec, std::time(nullptr));
-    co_return co_await out_.respond(200, "application/json", std::move(body), affinity_headers(r));
+    Headers fields = with_rider_fields(Headers(), r, false);
+    co_return co_await out_.respond(200, "application/json", std::move(body), std::move(fields));
   }
 
   awaitable<bool> stream_reply(const Reply& r) {
-    Headers headers{{"content-type", "text/event-stream"}, {"cache-control", "no-cache"}};
-    // Session affinity: each chunk's token count as a chunk extension, the total in a trailer (what
-    // survives proxies that drop extensions).
-    const bool counted = r.affinity.has_value();
-    if (counted) {
-      for (auto& h : affinity_headers(r)) headers.push_back(std::move(h));
-      headers.emplace_back("trailer", "X-Anthropic-Token-Count");
-    }
-    // The token-count-estimate fault counts a chunk's text as ⌈bytes/4⌉ tokens.
-    const bool estimated = counted && r.affinity->estimated;
-    auto tokens_of = [estimated](const std::string& text) -> std::uint64_t {
-      return estimated ? (text.size() + 3) / 4 : 1;
-    };
-    std::uint64_t counted_total = 0;
-    auto count = [counted](std::uint64_t tokens) {
-      return counted ? "x-anthropic-token-count=" + std::to_string(tokens) : std::string();
-    };
+    Headers headers = with_rider_fields({{"content-type", "text/event-stream"}, {"cache-control", "no-cache"}}, r, true);
     AnthropicSseWriter anthropic;
     OpenAiSseWriter openai(r.id, r.request.model, std::time(nullptr), r.include_usage);
     bool messages = r.api == Api::Messages;
@@ -256,15 +198,14 @@ class Responder {
     std::string first = messages ? anthropic.message_start(r.id, r.request.model, r.plan.input_tokens) +
                                        anthropic.content_block_start() + anthropic.ping()
                                  : openai.role_chunk();
-    ok = co_await out_.piece(std::move(first), count(0));
+    ok = co_await out_.piece(std::move(first), rider_extension(r, "", 0));
     if (!ok) co_return false;
     TokenSchedule schedule(r.plan);
     for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
       co_await pace(schedule, i);
       const std::string& text = r.plan.tokens[i].text;
-      counted_total += tokens_of(text);
       std::string chunk = messages ? anthropic.text_delta(text) : openai.text_delta(text);
-      ok = co_await out_.piece(std::move(chunk), count(tokens_of(text)));
+      ok = co_await out_.piece(std::move(chunk), rider_extension(r, text, 1));
       if (!ok) co_return false;
       if (r.plan.reset_after_token && i + 1 >= *r.plan.reset_after_token) {
         out_.reset();
@@ -275,10 +216,11 @@ class Responder {
     std::string tail = messages ? anthropic.content_block_stop() + anthropic.message_delta(r.plan.stop_reason, n) +
                                       anthropic.message_stop()
                                 : openai.finish(r.plan.stop_reason) + openai.usage(r.plan.input_tokens, n) + openai.done();
-    ok = co_await out_.piece(std::move(tail), count(0));
+    ok = co_await out_.piece(std::move(tail), rider_extension(r, "", 0));
     if (!ok) co_return false;
     Headers trailers;
-    if (counted) trailers.emplace_back("X-Anthropic-Token-Count", std::to_string(counted_total));
+    for (const auto& f : r.fields)
+      for (auto& h : f->trailer()) trailers.push_back(std::move(h));
     co_return co_await out_.end(std::move(trailers));
   }
 
@@ -386,7 +328,10 @@ class HttpConnection {
 const PerProfile<HttpRoute>& http_routes() { return http_route_table(); }
 
 void register_http_route(ProfileId id, HttpRoute route) {
-  if (!route.make_state || !route.takes || !route.serve) throw std::logic_error("register_http_route: a part is missing");
+  // Its own requests need both takes and serve; a rider needs them or judge.
+  const bool answers = route.takes && route.serve, adds = route.judge != nullptr;
+  if (!route.make_state || !route.takes != !route.serve || (!answers && !adds))
+    throw std::logic_error("register_http_route: a part is missing");
   http_route_table().add(id, route);
 }
 

@@ -109,20 +109,9 @@ std::string EndpointMetrics::text() const {
 
 std::string metrics_text(const ServerState& state) {
   std::string out = state.metrics.text();
-  if (!state.config.affinity.enabled()) return out;
-  PrometheusText slots;
-  auto gauge = [&](const char* name, MetricType type, const char* help, double value) {
-    slots.family(name, type, help);
-    slots.sample(name, value);
-  };
-  gauge("anthropic_gpu_context_slots_used", MetricType::Gauge, "Context slots holding a session.",
-        static_cast<double>(state.affinity_slots.used()));
-  gauge("anthropic_gpu_context_slots", MetricType::Gauge, "Context slots of the instance.",
-        static_cast<double>(state.config.affinity.slot_count));
-  gauge("anthropic_gpu_context_gc_count", MetricType::Counter,
-        "Sessions whose slot was collected (idle, or taken for a new session).",
-        static_cast<double>(state.affinity_slots.gc_count()));
-  return out + slots.text();
+  for (const auto& [id, route] : http_routes().all())
+    if (route.metrics) out += route.metrics(state);
+  return out;
 }
 
 }  // namespace anthro

@@ -13,7 +13,7 @@
 namespace anthro {
 
 // The value of an unlabelled sample `name` in a text exposition; nullopt when it is absent or
-// not a number. (Reads /metrics for the session-affinity plan's slot-utilisation gate.)
+// not a number. (Reads a candidate's /metrics for a rollout plan's gate.)
 std::optional<double> prometheus_sample(std::string_view text, std::string_view name);
 
 class Histogram {

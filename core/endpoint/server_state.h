@@ -76,16 +76,6 @@ class Drainable {
   ~Drainable() = default;
 };
 
-// The emulated instance's slots, with the slot-gc fault's collections.
-inline AffinityConfig affinity_config(const EndpointConfig& config) {
-  AffinityConfig a = config.affinity;
-  if (config.model.faults.slot_gc_ms) {
-    a.collect_for_every_new_session = true;
-    a.gc_pause_ms = *config.model.faults.slot_gc_ms;
-  }
-  return a;
-}
-
 struct ServerState;
 
 // A wire format's own emulation (Emulation::Own), registered from its folder: its state, made
@@ -116,8 +106,6 @@ struct ServerState {
   AtomicCounters counters;
   EndpointMetrics metrics;
   std::uint64_t request_number = 0;  // loop thread only
-  SessionSlots affinity_slots{affinity_config(config)};  // loop thread only
-  std::mt19937_64 affinity_rng{config.model.seed};     // the session-migrate fault; loop thread only
   std::set<Drainable*> live;          // loop thread only
   // Each format's own emulation's or HTTP route's state (OwnEmulation::make_state,
   // HttpRoute::make_state); loop thread only.
@@ -129,8 +117,8 @@ struct ServerState {
   }
 };
 
-// /metrics: the endpoint's metrics, and session affinity's context-slot gauges when affinity is
-// emulated.
+// /metrics: the endpoint's metrics, then the lines of the formats riding on HTTP
+// (HttpRoute::metrics).
 std::string metrics_text(const ServerState& state);
 
 // The answer to a client's offer (spec §2), or the reason the offer is refused.

@@ -127,21 +127,6 @@ const Entry kCatalogue[] = {
     {"reset-mid-stream", "RATE",
      [](Faults& f, std::string_view a) { return read_rate(a, f.reset_mid_stream_rate); },
      [](const Faults& f) { return rate(f.reset_mid_stream_rate); }},
-    {"session-migrate", "RATE",
-     [](Faults& f, std::string_view a) { return read_rate(a, f.session_migrate_rate); },
-     [](const Faults& f) { return rate(f.session_migrate_rate); }},
-    {"hash-python", "",
-     [](Faults& f, std::string_view) -> Problem { f.hash_python = true; return {}; },
-     [](const Faults& f) { return flag(f.hash_python); }},
-    {"slot-gc", "MS",
-     [](Faults& f, std::string_view a) { return read_ms(a, f.slot_gc_ms.emplace()); },
-     [](const Faults& f) { return ms(f.slot_gc_ms); }},
-    {"strip-affinity-headers", "",
-     [](Faults& f, std::string_view) -> Problem { f.strip_affinity_headers = true; return {}; },
-     [](const Faults& f) { return flag(f.strip_affinity_headers); }},
-    {"token-count-estimate", "",
-     [](Faults& f, std::string_view) -> Problem { f.token_count_estimate = true; return {}; },
-     [](const Faults& f) { return flag(f.token_count_estimate); }},
 };
 
 struct OwnEntry {
@@ -182,12 +167,19 @@ std::string valid_faults() {
   return out;
 }
 
-// A format's own fault, kept as given once its check passed.
+// A format's own fault, kept as given once its check passed; a number (RATE, MS) as the
+// catalogue keeps its own (written back the same way, a rate of 0 off), so describe reads the
+// same for either.
 Problem set_own(const Entry& entry, Faults& faults, std::string_view argument) {
   const auto& own = own_entries();
   const auto it = std::ranges::find(own, std::string_view(entry.name), &OwnEntry::name);
   if (auto problem = it->check(argument)) return problem;
-  faults.own.emplace(entry.name, argument);
+  if (it->syntax != "RATE" && it->syntax != "MS") {
+    faults.own.emplace(entry.name, argument);
+    return std::nullopt;
+  }
+  const double value = parse_number(argument).value_or(0);
+  if (it->syntax == "MS" || value > 0) faults.own.emplace(entry.name, number_text(value));
   return std::nullopt;
 }
 
@@ -233,9 +225,16 @@ std::optional<std::string> check_fault_rate(std::string_view argument) {
   return read_rate(argument, ignored);
 }
 
-double own_fault_rate(const Faults& faults, std::string_view name) {
+std::optional<std::string> check_fault_ms(std::string_view argument) {
+  double ignored = 0;
+  return read_ms(argument, ignored);
+}
+
+double own_fault_rate(const Faults& faults, std::string_view name) { return own_fault_number(faults, name).value_or(0); }
+
+std::optional<double> own_fault_number(const Faults& faults, std::string_view name) {
   const auto it = faults.own.find(name);
-  return it == faults.own.end() ? 0 : parse_number(it->second).value_or(0);
+  return it == faults.own.end() ? std::nullopt : parse_number(it->second);
 }
 
 std::vector<std::string> fault_names() {

@@ -41,15 +41,9 @@ struct Faults {
   bool max_tokens_u16 = false;                 // the v0.35.1 bug: max_tokens & 0xFFFF
   bool utf8_surrogate = false;                 // 4-byte characters as CESU-8 on anthro-v1
   double reset_mid_stream_rate = 0;            // TCP RST mid-stream, per request
-  // Session affinity (profiles/session-affinity.md); they act only when the
-  // endpoint emulates it (--affinity-slots).
-  double session_migrate_rate = 0;             // a served session's slot given up after the reply, per request
-  bool hash_python = false;                    // the instance hashes the Python way (ensure_ascii, float repr)
-  std::optional<double> slot_gc_ms;            // every new session's slot is won by a collection of MS
-  bool strip_affinity_headers = false;         // a hop strips X-Anthropic-* fields both ways
-  bool token_count_estimate = false;           // X-Anthropic-Token-Count estimated from bytes (⌈bytes/4⌉)
   // The faults a wire format registered from its own folder (register_fault), as given: name →
-  // argument ("" for none), already checked; its emulation reads them.
+  // argument ("" for none; a RATE or MS written as the catalogue writes numbers), already
+  // checked; its emulation reads them.
   std::map<std::string, std::string, std::less<>> own;
 
   bool operator==(const Faults&) const = default;
@@ -61,14 +55,19 @@ struct Faults {
 Result<Faults> parse_faults(const std::vector<std::string>& specs);
 
 // A wire format's own fault, from its folder's registration (before the registry is first
-// read): its name, its argument as documented ("" when it takes none), and what is wrong with a
-// given argument (nullopt when nothing is). Listed after the built-in ones, in registration order.
+// read): its name, its argument as documented ("" when it takes none; "RATE" and "MS" are kept
+// written as the catalogue writes numbers), and what is wrong with a given argument (nullopt
+// when nothing is). Listed after the built-in ones, in registration order.
 using FaultCheck = std::optional<std::string> (*)(std::string_view argument);
 void register_fault(std::string name, std::string syntax, FaultCheck check);
-// The catalogue's RATE rule (a fraction 0..1), for a format's own fault that takes one.
+// The catalogue's RATE rule (a fraction 0..1) and MS rule (milliseconds, not negative), for a
+// format's own fault that takes one.
 std::optional<std::string> check_fault_rate(std::string_view argument);
+std::optional<std::string> check_fault_ms(std::string_view argument);
 // A format's own RATE fault as given (0 when off).
 double own_fault_rate(const Faults& faults, std::string_view name);
+// A format's own numeric fault (MS, say) as given; nullopt when off.
+std::optional<double> own_fault_number(const Faults& faults, std::string_view name);
 
 // The catalogue's names, in checklists.md order.
 std::vector<std::string> fault_names();

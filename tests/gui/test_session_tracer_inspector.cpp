@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 
 #include "affinity/context_hash.h"
+#include "affinity/serve.h"
 #include "affinity_curl.h"
 #include "capture_generator.h"
 #include "capture_inspector.h"
@@ -174,7 +175,7 @@ class TestSessionTracerInspector : public QObject {
   void liveSessionColumns() {
     QFETCH(QString, scheme);
     EndpointFixture f({}, 5, 1, 4);
-    f.config().affinity.slot_count = 1;
+    emulate_affinity(f.config()).slot_count = 1;
     f.start();
     Captured c;
     QStringList curl_args;
