@@ -2,6 +2,10 @@
 
 namespace anthro {
 
-void register_session_affinity() { register_captured_session_affinity(); }
+void register_session_affinity() {
+  register_captured_session_affinity();
+  register_session_affinity_probes();
+  register_session_affinity_plan_metrics();
+}
 
 }  // namespace anthro

@@ -10,5 +10,8 @@ namespace anthro {
 void register_session_affinity();
 // Its parts, one per engine (captured.cpp).
 void register_captured_session_affinity();
+// Its checklist's probes (probes.cpp) and its rollout plan's metric (plan_metric.cpp).
+void register_session_affinity_probes();
+void register_session_affinity_plan_metrics();
 
 }  // namespace anthro
