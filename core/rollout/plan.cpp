@@ -23,6 +23,7 @@ const char* const kModes[] = {"route", "mirror", "verify", "region"};
 const char* const kMetrics[] = {
     "connection-success-rate", "frame-drop-rate", "response-match-rate", "write-consistency-rate", "status-rate",
     "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item"};
+const char* const kComparisons[] = {">=", "<=", "<", "not-worse", "passes", "recorded"};
 constexpr std::size_t kBuiltinMetrics = std::size(kMetrics);
 
 // The metrics formats registered, in GateMetric's order after the built-in ones (a deque: their
@@ -31,7 +32,6 @@ std::deque<PlanMetric>& registered_metrics() {
   static std::deque<PlanMetric> table;
   return table;
 }
-const char* const kComparisons[] = {">=", "<=", "<", "not-worse", "passes", "recorded"};
 
 // The built-in plans' first ids, named after the articles the plans came from; kept so that a
 // script's --plan or a saved result being resumed still finds its plan.
@@ -204,6 +204,7 @@ const PlanMetric* plan_metric(GateMetric m) {
   const auto& table = registered_metrics();
   return index - kBuiltinMetrics < table.size() ? &table[index - kBuiltinMetrics] : nullptr;
 }
+
 std::optional<GateCompare> parse_gate_compare(std::string_view text) { return parse_name<GateCompare>(kComparisons, text); }
 
 Result<RolloutPlan> parse_plan(std::string_view text, const std::string& origin) {

@@ -4,7 +4,6 @@
 // the others.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 
