@@ -122,14 +122,14 @@ class TestReport : public QObject {
     emulate_affinity(e.config()).slot_count = 256;
     e.start();
     DiagnoseConfig c;
-    c.checklist = builtin_affinity_checklist();
+    c.checklist = *builtin_checklist("session-affinity");
     LiveWorkloadConfig live;
     live.session = e.session("http", "/v1/messages");
     live.requests = 24;
     c.live = live;
     auto d = run_diagnosis(c);
     QVERIFY2(d.ok(), d.ok() ? "" : d.error().detail.c_str());
-    const Checklist& affinity = builtin_affinity_checklist();
+    const Checklist& affinity = *builtin_checklist("session-affinity");
     for (const char* lang : {"en", "zh_CN"}) {
       auto doc = build_report(diagnosis_json(*d, lang, &affinity), {.origin = "d.json", .lang = lang});
       QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().detail.c_str());

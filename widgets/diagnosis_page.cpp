@@ -168,8 +168,14 @@ QWidget* DiagnosisPage::makeSources() {
   (new Retranslator(this))->add([=, this] {
     box->setTitle(tr("Sources"));
     checklist_label->setText(tr("Checklist"));
-    QString checklists = tr("Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token "
-                            "stream on the Messages API");
+    QString checklists = tr("Latency diagnosis for anthro-v1 and the HTTP baseline");
+    QString riders;  // "; A and B on the Messages API": the checklists of formats riding on HTTP
+    for (const Profile* p : profiles())
+      if (p->rides_on == "http" && !p->checklist_id.empty()) {
+        const QString name = QString::fromUtf8(p->display_name.data(), static_cast<int>(p->display_name.size()));
+        riders = riders.isEmpty() ? name : tr("%1 and %2").arg(riders, name);
+      }
+    if (!riders.isEmpty()) checklists += tr("; %1 on the Messages API").arg(riders);
     for (const Profile* p : own_client_profiles()) {  // "; Name sessions on x:// and x+lab:// targets"
       QString schemes;
       for (const ProfileScheme& s : p->schemes) {
@@ -243,7 +249,7 @@ void DiagnosisPage::onChecklistPicked(int index) {
   fitTarget();
 }
 
-// A checklist of a profile riding on HTTP (session affinity) cannot run against an anthro-v1
+// A checklist of a format riding on HTTP cannot run against an anthro-v1
 // target: the first offered target it can reach is taken instead.
 void DiagnosisPage::fitTarget() {
   auto serves = [this](const QString& url) {

@@ -1,4 +1,4 @@
-// The Diagnosis page: a checklist (latency, or a profile's such as session affinity) walked against the sources a user picks (a live
+// The Diagnosis page: a checklist (latency, or a format's) walked against the sources a user picks (a live
 // target, with or without a capture of the run's own traffic; a capture open in the inspector
 // or a file; this machine), with progress and Cancel. Items are listed with coloured verdict
 // chips and a one-line reason; the evidence panel shows the selected item's figures, chart,

@@ -310,8 +310,8 @@ void RolloutPage::showPlan(int index) {
   model_->setPlan(p.plan);
   plan_source_->setText(QString::fromStdString(p.plan.source.empty() ? p.origin.toStdString() : p.plan.source));
   plan_source_->setToolTip(p.origin);
-  // The session-affinity plan rehearses on the Messages API, anthro-v1's plan the move to
-  // anthro-v1: the embedded targets follow the plan; targets a person typed stay.
+  // A plan of a format riding on HTTP rehearses on the Messages API, anthro-v1's plan the move
+  // to anthro-v1: the embedded targets follow the plan; targets a person typed stay.
   auto targets = profile_targets_.find(p.plan.profile);
   const bool embedded = embedded_targets_.contains(baseline_->currentText()) && embedded_targets_.contains(candidate_->currentText());
   if (targets != profile_targets_.end() && embedded) {

@@ -54,14 +54,15 @@ void read_resume(Args& args, RolloutConfig& c) {
 }
 
 // Without --baseline and --candidate: the embedded endpoint's HTTP baseline and its anthro-v1 port,
-// with a short model so a whole plan runs in minutes. The session-affinity plan rehearses session
-// affinity instead: the cleartext Messages API, with context slots emulated for the candidate (its
-// requests carry the session fields; the baseline's plain requests take the old path).
+// with a short model so a whole plan runs in minutes. A plan of a format riding on HTTP rehearses
+// that format instead: the cleartext Messages API, the format served for the candidate (its
+// requests carry the format's fields; the baseline's plain requests take the old path).
 Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c, const Faults& faults) {
-  const bool affinity = c.plan.profile == kAffinityProfile;
+  const Profile* format = find_profile(c.plan.profile);
+  const bool rides_on_http = format && format->rides_on == "http";
   EndpointConfig e;
   e.tls_listen = "127.0.0.1:0";
-  if (affinity) {
+  if (rides_on_http) {
     e.http_listen = "127.0.0.1:0";
     if (const Profile* p = find_profile(c.plan.profile)) offer_embedded_format(e, p->id);
   }
@@ -71,9 +72,9 @@ Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c, const Faul
   e.model.faults = faults;
   auto endpoint = Endpoint::start(e);
   if (!endpoint) return endpoint.error();
-  std::string messages = (*endpoint)->url(affinity ? "http" : "https") + "/v1/messages";
+  std::string messages = (*endpoint)->url(rides_on_http ? "http" : "https") + "/v1/messages";
   if (c.baseline.empty()) c.baseline = messages;
-  if (c.candidate.empty()) c.candidate = affinity ? messages : (*endpoint)->url("anthro");
+  if (c.candidate.empty()) c.candidate = rides_on_http ? messages : (*endpoint)->url("anthro");
   c.embedded_endpoint = true;
   Endpoint* served = endpoint->get();
   c.candidate_metrics = [served] { return served->metrics_text(); };

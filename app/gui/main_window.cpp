@@ -239,8 +239,11 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   rollout_->setBaseline(endpointUrl("https") + "/v1/messages");
   rollout_->setCandidate(endpointUrl("anthro"));
   rollout_->setProfileTargets("", endpointUrl("https") + "/v1/messages", endpointUrl("anthro"));
-  rollout_->setProfileTargets(QString::fromUtf8(kAffinityProfile.data(), static_cast<int>(kAffinityProfile.size())),
-                              endpointUrl("http") + "/v1/messages", endpointUrl("http") + "/v1/messages");
+  // A plan of a format riding on HTTP rehearses on the cleartext Messages API, as `rollout` does.
+  for (const Profile* p : profiles())
+    if (p->rides_on == "http" && !p->rollout_plan_id.empty())
+      rollout_->setProfileTargets(QString::fromUtf8(p->name.data(), static_cast<int>(p->name.size())),
+                                  endpointUrl("http") + "/v1/messages", endpointUrl("http") + "/v1/messages");
   Endpoint* served = endpoint_.get();
   rollout_->setEmbeddedMetrics([served] { return served->metrics_text(); });
   log(tr("Embedded endpoint: %1 (TLS), %2 (lab), %3 (HTTP baseline)")

@@ -11,5 +11,8 @@ void register_session_affinity();
 // Its parts, one per engine (captured.cpp, serve.cpp).
 void register_captured_session_affinity();
 void register_served_session_affinity();
+// Its checklist's probes (probes.cpp) and its rollout plan's metric (plan_metric.cpp).
+void register_session_affinity_probes();
+void register_session_affinity_plan_metrics();
 
 }  // namespace anthro

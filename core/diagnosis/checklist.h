@@ -71,11 +71,9 @@ Result<Checklist> parse_checklist(std::string_view json, const std::string& orig
 Result<Checklist> load_checklist(const std::string& path);
 // resources/checklists/latency.json, compiled in.
 const Checklist& builtin_latency_checklist();
-// resources/checklists/session-affinity.json, compiled in.
-const Checklist& builtin_affinity_checklist();
 // Every built-in checklist, the latency one first.
 std::vector<const Checklist*> builtin_checklists();
-// A built-in checklist by its id (ANTHRO_BUILTIN_CHECKLISTS: "latency", "session-affinity", …); null for another.
+// A built-in checklist by its id (ANTHRO_BUILTIN_CHECKLISTS: "latency", a format's, …); null for another.
 const Checklist* builtin_checklist(std::string_view id);
 // The JSON Schema for checklist files, compiled in (resources/checklists/checklist.schema.json).
 std::string_view checklist_schema();

@@ -18,8 +18,7 @@ void say(const DiagnoseConfig& c, const std::string& stage) {
   if (c.on_progress) c.on_progress(stage);
 }
 
-// A live target must speak the checklist's profile, or carry it (session affinity and the token
-// stream ride on HTTP). A checklist of the user's own that no profile names runs anywhere.
+// A live target must speak the checklist's profile, or carry it (a format riding on HTTP). A checklist of the user's own that no profile names runs anywhere.
 std::optional<Error> target_misfits(const Checklist& checklist, const std::string& target) {
   if (std::ranges::none_of(profiles(), [&](const Profile* p) { return p->checklist_id == checklist.id; })) return std::nullopt;
   std::string scheme = target.substr(0, target.find("://"));

@@ -518,14 +518,13 @@ std::map<std::string, ProfileId, std::less<>>& probe_owners() {
 
 const Probe* probe_kit::find_probe(std::string_view name) {
   (void)profiles();  // the built-in formats registered theirs
-  for (const auto* table : {&probes(), &affinity_probes(), &std::as_const(registered_probes())})
+  for (const auto* table : {&probes(), &std::as_const(registered_probes())})
     if (auto it = table->find(std::string(name)); it != table->end()) return &it->second;
   return nullptr;
 }
 
 void probe_kit::register_probe(const std::string& name, Probe probe, ProfileId owner) {
-  const bool taken = name.empty() || name == "manual" || registered_probes().count(name) ||
-                     probes().count(name) || affinity_probes().count(name);
+  const bool taken = name.empty() || name == "manual" || registered_probes().count(name) || probes().count(name);
   if (taken) throw std::logic_error("register_probe: \"" + name + "\" is taken");
   registered_probes().emplace(name, std::move(probe));
   probe_owners().emplace(name, owner);

@@ -44,8 +44,8 @@ inline constexpr const char* kProbeMaxTokens = "max-tokens-truncation";
 inline constexpr const char* kProbeUtf8 = "utf8-mismatch";
 inline constexpr std::uint32_t kMaxTokensProbe = 65538;  // > 65535: a 16-bit server keeps 2
 
-// Fits the workload to a checklist: only the probe streams its items use, and the
-// session-affinity client for session-affinity items. run_diagnosis calls it.
+// Fits the workload to a checklist: only the probe streams its items use, and the client of the
+// format whose probes its items name (probe_kit::probe_owner). run_diagnosis calls it.
 void fit_workload(const Checklist& checklist, LiveWorkloadConfig& live);
 
 // Errors: a bad target or trust setting (usage); network failures are in the observations.

@@ -1,7 +1,6 @@
 // What every probe of a checklist uses: the Judge that turns statistics into a verdict, the
-// evidence references, and number formatting. Shared by the probes of each profile's checklist
-// (evaluate.cpp: latency; evaluate_affinity.cpp: session affinity) and those the formats
-// register from their folders (register_probe).
+// evidence references, and number formatting. Shared by the latency checklist's probes
+// (evaluate.cpp) and those the formats register from their folders (register_probe).
 #pragma once
 
 #include <algorithm>
@@ -116,9 +115,6 @@ inline void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
 
 inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
 
-// The probes of the session-affinity checklist, by name (evaluate_affinity.cpp); other formats
-// register theirs (register_probe).
-const std::map<std::string, Probe>& affinity_probes();
 // Any checklist's probe (evaluate.cpp holds the latency checklist's), or one a wire format
 // registered; null when none has it.
 const Probe* find_probe(std::string_view name);

@@ -3,8 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <iterator>
+#include <stdexcept>
 
+#include "profile/profile.h"
+#include "rollout/plan_metric.h"
 #include "util/files.h"
 #include "util/json.h"
 
@@ -18,9 +22,16 @@ namespace {
 const char* const kModes[] = {"route", "mirror", "verify", "region"};
 const char* const kMetrics[] = {
     "connection-success-rate", "frame-drop-rate", "response-match-rate", "write-consistency-rate", "status-rate",
-    "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item",
-    "slot-utilisation"};
+    "context-error-rate", "ttft-p99-ratio", "ttft-p99", "ttft-p99-improvement", "rollback-rehearsal", "checklist-item"};
 const char* const kComparisons[] = {">=", "<=", "<", "not-worse", "passes", "recorded"};
+constexpr std::size_t kBuiltinMetrics = std::size(kMetrics);
+
+// The metrics formats registered, in GateMetric's order after the built-in ones (a deque: their
+// names stay where to_string handed them out).
+std::deque<PlanMetric>& registered_metrics() {
+  static std::deque<PlanMetric> table;
+  return table;
+}
 
 // The built-in plans' first ids, named after the articles the plans came from; kept so that a
 // script's --plan or a saved result being resumed still finds its plan.
@@ -133,8 +144,9 @@ class PlanReader {
     if (needs_threshold && !g.threshold) return fail(place, "threshold", "missing: comparison " + comparison + " needs one");
     if (g.threshold && is_rate(g.metric) && !(*g.threshold >= 0 && *g.threshold <= 1))
       return fail(place, "threshold", "a rate is a fraction from 0 to 1");
-    if (g.threshold && g.metric == GateMetric::SlotUtilisation && !(*g.threshold > 0 && *g.threshold <= 1))
-      return fail(place, "threshold", "slot utilisation is a fraction above 0, at most 1");
+    const PlanMetric* registered = plan_metric(g.metric);
+    if (g.threshold && registered && registered->refuse_threshold)
+      if (std::string why = registered->refuse_threshold(*g.threshold); !why.empty()) return fail(place, "threshold", why);
     if (g.threshold && !is_rate(g.metric) && !(*g.threshold > 0)) return fail(place, "threshold", "expected a value above 0");
     if (o.contains("margin") && !o["margin"].is_number()) return fail(place, "margin", "expected a number");
     if (o.contains("margin")) g.margin = o["margin"].get<double>();
@@ -156,7 +168,10 @@ class PlanReader {
 }  // namespace
 
 const char* to_string(SplitMode m) { return kModes[static_cast<int>(m)]; }
-const char* to_string(GateMetric m) { return kMetrics[static_cast<int>(m)]; }
+const char* to_string(GateMetric m) {
+  const PlanMetric* registered = plan_metric(m);
+  return registered ? registered->name.c_str() : kMetrics[static_cast<int>(m)];
+}
 const char* to_string(GateCompare c) { return kComparisons[static_cast<int>(c)]; }
 bool is_rate(GateMetric m) {
   return m == GateMetric::ConnectionSuccessRate || m == GateMetric::FrameDropRate || m == GateMetric::ResponseMatchRate ||
@@ -164,7 +179,32 @@ bool is_rate(GateMetric m) {
 }
 
 std::optional<SplitMode> parse_split_mode(std::string_view text) { return parse_name<SplitMode>(kModes, text); }
-std::optional<GateMetric> parse_gate_metric(std::string_view text) { return parse_name<GateMetric>(kMetrics, text); }
+std::optional<GateMetric> parse_gate_metric(std::string_view text) {
+  if (auto builtin = parse_name<GateMetric>(kMetrics, text)) return builtin;
+  (void)profiles();  // the built-in formats registered theirs
+  const auto& table = registered_metrics();
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == text) return static_cast<GateMetric>(kBuiltinMetrics + i);
+  return std::nullopt;
+}
+
+GateMetric register_plan_metric(PlanMetric m) {
+  auto& table = registered_metrics();
+  const bool taken = m.name.empty() || parse_name<GateMetric>(kMetrics, m.name) ||
+                     std::ranges::any_of(table, [&](const PlanMetric& r) { return r.name == m.name; });
+  if (taken || !m.judge) throw std::logic_error("register_plan_metric: \"" + m.name + "\" is taken or judges nothing");
+  table.push_back(std::move(m));
+  return static_cast<GateMetric>(kBuiltinMetrics + table.size() - 1);
+}
+
+const PlanMetric* plan_metric(GateMetric m) {
+  const auto index = static_cast<std::size_t>(m);
+  if (index < kBuiltinMetrics) return nullptr;
+  (void)profiles();
+  const auto& table = registered_metrics();
+  return index - kBuiltinMetrics < table.size() ? &table[index - kBuiltinMetrics] : nullptr;
+}
+
 std::optional<GateCompare> parse_gate_compare(std::string_view text) { return parse_name<GateCompare>(kComparisons, text); }
 
 Result<RolloutPlan> parse_plan(std::string_view text, const std::string& origin) {

@@ -15,8 +15,8 @@ namespace anthro {
 enum class SplitMode { Route, Mirror, Verify, Region };
 enum class GateMetric {
   ConnectionSuccessRate, FrameDropRate, ResponseMatchRate, WriteConsistencyRate, StatusRate, ContextErrorRate,
-  TtftP99Ratio, TtftP99, TtftP99Improvement, RollbackRehearsal, ChecklistItem,
-  SlotUtilisation  // session affinity: context slots used ÷ slots, from the candidate's /metrics at the stage's end
+  TtftP99Ratio, TtftP99, TtftP99Improvement, RollbackRehearsal, ChecklistItem
+  // then the metrics formats registered (rollout/plan_metric.h), numbered in their order
 };
 enum class GateCompare { AtLeast, AtMost, Below, NotWorse, Passes, Recorded };
 // The plan files' spellings: "route", "connection-success-rate", ">=", ...
@@ -53,10 +53,9 @@ struct PlanStage {
   std::vector<PlanGate> gates;
 };
 
-// The `profile` of the session-affinity plan: its candidate speaks session affinity.
-inline constexpr std::string_view kAffinityProfile = "session-affinity";
-
 struct RolloutPlan {
+  // `profile`: the registered format the plan's candidate speaks (a format riding on HTTP: its
+  // clients carry it on the Messages API), or empty.
   std::string id, source, profile;
   LocalizedText title;
   std::vector<PlanStage> stages;

@@ -12,8 +12,9 @@
 
 #include "diagnosis/diagnosis.h"
 #include "diagnosis/live_workload.h"
-#include "endpoint/prometheus.h"
+#include "rollout/plan_metric.h"
 #include "session/bench.h"
+#include "session/http_rider.h"
 #include "session/target.h"
 #include "util/process_fds.h"
 
@@ -116,28 +117,12 @@ GateResult recorded_improvement(const StageSamples& s, std::size_t min_n, std::u
   return g;
 }
 
-// Session affinity: context slots used ÷ slots, as the candidate's /metrics says at the stage's
-// end.
-GateResult slot_gate(const std::function<std::string()>& metrics, double threshold) {
+// A metric a format registered: one reading of the candidate's /metrics at the stage's end.
+GateResult registered_gate(const PlanMetric& m, const std::function<std::string()>& metrics, double threshold) {
+  if (metrics) return m.judge(metrics(), threshold);
   GateResult g;
   g.interval = {std::nan(""), std::nan("")};  // one reading: a value, not an estimate
-  if (!metrics) {
-    g.reason = "no metrics source for the candidate: its /metrics is read to judge slot utilisation";
-    return g;
-  }
-  std::string text = metrics();
-  auto used = prometheus_sample(text, "anthropic_gpu_context_slots_used");
-  auto slots = prometheus_sample(text, "anthropic_gpu_context_slots");
-  if (!used || !slots || *slots <= 0) {
-    g.reason = "the candidate's metrics have no anthropic_gpu_context_slots_used and anthropic_gpu_context_slots";
-    return g;
-  }
-  g.n = 1;
-  g.statistic = *used / *slots;
-  g.verdict = g.statistic < threshold ? Verdict::Pass : Verdict::Fail;
-  char line[160];
-  std::snprintf(line, sizeof line, "%.0f of %.0f context slots used (%.1f %%)", *used, *slots, g.statistic * 100);
-  g.reason = line;
+  g.reason = "no metrics source for the candidate: its /metrics is read to judge " + m.what;
   return g;
 }
 
@@ -222,8 +207,9 @@ class StageRunner {
     b.session = c_.session;
     b.session.target = arm.target;
     b.session.stream = true;
-    // The session-affinity plan: the candidate's clients hold conversations.
-    b.session.affinity = candidate_arm && c_.plan.profile == kAffinityProfile;
+    carry_plan_format(b.session, candidate_arm);
+    // TEMP: until session affinity's live rider registers (drop at the merge).
+    b.session.affinity = candidate_arm && c_.plan.profile == "session-affinity";
     b.concurrency = std::max(c_.concurrency, 1u);
     b.requests = arm.probes.size() + arm.ids.size();
     b.seed = c_.seed;
@@ -351,9 +337,18 @@ class StageRunner {
           r_.rollback = rehearse_rollback(c_.session, c_.baseline, r_.candidate, c_.concurrency, c_.rollback_load_s);
         return rollback_gate(*r_.rollback);
       case GateMetric::ChecklistItem: return item_gate(gate.item.value_or(""), observed_);
-      case GateMetric::SlotUtilisation: return slot_gate(c_.candidate_metrics, t);
     }
+    if (const PlanMetric* registered = plan_metric(gate.metric)) return registered_gate(*registered, c_.candidate_metrics, t);
     return {};
+  }
+
+  // A plan of a format riding on HTTP: the candidate's clients carry it (its live rider, with
+  // its defaults unless the session set its options), the baseline's do not.
+  void carry_plan_format(SessionConfig& session, bool candidate_arm) const {
+    const Profile* format = find_profile(c_.plan.profile);
+    if (!format || !live_http_riders().find(format->id)) return;
+    if (candidate_arm) session.riders.try_emplace(format->id);
+    else session.riders.erase(format->id);
   }
 
   // A rate gate in its direction: ">=" on the good events, "<=" and "<" on the bad ones.

@@ -120,8 +120,8 @@ struct RolloutConfig {
   bool promote = false;                 // with resume: a person lets the paused stage through
   RolloutControl* control = nullptr;
   std::function<void(const RolloutEvent&)> on_event;  // on the rollout's thread
-  // The candidate's Prometheus text (its /metrics), read at each stage's end by slot-utilisation
-  // gates; unset, those gates are inconclusive.
+  // The candidate's Prometheus text (its /metrics), read at each stage's end by the gates of
+  // metrics formats registered (rollout/plan_metric.h); unset, those gates are inconclusive.
   std::function<std::string()> candidate_metrics;
 };
 

@@ -1587,16 +1587,20 @@
         <translation>检查清单</translation>
     </message>
     <message>
-        <source>Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token stream on the Messages API</source>
-        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和与 token 流适用于 Messages API</translation>
-    </message>
-    <message>
         <source>%1 and %2</source>
         <translation>%1 与 %2</translation>
     </message>
     <message>
         <source>; %1 sessions on %2 targets</source>
         <translation>；%1 会话适用于 %2 目标</translation>
+    </message>
+    <message>
+        <source>Latency diagnosis for anthro-v1 and the HTTP baseline</source>
+        <translation>延迟诊断适用于 anthro-v1 与 HTTP 基线</translation>
+    </message>
+    <message>
+        <source>; %1 on the Messages API</source>
+        <translation>；%1 适用于 Messages API</translation>
     </message>
 </context>
 <context>

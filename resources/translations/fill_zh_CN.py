@@ -15,8 +15,8 @@ ZH = {
         '对 https:// 目标优先提供 ALPN h2：服务器选中时每个请求是同一连接上的一个流，否则使用 HTTP/1.1',
     'Ask a Messages API target for the token stream: u32 token ids named through GET /v1/vocab; TTFT is the first id, the token rate ids per second':
         '向 Messages API 目标请求 token 流：u32 token ID 通过 GET /v1/vocab 映射为文本；TTFT 为首个 ID，token 速率为每秒 ID 数',
-    'Latency diagnosis for anthro-v1 and the HTTP baseline; session affinity and the token stream on the Messages API':
-        '延迟诊断适用于 anthro-v1 与 HTTP 基线；会话亲和与 token 流适用于 Messages API',
+    'Latency diagnosis for anthro-v1 and the HTTP baseline': '延迟诊断适用于 anthro-v1 与 HTTP 基线',
+    '; %1 on the Messages API': '；%1 适用于 Messages API',
     '; %1 sessions on %2 targets': '；%1 会话适用于 %2 目标',
     '%1 and %2': '%1 与 %2',
     'anthro://host:port, anthro+lab://host:port, https://host/v1/messages, https://host/v1/chat/completions':

@@ -202,16 +202,16 @@ class TestDiagnosisPage : public QObject {
     QTest::keyClick(box, Qt::Key_Down);
     QCOMPARE(box->currentText(), QString("Session affinity"));
     QCOMPARE(page->checklist().id, std::string("session-affinity"));
-    QCOMPARE(page->model()->rowCount(), int(builtin_affinity_checklist().items.size()));
+    QCOMPARE(page->model()->rowCount(), int(builtin_checklist("session-affinity")->items.size()));
     QCOMPARE(page->target(), window.endpointUrl("https") + "/v1/messages");
 
     QSignalSpy finished(page, &DiagnosisPage::finished);
     QVERIFY(page->run());
     QVERIFY(finished.wait(120000));
     QCOMPARE(finished.at(0).at(0).toBool(), true);
-    QVERIFY2(only_flagged(page, builtin_affinity_checklist(), "sa-header-dropped"), "see the verdicts above");
+    QVERIFY2(only_flagged(page, *builtin_checklist("session-affinity"), "sa-header-dropped"), "see the verdicts above");
     gui::install_language("zh_CN");
-    QTRY_COMPARE(box->currentText(), QString::fromStdString(builtin_affinity_checklist().title.zh_CN));
+    QTRY_COMPARE(box->currentText(), QString::fromStdString(builtin_checklist("session-affinity")->title.zh_CN));
     gui::install_language("en");
     QTest::keyClick(box, Qt::Key_Up);
     QCOMPARE(page->checklist().id, std::string("latency"));

@@ -4,11 +4,15 @@
 #include <map>
 #include <algorithm>
 
+#include "affinity/exchange.h"
+#include "affinity/format.h"
 #include "diagnosis/probe_kit.h"
 #include "metrics/stats.h"
 
-namespace anthro::probe_kit {
-namespace {
+// A named namespace, not an anonymous one: the folder is one unity TU.
+namespace anthro::affinity_probes {
+
+using namespace probe_kit;
 
 // The requests of the checklist: those that spoke session affinity, with their index.
 std::vector<std::size_t> affinity_requests(const Observations& o) {
@@ -195,10 +199,13 @@ void session_id_shared(const ChecklistItem& item, const Observations& o, ItemRes
   j.finish("no session id was in use on two connections at once (" + std::to_string(uses.size()) + " sessions)");
 }
 
-}  // namespace
+}  // namespace anthro::affinity_probes
 
-const std::map<std::string, Probe>& affinity_probes() {
-  static const std::map<std::string, Probe> table = {
+namespace anthro {
+
+void register_session_affinity_probes() {
+  using namespace affinity_probes;
+  const std::pair<const char*, probe_kit::Probe> kProbes[] = {
       {"sa-409-loop", loop_409},
       {"sa-hash-mismatch", hash_mismatch},
       {"sa-slot-gc-ttft", slot_gc_ttft},
@@ -206,7 +213,7 @@ const std::map<std::string, Probe>& affinity_probes() {
       {"sa-token-count-misparse", token_count_misparse},
       {"sa-session-id-shared", session_id_shared},
   };
-  return table;
+  for (const auto& [name, probe] : kProbes) probe_kit::register_probe(name, probe, ProfileId::SessionAffinity);
 }
 
-}  // namespace anthro::probe_kit
+}  // namespace anthro
