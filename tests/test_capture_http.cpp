@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "affinity/http_rows.h"
 #include "capture/http_dissector.h"
 #include "http/messages_api.h"
 #include "net/http_io.h"
@@ -15,6 +16,13 @@
 using namespace anthro;
 
 namespace {
+
+// Session affinity's fields of a row (HttpEvent::rider_fields); empty when it has none.
+const HttpAffinity& affinity_of(const HttpEvent& e) {
+  static const HttpAffinity kNone;
+  auto it = e.rider_fields.find(ProfileId::SessionAffinity);
+  return it == e.rider_fields.end() ? kNone : dynamic_cast<const HttpAffinity&>(*it->second);
+}
 
 struct Seen {
   std::vector<RequestResult> exchanges;
@@ -84,7 +92,7 @@ class TestCaptureHttp : public QObject {
     // Rows: the request (its key masked), the reply's head, each event with its time.
     QCOMPARE(x.seen.events.size(), std::size_t{11});  // and the reply's end
     QCOMPARE(x.seen.events[10].kind, HttpEventKind::ReplyEnd);
-    QVERIFY(x.seen.events[10].affinity.empty());  // no session headers: nothing to tell
+    QVERIFY(affinity_of(x.seen.events[10]).empty());  // no session headers: nothing to tell
     QCOMPARE(x.seen.events[0].kind, HttpEventKind::Request);
     QCOMPARE(x.seen.events[0].summary, std::string("POST /v1/messages"));
     QVERIFY(x.seen.events[0].text.find("sk-secret-key") == std::string::npos);
@@ -310,19 +318,19 @@ class TestCaptureHttp : public QObject {
     }
     x.server(head + body.substr(0, 17), 1.1);  // an extension split across packets
     x.server(body.substr(17) + net::http_last_chunk({{"x-anthropic-token-count", "13"}}), 1.2);
-    const HttpAffinity& sent = x.seen.events[0].affinity;
+    const HttpAffinity& sent = affinity_of(x.seen.events[0]);
     QCOMPARE(sent.session_id, std::string("sess_1"));
     QCOMPARE(sent.context_hash, std::string("00aa"));
-    QCOMPARE(x.seen.events[1].affinity.context_hash, std::string("11bb"));
+    QCOMPARE(affinity_of(x.seen.events[1]).context_hash, std::string("11bb"));
     const HttpEvent& end = x.seen.events.back();
     QCOMPARE(end.kind, HttpEventKind::ReplyEnd);
     QCOMPARE(end.status, 200);
-    QCOMPARE(end.affinity.session_id, std::string("sess_1"));
-    QCOMPARE(end.affinity.chunks_counted, std::uint64_t{8});
-    QCOMPARE(end.affinity.chunk_token_sum, std::uint64_t{12});  // 4 × 1 + 4 × 2
-    QCOMPARE(end.affinity.chunk_tokens.front(), std::uint64_t{1});
-    QCOMPARE(end.affinity.trailer_total, std::optional<std::uint64_t>{13});
-    QVERIFY(end.affinity.error_type.empty());
+    QCOMPARE(affinity_of(end).session_id, std::string("sess_1"));
+    QCOMPARE(affinity_of(end).chunks_counted, std::uint64_t{8});
+    QCOMPARE(affinity_of(end).chunk_token_sum, std::uint64_t{12});  // 4 × 1 + 4 × 2
+    QCOMPARE(affinity_of(end).chunk_tokens.front(), std::uint64_t{1});
+    QCOMPARE(affinity_of(end).trailer_total, std::optional<std::uint64_t>{13});
+    QVERIFY(affinity_of(end).error_type.empty());
 
     // A 409 and a 400: their headers and the type of their JSON bodies.
     auto reply = [](int status, const std::string& extra, const std::string& json) {
@@ -339,7 +347,7 @@ class TestCaptureHttp : public QObject {
              1.1);
     std::vector<HttpAffinity> ends;
     for (const auto& e : y.seen.events)
-      if (e.kind == HttpEventKind::ReplyEnd) ends.push_back(e.affinity);
+      if (e.kind == HttpEventKind::ReplyEnd) ends.push_back(affinity_of(e));
     QCOMPARE(ends.size(), std::size_t{3});
     QCOMPARE(ends[0].error_type, std::string("session_migrated"));
     QCOMPARE(ends[0].new_session_id, std::string("sess_2"));
@@ -363,11 +371,11 @@ class TestCaptureHttp : public QObject {
                        net::http_chunk("e", "x-anthropic-token-count=\"" + huge + "\"");
     for (int i = 0; i < 40; ++i) body += net::http_chunk("f", "e1;e2;e3;e4;e5;e6;e7;e8;e9;e10;e11;e12;e13;e14;e15;e16;x-anthropic-token-count=1");
     x.server(head + body + net::http_last_chunk({{"X-Anthropic-Token-Count", "1e3"}}), 1.1);
-    const HttpAffinity& sent = x.seen.events[0].affinity;
+    const HttpAffinity& sent = affinity_of(x.seen.events[0]);
     QCOMPARE(sent.session_id.size(), HttpAffinity::kMaxValue);
     QVERIFY(sent.cut);
     QCOMPARE(sent.context_hash, std::string("\xff\xfe"));
-    const HttpAffinity& a = x.seen.events.back().affinity;
+    const HttpAffinity& a = affinity_of(x.seen.events.back());
     QCOMPARE(x.seen.events.back().kind, HttpEventKind::ReplyEnd);
     QCOMPARE(a.expected_hash.size(), HttpAffinity::kMaxValue);
     QCOMPARE(a.chunks_counted, std::uint64_t{2});  // the 17th extension of a chunk is not read
@@ -381,7 +389,7 @@ class TestCaptureHttp : public QObject {
     y.client(post("/v1/messages", kBody), 1.0);
     y.server(kSseHead + "1;x-anthropic-token-count=\"unterminated\r\na\r\n0\r\n\r\n", 1.1);
     y.d.finish();
-    for (const auto& e : y.seen.events) QCOMPARE(e.affinity.chunks_counted, std::uint64_t{0});
+    for (const auto& e : y.seen.events) QCOMPARE(affinity_of(e).chunks_counted, std::uint64_t{0});
     Dissect z;
     z.client(post("/v1/messages", kBody), 1.0);
     z.server(kSseHead + "1;=7\r\na\r\n0\r\n\r\n", 1.1);

@@ -1,10 +1,19 @@
 #include "session_tracer.h"
 
 #include <QCoreApplication>
+#include <QStringList>
 
 namespace anthro::widgets {
 
 namespace {
+
+// The columns' titles, untranslated: the riders' cells are asked by them.
+constexpr const char* kTitles[] = {QT_TRANSLATE_NOOP("SessionTracer", "Session ID"),
+                                   QT_TRANSLATE_NOOP("SessionTracer", "Context Hash"),
+                                   QT_TRANSLATE_NOOP("SessionTracer", "Token Count"),
+                                   QT_TRANSLATE_NOOP("SessionTracer", "Status")};
+
+const char* title_of(TracerColumn c) { return kTitles[static_cast<int>(c)]; }
 
 bool is_message(const FrameDetail& d) {
   return d.row.kind == RowKind::HttpRequest || d.row.kind == RowKind::HttpResponse;
@@ -12,60 +21,55 @@ bool is_message(const FrameDetail& d) {
 
 QString text_of(const std::string& s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-QString token_count(const HttpAffinity& a) {
-  QString out;
-  if (a.chunks_counted) out = QString::number(a.chunk_token_sum);
-  if (a.trailer_total && !a.chunks_counted) out = QCoreApplication::translate("SessionTracer", "%1 (trailer)").arg(*a.trailer_total);
-  else if (a.trailer_total && *a.trailer_total != a.chunk_token_sum)
-    out = QCoreApplication::translate("SessionTracer", "%1 (trailer %2)").arg(out).arg(*a.trailer_total);
-  if (!a.bad_count.empty()) out = (out + ' ' + QCoreApplication::translate("SessionTracer", "(not a count: “%1”)").arg(text_of(a.bad_count))).trimmed();
-  return out;
+// A piece translated, its arguments filled in one pass (an argument's own "%1" stays as sent).
+QString piece_text(const HttpCellPiece& p) {
+  QString out = QCoreApplication::translate("SessionTracer", p.pattern.c_str());
+  switch (p.args.size()) {
+    case 0: return out;
+    case 1: return out.arg(text_of(p.args[0]));
+    default: {
+      out = out.arg(text_of(p.args[0]), text_of(p.args[1]));
+      for (std::size_t i = 2; i < p.args.size(); ++i) out = out.arg(text_of(p.args[i]));
+      return out;
+    }
+  }
 }
 
-QString status(const FrameDetail& d) {
-  const HttpAffinity& a = d.affinity;
-  QString out = QString::number(d.row.http_status);
-  if (!a.error_type.empty()) out += ' ' + text_of(a.error_type);
-  if (!a.new_session_id.empty()) out += QStringLiteral(" → ") + text_of(a.new_session_id);
-  if (!a.expected_hash.empty()) out += ' ' + QCoreApplication::translate("SessionTracer", "(expected %1)").arg(text_of(a.expected_hash));
+// The riders' cells of the column, their pieces joined by spaces.
+QStringList cell_pieces(const FrameDetail& d, TracerColumn c) {
+  QStringList out;
+  for (const auto& [rider, fields] : d.rider_fields)
+    for (const HttpCellPiece& p : fields->cell(title_of(c)).pieces) out << piece_text(p);
   return out;
 }
 
 // The first header line of `name` (in any case) among the detail's fields.
-const FrameField* header_field(const FrameDetail& d, QLatin1String name) {
+const FrameField* header_field(const FrameDetail& d, const std::string& name) {
+  const QString wanted = QString::fromStdString(name);
   for (const FrameField& f : d.fields)
-    if (f.depth == 1 && QString::fromStdString(f.name).compare(name, Qt::CaseInsensitive) == 0) return &f;
+    if (f.depth == 1 && QString::fromStdString(f.name).compare(wanted, Qt::CaseInsensitive) == 0) return &f;
   return nullptr;
 }
 
 }  // namespace
 
-QString tracer_title(TracerColumn c) {
-  switch (c) {
-    case TracerColumn::SessionId: return QCoreApplication::translate("SessionTracer", "Session ID");
-    case TracerColumn::ContextHash: return QCoreApplication::translate("SessionTracer", "Context Hash");
-    case TracerColumn::TokenCount: return QCoreApplication::translate("SessionTracer", "Token Count");
-    case TracerColumn::Status: return QCoreApplication::translate("SessionTracer", "Status");
-  }
-  return {};
-}
+QString tracer_title(TracerColumn c) { return QCoreApplication::translate("SessionTracer", title_of(c)); }
 
 QString tracer_text(const FrameDetail& d, TracerColumn c) {
   if (!is_message(d)) return {};
-  switch (c) {
-    case TracerColumn::SessionId: return text_of(d.affinity.session_id);
-    case TracerColumn::ContextHash: return text_of(d.affinity.context_hash);
-    case TracerColumn::TokenCount: return token_count(d.affinity);
-    case TracerColumn::Status: return d.row.kind == RowKind::HttpResponse ? status(d) : QString();
-  }
-  return {};
+  if (c != TracerColumn::Status) return cell_pieces(d, c).join(' ');
+  if (d.row.kind != RowKind::HttpResponse) return {};
+  return (QStringList{QString::number(d.row.http_status)} + cell_pieces(d, c)).join(' ');
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> tracer_range(const FrameDetail& d, TracerColumn c) {
   const FrameField* f = nullptr;
-  if (c == TracerColumn::SessionId) f = header_field(d, QLatin1String("x-anthropic-session-id"));
-  else if (c == TracerColumn::ContextHash) f = header_field(d, QLatin1String("x-anthropic-context-hash"));
-  else if (c == TracerColumn::Status && !d.fields.empty() && d.fields.front().name == "status line") f = &d.fields.front();
+  if (c == TracerColumn::Status) {
+    if (!d.fields.empty() && d.fields.front().name == "status line") f = &d.fields.front();
+  } else {
+    for (const auto& [rider, fields] : d.rider_fields)
+      if (std::string name = fields->cell(title_of(c)).field; !f && !name.empty()) f = header_field(d, name);
+  }
   if (!f || f->end <= f->begin) return std::nullopt;
   return std::pair{f->begin, f->end};
 }

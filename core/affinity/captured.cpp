@@ -1,38 +1,19 @@
 // Session affinity as a capture's HTTP dissector reads it (capture/http_rider.h): a Messages API
 // request carrying X-Anthropic-* fields gets its AffinityExchange, and its reply, read by the
 // API's own reader, gives the fields, token counts and Context-Hash check (note_affinity_reply),
-// as the live client records them.
-#include <algorithm>
-#include <cctype>
-#include <charconv>
+// as the live client records them. Every HTTP row shows its fields (HttpAffinity, http_rows.h).
 #include <limits>
 #include <map>
 
 #include "affinity/exchange.h"
 #include "affinity/format.h"
+#include "affinity/http_rows.h"
 #include "capture/http_rider.h"
 #include "http/reply_recorder.h"
 #include "net/http_io.h"
 
 namespace anthro {
-namespace {
-
-bool same_field_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-// A token count: decimal digits only, fitting 64 bits (the session tracer's rule,
-// capture/http_affinity.cpp), so the record and the rows count alike.
-std::optional<std::uint64_t> token_count_of(std::string_view value) {
-  std::uint64_t n = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (!value.empty() && ec == std::errc() && end == value.data() + value.size()) return n;
-  return std::nullopt;
-}
-
-constexpr std::string_view kTokenCountField = "x-anthropic-token-count";
+namespace affinity_capture {
 
 // The reply of a request that carried the fields: the API's reader reads its body, this one the
 // token counts of its chunks and trailer, then the whole reply into the record.
@@ -48,8 +29,8 @@ class CapturedAffinityReply : public RiderReply {
 
   void chunk_extensions(const std::vector<std::pair<std::string, std::string>>& extensions) override {
     for (const auto& [name, value] : extensions) {
-      if (!same_field_name(name, kTokenCountField)) continue;
-      auto n = token_count_of(value);
+      if (!is_affinity_token_count(name)) continue;
+      auto n = affinity_token_count(value);
       if (!n) continue;
       std::uint64_t sum = chunk_sum_.value_or(0);
       chunk_sum_ = *n > std::numeric_limits<std::uint64_t>::max() - sum ? std::numeric_limits<std::uint64_t>::max() : sum + *n;
@@ -60,7 +41,7 @@ class CapturedAffinityReply : public RiderReply {
                 HttpReplyRecorder& reply) override {
     std::optional<std::uint64_t> trailer_total;
     for (const auto& [name, value] : trailers)
-      if (same_field_name(name, kTokenCountField)) trailer_total = token_count_of(value);
+      if (is_affinity_token_count(name)) trailer_total = affinity_token_count(value);
     RequestResult& r = reply.result();
     if (auto* x = r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity))
       note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum_, trailer_total, request_body_, r.text);
@@ -106,10 +87,11 @@ class CapturedSessionAffinity : public CapturedHttpRider {
 
 std::unique_ptr<CapturedHttpRider> make_captured_session_affinity() { return std::make_unique<CapturedSessionAffinity>(); }
 
-}  // namespace
+}  // namespace affinity_capture
 
 void register_captured_session_affinity() {
-  register_captured_http_rider(ProfileId::SessionAffinity, make_captured_session_affinity);
+  register_captured_http_rider(ProfileId::SessionAffinity, affinity_capture::make_captured_session_affinity);
+  register_http_row_fields(ProfileId::SessionAffinity, [] { return std::unique_ptr<HttpRowFields>(new HttpAffinity); });
 }
 
 }  // namespace anthro

@@ -3,9 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <unordered_map>
 
+#include "capture/http_rider.h"
 #include "protocol/frame.h"
 #include "util/json.h"
 
@@ -63,22 +65,45 @@ std::string http_json_part(const std::vector<FrameField>& fields) {
   return data.empty() ? data : pretty_text(data);
 }
 
-// A message's session headers, read from its header fields.
-HttpAffinity affinity_of(const std::vector<FrameField>& fields) {
-  HttpAffinity a;
-  bool in_headers = false;
-  for (const auto& f : fields) {
-    if (f.depth == 0) in_headers = f.name == "headers";
-    else if (in_headers) read_affinity_header(a, f.name, f.value);
+bool same_header_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// What the riders read of a message's head, from its header fields (a name in any case; the
+// last of a repeated one).
+HttpRowParts head_fields_of(const std::vector<FrameField>& fields) {
+  return head_row_fields([&fields](const char* name) {
+    std::string value;
+    bool in_headers = false;
+    for (const auto& f : fields) {
+      if (f.depth == 0) in_headers = f.name == "headers";
+      else if (in_headers && same_header_name(f.name, name)) value = f.value;
+    }
+    return value;
+  });
+}
+
+// `end` (what a reply's end told) added to `head` (its head's), rider by rider.
+void merge_reply_end(HttpRowParts& head, const HttpRowParts& end) {
+  for (const auto& [rider, told] : end) {
+    auto it = head.find(rider);
+    if (it == head.end()) {
+      head.emplace(rider, told);
+      continue;
+    }
+    std::shared_ptr<HttpRowFields> merged = it->second->clone();
+    merged->merge(*told);
+    it->second = std::move(merged);
   }
-  return a;
 }
 
 // An HTTP row's detail: its text, fields and summary.
 void http_detail(FrameDetail& d, std::string summary) {
   std::string_view text = as_text(d.bytes);
   d.fields = http_fields(http_kind(d.row.kind), text);
-  if (d.row.kind == RowKind::HttpRequest || d.row.kind == RowKind::HttpResponse) d.affinity = affinity_of(d.fields);
+  if (d.row.kind == RowKind::HttpRequest || d.row.kind == RowKind::HttpResponse) d.rider_fields = head_fields_of(d.fields);
   d.summary = std::move(summary);
   d.pretty_json = http_json_part(d.fields);
   d.status = "ok";
@@ -230,11 +255,11 @@ void CaptureIndex::frame_row(LaneState& lane, std::uint64_t packet, const Captur
 
 void CaptureIndex::http_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e) {
   if (e.kind == HttpEventKind::ReplyEnd) {
-    // What the end of a reply told is kept for its row (the per-chunk counts dropped).
-    const HttpAffinity& a = e.affinity;
-    if (a.error_type.empty() && a.chunks_counted == 0 && !a.trailer_total && a.bad_count.empty()) return;
-    HttpAffinity kept = a;
-    kept.chunk_tokens = {};
+    // What the end of a reply told beyond its head is kept for its row.
+    HttpRowParts kept;
+    for (const auto& [rider, told] : e.rider_fields)
+      if (std::shared_ptr<const HttpRowFields> part = told->end_part()) kept.emplace(rider, std::move(part));
+    if (kept.empty()) return;
     lane.building.ends.push_back(std::move(kept));
     lane.add({LaneEvent::ReplyEnd, packet, &c, e.exchange, static_cast<std::uint32_t>(lane.building.ends.size() - 1)});
     return;
@@ -343,13 +368,13 @@ void CaptureIndex::take(LaneState& lane) {
   if (batch.next == batch.events.size()) lane.ready.pop_front();
 }
 
-void CaptureIndex::reply_end(std::uint64_t reply, HttpAffinity&& affinity) {
+void CaptureIndex::reply_end(std::uint64_t reply, HttpRowParts&& told) {
   auto it = open_replies_.find(reply);
   if (it == open_replies_.end()) return;
   std::uint32_t row = it->second;
   open_replies_.erase(it);
   std::lock_guard lock(m_);
-  reply_ends_[row] = std::move(affinity);
+  reply_ends_[row] = std::move(told);
   std::erase_if(details_, [row](const auto& d) { return d.first == row; });  // read again with its end
 }
 
@@ -428,7 +453,7 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
     http_detail(*d, std::move(detail_text));
     std::lock_guard lock(m_);
     if (auto end = reply_ends_.find(static_cast<std::uint32_t>(i)); end != reply_ends_.end())
-      merge_affinity(d->affinity, end->second);
+      merge_reply_end(d->rider_fields, end->second);
   }
   if (r->kind != RowKind::Frame) return cache(i, std::move(d));
   bool opened = r->status == FrameStatus::Ok && d->bytes.size() >= kSealedPrefix + kTagSize;

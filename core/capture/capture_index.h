@@ -67,9 +67,9 @@ struct FrameDetail {
   std::string summary;      // one line, as describe_body
   std::string status;       // "ok", "no key", or the reason with its detail
   std::string pretty_json;  // REQUEST / RESPONSE bodies (an HTTP request's body, an SSE event's data), indented; secrets redacted
-  // HTTP requests and replies: session affinity's headers; a reply's with what its end told
-  // (error type, chunk token counts, trailer) once the reply was read to its end.
-  HttpAffinity affinity;
+  // HTTP requests and replies: what the riders read of their heads (HttpRowFields); a reply's
+  // with what its end told (its error body, chunk extensions, trailer) once it was read whole.
+  HttpRowParts rider_fields;
   // [begin, end) of `bytes` masked before they were kept (a Dissected row's secrets), so a hex
   // view can show them as masked rather than as '*' bytes.
   std::vector<std::pair<std::size_t, std::size_t>> masked;
@@ -123,7 +123,7 @@ class CaptureIndex {
     std::vector<LaneEvent> events;
     Bytes data;
     std::vector<CaptureConnection> states;  // copied on the lane's thread, where it is not changing
-    std::vector<HttpAffinity> ends;
+    std::vector<HttpRowParts> ends;
     std::size_t next = 0, next_data = 0;  // what the merge has taken
   };
   struct LaneState {
@@ -144,7 +144,7 @@ class CaptureIndex {
   void lane_progress(LaneState& lane, std::uint64_t packets);
   void merge();
   void take(LaneState& lane);
-  void reply_end(std::uint64_t reply, HttpAffinity&& affinity);
+  void reply_end(std::uint64_t reply, HttpRowParts&& told);
   void add_row(FrameRow& row, ByteView stored);
   void flush_rows();
   bool read_rows(std::size_t first, std::size_t count, FrameRow* out) const;
@@ -166,9 +166,9 @@ class CaptureIndex {
   mutable std::mutex m_;  // guards what follows
   std::vector<CaptureConnection> connections_;
   std::shared_ptr<const CaptureAnalysis> analysis_;
-  // What each reply's end told, by the reply's row; only replies with something to tell (a
-  // few numbers and an error type each; the per-chunk counts not kept).
-  std::unordered_map<std::uint32_t, HttpAffinity> reply_ends_;
+  // What each reply's end told the riders beyond its head, by the reply's row; only replies with
+  // something to tell (HttpRowFields::end_part: a few values each, per-chunk details dropped).
+  std::unordered_map<std::uint32_t, HttpRowParts> reply_ends_;
   struct Page {
     std::size_t first = 0, count = 0;
     std::vector<FrameRow> rows;

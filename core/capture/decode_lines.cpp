@@ -36,19 +36,13 @@ json body_fields(const Body& body) {
       body);
 }
 
-// The session-affinity headers of a message, those it had.
-json affinity_json(const HttpAffinity& a) {
-  json j = json::object();
-  for (auto [key, value] : {std::pair{"session_id", &a.session_id}, {"context_hash", &a.context_hash},
-                            {"new_session_id", &a.new_session_id}, {"expected_hash", &a.expected_hash},
-                            {"error_type", &a.error_type}, {"bad_token_count", &a.bad_count}})
-    if (!value->empty()) j[key] = *value;
-  if (a.chunks_counted) {
-    j["chunks_counted"] = a.chunks_counted;
-    j["chunk_token_sum"] = a.chunk_token_sum;
+// The riders' fields of a row, each as its member of the line.
+void write_rider_fields(json& j, const HttpRowParts& parts) {
+  for (const auto& [rider, fields] : parts) {
+    json value;
+    fields->write_json(value);
+    j[std::string(fields->json_key())] = std::move(value);
   }
-  if (a.trailer_total) j["trailer_token_count"] = *a.trailer_total;
-  return j;
 }
 
 }  // namespace
@@ -65,14 +59,14 @@ json frame_json(const CaptureConnection& c, const FrameEvent& e) {
 }
 
 // decode's line for an HTTP message or SSE event (kind "http"); a reply's end is a line only
-// when it completes session affinity's headers.
+// when a rider's fields tell something of it.
 std::optional<json> http_json(const CaptureConnection& c, const HttpEvent& e) {
   static const char* const kMessage[] = {"request", "response", "sse_event", "reply_end", "token_ids"};
-  if (e.kind == HttpEventKind::ReplyEnd && e.affinity.empty()) return std::nullopt;
+  if (e.kind == HttpEventKind::ReplyEnd && e.rider_fields.empty()) return std::nullopt;
   json j = {{"kind", "http"}, {"conn", c.name}, {"dir", to_string(e.dir)}, {"ts", e.ts}, {"stream_id", e.exchange},
             {"message", kMessage[static_cast<int>(e.kind)]}, {"summary", e.summary}};
   if (e.kind == HttpEventKind::Response || e.kind == HttpEventKind::ReplyEnd) j["status"] = e.status;
-  if (!e.affinity.empty()) j["affinity"] = affinity_json(e.affinity);
+  write_rider_fields(j, e.rider_fields);
   j.update(text_fields(as_bytes(e.text), !is_valid_utf8(as_bytes(e.text))));
   return j;
 }

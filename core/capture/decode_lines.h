@@ -14,8 +14,8 @@
 namespace anthro {
 
 nlohmann::json frame_json(const CaptureConnection& c, const FrameEvent& e);
-// An HTTP message or SSE event (kind "http"); a reply's end is a line only when it completes
-// session affinity's headers.
+// An HTTP message or SSE event (kind "http"), with the riders' fields it has (HttpRowFields);
+// a reply's end is a line only when they tell something of it.
 std::optional<nlohmann::json> http_json(const CaptureConnection& c, const HttpEvent& e);
 nlohmann::json blob_json(const Blob& b);
 // A frame of a profile's own dissector (kind: the profile's name): its Type word, stream,

@@ -36,18 +36,9 @@ bool is_event_stream(const std::string& content_type) {
   return content_type.rfind("text/event-stream", 0) == 0;
 }
 
-HttpAffinity request_affinity(const net::HttpRequest& req) {
-  HttpAffinity a;
-  for (const auto& [name, value] : req.headers) read_affinity_header(a, name, value);
-  return a;
-}
-
-HttpAffinity reply_head_affinity(const HttpDissector::HeaderLookup& header) {
-  HttpAffinity a;
-  for (const char* name : {"x-anthropic-session-id", "x-anthropic-context-hash", "x-anthropic-new-session-id",
-                           "x-anthropic-expected-hash"})
-    read_affinity_header(a, name, header(name));
-  return a;
+PerProfile<HttpRowFieldsFactory>& row_fields_table() {
+  static PerProfile<HttpRowFieldsFactory> table("register_http_row_fields");
+  return table;
 }
 
 PerProfile<CapturedHttpRiderFactory>& captured_rider_table() {
@@ -71,7 +62,8 @@ struct HttpDissector::Exchange {
   std::optional<std::pair<std::size_t, CapturedHttpRider::OwnKind>> own;
   std::vector<std::unique_ptr<RiderReply>> rider_replies;  // the readers riders gave its reply
   int status = 0;
-  HttpAffinity affinity;  // the reply's
+  // The riders' fields of the reply as it is read, one set per rider that registered some.
+  std::vector<std::pair<ProfileId, std::unique_ptr<HttpRowFields>>> reply_fields;
 };
 
 const PerProfile<CapturedHttpRiderFactory>& captured_http_riders() { return captured_rider_table(); }
@@ -79,6 +71,35 @@ const PerProfile<CapturedHttpRiderFactory>& captured_http_riders() { return capt
 void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make) {
   if (!make) throw std::logic_error("register_captured_http_rider: no factory");
   captured_rider_table().add(id, make);
+}
+
+namespace {
+
+// What the riders' fields of a reply tell so far, for its rows.
+HttpRowParts reply_parts(const HttpDissector::Exchange& x) {
+  HttpRowParts out;
+  for (const auto& [rider, fields] : x.reply_fields)
+    if (!fields->empty()) out.emplace(rider, fields->clone());
+  return out;
+}
+
+}  // namespace
+
+const PerProfile<HttpRowFieldsFactory>& http_row_fields() { return row_fields_table(); }
+
+void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make) {
+  if (!make) throw std::logic_error("register_http_row_fields: no factory");
+  row_fields_table().add(id, make);
+}
+
+HttpRowParts head_row_fields(const HttpRowFields::FieldLookup& field) {
+  HttpRowParts out;
+  for (const auto& [id, make] : http_row_fields().all()) {
+    std::unique_ptr<HttpRowFields> f = make();
+    f->read_head(field);
+    if (!f->empty()) out.emplace(id, std::move(f));
+  }
+  return out;
 }
 
 HttpDissector::HttpDissector(Events events) : events_(std::move(events)) {
@@ -129,7 +150,8 @@ HttpDissector::ExchangePtr HttpDissector::open_exchange(const net::HttpRequest& 
   if (x->messages) note_riders(*x, req);
   if (events_.on_event)
     events_.on_event({HttpEventKind::Request, Direction::ClientToServer, start, id, request_text(req, version),
-                      req.method + " " + req.target, 0, 0, request_affinity(req)});
+                      req.method + " " + req.target, 0, 0,
+                      head_row_fields([&req](const char* name) { return req.header(name); })});
   return x;
 }
 
@@ -204,13 +226,17 @@ void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& hea
     }
   x.reply->head(status, header, reader);
   x.status = status;
-  x.affinity = reply_head_affinity(header);
+  x.reply_fields.clear();
+  for (const auto& [rider, make] : http_row_fields().all()) {
+    x.reply_fields.emplace_back(rider, make());
+    x.reply_fields.back().second->read_head(header);
+  }
   if (events_.on_event) {
     // The status line after its version: "200 OK".
     std::size_t from = std::min(head.find(' ') + 1, head.size());
     std::string status_line = head.substr(from, head.find('\r') - std::min(from, head.find('\r')));
     events_.on_event({HttpEventKind::Response, Direction::ServerToClient, ts, id, head,
-                      one_line(status_line) + (content_type.empty() ? "" : " " + content_type), status, 0, x.affinity});
+                      one_line(status_line) + (content_type.empty() ? "" : " " + content_type), status, 0, reply_parts(x)});
   }
 }
 
@@ -235,7 +261,8 @@ RiderRowSink HttpDissector::rider_rows(std::uint32_t id) {
 
 void HttpDissector::read_chunk_extensions(Exchange& x) {
   for (const auto& chunk : reply_reader_.take_chunk_extensions()) {
-    for (const auto& [name, value] : chunk) read_token_count_extension(x.affinity, name, value);
+    for (const auto& [name, value] : chunk)
+      for (const auto& [rider, fields] : x.reply_fields) fields->read_chunk_extension(name, value);
     for (const auto& reader : x.rider_replies) reader->chunk_extensions(chunk);
   }
 }
@@ -244,13 +271,15 @@ void HttpDissector::end_front_reply(Exchange& x, double ts) {
   end_reply(x, reply_reader_.trailers(), [this](const char* name) { return reply_reader_.header(name); }, ts);
 }
 
-// The reply was read to its end: its trailer and error body read, the affinity told, and every
-// rider's reader given the whole reply (its part of the record).
+// The reply was read to its end: its trailer and error body read into the riders' fields, and
+// every rider's reader given the whole reply (its part of the record).
 void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, const HeaderLookup& reply_fields, double ts) {
   x.reply->trailers(trailers);
   x.reply->end(ts);
-  for (const auto& [name, value] : trailers) read_token_count_trailer(x.affinity, name, value);
-  x.affinity.error_type = x.reply->error_type().substr(0, HttpAffinity::kMaxValue);
+  for (const auto& [rider, fields] : x.reply_fields) {
+    for (const auto& [name, value] : trailers) fields->read_trailer(name, value);
+    fields->read_error_type(x.reply->error_type());
+  }
   for (const auto& reader : x.rider_replies) reader->finished(x.status, reply_fields, trailers, *x.reply);
   for (std::size_t i = 0; i < riders_.size(); ++i) {
     std::optional<CapturedHttpRider::OwnKind> own;
@@ -259,7 +288,7 @@ void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, cons
   }
   if (events_.on_event)
     events_.on_event({HttpEventKind::ReplyEnd, Direction::ServerToClient, ts, x.result.stream_id, {}, {}, x.status, 0,
-                      x.affinity});
+                      reply_parts(x)});
 }
 
 void HttpDissector::close(Direction dir, double ts) {

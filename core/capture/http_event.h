@@ -4,10 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "protocol/describe.h"
 #include "util/bytes.h"
@@ -15,31 +20,56 @@
 
 namespace anthro {
 
-// ReplyEnd: a reply was read to its end; no message of its own, it completes the Response's
-// affinity (the error body's type, the chunks' token counts, the trailer). TokenIds: the rows a
+// The registry's id of a wire format (profile/profile.h): opaque here, enough to key a map.
+enum class ProfileId : std::uint16_t;
+
+// ReplyEnd: a reply was read to its end; no message of its own, it completes the riders' fields
+// of the Response (what its error body, chunk extensions and trailer told). TokenIds: the rows a
 // format riding on HTTP shows of a reply's body (capture/http_rider.h): its ids as they arrived,
 // named through the connection's vocabulary, and at the body's end its verdict.
 enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd, TokenIds };
 
-// The session-affinity headers of one message (profiles/session-affinity.md), as parsed:
-// header names in any case; values cut to kMaxValue bytes (`cut` says one was).
-struct HttpAffinity {
-  static constexpr std::size_t kMaxValue = 128, kMaxChunks = 4096;
-  std::string session_id, context_hash;       // X-Anthropic-Session-ID / -Context-Hash: request or response
-  std::string new_session_id, expected_hash;  // a 409's X-Anthropic-New-Session-ID, a 400's X-Anthropic-Expected-Hash
-  std::string error_type;                     // a reply's error body: its error.type, read as JSON
-  // Each chunk's `x-anthropic-token-count` extension (the first kMaxChunks), how many chunks
-  // carried one and their sum; the X-Anthropic-Token-Count trailer's value.
-  std::vector<std::uint64_t> chunk_tokens;
-  std::uint64_t chunks_counted = 0, chunk_token_sum = 0;
-  std::optional<std::uint64_t> trailer_total;
-  std::string bad_count;  // a count that is not a number, as sent (cut)
-  bool cut = false;
-  bool empty() const {
-    return session_id.empty() && context_hash.empty() && new_session_id.empty() && expected_hash.empty() &&
-           error_type.empty() && chunks_counted == 0 && !trailer_total && bad_count.empty();
-  }
+// One piece of an inspector cell's text: `pattern` (the view translates it) with its %1, %2, …
+// filled by `args`.
+struct HttpCellPiece {
+  std::string pattern;
+  std::vector<std::string> args;
 };
+// A rider's value of one inspector column on an HTTP row: its pieces, joined by spaces (none:
+// no value), and the header field (lower-case) whose line carried it, when one did.
+struct HttpCell {
+  std::vector<HttpCellPiece> pieces;
+  std::string field;
+};
+
+// What a format riding on HTTP reads of one HTTP row (capture/http_rider.h): a message head's
+// fields, a reply's chunk extensions, trailer and error body, as parsed, bounded in size by the
+// format. decode writes it as its line's member json_key(); the inspector shows it in the
+// columns whose titles cell() knows.
+class HttpRowFields {
+ public:
+  // A head field's value by its lower-case name; "" when the head lacks it.
+  using FieldLookup = std::function<std::string(const char* name)>;
+  virtual ~HttpRowFields() = default;
+  virtual std::unique_ptr<HttpRowFields> clone() const = 0;
+  virtual void read_head(const FieldLookup& field) = 0;
+  virtual void read_chunk_extension(std::string_view /*name*/, std::string_view /*value*/) {}
+  virtual void read_trailer(std::string_view /*name*/, std::string_view /*value*/) {}
+  virtual void read_error_type(std::string_view /*type*/) {}
+  virtual bool empty() const = 0;
+  // What a reply's end told beyond its head (per-chunk details dropped), for the reply's row;
+  // null when nothing.
+  virtual std::unique_ptr<HttpRowFields> end_part() const = 0;
+  // `end` (what the reply's end told) added to these (its head's): what they lack.
+  virtual void merge(const HttpRowFields& end) = 0;
+  virtual std::string_view json_key() const = 0;
+  virtual void write_json(nlohmann::json& out) const = 0;
+  // The value of the inspector column titled `title` (untranslated); no pieces when none.
+  virtual HttpCell cell(std::string_view title) const = 0;
+};
+
+// The riders' fields of one row, those with something to tell, by the rider's profile.
+using HttpRowParts = std::map<ProfileId, std::shared_ptr<const HttpRowFields>>;
 
 // One message or SSE event, for the inspector's rows and decode's lines.
 struct HttpEvent {
@@ -53,17 +83,8 @@ struct HttpEvent {
   std::string summary;  // one line: "POST /v1/messages", "200 OK text/event-stream", "content_block_delta {...}"
   int status = 0;       // Response
   std::uint32_t tokens = 0;  // SseEvent, TokenIds: generated tokens it carried
-  HttpAffinity affinity;     // Request and Response: their headers; ReplyEnd: the whole reply's
+  HttpRowParts rider_fields;  // Request and Response: of their heads; ReplyEnd: of the whole reply
 };
-
-// Session affinity's headers, read into `a` (names in any case; values cut, see HttpAffinity):
-// a head's field (X-Anthropic-Session-ID, -Context-Hash, -New-Session-ID, -Expected-Hash;
-// others ignored), a chunk's extension and a trailer field (x-anthropic-token-count).
-void read_affinity_header(HttpAffinity& a, std::string_view name, std::string_view value);
-void read_token_count_extension(HttpAffinity& a, std::string_view name, std::string_view value);
-void read_token_count_trailer(HttpAffinity& a, std::string_view name, std::string_view value);
-// `more` (a reply's end) added to `a` (its head's): what the head did not have.
-void merge_affinity(HttpAffinity& a, const HttpAffinity& more);
 
 // The fields of an HttpEvent's text, with their byte ranges in it, for a detail view.
 std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "capture/http_event.h"
 #include "http/rider.h"
 #include "metrics/request_result.h"
 #include "profile/profile.h"
@@ -50,5 +51,14 @@ class CapturedHttpRider {
 using CapturedHttpRiderFactory = std::unique_ptr<CapturedHttpRider> (*)();
 void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make);
 const PerProfile<CapturedHttpRiderFactory>& captured_http_riders();
+
+// The fields a rider reads of every HTTP row (HttpRowFields), registered from its folder, at
+// most one kind a profile: a new, empty set for each row.
+using HttpRowFieldsFactory = std::unique_ptr<HttpRowFields> (*)();
+void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make);
+const PerProfile<HttpRowFieldsFactory>& http_row_fields();
+// Each registered rider's fields of a message head (`field` as HttpRowFields::read_head), those
+// with something to tell.
+HttpRowParts head_row_fields(const HttpRowFields::FieldLookup& field);
 
 }  // namespace anthro
