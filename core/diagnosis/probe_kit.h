@@ -119,8 +119,9 @@ inline std::string pct(double fraction) { return number(fraction * 100) + " %"; 
 // registered; null when none has it.
 const Probe* find_probe(std::string_view name);
 // A wire format's probe, for checklists to name (from its folder, as it registers its profile):
-// `owner` is the format whose live workload measures it (register_live_workload). A name some
-// probe already has throws.
+// `owner` is the format whose client measures it, turned on when a checklist names the probe
+// (its live workload, register_live_workload, or its live HTTP rider). A name some probe already
+// has throws.
 void register_probe(const std::string& name, Probe probe, ProfileId owner);
 // The format that registered probe `name`; none for a built-in one.
 std::optional<ProfileId> probe_owner(std::string_view name);
