@@ -2,7 +2,6 @@
 // request carrying X-Anthropic-* fields gets its AffinityExchange, and its reply, read by the
 // API's own reader, gives the fields, token counts and Context-Hash check (note_affinity_reply),
 // as the live client records them. Every HTTP row shows its fields (HttpAffinity, http_rows.h).
-#include <limits>
 #include <map>
 
 #include "affinity/exchange.h"
@@ -28,28 +27,22 @@ class CapturedAffinityReply : public RiderReply {
   bool fields_only() const override { return true; }
 
   void chunk_extensions(const std::vector<std::pair<std::string, std::string>>& extensions) override {
-    for (const auto& [name, value] : extensions) {
-      if (!is_affinity_token_count(name)) continue;
-      auto n = affinity_token_count(value);
-      if (!n) continue;
-      std::uint64_t sum = chunk_sum_.value_or(0);
-      chunk_sum_ = *n > std::numeric_limits<std::uint64_t>::max() - sum ? std::numeric_limits<std::uint64_t>::max() : sum + *n;
-    }
+    for (const auto& [name, value] : extensions) counted_.read_chunk_extension(name, value);
   }
 
   void finished(int status, const HeaderLookup& header, const std::vector<std::pair<std::string, std::string>>& trailers,
                 HttpReplyRecorder& reply) override {
-    std::optional<std::uint64_t> trailer_total;
-    for (const auto& [name, value] : trailers)
-      if (is_affinity_token_count(name)) trailer_total = affinity_token_count(value);
+    for (const auto& [name, value] : trailers) counted_.read_trailer(name, value);
+    std::optional<std::uint64_t> chunk_sum;
+    if (counted_.chunks_counted) chunk_sum = counted_.chunk_token_sum;
     RequestResult& r = reply.result();
     if (auto* x = r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity))
-      note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum_, trailer_total, request_body_, r.text);
+      note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum, counted_.trailer_total, request_body_, r.text);
   }
 
  private:
   std::string request_body_;  // its messages, for the reply's Context-Hash
-  std::optional<std::uint64_t> chunk_sum_;
+  HttpAffinity counted_;      // its chunks' token counts and its trailer's, as its rows count them
 };
 
 // One captured connection's session affinity.

@@ -20,6 +20,17 @@ bool same_name(std::string_view a, std::string_view b) {
          });
 }
 
+// A token count: decimal digits only, fitting 64 bits.
+std::optional<std::uint64_t> token_count_of(std::string_view value) {
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (!value.empty() && ec == std::errc() && end == value.data() + value.size()) return n;
+  return std::nullopt;
+}
+
+// The extension and trailer field that carry a token count, in any case.
+bool is_token_count(std::string_view name) { return same_name(name, "x-anthropic-token-count"); }
+
 // Keeps at most kMaxValue bytes of a value.
 void keep(HttpAffinity& a, std::string& into, std::string_view value) {
   if (value.size() > HttpAffinity::kMaxValue) {
@@ -31,7 +42,7 @@ void keep(HttpAffinity& a, std::string& into, std::string_view value) {
 
 // A token count; a bad one is kept (cut) as sent.
 std::optional<std::uint64_t> count_of(HttpAffinity& a, std::string_view value) {
-  auto n = affinity_token_count(value);
+  auto n = token_count_of(value);
   if (!n) keep(a, a.bad_count, value);
   return n;
 }
@@ -64,18 +75,7 @@ HttpCell status_cell(const HttpAffinity& a) {
   return c;
 }
 
-constexpr std::string_view kTokenCount = "x-anthropic-token-count";
-
 }  // namespace affinity_capture
-
-std::optional<std::uint64_t> affinity_token_count(std::string_view value) {
-  std::uint64_t n = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (!value.empty() && ec == std::errc() && end == value.data() + value.size()) return n;
-  return std::nullopt;
-}
-
-bool is_affinity_token_count(std::string_view name) { return affinity_capture::same_name(name, affinity_capture::kTokenCount); }
 
 void HttpAffinity::read_head(const FieldLookup& field) {
   for (auto [name, into] : {std::pair{"x-anthropic-session-id", &session_id}, {"x-anthropic-context-hash", &context_hash},
@@ -84,7 +84,7 @@ void HttpAffinity::read_head(const FieldLookup& field) {
 }
 
 void HttpAffinity::read_chunk_extension(std::string_view name, std::string_view value) {
-  if (!is_affinity_token_count(name)) return;
+  if (!affinity_capture::is_token_count(name)) return;
   auto n = affinity_capture::count_of(*this, value);
   if (!n) return;
   ++chunks_counted;
@@ -94,7 +94,7 @@ void HttpAffinity::read_chunk_extension(std::string_view name, std::string_view 
 }
 
 void HttpAffinity::read_trailer(std::string_view name, std::string_view value) {
-  if (is_affinity_token_count(name)) trailer_total = affinity_capture::count_of(*this, value);
+  if (affinity_capture::is_token_count(name)) trailer_total = affinity_capture::count_of(*this, value);
 }
 
 void HttpAffinity::read_error_type(std::string_view type) { error_type = type.substr(0, kMaxValue); }

@@ -45,10 +45,4 @@ struct HttpAffinity : HttpRowFields {
   HttpCell cell(std::string_view title) const override;
 };
 
-// A token count: decimal digits only, fitting 64 bits (the tracer's rows and the captured
-// record count alike).
-std::optional<std::uint64_t> affinity_token_count(std::string_view value);
-// The extension and trailer field that carry a token count, in any case.
-bool is_affinity_token_count(std::string_view name);
-
 }  // namespace anthro
