@@ -4,6 +4,7 @@
 #include <map>
 #include <algorithm>
 
+#include "affinity/exchange.h"  // was reached through session/session.h
 #include "diagnosis/probe_kit.h"
 #include "metrics/stats.h"
 

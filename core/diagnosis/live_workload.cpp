@@ -241,7 +241,7 @@ void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
   if (!has_probe(c, kProbeCancel)) live.cancel_probes = 0;
   if (!has_probe(c, kProbeMaxTokens)) live.max_tokens_probe = false;
   if (!has_probe(c, kProbeUtf8)) live.utf8_pair = false;
-  if (has_probe_of(c, probe_kit::affinity_probes())) live.session.affinity = true;
+  if (has_probe_of(c, probe_kit::affinity_probes())) live.session.riders.try_emplace(ProfileId::SessionAffinity);
   for (const ChecklistItem& i : c.items) {
     auto owner = probe_kit::probe_owner(i.probe);
     if (owner && own_workloads().find(*owner)) live.own_workload = owner;

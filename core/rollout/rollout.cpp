@@ -223,7 +223,8 @@ class StageRunner {
     b.session.target = arm.target;
     b.session.stream = true;
     // The session-affinity plan: the candidate's clients hold conversations.
-    b.session.affinity = candidate_arm && c_.plan.profile == kAffinityProfile;
+    if (candidate_arm && c_.plan.profile == kAffinityProfile) b.session.riders.try_emplace(ProfileId::SessionAffinity);
+    else b.session.riders.erase(ProfileId::SessionAffinity);
     b.concurrency = std::max(c_.concurrency, 1u);
     b.requests = arm.probes.size() + arm.ids.size();
     b.seed = c_.seed;
