@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "affinity/format.h"
 #include "layerzero/format.h"
 #include "affinity/serve.h"
 #include "diagnosis/diagnose.h"
@@ -133,14 +134,14 @@ std::map<std::string, Case> cases() {
   c["sa-clean"] = affinity_case({}, {});
   c["sa-session-migrate"] = affinity_case({"session-migrate=0.1"}, {});
   c["sa-session-migrate+keep-session-id"] = affinity_case({"session-migrate=0.1"}, {"sa-409-loop"}, [](LiveWorkloadConfig& w) {
-    w.session.affinity_client.keep_session_id = true;
+    use_session_affinity(w.session).keep_session_id = true;
   });
   c["sa-hash-python"] = affinity_case({"hash-python"}, {"sa-hash-mismatch"});
   c["sa-slot-gc"] = affinity_case({"slot-gc=250"}, {"sa-slot-gc-ttft"});
   c["sa-strip-affinity-headers"] = affinity_case({"strip-affinity-headers"}, {"sa-header-dropped"});
   c["sa-token-count-estimate"] = affinity_case({"token-count-estimate"}, {"sa-token-count-misparse"});
   c["sa-session-id-shared"] = affinity_case({}, {"sa-session-id-shared"}, [](LiveWorkloadConfig& w) {
-    w.session.affinity_client.fixed_session_id = "sess_lambda_global";
+    use_session_affinity(w.session).fixed_session_id = "sess_lambda_global";
   });
   c["ts-clean"] = token_stream_case({}, {});
   c["ts-alignment-missing"] = token_stream_case({}, {"ts-alignment-header"}, [](LiveWorkloadConfig& w) {

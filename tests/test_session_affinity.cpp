@@ -15,6 +15,7 @@
 
 #include "affinity/context_hash.h"
 #include "affinity/conversation.h"
+#include "affinity/format.h"
 #include "affinity/serve.h"
 #include "affinity/session_slots.h"
 #include "affinity_curl.h"
@@ -296,7 +297,7 @@ class TestSessionAffinity : public QObject {
       emulate_affinity(f.config()).slot_count = 64;
       f.start();
       SessionConfig s = f.session("http", "/v1/messages");
-      s.affinity = true;
+      use_session_affinity(s);
       s.repeat = 3;
       SessionResult r = EndpointFixture::run(s);
       std::vector<const RequestResult*> served;

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "affinity/serve.h"
+#include "affinity/format.h"
 #include "layerzero/format.h"
 #include "layerzero/workload.h"
 #include "session/target.h"
@@ -49,17 +50,19 @@ bool print_warnings(const std::string& command, const std::vector<std::string>& 
 }
 
 void read_affinity_options(Args& args, SessionConfig& c) {
-  c.affinity = args.has("--affinity");
+  const bool on = args.has("--affinity");
+  AffinityClientConfig options;
   auto turns = args.count("--affinity-turns", 1, 1000);
-  if (turns) c.affinity_client.turns = static_cast<unsigned>(*turns);
-  c.affinity_client.keep_session_id = args.has("--keep-session-id");
+  if (turns) options.turns = static_cast<unsigned>(*turns);
+  options.keep_session_id = args.has("--keep-session-id");
   if (auto id = args.value("--session-id")) {
     if (id->empty() || id->size() > 200) args.fail("--session-id: expected a non-empty id of at most 200 characters");
-    c.affinity_client.fixed_session_id = *id;
+    options.fixed_session_id = *id;
   }
-  bool options = c.affinity_client.keep_session_id || c.affinity_client.fixed_session_id || turns;
-  if (options && !c.affinity) args.fail("--affinity-turns, --keep-session-id and --session-id need --affinity");
-  if (!c.affinity) return;
+  bool set = options.keep_session_id || options.fixed_session_id || turns;
+  if (set && !on) args.fail("--affinity-turns, --keep-session-id and --session-id need --affinity");
+  if (!on) return;
+  use_session_affinity(c) = options;
   auto target = parse_target(c.target);
   if (target && target->kind != TargetKind::Messages)
     args.fail("--affinity: session affinity is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
@@ -84,7 +87,7 @@ void read_token_stream_options(Args& args, SessionConfig& c) {
   if (options.text_decoding && !on) args.fail("--text-decoding needs --token-stream");
   if (!on) return;
   use_token_stream(c) = options;
-  if (c.affinity) args.fail("--token-stream and --affinity are two different protocols; give one");
+  if (session_affinity_client(c)) args.fail("--token-stream and --affinity are two different protocols; give one");
   auto target = parse_target(c.target);
   if (target && target->kind != TargetKind::Messages)
     args.fail("--token-stream: the token stream is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
@@ -97,7 +100,7 @@ void read_http2_option(Args& args, SessionConfig& c) {
   auto target = parse_session_target(c.target);
   if (target && (target->kind == TargetKind::Anthro || target->kind == TargetKind::Own || !target->tls))
     args.fail("--http2: HTTP/2 is offered by ALPN over TLS; give an https://HOST:PORT/v1/messages target");
-  if (c.affinity) args.fail("--http2 and --affinity: the session-affinity client speaks HTTP/1.1");
+  if (session_affinity_client(c)) args.fail("--http2 and --affinity: the session-affinity client speaks HTTP/1.1");
 }
 
 // A format's own client sends one prompt under its own terms: what only anthro-v1 or the HTTP

@@ -4,15 +4,25 @@
 // core/formats/builtin.cpp). Its registry row is still a row of profile/profile.cpp.
 #pragma once
 
+#include "affinity/conversation.h"
+#include "session/session.h"
+
 namespace anthro {
 
 // Every part, in the engines' tables.
 void register_session_affinity();
-// Its parts, one per engine (captured.cpp, serve.cpp).
+// Its parts, one per engine (captured.cpp, live.cpp, serve.cpp).
 void register_captured_session_affinity();
+void register_live_session_affinity();
 void register_served_session_affinity();
 // Its checklist's probes (probes.cpp) and its rollout plan's metric (plan_metric.cpp).
 void register_session_affinity_probes();
 void register_session_affinity_plan_metrics();
+
+// Turns session affinity on for a session on a Messages API target (its defaults): each
+// connection holds a conversation (AffinityConversation); and its options to set.
+AffinityClientConfig& use_session_affinity(SessionConfig& config);
+// The session's session-affinity options; null when it does not speak it.
+const AffinityClientConfig* session_affinity_client(const SessionConfig& config);
 
 }  // namespace anthro

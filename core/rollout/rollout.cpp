@@ -208,8 +208,6 @@ class StageRunner {
     b.session.target = arm.target;
     b.session.stream = true;
     carry_plan_format(b.session, candidate_arm);
-    // TEMP: until session affinity's live rider registers (drop at the merge).
-    b.session.affinity = candidate_arm && c_.plan.profile == "session-affinity";
     b.concurrency = std::max(c_.concurrency, 1u);
     b.requests = arm.probes.size() + arm.ids.size();
     b.seed = c_.seed;

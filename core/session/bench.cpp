@@ -143,8 +143,9 @@ class Bench {
     bool cancel_requested = false;
     RequestOptions options = options_for(index, cancel_requested);
     // A 429 is retried with the same options, up to max_retries: after retry_after_ms, or at
-    // once when told to be naive (a 409 of session affinity at once). A polite client also waits after the last 429 before it
-    // sends anything else on the connection.
+    // once when told to be naive; a request its rider asks to send again, at once (RiderNext::
+    // SendAgain). A polite client also waits after the last 429 before it sends anything else
+    // on the connection.
     for (unsigned attempt = 0;;) {
       BenchRecord rec;
       rec.index = index;  // a retry is the same request again
@@ -168,9 +169,9 @@ class Bench {
         drop(*link);
         co_return;
       }
-      // A 409 of session affinity is sent again at once under the new session id.
-      bool migrated = link->client->resend_pending();
-      if (!overloaded && !migrated) break;
+      // The rider asked for the same request again (it knows under what).
+      bool again = link->client->resend_pending();
+      if (!overloaded && !again) break;
       if (overloaded && !config_.retry_naive && retry_after) {
         asio::steady_timer t(co_await asio::this_coro::executor);
         co_await sleep_for(t, *retry_after / 1000.0);

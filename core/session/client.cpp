@@ -18,11 +18,6 @@ namespace anthro {
 using namespace net;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-
-}  // namespace
-
 Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target,
                                                              std::shared_ptr<KeyLogSink> keylog) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
@@ -58,7 +53,8 @@ SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& set
   result_.transport = target_.transport();
   result_.kind = target_.kind;
   result_.profile = target_.profile;
-  if (config.affinity && target_.kind == TargetKind::Messages) conversation_.emplace(config.affinity_client);
+  // Riders ride on the Messages API's requests only.
+  if (target_.kind != TargetKind::Messages) return;
   for (const auto& [id, options] : config.riders)
     if (const auto* make = live_http_riders().find(id); make && !rider_) rider_ = (*make)(config, options);
 }
@@ -74,7 +70,7 @@ awaitable<SessionResult> SessionClient::run(std::function<void(const RequestResu
     bool go_on = co_await request(r, options);
     if (on_request) on_request(r);
     if (!go_on) break;
-    if (resend_pending()) ++resends;  // the same turn again, not counted against repeat
+    if (resend_pending()) ++resends;  // the same request again, not counted against repeat
     else resends = 0;
     if (resends > 0 && resends <= kMaxResends) --i;
   }
@@ -104,6 +100,7 @@ awaitable<bool> SessionClient::request(RequestResult& r, const RequestOptions& o
   bool go_on = false;
   RequestRecorder rec(r);
   current_ = &rec;
+  resend_pending_ = false;
   if (target_.kind == TargetKind::Anthro) go_on = co_await anthro_request(r, rec, options);
   else go_on = co_await http_request(r, rec, options);
   current_ = nullptr;

@@ -29,10 +29,10 @@ struct ClientSetup {
 };
 Result<ClientSetup> prepare_client(const SessionConfig& config);
 
-// A request's error when request_cancel() closed its connection.
-// How many times in a row a request answered 409 is sent again under the new session id.
+// How many times in a row a request is sent again when its rider asks (RiderNext::SendAgain).
 inline constexpr unsigned kMaxResends = 3;
 
+// A request's error when request_cancel() closed its connection.
 inline constexpr const char* kCancelClosed = "cancelled by the client (connection closed)";
 
 class SessionClient : private HttpSideRequests {
@@ -64,8 +64,8 @@ class SessionClient : private HttpSideRequests {
   // written), or the connect under way, for a caller that will not wait for the RESPONSE.
   void request_cancel(bool close_connection = false);
   bool cancel_requested() const { return cancel_requested_; }
-  // Session affinity: the last request was answered 409 and the next one sends it again.
-  bool resend_pending() const { return conversation_ && conversation_->resend_pending(); }
+  // The last request's rider asked that it be sent again at once (RiderNext::SendAgain).
+  bool resend_pending() const { return resend_pending_; }
 
  private:
   net::awaitable<bool> connect();
@@ -73,9 +73,6 @@ class SessionClient : private HttpSideRequests {
   net::awaitable<bool> negotiate();
   net::awaitable<bool> anthro_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
   net::awaitable<bool> http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
-  // Session affinity: the reply's fields into the record's AffinityExchange, and the conversation moved on.
-  void answered(const net::HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
-                std::string_view body, std::optional<std::uint64_t> chunk_tokens);
   // The request's content fields (a rider's, when one rides on the requests).
   net::HttpFields content_fields() const;
   // A request of the client's own beside the model's (a rider's) on the session's connection.
@@ -87,6 +84,12 @@ class SessionClient : private HttpSideRequests {
   // and what follows a reply read whole (false: the session cannot go on).
   bool closed_at_cancel_point(RequestRecorder& rec, const RequestOptions& options);
   net::awaitable<bool> after_reply(RequestResult& r, RiderReply* reader);
+  // The rider's reader of a reply: the body's reader the recorder is given (null for a
+  // fields_only() one, which sees the reply beside the API's), and the whole reply handed to a
+  // fields_only() one once read.
+  static RiderReply* body_reader(const std::unique_ptr<RiderReply>& rider);
+  static void reply_read(RiderReply* rider, int status, const RiderReply::HeaderLookup& header,
+                         const std::vector<std::pair<std::string, std::string>>& trailers, HttpReplyRecorder& reply);
   // HTTP/2 (ALPN h2): client_http2.cpp.
   void start_http2();
   net::awaitable<bool> flush_http2();
@@ -140,7 +143,7 @@ class SessionClient : private HttpSideRequests {
   RequestRecorder* current_ = nullptr;  // the request under way
   InFlight* in_flight_ = nullptr;
   net::tcp::socket* connecting_ = nullptr;
-  std::optional<AffinityConversation> conversation_;  // config.affinity on a Messages API target
+  bool resend_pending_ = false;  // resend_pending()
   std::unique_ptr<LiveHttpRider> rider_;  // the format riding on the HTTP requests (config.riders)
 };
 

@@ -32,19 +32,13 @@ void register_live_http_rider(ProfileId id, LiveHttpRiderFactory make) {
   live_rider_table().add(id, make);
 }
 
-void SessionClient::answered(const HttpResponseReader& response, const HttpReplyRecorder& reply, RequestResult& r,
-                             std::string_view body, std::optional<std::uint64_t> chunk_tokens) {
-  std::optional<std::uint64_t> trailer_tokens;
-  for (const auto& [name, value] : response.trailers())
-    if (name == "x-anthropic-token-count") trailer_tokens = parse_decimal(value);
-  auto& x = *r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
-  note_affinity_reply(x, response, reply.error_type(), chunk_tokens, trailer_tokens, body, r.text);
-  conversation_->answered(response.status(), r.text, x);
+HttpFields api_content_fields(bool stream) {
+  return {{"content-type", "application/json"}, {"accept", stream ? "text/event-stream" : "application/json"}};
 }
 
 HttpFields SessionClient::content_fields() const {
   if (rider_) return rider_->content_fields();
-  return {{"content-type", "application/json"}, {"accept", config_.stream ? "text/event-stream" : "application/json"}};
+  return api_content_fields(config_.stream);
 }
 
 awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(std::string method, std::string path,
@@ -88,8 +82,8 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   bool messages = target_.kind == TargetKind::Messages;
   RequestSpec spec = request_spec(options);
   spec.api_key.reset();  // the key travels in a header, never in the body
-  if (conversation_) spec.messages = conversation_->messages(spec.messages);
   if (rider_) {
+    rider_->messages(spec.messages);
     bool ready = co_await rider_->prepare(*this);
     if (!ready) {
       rec.ended(RequestEnd::ConnectionClosed, result_.error.value_or("the request before it failed"));
@@ -105,11 +99,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     if (messages) fields.emplace_back("x-api-key", config_.api_key);
     else fields.emplace_back("authorization", "Bearer " + config_.api_key);
   }
-  if (conversation_) {
-    AffinityExchange& sent = r.extensions.emplace<AffinityExchange>(ProfileId::SessionAffinity);
-    for (const auto& [name, value] : conversation_->headers(body, sent)) fields.emplace_back(name, value);
-  }
-  if (rider_) rider_->request(r);
+  if (rider_) rider_->request(r, body, fields);
   rec.request_sent(steady_now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);
   bool sent = co_await write(as_bytes(http1_request("POST", target_.path, fields, body)));
@@ -123,8 +113,8 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   HttpReplyRecorder reply(r, rec, messages, config_.stream);
   reply.on_text = config_.on_text;
   std::unique_ptr<RiderReply> rider = rider_reply();
+  const RiderReply::HeaderLookup header = [&response](const char* name) { return response.header(name); };
   bool head_seen = false;
-  std::optional<std::uint64_t> chunk_tokens;  // x-anthropic-token-count over the chunks
   double t = 0;
   std::uint8_t buf[16384];
   while (!response.done()) {
@@ -142,18 +132,17 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     }
     if (!response.head_done()) continue;
     if (!head_seen)
-      reply.head(response.status(), [&response](const char* name) { return response.header(name); }, rider.get());
+      reply.head(response.status(), header, body_reader(rider));
     for (const auto& chunk : response.take_chunk_extensions())  // (always taken: they are bounded while held)
-      for (const auto& [name, value] : chunk)
-        if (auto n = name == "x-anthropic-token-count" ? parse_decimal(value) : std::nullopt)
-          chunk_tokens = chunk_tokens.value_or(0) + *n;
+      if (rider) rider->chunk_extensions(chunk);
     head_seen = true;
     reply.body(response.take_body(), t);
     if (closed_at_cancel_point(rec, options)) co_return false;
   }
-  reply.trailers(response.trailers());
+  const HttpFields trailers = response.trailers();
+  reply.trailers(trailers);
   reply.end(t);
-  if (conversation_) answered(response, reply, r, body, chunk_tokens);
+  reply_read(rider.get(), response.status(), header, trailers, reply);
   if (!co_await after_reply(r, rider.get())) co_return false;
   if (response.status() != 200) co_return response.header("connection") != "close";
   co_return r.end == RequestEnd::Response;
@@ -168,11 +157,22 @@ bool SessionClient::closed_at_cancel_point(RequestRecorder& rec, const RequestOp
   return true;
 }
 
-// What the client does once a reply was read: what its rider does next (a report, say).
+RiderReply* SessionClient::body_reader(const std::unique_ptr<RiderReply>& rider) {
+  return rider && !rider->fields_only() ? rider.get() : nullptr;
+}
+
+void SessionClient::reply_read(RiderReply* rider, int status, const RiderReply::HeaderLookup& header,
+                               const std::vector<std::pair<std::string, std::string>>& trailers, HttpReplyRecorder& reply) {
+  if (rider && rider->fields_only()) rider->finished(status, header, trailers, reply);
+}
+
+// What the client does once a reply was read: what its rider does next (a report, or the same
+// request again). False: the session cannot go on.
 awaitable<bool> SessionClient::after_reply(RequestResult& r, RiderReply* reader) {
   if (!reader) co_return true;
-  bool go_on = co_await rider_->replied(r, *reader, *this);
-  co_return go_on;
+  const RiderNext next = co_await rider_->replied(r, *reader, *this);
+  resend_pending_ = next == RiderNext::SendAgain;
+  co_return next != RiderNext::Stop;
 }
 
 }  // namespace anthro

@@ -54,12 +54,12 @@ awaitable<bool> SessionClient::http2_exchange(RequestResult& r, RequestRecorder&
   reply.on_text = config_.on_text;
   std::unique_ptr<RiderReply> rider = rider_reply();
   Http2Reply* got = h2_->reply(id);
+  const RiderReply::HeaderLookup header = [got](const char* name) { return got->header(name); };
   bool head_seen = false;
   double t = 0;
   for (;;) {
     if (got->head_done) {
-      if (!head_seen)
-        reply.head(got->status, [got](const char* name) { return got->header(name); }, rider.get());
+      if (!head_seen) reply.head(got->status, header, body_reader(rider));
       head_seen = true;
       reply.body(got->take_body(), t);
       if (closed_at_cancel_point(rec, options)) co_return false;
@@ -83,6 +83,7 @@ awaitable<bool> SessionClient::http2_exchange(RequestResult& r, RequestRecorder&
   reply.trailers(got->trailers);
   reply.end(t);
   const int status = got->status;
+  reply_read(rider.get(), status, header, got->trailers, reply);
   h2_->forget(id);
   if (!co_await after_reply(r, rider.get())) co_return false;
   if (status != 200) co_return h2_->usable();

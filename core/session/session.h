@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "affinity/conversation.h"
 #include "metrics/request_result.h"
 #include "protocol/body.h"
 #include "session/target.h"
@@ -36,12 +35,7 @@ struct SessionConfig {
   std::optional<std::uint16_t> ring_kib;
   double timeout_s = 60;  // per request, from REQUEST written
   bool tls_extension = true;  // offer the negotiation in the TLS extension (else only the preface)
-  // Session affinity on a Messages API target (profiles/session-affinity.md): each
-  // connection holds a conversation sent whole with X-Anthropic-Session-ID and
-  // X-Anthropic-Context-Hash, checks the reply's hash and follows a 409.
-  bool affinity = false;
-  AffinityClientConfig affinity_client;
-  // The formats riding on an HTTP target's requests (session/http_rider.h) this session
+  // The formats riding on a Messages API target's requests (session/http_rider.h) this session
   // speaks, each with its client options (an empty std::any: its defaults). A connection
   // carries one: the first, by profile id, whose live part is registered.
   std::map<ProfileId, std::any> riders;

@@ -36,7 +36,7 @@ class LiveTokenStream : public LiveHttpRider {
     co_return true;
   }
 
-  void request(RequestResult& r) override {
+  void request(RequestResult& r, std::string_view, net::HttpFields&) override {
     TokenStreamExchange& x = add_token_stream(r);
     x.context_id = options_.context_id;
     x.request_fault = admit_token_stream_request(headers(), std::nullopt).refused_field;
@@ -46,16 +46,16 @@ class LiveTokenStream : public LiveHttpRider {
 
   // The text-decoding client fault: the ids read as text fail JSON.parse, and the front end
   // reports it. The reply's record is unchanged but for the report: the wire carried what it carried.
-  net::awaitable<bool> replied(RequestResult& r, RiderReply& reader, HttpSideRequests& side) override {
+  net::awaitable<RiderNext> replied(RequestResult& r, RiderReply& reader, HttpSideRequests& side) override {
     TokenStreamExchange* x = token_stream_of(r);
-    if (!options_.text_decoding || !x || r.end != RequestEnd::Response) co_return true;
+    if (!options_.text_decoding || !x || r.end != RequestEnd::Response) co_return RiderNext::GoOn;
     std::string error = text_decoding_error(as_bytes(static_cast<TokenStreamReply&>(reader).body_bytes()));
     std::string body = text_decoding_report(error, options_.context_id);
     const std::string what = "POST " + std::string(kClientErrorsPath);
     auto answer = co_await side.side_request("POST", std::string(kClientErrorsPath), std::move(body), what);
-    if (!answer) co_return false;
+    if (!answer) co_return RiderNext::Stop;
     x->text_decoding_reported = true;
-    co_return true;
+    co_return RiderNext::GoOn;
   }
 
  private:
