@@ -32,10 +32,6 @@ foreach(area ${anthro_layers})
       if(included STREQUAL area OR NOT included IN_LIST anthro_layers OR included IN_LIST anthro_below)
         continue()
       endif()
-      # TEMP (issue 37, session affinity moving up): lower areas still include affinity/; drop before merging.
-      if(included STREQUAL "affinity")
-        continue()
-      endif()
       file(RELATIVE_PATH rel ${ANTHRO_ROOT} ${file})
       string(JOIN ", " allowed ${anthro_below})
       string(APPEND anthro_layer_problems

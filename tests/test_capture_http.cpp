@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "affinity/format.h"
 #include "affinity/http_rows.h"
 #include "capture/http_dissector.h"
 #include "http/messages_api.h"
@@ -20,7 +21,7 @@ namespace {
 // Session affinity's fields of a row (HttpEvent::rider_fields); empty when it has none.
 const HttpAffinity& affinity_of(const HttpEvent& e) {
   static const HttpAffinity kNone;
-  auto it = e.rider_fields.find(ProfileId::SessionAffinity);
+  auto it = e.rider_fields.find(session_affinity_id());
   return it == e.rider_fields.end() ? kNone : dynamic_cast<const HttpAffinity&>(*it->second);
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 
+#include "affinity/format.h"
 #include "layerzero/format.h"
 #include "tokenstream/format.h"
 #include "capture/capture_decoder.h"
@@ -84,9 +85,9 @@ class TestProfiles : public QObject {
     QVERIFY(profile(lz::profile_id()).rides_on.empty());
     QCOMPARE(name_of(find_profile("anthro-v1")), std::string("anthro-v1"));
     QCOMPARE(find_profile("session-affinity")->rides_on, profile(ProfileId::Http).name);
-    QCOMPARE(profile(ProfileId::SessionAffinity).dissector, Dissector::Http);
-    QCOMPARE(profile(ProfileId::SessionAffinity).checklist_id, std::string_view("session-affinity"));
-    QCOMPARE(profile(ProfileId::SessionAffinity).rollout_plan_id, std::string_view("session-affinity-four-stages"));
+    QCOMPARE(profile(session_affinity_id()).dissector, Dissector::Http);
+    QCOMPARE(profile(session_affinity_id()).checklist_id, std::string_view("session-affinity"));
+    QCOMPARE(profile(session_affinity_id()).rollout_plan_id, std::string_view("session-affinity-four-stages"));
     QCOMPARE(profile(ProfileId::AnthroV1).rollout_plan_id, std::string_view("anthro-v1-five-stages"));
     QCOMPARE(profile(ProfileId::AnthroV1).checklist_id, std::string_view("latency"));
     QVERIFY(find_profile("h2") == nullptr);

@@ -48,7 +48,7 @@ std::uint64_t gauge(const std::string& metrics, const std::string& name) {
 
 // A request record's session-affinity part, or null.
 const AffinityExchange* affinity_of(const RequestResult& q) {
-  return q.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
+  return q.extensions.find<AffinityExchange>(session_affinity_id());
 }
 
 }  // namespace

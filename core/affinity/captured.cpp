@@ -36,7 +36,7 @@ class CapturedAffinityReply : public RiderReply {
     std::optional<std::uint64_t> chunk_sum;
     if (counted_.chunks_counted) chunk_sum = counted_.chunk_token_sum;
     RequestResult& r = reply.result();
-    if (auto* x = r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity))
+    if (auto* x = r.extensions.find<AffinityExchange>(session_affinity_id()))
       note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum, counted_.trailer_total, request_body_, r.text);
   }
 
@@ -55,14 +55,14 @@ class CapturedSessionAffinity : public CapturedHttpRider {
       return it == req.headers.end() ? std::nullopt : std::optional<std::string>(it->second);
     });
     if (!sent.carried_affinity()) return std::nullopt;
-    r.extensions.emplace<AffinityExchange>(ProfileId::SessionAffinity) = std::move(sent);
+    r.extensions.emplace<AffinityExchange>(session_affinity_id()) = std::move(sent);
     bodies_[r.stream_id] = req.body;
     return std::nullopt;
   }
 
   std::unique_ptr<RiderReply> reply(const RequestResult& r, RiderRowSink) override {
     auto it = bodies_.find(r.stream_id);
-    if (it == bodies_.end() || !r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity)) return nullptr;
+    if (it == bodies_.end() || !r.extensions.find<AffinityExchange>(session_affinity_id())) return nullptr;
     auto reader = std::make_unique<CapturedAffinityReply>(std::move(it->second));
     bodies_.erase(it);
     return reader;
@@ -83,8 +83,8 @@ std::unique_ptr<CapturedHttpRider> make_captured_session_affinity() { return std
 }  // namespace affinity_capture
 
 void register_captured_session_affinity() {
-  register_captured_http_rider(ProfileId::SessionAffinity, affinity_capture::make_captured_session_affinity);
-  register_http_row_fields(ProfileId::SessionAffinity, [] { return std::unique_ptr<HttpRowFields>(new HttpAffinity); });
+  register_captured_http_rider(session_affinity_id(), affinity_capture::make_captured_session_affinity);
+  register_http_row_fields(session_affinity_id(), [] { return std::unique_ptr<HttpRowFields>(new HttpAffinity); });
 }
 
 }  // namespace anthro

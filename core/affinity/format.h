@@ -1,7 +1,7 @@
 // Session affinity as the registry and the engines know it (../shared/spec/profiles/
 // session-affinity.md): a format adding fields to the HTTP Messages API's own requests and
 // replies, registered from this folder (register_session_affinity, listed in
-// core/formats/builtin.cpp). Its registry row is still a row of profile/profile.cpp.
+// core/formats/builtin.cpp): its registry row and its parts.
 #pragma once
 
 #include "affinity/conversation.h"
@@ -9,8 +9,10 @@
 
 namespace anthro {
 
-// Every part, in the engines' tables.
+// The row and every part, in the engines' tables.
 void register_session_affinity();
+// Its registry id, numbered when it registered.
+ProfileId session_affinity_id();
 // Its parts, one per engine (captured.cpp, live.cpp, serve.cpp).
 void register_captured_session_affinity();
 void register_live_session_affinity();

@@ -39,7 +39,7 @@ class LiveAffinityReply : public RiderReply {
     for (const auto& [name, value] : trailers)
       if (name == kLiveTokenCountField) trailer_total = net::parse_decimal(value);
     RequestResult& r = reply.result();
-    if (auto* x = r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity))
+    if (auto* x = r.extensions.find<AffinityExchange>(session_affinity_id()))
       note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum_, trailer_total, request_body_, r.text);
   }
 
@@ -64,7 +64,7 @@ class LiveSessionAffinity : public LiveHttpRider {
 
   // The fields carry the hash of the messages as written in `body`.
   void request(RequestResult& r, std::string_view body, net::HttpFields& fields) override {
-    AffinityExchange& sent = r.extensions.emplace<AffinityExchange>(ProfileId::SessionAffinity);
+    AffinityExchange& sent = r.extensions.emplace<AffinityExchange>(session_affinity_id());
     for (auto& field : conversation_.headers(body, sent)) fields.push_back(std::move(field));
     request_body_ = body;
   }
@@ -73,7 +73,7 @@ class LiveSessionAffinity : public LiveHttpRider {
 
   // The conversation moves on; after a 409 that migrated the session, the same request again.
   net::awaitable<RiderNext> replied(RequestResult& r, RiderReply& reader, HttpSideRequests&) override {
-    const auto* x = r.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
+    const auto* x = r.extensions.find<AffinityExchange>(session_affinity_id());
     if (!x) co_return RiderNext::GoOn;
     conversation_.answered(static_cast<LiveAffinityReply&>(reader).status(), r.text, *x);
     co_return conversation_.resend_pending() ? RiderNext::SendAgain : RiderNext::GoOn;
@@ -90,7 +90,7 @@ class LiveSessionAffinity : public LiveHttpRider {
 namespace anthro {
 
 void register_live_session_affinity() {
-  register_live_http_rider(ProfileId::SessionAffinity, [](const SessionConfig& config, const std::any& options) {
+  register_live_http_rider(session_affinity_id(), [](const SessionConfig& config, const std::any& options) {
     const auto* set = std::any_cast<AffinityClientConfig>(&options);
     return std::unique_ptr<LiveHttpRider>(
         new affinity_live::LiveSessionAffinity(set ? *set : AffinityClientConfig{}, config.stream));
@@ -98,14 +98,14 @@ void register_live_session_affinity() {
 }
 
 AffinityClientConfig& use_session_affinity(SessionConfig& config) {
-  std::any& options = config.riders[ProfileId::SessionAffinity];
+  std::any& options = config.riders[session_affinity_id()];
   if (!std::any_cast<AffinityClientConfig>(&options)) options = AffinityClientConfig{};
   return *std::any_cast<AffinityClientConfig>(&options);
 }
 
 const AffinityClientConfig* session_affinity_client(const SessionConfig& config) {
   static const AffinityClientConfig kDefaults;
-  auto it = config.riders.find(ProfileId::SessionAffinity);
+  auto it = config.riders.find(session_affinity_id());
   if (it == config.riders.end()) return nullptr;
   const auto* set = std::any_cast<AffinityClientConfig>(&it->second);
   return set ? set : &kDefaults;

@@ -18,14 +18,14 @@ using namespace probe_kit;
 std::vector<std::size_t> affinity_requests(const Observations& o) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    const auto* a = o.requests[i].result.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
+    const auto* a = o.requests[i].result.extensions.find<AffinityExchange>(session_affinity_id());
     if (a && a->carried_affinity()) out.push_back(i);
   }
   return out;
 }
 
 const AffinityExchange& affinity_of(const Observations& o, std::size_t i) {
-  return *o.requests[i].result.extensions.find<AffinityExchange>(ProfileId::SessionAffinity);
+  return *o.requests[i].result.extensions.find<AffinityExchange>(session_affinity_id());
 }
 
 // A request sent again under a session id that a 409 had already replaced: the client kept
@@ -213,7 +213,7 @@ void register_session_affinity_probes() {
       {"sa-token-count-misparse", token_count_misparse},
       {"sa-session-id-shared", session_id_shared},
   };
-  for (const auto& [name, probe] : kProbes) probe_kit::register_probe(name, probe, ProfileId::SessionAffinity);
+  for (const auto& [name, probe] : kProbes) probe_kit::register_probe(name, probe, session_affinity_id());
 }
 
 }  // namespace anthro

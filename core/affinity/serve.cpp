@@ -27,7 +27,7 @@ namespace affinity_serve {
 // rehearsal's conversations fill about a tenth.
 constexpr std::size_t kEmbeddedSlots = 256;
 
-ProfileId served_id() { return ProfileId::SessionAffinity; }
+ProfileId served_id() { return session_affinity_id(); }
 
 // What an endpoint emulating the instance keeps (ServerState::formats), behind a shared_ptr:
 // std::any copies, the slots do not.

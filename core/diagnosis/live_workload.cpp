@@ -241,7 +241,6 @@ void fit_workload(const Checklist& c, LiveWorkloadConfig& live) {
     auto owner = probe_kit::probe_owner(i.probe);
     if (owner && own_workloads().find(*owner)) live.own_workload = owner;
     if (owner && live_http_riders().find(*owner)) live.session.riders.try_emplace(*owner);  // its defaults unless set
-    if (owner == ProfileId::SessionAffinity) live.session.affinity = true;  // TEMP: until its live rider registers (drop at the merge)
   }
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
@@ -24,16 +23,6 @@ bool recognise_http(ByteView first) {
                              [first](std::string_view method) { return starts_with(first, method); });
 }
 
-// Session affinity's request headers, in the first request's head (a first request without history
-// may carry neither: such a connection stays plain HTTP, read by the same dissector).
-bool recognise_session_affinity(ByteView first) {
-  std::string_view text = as_text(first);
-  std::string head(text.substr(0, text.find("\r\n\r\n")));
-  std::ranges::transform(head, head.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return head.find("\r\nx-anthropic-session-id:") != std::string::npos ||
-         head.find("\r\nx-anthropic-context-hash:") != std::string::npos;
-}
-
 // HTTP/2 with prior knowledge (h2c, RFC 9113 §3.3): the client's connection preface.
 bool recognise_http2(ByteView first) { return starts_with(first, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); }
 
@@ -47,15 +36,13 @@ constexpr ProfileScheme kHttpSchemes[] = {{"http", false}, {"https", true}};
 // and plan are anthro-v1's. HTTP/2 before HTTP/1.1: the order is the server's ALPN preference.
 // It carries the same requests (those of the formats riding on HTTP among them, told per
 // request), and has no target scheme of its own: https targets choose it by option.
-constexpr Profile kProfiles[4] = {
+constexpr Profile kProfiles[3] = {
     {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
      "anthro-v1-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, {}},
     {ProfileId::Http2, "http2", "HTTP/2 Messages API", kHttp2Alpn, recognise_http2, {}, "latency",
      "anthro-v1-five-stages", Dissector::Http2, Emulation::Http2Baseline, {}},
     {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
      "anthro-v1-five-stages", Dissector::Http, Emulation::HttpBaseline, {}},
-    {ProfileId::SessionAffinity, "session-affinity", "Session affinity", {}, recognise_session_affinity, {},
-     "session-affinity", "session-affinity-four-stages", Dissector::Http, Emulation::HttpBaseline, "http"},
 };
 
 // The rows above, then those registered: the formats' own (register_builtin_formats), then

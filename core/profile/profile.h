@@ -21,7 +21,7 @@ namespace anthro {
 
 // The registry's id of a wire format. The rows profile.cpp holds are named; a format registered
 // from its own folder (register_builtin_profile, register_profile) gets the next number.
-enum class ProfileId : std::uint16_t { AnthroV1, Http, SessionAffinity, Http2 };
+enum class ProfileId : std::uint16_t { AnthroV1, Http, Http2 };
 
 // Which capture dissector reads a profile's application bytes into frames and fields.
 // Http2: frames and HPACK (nghttp2's inflater), each stream's exchange read as Http's are.
@@ -52,7 +52,7 @@ struct Profile {
   std::string_view rollout_plan_id;           // resources/rollout-plans/<id>.json
   Dissector dissector;
   Emulation emulation;
-  std::string_view rides_on;  // the name of the profile whose wire it shares (session-affinity: http), or empty
+  std::string_view rides_on;  // the name of the profile whose wire it shares (say "http"), or empty
   // Dissector::Own: a new dissector for each connection, and how a kept frame reads
   // (profile/dissector.h); the Type column's words its frames take (string literals: rows hand
   // out their data() as C strings), and its inspector columns.
