@@ -13,7 +13,7 @@
 
 namespace anthro {
 
-namespace net { class HttpResponseReader; class Http2Client; }
+namespace net { class Http2Client; }
 class HttpReplyRecorder;
 
 Result<std::shared_ptr<net::asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target,
