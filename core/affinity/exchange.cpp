@@ -1,6 +1,8 @@
 #include "affinity/exchange.h"
 
 #include "affinity/context_hash.h"
+#include "affinity/format.h"
+#include "http/reply_recorder.h"
 #include "metrics/request_json.h"
 #include "net/http_io.h"
 #include "util/json.h"
@@ -45,13 +47,6 @@ void note_affinity_request(AffinityExchange& x,
   x.context_hash_sent = bounded(field("x-anthropic-context-hash"));
 }
 
-void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response, std::string_view error_type,
-                         std::optional<std::uint64_t> chunk_tokens, std::optional<std::uint64_t> trailer_tokens,
-                         std::string_view request_body, std::string_view reply_text) {
-  note_affinity_reply(x, response.status(), [&response](const char* name) { return response.header(name); },
-                      error_type, chunk_tokens, trailer_tokens, request_body, reply_text);
-}
-
 void note_affinity_reply(AffinityExchange& x, int status, const std::function<std::string(const char*)>& header,
                          std::string_view error_type, std::optional<std::uint64_t> chunk_tokens,
                          std::optional<std::uint64_t> trailer_tokens, std::string_view request_body,
@@ -69,6 +64,21 @@ void note_affinity_reply(AffinityExchange& x, int status, const std::function<st
   x.trailer_token_count = trailer_tokens;
   if (x.context_hash && status == 200)
     x.context_hash_agrees = *x.context_hash == response_context_hash(messages_of(request_body), reply_text);
+}
+
+void AffinityReplyReader::chunk_extensions(const std::vector<std::pair<std::string, std::string>>& extensions) {
+  for (const auto& [name, value] : extensions) counted_.read_chunk_extension(name, value);
+}
+
+void AffinityReplyReader::finished(int status, const HeaderLookup& header,
+                                   const std::vector<std::pair<std::string, std::string>>& trailers, HttpReplyRecorder& reply) {
+  status_ = status;
+  for (const auto& [name, value] : trailers) counted_.read_trailer(name, value);
+  std::optional<std::uint64_t> chunk_sum;
+  if (counted_.chunks_counted) chunk_sum = counted_.chunk_token_sum;
+  RequestResult& r = reply.result();
+  if (auto* x = r.extensions.find<AffinityExchange>(session_affinity_id()))
+    note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum, counted_.trailer_total, request_body_, r.text);
 }
 
 }  // namespace anthro

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "affinity/http_rows.h"
+#include "http/rider.h"
 #include "metrics/record_extension.h"
 
 namespace anthro {
@@ -39,25 +41,43 @@ struct AffinityExchange : RecordExtensionOf<AffinityExchange> {
 }  // namespace anthro
 
 namespace anthro {
-namespace net {
-class HttpResponseReader;
-}
 
 // The request's X-Anthropic-Session-ID and X-Anthropic-Context-Hash; `field` gives a header's
 // value or nullopt (names lower-case).
 void note_affinity_request(AffinityExchange& x,
                            const std::function<std::optional<std::string>(const char*)>& field);
-// A reply read to its end: its fields, its error type ("" when none), the token counts of its
-// chunks (summed) and trailer, and whether its Context-Hash is that of `request_body`'s
-// messages with `reply_text` appended. Absent fields stay nullopt.
-void note_affinity_reply(AffinityExchange& x, const net::HttpResponseReader& response, std::string_view error_type,
-                         std::optional<std::uint64_t> chunk_tokens, std::optional<std::uint64_t> trailer_tokens,
-                         std::string_view request_body, std::string_view reply_text);
-// The same from a reply's status and header fields however they were read (HTTP/2's HPACK);
-// `header` gives "" for a field the reply lacks.
+// A reply read to its end: its status and header fields however they were read (`header` gives
+// "" for a field the reply lacks), its error type ("" when none), the token counts of its chunks
+// (summed) and trailer, and whether its Context-Hash is that of `request_body`'s messages with
+// `reply_text` appended. Absent fields stay nullopt.
 void note_affinity_reply(AffinityExchange& x, int status, const std::function<std::string(const char*)>& header,
                          std::string_view error_type, std::optional<std::uint64_t> chunk_tokens,
                          std::optional<std::uint64_t> trailer_tokens, std::string_view request_body,
                          std::string_view reply_text);
+
+
+// The reply of a request that carried the fields, live or captured: the API's reader reads its
+// body, this one the token counts of its chunks and trailer (as its rows count them), then the
+// whole reply into the request's AffinityExchange.
+class AffinityReplyReader : public RiderReply {
+ public:
+  explicit AffinityReplyReader(std::string request_body) : request_body_(std::move(request_body)) {}
+
+  bool head(int, const HeaderLookup&, HttpReplyRecorder&) override { return false; }
+  void body(std::string_view, double, HttpReplyRecorder&) override {}
+  void trailers(const std::vector<std::pair<std::string, std::string>>&, HttpReplyRecorder&) override {}
+  void end(double, HttpReplyRecorder&) override {}
+  bool fields_only() const override { return true; }
+  void chunk_extensions(const std::vector<std::pair<std::string, std::string>>& extensions) override;
+  void finished(int status, const HeaderLookup& header, const std::vector<std::pair<std::string, std::string>>& trailers,
+                HttpReplyRecorder& reply) override;
+
+  int status() const { return status_; }  // once finished
+
+ private:
+  std::string request_body_;  // its messages, for the reply's Context-Hash
+  HttpAffinity counted_;
+  int status_ = 0;
+};
 
 }  // namespace anthro

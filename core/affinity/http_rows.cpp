@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/translatable.h"
+
 namespace anthro {
 
 namespace affinity_capture {
@@ -58,11 +60,11 @@ HttpCell value_cell(const std::string& value, std::string field) {
 HttpCell token_count_cell(const HttpAffinity& a) {
   HttpCell c;
   const std::string sum = std::to_string(a.chunk_token_sum);
-  if (a.trailer_total && !a.chunks_counted) c.pieces.push_back({"%1 (trailer)", {std::to_string(*a.trailer_total)}});
+  if (a.trailer_total && !a.chunks_counted) c.pieces.push_back({ANTHRO_TRANSLATE_NOOP("SessionTracer", "%1 (trailer)"), {std::to_string(*a.trailer_total)}});
   else if (a.trailer_total && *a.trailer_total != a.chunk_token_sum)
-    c.pieces.push_back({"%1 (trailer %2)", {sum, std::to_string(*a.trailer_total)}});
+    c.pieces.push_back({ANTHRO_TRANSLATE_NOOP("SessionTracer", "%1 (trailer %2)"), {sum, std::to_string(*a.trailer_total)}});
   else if (a.chunks_counted) c.pieces.push_back({"%1", {sum}});
-  if (!a.bad_count.empty()) c.pieces.push_back({"(not a count: “%1”)", {a.bad_count}});
+  if (!a.bad_count.empty()) c.pieces.push_back({ANTHRO_TRANSLATE_NOOP("SessionTracer", "(not a count: “%1”)"), {a.bad_count}});
   return c;
 }
 
@@ -71,7 +73,7 @@ HttpCell status_cell(const HttpAffinity& a) {
   HttpCell c;
   if (!a.error_type.empty()) c.pieces.push_back({"%1", {a.error_type}});
   if (!a.new_session_id.empty()) c.pieces.push_back({"→ %1", {a.new_session_id}});
-  if (!a.expected_hash.empty()) c.pieces.push_back({"(expected %1)", {a.expected_hash}});
+  if (!a.expected_hash.empty()) c.pieces.push_back({ANTHRO_TRANSLATE_NOOP("SessionTracer", "(expected %1)"), {a.expected_hash}});
   return c;
 }
 

@@ -1,55 +1,15 @@
 // Session affinity as the live client speaks it (session/http_rider.h): each connection holds
 // a conversation (AffinityConversation) sent whole each turn with its X-Anthropic-Session-ID
 // and X-Anthropic-Context-Hash; the reply, read by the API's own reader, gives its fields, token
-// counts and Context-Hash check (note_affinity_reply) as a capture records them; a 409 that
+// counts and Context-Hash check read as a capture reads them (AffinityReplyReader); a 409 that
 // migrated the session is sent again at once under the new id.
 #include "affinity/conversation.h"
 #include "affinity/exchange.h"
 #include "affinity/format.h"
-#include "http/reply_recorder.h"
 #include "net/http_io.h"
 #include "session/http_rider.h"
 
 namespace anthro::affinity_live {
-
-constexpr std::string_view kLiveTokenCountField = "x-anthropic-token-count";  // names come lowercased
-
-// A reply's fields beside the API's reader: the token counts of its chunks (summed) and
-// trailer, then the whole reply into the request's AffinityExchange.
-class LiveAffinityReply : public RiderReply {
- public:
-  explicit LiveAffinityReply(std::string request_body) : request_body_(std::move(request_body)) {}
-
-  bool head(int, const HeaderLookup&, HttpReplyRecorder&) override { return false; }
-  void body(std::string_view, double, HttpReplyRecorder&) override {}
-  void trailers(const std::vector<std::pair<std::string, std::string>>&, HttpReplyRecorder&) override {}
-  void end(double, HttpReplyRecorder&) override {}
-  bool fields_only() const override { return true; }
-
-  void chunk_extensions(const std::vector<std::pair<std::string, std::string>>& extensions) override {
-    for (const auto& [name, value] : extensions)
-      if (auto n = name == kLiveTokenCountField ? net::parse_decimal(value) : std::nullopt)
-        chunk_sum_ = chunk_sum_.value_or(0) + *n;
-  }
-
-  void finished(int status, const HeaderLookup& header, const std::vector<std::pair<std::string, std::string>>& trailers,
-                HttpReplyRecorder& reply) override {
-    status_ = status;
-    std::optional<std::uint64_t> trailer_total;
-    for (const auto& [name, value] : trailers)
-      if (name == kLiveTokenCountField) trailer_total = net::parse_decimal(value);
-    RequestResult& r = reply.result();
-    if (auto* x = r.extensions.find<AffinityExchange>(session_affinity_id()))
-      note_affinity_reply(*x, status, header, reply.error_type(), chunk_sum_, trailer_total, request_body_, r.text);
-  }
-
-  int status() const { return status_; }
-
- private:
-  std::string request_body_;  // its messages, for the reply's Context-Hash
-  std::optional<std::uint64_t> chunk_sum_;
-  int status_ = 0;  // once finished()
-};
 
 // One connection's conversation.
 class LiveSessionAffinity : public LiveHttpRider {
@@ -69,13 +29,13 @@ class LiveSessionAffinity : public LiveHttpRider {
     request_body_ = body;
   }
 
-  std::unique_ptr<RiderReply> reply() override { return std::make_unique<LiveAffinityReply>(std::move(request_body_)); }
+  std::unique_ptr<RiderReply> reply() override { return std::make_unique<AffinityReplyReader>(std::move(request_body_)); }
 
   // The conversation moves on; after a 409 that migrated the session, the same request again.
   net::awaitable<RiderNext> replied(RequestResult& r, RiderReply& reader, HttpSideRequests&) override {
     const auto* x = r.extensions.find<AffinityExchange>(session_affinity_id());
     if (!x) co_return RiderNext::GoOn;
-    conversation_.answered(static_cast<LiveAffinityReply&>(reader).status(), r.text, *x);
+    conversation_.answered(static_cast<AffinityReplyReader&>(reader).status(), r.text, *x);
     co_return conversation_.resend_pending() ? RiderNext::SendAgain : RiderNext::GoOn;
   }
 
