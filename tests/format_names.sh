@@ -10,7 +10,7 @@ cd "$1"
 formats=(
   'Layer Zero;layerzero;layer.?zero|\blz_|LayerZero;;4'
   'token stream;tokenstream;token.?stream|TokenStream;;5'
-  'session affinity;affinity;affinity;cpu.?affinity|sched_setaffinity;43'
+  'session affinity;affinity;affinity;cpu.?affinity|sched_setaffinity;5'
 )
 failed=0
 printf '%-18s %6s %8s\n' format files ceiling

@@ -36,7 +36,7 @@ void register_session_affinity() {
                                        .dissect = nullptr, .describe = nullptr, .frame_types = {}, .columns = {},
                                        .join_records = nullptr, .merge_records = nullptr})
           .id);
-  register_served_session_affinity();  // its faults follow the catalogue's in the fault list, before the token stream's
+  register_served_session_affinity();  // first: its faults follow the catalogue's in the fault list, as they always did
   register_captured_session_affinity();
   register_live_session_affinity();
   register_session_affinity_probes();
