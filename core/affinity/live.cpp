@@ -7,6 +7,7 @@
 #include "affinity/exchange.h"
 #include "affinity/format.h"
 #include "net/http_io.h"
+#include "profile/format_options.h"
 #include "session/http_rider.h"
 
 namespace anthro::affinity_live {
@@ -58,17 +59,11 @@ void register_live_session_affinity() {
 }
 
 AffinityClientConfig& use_session_affinity(SessionConfig& config) {
-  std::any& options = config.riders[session_affinity_id()];
-  if (!std::any_cast<AffinityClientConfig>(&options)) options = AffinityClientConfig{};
-  return *std::any_cast<AffinityClientConfig>(&options);
+  return use_format_options<AffinityClientConfig>(config.riders, session_affinity_id());
 }
 
 const AffinityClientConfig* session_affinity_client(const SessionConfig& config) {
-  static const AffinityClientConfig kDefaults;
-  auto it = config.riders.find(session_affinity_id());
-  if (it == config.riders.end()) return nullptr;
-  const auto* set = std::any_cast<AffinityClientConfig>(&it->second);
-  return set ? set : &kDefaults;
+  return format_options<AffinityClientConfig>(config.riders, session_affinity_id());
 }
 
 }  // namespace anthro

@@ -18,6 +18,7 @@
 #include "endpoint/server_state.h"
 #include "metrics/prometheus_text.h"
 #include "model/faults.h"
+#include "profile/format_options.h"
 #include "util/json.h"
 
 namespace anthro {
@@ -187,14 +188,11 @@ void register_served_session_affinity() {
 }
 
 AffinityConfig& emulate_affinity(EndpointConfig& config) {
-  std::any& options = config.riders[affinity_serve::served_id()];
-  if (!std::any_cast<AffinityConfig>(&options)) options = AffinityConfig{};
-  return *std::any_cast<AffinityConfig>(&options);
+  return use_format_options<AffinityConfig>(config.riders, affinity_serve::served_id());
 }
 
 const AffinityConfig* emulated_affinity(const EndpointConfig& config) {
-  auto it = config.riders.find(affinity_serve::served_id());
-  return it == config.riders.end() ? nullptr : std::any_cast<AffinityConfig>(&it->second);
+  return format_options<AffinityConfig>(config.riders, affinity_serve::served_id());
 }
 
 }  // namespace anthro

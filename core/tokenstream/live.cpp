@@ -2,6 +2,7 @@
 // headers on each request, GET /v1/vocab once before the first, and under the text-decoding
 // fault the front end's report after each reply read whole.
 #include "http/reply_recorder.h"
+#include "profile/format_options.h"
 #include "session/http_rider.h"
 #include "tokenstream/client_report.h"
 #include "tokenstream/exchange.h"
@@ -83,17 +84,11 @@ void register_live_token_stream() {
 }
 
 TokenStreamClientOptions& use_token_stream(SessionConfig& config) {
-  std::any& options = config.riders[token_stream_id()];
-  if (!std::any_cast<TokenStreamClientOptions>(&options)) options = TokenStreamClientOptions{};
-  return *std::any_cast<TokenStreamClientOptions>(&options);
+  return use_format_options<TokenStreamClientOptions>(config.riders, token_stream_id());
 }
 
 const TokenStreamClientOptions* token_stream_client(const SessionConfig& config) {
-  static const TokenStreamClientOptions kDefaults;
-  auto it = config.riders.find(token_stream_id());
-  if (it == config.riders.end()) return nullptr;
-  const auto* set = std::any_cast<TokenStreamClientOptions>(&it->second);
-  return set ? set : &kDefaults;
+  return format_options<TokenStreamClientOptions>(config.riders, token_stream_id());
 }
 
 }  // namespace anthro

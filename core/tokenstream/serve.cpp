@@ -10,6 +10,7 @@
 #include "http/messages_api.h"
 #include "model/distribution.h"
 #include "model/faults.h"
+#include "profile/format_options.h"
 #include "tokenstream/admission.h"
 #include "tokenstream/client_report.h"
 #include "tokenstream/contexts.h"
@@ -242,17 +243,11 @@ void register_served_token_stream() {
 }
 
 TokenStreamServerOptions& serve_token_stream(EndpointConfig& config) {
-  std::any& options = config.riders[token_stream_id()];
-  if (!std::any_cast<TokenStreamServerOptions>(&options)) options = TokenStreamServerOptions{};
-  return *std::any_cast<TokenStreamServerOptions>(&options);
+  return use_format_options<TokenStreamServerOptions>(config.riders, token_stream_id());
 }
 
 const TokenStreamServerOptions* token_stream_server(const EndpointConfig& config) {
-  static const TokenStreamServerOptions kDefaults;
-  auto it = config.riders.find(token_stream_id());
-  if (it == config.riders.end()) return nullptr;
-  const auto* set = std::any_cast<TokenStreamServerOptions>(&it->second);
-  return set ? set : &kDefaults;
+  return format_options<TokenStreamServerOptions>(config.riders, token_stream_id());
 }
 
 }  // namespace anthro
