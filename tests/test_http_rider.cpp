@@ -74,8 +74,7 @@ ProfileId toy_id() {
   static const ProfileId id = [] {
     const Profile& toy = register_profile(Profile{.id = {}, .name = "toy-rider", .display_name = "Toy rider", .alpn = {},
                                                   .recognise = nullptr, .schemes = {}, .checklist_id = {},
-                                                  .rollout_plan_id = {}, .dissector = Dissector::Http,
-                                                  .emulation = Emulation::HttpBaseline, .rides_on = "http"});
+                                                  .rollout_plan_id = {}, .rides_on = "http"});
     register_captured_http_rider(toy.id, [] { return std::unique_ptr<CapturedHttpRider>(new ToyCaptured); });
     return toy.id;
   }();

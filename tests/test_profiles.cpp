@@ -13,10 +13,12 @@
 #include "layerzero/format.h"
 #include "tokenstream/format.h"
 #include "capture/capture_decoder.h"
+#include "capture/connection_reader.h"
 #include "capture/packet.h"
 #include "capture_generator.h"
 #include "crypto/keylog.h"
 #include "diagnosis/checklist.h"
+#include "endpoint/endpoint.h"
 #include "profile/profile.h"
 #include "protocol/stream_decoder.h"
 #include "session/target.h"
@@ -75,17 +77,27 @@ class TestProfiles : public QObject {
   void registryHoldsTheSixProfiles() {
     QCOMPARE(profiles().size(), std::size_t{6});
     QCOMPARE(name_of(find_profile("http2")), std::string("http2"));
-    QCOMPARE(profile(ProfileId::Http2).dissector, Dissector::Http2);
-    QCOMPARE(profile(ProfileId::Http2).emulation, Emulation::Http2Baseline);
+    // Each carrier reads its own connections and serves them; a rider is its carrier's to read
+    // and serve; a format with a dissector of its own needs no reader.
+    for (ProfileId carrier : {ProfileId::AnthroV1, ProfileId::Http, ProfileId::Http2}) {
+      QVERIFY(connection_reader(carrier) != nullptr);
+      QCOMPARE(served_by(profile(carrier)), &profile(carrier));
+      QVERIFY(profile(carrier).dissect == nullptr);
+    }
+    QCOMPARE(&carrier_of(profile(token_stream_id())), &profile(ProfileId::Http));
+    QCOMPARE(served_by(profile(token_stream_id())), &profile(ProfileId::Http));
+    QVERIFY(connection_reader(token_stream_id()) == nullptr);
     QCOMPARE(find_profile("token-stream")->rides_on, profile(ProfileId::Http).name);
     QCOMPARE(profile(token_stream_id()).checklist_id, std::string_view("token-stream"));
-    QCOMPARE(profile(token_stream_id()).dissector, Dissector::Http);
     QCOMPARE(name_of(find_profile("layer-zero")), std::string("layer-zero"));
-    QCOMPARE(profile(lz::profile_id()).emulation, Emulation::Own);
+    QVERIFY(profile(lz::profile_id()).dissect != nullptr);
+    QVERIFY(connection_reader(lz::profile_id()) == nullptr);
+    QCOMPARE(served_by(profile(lz::profile_id())), &profile(lz::profile_id()));
+    QCOMPARE(own_port_formats(), std::vector<const Profile*>{&profile(lz::profile_id())});
     QVERIFY(profile(lz::profile_id()).rides_on.empty());
     QCOMPARE(name_of(find_profile("anthro-v1")), std::string("anthro-v1"));
     QCOMPARE(find_profile("session-affinity")->rides_on, profile(ProfileId::Http).name);
-    QCOMPARE(profile(session_affinity_id()).dissector, Dissector::Http);
+    QCOMPARE(&carrier_of(profile(session_affinity_id())), &profile(ProfileId::Http));
     QCOMPARE(profile(session_affinity_id()).checklist_id, std::string_view("session-affinity"));
     QCOMPARE(profile(session_affinity_id()).rollout_plan_id, std::string_view("session-affinity-four-stages"));
     QCOMPARE(profile(ProfileId::AnthroV1).rollout_plan_id, std::string_view("anthro-v1-five-stages"));
@@ -95,9 +107,7 @@ class TestProfiles : public QObject {
 
   void byAlpn() {
     QCOMPARE(name_of(profile_for_alpn("anthro-v1")), std::string("anthro-v1"));
-    QCOMPARE(profile_for_alpn("anthro-v1")->emulation, Emulation::AnthroV1Frames);
     QCOMPARE(name_of(profile_for_alpn("http/1.1")), std::string("http"));  // the carrier, not its rider
-    QCOMPARE(profile_for_alpn("http/1.1")->emulation, Emulation::HttpBaseline);
     QCOMPARE(name_of(profile_for_alpn("layer-zero")), std::string("layer-zero"));
     QCOMPARE(name_of(profile_for_handshake("layer-zero", true)), std::string("layer-zero"));
     QCOMPARE(name_of(profile_for_alpn("h2")), std::string("http2"));
@@ -224,7 +234,7 @@ class TestProfiles : public QObject {
       for (auto& b : noise) b = static_cast<std::uint8_t>(rng());
       if (i % 2) std::copy_n("POST ", std::min<std::size_t>(5, noise.size()), noise.begin());  // an HTTP start, then noise
       const Profile* p = recognise_connection(noise);
-      QVERIFY(p == nullptr || p->dissector == Dissector::Http);
+      QVERIFY(p == nullptr || &carrier_of(*p) == &profile(ProfileId::Http));
     }
     QCOMPARE(unrecognised_cleartext_profile().id, ProfileId::AnthroV1);
   }
@@ -256,7 +266,7 @@ class TestProfiles : public QObject {
       QCOMPARE(d.conns[0].transport, CaptureTransport::Http);
       QCOMPARE(d.conns[0].http_requests, std::uint64_t{1});
       QCOMPARE(d.conns[0].frames, std::uint64_t{0});
-      QCOMPARE(recognise_connection(as_bytes(d.first_client_bytes))->dissector, Dissector::Http);
+      QCOMPARE(&carrier_of(*recognise_connection(as_bytes(d.first_client_bytes))), &profile(ProfileId::Http));
     }
   }
 

@@ -62,7 +62,7 @@ void ConnectionDetailView::rebuild() {
     add(top, tr("profile"), QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
   }
   // A profile with its own dissector has no anthro-v1 frames to open: its count instead of "0 (0 opened)".
-  if (c.profile && anthro::profile(*c.profile).dissector == Dissector::Own) add(top, tr("frames"), QString::number(c.dissected_frames));
+  if (c.profile && anthro::profile(*c.profile).dissect) add(top, tr("frames"), QString::number(c.dissected_frames));
   else add(top, tr("frames"), tr("%1 (%2 opened)").arg(c.frames).arg(c.frames_opened));
   if (c.offer || c.answer || c.negotiation_refusal) {
     auto* negotiation = new QTreeWidgetItem(this, {tr("negotiation"), c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString()});

@@ -226,9 +226,8 @@ void MainWindow::startEndpoint(const std::vector<std::string>& faults) {
   endpoint_ = std::move(*started);
   // Each format's own emulation by its schemes; the Diagnosis page takes their cleartext ones.
   QStringList own, own_cleartext;
-  for (const Profile* p : profiles())
-    if (p->emulation == Emulation::Own)
-      for (const ProfileScheme& s : p->schemes) (s.tls ? own : own_cleartext) << endpointUrl(QString::fromUtf8(s.name.data(), static_cast<int>(s.name.size())));
+  for (const Profile* p : own_port_formats())
+    for (const ProfileScheme& s : p->schemes) (s.tls ? own : own_cleartext) << endpointUrl(QString::fromUtf8(s.name.data(), static_cast<int>(s.name.size())));
   session_->setEmbeddedTargets(QStringList{endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages",
                                            endpointUrl("http") + "/v1/messages"} + own + own_cleartext);
   diagnosis_->setTargets(QStringList{endpointUrl("anthro"), endpointUrl("anthro+lab"), endpointUrl("https") + "/v1/messages"} +

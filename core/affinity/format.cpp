@@ -32,7 +32,7 @@ void register_session_affinity() {
       register_builtin_profile(Profile{.id = {}, .name = "session-affinity", .display_name = "Session affinity", .alpn = {},
                                        .recognise = affinity_format::recognise, .schemes = {},
                                        .checklist_id = "session-affinity", .rollout_plan_id = "session-affinity-four-stages",
-                                       .dissector = Dissector::Http, .emulation = Emulation::HttpBaseline, .rides_on = "http",
+                                       .rides_on = "http",
                                        .dissect = nullptr, .describe = nullptr, .frame_types = {}, .columns = {},
                                        .join_records = nullptr, .merge_records = nullptr})
           .id);

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "capture/http2_dissector.h"
-#include "capture/http_dissector.h"
+#include "capture/connection_reader.h"
 #include "capture/tls_decoder.h"
 #include "profile/profile.h"
 
@@ -24,24 +23,53 @@ namespace {
 // TLS lies below the profiles: its records are recognised here, what they carry by ALPN.
 bool is_tls_record(ByteView first) { return first.size() >= 3 && first[0] == 0x16 && first[1] == 0x03; }
 
-CaptureTransport cleartext_transport(const Profile& p) {
-  bool http = p.dissector == Dissector::Http || p.dissector == Dissector::Http2;
-  return http ? CaptureTransport::Http : CaptureTransport::Lab;
+PerProfile<MakeConnectionReader>& reader_table() {
+  static PerProfile<MakeConnectionReader> table("register_connection_reader");
+  return table;
 }
 
+// A format read by a dissector of its own (Profile::dissect): its frames, and at the end what
+// it kept of the connection, which the analysis joins with the format's other connections
+// (Profile::join_records).
+class OwnReader : public ConnectionReader {
+ public:
+  OwnReader(const Profile& p, const ConnectionReaderContext& context)
+      : dissector_(p.dissect()), info_(context.info), events_(context.events) {}
+  void feed(Direction dir, ByteView data, double ts) override { dissector_->feed(dir, data, ts, sink()); }
+  void finish() override {
+    dissector_->finish(info_.closed_ts, sink());
+    std::any record = dissector_->take_record();
+    if (record.has_value() && events_.on_record) events_.on_record(info_, std::move(record));
+  }
+
+ private:
+  DissectedSink sink() {
+    return [this](const DissectedFrame& f) {
+      if (f.refusal.empty()) ++info_.dissected_frames;
+      if (events_.on_dissected) events_.on_dissected(info_, f);
+    };
+  }
+  std::unique_ptr<ConnectionDissector> dissector_;
+  CaptureConnection& info_;
+  const CaptureEvents& events_;
+};
+
 }  // namespace
+
+void register_connection_reader(ProfileId id, MakeConnectionReader make) { reader_table().add(id, make); }
+
+MakeConnectionReader connection_reader(ProfileId id) {
+  const MakeConnectionReader* make = reader_table().find(id);
+  return make ? *make : nullptr;
+}
 
 struct CaptureDecoder::Conn {
   CaptureConnection info;
   TcpConnection* tcp = nullptr;
-  std::unique_ptr<ConnectionDecoder> anthro;
   std::unique_ptr<TlsDecoder> tls;
-  std::unique_ptr<HttpDissector> http;  // HTTP connections
-  std::unique_ptr<Http2Dissector> http2;  // HTTP/2 connections
-  std::unique_ptr<ConnectionDissector> own;  // a profile's own dissector
+  std::unique_ptr<ConnectionReader> reader;  // the chosen profile's (or its carrier's)
   bool recognised = false;
-  double feeding_ts = 0;      // the arrival time of the bytes being fed, for the negotiation
-  double feeding_tls_ts = 0;  // the same for TLS records, for a negotiation in the handshake
+  double feeding_tls_ts = 0;  // the arrival time of the TLS records being fed, for the handshake
 };
 
 std::string decryption_text(const CaptureConnection& c) {
@@ -59,10 +87,10 @@ std::string decryption_text(const CaptureConnection& c) {
 std::optional<double> handshake_ms(const CaptureConnection& c) {
   if (!c.handshake_start_ts) return std::nullopt;
   bool tls = c.transport == CaptureTransport::Tls;
-  const Profile* by_alpn = profile_for_alpn(c.alpn);
-  bool anthro = c.transport == CaptureTransport::Lab || (by_alpn && by_alpn->dissector == Dissector::AnthroV1);
-  if ((tls && !c.tls_finished_ts) || (anthro && !c.negotiated_ts) || (!tls && !anthro)) return std::nullopt;
-  double end = std::max(tls ? *c.tls_finished_ts : 0.0, anthro ? *c.negotiated_ts : 0.0);
+  // anthro-v1's handshake ends with its negotiation (spec §6), in the TLS extension or the preface.
+  bool negotiates = c.profile == ProfileId::AnthroV1;
+  if ((tls && !c.tls_finished_ts) || (negotiates && !c.negotiated_ts) || (!tls && !negotiates)) return std::nullopt;
+  double end = std::max(tls ? *c.tls_finished_ts : 0.0, negotiates ? *c.negotiated_ts : 0.0);
   return (end - *c.handshake_start_ts) * 1000;
 }
 
@@ -79,32 +107,26 @@ void CaptureDecoder::feed(const TcpSegment& segment) {
 void CaptureDecoder::finish() {
   tracker_.finish();
   for (auto& c : conns_) {
-    if (c->tls) {
-      c->tls->finish();
-      c->info.tls_client_random = c->tls->handshake().client_random;
-      c->info.alpn_offered = c->tls->handshake().alpn_offered;  // in the clear, keys or not
-      c->info.tls_finished_ts = c->tls->handshake().finished_ts;
-      if (!c->tls->decrypted()) {
-        c->info.decryption = DecryptionState::Tls;
-        c->info.decryption_detail = c->tls->status();
-      }
-    }
-    if (c->anthro) c->anthro->finish();
-    if (c->http) {
-      c->http->finish();
-      c->info.http_error = c->http->error();
-    }
-    if (c->http2) {
-      c->http2->finish();
-      c->info.http_error = c->http2->error();
-    }
-    if (c->own) end_own(*c);
+    if (c->tls) end_tls(*c);
+    if (c->reader) c->reader->finish();
+    c->reader.reset();
     c->info.tcp = c->tcp->health();
     c->info.syn_ts = c->tcp->syn_ts;
     c->info.synack_ts = c->tcp->synack_ts;
     if (c->info.decryption == DecryptionState::Pending)
       c->info.decryption = c->info.frames == 0 && c->info.http_requests == 0 && c->info.dissected_frames == 0 ? DecryptionState::NoFrames : DecryptionState::Ok;
     if (events_.on_connection_end) events_.on_connection_end(c->info);
+  }
+}
+
+void CaptureDecoder::end_tls(Conn& c) {
+  c.tls->finish();
+  c.info.tls_client_random = c.tls->handshake().client_random;
+  c.info.alpn_offered = c.tls->handshake().alpn_offered;  // in the clear, keys or not
+  c.info.tls_finished_ts = c.tls->handshake().finished_ts;
+  if (!c.tls->decrypted()) {
+    c.info.decryption = DecryptionState::Tls;
+    c.info.decryption_detail = c.tls->status();
   }
 }
 
@@ -124,8 +146,7 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
     if (events_.on_gap) events_.on_gap(c.info, dir, offset, bytes);
   };
   e.on_close = [&c](Direction dir, double ts, bool) {
-    if (c.http) c.http->close(dir, ts);
-    if (c.http2) c.http2->close(dir, ts);
+    if (c.reader) c.reader->close(dir, ts);
     if (c.info.first_close) return;
     c.info.first_close = dir;
     c.info.closed_ts = ts;
@@ -143,19 +164,19 @@ void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
   if (dir == Direction::ClientToServer && !c.info.handshake_start_ts) c.info.handshake_start_ts = ts;
   if (!c.recognised) {
     c.recognised = true;
-    recognise(c, dir, data);
+    recognise(c, dir, data, ts);
   }
   if (c.tls) {
     c.feeding_tls_ts = ts;
     c.tls->feed(dir, data, ts);
     return;
   }
-  feed_anthro(c, dir, data, ts);
+  read_application(c, dir, data, ts);
 }
 
-// The registry picks the cleartext dissector from the client's first bytes; when the server
+// The registry picks the cleartext profile from the client's first bytes; when the server
 // spoke first (or the client's bytes were not captured) no heuristic can, and the fallback reads it.
-void CaptureDecoder::recognise(Conn& c, Direction dir, ByteView first) {
+void CaptureDecoder::recognise(Conn& c, Direction dir, ByteView first, double ts) {
   bool from_client = dir == Direction::ClientToServer;
   if (from_client && is_tls_record(first)) {
     c.info.transport = CaptureTransport::Tls;
@@ -163,117 +184,25 @@ void CaptureDecoder::recognise(Conn& c, Direction dir, ByteView first) {
     return;
   }
   const Profile* found = from_client ? recognise_connection(first) : nullptr;
-  const Profile& p = found ? *found : unrecognised_cleartext_profile();
-  c.info.transport = cleartext_transport(p);
-  start_dissector(c, p, PrefaceMode::Detect);
+  c.info.transport = CaptureTransport::Lab;  // unless its reader says what it is (HTTP's: http)
+  start_reader(c, found ? *found : unrecognised_cleartext_profile(), nullptr, ts);
 }
 
-void CaptureDecoder::start_dissector(Conn& c, const Profile& p, PrefaceMode mode) {
+// The profile's own dissector, else its carrier's reader.
+void CaptureDecoder::start_reader(Conn& c, const Profile& p, const TlsHandshakeInfo* tls, double ts) {
   c.info.profile = p.id;
-  switch (p.dissector) {
-    case Dissector::AnthroV1: start_anthro(c, mode); break;
-    case Dissector::Http: start_http(c); break;
-    case Dissector::Http2: start_http2(c); break;
-    case Dissector::Own: start_own(c, p); break;
-  }
+  ConnectionReaderContext context{c.info, events_, keys_, packet_, tls, ts};
+  if (p.dissect) c.reader = std::make_unique<OwnReader>(p, context);
+  else if (MakeConnectionReader make = connection_reader(carrier_of(p).id)) c.reader = make(context);
 }
 
-void CaptureDecoder::start_own(Conn& c, const Profile& p) { c.own = p.dissect(); }
-
-DissectedSink CaptureDecoder::dissected_sink(Conn& c) {
-  return [this, &c](const DissectedFrame& f) {
-    if (f.refusal.empty()) ++c.info.dissected_frames;
-    if (events_.on_dissected) events_.on_dissected(c.info, f);
-  };
-}
-
-void CaptureDecoder::feed_anthro(Conn& c, Direction dir, ByteView data, double ts) {
+void CaptureDecoder::read_application(Conn& c, Direction dir, ByteView data, double ts) {
   if (events_.on_plaintext) events_.on_plaintext(c.info, dir, data, ts);
-  if (c.http) read_http(c, dir, data, ts);
-  if (c.http2) read_http2(c, dir, data, ts);
-  if (c.own) c.own->feed(dir, data, ts, dissected_sink(c));
-  if (!c.anthro) return;
-  c.feeding_ts = ts;
-  c.anthro->feed(dir, data, ts);
-}
-
-void CaptureDecoder::start_anthro(Conn& c, PrefaceMode mode) {
-  ConnectionDecoder::Events ev;
-  ev.on_negotiation = [this, &c](Direction d, const Blob& blob, std::optional<BlobRefusal> refusal) {
-    (d == Direction::ClientToServer ? c.info.offer : c.info.answer) = blob;
-    if (refusal) c.info.negotiation_refusal = refusal;
-    if (d == Direction::ServerToClient) {
-      c.info.negotiated_ts = c.feeding_ts;
-      if (!refusal && (blob.aead == kSuiteAes256Gcm || blob.aead == kSuiteChaCha20Poly1305))
-        c.info.suite = static_cast<Suite>(blob.aead);
-    }
-    if (events_.on_negotiation) events_.on_negotiation(c.info, d, blob);
-  };
-  ev.on_frame = [this, &c](const FrameEvent& e) {
-    ++c.info.frames;
-    if (e.decrypted) ++c.info.frames_opened;
-    if (e.suite) c.info.suite = e.suite;
-    DecryptionState& d = c.info.decryption;
-    if (e.no_key && d == DecryptionState::Pending) d = DecryptionState::NoKey;
-    if (e.refusal == FrameReason::Authentication && d == DecryptionState::Pending) d = DecryptionState::Authentication;
-    if (e.decrypted && (d == DecryptionState::NoKey || d == DecryptionState::Authentication)) d = DecryptionState::Pending;
-    if (events_.on_frame) events_.on_frame(c.info, e);
-  };
-  ev.on_desync = [this, &c](const DesyncEvent& e) {
-    if (events_.on_desync) events_.on_desync(c.info, e);
-  };
-  c.anthro = std::make_unique<ConnectionDecoder>(keys_, std::move(ev), mode);
-}
-
-void CaptureDecoder::start_http(Conn& c) {
-  HttpDissector::Events ev;
-  ev.on_event = [this, &c](const HttpEvent& e) {
-    if (events_.on_http) events_.on_http(c.info, e);
-  };
-  ev.on_exchange = [this, &c](RequestResult& r) {
-    if (events_.on_http_exchange) events_.on_http_exchange(c.info, r);
-  };
-  c.http = std::make_unique<HttpDissector>(std::move(ev));
-}
-
-void CaptureDecoder::start_http2(Conn& c) {
-  Http2Dissector::Events ev;
-  ev.on_event = [this, &c](const HttpEvent& e) {
-    if (events_.on_http) events_.on_http(c.info, e);
-  };
-  ev.on_exchange = [this, &c](RequestResult& r) {
-    if (events_.on_http_exchange) events_.on_http_exchange(c.info, r);
-  };
-  c.http2 = std::make_unique<Http2Dissector>(std::move(ev));
-}
-
-void CaptureDecoder::read_http2(Conn& c, Direction dir, ByteView data, double ts) {
-  c.http2->feed(dir, data, ts, packet_);
-  c.info.http_requests = c.http2->requests();
-  c.info.http_probe_requests = c.http2->probe_requests();
-  c.info.sse_events = c.http2->sse_events();
-}
-
-// An HTTP connection's requests and replies, counted with those the workbench sent as probes.
-void CaptureDecoder::read_http(Conn& c, Direction dir, ByteView data, double ts) {
-  c.http->feed(dir, data, ts, packet_);
-  c.info.http_requests = c.http->requests();
-  c.info.http_probe_requests = c.http->probe_requests();
-  c.info.sse_events = c.http->sse_events();
-}
-
-// What the dissector keeps of the connection goes to the analysis, which joins it with the
-// format's other connections (Profile::join_records).
-void CaptureDecoder::end_own(Conn& c) {
-  c.own->finish(c.info.closed_ts, dissected_sink(c));
-  std::any record = c.own->take_record();
-  if (record.has_value() && events_.on_record) events_.on_record(c.info, std::move(record));
-  c.own.reset();
+  if (c.reader) c.reader->feed(dir, data, ts);
 }
 
 // TLS: the records are opened with the key log's TLS secrets, and what they carry is read as
-// the dissector of the profile the handshake's ALPN names (anthro-v1: negotiation in the
-// extension or the preface).
+// the profile the handshake's ALPN names.
 void CaptureDecoder::start_tls(Conn& c) {
   TlsDecoder::Events ev;
   ev.on_handshake = [this, &c](const TlsHandshakeInfo& h) {
@@ -282,17 +211,10 @@ void CaptureDecoder::start_tls(Conn& c) {
     c.info.tls_client_random = h.client_random;
     c.info.tls_version = h.version;
     c.info.alpn_offered = h.alpn_offered;
-    const Profile* p = profile_for_handshake(h.alpn_selected, !h.alpn_offered.empty());
-    if (!p) return;
-    bool in_extension = h.extension_offer.size() == kBlobSize && h.extension_answer.size() == kBlobSize;
-    start_dissector(c, *p, in_extension ? PrefaceMode::None : PrefaceMode::Detect);
-    if (in_extension && c.anthro) {
-      c.feeding_ts = c.feeding_tls_ts;
-      c.anthro->set_blobs(h.extension_offer, h.extension_answer);
-    }
+    if (const Profile* p = profile_for_handshake(h.alpn_selected, !h.alpn_offered.empty())) start_reader(c, *p, &h, c.feeding_tls_ts);
   };
   ev.on_application_data = [this, &c](Direction dir, ByteView plaintext, double ts) {
-    feed_anthro(c, dir, plaintext, ts);
+    read_application(c, dir, plaintext, ts);
   };
   const KeyRing* keys = &keys_;
   c.tls = std::make_unique<TlsDecoder>(

@@ -15,8 +15,12 @@
 
 namespace anthro {
 
+// What carries a connection, as cli.md's `transport` names it: TLS, cleartext HTTP, or any
+// other cleartext ("lab"). Not a protocol: which profile reads it is `profile`.
 enum class CaptureTransport { Unknown, Lab, Tls, Http };
 const char* to_string(CaptureTransport t);
+
+struct TlsHandshakeInfo;
 
 // Whether a connection's frames could be read and, when not, why.
 enum class DecryptionState {
@@ -106,18 +110,11 @@ class CaptureDecoder {
   struct Conn;
   TcpEvents events_for(TcpConnection& tcp);
   void on_data(Conn& c, Direction dir, ByteView data, double ts);
-  void recognise(Conn& c, Direction dir, ByteView first);
-  void start_dissector(Conn& c, const Profile& p, PrefaceMode mode);
-  void feed_anthro(Conn& c, Direction dir, ByteView data, double ts);
-  void start_anthro(Conn& c, PrefaceMode mode);
+  void recognise(Conn& c, Direction dir, ByteView first, double ts);
+  void start_reader(Conn& c, const Profile& p, const TlsHandshakeInfo* tls, double ts);
+  void read_application(Conn& c, Direction dir, ByteView data, double ts);
   void start_tls(Conn& c);
-  void start_http(Conn& c);
-  void read_http(Conn& c, Direction dir, ByteView data, double ts);
-  void start_http2(Conn& c);
-  void read_http2(Conn& c, Direction dir, ByteView data, double ts);
-  void start_own(Conn& c, const Profile& p);
-  void end_own(Conn& c);
-  DissectedSink dissected_sink(Conn& c);
+  void end_tls(Conn& c);
 
   const KeyRing& keys_;
   CaptureEvents events_;

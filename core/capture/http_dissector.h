@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "capture/connection_reader.h"
 #include "capture/http_event.h"
 #include "capture/http_rider.h"
 #include "metrics/request_result.h"
@@ -96,6 +97,44 @@ class HttpDissector {
   std::uint32_t next_id_ = 1;
   std::uint64_t requests_ = 0, probes_ = 0, sse_events_ = 0;
   std::string error_;
+};
+
+// An HTTP carrier's capture reader (HTTP/1.1's and HTTP/2's, registered from their folders):
+// `D` (HttpDissector or Http2Dissector) reads the connection, whose record keeps its counts.
+template <class D>
+class HttpConnectionReader : public ConnectionReader {
+ public:
+  explicit HttpConnectionReader(const ConnectionReaderContext& c)
+      : info_(c.info), packet_(c.packet), dissector_(events(c.info, c.events)) {
+    if (!c.tls) info_.transport = CaptureTransport::Http;
+  }
+  void feed(Direction dir, ByteView data, double ts) override {
+    dissector_.feed(dir, data, ts, packet_);
+    info_.http_requests = dissector_.requests();
+    info_.http_probe_requests = dissector_.probe_requests();
+    info_.sse_events = dissector_.sse_events();
+  }
+  void close(Direction dir, double ts) override { dissector_.close(dir, ts); }
+  void finish() override {
+    dissector_.finish();
+    info_.http_error = dissector_.error();
+  }
+  static std::unique_ptr<ConnectionReader> make(const ConnectionReaderContext& c) { return std::make_unique<HttpConnectionReader>(c); }
+
+ private:
+  static typename D::Events events(const CaptureConnection& info, const CaptureEvents& out) {
+    typename D::Events ev;
+    ev.on_event = [&info, &out](const HttpEvent& e) {
+      if (out.on_http) out.on_http(info, e);
+    };
+    ev.on_exchange = [&info, &out](RequestResult& r) {
+      if (out.on_http_exchange) out.on_http_exchange(info, r);
+    };
+    return ev;
+  }
+  CaptureConnection& info_;
+  const std::uint64_t& packet_;
+  D dissector_;
 };
 
 }  // namespace anthro

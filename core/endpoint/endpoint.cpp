@@ -15,12 +15,12 @@ using namespace net;
 
 namespace {
 
-enum class SocketKind { Tls, Lab, Http, Metrics, Own };
+// The TLS port (its ALPN chooses the format), /metrics, or one format's cleartext port.
+enum class SocketKind { Tls, Metrics, Format };
 
-// What a listening socket serves: its kind and, for Own, whose emulation.
 struct SocketRole {
   SocketKind kind;
-  ProfileId own = ProfileId::AnthroV1;
+  ProfileId format = ProfileId::AnthroV1;  // SocketKind::Format: whose
   bool operator==(SocketKind k) const { return kind == k; }
 };
 
@@ -45,11 +45,11 @@ Result<tcp::endpoint> parse_listen(const std::string& text) {
 std::string host_text(const asio::ip::address& a) { return a.is_v6() ? "[" + a.to_string() + "]" : a.to_string(); }
 
 // The schemes a port serves, as its "listening" lines name them: the TLS port's, of every
-// profile the endpoint emulates, in registry order; a format's own cleartext port, its own.
+// profile the endpoint emulates, in registry order; a format's cleartext port, its own.
 std::vector<std::string> served_schemes(bool tls, std::optional<ProfileId> only = std::nullopt) {
   std::vector<std::string> out;
   for (const Profile* p : profiles())
-    if (p->emulation != Emulation::None && (!only || p->id == *only))
+    if (emulation_of(*p) && (!only || p->id == *only))
       for (const ProfileScheme& s : p->schemes)
         if (s.tls == tls) out.emplace_back(s.name);
   return out;
@@ -60,8 +60,8 @@ std::vector<std::string> served_schemes(bool tls, std::optional<ProfileId> only 
 ServerTlsConfig server_alpn(const std::string& cert, const std::string& key, bool downgrade) {
   ServerTlsConfig tls{cert, key, {}, {}, {}};
   for (const Profile* p : profiles())
-    for (std::string_view id : p->emulation == Emulation::None ? std::span<const std::string_view>() : p->alpn)
-      (downgrade && p->emulation == Emulation::AnthroV1Frames ? tls.alpn_passed_over : tls.alpn).emplace_back(id);
+    for (std::string_view id : emulation_of(*p) ? p->alpn : std::span<const std::string_view>())
+      (downgrade && p->id == ProfileId::AnthroV1 ? tls.alpn_passed_over : tls.alpn).emplace_back(id);
   if (downgrade) tls.alpn_fallback = tls_default_profile().alpn.front();
   return tls;
 }
@@ -168,10 +168,13 @@ struct Endpoint::Impl {
   awaitable<void> serve_kind(tcp::socket socket, SocketRole kind, Admission admission) {
     switch (kind.kind) {
       case SocketKind::Tls: co_await serve_tls(std::move(socket), admission); break;
-      case SocketKind::Lab: co_await serve_anthro(make_plain_stream(std::move(socket)), *state, nullptr, admission); break;
-      case SocketKind::Http: co_await serve_http(make_plain_stream(std::move(socket)), *state, admission); break;
       case SocketKind::Metrics: co_await serve_metrics(make_plain_stream(std::move(socket)), *state); break;
-      case SocketKind::Own: co_await own_emulations().at(kind.own).serve(make_plain_stream(std::move(socket)), *state, admission); break;
+      case SocketKind::Format: {
+        // Named, not a temporary in the co_await: GCC 12 destroys such temporaries twice.
+        ServedConnection connection{make_plain_stream(std::move(socket)), admission, nullptr};
+        co_await emulations().at(kind.format).serve(std::move(connection), *state);
+        break;
+      }
     }
   }
 
@@ -191,41 +194,50 @@ struct Endpoint::Impl {
       co_return;
     }
     const Profile* chosen = profile_for_alpn(selected_alpn(stream->ssl()));
-    switch ((chosen ? *chosen : tls_default_profile()).emulation) {
-      case Emulation::AnthroV1Frames: co_await serve_anthro(std::move(stream), *state, std::move(ext), admission); break;
-      case Emulation::HttpBaseline: co_await serve_http(std::move(stream), *state, admission); break;
-      case Emulation::Http2Baseline: co_await serve_http2(std::move(stream), *state, admission); break;
-      case Emulation::Own: co_await own_emulations().at(chosen->id).serve(std::move(stream), *state, admission); break;
-      case Emulation::None: break;  // never selected: server_alpn offers only what is served
-    }
+    // Always served: server_alpn offers only the ALPN ids of what is.
+    const Emulation* emulation = emulation_of(chosen ? *chosen : tls_default_profile());
+    if (!emulation) co_return;
+    ServedConnection connection{std::move(stream), admission, std::move(ext)};  // named: see serve_kind
+    co_await emulation->serve(std::move(connection), *state);
   }
 };
 
 namespace {
 
-PerProfile<OwnEmulation>& emulations() {
-  static PerProfile<OwnEmulation> table("register_emulation");
+PerProfile<Emulation>& emulation_table() {
+  static PerProfile<Emulation> table("register_emulation");
   return table;
 }
 
 }  // namespace
 
-void register_emulation(ProfileId id, OwnEmulation emulation) {
-  if (!emulation.make_state || !emulation.serve) throw std::logic_error("register_emulation: incomplete");
-  emulations().add(id, emulation);
+void register_emulation(ProfileId id, Emulation emulation) {
+  if (!emulation.serve) throw std::logic_error("register_emulation: no serve");
+  emulation_table().add(id, emulation);
 }
 
-const std::map<ProfileId, OwnEmulation>& own_emulations() { return emulations().all(); }
+const std::map<ProfileId, Emulation>& emulations() { return emulation_table().all(); }
+
+const Emulation* emulation_of(const Profile& p) { return emulation_table().find(carrier_of(p).id); }
+
+const Profile* served_by(const Profile& p) { return emulation_of(p) ? &carrier_of(p) : nullptr; }
+
+std::vector<const Profile*> own_port_formats() {
+  std::vector<const Profile*> out;
+  for (const Profile* p : profiles())
+    if (const Emulation* e = emulation_table().find(p->id); e && e->own_port) out.push_back(p);
+  return out;
+}
 
 void offer_embedded_formats(EndpointConfig& config) {
-  for (const auto& [id, emulation] : own_emulations()) offer_embedded_format(config, id);
+  for (const Profile* p : own_port_formats()) offer_embedded_format(config, p->id);
   for (const auto& [id, route] : http_routes().all()) offer_embedded_format(config, id);
 }
 
 void offer_embedded_format(EndpointConfig& config, ProfileId id) {
-  if (auto it = own_emulations().find(id); it != own_emulations().end()) {
+  if (const Emulation* e = emulation_table().find(id); e && e->own_port) {
     config.own_listen[id] = "127.0.0.1:0";
-    if (it->second.embedded) it->second.embedded(config);
+    if (e->embedded) e->embedded(config);
   }
   if (const HttpRoute* route = http_routes().find(id); route && route->embedded) route->embedded(config);
 }
@@ -259,14 +271,16 @@ Result<std::unique_ptr<Endpoint>> Endpoint::start(const EndpointConfig& config) 
     SocketRole role;
     std::vector<std::string> schemes;
   };
-  std::vector<Socket> sockets = {{config.tls_listen, {SocketKind::Tls}, served_schemes(true)},
-                                 {config.lab_listen, {SocketKind::Lab}, {"anthro+lab"}},
-                                 {config.http_listen, {SocketKind::Http}, {"http"}},
-                                 {config.metrics_listen, {SocketKind::Metrics}, {"metrics"}}};
+  std::vector<Socket> sockets = {
+      {config.tls_listen, {SocketKind::Tls}, served_schemes(true)},
+      {config.lab_listen, {SocketKind::Format, ProfileId::AnthroV1}, served_schemes(false, ProfileId::AnthroV1)},
+      {config.http_listen, {SocketKind::Format, ProfileId::Http}, served_schemes(false, ProfileId::Http)},
+      {config.metrics_listen, {SocketKind::Metrics}, {"metrics"}}};
   for (const auto& [id, spec] : config.own_listen) {
-    if (!own_emulations().count(id))
+    const Emulation* e = emulation_table().find(id);
+    if (!e || !e->own_port)
       return make_error(ErrorClass::Usage, std::string(profile(id).display_name) + ": the endpoint has no emulation of it");
-    sockets.push_back({spec, {SocketKind::Own, id}, served_schemes(false, id)});
+    sockets.push_back({spec, {SocketKind::Format, id}, served_schemes(false, id)});
   }
   for (const auto& s : sockets)
     if (auto ok = impl->listen(s.spec, s.role, s.schemes); !ok) return ok.error();

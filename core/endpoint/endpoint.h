@@ -52,8 +52,13 @@ struct EndpointConfig {
 
 // The workbench's embedded endpoint offers every format's own emulation on a free loopback
 // port, and every format riding on HTTP that wants to be served there, each as it wants to be
-// (OwnEmulation::embedded, HttpRoute::embedded).
+// (Emulation::embedded, HttpRoute::embedded).
 void offer_embedded_formats(EndpointConfig& config);
+// The profile whose emulation serves `p`'s connections (`p`, or its carrier), or nullptr when
+// the endpoint does not speak it.
+const Profile* served_by(const Profile& p);
+// The formats served on a cleartext port of their own (EndpointConfig::own_listen), in registry order.
+std::vector<const Profile*> own_port_formats();
 // One format so offered (a rehearsal of its rollout plan).
 void offer_embedded_format(EndpointConfig& config, ProfileId id);
 

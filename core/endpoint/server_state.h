@@ -78,23 +78,37 @@ class Drainable {
 
 struct ServerState;
 
-// A wire format's own emulation (Emulation::Own), registered from its folder: its state, made
-// once per endpoint start, and how it serves one connection (cleartext on its own port,
-// EndpointConfig::own_listen, or after TLS by its ALPN).
-// `embedded`: its options when the workbench embeds the endpoint (none: the defaults).
-struct OwnEmulation {
-  std::any (*make_state)(const EndpointConfig& config);
-  net::awaitable<void> (*serve)(std::unique_ptr<net::ByteStream> stream, ServerState& state, Admission admission);
+// One connection the endpoint serves: its stream, whether it is served or told why not, and on
+// the TLS port the negotiation extension's state (what anthro-v1's offer and answer were).
+struct ServedConnection {
+  std::unique_ptr<net::ByteStream> stream;
+  Admission admission = Admission::Serve;
+  std::unique_ptr<ExtensionState> extension;
+};
+
+// How the endpoint serves a wire format, registered from its folder: its state, made once per
+// endpoint start (none: it keeps its state elsewhere), and how it serves one connection
+// (cleartext on its port, or after TLS by its ALPN). A format riding on another is served by
+// its carrier's emulation. `own_port`: it listens on a cleartext port of its own
+// (EndpointConfig::own_listen). `embedded`: its options when the workbench embeds the endpoint
+// (none: the defaults).
+struct Emulation {
+  std::any (*make_state)(const EndpointConfig& config) = nullptr;
+  net::awaitable<void> (*serve)(ServedConnection connection, ServerState& state) = nullptr;
+  bool own_port = false;
   void (*embedded)(EndpointConfig& config) = nullptr;
 };
-void register_emulation(ProfileId id, OwnEmulation emulation);
-const std::map<ProfileId, OwnEmulation>& own_emulations();
+void register_emulation(ProfileId id, Emulation emulation);
+// The emulation that serves a profile (its own, or its carrier's), or nullptr.
+const Emulation* emulation_of(const Profile& p);
+const std::map<ProfileId, Emulation>& emulations();
 
 struct ServerState {
   ServerState(const EndpointConfig& c, const Key32& server_private)
       : config(c), model(c.model), http_model(baseline_config(c.model)), server_private(server_private),
         server_public(x25519_public_from_private(server_private)) {
-    for (const auto& [id, emulation] : own_emulations()) formats[id] = emulation.make_state(c);
+    for (const auto& [id, emulation] : emulations())
+      if (emulation.make_state) formats[id] = emulation.make_state(c);
     for (const auto& [id, route] : http_routes().all()) formats[id] = route.make_state(c);
   }
 
@@ -107,7 +121,7 @@ struct ServerState {
   EndpointMetrics metrics;
   std::uint64_t request_number = 0;  // loop thread only
   std::set<Drainable*> live;          // loop thread only
-  // Each format's own emulation's or HTTP route's state (OwnEmulation::make_state,
+  // Each format's own emulation's or HTTP route's state (Emulation::make_state,
   // HttpRoute::make_state); loop thread only.
   std::map<ProfileId, std::any> formats;
 

@@ -1,12 +1,18 @@
-// The wire formats registered from their own folders, one line each, after the rows of
-// profile/profile.cpp: the order heuristics are tried in and the TLS port's ALPN preference.
+// The built-in wire formats, registered from their own folders, one line each: the order
+// heuristics are tried in and the TLS port's ALPN preference. Carriers before their riders.
 #include "affinity/format.h"
+#include "anthro_v1/format.h"
+#include "http1/format.h"
+#include "http2/format.h"
 #include "layerzero/format.h"
 #include "tokenstream/format.h"
 
 namespace anthro {
 
 void register_builtin_formats() {
+  register_anthro_v1();
+  register_http2();
+  register_http1();
   register_session_affinity();
   register_token_stream();
   lz::register_layer_zero();

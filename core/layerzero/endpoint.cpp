@@ -239,8 +239,8 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
 
 }  // namespace
 
-awaitable<void> serve_layer_zero(std::unique_ptr<ByteStream> stream, ServerState& state, Admission admission) {
-  auto connection = std::make_shared<LzConnection>(std::move(stream), state, admission);
+awaitable<void> serve_layer_zero(ServedConnection c, ServerState& state) {
+  auto connection = std::make_shared<LzConnection>(std::move(c.stream), state, c.admission);
   co_await connection->run();
 }
 

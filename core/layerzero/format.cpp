@@ -163,11 +163,11 @@ ProfileId profile_id() { return layer_zero_id(); }
 void register_layer_zero() {
   layer_zero_id.set(register_builtin_profile(Profile{.id = {}, .name = "layer-zero", .display_name = "Layer Zero", .alpn = kAlpn,
                  .recognise = recognise, .schemes = kSchemes, .checklist_id = "layer-zero", .rollout_plan_id = "",
-                 .dissector = anthro::Dissector::Own, .emulation = Emulation::Own, .rides_on = {},
+                 .rides_on = {},
                  .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); }, .describe = describe,
                  .frame_types = kTypeWords, .columns = {}, .join_records = join, .merge_records = merge}).id);
   register_session_runner(layer_zero_id(), run_layer_zero_session);
-  register_emulation(layer_zero_id(), {layer_zero_endpoint_state, serve_layer_zero, [](EndpointConfig& c) {
+  register_emulation(layer_zero_id(), {layer_zero_endpoint_state, serve_layer_zero, true, [](EndpointConfig& c) {
                        emulation_options(c).tool_calls = true;  // only sessions that allow tools get a TOOL_CALL
                      }});
   register_layer_zero_faults();

@@ -1,58 +1,19 @@
 #include "profile/profile.h"
 
 #include <algorithm>
-#include <array>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
-#include "protocol/stream_decoder.h"
-
 namespace anthro {
 namespace {
 
-bool starts_with(ByteView bytes, std::string_view prefix) { return as_text(bytes).substr(0, prefix.size()) == prefix; }
-
-// Lab mode's first bytes are the preface (spec §1): its magic, then the offer.
-bool recognise_anthro(ByteView first) { return starts_with(first, kPrefaceMagic); }
-
-// The request line of the methods the Messages API and its probes use.
-bool recognise_http(ByteView first) {
-  return std::ranges::any_of(std::array<std::string_view, 4>{"GET ", "POST ", "PUT ", "HEAD "},
-                             [first](std::string_view method) { return starts_with(first, method); });
-}
-
-// HTTP/2 with prior knowledge (h2c, RFC 9113 §3.3): the client's connection preface.
-bool recognise_http2(ByteView first) { return starts_with(first, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); }
-
-constexpr std::string_view kAnthroAlpn[] = {"anthro-v1"};
-constexpr std::string_view kHttp2Alpn[] = {"h2"};
-constexpr std::string_view kHttpAlpn[] = {"http/1.1"};
-constexpr ProfileScheme kAnthroSchemes[] = {{"anthro", true}, {"anthro+lab", false}};
-constexpr ProfileScheme kHttpSchemes[] = {{"http", false}, {"https", true}};
-
-// Carriers before their riders. The HTTP baseline is anthro-v1's baseline arm: its checklist
-// and plan are anthro-v1's. HTTP/2 before HTTP/1.1: the order is the server's ALPN preference.
-// It carries the same requests (those of the formats riding on HTTP among them, told per
-// request), and has no target scheme of its own: https targets choose it by option.
-constexpr Profile kProfiles[3] = {
-    {ProfileId::AnthroV1, "anthro-v1", "anthro-v1", kAnthroAlpn, recognise_anthro, kAnthroSchemes, "latency",
-     "anthro-v1-five-stages", Dissector::AnthroV1, Emulation::AnthroV1Frames, {}},
-    {ProfileId::Http2, "http2", "HTTP/2 Messages API", kHttp2Alpn, recognise_http2, {}, "latency",
-     "anthro-v1-five-stages", Dissector::Http2, Emulation::Http2Baseline, {}},
-    {ProfileId::Http, "http", "HTTP Messages API", kHttpAlpn, recognise_http, kHttpSchemes, "latency",
-     "anthro-v1-five-stages", Dissector::Http, Emulation::HttpBaseline, {}},
-};
-
-// The rows above, then those registered: the formats' own (register_builtin_formats), then
-// plug-ins. Stable addresses: a deque.
+// The rows registered: the built-in formats' (register_builtin_formats), then plug-ins.
+// Stable addresses: a deque.
 struct Registry {
   std::deque<Profile> added;
   std::vector<const Profile*> all;
-  Registry() {
-    for (const Profile& p : kProfiles) all.push_back(&p);
-  }
   const Profile* named(std::string_view name) const {
     for (const Profile* p : all)
       if (p->name == name) return p;
@@ -62,8 +23,8 @@ struct Registry {
     if (p.name.empty() || named(p.name)) throw std::logic_error("register_profile: \"" + std::string(p.name) + "\" is empty or taken");
     if (!p.rides_on.empty() && !named(p.rides_on))
       throw std::logic_error("register_profile: " + std::string(p.name) + " rides on \"" + std::string(p.rides_on) + "\", not registered");
-    if (p.dissector == Dissector::Own && (!p.dissect || !p.describe))
-      throw std::logic_error("register_profile: " + std::string(p.name) + ": Dissector::Own needs dissect and describe");
+    if (!p.dissect != !p.describe)
+      throw std::logic_error("register_profile: " + std::string(p.name) + ": a dissector of its own needs dissect and describe");
     if (std::ranges::find(all, p.id, &Profile::id) != all.end())
       throw std::logic_error("register_profile: " + std::string(p.name) + ": its id is taken");
     all.push_back(&added.emplace_back(p));
@@ -109,6 +70,10 @@ const Profile& profile(ProfileId id) { return **std::ranges::find(registry().all
 const Profile& register_profile(Profile p) { return registry().add_numbered(std::move(p)); }
 
 const Profile& register_builtin_profile(Profile p) { return bare_registry().add_numbered(std::move(p)); }
+
+const Profile& register_carrier_profile(Profile p) { return bare_registry().add(std::move(p)); }
+
+const Profile& carrier_of(const Profile& p) { return p.rides_on.empty() ? p : *named(p.rides_on); }
 
 const Profile* find_profile(std::string_view name) { return named(name); }
 

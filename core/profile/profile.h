@@ -19,18 +19,10 @@
 
 namespace anthro {
 
-// The registry's id of a wire format. The rows profile.cpp holds are named; a format registered
-// from its own folder (register_builtin_profile, register_profile) gets the next number.
+// The registry's id of a wire format. The three carriers others build on are named: their
+// folders register them under these ids (register_carrier_profile). Every other format
+// (register_builtin_profile, register_profile) gets the next number.
 enum class ProfileId : std::uint16_t { AnthroV1, Http, Http2 };
-
-// Which capture dissector reads a profile's application bytes into frames and fields.
-// Http2: frames and HPACK (nghttp2's inflater), each stream's exchange read as Http's are.
-// Own: the profile's own `dissect` (profile/dissector.h).
-enum class Dissector { AnthroV1, Http, Http2, Own };
-
-// Which part of the local endpoint serves a profile; Own: the emulation its folder registered
-// (endpoint/server_state.h); None: the endpoint does not speak it.
-enum class Emulation { AnthroV1Frames, HttpBaseline, Http2Baseline, Own, None };
 
 // A target URL scheme the live client takes for a profile.
 struct ProfileScheme {
@@ -50,12 +42,13 @@ struct Profile {
   std::span<const ProfileScheme> schemes;     // the live client's target schemes
   std::string_view checklist_id;              // resources/checklists/<id>.json
   std::string_view rollout_plan_id;           // resources/rollout-plans/<id>.json
-  Dissector dissector;
-  Emulation emulation;
-  std::string_view rides_on;  // the name of the profile whose wire it shares (say "http"), or empty
-  // Dissector::Own: a new dissector for each connection, and how a kept frame reads
-  // (profile/dissector.h); the Type column's words its frames take (string literals: rows hand
-  // out their data() as C strings), and its inspector columns.
+  // The name of the profile whose wire it shares (say "http"), or empty. A rider is read from
+  // captures and served by its carrier's parts, which ask the riders for theirs.
+  std::string_view rides_on;
+  // A format read by a dissector of its own: a new one for each connection, and how a kept
+  // frame reads (profile/dissector.h); the Type column's words its frames take (string
+  // literals: rows hand out their data() as C strings), and its inspector columns. A carrier
+  // registers its connection reader instead (capture/connection_reader.h).
   std::unique_ptr<ConnectionDissector> (*dissect)() = nullptr;
   KeptFrameView (*describe)(const KeptFrame& frame) = nullptr;
   std::span<const std::string_view> frame_types = {};
@@ -85,6 +78,10 @@ const Profile& register_profile(Profile p);
 // A built-in format's own registration (its registry row; its `id` is set to the next number),
 // called by its folder's register function from register_builtin_formats only.
 const Profile& register_builtin_profile(Profile p);
+// The same for the named carriers (anthro-v1, HTTP/1.1, HTTP/2): `id` is kept.
+const Profile& register_carrier_profile(Profile p);
+// The profile whose wire `p` shares (Profile::rides_on), or `p` itself.
+const Profile& carrier_of(const Profile& p);
 // A registered format's id, as its folder keeps it: set from what register_builtin_profile (or
 // register_profile) returned; read before anything read the registry, it registers the
 // built-in formats first (never from within: the id is set before the rest registers).
@@ -101,9 +98,8 @@ class RegisteredId {
   std::atomic<bool> set_{false};
 };
 
-// Registers every built-in format (core/formats/builtin.cpp: one line each): its row, after
-// those profile.cpp holds, and its parts in the engines' tables. Run once, before the registry
-// is first read.
+// Registers every built-in format (core/formats/builtin.cpp: one line each): its row and its
+// parts in the engines' tables. Run once, before the registry is first read.
 void register_builtin_formats();
 const Profile* find_profile(std::string_view name);
 

@@ -43,8 +43,7 @@ ProfileId token_stream_id() { return token_stream_registered(); }
 void register_token_stream() {
   token_stream_registered.set(register_builtin_profile(Profile{.id = {}, .name = "token-stream", .display_name = "Token stream",
                                    .alpn = {}, .recognise = recognise_token_stream, .schemes = {},
-                                   .checklist_id = "token-stream", .rollout_plan_id = "", .dissector = Dissector::Http,
-                                   .emulation = Emulation::HttpBaseline, .rides_on = "http", .dissect = nullptr,
+                                   .checklist_id = "token-stream", .rollout_plan_id = "", .rides_on = "http", .dissect = nullptr,
                                    .describe = nullptr, .frame_types = {}, .columns = {}, .join_records = nullptr,
                                    .merge_records = nullptr}).id);
   register_captured_token_stream();

@@ -113,8 +113,7 @@ void count_connections(const ChecklistItem& item, const Observations& o, ItemRes
 
 [[maybe_unused]] const bool registered = [] {
   const Profile& toy = register_profile(Profile{.id = {}, .name = kName, .display_name = "Toy", .alpn = {}, .recognise = recognise,
-                           .schemes = {}, .checklist_id = {}, .rollout_plan_id = {}, .dissector = anthro::Dissector::Own,
-                           .emulation = Emulation::None, .rides_on = {},
+                           .schemes = {}, .checklist_id = {}, .rollout_plan_id = {}, .rides_on = {},
                            .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); },
                            .describe = describe, .frame_types = kTypes, .columns = kColumns});
   probe_kit::register_probe(std::string(kProbe), count_connections, toy.id);
