@@ -41,6 +41,20 @@ PerProfile<HttpRowFieldsFactory>& row_fields_table() {
   return table;
 }
 
+std::vector<HttpRowColumn>& row_columns_table() {
+  static std::vector<HttpRowColumn> columns;
+  return columns;
+}
+
+// A title declared again is the same column: it cannot then differ in how it starts.
+void add_row_column(const HttpRowColumn& column) {
+  auto& all = row_columns_table();
+  auto same = std::ranges::find(all, std::string_view(column.title), [](const HttpRowColumn& c) { return std::string_view(c.title); });
+  if (same == all.end()) all.push_back(column);
+  else if (same->status_prefix != column.status_prefix)
+    throw std::logic_error(std::string("register_http_row_fields: \"") + column.title + "\" declared with and without the status");
+}
+
 PerProfile<CapturedHttpRiderFactory>& captured_rider_table() {
   static PerProfile<CapturedHttpRiderFactory> table("register_captured_http_rider");
   return table;
@@ -87,9 +101,15 @@ HttpRowParts reply_parts(const HttpDissector::Exchange& x) {
 
 const PerProfile<HttpRowFieldsFactory>& http_row_fields() { return row_fields_table(); }
 
-void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make) {
+void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make, std::span<const HttpRowColumn> columns) {
   if (!make) throw std::logic_error("register_http_row_fields: no factory");
   row_fields_table().add(id, make);
+  for (const HttpRowColumn& c : columns) add_row_column(c);
+}
+
+std::span<const HttpRowColumn> http_row_columns() {
+  (void)profiles();  // registers the built-in formats, once
+  return row_columns_table();
 }
 
 HttpRowParts head_row_fields(const HttpRowFields::FieldLookup& field) {
