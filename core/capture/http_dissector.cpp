@@ -46,13 +46,11 @@ std::vector<HttpRowColumn>& row_columns_table() {
   return columns;
 }
 
-// A title declared again is the same column: it cannot then differ in how it starts.
-void add_row_column(const HttpRowColumn& column) {
-  auto& all = row_columns_table();
-  auto same = std::ranges::find(all, std::string_view(column.title), [](const HttpRowColumn& c) { return std::string_view(c.title); });
-  if (same == all.end()) all.push_back(column);
-  else if (same->status_prefix != column.status_prefix)
-    throw std::logic_error(std::string("register_http_row_fields: \"") + column.title + "\" declared with and without the status");
+// A title declared again is the same column, shown once.
+const HttpRowColumn* declared_column(std::string_view title) {
+  for (const HttpRowColumn& c : row_columns_table())
+    if (title == c.title) return &c;
+  return nullptr;
 }
 
 PerProfile<CapturedHttpRiderFactory>& captured_rider_table() {
@@ -103,8 +101,13 @@ const PerProfile<HttpRowFieldsFactory>& http_row_fields() { return row_fields_ta
 
 void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make, std::span<const HttpRowColumn> columns) {
   if (!make) throw std::logic_error("register_http_row_fields: no factory");
+  // A column two riders declare is one: it starts with the reply's status for both or for neither.
+  for (const HttpRowColumn& c : columns)
+    if (const HttpRowColumn* same = declared_column(c.title); same && same->status_prefix != c.status_prefix)
+      throw std::logic_error(std::string("register_http_row_fields: \"") + c.title + "\" declared with and without the status");
   row_fields_table().add(id, make);
-  for (const HttpRowColumn& c : columns) add_row_column(c);
+  for (const HttpRowColumn& c : columns)
+    if (!declared_column(c.title)) row_columns_table().push_back(c);
 }
 
 std::span<const HttpRowColumn> http_row_columns() {

@@ -22,6 +22,7 @@
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "hex_view.h"
+#include "language.h"
 #include "lo_capture.h"
 #include "http/messages_api.h"
 #include "net/http_io.h"
@@ -213,6 +214,12 @@ class TestSessionTracerInspector : public QObject {
              (QStringList{"Session ID", "Context Hash", "Token Count", "Status"}));
     QCOMPARE(summary_column(), kStatus + 1);
     QCOMPARE(title(summary_column()), QString("Summary"));
+    // The rider marks the titles; the tracer speaks them in the user's language.
+    gui::install_language("zh_CN");
+    QCOMPARE((QStringList{title(kSessionId), title(kContextHash), title(kTokenCount), title(kStatus)}),
+             (QStringList{QString::fromUtf8("会话 ID"), QString::fromUtf8("上下文哈希"), QString::fromUtf8("Token 计数"),
+                          QString::fromUtf8("状态")}));
+    gui::install_language("en");
   }
 
   // A hop that drops or rewrites chunk extensions: the sum and the trailer disagree, and a
