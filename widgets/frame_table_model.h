@@ -98,7 +98,7 @@ const std::vector<ProfileColumn>& profile_columns();
 // The columns after the session tracer's, which move with how many the riders declared.
 int summary_column();
 int first_profile_column();  // after Summary
-int frame_column_count();    // up to the last registered column
+int frame_column_count();    // every column, the registered ones last
 
 // The text a frame shows in a column, except Time (which depends on the rows around it).
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column);
