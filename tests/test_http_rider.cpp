@@ -82,6 +82,25 @@ ProfileId toy_id() {
 }
 [[maybe_unused]] const ProfileId registered = toy_id();
 
+// The toy's fields of an HTTP row: none to tell, only the columns it declares beside session
+// affinity's, one of them a title that one declared too.
+struct ToyRowFields : HttpRowFields {
+  std::unique_ptr<HttpRowFields> clone() const override { return std::make_unique<ToyRowFields>(); }
+  void read_head(const FieldLookup&) override {}
+  bool empty() const override { return true; }
+  std::unique_ptr<HttpRowFields> end_part() const override { return nullptr; }
+  void merge(const HttpRowFields&) override {}
+  std::string_view json_key() const override { return "toy"; }
+  void write_json(nlohmann::json&) const override {}
+  HttpCell cell(std::string_view) const override { return {}; }
+};
+std::unique_ptr<HttpRowFields> make_toy_row_fields() { return std::make_unique<ToyRowFields>(); }
+constexpr HttpRowColumn kToyColumns[] = {{.title = "Toy mode"}, {.title = "Status", .width = 44, .status_prefix = true}};
+[[maybe_unused]] const bool columns_registered = [] {
+  register_http_row_fields(toy_id(), make_toy_row_fields, kToyColumns);
+  return true;
+}();
+
 std::string request(const std::string& target, const std::string& extra, const std::string& body = "") {
   return "POST " + target + " HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n" + extra +
          "content-length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
@@ -138,6 +157,21 @@ class TestHttpRider : public QObject {
     QVERIFY(plain.extensions.all().empty());
     QCOMPARE(plain.retry_after_ms, std::optional<std::uint32_t>(250));  // the API's header, not the rider's
     QVERIFY(!request_json(plain).contains("toy"));
+  }
+
+  void itsColumnsFollowTheRegisteredOnesOnce() {
+    std::vector<std::string_view> titles;
+    for (const HttpRowColumn& c : http_row_columns()) titles.emplace_back(c.title);
+    QCOMPARE(titles, (std::vector<std::string_view>{"Session ID", "Context Hash", "Token Count", "Status", "Toy mode"}));
+    QVERIFY(http_row_columns()[3].status_prefix);
+    // A shared column starts with the status for both riders or for neither.
+    const HttpRowColumn status_plain[] = {{.title = "Status"}};
+    try {
+      register_http_row_fields(toy_id(), make_toy_row_fields, status_plain);
+      QFAIL("declared both ways");
+    } catch (const std::logic_error& e) {
+      QVERIFY2(std::string_view(e.what()).find("\"Status\" declared with and without") != std::string_view::npos, e.what());
+    }
   }
 };
 

@@ -35,6 +35,7 @@
 #include "latency_charts.h"
 #include "request_point.h"
 #include "retranslator.h"
+#include "session_tracer.h"
 #include "worker.h"
 
 namespace anthro::widgets {
@@ -120,9 +121,11 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   frame_view_->installEventFilter(this);
   goto_->installEventFilter(this);
   const int digit = frame_view_->fontMetrics().horizontalAdvance('0');
-  const int widths[] = {9, 15, 5, 9, 14, 7, 7, 34, 17, 12, 44};
-  static_assert(std::size(widths) == FrameTableModel::Summary);
-  for (int c = 0; c < FrameTableModel::Summary; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
+  const int widths[] = {9, 15, 5, 9, 14, 7, 7};
+  static_assert(std::size(widths) == FrameTableModel::FirstTracer);
+  for (int c = 0; c < FrameTableModel::FirstTracer; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
+  for (TracerColumn c = 0; c < tracer_columns().size(); ++c)
+    frame_view_->setColumnWidth(FrameTableModel::FirstTracer + static_cast<int>(c), digit * tracer_columns()[c].width + 12);
 
   // Connections sort by any column, as numbers where they are numbers (ConnectionsModel::SortRole).
   auto* sorted_connections = new QSortFilterProxyModel(this);
@@ -423,12 +426,12 @@ void CaptureInspector::showTracerColumns() {
   const auto& conns = connections_->connections();
   const bool http = std::any_of(conns.begin(), conns.end(),
                                 [](const CaptureConnection& c) { return c.transport == CaptureTransport::Http || c.http_requests > 0; });
-  for (int c = FrameTableModel::SessionId; c <= FrameTableModel::HttpStatus; ++c) frame_view_->setColumnHidden(c, !http);
+  for (int c = FrameTableModel::FirstTracer; c < summary_column(); ++c) frame_view_->setColumnHidden(c, !http);
   // A registered format's columns, likewise in a capture with its connections.
   for (std::size_t at = 0; at < profile_columns().size(); ++at) {
     const ProfileId id = profile_columns()[at].profile;
     const bool spoken = std::any_of(conns.begin(), conns.end(), [id](const CaptureConnection& c) { return c.profile == id; });
-    frame_view_->setColumnHidden(FrameTableModel::ColumnCount + static_cast<int>(at), !spoken);
+    frame_view_->setColumnHidden(first_profile_column() + static_cast<int>(at), !spoken);
   }
 }
 

@@ -81,7 +81,7 @@ void FrameDetailView::rebuild() {
 // An HTTP message's session tracer values, each with the bytes of the line it came from.
 void FrameDetailView::addTracerFields(const FrameDetail& d) {
   QTreeWidgetItem* section = nullptr;
-  for (TracerColumn c : {TracerColumn::SessionId, TracerColumn::ContextHash, TracerColumn::TokenCount, TracerColumn::Status}) {
+  for (TracerColumn c = 0; c < tracer_columns().size(); ++c) {
     QString value = tracer_text(d, c);
     if (value.isEmpty()) continue;
     if (!section) {

@@ -44,8 +44,10 @@ void order_by(std::vector<std::uint32_t>& frames, KeyOf key_of, Qt::SortOrder or
   for (std::size_t i = 0; i < frames.size(); ++i) frames[i] = keyed[i].second;
 }
 
-TracerColumn tracer_column(int column) {
-  return static_cast<TracerColumn>(column - FrameTableModel::SessionId);
+// The tracer's column shown in model column `column`, if it is one.
+std::optional<TracerColumn> tracer_column(int column) {
+  if (column < FrameTableModel::FirstTracer || column >= summary_column()) return std::nullopt;
+  return static_cast<TracerColumn>(column - FrameTableModel::FirstTracer);
 }
 
 }  // namespace
@@ -60,12 +62,14 @@ const std::vector<ProfileColumn>& profile_columns() {
   return columns;
 }
 
-int frame_column_count() { return FrameTableModel::ColumnCount + static_cast<int>(profile_columns().size()); }
+int summary_column() { return FrameTableModel::FirstTracer + static_cast<int>(tracer_columns().size()); }
+int first_profile_column() { return summary_column() + 1; }
+int frame_column_count() { return first_profile_column() + static_cast<int>(profile_columns().size()); }
 
 namespace {
 
 QString profile_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column) {
-  const std::size_t at = static_cast<std::size_t>(column - FrameTableModel::ColumnCount);
+  const std::size_t at = static_cast<std::size_t>(column - first_profile_column());
   if (at >= profile_columns().size()) return {};
   const ProfileColumn& pc = profile_columns()[at];
   if (row.kind != RowKind::Dissected || row.profile != pc.profile) return {};
@@ -73,10 +77,24 @@ QString profile_cell_text(const CaptureIndex& index, std::size_t frame, const Fr
   return d && pc.index < d->columns.size() ? QString::fromStdString(d->columns[pc.index]) : QString();
 }
 
+QString summary_text(const CaptureIndex& index, std::size_t frame) {
+  auto d = index.detail(frame);
+  if (!d) return FrameTableModel::tr("(unreadable)");
+  return QString::fromStdString(d->status == "ok" ? d->summary : d->status);
+}
+
+QString tracer_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, TracerColumn c) {
+  if (row.kind != RowKind::HttpRequest && row.kind != RowKind::HttpResponse) return {};
+  auto d = index.detail(frame);
+  return d ? tracer_text(*d, c) : QString();
+}
+
 }  // namespace
 
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column) {
-  if (column >= FrameTableModel::ColumnCount) return profile_cell_text(index, frame, row, column);
+  if (column >= first_profile_column()) return profile_cell_text(index, frame, row, column);
+  if (column == summary_column()) return summary_text(index, frame);
+  if (auto c = tracer_column(column)) return tracer_cell_text(index, frame, row, *c);
   switch (column) {
     case FrameTableModel::Number: return QString::number(frame + 1);
     case FrameTableModel::Time: return seconds(row.ts);
@@ -86,19 +104,6 @@ QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const Fram
     case FrameTableModel::Type: return QString::fromLatin1(row_type_name(row));
     case FrameTableModel::Stream: return row.stream_id ? QString::number(row.stream_id) : QString();
     case FrameTableModel::Tokens: return row.token_count ? QString::number(row.token_count) : QString();
-    case FrameTableModel::Summary: {
-      auto d = index.detail(frame);
-      if (!d) return FrameTableModel::tr("(unreadable)");
-      return QString::fromStdString(d->status == "ok" ? d->summary : d->status);
-    }
-    case FrameTableModel::SessionId:
-    case FrameTableModel::ContextHash:
-    case FrameTableModel::TokenCount:
-    case FrameTableModel::HttpStatus: {
-      if (row.kind != RowKind::HttpRequest && row.kind != RowKind::HttpResponse) return {};
-      auto d = index.detail(frame);
-      return d ? tracer_text(*d, tracer_column(column)) : QString();
-    }
   }
   return {};
 }
@@ -274,8 +279,8 @@ QVariant FrameTableModel::data(const QModelIndex& index, int role) const {
     return row->status == FrameStatus::Refused ? QBrush(QColor(0xD0, 0x3A, 0x3A)) : QBrush(p.color(QPalette::PlaceholderText));
   }
   if (role == Qt::ToolTipRole) {
-    if (index.column() != Summary) return {};
-    return frame_cell_text(*index_, frame, *row, Summary);
+    if (index.column() != summary_column()) return {};
+    return frame_cell_text(*index_, frame, *row, summary_column());
   }
   if (index.column() == Time) return timeText(index.row(), *row);
   return frame_cell_text(*index_, frame, *row, index.column());
@@ -283,8 +288,10 @@ QVariant FrameTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  if (section >= ColumnCount) {
-    const std::size_t at = static_cast<std::size_t>(section - ColumnCount);
+  if (section == summary_column()) return tr("Summary");
+  if (auto c = tracer_column(section)) return tracer_title(*c);
+  if (section >= first_profile_column()) {
+    const std::size_t at = static_cast<std::size_t>(section - first_profile_column());
     return at < profile_columns().size() ? QString::fromUtf8(profile_columns()[at].title.data(),
                                                               static_cast<qsizetype>(profile_columns()[at].title.size()))
                                          : QVariant();
@@ -304,11 +311,6 @@ QVariant FrameTableModel::headerData(int section, Qt::Orientation orientation, i
     case Type: return tr("Type");
     case Stream: return tr("Stream");
     case Tokens: return tr("Tokens");
-    case SessionId:
-    case ContextHash:
-    case TokenCount:
-    case HttpStatus: return tracer_title(tracer_column(section));
-    case Summary: return tr("Summary");
   }
   return {};
 }

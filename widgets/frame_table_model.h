@@ -26,10 +26,10 @@ enum class TimeFormat { TimeOfDay, SinceStart, SincePrevious, SinceReference };
 class FrameTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  // SessionId … HttpStatus: the session tracer's (session_tracer.h), HTTP requests and replies only.
-  // ColumnCount and after: the columns wire formats registered (profile_columns()).
-  enum Column { Number, Time, Connection, Direction, Type, Stream, Tokens, SessionId, ContextHash, TokenCount, HttpStatus,
-                Summary, ColumnCount };
+  // FirstTracer and after: the session tracer's, one a column the HTTP riders declared
+  // (session_tracer.h), HTTP requests and replies only; then summary_column(); then the columns
+  // wire formats registered (profile_columns()).
+  enum Column { Number, Time, Connection, Direction, Type, Stream, Tokens, FirstTracer };
 
   using QAbstractTableModel::QAbstractTableModel;
 
@@ -87,15 +87,18 @@ class FrameTableModel : public QAbstractTableModel {
   Qt::SortOrder sort_order_ = Qt::AscendingOrder;
 };
 
-// A column a wire format registered (Profile::columns): the model's column ColumnCount + its
-// place in this list, filled on its profile's Dissected rows.
+// A column a wire format registered (Profile::columns): the model's column
+// first_profile_column() + its place in this list, filled on its profile's Dissected rows.
 struct ProfileColumn {
   ProfileId profile;
   std::size_t index;  // into the profile's columns and a FrameDetail's `columns`
   std::string_view title;
 };
 const std::vector<ProfileColumn>& profile_columns();
-int frame_column_count();  // ColumnCount and the registered columns
+// The columns after the session tracer's, which move with how many the riders declared.
+int summary_column();
+int first_profile_column();  // after Summary
+int frame_column_count();    // every column, the registered ones last
 
 // The text a frame shows in a column, except Time (which depends on the rows around it).
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column);

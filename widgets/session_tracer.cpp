@@ -3,17 +3,13 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include "capture/http_rider.h"
+
 namespace anthro::widgets {
 
 namespace {
 
-// The columns' titles, untranslated: the riders' cells are asked by them.
-constexpr const char* kTitles[] = {QT_TRANSLATE_NOOP("SessionTracer", "Session ID"),
-                                   QT_TRANSLATE_NOOP("SessionTracer", "Context Hash"),
-                                   QT_TRANSLATE_NOOP("SessionTracer", "Token Count"),
-                                   QT_TRANSLATE_NOOP("SessionTracer", "Status")};
-
-const char* title_of(TracerColumn c) { return kTitles[static_cast<int>(c)]; }
+const char* title_of(TracerColumn c) { return tracer_columns()[c].title; }
 
 bool is_message(const FrameDetail& d) {
   return d.row.kind == RowKind::HttpRequest || d.row.kind == RowKind::HttpResponse;
@@ -53,18 +49,20 @@ const FrameField* header_field(const FrameDetail& d, const std::string& name) {
 
 }  // namespace
 
+std::span<const HttpRowColumn> tracer_columns() { return http_row_columns(); }
+
 QString tracer_title(TracerColumn c) { return QCoreApplication::translate("SessionTracer", title_of(c)); }
 
 QString tracer_text(const FrameDetail& d, TracerColumn c) {
   if (!is_message(d)) return {};
-  if (c != TracerColumn::Status) return cell_pieces(d, c).join(' ');
+  if (!tracer_columns()[c].status_prefix) return cell_pieces(d, c).join(' ');
   if (d.row.kind != RowKind::HttpResponse) return {};
   return (QStringList{QString::number(d.row.http_status)} + cell_pieces(d, c)).join(' ');
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> tracer_range(const FrameDetail& d, TracerColumn c) {
   const FrameField* f = nullptr;
-  if (c == TracerColumn::Status) {
+  if (tracer_columns()[c].status_prefix) {
     if (!d.fields.empty() && d.fields.front().name == "status line") f = &d.fields.front();
   } else {
     for (const auto& [rider, fields] : d.rider_fields)

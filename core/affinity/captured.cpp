@@ -52,7 +52,8 @@ std::unique_ptr<CapturedHttpRider> make_captured_session_affinity() { return std
 
 void register_captured_session_affinity() {
   register_captured_http_rider(session_affinity_id(), affinity_capture::make_captured_session_affinity);
-  register_http_row_fields(session_affinity_id(), [] { return std::unique_ptr<HttpRowFields>(new HttpAffinity); });
+  register_http_row_fields(session_affinity_id(), [] { return std::unique_ptr<HttpRowFields>(new HttpAffinity); },
+                           HttpAffinity::columns());
 }
 
 }  // namespace anthro

@@ -16,6 +16,16 @@ namespace anthro {
 
 namespace affinity_capture {
 
+// The session tracer's columns: HttpAffinity::cell answers by these titles.
+constexpr const char* kSessionId = ANTHRO_TRANSLATE_NOOP("SessionTracer", "Session ID");
+constexpr const char* kContextHash = ANTHRO_TRANSLATE_NOOP("SessionTracer", "Context Hash");
+constexpr const char* kTokenCount = ANTHRO_TRANSLATE_NOOP("SessionTracer", "Token Count");
+constexpr const char* kStatus = ANTHRO_TRANSLATE_NOOP("SessionTracer", "Status");
+constexpr HttpRowColumn kColumns[] = {{.title = kSessionId, .width = 34},
+                                      {.title = kContextHash, .width = 17},
+                                      {.title = kTokenCount, .width = 12},
+                                      {.title = kStatus, .width = 44, .status_prefix = true}};
+
 bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
@@ -144,11 +154,14 @@ void HttpAffinity::write_json(nlohmann::json& out) const {
 }
 
 HttpCell HttpAffinity::cell(std::string_view title) const {
-  if (title == "Session ID") return affinity_capture::value_cell(session_id, "x-anthropic-session-id");
-  if (title == "Context Hash") return affinity_capture::value_cell(context_hash, "x-anthropic-context-hash");
-  if (title == "Token Count") return affinity_capture::token_count_cell(*this);
-  if (title == "Status") return affinity_capture::status_cell(*this);
+  using namespace affinity_capture;
+  if (title == kSessionId) return value_cell(session_id, "x-anthropic-session-id");
+  if (title == kContextHash) return value_cell(context_hash, "x-anthropic-context-hash");
+  if (title == kTokenCount) return token_count_cell(*this);
+  if (title == kStatus) return status_cell(*this);
   return {};
 }
+
+std::span<const HttpRowColumn> HttpAffinity::columns() { return affinity_capture::kColumns; }
 
 }  // namespace anthro

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,8 @@ struct HttpAffinity : HttpRowFields {
   // differ: "12 (trailer 14)") and "Status" (what follows the status: "session_migrated → <new
   // id>", "invalid_context_hash (expected <hash>)").
   HttpCell cell(std::string_view title) const override;
+  // The columns cell() answers, in the order the inspector shows them.
+  static std::span<const HttpRowColumn> columns();
 };
 
 }  // namespace anthro

@@ -41,6 +41,18 @@ PerProfile<HttpRowFieldsFactory>& row_fields_table() {
   return table;
 }
 
+std::vector<HttpRowColumn>& row_columns_table() {
+  static std::vector<HttpRowColumn> columns;
+  return columns;
+}
+
+// A title declared again is the same column, shown once.
+const HttpRowColumn* declared_column(std::string_view title) {
+  for (const HttpRowColumn& c : row_columns_table())
+    if (title == c.title) return &c;
+  return nullptr;
+}
+
 PerProfile<CapturedHttpRiderFactory>& captured_rider_table() {
   static PerProfile<CapturedHttpRiderFactory> table("register_captured_http_rider");
   return table;
@@ -87,9 +99,20 @@ HttpRowParts reply_parts(const HttpDissector::Exchange& x) {
 
 const PerProfile<HttpRowFieldsFactory>& http_row_fields() { return row_fields_table(); }
 
-void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make) {
+void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make, std::span<const HttpRowColumn> columns) {
   if (!make) throw std::logic_error("register_http_row_fields: no factory");
+  // A column two riders declare is one: it starts with the reply's status for both or for neither.
+  for (const HttpRowColumn& c : columns)
+    if (const HttpRowColumn* same = declared_column(c.title); same && same->status_prefix != c.status_prefix)
+      throw std::logic_error(std::string("register_http_row_fields: \"") + c.title + "\" declared with and without the status");
   row_fields_table().add(id, make);
+  for (const HttpRowColumn& c : columns)
+    if (!declared_column(c.title)) row_columns_table().push_back(c);
+}
+
+std::span<const HttpRowColumn> http_row_columns() {
+  (void)profiles();  // registers the built-in formats, once
+  return row_columns_table();
 }
 
 HttpRowParts head_row_fields(const HttpRowFields::FieldLookup& field) {

@@ -41,6 +41,14 @@ struct HttpCell {
   std::vector<HttpCellPiece> pieces;
   std::string field;
 };
+// A column a rider shows of every HTTP row, declared when it registers its fields
+// (register_http_row_fields); cell() is asked by its title.
+struct HttpRowColumn {
+  const char* title;  // untranslated, marked in context "SessionTracer" (util/translatable.h)
+  int width = 12;     // in digits: the room its usual values take
+  // A reply's cell starts with its status code ("409 session_migrated"); a request's is empty.
+  bool status_prefix = false;
+};
 
 // What a format riding on HTTP reads of one HTTP row (capture/http_rider.h): a message head's
 // fields, a reply's chunk extensions, trailer and error body, as parsed, bounded in size by the

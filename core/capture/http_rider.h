@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "capture/http_event.h"
@@ -53,10 +54,14 @@ void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make);
 const PerProfile<CapturedHttpRiderFactory>& captured_http_riders();
 
 // The fields a rider reads of every HTTP row (HttpRowFields), registered from its folder, at
-// most one kind a profile: a new, empty set for each row.
+// most one kind a profile: a new, empty set for each row; and the inspector's columns that
+// show them (HttpRowFields::cell).
 using HttpRowFieldsFactory = std::unique_ptr<HttpRowFields> (*)();
-void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make);
+void register_http_row_fields(ProfileId id, HttpRowFieldsFactory make, std::span<const HttpRowColumn> columns);
 const PerProfile<HttpRowFieldsFactory>& http_row_fields();
+// Every registered rider's columns, in the order they registered; a title two riders declare
+// is one column, which shows both riders' cells.
+std::span<const HttpRowColumn> http_row_columns();
 // Each registered rider's fields of a message head (`field` as HttpRowFields::read_head), those
 // with something to tell.
 HttpRowParts head_row_fields(const HttpRowFields::FieldLookup& field);

@@ -180,13 +180,13 @@ class TestCaptureInspector : public QObject {
     QVERIFY2(offer.endsWith(")") && offer.contains("aes-256-gcm") && offer.contains("(0x0"), qPrintable(offer));
     const QString answer = inspector->connectionDetail()->value("answer", "aead");
     QVERIFY2(!answer.contains(",") && answer.contains("(0x0"), qPrintable(answer));
-    QCOMPARE(cell(*inspector, 1, FrameTableModel::Summary), QString("token 0 \"Hello\""));
+    QCOMPARE(cell(*inspector, 1, summary_column()), QString("token 0 \"Hello\""));
 
     CaptureInspector keyless;
     QSignalSpy loaded(&keyless, &CaptureInspector::loaded);
     keyless.open(vector_pcap(), {});
     QVERIFY(loaded.wait(10000));
-    const QString summary = cell(keyless, 0, FrameTableModel::Summary);
+    const QString summary = cell(keyless, 0, summary_column());
     QVERIFY2(summary.startsWith("no key for connection token") && summary.count("no key") == 1, qPrintable(summary));
   }
 

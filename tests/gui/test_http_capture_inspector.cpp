@@ -108,12 +108,12 @@ class TestHttpCaptureInspector : public QObject {
     FrameTableModel* rows = inspector.frames();
     QCOMPARE(rows->rowCount(), 17);
     QCOMPARE(cell(rows, 0, FrameTableModel::Type), QString("HTTP_REQUEST"));
-    QCOMPARE(cell(rows, 0, FrameTableModel::Summary), QString("POST /v1/messages"));
+    QCOMPARE(cell(rows, 0, summary_column()), QString("POST /v1/messages"));
     QCOMPARE(cell(rows, 0, FrameTableModel::Stream), QString("1"));
     QCOMPARE(cell(rows, 1, FrameTableModel::Type), QString("HTTP_RESPONSE"));
-    QCOMPARE(cell(rows, 1, FrameTableModel::Summary), QString("200 OK text/event-stream"));
+    QCOMPARE(cell(rows, 1, summary_column()), QString("200 OK text/event-stream"));
     QCOMPARE(cell(rows, 4, FrameTableModel::Type), QString("SSE_EVENT"));
-    QVERIFY(cell(rows, 4, FrameTableModel::Summary).startsWith("content_block_delta "));
+    QVERIFY(cell(rows, 4, summary_column()).startsWith("content_block_delta "));
     QCOMPARE(cell(rows, 4, FrameTableModel::Tokens), QString("1"));  // a text delta is a token
     QCOMPARE(cell(rows, 3, FrameTableModel::Tokens), QString());     // content_block_start is not
     // Each event at its packet's time: the first delta is packet 8, 4 ms after the request (packet 4).
@@ -194,12 +194,12 @@ class TestHttpCaptureInspector : public QObject {
     // marker), the verdict; then POST, head, one id, the verdict.
     QCOMPARE(rows->rowCount(), 12);
     QCOMPARE(cell(rows, 4, FrameTableModel::Type), QString("TOKEN_IDS"));
-    QCOMPARE(cell(rows, 4, FrameTableModel::Summary), QString("ids #0: Hel"));
+    QCOMPARE(cell(rows, 4, summary_column()), QString("ids #0: Hel"));
     QCOMPARE(cell(rows, 4, FrameTableModel::Tokens), QString("1"));
-    QCOMPARE(cell(rows, 5, FrameTableModel::Summary), QString("ids #1–#2: lo⟦degraded⟧"));
+    QCOMPARE(cell(rows, 5, summary_column()), QString("ids #1–#2: lo⟦degraded⟧"));
     QCOMPARE(cell(rows, 5, FrameTableModel::Tokens), QString("1"));  // the marker is no token
-    QCOMPARE(cell(rows, 6, FrameTableModel::Summary), QString("ids #3:  world"));
-    QCOMPARE(cell(rows, 7, FrameTableModel::Summary), QString("body: 4 ids, 2 padding, degraded from #2, aligned"));
+    QCOMPARE(cell(rows, 6, summary_column()), QString("ids #3:  world"));
+    QCOMPARE(cell(rows, 7, summary_column()), QString("body: 4 ids, 2 padding, degraded from #2, aligned"));
     inspector.frameView()->selectRow(5);
     QCOMPARE(inspector.detailView()->fieldValue("token ids"), QString("ids #1–#2 of the body"));
     QCOMPARE(inspector.detailView()->fieldValue("#1"), QString("2 \"lo\""));
@@ -207,7 +207,7 @@ class TestHttpCaptureInspector : public QObject {
     inspector.frameView()->selectRow(7);
     QCOMPARE(inspector.detailView()->fieldValue("alignment"), QString("ok, 24 bytes"));
     QCOMPARE(inspector.detailView()->fieldValue("degraded marker"), QString("#2, not announced by X-Claude-Backpressure"));
-    QCOMPARE(cell(rows, 11, FrameTableModel::Summary), QString("body: 1 ids, 0 padding, refused (alignment)"));
+    QCOMPARE(cell(rows, 11, summary_column()), QString("body: 1 ids, 0 padding, refused (alignment)"));
     inspector.frameView()->selectRow(11);
     QVERIFY2(inspector.detailView()->fieldValue("alignment").startsWith("refused, alignment at byte 4"),
              qPrintable(inspector.detailView()->fieldValue("alignment")));
@@ -245,7 +245,7 @@ class TestHttpCaptureInspector : public QObject {
     std::map<int, QString> spelled;  // by HTTP/2 stream
     QStringList verdicts;
     for (int row = 0; row < rows->rowCount(); ++row) {
-      const QString type = cell(rows, row, FrameTableModel::Type), summary = cell(rows, row, FrameTableModel::Summary);
+      const QString type = cell(rows, row, FrameTableModel::Type), summary = cell(rows, row, summary_column());
       ++types[type];
       if (type != "TOKEN_IDS") continue;
       if (summary.startsWith("body: ")) verdicts << summary;

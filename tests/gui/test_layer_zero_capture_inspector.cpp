@@ -119,7 +119,7 @@ class TestLayerZeroCaptureInspector : public QObject {
     QVERIFY(!inspector.hexView()->bytes().contains(token_bytes));
     QVERIFY(inspector.detailView()->selectField("session_token"));
     QCOMPARE(inspector.hexView()->highlight(), (std::pair<qsizetype, qsizetype>{8, 72}));
-    QCOMPARE(cell(rows, ack, FrameTableModel::Summary).left(23), QString("last client #0, token 6"));
+    QCOMPARE(cell(rows, ack, summary_column()).left(23), QString("last client #0, token 6"));
 
     // The Type column's words filter; a TOOL_CALL's name and JSON arguments.
     inspector.applyFilter("type:tool_call");

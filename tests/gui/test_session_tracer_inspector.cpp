@@ -22,6 +22,7 @@
 #include "frame_detail_view.h"
 #include "frame_table_model.h"
 #include "hex_view.h"
+#include "language.h"
 #include "lo_capture.h"
 #include "http/messages_api.h"
 #include "net/http_io.h"
@@ -43,6 +44,11 @@ struct Exchange {
 };
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// Where session affinity's columns stand in the frame list, as users have always seen them:
+// after Tokens, before Summary (columnsKeepTheirPlaces).
+constexpr int kSessionId = FrameTableModel::FirstTracer, kContextHash = kSessionId + 1, kTokenCount = kSessionId + 2,
+              kStatus = kSessionId + 3;
 
 std::string error_type(const CurlReply& r) {
   return nlohmann::json::parse(r.body)["error"]["type"].get<std::string>();
@@ -130,15 +136,15 @@ void check_columns(CaptureInspector& inspector, const std::vector<Exchange>& xs)
   QCOMPARE(replies.size(), xs.size());
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const Exchange& x = xs[i];
-    QCOMPARE(cell(rows, requests[i], FrameTableModel::SessionId), q(x.sent.session));
-    QCOMPARE(cell(rows, requests[i], FrameTableModel::ContextHash), q(x.sent.hash));
-    QCOMPARE(cell(rows, requests[i], FrameTableModel::HttpStatus), QString());
+    QCOMPARE(cell(rows, requests[i], kSessionId), q(x.sent.session));
+    QCOMPARE(cell(rows, requests[i], kContextHash), q(x.sent.hash));
+    QCOMPARE(cell(rows, requests[i], kStatus), QString());
     const CurlReply& r = x.reply;
     auto header = [&](const char* name) { return r.headers.count(name) ? q(r.headers.at(name)) : QString(); };
-    QCOMPARE(cell(rows, replies[i], FrameTableModel::SessionId), header("x-anthropic-session-id"));
-    QCOMPARE(cell(rows, replies[i], FrameTableModel::ContextHash), header("x-anthropic-context-hash"));
-    QCOMPARE(cell(rows, replies[i], FrameTableModel::TokenCount), token_count(r));
-    QCOMPARE(cell(rows, replies[i], FrameTableModel::HttpStatus), expected_status(r));
+    QCOMPARE(cell(rows, replies[i], kSessionId), header("x-anthropic-session-id"));
+    QCOMPARE(cell(rows, replies[i], kContextHash), header("x-anthropic-context-hash"));
+    QCOMPARE(cell(rows, replies[i], kTokenCount), token_count(r));
+    QCOMPARE(cell(rows, replies[i], kStatus), expected_status(r));
   }
   QCOMPARE(xs[2].reply.status, 400);
   QCOMPARE(xs[4].reply.status, 409);
@@ -146,7 +152,7 @@ void check_columns(CaptureInspector& inspector, const std::vector<Exchange>& xs)
   // anthro-v1 columns of HTTP rows stay as they were; SSE events have no tracer values.
   std::vector<int> events = rows_of(rows, "SSE_EVENT");
   QVERIFY(!events.empty());
-  QCOMPARE(cell(rows, events[0], FrameTableModel::SessionId), QString());
+  QCOMPARE(cell(rows, events[0], kSessionId), QString());
 
   // The detail: the values as fields, each with the bytes of the header it came from.
   inspector.frameView()->selectRow(requests[1]);
@@ -200,6 +206,22 @@ class TestSessionTracerInspector : public QObject {
     }
   }
 
+  void columnsKeepTheirPlaces() {
+    FrameTableModel rows;
+    auto title = [&](int column) { return rows.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString(); };
+    QCOMPARE(title(FrameTableModel::Tokens), QString("Tokens"));
+    QCOMPARE((QStringList{title(kSessionId), title(kContextHash), title(kTokenCount), title(kStatus)}),
+             (QStringList{"Session ID", "Context Hash", "Token Count", "Status"}));
+    QCOMPARE(summary_column(), kStatus + 1);
+    QCOMPARE(title(summary_column()), QString("Summary"));
+    // The rider marks the titles; the tracer speaks them in the user's language.
+    gui::install_language("zh_CN");
+    QCOMPARE((QStringList{title(kSessionId), title(kContextHash), title(kTokenCount), title(kStatus)}),
+             (QStringList{QString::fromUtf8("会话 ID"), QString::fromUtf8("上下文哈希"), QString::fromUtf8("Token 计数"),
+                          QString::fromUtf8("状态")}));
+    gui::install_language("en");
+  }
+
   // A hop that drops or rewrites chunk extensions: the sum and the trailer disagree, and a
   // count that is no number is shown as sent.
   void tokenCountDisagreementIsMarked() {
@@ -223,9 +245,9 @@ class TestSessionTracerInspector : public QObject {
     inspector.open(path, {});
     QVERIFY(wait_loaded(inspector));
     FrameTableModel* rows = inspector.frames();
-    QCOMPARE(cell(rows, 0, FrameTableModel::SessionId), QString("s-1"));  // a header name in any case
-    QCOMPARE(cell(rows, 1, FrameTableModel::TokenCount), QString("12 (trailer 14)"));
-    QCOMPARE(cell(rows, 1, FrameTableModel::HttpStatus), QString("200"));
+    QCOMPARE(cell(rows, 0, kSessionId), QString("s-1"));  // a header name in any case
+    QCOMPARE(cell(rows, 1, kTokenCount), QString("12 (trailer 14)"));
+    QCOMPARE(cell(rows, 1, kStatus), QString("200"));
   }
 };
 

@@ -22,7 +22,7 @@ using namespace anthro::widgets;
 
 namespace {
 
-constexpr int kToyText = FrameTableModel::ColumnCount;  // the only registered column here
+int toy_text() { return first_profile_column(); }  // the only registered column here
 
 // A toy connection: the client's hello, a secret, a stream's line each way, then the server
 // sends something that is no toy line.
@@ -123,15 +123,15 @@ class TestToyFormat : public QObject {
     QTemporaryDir dir;
     FrameTableModel model;
     model.setIndex(load(toy_capture(dir)));
-    QCOMPARE(model.columnCount(), FrameTableModel::ColumnCount + 1);
-    QCOMPARE(model.headerData(kToyText, Qt::Horizontal, Qt::DisplayRole).toString(), QString("Toy text"));
-    QCOMPARE(cell(model, 2, kToyText), QString("what is it"));
-    QCOMPARE(cell(model, 3, kToyText), QString("a toy"));
+    QCOMPARE(model.columnCount(), first_profile_column() + 1);
+    QCOMPARE(model.headerData(toy_text(), Qt::Horizontal, Qt::DisplayRole).toString(), QString("Toy text"));
+    QCOMPARE(cell(model, 2, toy_text()), QString("what is it"));
+    QCOMPARE(cell(model, 3, toy_text()), QString("a toy"));
     QCOMPARE(cell(model, 2, FrameTableModel::Type), QString("TOY_SAY"));
-    QCOMPARE(cell(model, 2, FrameTableModel::Summary), QString("SAY #3 what is it"));
-    QCOMPARE(cell(model, 5, kToyText), QString());  // refused: nothing to show
+    QCOMPARE(cell(model, 2, summary_column()), QString("SAY #3 what is it"));
+    QCOMPARE(cell(model, 5, toy_text()), QString());  // refused: nothing to show
     // Sorted by the column, as any text column is.
-    auto order = sort_frames(*model.captureIndex(), {0, 1, 2, 3, 4}, kToyText, Qt::AscendingOrder);
+    auto order = sort_frames(*model.captureIndex(), {0, 1, 2, 3, 4}, toy_text(), Qt::AscendingOrder);
     QCOMPARE(order.back(), 2u);  // "what is it" last
     QVERIFY(model.rowsText({2}).contains("\twhat is it\n"));
   }
@@ -143,13 +143,13 @@ class TestToyFormat : public QObject {
     inspector.show();
     inspector.open(QString::fromStdString(toy_capture(dir)), {});
     QVERIFY(wait_loaded(inspector));
-    QVERIFY(!inspector.frameView()->isColumnHidden(kToyText));
+    QVERIFY(!inspector.frameView()->isColumnHidden(toy_text()));
     QCOMPARE(inspector.frames()->rowCount(), 6);
     CaptureInspector other;
     other.show();
     other.open(QString::fromStdString(vectors_path("lab-conversation.pcap")), {{vectors_path("lab-conversation.keylog")}, {}});
     QVERIFY(wait_loaded(other));
-    QVERIFY(other.frameView()->isColumnHidden(kToyText));
+    QVERIFY(other.frameView()->isColumnHidden(toy_text()));
   }
 
   void decodePrintsItsLines() {
