@@ -59,7 +59,8 @@ struct RequestOptions {
 struct SessionResult {
   static constexpr int kSchemaVersion = 1;  // of session_json's document
   std::string target, transport, alpn, suite, tls_suite;
-  ProfileId profile = ProfileId::AnthroV1;  // the target's: whose client ran it, JSON "protocol"
+  // The target's, whose client ran it; its name is JSON "protocol" (an HTTP/2 run keeps "http").
+  ProfileId profile = ProfileId::AnthroV1;
   std::optional<double> connect_ms, handshake_ms;
   bool extension_used = false;  // negotiation in the TLS extension rather than the preface
   std::vector<RequestResult> requests;
