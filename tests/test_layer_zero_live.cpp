@@ -73,7 +73,7 @@ class TestLayerZeroLive : public QObject {
     const SessionResult s = EndpointFixture::run(c);
     QVERIFY2(!s.error, s.error ? s.error->c_str() : "");
     QCOMPARE(s.transport, std::string("lab"));
-    QCOMPARE(s.kind, TargetKind::Own);
+    QCOMPARE(s.profile, lz::profile_id());  // its own client ran it
     QCOMPARE(s.requests.size(), std::size_t{2});
     const std::size_t outputs = outputs_of_plain_client(*e, c);
     for (const RequestResult& r : s.requests) {

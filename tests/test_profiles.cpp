@@ -139,15 +139,15 @@ class TestProfiles : public QObject {
     QVERIFY(!lz.ok());
     QVERIFY(lz.error().detail.find("for session, diagnose and the live-session page") != std::string::npos);
     auto session_lz = parse_session_target("lz+lab://127.0.0.1:7090");
-    QVERIFY(session_lz.ok() && session_lz->kind == TargetKind::Own && session_lz->transport() == "lab");
+    QVERIFY(session_lz.ok() && session_lz->own_client() && session_lz->transport() == "lab");
     // parse_target asks the registry: the same targets as before, the same refusal.
     auto lab = parse_target("anthro+lab://127.0.0.1:7070");
-    QVERIFY(lab.ok() && lab->kind == TargetKind::Anthro && !lab->tls && lab->transport() == "lab");
+    QVERIFY(lab.ok() && lab->profile == ProfileId::AnthroV1 && lab->api == HttpApi::None && !lab->tls && lab->transport() == "lab");
     auto https = parse_target("https://[::1]:8443/v1/chat/completions");
-    QVERIFY(https.ok() && https->kind == TargetKind::ChatCompletions && https->tls && https->port == 8443);
+    QVERIFY(https.ok() && https->http() && https->api == HttpApi::ChatCompletions && https->tls && https->port == 8443);
     // The Layer Zero client's own reading of them.
     auto lz_target = parse_own_target("lz+lab://127.0.0.1:7090", lz::profile_id());
-    QVERIFY(lz_target.ok() && lz_target->kind == TargetKind::Own && !lz_target->tls && lz_target->port == 7090);
+    QVERIFY(lz_target.ok() && lz_target->own_client() && lz_target->api == HttpApi::None && !lz_target->tls && lz_target->port == 7090);
     QVERIFY(parse_own_target("lz://127.0.0.1:7443", lz::profile_id()).ok());
     QVERIFY(!parse_own_target("anthro://127.0.0.1:7443", lz::profile_id()).ok());
     QVERIFY(!parse_own_target("lz+lab://127.0.0.1", lz::profile_id()).ok());  // no port

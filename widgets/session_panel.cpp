@@ -101,9 +101,9 @@ SessionPanel::SessionPanel(QWidget* parent)
   // answer.
   auto fit_to_target = [this](const QString& url) {
     auto parsed = parse_session_target(url.trimmed().toStdString());
-    token_ids_->setEnabled(parsed && parsed->kind == TargetKind::Messages);
-    http2_->setEnabled(parsed && parsed->tls && (parsed->kind == TargetKind::Messages || parsed->kind == TargetKind::ChatCompletions));
-    const bool own_client = parsed && parsed->kind == TargetKind::Own;  // a format's own client takes none of these
+    token_ids_->setEnabled(parsed && parsed->api == HttpApi::Messages);
+    http2_->setEnabled(parsed && parsed->tls && parsed->http());
+    const bool own_client = parsed && parsed->own_client();  // a format's own client takes none of these
     for (QWidget* w : std::initializer_list<QWidget*>{max_tokens_, system_, stream_}) w->setEnabled(!own_client);
   };
   connect(target_, &QComboBox::currentTextChanged, this, fit_to_target);

@@ -67,7 +67,7 @@ void SessionPanel::updateLoadControls() {
 Result<BenchConfig> SessionPanel::loadConfig() const {
   BenchConfig b;
   b.session = config();
-  if (auto t = parse_session_target(b.session.target); t && t->kind == TargetKind::Own) {
+  if (auto t = parse_session_target(b.session.target); t && t->own_client()) {
     const std::string_view name = profile(t->profile).display_name;
     return make_error(ErrorClass::Usage, tr("A load runs anthro-v1 and HTTP targets; a %1 target runs one session at a time "
                                             "(Send), or many from the Diagnosis page.")

@@ -64,7 +64,7 @@ void read_affinity_options(Args& args, SessionConfig& c) {
   if (!on) return;
   use_session_affinity(c) = options;
   auto target = parse_target(c.target);
-  if (target && target->kind != TargetKind::Messages)
+  if (target && target->api != HttpApi::Messages)
     args.fail("--affinity: session affinity is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
 }
 
@@ -89,7 +89,7 @@ void read_token_stream_options(Args& args, SessionConfig& c) {
   use_token_stream(c) = options;
   if (session_affinity_client(c)) args.fail("--token-stream and --affinity are two different protocols; give one");
   auto target = parse_target(c.target);
-  if (target && target->kind != TargetKind::Messages)
+  if (target && target->api != HttpApi::Messages)
     args.fail("--token-stream: the token stream is a Messages API feature; give an http(s)://HOST:PORT/v1/messages target");
 }
 
@@ -98,7 +98,7 @@ void read_http2_option(Args& args, SessionConfig& c) {
   c.http2 = args.has("--http2");
   if (!c.http2) return;
   auto target = parse_session_target(c.target);
-  if (target && (target->kind == TargetKind::Anthro || target->kind == TargetKind::Own || !target->tls))
+  if (target && (!target->http() || !target->tls))
     args.fail("--http2: HTTP/2 is offered by ALPN over TLS; give an https://HOST:PORT/v1/messages target");
   if (session_affinity_client(c)) args.fail("--http2 and --affinity: the session-affinity client speaks HTTP/1.1");
 }
@@ -107,7 +107,7 @@ void read_http2_option(Args& args, SessionConfig& c) {
 // APIs have is refused, not ignored.
 void refuse_for_own_client(Args& args, const SessionConfig& c) {
   auto target = parse_session_target(c.target);
-  if (!target || target->kind != TargetKind::Own) return;
+  if (!target || !target->own_client()) return;
   const std::string display(profile(target->profile).display_name);
   for (const char* option : {"--system", "--max-tokens", "--no-stream", "--cancel-after-tokens", "--close-without-cancel",
                              "--read-delay-ms", "--ring-kib", "--no-extension", "--affinity", "--token-stream"})

@@ -126,7 +126,7 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
 
   Observations o = observe_bench(std::move(*bench), config.session.target);
   o.warnings.insert(o.warnings.end(), run_warnings.begin(), run_warnings.end());
-  if (config.utf8_pair && target->kind == TargetKind::Anthro) {
+  if (config.utf8_pair && target->profile == ProfileId::AnthroV1) {
     std::string url = baseline_url(config, *target);
     if (url.empty())
       o.warnings.push_back("utf8-mismatch: no HTTP baseline for " + config.session.target + " (give --baseline URL)");
@@ -195,7 +195,7 @@ Observations observe_bench(BenchResult bench, const std::string& target_url) {
   o.live = true;
   o.target = target_url;
   auto target = parse_target(target_url);
-  bool anthro = target && target->kind == TargetKind::Anthro;
+  bool anthro = target && target->profile == ProfileId::AnthroV1;
   for (std::size_t i = 0; i < bench.connection_log.size(); ++i) {
     const BenchConnection& log = bench.connection_log[i];
     ObservedConnection c;

@@ -53,7 +53,6 @@ SessionResult run_layer_zero_session(const SessionConfig& config, const Target& 
   SessionResult result;
   result.target = target.url;
   result.transport = target.transport();
-  result.kind = target.kind;
   result.profile = target.profile;
   if (target.tls) result.alpn = "layer-zero";
   std::shared_ptr<KeyLogSink> keylog;

@@ -308,7 +308,7 @@ class StageRunner {
   // candidate's own HTTP baseline (its TLS port, ALPN http/1.1).
   std::string http_baseline() const {
     auto b = parse_target(c_.baseline);
-    if (b && b->kind != TargetKind::Anthro) return c_.baseline;
+    if (b && b->http()) return c_.baseline;
     auto t = parse_target(r_.candidate);
     if (!t) return c_.baseline;
     return http_baseline_url(*t);

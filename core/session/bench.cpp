@@ -324,7 +324,7 @@ std::string bench_json(const BenchResult& r) {
 std::string bench_prometheus(const BenchResult& r) {
   auto target = parse_target(r.target);
   const PrometheusLabels labels = {{"target", r.target},
-                                   {"path", target && target->kind != TargetKind::Anthro ? "http" : "anthro-v1"}};
+                                   {"path", target && target->http() ? "http" : "anthro-v1"}};
   PrometheusText out;
   auto one = [&](const char* name, MetricType type, const char* help, double value) {
     out.family(name, type, help);

@@ -24,7 +24,7 @@ Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig&
   ClientTlsConfig tls;
   // anthro-v1 clients also offer http/1.1 so a server that refuses anthro-v1 can say so; an
   // HTTP/2 client falls back to HTTP/1.1 when the server does not select h2.
-  if (target.kind == TargetKind::Anthro) tls.alpn = {"anthro-v1", "http/1.1"};
+  if (target.profile == ProfileId::AnthroV1) tls.alpn = {"anthro-v1", "http/1.1"};
   else if (config.http2) tls.alpn = {"h2", "http/1.1"};
   else tls.alpn = {"http/1.1"};
   tls.ca_file = config.ca_file;
@@ -51,10 +51,9 @@ SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& set
     : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog) {
   result_.target = target_.url;
   result_.transport = target_.transport();
-  result_.kind = target_.kind;
   result_.profile = target_.profile;
   // Riders ride on the Messages API's requests only.
-  if (target_.kind != TargetKind::Messages) return;
+  if (target_.api != HttpApi::Messages) return;
   for (const auto& [id, options] : config.riders)
     if (const auto* make = live_http_riders().find(id); make && !rider_) rider_ = (*make)(config, options);
 }
@@ -91,7 +90,7 @@ SessionResult SessionClient::outcome(std::exception_ptr e, SessionResult r) {
 
 awaitable<bool> SessionClient::open() {
   bool connected = co_await connect();
-  if (!connected || target_.kind != TargetKind::Anthro) co_return connected;
+  if (!connected || target_.profile != ProfileId::AnthroV1) co_return connected;
   bool negotiated = co_await negotiate();
   co_return negotiated;
 }
@@ -101,7 +100,7 @@ awaitable<bool> SessionClient::request(RequestResult& r, const RequestOptions& o
   RequestRecorder rec(r);
   current_ = &rec;
   resend_pending_ = false;
-  if (target_.kind == TargetKind::Anthro) go_on = co_await anthro_request(r, rec, options);
+  if (target_.profile == ProfileId::AnthroV1) go_on = co_await anthro_request(r, rec, options);
   else go_on = co_await http_request(r, rec, options);
   current_ = nullptr;
   rec.finish(config_.stream);
@@ -124,7 +123,7 @@ bool SessionClient::idle_and_open() {
 
 void SessionClient::request_cancel(bool close_connection) {
   cancel_requested_ = true;
-  bool anthro = target_.kind == TargetKind::Anthro;
+  bool anthro = target_.profile == ProfileId::AnthroV1;
   if (anthro && in_flight_ && !in_flight_->cancel_sent) {
     if (in_flight_->reading) {
       // The loop writes nothing while it waits for bytes, so this write overlaps no other.
@@ -185,7 +184,7 @@ awaitable<bool> SessionClient::connect() {
   }
   stream_ = make_tls_stream(std::move(socket), *tls_);
   if (auto ok = set_client_host(stream_->ssl(), target_.host); !ok) co_return fail(ok.error().detail);
-  if (target_.kind == TargetKind::Anthro && config_.tls_extension) {
+  if (target_.profile == ProfileId::AnthroV1 && config_.tls_extension) {
     make_offer();
     attach_extension(stream_->ssl(), &ext_);
   }
@@ -202,7 +201,7 @@ awaitable<bool> SessionClient::connect() {
   }
   result_.alpn = selected_alpn(stream_->ssl());
   result_.tls_suite = tls_suite_name(stream_->ssl());
-  if (target_.kind == TargetKind::Anthro && result_.alpn != kAlpnAnthro)
+  if (target_.profile == ProfileId::AnthroV1 && result_.alpn != kAlpnAnthro)
     co_return fail("server selected " + (result_.alpn.empty() ? std::string("no ALPN") : "ALPN \"" + result_.alpn + "\"") +
                    " instead of anthro-v1");
   result_.handshake_ms = (steady_now_s() - handshake_start_) * 1000.0;

@@ -79,7 +79,7 @@ awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(s
 }
 
 awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options) {
-  bool messages = target_.kind == TargetKind::Messages;
+  bool messages = target_.api == HttpApi::Messages;
   RequestSpec spec = request_spec(options);
   spec.api_key.reset();  // the key travels in a header, never in the body
   if (rider_) {

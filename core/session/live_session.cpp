@@ -68,7 +68,7 @@ struct LiveSession::Impl {
 Result<std::unique_ptr<LiveSession>> LiveSession::start(SessionConfig config, LiveSessionEvents events) {
   auto target = parse_session_target(config.target);
   if (!target) return target.error();
-  if (target->kind == TargetKind::Own) return start_own(std::move(config), *target, std::move(events));
+  if (target->own_client()) return start_own(std::move(config), *target, std::move(events));
   auto setup = prepare_client(config);
   if (!setup) return setup.error();
   auto impl = std::make_unique<Impl>();

@@ -48,7 +48,7 @@ class LiveSession {
   // HTTP targets: the Messages API has no cancel, so the connection is closed; the request
   // ends with no stop_reason, error "cancelled by the client (connection closed)" and
   // timeline.cancel_written set at the close.
-  // A format's own client (TargetKind::Own) ends the prompt under way its own way (a closing
+  // A format's own client (Target::own_client) ends the prompt under way its own way (a closing
   // frame), stop_reason Cancelled.
   // Before the first request started the session ends with no requests and
   // SessionResult::error "cancelled by the client before the first request".

@@ -35,7 +35,7 @@ SessionRunner session_runner(ProfileId id) {
 Result<SessionResult> run_session(const SessionConfig& config) {
   auto target = parse_session_target(config.target);
   if (!target) return target.error();
-  if (target->kind == TargetKind::Own) return session_runner(target->profile)(config, *target, {});
+  if (target->own_client()) return session_runner(target->profile)(config, *target, {});
   auto setup = prepare_client(config);
   if (!setup) return setup.error();
   asio::io_context io;
@@ -51,11 +51,11 @@ std::string session_json(const SessionResult& s) {
             {"schema_version", SessionResult::kSchemaVersion},
             {"target", s.target},
             {"transport", s.transport},
-            {"protocol", s.kind == TargetKind::Anthro ? "anthro-v1" : s.kind == TargetKind::Own ? std::string(profile(s.profile).name) : "http"},
+            {"protocol", profile(s.profile).name},
             {"alpn", s.alpn.empty() ? json(nullptr) : json(s.alpn)},
             {"suite", s.suite.empty() ? json(nullptr) : json(s.suite)},
             {"tls_suite", s.tls_suite.empty() ? json(nullptr) : json(s.tls_suite)},
-            {"negotiation", s.kind != TargetKind::Anthro ? json(nullptr) : json(s.extension_used ? "extension" : "preface")},
+            {"negotiation", s.profile != ProfileId::AnthroV1 ? json(nullptr) : json(s.extension_used ? "extension" : "preface")},
             {"connect_ms", json_or_null(s.connect_ms)},
             {"handshake_ms", json_or_null(s.handshake_ms)},
             {"error", s.error ? json(*s.error) : json(nullptr)},

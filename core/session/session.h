@@ -59,8 +59,8 @@ struct RequestOptions {
 struct SessionResult {
   static constexpr int kSchemaVersion = 1;  // of session_json's document
   std::string target, transport, alpn, suite, tls_suite;
-  TargetKind kind = TargetKind::Anthro;  // which client ran it: JSON "protocol"
-  ProfileId profile = ProfileId::AnthroV1;  // TargetKind::Own: whose
+  // The target's, whose client ran it; its name is JSON "protocol" (an HTTP/2 run keeps "http").
+  ProfileId profile = ProfileId::AnthroV1;
   std::optional<double> connect_ms, handshake_ms;
   bool extension_used = false;  // negotiation in the TLS extension rather than the preface
   std::vector<RequestResult> requests;
@@ -78,7 +78,7 @@ struct SessionHooks {
   const std::atomic<bool>* stop = nullptr;  // set: the prompt under way ends, no other starts
 };
 
-// A wire format's own live client: a whole session against `target` (TargetKind::Own), failures
+// A wire format's own live client: a whole session against `target` (Target::own_client), failures
 // in the result. Registered from the format's folder; null for a profile that has none.
 using SessionRunner = SessionResult (*)(const SessionConfig& config, const Target& target, const SessionHooks& hooks);
 void register_session_runner(ProfileId id, SessionRunner run);

@@ -19,22 +19,22 @@ std::string scheme_names() {
   return out;
 }
 
-// Which client speaks a profile's targets; HTTP ones are refined to their API by the path.
-TargetKind client_kind(ProfileId id) {
-  if (id == ProfileId::AnthroV1) return TargetKind::Anthro;
-  return session_runner(id) ? TargetKind::Own : TargetKind::Messages;
-}
+bool has_own_client(ProfileId id) { return id != ProfileId::AnthroV1 && session_runner(id); }
 
 Result<Target> parse_url(const std::string& url, bool own_clients);
 
 }  // namespace
+
+bool Target::own_client() const { return has_own_client(profile); }
+
+bool Target::http() const { return profile != ProfileId::AnthroV1 && !own_client(); }
 
 Result<Target> parse_target(const std::string& url) { return parse_url(url, false); }
 
 std::vector<const Profile*> own_client_profiles() {
   std::vector<const Profile*> out;
   for (const Profile* p : profiles())
-    if (client_kind(p->id) == TargetKind::Own) out.push_back(p);
+    if (has_own_client(p->id)) out.push_back(p);
   return out;
 }
 
@@ -42,7 +42,7 @@ Result<Target> parse_session_target(const std::string& url) { return parse_url(u
 
 Result<Target> parse_own_target(const std::string& url, ProfileId id) {
   auto t = parse_url(url, true);
-  if (t && (t->kind != TargetKind::Own || t->profile != id)) {
+  if (t && (!t->own_client() || t->profile != id)) {
     std::string schemes;
     for (const ProfileScheme& s : profile(id).schemes) schemes += (schemes.empty() ? "" : " or ") + std::string(s.name) + "://HOST:PORT";
     return bad(url, "not a " + std::string(profile(id).display_name) + " target (" + schemes + ")");
@@ -61,9 +61,8 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
   const ProfileScheme* known = find_scheme(scheme);
   if (!known) return bad(url, "unknown scheme \"" + scheme + "\" (" + scheme_names() + ")");
   t.profile = profile_for_scheme(scheme)->id;
-  t.kind = client_kind(t.profile);
   const std::string display(profile(t.profile).display_name);
-  if (t.kind == TargetKind::Own && !own_clients)
+  if (t.own_client() && !own_clients)
     return bad(url, "a " + display + " target is for session, diagnose and the live-session page, not for bench or rollout");
   t.tls = known->tls;
   auto slash = rest.find('/');
@@ -82,7 +81,7 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
   }
   if (t.host.empty()) return bad(url, "no host");
   if (port.empty()) {
-    if (t.kind == TargetKind::Anthro || t.kind == TargetKind::Own) return bad(url, std::string(profile(t.profile).name) + " targets need a port");
+    if (!t.http()) return bad(url, std::string(profile(t.profile).name) + " targets need a port");
     t.port = t.tls ? 443 : 80;
   } else {
     char* end = nullptr;
@@ -90,11 +89,11 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
     if (*end || p <= 0 || p > 65535) return bad(url, "bad port \"" + port + "\"");
     t.port = static_cast<std::uint16_t>(p);
   }
-  if (t.kind == TargetKind::Own) {
+  if (t.own_client()) {
     if (!t.path.empty() && t.path != "/") return bad(url, display + " targets take no path");
-  } else if (t.kind != TargetKind::Anthro) {
-    if (t.path == "/v1/messages") t.kind = TargetKind::Messages;
-    else if (t.path == "/v1/chat/completions") t.kind = TargetKind::ChatCompletions;
+  } else if (t.http()) {
+    if (t.path == "/v1/messages") t.api = HttpApi::Messages;
+    else if (t.path == "/v1/chat/completions") t.api = HttpApi::ChatCompletions;
     else return bad(url, "HTTP targets end in /v1/messages or /v1/chat/completions");
   } else if (!t.path.empty() && t.path != "/") {
     return bad(url, "anthro-v1 targets take no path");
