@@ -141,7 +141,7 @@ class TestHttpRider : public QObject {
     const nlohmann::json j = request_json(copy);
     QCOMPARE(j.at("toy").at("mode").get<std::string>(), std::string("loud"));
     QCOMPARE(j.at("toy").at("lines").get<std::uint64_t>(), std::uint64_t{3});
-    const auto rows = std::count_if(x.events.begin(), x.events.end(), [](const HttpEvent& e) { return e.kind == HttpEventKind::TokenIds; });
+    const auto rows = std::count_if(x.events.begin(), x.events.end(), [](const HttpEvent& e) { return e.kind == HttpEventKind::RiderRow; });
     QCOMPARE(rows, 3L);
   }
 

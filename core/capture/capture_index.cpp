@@ -50,7 +50,7 @@ HttpEventKind http_kind(RowKind kind) {
   switch (kind) {
     case RowKind::HttpRequest: return HttpEventKind::Request;
     case RowKind::HttpResponse: return HttpEventKind::Response;
-    case RowKind::TokenIds: return HttpEventKind::TokenIds;
+    case RowKind::RiderRow: return HttpEventKind::RiderRow;
     default: return HttpEventKind::SseEvent;
   }
 }
@@ -102,7 +102,8 @@ void merge_reply_end(HttpRowParts& head, const HttpRowParts& end) {
 // An HTTP row's detail: its text, fields and summary.
 void http_detail(FrameDetail& d, std::string summary) {
   std::string_view text = as_text(d.bytes);
-  d.fields = http_fields(http_kind(d.row.kind), text);
+  const RiderRowWords* words = d.row.kind == RowKind::RiderRow ? rider_row_words(d.row.profile) : nullptr;
+  d.fields = http_fields(http_kind(d.row.kind), text, words ? words->first_line : "");
   if (d.row.kind == RowKind::HttpRequest || d.row.kind == RowKind::HttpResponse) d.rider_fields = head_fields_of(d.fields);
   d.summary = std::move(summary);
   d.pretty_json = http_json_part(d.fields);
@@ -137,7 +138,10 @@ const char* row_type_name(const FrameRow& row) {
     case RowKind::HttpRequest: return "HTTP_REQUEST";
     case RowKind::HttpResponse: return "HTTP_RESPONSE";
     case RowKind::SseEvent: return "SSE_EVENT";
-    case RowKind::TokenIds: return "TOKEN_IDS";
+    case RowKind::RiderRow: {
+      const RiderRowWords* words = rider_row_words(row.profile);
+      return words ? words->type : "RIDER_ROW";
+    }
     case RowKind::Dissected: return dissected_type_name(row);
   }
   return to_string(static_cast<FrameType>(row.type));
@@ -147,8 +151,9 @@ const std::vector<std::string>& row_type_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
     for (std::uint8_t t = 1; t <= 5; ++t) v.push_back(row_type_name(FrameRow{.type = t}));
-    for (RowKind k : {RowKind::HttpRequest, RowKind::HttpResponse, RowKind::SseEvent, RowKind::TokenIds})
+    for (RowKind k : {RowKind::HttpRequest, RowKind::HttpResponse, RowKind::SseEvent})
       v.push_back(row_type_name(FrameRow{.kind = k}));
+    for (const RiderRowWords& words : all_rider_row_words()) v.emplace_back(words.type);
     for (const Profile* p : profiles())
       for (std::string_view word : p->frame_types) v.emplace_back(word);
     return v;
@@ -269,8 +274,9 @@ void CaptureIndex::http_row(LaneState& lane, std::uint64_t packet, const Capture
   row.ts = e.ts;
   row.kind = e.kind == HttpEventKind::Request    ? RowKind::HttpRequest
              : e.kind == HttpEventKind::Response ? RowKind::HttpResponse
-             : e.kind == HttpEventKind::TokenIds ? RowKind::TokenIds
+             : e.kind == HttpEventKind::RiderRow ? RowKind::RiderRow
                                                  : RowKind::SseEvent;
+  if (row.kind == RowKind::RiderRow) row.profile = e.rider;
   row.dir = e.dir;
   row.stream_id = e.exchange;
   row.token_count = e.tokens;

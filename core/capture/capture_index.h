@@ -28,7 +28,7 @@ namespace anthro {
 enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
 // What a row shows: an anthro-v1 frame, an HTTP message or SSE event of an HTTP connection, or
 // a frame of a profile's own dissector (`profile`, profile/dissector.h), accepted or refused.
-enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, TokenIds, Dissected };
+enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, RiderRow, Dissected };
 
 struct FrameRow {
   double ts = 0;
@@ -42,14 +42,16 @@ struct FrameRow {
   std::uint32_t token_count = 0;    // STREAM_TOKEN, or the tokens an SSE event carried
   std::uint8_t type = 0, flags = 0;  // frames only
   RowKind kind = RowKind::Frame;
-  ProfileId profile = ProfileId::AnthroV1;  // Dissected rows: whose; `type` indexes its frame_types
+  // Dissected rows: whose, `type` indexing its frame_types; RiderRow rows: whose.
+  ProfileId profile = ProfileId::AnthroV1;
   Direction dir = Direction::ClientToServer;
   FrameStatus status = FrameStatus::Ok;
   FrameReason refusal = FrameReason::Version;  // when status is Refused
 };
 
 // The Type column's word: the frame type ("STREAM_TOKEN"), or "HTTP_REQUEST", "HTTP_RESPONSE",
-// "SSE_EVENT", or a word of a Dissected row's profile (its frame_types).
+// "SSE_EVENT", a rider's row word (RiderRowWords::type), or a word of a Dissected row's profile
+// (its frame_types).
 const char* row_type_name(const FrameRow& row);
 // Every word row_type_name() can give, frame types first.
 const std::vector<std::string>& row_type_names();

@@ -58,6 +58,11 @@ PerProfile<CapturedHttpRiderFactory>& captured_rider_table() {
   return table;
 }
 
+PerProfile<RiderRowWords>& rider_words_table() {
+  static PerProfile<RiderRowWords> table("register_captured_http_rider's row words");
+  return table;
+}
+
 }  // namespace
 
 struct HttpDissector::Exchange {
@@ -80,9 +85,20 @@ struct HttpDissector::Exchange {
 
 const PerProfile<CapturedHttpRiderFactory>& captured_http_riders() { return captured_rider_table(); }
 
-void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make) {
+void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make, RiderRowWords rows) {
   if (!make) throw std::logic_error("register_captured_http_rider: no factory");
+  if (!rows.type != !rows.first_line) throw std::logic_error("register_captured_http_rider: a row's type word and first line, both or neither");
   captured_rider_table().add(id, make);
+  if (rows.type) rider_words_table().add(id, rows);
+}
+
+const RiderRowWords* rider_row_words(ProfileId id) { return rider_words_table().find(id); }
+
+std::vector<RiderRowWords> all_rider_row_words() {
+  std::vector<RiderRowWords> out;
+  for (const Profile* p : profiles())
+    if (const RiderRowWords* words = rider_row_words(p->id)) out.push_back(*words);
+  return out;
 }
 
 namespace {
@@ -126,7 +142,7 @@ HttpRowParts head_row_fields(const HttpRowFields::FieldLookup& field) {
 }
 
 HttpDissector::HttpDissector(Events events) : events_(std::move(events)) {
-  for (const auto& [id, make] : captured_http_riders().all()) riders_.push_back(make());
+  for (const auto& [id, make] : captured_http_riders().all()) riders_.emplace_back(id, make());
 }
 HttpDissector::~HttpDissector() = default;
 
@@ -242,8 +258,8 @@ void HttpDissector::begin_reply(Exchange& x, int status, const HeaderLookup& hea
   // At most one rider reads a request's reply: the one whose part its record has (besides
   // those reading only its fields).
   RiderReply* reader = nullptr;
-  for (const auto& rider : riders_)
-    if (auto made = rider->reply(x.result, rider_rows(id))) {
+  for (const auto& [rider_id, rider] : riders_)
+    if (auto made = rider->reply(x.result, rider_rows(id, rider_id))) {
       if (!reader && !made->fields_only()) reader = made.get();
       x.rider_replies.push_back(std::move(made));
     }
@@ -269,16 +285,16 @@ void HttpDissector::reply_body(Exchange& x, std::string_view piece, double ts) {
 // request's record.
 void HttpDissector::note_riders(Exchange& x, const net::HttpRequest& req) {
   for (std::size_t i = 0; i < riders_.size(); ++i)
-    if (auto own = riders_[i]->request(req, x.result, held_ ? &*held_ : nullptr); own && !x.own) x.own = std::pair{i, *own};
+    if (auto own = riders_[i].second->request(req, x.result, held_ ? &*held_ : nullptr); own && !x.own) x.own = std::pair{i, *own};
 }
 
 // A rider's row of exchange `id`'s reply, as an HttpEvent from the server; empty when nobody
 // reads the events (analysis), so riders build no row text.
-RiderRowSink HttpDissector::rider_rows(std::uint32_t id) {
+RiderRowSink HttpDissector::rider_rows(std::uint32_t id, ProfileId rider) {
   if (!events_.on_event) return nullptr;
-  return [this, id](double t, std::string text, std::string summary, std::uint32_t tokens) {
-    events_.on_event({HttpEventKind::TokenIds, Direction::ServerToClient, t, id, std::move(text), one_line(summary), 0,
-                      tokens, {}});
+  return [this, id, rider](double t, std::string text, std::string summary, std::uint32_t tokens) {
+    events_.on_event({HttpEventKind::RiderRow, Direction::ServerToClient, t, id, std::move(text), one_line(summary), 0,
+                      tokens, {}, rider});
   };
 }
 
@@ -307,7 +323,7 @@ void HttpDissector::end_reply(Exchange& x, const net::HttpFields& trailers, cons
   for (std::size_t i = 0; i < riders_.size(); ++i) {
     std::optional<CapturedHttpRider::OwnKind> own;
     if (x.own && x.own->first == i) own = x.own->second;
-    riders_[i]->replied(own, x.status, *x.reply, x.result, ts, rider_rows(x.result.stream_id));
+    riders_[i].second->replied(own, x.status, *x.reply, x.result, ts, rider_rows(x.result.stream_id, riders_[i].first));
   }
   if (events_.on_event)
     events_.on_event({HttpEventKind::ReplyEnd, Direction::ServerToClient, ts, x.result.stream_id, {}, {}, x.status, 0,
@@ -366,7 +382,7 @@ void HttpDissector::complete(ExchangePtr x) {
   x->result.packets = std::pair{x->first_packet + 1, last_packet_ + 1};  // numbered from 1, as Wireshark does
   release_held();
   // A rider's request may wait for the client's next request, which may amend its record.
-  const bool held = std::any_of(riders_.begin(), riders_.end(), [&](const auto& rider) { return rider->holds(x->result); });
+  const bool held = std::any_of(riders_.begin(), riders_.end(), [&](const auto& rider) { return rider.second->holds(x->result); });
   if (held) held_ = std::move(x->result);
   else if (events_.on_exchange) events_.on_exchange(x->result);
 }
@@ -382,10 +398,10 @@ void HttpDissector::fail(std::string why) {
 
 namespace {
 
-const char* first_line_name(HttpEventKind kind) {
+std::string first_line_name(HttpEventKind kind, std::string_view rider_first_line) {
   switch (kind) {
     case HttpEventKind::Request: return "request line";
-    case HttpEventKind::TokenIds: return "token ids";
+    case HttpEventKind::RiderRow: return std::string(rider_first_line);
     default: return "status line";
   }
 }
@@ -393,14 +409,14 @@ const char* first_line_name(HttpEventKind kind) {
 const char* section_name(HttpEventKind kind) {
   switch (kind) {
     case HttpEventKind::SseEvent: return "SSE event";
-    case HttpEventKind::TokenIds: return "fields";
+    case HttpEventKind::RiderRow: return "fields";
     default: return "headers";
   }
 }
 
 }  // namespace
 
-std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
+std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text, std::string_view rider_first_line) {
   std::vector<FrameField> out;
   std::optional<std::size_t> section;  // "headers", "SSE event" or a token row's fields: spans its lines
   bool first = kind != HttpEventKind::SseEvent;  // the request or status line, a token row's title
@@ -415,7 +431,7 @@ std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text) {
       break;  // the blank line: a request's body follows
     }
     if (first) {
-      out.push_back({first_line_name(kind), std::string(line), at, at + line.size(), 0});
+      out.push_back({first_line_name(kind, rider_first_line), std::string(line), at, at + line.size(), 0});
       first = false;
     } else {
       if (!section) {

@@ -76,7 +76,7 @@ class HttpDissector {
   void end_front_reply(Exchange& x, double ts);
   void complete_front();
   void note_riders(Exchange& x, const net::HttpRequest& req);
-  RiderRowSink rider_rows(std::uint32_t exchange);
+  RiderRowSink rider_rows(std::uint32_t exchange, ProfileId rider);
   void end_open(std::optional<double> server_closed);
   void release_held();
   void fail(std::string why);
@@ -88,7 +88,7 @@ class HttpDissector {
   // When and in which packet the bytes of the request being read began.
   std::optional<std::pair<double, std::uint64_t>> request_start_;
   // The formats riding on HTTP, one reader each for this connection (capture/http_rider.h).
-  std::vector<std::unique_ptr<CapturedHttpRider>> riders_;
+  std::vector<std::pair<ProfileId, std::unique_ptr<CapturedHttpRider>>> riders_;
   // A finished request a rider holds back until the client's next model request or the
   // connection's end (CapturedHttpRider::holds): the next request may amend it.
   std::optional<RequestResult> held_;

@@ -24,10 +24,10 @@ namespace anthro {
 enum class ProfileId : std::uint16_t;
 
 // ReplyEnd: a reply was read to its end; no message of its own, it completes the riders' fields
-// of the Response (what its error body, chunk extensions and trailer told). TokenIds: the rows a
-// format riding on HTTP shows of a reply's body (capture/http_rider.h): its ids as they arrived,
-// named through the connection's vocabulary, and at the body's end its verdict.
-enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd, TokenIds };
+// of the Response (what its error body, chunk extensions and trailer told). RiderRow: a row a
+// format riding on HTTP shows of a reply's body (capture/http_rider.h: RiderRowSink), in its
+// own words (RiderRowWords).
+enum class HttpEventKind : std::uint8_t { Request, Response, SseEvent, ReplyEnd, RiderRow };
 
 // One piece of an inspector cell's text: `pattern` (the view translates it) with its %1, %2, …
 // filled by `args`.
@@ -90,11 +90,13 @@ struct HttpEvent {
   std::string text;
   std::string summary;  // one line: "POST /v1/messages", "200 OK text/event-stream", "content_block_delta {...}"
   int status = 0;       // Response
-  std::uint32_t tokens = 0;  // SseEvent, TokenIds: generated tokens it carried
+  std::uint32_t tokens = 0;  // SseEvent, RiderRow: generated tokens it carried
   HttpRowParts rider_fields;  // Request and Response: of their heads; ReplyEnd: of the whole reply
+  ProfileId rider{};          // RiderRow: whose
 };
 
-// The fields of an HttpEvent's text, with their byte ranges in it, for a detail view.
-std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text);
+// The fields of an HttpEvent's text, with their byte ranges in it, for a detail view; a
+// RiderRow's first line is named `rider_first_line` (RiderRowWords::first_line).
+std::vector<FrameField> http_fields(HttpEventKind kind, std::string_view text, std::string_view rider_first_line = {});
 
 }  // namespace anthro

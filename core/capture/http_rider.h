@@ -22,7 +22,7 @@ namespace anthro {
 namespace net { struct HttpRequest; }
 class HttpReplyRecorder;
 
-// A row the rider shows for its part of a reply (an HttpEvent of kind TokenIds, from the
+// A row the rider shows for its part of a reply (an HttpEvent of kind RiderRow, from the
 // server): its text (a title line, then `name: value` lines), one summary line, the tokens it
 // carried. Empty when no one reads the rows: the rider then builds none.
 using RiderRowSink = std::function<void(double t, std::string text, std::string summary, std::uint32_t tokens)>;
@@ -50,8 +50,18 @@ class CapturedHttpRider {
 
 // Registered from the rider's folder, at most one a profile: a new reader for each connection.
 using CapturedHttpRiderFactory = std::unique_ptr<CapturedHttpRider> (*)();
-void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make);
+// The words of the rows a rider shows (RiderRowSink): the Type column's ("TOKEN_IDS") and
+// the name of a row's first line in the detail view ("token ids").
+struct RiderRowWords {
+  const char* type = nullptr;
+  const char* first_line = nullptr;
+};
+void register_captured_http_rider(ProfileId id, CapturedHttpRiderFactory make, RiderRowWords rows = {});
 const PerProfile<CapturedHttpRiderFactory>& captured_http_riders();
+// The words of `id`'s rows, or nullptr for a rider that shows none.
+const RiderRowWords* rider_row_words(ProfileId id);
+// Every rider's, in registry order.
+std::vector<RiderRowWords> all_rider_row_words();
 
 // The fields a rider reads of every HTTP row (HttpRowFields), registered from its folder, at
 // most one kind a profile: a new, empty set for each row; and the inspector's columns that

@@ -89,7 +89,8 @@ class CapturedTokenStream : public CapturedHttpRider {
 }  // namespace
 
 void register_captured_token_stream() {
-  register_captured_http_rider(token_stream_id(), [] { return std::unique_ptr<CapturedHttpRider>(new CapturedTokenStream); });
+  register_captured_http_rider(token_stream_id(), [] { return std::unique_ptr<CapturedHttpRider>(new CapturedTokenStream); },
+                               {.type = "TOKEN_IDS", .first_line = "token ids"});
 }
 
 }  // namespace anthro
