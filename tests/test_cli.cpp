@@ -31,6 +31,7 @@
 
 #include "cli/command_table.h"
 #include "cli_run.h"
+#include "diagnosis/checklist.h"
 #include "test_paths.h"
 #include "vectors.h"
 
@@ -316,6 +317,54 @@ class TestCli : public QObject {
     Run busy = run({"endpoint", "--lab-listen", urls_["anthro+lab"].section("://", 1)}, dir_.path());
     QCOMPARE(busy.code, 3);
     QVERIFY(busy.err.contains("cannot listen"));
+  }
+
+  // A live target nothing answers is an error before any verdict, whatever its scheme and
+  // wherever its transport stops (name, TCP, TLS): exit 3, one line naming the address and the
+  // OS's reason, and no checklist on stdout or in --output (cli.md has no JSON for a failure).
+  void diagnoseOfAnUnreachableTargetIsANetworkError() {
+    const QString refused = "127.0.0.1:" + QString::number(anthro::test::free_port());
+    const QString cleartext = urls_["http"].section("://", 1);  // speaks HTTP, not TLS
+    const QString says_refused = "cannot connect to " + refused + ": Connection refused";
+    const QList<QPair<QStringList, QString>> cases = {
+        {{"--target", "anthro://" + refused}, says_refused},
+        {{"--target", "anthro+lab://" + refused}, says_refused},
+        {{"--target", "https://" + refused + "/v1/messages"}, says_refused},
+        {{"--target", "http://" + refused + "/v1/chat/completions"}, says_refused},
+        {{"--target", "lz://" + refused, "--checklist", "layer-zero"}, says_refused},
+        {{"--target", "anthro://no-such-host.invalid:7443"}, "cannot resolve no-such-host.invalid: "},
+        {{"--target", "anthro://" + cleartext}, "TLS handshake with " + cleartext + " failed: "},
+        {{"--target", "https://" + cleartext + "/v1/messages"}, "TLS handshake with " + cleartext + " failed: "},
+    };
+    const QString output = dir_.filePath("unreachable.json");
+    for (const auto& [target, says] : cases) {
+      const QStringList args = QStringList{"diagnose", "--requests", "5", "--format", "json", "--output", output} + target;
+      Run r = run(args, dir_.path());
+      const QString what = args.join(' ') + " -> " + QString::number(r.code) + ": " + QString::fromUtf8(r.err);
+      QVERIFY2(r.code == 3, qPrintable(what));
+      const QByteArray last_line = r.err.trimmed().split('\n').last();  // progress lines come first
+      QVERIFY2(last_line.startsWith("anthro-wb diagnose: " + says.toUtf8()), qPrintable(what));
+      QVERIFY2(r.out.isEmpty(), qPrintable(what + "\nstdout: " + QString::fromUtf8(r.out)));
+      QVERIFY2(!QFile::exists(output), qPrintable(what));
+    }
+  }
+
+  // Reached, the target's behaviour is the diagnosis, even when it refuses every request.
+  void diagnoseOfAReachableTargetGivesVerdicts() {
+    qputenv("CLI_TEST_REQUIRED_KEY", "only-the-endpoint-knows");
+    anthro::test::Endpoint refusing(dir_.path(), {"--require-api-key-env", "CLI_TEST_REQUIRED_KEY"});
+    qunsetenv("CLI_TEST_REQUIRED_KEY");
+    QVERIFY(refusing.ready());
+    const std::size_t items = anthro::builtin_latency_checklist().items.size();
+    for (const QString& target : {urls_["anthro"], refusing.url("anthro")}) {
+      Run r = run({"diagnose", "--quiet", "--target", target, "--requests", "10", "--format", "json"}, dir_.path());
+      QVERIFY2(r.code == 0 || r.code == 1, qPrintable(target + ": " + QString::number(r.code) + ": " + r.err));
+      const json doc = json::parse(r.out.toStdString());
+      QCOMPARE(doc["checklist"].size(), items);
+      QCOMPARE(doc["summary"]["requests"].get<int>(), 10);
+      const bool answered = doc["summary"]["ttft_ms"]["n"].get<int>() > 0;
+      QCOMPARE(answered, target == urls_["anthro"]);  // the other refused every request (no API key)
+    }
   }
 
   // Every command's help comes from the table its parser reads: each option it accepts is

@@ -33,6 +33,11 @@ std::optional<Error> target_misfits(const Checklist& checklist, const std::strin
 
 Result<Observations> observe_live(const DiagnoseConfig& config) {
   if (auto misfit = target_misfits(config.checklist, config.live->session.target)) return *misfit;
+  // An unreachable target measures nothing: an error, not a checklist of inconclusive items.
+  // Once the transport comes up, whatever the server does (refuse every request, select
+  // another protocol) is the diagnosis's to judge.
+  say(config, "live: reaching " + config.live->session.target);
+  if (auto reached = reach_target(config.live->session, config.stop); !reached) return reached.error();
   LiveWorkloadConfig live = *config.live;
   fit_workload(config.checklist, live);
   live.stop = config.stop;

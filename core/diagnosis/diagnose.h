@@ -24,8 +24,9 @@ struct DiagnoseConfig {
   const std::atomic<bool>* stop = nullptr;                    // set: stops as soon as it can
 };
 
-// Errors: no source given, a bad target (usage), an unreadable capture or key file (input),
-// cancelled (reason "cancelled").
+// Errors: no source given, a bad target (usage), a target that cannot be reached (network,
+// reason "unreachable": the address and the OS's reason; reach_target), an unreadable capture
+// or key file (input), cancelled (reason "cancelled").
 Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config);
 
 }  // namespace anthro

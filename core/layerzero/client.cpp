@@ -94,13 +94,14 @@ class Runner {
 
   awaitable<std::shared_ptr<Link>> connect() {
     boost::system::error_code ec;
-    auto address = asio::ip::make_address(config_.host, ec);
+    tcp::resolver resolver(io_);
+    auto endpoints = co_await resolver.async_resolve(config_.host, std::to_string(config_.port), asio::redirect_error(use_awaitable, ec));
     if (ec) {
-      fail("\"" + config_.host + "\" is not an IP address");
+      fail("cannot resolve " + config_.host + ": " + ec.message());
       co_return nullptr;
     }
     tcp::socket socket(io_);
-    co_await socket.async_connect(tcp::endpoint(address, config_.port), asio::redirect_error(use_awaitable, ec));
+    co_await asio::async_connect(socket, endpoints, asio::redirect_error(use_awaitable, ec));
     if (ec) {
       fail("cannot connect: " + ec.message());
       co_return nullptr;

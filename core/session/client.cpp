@@ -18,6 +18,72 @@ namespace anthro {
 using namespace net;
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+// The failures of a target's transport, worded one way for the session client and reach_target.
+std::string cannot_resolve(const Target& t, const boost::system::error_code& ec) {
+  return "cannot resolve " + t.host + ": " + ec.message();
+}
+
+std::string cannot_connect(const Target& t, const boost::system::error_code& ec) {
+  return "cannot connect to " + t.authority() + ": " + ec.message();
+}
+
+// A certificate the client did not accept also names the trust in force and how to change it.
+std::string handshake_failed(const Target& t, const SessionConfig& config, ByteStream& stream, std::string why) {
+  long verify = SSL_get_verify_result(stream.ssl());
+  if (verify != X509_V_OK)
+    why += std::string(" (") + X509_verify_cert_error_string(verify) + "; trusted: " +
+           (config.ca_file.empty() ? "the system store and the local endpoint's certificate" : config.ca_file) +
+           "; see --cacert and --insecure)";
+  return "TLS handshake with " + t.authority() + " failed: " + why;
+}
+
+// Why the target's transport did not come up; nothing when it did.
+awaitable<std::optional<std::string>> first_contact(const Target& t, const SessionConfig& config, asio::ssl::context* tls) {
+  auto ex = co_await asio::this_coro::executor;
+  boost::system::error_code ec;
+  tcp::resolver resolver(ex);
+  auto endpoints = co_await resolver.async_resolve(t.host, std::to_string(t.port), asio::redirect_error(use_awaitable, ec));
+  if (ec) co_return cannot_resolve(t, ec);
+  tcp::socket socket(ex);
+  co_await asio::async_connect(socket, endpoints, asio::redirect_error(use_awaitable, ec));
+  if (ec) co_return cannot_connect(t, ec);
+  if (!tls) co_return std::nullopt;
+  auto stream = make_tls_stream(std::move(socket), *tls);
+  if (auto ok = set_client_host(stream->ssl(), t.host); !ok) co_return ok.error().detail;
+  if (!co_await tls_handshake(*stream, false)) co_return handshake_failed(t, config, *stream, stream->error().message());
+  stream->close();
+  co_return std::nullopt;
+}
+
+}  // namespace
+
+Result<bool> reach_target(const SessionConfig& config, const std::atomic<bool>* stop) {
+  auto target = parse_session_target(config.target);
+  if (!target) return target.error();
+  std::unique_ptr<asio::ssl::context> tls;
+  if (target->tls) {
+    tls = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+    ClientTlsConfig trust;  // no ALPN, no key log: only the handshake is wanted
+    trust.ca_file = config.ca_file;
+    trust.insecure = config.insecure;
+    if (auto ok = configure_client_tls(tls->native_handle(), trust); !ok) return ok.error();
+  }
+  asio::io_context io;
+  bool done = false;
+  std::optional<std::string> why;
+  co_spawn(io, first_contact(*target, config, tls.get()), [&](std::exception_ptr e, std::optional<std::string> r) {
+    done = true;
+    why = e ? "internal error: " + exception_text(e) : std::move(r);
+  });
+  // A connect to an address that never answers waits for the OS's timeout: a stop ends it sooner.
+  while (!done && !(stop && stop->load())) io.run_for(std::chrono::milliseconds(100));
+  if (!done) return make_error(ErrorClass::Cancelled, "cancelled while reaching " + target->authority());
+  if (why) return make_error(ErrorClass::Network, "unreachable", *why);
+  return true;
+}
+
 Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig& config, const Target& target,
                                                              std::shared_ptr<KeyLogSink> keylog) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
@@ -159,7 +225,7 @@ awaitable<bool> SessionClient::connect() {
   boost::system::error_code ec;
   std::string host = target_.host, port = std::to_string(target_.port);
   auto endpoints = co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
-  if (ec) co_return fail("cannot resolve " + target_.host + ": " + ec.message());
+  if (ec) co_return fail(cannot_resolve(target_, ec));
   tcp::socket socket(ex);
   double start = steady_now_s();
   connecting_ = &socket;  // for request_cancel(true)
@@ -174,7 +240,7 @@ awaitable<bool> SessionClient::connect() {
     if (!ec) break;
   }
   if (closed_for_cancel_) co_return fail("cancelled by the client while connecting");
-  if (ec) co_return fail("cannot connect to " + target_.host + ":" + std::to_string(target_.port) + ": " + ec.message());
+  if (ec) co_return fail(cannot_connect(target_, ec));
   result_.connect_ms = (steady_now_s() - start) * 1000.0;
   socket.set_option(tcp::no_delay(true), ec);
   handshake_start_ = steady_now_s();
@@ -192,12 +258,7 @@ awaitable<bool> SessionClient::connect() {
   if (!shook) {
     std::string why = !ext_.refusal.empty() ? "negotiation refused in the TLS extension: " + ext_.refusal
                                             : stream_->error().message();
-    long verify = SSL_get_verify_result(stream_->ssl());
-    if (verify != X509_V_OK)
-      why += std::string(" (") + X509_verify_cert_error_string(verify) + "; trusted: " +
-             (config_.ca_file.empty() ? "the system store and the local endpoint's certificate" : config_.ca_file) +
-             "; see --cacert and --insecure)";
-    co_return fail("TLS handshake with " + target_.host + " failed: " + why);
+    co_return fail(handshake_failed(target_, config_, *stream_, std::move(why)));
   }
   result_.alpn = selected_alpn(stream_->ssl());
   result_.tls_suite = tls_suite_name(stream_->ssl());

@@ -88,6 +88,14 @@ SessionRunner session_runner(ProfileId id);
 // start (bad target, unreadable CA file); network failures are in SessionResult::error.
 Result<SessionResult> run_session(const SessionConfig& config);
 
+// Whether a live target can be reached at all, whatever its scheme: its host resolves, a TCP
+// connection opens and, for a TLS target, the handshake completes (offering no ALPN, so any
+// protocol the server speaks will do; nothing is sent after it). It tells an unreachable target
+// from a server's behaviour before anything is measured. Errors: network (reason "unreachable",
+// the address and the OS's reason), a bad target or CA file (as run_session's), `stop` set
+// while waiting (cancelled).
+Result<bool> reach_target(const SessionConfig& config, const std::atomic<bool>* stop = nullptr);
+
 // The JSON document of cli.md `session --format json`, with kind "session" and schema_version
 // (resources/schemas/session.schema.json).
 std::string session_json(const SessionResult& result);

@@ -238,6 +238,25 @@ class TestDiagnosisPage : public QObject {
     QVERIFY2(only_flagged(page, *builtin_checklist("token-stream"), "ts-degraded-rate"), "see the verdicts above");
   }
 
+  // A target nothing listens on ends the run with the address and the reason, as the CLI
+  // says it, and no verdicts: nothing was measured.
+  void anUnreachableTargetEndsWithItsReasonAndNoVerdicts() {
+    DiagnosisPage page;
+    page.setTarget("anthro://127.0.0.1:1");
+    page.setCaptureRun(false);
+    QSignalSpy finished(&page, &DiagnosisPage::finished);
+    QSignalSpy said(&page, &DiagnosisPage::message);
+    QVERIFY(page.run());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    const QString reason = "cannot connect to 127.0.0.1:1: Connection refused";
+    QCOMPARE(page.progressText(), reason);
+    QVERIFY(!said.isEmpty());
+    QCOMPARE(said.last().at(0).toString(), reason);
+    QVERIFY(!page.hasDiagnosis());
+    for (int r = 0; r < page.model()->rowCount(); ++r) QVERIFY2(!page.model()->row(r).result, qPrintable(page.model()->title(r)));
+  }
+
   void cancelStopsARun() {
     gui::MainWindow window;
     DiagnosisPage* page = window.diagnosisPage();
