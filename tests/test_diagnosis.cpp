@@ -58,6 +58,30 @@ ObservedRequest request(double ttft_ms, std::optional<std::string> probe = std::
   return q;
 }
 
+// A client with one connection at a time, each carrying `per_connection` requests and closed by
+// the server; `cut`: during its last stream (a reset), else after its last RESPONSE.
+Observations server_closed_connections(std::size_t connections, std::size_t per_connection, bool cut) {
+  Observations o;
+  o.live = true;
+  for (std::size_t c = 0; c < connections; ++c) {
+    ObservedConnection conn;
+    conn.name = "live#" + std::to_string(c + 1);
+    conn.opened = 10.0 * c + 1;
+    conn.closed = 10.0 * c + 9;
+    conn.server_closed_first = true;
+    o.connections.push_back(conn);
+    for (std::size_t k = 0; k < per_connection; ++k) {
+      ObservedRequest q = request(100);
+      q.connection = c;
+      q.result.timeline.request_written = conn.opened.value() + k + 1;
+      q.result.figures.tokens = 5;
+      if (cut && k + 1 == per_connection) q.result.end = RequestEnd::ConnectionClosed;
+      o.requests.push_back(q);
+    }
+  }
+  return o;
+}
+
 struct Run {
   int code;
   QString out, err;
@@ -214,6 +238,28 @@ class TestDiagnosis : public QObject {
     for (int i = 0; i < 100; ++i) jitter.requests.push_back(request(i % 2 ? 50 : 250));
     ItemResult j = evaluate_item(*builtin_latency_checklist().item("ttft-tail"), jitter);
     QCOMPARE(j.verdict, Verdict::Warn);  // stddev 100 / median 150 > 0.5, p99 250 < 800
+  }
+
+  // checklists.md: a connection opened to replace one the server cut mid-stream is
+  // connection-reset's, not connection-reuse's, and the evidence says how many were left out.
+  void connectionsReopenedAfterResetsAreNotTheClientsReuse() {
+    Diagnosis d = evaluate(builtin_latency_checklist(), server_closed_connections(10, 3, true));
+    const ItemResult* reuse = d.item("connection-reuse");
+    QCOMPARE(reuse->verdict, Verdict::Pass);
+    QCOMPARE(reuse->n, std::size_t{30});
+    QCOMPARE(*reuse->statistic, 1.0 - 1.0 / 30);  // the first connection only
+    QVERIFY2(reuse->reason.find("; 9 of 10 connections were reopened after a reset (connection-reset) and are not counted") !=
+                 std::string::npos,
+             reuse->reason.c_str());
+    QCOMPARE(d.item("connection-reset")->verdict, Verdict::Fail);
+    QCOMPARE(*d.item("connection-reset")->statistic, 10.0);
+    // The same connections closed after a RESPONSE: a client that opens one per 3 requests.
+    Diagnosis closed = evaluate(builtin_latency_checklist(), server_closed_connections(10, 3, false));
+    reuse = closed.item("connection-reuse");
+    QCOMPARE(reuse->verdict, Verdict::Warn);
+    QCOMPARE(*reuse->statistic, 1.0 - 10.0 / 30);
+    QVERIFY2(reuse->reason.find("reopened") == std::string::npos, reuse->reason.c_str());
+    QCOMPARE(closed.item("connection-reset")->verdict, Verdict::Pass);
   }
 
   void powersaveGovernorWarnsWithItsRemedy() {

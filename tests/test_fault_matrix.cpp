@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -119,6 +120,8 @@ std::map<std::string, Case> cases() {
   c["max-tokens-u16"] = {{"max-tokens-u16"}, {"max-tokens-truncation"}};
   c["utf8-surrogate"] = {{"utf8-surrogate"}, {"utf8-mismatch"}};
   c["reset-mid-stream"] = {{"reset-mid-stream=0.05"}, {"connection-reset"}, kTtftMs, 1, 24, 100, 2};
+  // Many resets, one connection at a time: the client reopens after each, and reuses otherwise.
+  c["reset-mid-stream-often"] = {{"reset-mid-stream=0.3"}, {"connection-reset"}, kTtftMs, 1, 12, 24, 1};
   c["close-without-cancel"] = {{}, {"cancel-not-sent"}, kTtftMs, 1, 24, 100, 2};
   c["close-without-cancel"].client = [](LiveWorkloadConfig& w) { w.session.close_without_cancel = true; };
   c["cancel-rate"] = {{}, {"cancel-rate"}, kTtftMs, 1, 24, 200};
@@ -196,6 +199,23 @@ std::string describe(const Diagnosis& d) {
   for (const auto& i : d.items)
     if (i.verdict != Verdict::Pass) out += "\n  " + i.id + " " + to_string(i.verdict) + ": " + i.reason;
   return out;
+}
+
+// connection-reuse leaves out the connections reopened after connection-reset's cuts, and says
+// how many: with one connection at a time, every cut stream but a last one is followed by a new
+// connection.
+void check_reopened(const Diagnosis& d, unsigned concurrency) {
+  const ItemResult* reuse = d.item("connection-reuse");
+  const ItemResult* reset = d.item("connection-reset");
+  if (!reuse || !reset || !reset->statistic) return;
+  std::smatch m;
+  const std::regex left_out("(\\d+) of (\\d+) connections were reopened after a reset \\(connection-reset\\) and are not counted");
+  const bool said = std::regex_search(reuse->reason, m, left_out);
+  const double cuts = *reset->statistic;
+  QVERIFY2(said == (cuts > 0), reuse->reason.c_str());
+  if (!said || concurrency != 1) return;
+  const double reopened = std::stod(m[1]);
+  QVERIFY2(reopened == cuts || reopened == cuts - 1, (reuse->reason + " / " + reset->reason).c_str());
 }
 
 std::string join(const std::set<std::string>& s) {
@@ -301,6 +321,7 @@ class TestFaultMatrix : public QObject {
     const Case c = cases().at(name.toStdString());
     std::set<std::string> got;
     std::string described;
+    std::optional<Diagnosis> last;
     for (int attempt = 1; attempt <= 3; ++attempt) {
       EndpointFixture f(c.faults);
       start(f, c);
@@ -311,11 +332,13 @@ class TestFaultMatrix : public QObject {
       QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
       got = flagged(*result);
       described = describe(*result);
+      last = std::move(*result);
       if (!only_load_noise(got, c.flagged)) break;
       qWarning("attempt %d: also flagged %s, items a loaded machine can flag; running the case again", attempt,
                join(got).c_str());
     }
     QVERIFY2(got == c.flagged, ("flagged " + join(got) + ", expected " + join(c.flagged) + described).c_str());
+    check_reopened(*last, c.concurrency);
   }
 
   void captured_data() { rows(false); }
@@ -347,6 +370,7 @@ class TestFaultMatrix : public QObject {
       if (!kNotInCaptures.count(id)) expected.insert(id);
     auto got = flagged(*result);
     QVERIFY2(got == expected, ("flagged " + join(got) + ", expected " + join(expected) + describe(*result)).c_str());
+    check_reopened(*result, c.concurrency);
   }
 
  private:

@@ -69,6 +69,60 @@ void http_fallback(const ChecklistItem& item, const Observations& o, ItemResult&
   j.finish("no client spoke HTTP to the server instead of anthro-v1");
 }
 
+// Streams that ended without RESPONSE or ERROR, and who cut them.
+enum class Cut { None, Server, Client };
+Cut cut_of(const Observations& o, const ObservedRequest& q) {
+  switch (q.result.end) {
+    case RequestEnd::ConnectionClosed: return Cut::Server;
+    case RequestEnd::ClientClosed: return Cut::Client;
+    case RequestEnd::Open: {
+      if (q.connection >= o.connections.size()) return Cut::None;
+      const auto& c = o.connections[q.connection];
+      // A stream that got nothing may be a REQUEST that crossed the server's close of an idle
+      // connection, which clients resend: only a stream under way counts as cut.
+      if (q.result.figures.tokens == 0) return Cut::None;
+      if (c.server_closed_first) return Cut::Server;
+      if (c.client_closed_first && !q.result.timeline.cancel_written) return Cut::Client;
+      return Cut::None;
+    }
+    default: return Cut::None;
+  }
+}
+
+// When the server cut each connection in `counted` (connection-reset's rule: it reset or closed
+// the connection with a stream under way), earliest first: its close, else the cut stream's REQUEST.
+std::vector<double> cut_times(const Observations& o, const std::vector<bool>& counted) {
+  std::vector<std::optional<double>> at(o.connections.size());
+  for (const auto& q : o.requests) {
+    if (q.connection >= at.size() || !counted[q.connection] || cut_of(o, q) != Cut::Server) continue;
+    at[q.connection] = o.connections[q.connection].closed.value_or(
+        std::max(at[q.connection].value_or(0), q.result.timeline.request_written));
+  }
+  std::vector<double> cuts;
+  for (const auto& t : at)
+    if (t) cuts.push_back(*t);
+  std::sort(cuts.begin(), cuts.end());
+  return cuts;
+}
+
+// How many connections in `counted` were opened to replace one the server cut: each cut is
+// replaced by the first connection opened after it that no earlier cut took. They are
+// connection-reset's doing, not a client that does not reuse (checklists.md, connection-reuse).
+std::size_t reopened_after_cuts(const Observations& o, const std::vector<bool>& counted) {
+  std::vector<double> cuts = cut_times(o, counted), opened;
+  for (std::size_t i = 0; i < o.connections.size(); ++i)
+    if (counted[i] && o.connections[i].opened) opened.push_back(*o.connections[i].opened);
+  std::sort(opened.begin(), opened.end());
+  std::size_t next_cut = 0, pending = 0, reopened = 0;
+  for (double t : opened) {
+    for (; next_cut < cuts.size() && cuts[next_cut] < t; ++next_cut) ++pending;
+    if (pending == 0) continue;
+    --pending;
+    ++reopened;
+  }
+  return reopened;
+}
+
 void connection_reuse(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::vector<bool> used(o.connections.size());
@@ -78,13 +132,18 @@ void connection_reuse(const ChecklistItem& item, const Observations& o, ItemResu
     ++requests;
     if (q.connection < used.size()) used[q.connection] = true;
   }
-  std::size_t connections = std::count(used.begin(), used.end(), true);
   if (!j.enough(requests)) return;
+  std::size_t opened = std::count(used.begin(), used.end(), true);
+  std::size_t reopened = reopened_after_cuts(o, used);
+  std::size_t connections = opened - reopened;
   double reuse = 1.0 - static_cast<double>(connections) / static_cast<double>(requests);
   j.show("reuse", reuse, "");
   j.check("reuse", reuse, std::to_string(connections) + " connections for " + std::to_string(requests) + " requests: reuse");
   j.finish("reuse " + number(reuse) + " (" + std::to_string(connections) + " connections, " + std::to_string(requests) +
            " requests)");
+  if (reopened)
+    r.reason += "; " + std::to_string(reopened) + " of " + std::to_string(opened) +
+                " connections were reopened after a reset (connection-reset) and are not counted";
 }
 
 void frame_decode_time(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -195,26 +254,6 @@ void server_stall(const ChecklistItem& item, const Observations& o, ItemResult& 
   if (!refs.empty()) j.check("max_gap", worst, std::to_string(refs.size()) + " streams paused; longest gap");
   keep_refs(r, refs);
   j.finish("longest gap " + number(worst) + " ms over " + std::to_string(n) + " streams");
-}
-
-// Streams that ended without RESPONSE or ERROR, and who cut them.
-enum class Cut { None, Server, Client };
-Cut cut_of(const Observations& o, const ObservedRequest& q) {
-  switch (q.result.end) {
-    case RequestEnd::ConnectionClosed: return Cut::Server;
-    case RequestEnd::ClientClosed: return Cut::Client;
-    case RequestEnd::Open: {
-      if (q.connection >= o.connections.size()) return Cut::None;
-      const auto& c = o.connections[q.connection];
-      // A stream that got nothing may be a REQUEST that crossed the server's close of an idle
-      // connection, which clients resend: only a stream under way counts as cut.
-      if (q.result.figures.tokens == 0) return Cut::None;
-      if (c.server_closed_first) return Cut::Server;
-      if (c.client_closed_first && !q.result.timeline.cancel_written) return Cut::Client;
-      return Cut::None;
-    }
-    default: return Cut::None;
-  }
 }
 
 void count_cuts(const ChecklistItem& item, const Observations& o, ItemResult& r, Cut which, const std::string& what,
