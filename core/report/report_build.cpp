@@ -210,7 +210,7 @@ void build_diagnosis(Builder& b, const json& d) {
     s.verdict = v;
     b.fact(s, "Evidence", str(item, "evidence"));
     if (item.contains("statistic") && !item["statistic"].is_null())
-      b.fact(s, "Statistic", report_code(str(item, "statistic_name")) + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
+      b.fact(s, "Statistic", str(item, "statistic_name") + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
     b.fact(s, "Samples", Builder::num(item.value("n", json(nullptr))));
     if (item.value("need_more", 0) > 0) b.fact(s, "Need more", Builder::num(item["need_more"]));
     b.fact(s, "Threshold", str(item, "threshold"));
