@@ -84,7 +84,7 @@ class TestReport : public QObject {
     QCOMPARE(checklist.children.size(), builtin_latency_checklist().items.size());
     bool remedy = false;
     for (const auto& item : checklist.children)
-      if (item.heading.find("(gpu-context-wait)") != std::string::npos) {
+      if (item.heading.find("(`gpu-context-wait`)") != std::string::npos) {
         QCOMPARE(item.verdict, std::optional<Verdict>(Verdict::Fail));
         for (const auto& [label, value] : item.facts)
           remedy |= label == "Remedy" && value == builtin_latency_checklist().item("gpu-context-wait")->remedy.en;
@@ -103,12 +103,38 @@ class TestReport : public QObject {
     std::size_t figures = 0;
     for (std::size_t at = 0; (at = html.find("<figure", at)) != std::string::npos; ++at) ++figures;
     QCOMPARE(figures, doc->charts.size());
+    // Ids, paths and the remedies' commands are code: <code> in HTML (and so monospaced, without
+    // ligatures, in the PDF), code spans in Markdown.
+    for (const char* code : {"<code>gpu-context-wait</code>", "<code>d.json</code>"})
+      QVERIFY2(html.find(code) != std::string::npos, code);
     std::string md = report_markdown(*doc, [](const ReportChart& c) { return "charts/" + c.id + ".png"; });
     QVERIFY(md.find("![") != std::string::npos && md.find("(charts/1-") != std::string::npos);
+    QVERIFY(md.find("(`gpu-context-wait`)") != std::string::npos);
     auto j = json::parse(report_json(*doc));
     QCOMPARE(j["kind"], "report");
     QCOMPARE(j["result"]["kind"], "diagnosis");
     QCOMPARE(j["report"]["verdict"], "fail");
+  }
+
+  // Code spans as the builders write them (report_code) and as the checklists' remedies do,
+  // read back whole by both renderers: a backtick inside one fences it with two, a lone
+  // backtick is text, and nothing in a span is escaped or joined to a ligature.
+  void codeSpans() {
+    QCOMPARE(report_code("ring-buffer-stall"), std::string("`ring-buffer-stall`"));
+    QCOMPARE(report_code("a`b"), std::string("``a`b``"));
+    QCOMPARE(report_code("`x"), std::string("`` `x ``"));
+    QCOMPARE(report_code(""), std::string());
+    ReportDocument doc;
+    ReportSection s;
+    s.heading = "Stall (" + report_code("ring-buffer-stall") + ")";
+    s.paragraphs = {"Run " + report_code("a`b <&>") + " then `ethtool -G`; it's 5` long"};
+    doc.sections.push_back(s);
+    const std::string html = report_html(doc, no_charts);
+    for (const char* want : {"Stall (<code>ring-buffer-stall</code>)", "<p>Run <code>a`b &lt;&amp;&gt;</code> then <code>ethtool -G</code>; it&#39;s 5` long</p>"})
+      QVERIFY2(html.find(want) != std::string::npos, want);
+    const std::string md = report_markdown(doc, {});
+    for (const char* want : {"Stall (`ring-buffer-stall`)", "Run ``a`b <&>`` then `ethtool -G`; it's 5\\` long"})
+      QVERIFY2(md.find(want) != std::string::npos, want);
   }
 
   // Secrets planted in a result never reach any output, and the report says what it removed.
@@ -139,7 +165,7 @@ class TestReport : public QObject {
       const ChecklistItem& misparse = *affinity.item("sa-token-count-misparse");
       bool found = false;
       for (const auto& item : items.children)
-        if (item.heading == misparse.title.in(lang) + " (sa-token-count-misparse)") {
+        if (item.heading == misparse.title.in(lang) + " (`sa-token-count-misparse`)") {
           found = true;
           QCOMPARE(item.verdict, std::optional<Verdict>(Verdict::Warn));  // the item's threshold verdict
           bool remedy = false;
@@ -296,8 +322,8 @@ class TestReport : public QObject {
     auto doc = build_report(d.dump(), {.origin = "a.json"});
     QVERIFY(doc.ok());
     std::map<std::string, std::string> env(doc->environment.begin(), doc->environment.end());
-    QCOMPARE(env["Capture file"], path);
-    QCOMPARE(env["Capture SHA-256"], std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));  // FIPS 180-2, B.1
+    QCOMPARE(env["Capture file"], "`" + path + "`");  // code, as paths and hashes are
+    QCOMPARE(env["Capture SHA-256"], std::string("`ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad`"));  // FIPS 180-2, B.1
     d["file"] = path + ".gone";
     auto gone = build_report(d.dump(), {.origin = "a.json"});
     QVERIFY(gone.ok());

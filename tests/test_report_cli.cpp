@@ -172,6 +172,27 @@ class TestReportCli : public QObject {
     QVERIFY2(fonts.readAllStandardOutput().contains("CJK"), "no CJK font embedded");
   }
 
+  // Ids, commands and paths are monospaced and drawn without ligatures: the PDF's text holds
+  // them as typed ("ring-buffer-stall", not "ring-buﬀer-stall"), so one copied out of the report
+  // is found again. A team's own item brings a command with "ffi" and "fl" in its remedy, and
+  // the result file's name a path with them.
+  void codeCopiesOutAsTyped() {
+    json d = json::parse(read(dir_.filePath("diagnosis.json")).toStdString());
+    const std::string command = "offload-flush --affinity 0";
+    d["checklist"].push_back({{"id", "offload-affinity"}, {"verdict", "warn"}, {"title", "Offload flushes share a core"},
+                              {"evidence", "2 flushes on core 0"}, {"remedy", "`" + command + "` pins the flusher."}});
+    const QString input = dir_.filePath("offload-affinity-flush.json"), output = dir_.filePath("offload.pdf");
+    QFile f(input);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray::fromStdString(d.dump()));
+    f.close();
+    Run r = run(ANTHRO_WB, {"report", input, "--to", "pdf", "--output", output, "--lang", "en"}, env_);
+    QVERIFY2(r.code == 0, r.err.constData());
+    const QString text = QString::fromUtf8(pdftotext(output));
+    for (const QString& typed : {QString("ring-buffer-stall"), QString("offload-affinity"), QString::fromStdString(command), input})
+      QVERIFY2(text.contains(typed), qPrintable(typed + " not in the PDF's text:\n" + text.left(3000)));
+  }
+
   void badInputsAreRefused() {
     QFile f(dir_.filePath("bad.json"));
     QVERIFY(f.open(QIODevice::WriteOnly));

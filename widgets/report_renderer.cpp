@@ -10,6 +10,8 @@
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
 #include <QTranslator>
 #include <QUrl>
@@ -166,6 +168,27 @@ class ChartFiles {
   QStringList errors_;
 };
 
+// Code spans (<code>, which Qt's HTML reader makes fixed-pitch) in a monospace font every
+// install has (fonts-noto-cjk, installer/deps.sh: its Latin is monospaced too), drawn without
+// shaping: Qt 6.4 has no switch for font features, and unshaped Latin has no ligatures, so the
+// PDF's text says "buffer", not "buﬀer", and an id or a command copied out of it is found again.
+void setCodeFont(QTextDocument& text) {
+  std::vector<std::pair<int, int>> spans;  // gathered first: merging a format re-cuts the fragments
+  for (QTextBlock block = text.begin(); block.isValid(); block = block.next())
+    for (auto it = block.begin(); !it.atEnd(); ++it)
+      if (it.fragment().charFormat().fontFixedPitch()) spans.emplace_back(it.fragment().position(), it.fragment().length());
+  QTextCharFormat code;
+  code.setFontFamilies({QStringLiteral("Noto Sans Mono CJK SC")});
+  code.setFontFixedPitch(true);
+  code.setFontStyleStrategy(QFont::PreferNoShaping);
+  QTextCursor cursor(&text);
+  for (const auto& [position, length] : spans) {
+    cursor.setPosition(position);
+    cursor.setPosition(position + length, QTextCursor::KeepAnchor);
+    cursor.mergeCharFormat(code);
+  }
+}
+
 // The report as the PDF lays it out, in `text`: each chart a PNG image held in the document's
 // resources under "chart:ID", `image_width` pixels wide, its caption below it.
 QStringList layoutInto(QTextDocument& text, const ReportDocument& doc, ChartStyle style, int image_width) {
@@ -183,8 +206,10 @@ QStringList layoutInto(QTextDocument& text, const ReportDocument& doc, ChartStyl
            std::to_string(height) + "\"></div>";
   });
   QFont font(doc.lang == "zh_CN" ? QStringLiteral("Noto Sans CJK SC") : QStringLiteral("Noto Sans"), 9);
+  font.setStyleStrategy(QFont::PreferNoShaping);  // prose copies out as typed too: "file", not "ﬁle"
   text.setDefaultFont(font);
   text.setHtml(q(html));
+  setCodeFont(text);
   return charts.errors();
 }
 

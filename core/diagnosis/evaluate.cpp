@@ -346,7 +346,13 @@ void retry_after_ignored(const ChecklistItem& item, const Observations& o, ItemR
       if (waited_ms + 1 < *overloaded.retry_after_ms) refs.push_back(ref_of(o, list[k + 1], *overloaded.retry_after_ms - waited_ms));
     }
   }
-  if (!j.enough(n)) return;
+  if (!j.enough(n)) {
+    // More of the same run cannot help: only a server that sheds load sends the 429 to time.
+    if (n == 0)
+      r.reason = "no 429 arrived: the server never asked the client to back off, so there was no retry to time "
+                 "(run it against a server under load, or one started with --fault overload=RATE)";
+    return;
+  }
   j.show("retries before retry_after_ms", static_cast<double>(refs.size()), "retries");
   j.check("early_retries", static_cast<double>(refs.size()), "of " + std::to_string(n) + " 429s, retried early:");
   keep_refs(r, refs);

@@ -104,6 +104,13 @@ struct ReportOptions {
   std::size_t max_chart_points = 3000;  // requests per series drawn, beyond: every k-th (0: all)
 };
 
+// Text in a ReportDocument is plain but for code spans written as in Markdown: ids, commands,
+// paths and URLs between backticks (`ring-buffer-stall`), as the checklists' remedies write
+// their commands. The renderers set them in a monospace font without ligatures, so what a reader
+// copies out of a report is what was typed. report_code writes one span, fenced with more
+// backticks when the text holds some (``a`b``); "" stays "".
+std::string report_code(const std::string& text);
+
 // Errors (class input) name the file and the problem: not JSON, no "kind", a kind or
 // schema_version this workbench does not read.
 Result<ReportDocument> build_report(std::string_view result_json, const ReportOptions& options);

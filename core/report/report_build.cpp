@@ -71,16 +71,16 @@ void environment(report_detail::Builder& b, const json& d) {
     if (!value.empty()) env.emplace_back(b.tr(label), value);
   };
   add("Workbench", std::string("anthro-v1 Workbench ") + ANTHRO_VERSION);
-  add("Result file", b.options().origin);
-  if (d.contains("target") && d["target"].is_string()) add("Target", d["target"].get<std::string>());
-  if (d.contains("baseline") && d["baseline"].is_string()) add("Baseline", d["baseline"].get<std::string>());
-  if (d.contains("candidate") && d["candidate"].is_string()) add("Candidate", d["candidate"].get<std::string>());
+  add("Result file", report_code(b.options().origin));
+  if (d.contains("target") && d["target"].is_string()) add("Target", report_code(d["target"].get<std::string>()));
+  if (d.contains("baseline") && d["baseline"].is_string()) add("Baseline", report_code(d["baseline"].get<std::string>()));
+  if (d.contains("candidate") && d["candidate"].is_string()) add("Candidate", report_code(d["candidate"].get<std::string>()));
   for (const char* key : {"capture", "file"})
     if (d.contains(key) && d[key].is_string()) {
       std::string path = d[key].get<std::string>();
       std::string hash = file_sha256(path);
-      add("Capture file", path);
-      add("Capture SHA-256", hash.empty() ? b.tr("not readable here") : hash);
+      add("Capture file", report_code(path));
+      add("Capture SHA-256", hash.empty() ? b.tr("not readable here") : report_code(hash));
     }
   add("Report written", now_utc());
   add("Machine", machine());
@@ -206,7 +206,7 @@ void build_diagnosis(Builder& b, const json& d) {
     ++counts[v];
     const ChecklistItem* known = checklist.item(str(item, "id"));
     ReportSection s;
-    s.heading = (known ? known->title.in(doc.lang) : str(item, "title")) + " (" + str(item, "id") + ")";
+    s.heading = (known ? known->title.in(doc.lang) : str(item, "title")) + " (" + report_code(str(item, "id")) + ")";
     s.verdict = v;
     b.fact(s, "Evidence", str(item, "evidence"));
     if (item.contains("statistic") && !item["statistic"].is_null())
@@ -252,12 +252,12 @@ ReportSection stage_section(Builder& b, const json& stage, const std::string& la
   const json& title = stage.value("title", json::object());
   std::string t = title.is_object() ? title.value(lang == "zh_CN" ? "zh_CN" : "en", std::string()) : std::string();
   if (t.empty() && title.is_object()) t = title.value("en", std::string());
-  s.heading = b.tr("Stage") + " " + Builder::num(stage.value("stage", json(nullptr))) + " — " + str(stage, "name") +
+  s.heading = b.tr("Stage") + " " + Builder::num(stage.value("stage", json(nullptr))) + " — " + report_code(str(stage, "name")) +
               (t.empty() ? "" : ": " + t);
   s.verdict = verdict_of(stage);
   b.fact(s, "Mode", str(stage, "mode"));
   b.fact(s, "Split", Builder::fixed(stage.value("split", 0.0) * 100, 2, "%"));
-  b.fact(s, "Candidate", str(stage, "candidate"));
+  b.fact(s, "Candidate", report_code(str(stage, "candidate")));
   if (stage.contains("samples") && stage["samples"].is_object())
     b.fact(s, "Requests", Builder::num(stage["samples"].value("workload", json(nullptr))));
   if (stage.value("promoted", false)) s.paragraphs.push_back(b.tr("Promoted by a person while inconclusive"));
@@ -274,7 +274,7 @@ ReportSection stage_section(Builder& b, const json& stage, const std::string& la
     std::string interval = iv.is_array() && iv.size() == 2 && (iv[0].is_number() || iv[1].is_number())
                                ? "[" + Builder::num(iv[0], 4) + ", " + Builder::num(iv[1], 4) + "]"
                                : "—";
-    gates.rows.push_back({str(g, "id"), b.verdict(verdict_of(g)), Builder::num(g.value("statistic", json(nullptr)), 4, unit),
+    gates.rows.push_back({report_code(str(g, "id")), b.verdict(verdict_of(g)), Builder::num(g.value("statistic", json(nullptr)), 4, unit),
                           interval, Builder::num(g.value("n", json(nullptr))),
                           str(g, "comparison") + " " + Builder::num(g.value("threshold", json(nullptr)), 6, unit),
                           str(g, "reason")});

@@ -82,21 +82,21 @@ ReportTable Builder::streams_table(const json& streams) const {
   for (const auto& s : streams) {
     std::string end = str(s, "end");
     if (!str(s, "error").empty()) end += ": " + str(s, "error");
-    t.rows.push_back({num(s.value("stream_id", json(nullptr))) + (is_probe(s) ? " (" + str(s, "probe") + ")" : ""),
+    t.rows.push_back({num(s.value("stream_id", json(nullptr))) + (is_probe(s) ? " (" + report_code(str(s, "probe")) + ")" : ""),
                       num(s.value("ttft_ms", json(nullptr)), 4, "ms"), num(s.value("e2e_ms", json(nullptr)), 4, "ms"),
                       num(s.value("tokens", json(nullptr))), num(s.value("tokens_per_s", json(nullptr)), 4),
-                      num(s.value("mean_itl_ms", json(nullptr)), 3, "ms"), str(s, "stop_reason"), end});
+                      num(s.value("mean_itl_ms", json(nullptr)), 3, "ms"), report_code(str(s, "stop_reason")), end});
   }
   return capped(std::move(t));
 }
 
 ReportSection Builder::connection_section(const json& c) const {
   ReportSection s;
-  s.heading = tr("Connection") + " " + str(c, "conn");
+  s.heading = tr("Connection") + " " + report_code(str(c, "conn"));
   fact(s, "Transport", str(c, "transport"));
-  fact(s, "ALPN", str(c, "alpn"));
-  fact(s, "Suite", str(c, "suite"));
-  fact(s, "TLS suite", str(c, "tls_suite"));
+  fact(s, "ALPN", report_code(str(c, "alpn")));
+  fact(s, "Suite", report_code(str(c, "suite")));
+  fact(s, "TLS suite", report_code(str(c, "tls_suite")));
   fact(s, "Decryption", str(c, "decryption"));
   if (c.contains("connect_ms") && c["connect_ms"].is_number()) fact(s, "Connect", num(c["connect_ms"], 4, "ms"));
   if (c.contains("handshake_ms") && c["handshake_ms"].is_number()) fact(s, "Handshake", num(c["handshake_ms"], 4, "ms"));
@@ -196,7 +196,7 @@ void build_bench(Builder& b, const json& d) {
   doc.title = b.tr("Load benchmark");
   ReportSection s;
   s.heading = b.tr("Summary");
-  b.fact(s, "Target", str(d, "target"));
+  b.fact(s, "Target", report_code(str(d, "target")));
   b.fact(s, "Requests", Builder::num(d.value("requests", json(nullptr))));
   b.fact(s, "Duration", Builder::num(d.value("duration_s", json(nullptr)), 4, "s"));
   b.fact(s, "Tokens per second", Builder::num(d.value("tokens_per_s", json(nullptr)), 5));
@@ -216,7 +216,7 @@ void build_bench(Builder& b, const json& d) {
   if (errors.is_object() && !errors.empty()) {
     ReportTable e;
     e.columns = {b.tr("Errors"), "n"};
-    for (const auto& [key, n] : errors.items()) e.rows.push_back({key, Builder::num(n)});
+    for (const auto& [key, n] : errors.items()) e.rows.push_back({report_code(key), Builder::num(n)});
     s.tables.push_back(std::move(e));
   }
   doc.summary.push_back(Builder::num(d.value("requests", json(nullptr))) + " " + b.tr("requests") + ", " +
@@ -245,7 +245,7 @@ void build_analysis(Builder& b, const json& d) {
   std::vector<std::pair<Verdict, std::string>> findings;
   for (const auto& f : d.value("findings", json::array())) {
     Verdict v = parse_verdict(str(f, "verdict")).value_or(Verdict::Inconclusive);
-    findings.emplace_back(v, b.verdict(v) + " — " + str(f, "id") + ": " + str(f, "evidence"));
+    findings.emplace_back(v, b.verdict(v) + " — " + report_code(str(f, "id")) + ": " + str(f, "evidence"));
     if (!doc.verdict || severity(v) > severity(*doc.verdict)) doc.verdict = v;
   }
   std::stable_sort(findings.begin(), findings.end(), [](const auto& a, const auto& c) { return severity(a.first) > severity(c.first); });

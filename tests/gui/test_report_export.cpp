@@ -161,12 +161,12 @@ class TestReportExport : public QObject {
     QVERIFY(dialog->preview()->toPlainText().contains("read on 2024-05-01"));
     check_chart_images(dialog);
 
-    // HTML: every item's verdict chip in its heading, the charts inline as SVG.
+    // HTML: every item's verdict chip in its heading (its id as code), the charts inline as SVG.
     const QString html_path = out_.filePath("diagnosis.html");
     dialog->setFormat(ReportFormat::Html);
     QVERIFY2(dialog->save(html_path), qPrintable(dialog->errorText()));
     const QString html = QString::fromUtf8(read(html_path));
-    static const QRegularExpression heading(R"re(<span class="chip (\w+)">[^<]*</span> [^<]*\(([\w-]+)\)</h3>)re");
+    static const QRegularExpression heading(R"re(<span class="chip (\w+)">[^<]*</span> [^<]*\(<code>([\w-]+)</code>\)</h3>)re");
     std::map<QString, QString> verdicts;
     for (auto m = heading.globalMatch(html); m.hasNext();) {
       auto match = m.next();
