@@ -326,6 +326,8 @@ class TestCli : public QObject {
     const QString refused = "127.0.0.1:" + QString::number(anthro::test::free_port());
     const QString cleartext = urls_["http"].section("://", 1);  // speaks HTTP, not TLS
     const QString says_refused = "cannot connect to " + refused + ": Connection refused";
+    anthro::test::SilentListener listener;
+    const QString silent = "127.0.0.1:" + QString::number(listener.port());
     const QList<QPair<QStringList, QString>> cases = {
         {{"--target", "anthro://" + refused}, says_refused},
         {{"--target", "anthro+lab://" + refused}, says_refused},
@@ -335,10 +337,12 @@ class TestCli : public QObject {
         {{"--target", "anthro://no-such-host.invalid:7443"}, "cannot resolve no-such-host.invalid: "},
         {{"--target", "anthro://" + cleartext}, "TLS handshake with " + cleartext + " failed: "},
         {{"--target", "https://" + cleartext + "/v1/messages"}, "TLS handshake with " + cleartext + " failed: "},
+        // The kernel completes the TCP handshake for a listener that never accepts: no TLS answer.
+        {{"--target", "anthro://" + silent}, "no answer from " + silent + " within 1 s (--timeout-s)"},
     };
     const QString output = dir_.filePath("unreachable.json");
     for (const auto& [target, says] : cases) {
-      const QStringList args = QStringList{"diagnose", "--requests", "5", "--format", "json", "--output", output} + target;
+      const QStringList args = QStringList{"diagnose", "--requests", "5", "--timeout-s", "1", "--format", "json", "--output", output} + target;
       Run r = run(args, dir_.path());
       const QString what = args.join(' ') + " -> " + QString::number(r.code) + ": " + QString::fromUtf8(r.err);
       QVERIFY2(r.code == 3, qPrintable(what));

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <sstream>
 
 #include "crypto/keylog.h"
 #include "http/messages_api.h"
@@ -37,6 +38,13 @@ std::string handshake_failed(const Target& t, const SessionConfig& config, ByteS
            (config.ca_file.empty() ? "the system store and the local endpoint's certificate" : config.ca_file) +
            "; see --cacert and --insecure)";
   return "TLS handshake with " + t.authority() + " failed: " + why;
+}
+
+// "60", "0.5": a timeout as the user wrote it.
+std::string timeout_text(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
 }
 
 // Why the target's transport did not come up; nothing when it did.
@@ -77,9 +85,12 @@ Result<bool> reach_target(const SessionConfig& config, const std::atomic<bool>* 
     done = true;
     why = e ? "internal error: " + exception_text(e) : std::move(r);
   });
-  // A connect to an address that never answers waits for the OS's timeout: a stop ends it sooner.
-  while (!done && !(stop && stop->load())) io.run_for(std::chrono::milliseconds(100));
-  if (!done) return make_error(ErrorClass::Cancelled, "cancelled while reaching " + target->authority());
+  // A peer that never answers (a dropped SYN, a listener that never speaks TLS) is given the
+  // request timeout; a stop ends the wait sooner.
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.timeout_s));
+  while (!done && !(stop && stop->load()) && Clock::now() < deadline) io.run_for(std::chrono::milliseconds(100));
+  if (!done && stop && stop->load()) return make_error(ErrorClass::Cancelled, "cancelled while reaching " + target->authority());
+  if (!done) return make_error(ErrorClass::Network, "unreachable", "no answer from " + target->authority() + " within " + timeout_text(config.timeout_s) + " s (--timeout-s)");
   if (why) return make_error(ErrorClass::Network, "unreachable", *why);
   return true;
 }
