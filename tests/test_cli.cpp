@@ -31,15 +31,14 @@
 
 #include "cli/command_table.h"
 #include "cli_run.h"
+#include "cli_vectors.h"
 #include "diagnosis/checklist.h"
 #include "test_paths.h"
 #include "vectors.h"
 
 using namespace std::chrono_literals;
 using json = nlohmann::json;
-using anthro::test::env_for;
-using anthro::test::Run;
-using anthro::test::run;
+using namespace anthro::test;  // run, Run, env_for, the vectors' layout (cli_vectors.h)
 
 namespace {
 
@@ -79,47 +78,6 @@ std::vector<json> of_kind(const std::vector<json>& lines, const char* kind) {
   std::vector<json> out;
   for (const json& l : lines)
     if (l["kind"] == kind) out.push_back(l);
-  return out;
-}
-
-// Where a frame sits: its direction, byte offset in that direction's stream, type and flags.
-struct FrameAt {
-  std::string dir;
-  std::uint64_t offset;
-  std::string type;
-  int flags;
-  bool operator==(const FrameAt&) const = default;
-};
-
-// The vector conversation's frames, laid out by spec §4 from its two byte streams: after the
-// 8-byte preface magic and the 128-byte blob, 16-byte headers (type at 1, flags at 2,
-// payload_length at 4) each followed by payload_length bytes. Client frames first.
-std::vector<FrameAt> vector_layout() {
-  static const char* const kTypes[] = {"", "REQUEST", "RESPONSE", "STREAM_TOKEN", "CANCEL", "ERROR"};
-  std::vector<FrameAt> out;
-  for (const char* dir : {"c2s", "s2c"}) {
-    const std::string key = dir == std::string("c2s") ? "client_to_server" : "server_to_client";
-    const anthro::Bytes b = anthro::test::hex(anthro::test::vectors()["conversation"][key]);
-    for (std::size_t at = 8 + 128; at + 16 <= b.size(); at += 16 + anthro::load_u32(&b[at + 4]))
-      out.push_back({dir, at, kTypes[b[at + 1]], b[at + 2]});
-  }
-  return out;
-}
-
-// The fields of the conversation's offer or answer, read from its bytes 8..136 by spec §2.
-json blob_fields(bool offer) {
-  const anthro::Bytes b = anthro::test::hex(anthro::test::vectors()["conversation"][offer ? "client_to_server" : "server_to_client"]);
-  const std::uint8_t* blob = &b.at(8);
-  return {{"role", blob[1]}, {"max_streams", anthro::load_u16(blob + 2)}, {"default_max_tokens", anthro::load_u32(blob + 4)},
-          {"flags", blob[8]}, {"aead", blob[9]}, {"ring_buffer_kib", anthro::load_u16(blob + 10)},
-          {"connection_token", anthro::to_hex(anthro::ByteView(blob + 16, 8))}};
-}
-
-std::vector<FrameAt> layout_of(const std::vector<json>& frames) {
-  std::vector<FrameAt> out;
-  for (const char* dir : {"c2s", "s2c"})
-    for (const json& f : frames)
-      if (f["dir"] == dir) out.push_back({dir, f["offset"], f["type"], f["flags"]});
   return out;
 }
 
