@@ -272,8 +272,8 @@ class Bench {
 };
 
 // A record: the request's own fields, then where and when the bench ran it.
-json record_json(const BenchRecord& rec) {
-  json j = request_json(rec.result, {.text = false});
+json record_json(const BenchRecord& rec, bool itl_samples = false) {
+  json j = request_json(rec.result, {.text = false, .itl_samples = itl_samples});
   j.update({{"index", rec.index}, {"start_s", rec.start_s}, {"connection", rec.connection}, {"retry", rec.retry},
             {"cancel_requested", rec.cancel_requested}});
   return j;
@@ -317,7 +317,10 @@ std::string bench_json(const BenchResult& r) {
             {"tokens_per_s", r.tokens_per_s}, {"goodput_per_s", r.goodput_per_s}, {"connections", r.connections},
             {"warnings", r.warnings},
             {"summary", {{"ttft_ms", summary_json(r.ttft_ms)}, {"tpot_ms", summary_json(r.tpot_ms)},
-                         {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}}};
+                         {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}},
+            {"records", json::array()}};
+  // Every request with its ITL samples: what `compare` judges and `merge` pools.
+  for (const auto& rec : r.records) j["records"].push_back(record_json(rec, true));
   return dump_json(j);
 }
 
