@@ -127,20 +127,20 @@ BenchResult merge_bench(std::vector<std::pair<std::string, BenchResult>> parts) 
   });
   m.start_unix_s = earliest->second.start_unix_s;
   m.start_clock_s = earliest->second.start_clock_s;
-  double end = m.start_unix_s;
   Shift shift;
   for (auto& [name, part] : parts) {
-    end = std::max(end, part.start_unix_s + part.duration_s);
+    shift.start_s = part.start_unix_s - m.start_unix_s;
+    // From the merged start, not by the wall clock: its seconds since 1970 would round away
+    // the duration's last digits.
+    m.duration_s = std::max(m.duration_s, shift.start_s + part.duration_s);
     m.connections += part.connections;
     for (const auto& [code, n] : part.errors) m.errors[code] += n;
     for (const auto& w : part.warnings) m.warnings.push_back(name + ": " + w);
     if (part.workers.empty()) m.workers.push_back({name, part.records.size(), part.connections, part.start_unix_s, part.duration_s});
     else m.workers.insert(m.workers.end(), part.workers.begin(), part.workers.end());
-    shift.start_s = part.start_unix_s - m.start_unix_s;
     shift.clock_s = m.start_clock_s + shift.start_s - part.start_clock_s;
     append_records(m, name, part, shift);
   }
-  m.duration_s = end - m.start_unix_s;
   for (auto& gap : gaps_between(m.workers)) m.warnings.push_back(std::move(gap));
   summarize_bench(m);
   return m;
