@@ -46,7 +46,7 @@ void seconds_summary_samples(PrometheusText& out, std::string_view name, const P
 
 // The bucket bounds (seconds) of every latency histogram: TTFT, ITL, TPOT and E2E of LLM
 // streams, 1 ms to 2 min, about 1.5× apart (a bucket's width is at most half its lower bound
-// from 10 ms up), so a quantile read from the buckets is within one bucket of the exact one.
+// from 5 ms up), so a quantile read from the buckets is within one bucket of the exact one.
 // +Inf follows them. docs/guide.md lists them.
 extern const std::vector<double> kLatencyBucketsSeconds;
 // Latency samples kept in milliseconds, as a classic Prometheus histogram in seconds:
