@@ -76,6 +76,7 @@ QList<FileReader> file_readers(const QString& dir) {
       {{"session", "--target", "anthro+lab://127.0.0.1:1", "--messages", "FILE"}, "64 MiB a messages file"},
       {{"rollout", "--plan", "FILE"}, "16 MiB a rollout plan"},
       {{"rollout", "--resume", "FILE"}, "128 MiB a result file"},
+      {{"merge", "FILE", "FILE", "--output", dir + "/merge-out.json"}, "128 MiB a result file"},
       {{"diagnose", "--system", "--checklist", "FILE"}, "16 MiB a checklist"},
       {{"decode", capture, "--keylog", "FILE"}, "64 MiB a key log"},
       {{"analyze", capture, "--server-key", "FILE"}, "1 MiB a PEM key"},
