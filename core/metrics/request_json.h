@@ -6,6 +6,7 @@
 
 #include "metrics/request_result.h"
 #include "util/bytes.h"
+#include "util/result.h"
 
 namespace anthro {
 
@@ -21,6 +22,13 @@ struct RequestJsonParts {
 };
 
 nlohmann::json request_json(const RequestResult& r, RequestJsonParts parts = {});
+
+// A record read back from that form (session requests[], bench records[], analyze and diagnose
+// streams[]): its timeline rebuilt from sent_s, ttft_ms and the ITL samples (itl_ms; without
+// them, gaps of mean_itl_ms with one of max_gap_ms in the middle, so a stall survives), its
+// text split over its token arrivals, its figures computed again. A member of the wrong type
+// is an error naming it; a missing one stays unset.
+Result<RequestResult> request_from_json(const nlohmann::json& j);
 
 // As one line of text, with `text` standing for r.text (a capture's texts may wait in a
 // temporary file). Valid UTF-8 is escaped directly: texts are most of analyze's output.

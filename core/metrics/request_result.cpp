@@ -26,6 +26,14 @@ const char* to_string(RequestEnd end) {
   return "open";
 }
 
+std::optional<RequestEnd> request_end_named(std::string_view name) {
+  for (RequestEnd e : {RequestEnd::Open, RequestEnd::Response, RequestEnd::Error, RequestEnd::ConnectionError,
+                       RequestEnd::ProtocolError, RequestEnd::ConnectionClosed, RequestEnd::Timeout,
+                       RequestEnd::SendFailed, RequestEnd::ClientClosed, RequestEnd::CancelClosed})
+    if (name == to_string(e)) return e;
+  return std::nullopt;
+}
+
 namespace {
 
 std::optional<std::string> probe_in(const nlohmann::json& metadata) {
@@ -74,7 +82,7 @@ void RequestRecorder::tokens(double t, std::uint32_t count, std::string_view tex
     next_index_ = *index + count;
   }
   if (invalid_utf8) ++r_.invalid_utf8_frames;
-  r_.timeline.tokens.push_back({t, count, visible});
+  r_.timeline.tokens.push_back({t, count, visible, static_cast<std::uint32_t>(text.size())});
   r_.text += text;
   tokens_ += count;
 }

@@ -36,6 +36,8 @@ enum class RequestEnd {
 // "open", "response", "error", "connection_error", "protocol_error", "connection_closed",
 // "timeout", "send_failed", "client_closed", "cancel_closed".
 const char* to_string(RequestEnd end);
+// The end a to_string name spells; nullopt for another text.
+std::optional<RequestEnd> request_end_named(std::string_view name);
 
 struct RequestResult {
   std::uint32_t stream_id = 0;
