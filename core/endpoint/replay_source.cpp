@@ -32,9 +32,15 @@ struct Collected {
 
   // False once the streams hold more tokens than a replay keeps.
   bool add(const RequestResult& r, std::string_view text, std::optional<ProfileId> protocol) {
-    if (!protocol) return ++other_formats, true;
+    if (!protocol) {
+      ++other_formats;
+      return true;
+    }
     auto s = recorded_stream(r, text, *protocol);
-    if (!s) return ++unanswered, true;
+    if (!s) {
+      ++unanswered;
+      return true;
+    }
     waits_cut += s->waits_cut;
     tokens += s->plan.tokens.size();
     textless += text.empty() && !s->plan.tokens.empty();

@@ -81,11 +81,22 @@ void recorded_end(const RequestResult& r, RecordedStream& s) {
   }
 }
 
+// Did the server send anything for it: a token, or an end of its own.
+bool server_answered(const RequestResult& r) {
+  switch (r.end) {
+    case RequestEnd::Response:
+    case RequestEnd::Error:
+    case RequestEnd::ConnectionError:
+    case RequestEnd::ConnectionClosed:
+    case RequestEnd::ProtocolError: return r.timeline.end.has_value() || r.figures.tokens > 0;
+    default: return r.figures.tokens > 0;
+  }
+}
+
 }  // namespace
 
 std::optional<RecordedStream> recorded_stream(const RequestResult& r, std::string_view text, ProfileId protocol) {
-  bool answered = r.figures.tokens > 0 || (r.end != RequestEnd::Open && r.timeline.end);
-  if (!answered || r.timeline.request_written <= 0) return std::nullopt;
+  if (!server_answered(r) || r.timeline.request_written <= 0) return std::nullopt;
   RecordedStream s;
   s.protocol = protocol;
   s.probe = r.probe;
