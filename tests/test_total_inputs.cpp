@@ -32,6 +32,7 @@
 #include <thread>
 
 #include "capture_generator.h"
+#include "loopback_listener.h"
 #include "test_paths.h"
 
 using namespace anthro;
@@ -170,27 +171,17 @@ bool is_json(const QByteArray& text) {
 class OneShotHttpServer {
  public:
   explicit OneShotHttpServer(std::string response) : response_(std::move(response)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(fd_, 4);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { serve(); });
   }
   ~OneShotHttpServer() {
-    ::shutdown(fd_, SHUT_RDWR);
+    ::shutdown(listener_.fd(), SHUT_RDWR);
     thread_.join();
-    ::close(fd_);
   }
-  std::uint16_t port() const { return port_; }
+  std::uint16_t port() const { return listener_.port(); }
 
  private:
   void serve() {
-    int peer = ::accept(fd_, nullptr, nullptr);
+    int peer = ::accept(listener_.fd(), nullptr, nullptr);
     if (peer < 0) return;
     std::string request;
     char buf[4096];
@@ -205,8 +196,7 @@ class OneShotHttpServer {
   }
 
   std::string response_;
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
+  anthro::test::LoopbackListener listener_{4};
   std::thread thread_;
 };
 

@@ -493,6 +493,14 @@
         <source>Cannot create %1</source>
         <translation>无法创建 %1</translation>
     </message>
+    <message>
+        <source>Caused by</source>
+        <translation>起因</translation>
+    </message>
+    <message>
+        <source>caused by %1</source>
+        <translation>起因：%1</translation>
+    </message>
 </context>
 <context>
     <name>SessionTracer</name>
@@ -1703,6 +1711,10 @@
     <message>
         <source>No distribution for this item: its evidence is listed below.</source>
         <translation>此项没有分布图：证据列在下方。</translation>
+    </message>
+    <message>
+        <source>Caused by %1: %2</source>
+        <translation>起因：%1：%2</translation>
     </message>
 </context>
 <context>
