@@ -9,14 +9,18 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "crypto/keylog.h"
+#include "endpoint/replay_source.h"
 #include "endpoint_fixture.h"
 #include "http/sse.h"
+#include "metrics/request_json.h"
 #include "metrics/stats.h"
 #include "protocol/stream_decoder.h"
+#include "test_paths.h"
 #include "util/files.h"
 
 using namespace anthro;
@@ -53,6 +57,44 @@ std::string decode_with_keylog(const std::string& c2s, const std::string& s2c, c
   decoder.feed(Direction::ClientToServer, as_bytes(c2s));
   decoder.feed(Direction::ServerToClient, as_bytes(s2c));
   return text;
+}
+
+
+// A saved session result with three recorded streams (issue 38's replay from JSON): a reply
+// whose second gap is a 300 ms stall, a 429 with its retry time, and a stream cut after two
+// tokens.
+// A request record as the workbench writes one (every member request.schema.json requires),
+// with `fields` over an empty record's.
+nlohmann::json record(const nlohmann::json& fields) {
+  nlohmann::json j = request_json(RequestResult{});
+  j.update(fields);
+  return j;
+}
+
+// A saved session: a reply with a 300 ms stall, a 429, a stream cut after two tokens.
+std::string recorded_session() {
+  nlohmann::json requests = {
+      record({{"stream_id", 1}, {"end", "response"}, {"sent_s", 10.0}, {"ttft_ms", 60}, {"tokens", 3},
+              {"itl_ms", {5, 300}}, {"stop_reason", "end_turn"}, {"text", "Hello replayed world"}}),
+      record({{"stream_id", 3}, {"end", "error"}, {"sent_s", 11.0}, {"e2e_ms", 40}, {"error", "429: overloaded"},
+              {"error_code", 429}, {"retry_after_ms", 250}}),
+      record({{"stream_id", 5}, {"end", "connection_closed"}, {"sent_s", 12.0}, {"ttft_ms", 20}, {"tokens", 2},
+              {"itl_ms", {5}}, {"text", "cut short"}})};
+  return nlohmann::json{{"kind", "session"}, {"protocol", "anthro-v1"}, {"requests", requests}}.dump();
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  QFile file(QString::fromStdString(path));
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes.data(), qint64(bytes.size())) < 0) qFatal("cannot write %s", path.c_str());
+}
+
+// A pcapng with a section and an Ethernet interface, and no packet.
+std::string empty_pcapng() {
+  auto u32 = [](std::uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
+  std::string shb = u32(0x0A0D0D0A) + u32(28) + u32(0x1A2B3C4D) + std::string("\x01\x00\x00\x00", 4) +
+                    std::string(8, '\xff') + u32(28);
+  std::string idb = u32(1) + u32(20) + std::string("\x01\x00\x00\x00", 4) + u32(65535) + u32(20);
+  return shb + idb;
 }
 
 }  // namespace
@@ -278,6 +320,85 @@ class TestEndpoint : public QObject {
     c.ca_file.clear();
     c.insecure = true;
     QVERIFY(!EndpointFixture::run(c).error);
+  }
+
+  // endpoint --replay from a saved result: each request gets the next recorded stream of its
+  // protocol — text per chunk, TTFT, the stall, the error and the cut as recorded — cycling; an
+  // HTTP request, with no HTTP stream recorded, gets one of another protocol.
+  void replaysASavedResult() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("session.json").toStdString();
+    write_bytes(path, recorded_session());
+    auto source = load_replay(path, {});
+    QVERIFY2(source.ok(), source.ok() ? "" : source.error().detail.c_str());
+    QCOMPARE(source->streams.size(), std::size_t{3});
+    const auto summary = replay_summary(*source);
+    QVERIFY(std::any_of(summary.begin(), summary.end(), [](const std::string& l) { return l.find("no http stream") != std::string::npos; }));
+    EndpointFixture f;
+    f.config().replay = std::make_shared<const std::vector<RecordedStream>>(source->streams);
+    f.start();
+    std::vector<RequestResult> got;
+    for (int i = 0; i < 4; ++i) got.push_back(EndpointFixture::run(f.session("anthro+lab")).requests.at(0));
+    QCOMPARE(got[0].end, RequestEnd::Response);
+    QCOMPARE(got[0].text, std::string("Hello replayed world"));
+    QCOMPARE(got[0].figures.tokens, std::uint64_t{3});
+    QVERIFY2(*got[0].figures.ttft_ms >= 60, std::to_string(*got[0].figures.ttft_ms).c_str());
+    QVERIFY2(*got[0].figures.max_gap_ms >= 300, std::to_string(*got[0].figures.max_gap_ms).c_str());
+    QCOMPARE(got[1].end, RequestEnd::Error);
+    QCOMPARE(got[1].error_code, std::optional<int>(429));
+    QCOMPARE(got[1].retry_after_ms, std::optional<std::uint32_t>(250));
+    QVERIFY2(got[1].timeline.end && (*got[1].timeline.end - got[1].timeline.request_written) * 1000 >= 40, "the error came before its recorded time");
+    QVERIFY2(got[2].end == RequestEnd::ConnectionClosed || got[2].end == RequestEnd::ProtocolError, to_string(got[2].end));
+    QCOMPARE(got[2].text, std::string("cut short"));
+    QCOMPARE(got[2].figures.tokens, std::uint64_t{2});
+    QCOMPARE(got[3].text, got[0].text);  // the list cycles
+    RequestResult http = EndpointFixture::run(f.session("http", "/v1/messages")).requests.at(0);
+    QCOMPARE(http.text, std::string("Hello replayed world"));
+    QVERIFY(*http.figures.ttft_ms >= 60);
+  }
+
+  // Hostile or wrong input for --replay: exit 2 with one line naming the file and what is
+  // wrong, never a crash or a listening endpoint.
+  void replayRefusesBadInput_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("garbage") << QByteArray("\x7f\x45\x4c\x46garbage\x00\x01\x02", 14) << "";
+    QTest::newRow("empty") << QByteArray() << "";
+    QTest::newRow("capture without streams") << QByteArray::fromStdString(empty_pcapng()) << "no stream to replay";
+    QTest::newRow("truncated json") << QByteArray("{\"kind\": \"session\", \"requests\": [") << "";
+    QTest::newRow("deep json") << QByteArray(100000, '[') << "";
+    QTest::newRow("other kind") << QByteArray("{\"kind\": \"rollout\"}") << "not a result with request records";
+    auto doc = [](const char* kind, const char* member, const nlohmann::json& r) {
+      return QByteArray::fromStdString(nlohmann::json{{"kind", kind}, {member, {r}}}.dump());
+    };
+    QTest::newRow("wrong type") << doc("session", "requests", record({{"ttft_ms", "soon"}, {"tokens", 2}})) << "ttft_ms";
+    QTest::newRow("missing member") << QByteArray(R"({"kind": "session", "requests": [{"tokens": 2}]})") << "missing";
+    QTest::newRow("huge count") << doc("bench", "records", record({{"sent_s", 1}, {"ttft_ms", 1e308}, {"end", "response"},
+                                                                   {"tokens", std::uint64_t{18446744073709551615ull}}}))
+                                << "tokens";
+    QTest::newRow("nothing answered")
+        << QByteArray::fromStdString(nlohmann::json{{"kind", "analysis"},
+                                                    {"connections", {{{"transport", "lab"}, {"streams", {record({{"sent_s", 1}})}}}}}}
+                                         .dump())
+        << "no stream to replay";
+  }
+  void replayRefusesBadInput() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, says);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("incident");
+    write_bytes(path.toStdString(), content.toStdString());
+    for (const QString& file : {path, dir.filePath("missing.pcapng")}) {
+      QProcess p;
+      p.start(ANTHRO_WB, {"endpoint", "--lab-listen", "127.0.0.1:0", "--replay", file});
+      QVERIFY(p.waitForFinished(20000));
+      const QString err = QString::fromUtf8(p.readAllStandardError());
+      QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+      QVERIFY2(p.exitCode() == 2, qPrintable(err));
+      QVERIFY2(err.contains(file) && err.count('\n') == 1, qPrintable(err));
+      if (file == path) QVERIFY2(err.contains(says), qPrintable(err));
+      QVERIFY(!p.readAllStandardOutput().contains("listening"));
+    }
   }
 
   void credentialsAreGeneratedOnceAndPrivate() {

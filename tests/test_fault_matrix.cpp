@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <regex>
 #include <set>
 #include <thread>
@@ -18,7 +19,10 @@
 #include "affinity/serve.h"
 #include "diagnosis/diagnose.h"
 #include "layerzero/workload.h"
+#include "endpoint/replay_source.h"
 #include "endpoint_fixture.h"
+#include "metrics/stats.h"
+#include "timing.h"
 #include "lo_capture.h"
 #include "layerzero/session.h"
 #include "session/bench.h"
@@ -92,6 +96,8 @@ Case backpressure_case(std::vector<std::string> faults, std::set<std::string> fl
   c.tokens = 200;
   return c;
 }
+
+using ReplayStreams = std::shared_ptr<const std::vector<RecordedStream>>;
 
 // Items a capture cannot see: they come from the client's own clock or this machine.
 const std::set<std::string> kNotInCaptures = {"frame-decode-time", "nic-drops"};
@@ -343,6 +349,43 @@ class TestFaultMatrix : public QObject {
     check_reopened(*last, c.concurrency);
   }
 
+  // Issue 38: an incident replayed. A capture of the endpoint with a stall, mid-stream resets and
+  // TTFT spikes is replayed by an endpoint answering with its streams (endpoint --replay) and
+  // captured again under the same workload: both captures are diagnosed with the same flagged
+  // items, and matched by request order the median TTFT difference is within 1 ms.
+  void replayed() {
+    Case c{{"stall=600@10", "reset-mid-stream=0.05", "tail-spikes=0.03:1500"},
+           {"server-stall", "connection-reset", "ttft-tail"}, 10, 1, 12, 120, 8};
+    QTemporaryDir kept;
+    const std::string original = kept.filePath("original.pcapng").toStdString();
+    const std::string again = kept.filePath("replayed.pcapng").toStdString();
+    capture_without_loss(c, original, nullptr);
+    if (QTest::currentTestFailed()) return;
+    auto source = load_replay(original, {});  // keys: the ones embedded in the pcapng
+    QVERIFY2(source.ok(), source.ok() ? "" : source.error().detail.c_str());
+    capture_without_loss(c, again, std::make_shared<const std::vector<RecordedStream>>(std::move(source->streams)));
+    if (QTest::currentTestFailed()) return;
+
+    DiagnoseConfig d = diagnosis_for(kept, c);
+    std::set<std::string> flagged_in[2];
+    for (int i = 0; i < 2; ++i) {
+      d.capture = i == 0 ? original : again;
+      auto result = run_diagnosis(d);
+      QVERIFY2(result.ok(), result.ok() ? "" : result.error().detail.c_str());
+      flagged_in[i] = flagged(*result);
+    }
+    for (const auto& id : c.flagged) QVERIFY2(flagged_in[0].count(id), ("original flagged " + join(flagged_in[0])).c_str());
+    QVERIFY2(flagged_in[1] == flagged_in[0], ("replay flagged " + join(flagged_in[1]) + ", original " + join(flagged_in[0])).c_str());
+
+    const std::vector<double> ttft_original = ttft_in_request_order(original), ttft_again = ttft_in_request_order(again);
+    QCOMPARE(ttft_again.size(), ttft_original.size());
+    std::vector<double> differences;
+    for (std::size_t i = 0; i < ttft_original.size(); ++i) differences.push_back(std::abs(ttft_again[i] - ttft_original[i]));
+    const double median = summarize(differences).p50;
+    qInfo("flagged %s in both; %zu streams, median TTFT difference %.3f ms", join(flagged_in[0]).c_str(), differences.size(), median);
+    QVERIFY2(median <= timing_bound(1.0, 10.0), ("median TTFT difference " + std::to_string(median) + " ms").c_str());
+  }
+
   void captured_data() { rows(false); }
   void captured() {
     QFETCH(QString, name);
@@ -376,10 +419,37 @@ class TestFaultMatrix : public QObject {
   }
 
  private:
+  // A capture of the case's run (with `replay`, of its replay) that lost no packet, in at most
+  // three attempts.
+  void capture_without_loss(const Case& c, const std::string& out, ReplayStreams replay) {
+    std::uint64_t dropped = 0;
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      capture_run(c, out, dropped, replay);
+      if (QTest::currentTestFailed() || dropped == 0) return;
+      qWarning("attempt %d: the capture lost %llu packets; running again", attempt, static_cast<unsigned long long>(dropped));
+    }
+    QFAIL("every attempt's capture lost packets");
+  }
+
+  // Each stream's TTFT (a stream without a token counts as 0), in the order of its request.
+  static std::vector<double> ttft_in_request_order(const std::string& capture) {
+    auto analysis = analyze_capture(capture, {});
+    if (!analysis) qFatal("%s", analysis.error().detail.c_str());
+    std::vector<std::pair<double, double>> streams;
+    for (const auto& conn : analysis->connections)
+      for (const auto& s : conn.streams) streams.emplace_back(s.timeline.request_written, s.figures.ttft_ms.value_or(0));
+    std::sort(streams.begin(), streams.end());
+    std::vector<double> ttft;
+    for (const auto& [sent, ms] : streams) ttft.push_back(ms);
+    return ttft;
+  }
+
   // One run of the case's workload against its endpoint, captured on lo; the pcapng (keys
   // embedded) is copied to `out`, and `dropped` says how many packets the kernel dropped.
-  void capture_run(const Case& c, const std::string& out, std::uint64_t& dropped) {
-    EndpointFixture f(c.faults);
+  // With `replay`, the endpoint answers with those streams instead of the case's faults.
+  void capture_run(const Case& c, const std::string& out, std::uint64_t& dropped, ReplayStreams replay = nullptr) {
+    EndpointFixture f(replay ? std::vector<std::string>{} : c.faults);
+    f.config().replay = replay;
     start(f, c);
     LoCapture capture(f.endpoint().url(c.scheme()), f.path("run.pcapng"), f.path("run.keylog"));
     QVERIFY2(capture.start(), capture.error().c_str());

@@ -94,7 +94,11 @@ std::vector<CommandSpec> build_specs() {
         {"--lz-tool-calls", "", "Layer Zero: a session allowing tools (0x02) gets a TOOL_CALL before each reply"},
         {"--cert", "PEM", "TLS certificate (generated on first use when absent)"},
         {"--key", "PEM", "TLS private key (generated on first use when absent)"},
-        {"--server-key", "PEM", "anthro-v1 static X25519 key (generated on first use when absent)"},
+        {"--server-key", "PEM", "anthro-v1 static X25519 key (generated on first use when absent); with --replay it also "
+                                "opens the capture's anthro-v1 frames"},
+        {"--replay", "CAPTURE|RESULT.json", "answer with the recorded streams of a capture or a saved result in turn "
+                                            "(texts, TTFT, gaps, errors, resets; per protocol) instead of the simulated model"},
+        {"--keylog", "FILE", "with --replay: NSS key log for the capture (repeatable; its own embedded keys are used too)"},
         {"--ttft-ms", "MEAN[:STDDEV]", "time to first token of the simulated model"},
         {"--itl-ms", "MEAN[:STDDEV]", "inter-token latency of the simulated model"},
         {"--tokens", "N", "default reply length, capped by max_tokens"},

@@ -7,9 +7,26 @@
 #include "cli/commands.h"
 #include "cli/session_options.h"
 #include "endpoint/endpoint.h"
+#include "endpoint/replay_source.h"
 #include "model/faults.h"
 
 namespace anthro::cli {
+
+namespace {
+
+// A replay plays the recording's own timing and faults: the simulated model's options would do
+// nothing, so they are refused rather than silently ignored.
+void check_replay_options(Args& args) {
+  if (!args.has("--replay")) {
+    if (args.has("--keylog")) args.fail("--keylog is for the capture of --replay: give --replay CAPTURE too");
+    return;
+  }
+  for (const char* option : {"--fault", "--ttft-ms", "--itl-ms", "--tokens"})
+    if (args.has(option))
+      args.fail(std::string(option) + " shapes the simulated model, which --replay replaces: the recording's own timing and faults play");
+}
+
+}  // namespace
 
 int run_endpoint(const std::vector<std::string>& argv) {
   Args args("endpoint", argv);
@@ -62,7 +79,14 @@ int run_endpoint(const std::vector<std::string>& argv) {
     else config.required_api_key = key;
   }
   if (!args.positional().empty()) args.fail("unexpected argument \"" + args.positional()[0] + "\"");
+  check_replay_options(args);
   if (!args.ok()) return usage_error("endpoint", args.error());
+  if (auto path = args.value("--replay")) {
+    auto source = load_replay(*path, CaptureKeySources{args.values("--keylog"), args.values("--server-key")});
+    if (!source) return error_exit("endpoint", source.error());
+    for (const auto& line : replay_summary(*source)) std::cerr << line << "\n";
+    config.replay = std::make_shared<const std::vector<RecordedStream>>(std::move(source->streams));
+  }
 
   // Block the signals before the loop thread starts, so only sigwait sees them.
   sigset_t signals;

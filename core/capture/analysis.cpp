@@ -66,7 +66,7 @@ class TextKeeper {
 // Builds each stream's timeline from the frames as they are decoded.
 class StreamBook {
  public:
-  StreamBook(TextKeeper& keeper, bool keep_itl) : keeper_(keeper), keep_itl_(keep_itl) {}
+  StreamBook(TextKeeper& keeper, KeptSamples kept) : keeper_(keeper), kept_(kept) {}
   // `packet`: the file's packet (0-based) that completed the frame.
   void add(const FrameEvent& e, std::uint64_t packet) {
     if (!e.decrypted || !e.body) return;
@@ -152,13 +152,14 @@ class StreamBook {
   }
   // A finished stream's samples freed and its text kept; where the text went.
   std::optional<SpillExtent> let_go(RequestResult& s) {
+    if (kept_ == KeptSamples::Timelines) return keeper_.keep(s.text);
     s.timeline.tokens = decltype(s.timeline.tokens)();  // frees; `= {}` would keep the capacity
-    if (!keep_itl_) s.figures.itl_ms = std::vector<double>();
+    if (kept_ == KeptSamples::None) s.figures.itl_ms = std::vector<double>();
     return keeper_.keep(s.text);
   }
 
   TextKeeper& keeper_;
-  bool keep_itl_;
+  KeptSamples kept_;
   std::unordered_map<std::uint32_t, Entry> streams_;
   Entry* last_ = nullptr;  // of last_id_
   std::uint32_t last_id_ = 0;
@@ -195,11 +196,11 @@ namespace {
 // decoder's callbacks point at its members.
 class Lane {
  public:
-  Lane(const KeyRing& ring, std::size_t text_budget, const DecodeSink& sink, bool keep_itl, LaneObserver observer)
+  Lane(const KeyRing& ring, std::size_t text_budget, const DecodeSink& sink, KeptSamples kept, LaneObserver observer)
       : ring_(ring),
         keeper_(text_budget, warnings_),
         sink_(sink),
-        keep_itl_(keep_itl),
+        kept_(kept),
         observer_(std::move(observer)),
         decoder_(ring_, events()) {}
   Lane(const Lane&) = delete;
@@ -226,7 +227,7 @@ class Lane {
  private:
   StreamBook& book(const CaptureConnection& c) {
     if (&c != last_connection_) {  // a connection's frames come in runs: one lookup a run
-      last_book_ = &books_.try_emplace(&c, keeper_, keep_itl_).first->second;
+      last_book_ = &books_.try_emplace(&c, keeper_, kept_).first->second;
       last_connection_ = &c;
     }
     return *last_book_;
@@ -242,7 +243,7 @@ class Lane {
   std::vector<std::string> warnings_;
   TextKeeper keeper_;
   const DecodeSink& sink_;
-  bool keep_itl_;
+  KeptSamples kept_;
   LaneObserver observer_;
   bool finishing_ = false;
   // Keyed by the decoder's connection record, whose address is stable for the whole pass.
@@ -321,8 +322,8 @@ struct Batch {
 // A lane on its own thread, fed through a short queue so memory stays bounded.
 class LaneThread {
  public:
-  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin, bool keep_itl, LaneObserver observer)
-      : lane_(ring, text_budget, no_sink_, keep_itl, std::move(observer)),
+  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin, KeptSamples kept, LaneObserver observer)
+      : lane_(ring, text_budget, no_sink_, kept, std::move(observer)),
         origin_(std::move(origin)),
         thread_([this] { run(); }) {}
   ~LaneThread() { close(); }
@@ -546,7 +547,7 @@ void join_records(CaptureAnalysis& analysis, ConnectionRecords&& records) {
 
 bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRecords& records, const KeyRing& ring,
                   const DecodeSink& sink, const AnalyzeOptions& options, ChecksumTally& checksums) {
-  Lane lane(ring, options.text_budget, sink, options.keep_itl_samples,
+  Lane lane(ring, options.text_budget, sink, options.kept(),
             options.observe_lane ? options.observe_lane(0, 1) : LaneObserver{});
   std::string origin = analysis.file + " (DSB)";
   std::uint64_t fed = 0;
@@ -568,7 +569,7 @@ bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRecor
   std::vector<Batch> batches(count);
   for (unsigned i = 0; i < count; ++i)
     lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count, analysis.file + " (DSB)",
-                                                 options.keep_itl_samples,
+                                                 options.kept(),
                                                  options.observe_lane ? options.observe_lane(i, count) : LaneObserver{}));
   LaneChooser lane_of(count);
   auto flush = [&](std::size_t i, std::uint64_t below) {

@@ -67,6 +67,9 @@ struct LaneObserver {
   std::function<void(std::uint64_t packets)> progress;
 };
 
+// What a finished stream keeps of its samples: nothing, its ITL samples, or its whole timeline.
+enum class KeptSamples { None, ItlSamples, Timelines };
+
 struct AnalyzeOptions {
   // Called about every MiB of the file and at the end; returning false cancels the analysis.
   std::function<bool(std::uint64_t bytes_done, std::uint64_t file_size)> progress;
@@ -78,6 +81,12 @@ struct AnalyzeOptions {
   // Keep each finished stream's ITL samples (figures.itl_ms), e.g. for a histogram; 8 bytes
   // per token. Off, they are let go when the stream ends.
   bool keep_itl_samples = false;
+  // Keep each finished stream's token arrivals too (timeline.tokens, with the text each carried),
+  // for a replay; 24 bytes per token.
+  bool keep_timelines = false;
+  KeptSamples kept() const {
+    return keep_timelines ? KeptSamples::Timelines : keep_itl_samples ? KeptSamples::ItlSamples : KeptSamples::None;
+  }
   // Called once for each decoding lane (0 .. lanes - 1) before the pass, on the calling thread;
   // what it returns observes that lane.
   std::function<LaneObserver(unsigned lane, unsigned lanes)> observe_lane;

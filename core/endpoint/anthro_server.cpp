@@ -4,6 +4,7 @@
 #include <map>
 
 #include "endpoint/server_state.h"
+#include "metrics/request_result.h"
 #include "model/faults.h"
 #include "net/deadline.h"
 #include "protocol/streams.h"
@@ -37,8 +38,9 @@ RequestDecision decide_request(ServerState& state, const RequestBody& request, s
   std::string prompt = prompt_text(request.system, request.messages);
   if (auto refusal = refuse_request(state.config, request.model, prompt))
     return {StreamRefusal{static_cast<std::uint16_t>(refusal->code), 0, refusal->message}, {}};
-  ReplyRequest rr{request.model, prompt, request.effective_max_tokens(default_max_tokens), state.request_number++};
-  ReplyPlan plan = state.model.plan(rr);
+  ReplyRequest rr{request.model, prompt, request.effective_max_tokens(default_max_tokens), state.request_number++,
+                  state.replay ? meta_of_request(request.json).probe : std::nullopt};
+  ReplyPlan plan = state.plan(ProfileId::AnthroV1, state.model, rr);
   if (plan.overload) return {StreamRefusal{429, plan.retry_after_ms, "overloaded: retry after the scheduler's estimate"}, {}};
   return {std::nullopt, std::move(plan)};
 }
@@ -258,7 +260,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
     std::uint32_t sent = 0, index = 0;
     auto first = Clock::now(), last = first;
     TokenSchedule schedule(plan);
-    for (std::size_t i = 0; live && i < plan.tokens.size(); ++i) {
+    for (std::size_t i = 0; live && i < plan.tokens.size() && !plan.error_due(sent); ++i) {
       const TokenStep& step = plan.tokens[i];
       // The sleep and the queue's wait are awaited here, not through helpers: each coroutine
       // frame is an allocation per token on every stream.
@@ -291,14 +293,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
       ++sent;
       ++index;
       if (std::find(plan.skip_index_after.begin(), plan.skip_index_after.end(), i) != plan.skip_index_after.end()) ++index;
-      if (plan.reset_after_token && sent >= *plan.reset_after_token) {
-        co_await writer_.flush();
-        closing_ = true;
-        stream_->reset();
-        co_return;
-      }
+      if (plan.reset_due(sent)) co_return co_await cut();
     }
     if (closing_) co_return;  // after a connection-level ERROR nothing more is sent
+    // A replayed stream's own end, when it was not a reply.
+    if (live && plan.error_due(sent)) co_return send_error(s.id, plan.error->code, plan.error->retry_after_ms, plan.error->message);
+    if (live && plan.reset_due(sent)) co_return co_await cut();
     ResponseSpec response;
     response.id = "msg_" + token_hex(negotiated_.token).substr(0, 8) + "_" + std::to_string(s.id);
     response.model = s.request.model;
@@ -318,6 +318,13 @@ class Connection : public std::enable_shared_from_this<Connection>, public Drain
       closing_ = true;
       stream_->close();
     }
+  }
+
+  // TCP RST mid-stream: what a dead server leaves.
+  awaitable<void> cut() {
+    co_await writer_.flush();
+    closing_ = true;
+    stream_->reset();
   }
 
   static std::uint64_t us(double ms) { return static_cast<std::uint64_t>(ms * 1000.0); }

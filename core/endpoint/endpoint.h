@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/replay_model.h"
 #include "model/simulated_model.h"
 #include "profile/profile.h"
 #include "util/result.h"
@@ -27,6 +28,8 @@ struct EndpointConfig {
   std::map<ProfileId, std::string> own_listen;
   std::string cert_path, key_path, server_key_path;  // empty: generated in the data directory
   ModelConfig model;
+  // Recorded streams to answer with instead of the model (--replay); null: the model answers.
+  std::shared_ptr<const std::vector<RecordedStream>> replay;
   std::string required_api_key;  // the value itself (read from the environment by the CLI)
   // Beyond it a connection is told why (anthro-v1 ERROR 503 after negotiating, HTTP 503 to
   // its request) and closed; beyond a further eighth of it, closed at once.

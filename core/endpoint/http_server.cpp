@@ -6,6 +6,7 @@
 #include "endpoint/reply_writer.h"
 #include "endpoint/server_state.h"
 #include "http/messages_api.h"
+#include "metrics/request_result.h"
 #include "net/deadline.h"
 #include "net/http_io.h"
 #include "util/json.h"
@@ -89,6 +90,21 @@ Credentials check_credentials(const HttpRequest& req, const std::string& want) {
   return given ? Credentials::Accepted : Credentials::Refused;
 }
 
+// The API's error type for a status (Anthropic's list; chat completions reads it alike).
+const char* error_type_of(int status) {
+  switch (status) {
+    case 400: return "invalid_request_error";
+    case 401: return "authentication_error";
+    case 403: return "permission_error";
+    case 404: return "not_found_error";
+    case 413: return "request_too_large";
+    case 429: return "rate_limit_error";
+    case 503:
+    case 529: return "overloaded_error";
+    default: return "api_error";
+  }
+}
+
 Headers retry_headers(std::uint32_t ms) {
   return {{"retry-after", std::to_string((ms + 999) / 1000)}, {"retry-after-ms", std::to_string(ms)}};
 }
@@ -139,9 +155,9 @@ class Responder {
       if (auto refusal = judge_by_riders(req, reply, rider_ms))
         co_return co_await send_error(api, refusal->status, refusal->type, refusal->message, std::move(refusal->headers));
     std::uint32_t max_tokens = reply.request.max_tokens.value_or(state_.config.default_max_tokens);
-    reply.plan = state_.http_model.plan(ReplyRequest{reply.request.model,
-                                                     prompt,
-                                                     max_tokens, state_.request_number++});
+    ReplyRequest planned{reply.request.model, prompt, max_tokens, state_.request_number++,
+                         state_.replay ? meta_of_request(req.body).probe : std::nullopt};
+    reply.plan = state_.plan(ProfileId::Http, state_.http_model, planned);
     reply.id = (api == Api::Messages ? "msg_" : "chatcmpl-") + std::to_string(state_.counters.http_requests.load());
     if (reply.plan.overload) {
       // (A named variable: GCC 12 miscompiles a braced list inside co_await.)
@@ -149,10 +165,17 @@ class Responder {
       co_return co_await send_error(api, 429, "rate_limit_error", "overloaded", std::move(retry));
     }
     co_await sleep_for(timer_, (reply.plan.queue_ms + reply.plan.context_wait_ms + reply.plan.prefill_ms + rider_ms) / 1000.0);
+    if (reply.plan.error_due(0)) co_return co_await send_planned_error(api, *reply.plan.error);
     bool sent = false;
     if (reply.request.stream) sent = co_await stream_reply(reply);
     else sent = co_await whole_reply(reply);
     co_return sent;
+  }
+
+  // A replayed stream's error in place of the reply, with its retry headers when it had some.
+  awaitable<bool> send_planned_error(Api api, const ReplyPlan::Error& e) {
+    Headers retry = e.retry_after_ms ? retry_headers(e.retry_after_ms) : Headers();
+    co_return co_await send_error(api, e.code, error_type_of(e.code), e.message, std::move(retry));
   }
 
   // The riders that add to the API's own replies judge the request (HttpRoute::judge): the first
@@ -176,9 +199,14 @@ class Responder {
   awaitable<bool> whole_reply(const Reply& r) {
     std::string text;
     TokenSchedule schedule(r.plan);
-    for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
+    for (std::size_t i = 0; i < r.plan.tokens.size() && !r.plan.error_due(i); ++i) {
       co_await pace(schedule, i);
       text += r.plan.tokens[i].text;
+    }
+    if (r.plan.error_due(r.plan.tokens.size())) co_return co_await send_planned_error(r.api, *r.plan.error);
+    if (r.plan.reset_due(r.plan.tokens.size())) {
+      out_.reset();
+      co_return false;
     }
     ResponseSpec spec{r.id, r.request.model, r.plan.stop_reason, text, r.plan.input_tokens,
                       r.plan.tokens.size(), std::nullopt};
@@ -201,7 +229,9 @@ class Responder {
     ok = co_await out_.piece(std::move(first), rider_extension(r, "", 0));
     if (!ok) co_return false;
     TokenSchedule schedule(r.plan);
-    for (std::size_t i = 0; i < r.plan.tokens.size(); ++i) {
+    std::size_t sent = 0;
+    for (; sent < r.plan.tokens.size() && !r.plan.error_due(sent); ++sent) {
+      std::size_t i = sent;
       co_await pace(schedule, i);
       const std::string& text = r.plan.tokens[i].text;
       std::string chunk = messages ? anthropic.text_delta(text) : openai.text_delta(text);
@@ -211,6 +241,19 @@ class Responder {
         out_.reset();
         co_return false;
       }
+    }
+    // A replayed stream's own end, when it was not a reply: the API's error event, or a reset.
+    if (r.plan.error_due(sent)) {
+      std::string event = messages ? anthropic.error(error_type_of(r.plan.error->code), r.plan.error->message)
+                                   : openai.error(error_type_of(r.plan.error->code), r.plan.error->message);
+      ok = co_await out_.piece(std::move(event), "");
+      if (!ok) co_return false;
+      Headers no_trailers;  // (named: GCC 12 frees a braced temporary twice inside co_await)
+      co_return co_await out_.end(std::move(no_trailers));
+    }
+    if (r.plan.reset_due(sent)) {
+      out_.reset();
+      co_return false;
     }
     std::uint64_t n = r.plan.tokens.size();
     std::string tail = messages ? anthropic.content_block_stop() + anthropic.message_delta(r.plan.stop_reason, n) +

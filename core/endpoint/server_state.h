@@ -110,11 +110,18 @@ struct ServerState {
     for (const auto& [id, emulation] : emulations())
       if (emulation.make_state) formats[id] = emulation.make_state(c);
     for (const auto& [id, route] : http_routes().all()) formats[id] = route.make_state(c);
+    if (c.replay) replay.emplace(*c.replay);
+  }
+
+  // A request's plan on `protocol`: the next recorded stream when replaying, else `from`'s.
+  ReplyPlan plan(ProfileId protocol, const SimulatedModel& from, const ReplyRequest& request) {
+    return replay ? replay->plan(protocol, request) : from.plan(request);
   }
 
   EndpointConfig config;
   SimulatedModel model;
   SimulatedModel http_model;  // the path anthro-v1 replaces has none of anthro-v1's own bugs
+  std::optional<ReplayModel> replay;  // --replay: recorded streams instead of the model's plans
   Key32 server_private;
   Key32 server_public;
   AtomicCounters counters;

@@ -15,6 +15,7 @@ struct TokenArrival {
   double t;
   std::uint32_t count;   // tokens this frame carries; a frame with 0 is not a token frame
   bool visible = true;   // false for thinking or tool-input deltas (TTFOT skips them)
+  std::uint32_t text_bytes = 0;  // what it added to the record's text, so a replay can send it again
 };
 
 struct RequestTimeline {

@@ -165,8 +165,7 @@ ReplyPlan SimulatedModel::plan(const ReplyRequest& request) const {
   ReplyPlan plan;
   std::uint32_t count = reply_length(request.max_tokens);
   plan.stop_reason = count < config_.tokens ? StopReason::MaxTokens : StopReason::EndTurn;
-  // Whitespace-separated words, and at least one: every message has some framing.
-  plan.input_tokens = std::max<std::uint32_t>(1, count_words(request.prompt));
+  plan.input_tokens = input_tokens_of(request.prompt);
   for (auto& text : reply_tokens(config_.seed, request.prompt, count))
     plan.tokens.push_back({std::move(text), 0});
   plan_ttft(plan, request);
@@ -210,9 +209,10 @@ void SimulatedModel::plan_faults(ReplyPlan& plan, const ReplyRequest& request) c
     plan.overload = true;
     plan.retry_after_ms = 50 + static_cast<std::uint32_t>(pick(rng, 451));  // 50..500 ms
   }
-  // Mid-stream means after the first token and before the last, when there is room.
+  // Mid-stream means after the first token and before the last, when there is room; a reply of
+  // no token has no middle.
   if (auto rng = request_rng(config_.seed, request, Draw::Reset);
-      unit_uniform(rng) < faults.reset_mid_stream_rate)
+      unit_uniform(rng) < faults.reset_mid_stream_rate && n > 0)
     plan.reset_after_token = n <= 1 ? 0 : 1 + static_cast<std::uint32_t>(pick(rng, n - 1));
   if (faults.stall) {
     plan.stall_before_token = faults.stall->at_token;
@@ -224,6 +224,9 @@ void SimulatedModel::plan_faults(ReplyPlan& plan, const ReplyRequest& request) c
   plan.corrupt_token = pick_tokens(request_rng(config_.seed, request, Draw::Corrupt), n,
                                    faults.corrupt_frames_rate);
 }
+
+// Whitespace-separated words, and at least one: every message has some framing.
+std::uint32_t input_tokens_of(std::string_view prompt) { return std::max<std::uint32_t>(1, count_words(prompt)); }
 
 std::mt19937_64 SimulatedModel::decision_rng(const ReplyRequest& request, std::uint64_t decision) const {
   return anthro::decision_rng(config_.seed, request, decision);

@@ -30,6 +30,7 @@ struct ReplyRequest {
   std::string prompt;  // all message contents and the system prompt, joined
   std::uint32_t max_tokens = 0;  // already resolved to the negotiated default when absent
   std::uint64_t request_number = 0;  // per endpoint, so rate faults vary between requests
+  std::optional<std::string> probe;  // the checklist item a probe request feeds (metadata.anthro_probe)
 };
 
 struct TokenStep {
@@ -51,6 +52,20 @@ struct ReplyPlan {
   double stall_ms = 0;
   std::vector<std::uint32_t> skip_index_after;  // token_index jumps by one after these tokens
   std::vector<std::uint32_t> corrupt_token;  // flip a ciphertext bit in these token frames
+  // A replayed stream's own end (ReplayModel), when it was not a reply: an error for the stream
+  // once `after_tokens` tokens are out (0: after the TTFT, instead of any token), and a reset
+  // (reset_after_token) may come once every token is out, as a recorded cut before any token.
+  struct Error {
+    std::uint16_t code = 500;
+    std::uint32_t retry_after_ms = 0;
+    std::string message;
+    std::uint32_t after_tokens = 0;
+  };
+  std::optional<Error> error;
+  // The recorded error is due once `sent` tokens are out.
+  bool error_due(std::size_t sent) const { return error && sent >= error->after_tokens; }
+  // The reset is due once `sent` tokens are out.
+  bool reset_due(std::size_t sent) const { return reset_after_token && sent >= *reset_after_token; }
 };
 
 // When each token of a plan goes out. The gaps run from the first token's moment, not from when
@@ -93,6 +108,9 @@ class SimulatedModel {
 
   ModelConfig config_;
 };
+
+// What a reply's usage counts for a prompt: its whitespace-separated words, at least one.
+std::uint32_t input_tokens_of(std::string_view prompt);
 
 // Every text a reply token can have, each once, in a fixed order: a vocabulary for paths that
 // send token ids.
