@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/metrics_out.h"
 #include "cli_run.h"
 #include "prometheus_parse.h"
 #include "vectors.h"
@@ -35,6 +38,11 @@ using anthro::test::run;
 namespace {
 
 QString vector_file(const char* name) { return QString::fromStdString(anthro::test::vectors_path(name)); }
+
+json read_json(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? json::parse(f.readAll().toStdString(), nullptr, false) : json();
+}
 
 // Debian's Prometheus Pushgateway on a port of its own, in memory; stopped with the object.
 struct Pushgateway {
@@ -292,6 +300,106 @@ class TestCliMetricsOut : public QObject {
       for (const QString& word : said) QVERIFY2(r.err.contains(word.toUtf8()), r.err.constData());
       QVERIFY(!QFile::exists(out));
     }
+  }
+
+  // Two sessions of one workload (three requests, then two, each on a connection of its own)
+  // merged: the first file's requests then the second's, each in its file's order, as its file
+  // wrote it and naming that file; the report of the merged session reads those five. A
+  // session of another prompt is refused, naming both files, and nothing is written.
+  void sessionsMergeInFileOrder() {
+    const QString target = endpoint_->url("anthro");
+    QStringList files;
+    std::vector<json> parts;
+    for (const QStringList& more : {QStringList{"--repeat", "3"}, QStringList{"--repeat", "2"},
+                                    QStringList{"--repeat", "2", "--prompt", "Another question."}}) {
+      Run r = run(QStringList{"session", "--target", target, "--format", "json"} + more, dir_.path());
+      QVERIFY2(r.code == 0, r.err.constData());
+      files << dir_.filePath(QString("session-%1.json").arg(files.size()));
+      QFile f(files.back());
+      QVERIFY(f.open(QIODevice::WriteOnly) && f.write(r.out) == r.out.size());
+      parts.push_back(json::parse(r.out.toStdString()));
+    }
+    const QString out = dir_.filePath("sessions.json");
+    Run m = run({"merge", files[0], files[1], "--output", out}, dir_.path());
+    QVERIFY2(m.code == 0, m.err.constData());
+    const json merged = read_json(out);
+    QCOMPARE(merged["kind"], "session");
+    QCOMPARE(parts[0]["requests"].size(), std::size_t{3});
+    QCOMPARE(parts[1]["requests"].size(), std::size_t{2});
+    QCOMPARE(merged["requests"].size(), std::size_t{5});
+    std::size_t k = 0, tokens = 0;
+    for (int i = 0; i < 2; ++i)
+      for (json expected : parts[i]["requests"]) {
+        QVERIFY(!expected.contains("worker"));  // a session's own requests name no file
+        expected["worker"] = files[i].toStdString();
+        QCOMPARE(merged["requests"][k++], expected);
+        tokens += expected["tokens"].get<std::size_t>();
+      }
+    QCOMPARE(tokens, std::size_t{5 * 40});  // the endpoint's --tokens 40 each
+#ifdef ANTHRO_WITH_REPORT
+    const QString report_file = dir_.filePath("sessions.report.json");
+    Run report = run({"report", out, "--to", "json", "--output", report_file}, dir_.path());
+    QVERIFY2(report.code == 0, report.err.constData());
+    const json doc = read_json(report_file)["report"];
+    QVERIFY2(doc["summary"][0].get<std::string>().rfind("5 requests", 0) == 0, doc["summary"].dump().c_str());
+    const json& rows = doc["sections"][0]["tables"][0]["rows"];  // the Connection's stream table
+    QCOMPARE(rows.size(), std::size_t{5});
+    k = 0;
+    for (int i = 0; i < 2; ++i)
+      for (const auto& request : parts[i]["requests"]) {
+        QCOMPARE(rows[k][0].get<std::string>(), std::to_string(request["stream_id"].get<std::uint64_t>()));
+        QCOMPARE(rows[k++][3].get<std::string>(), std::to_string(request["tokens"].get<std::size_t>()));
+      }
+    for (const auto& chart : doc["charts"]) QCOMPARE(chart["points"].get<int>(), 5);
+#endif
+
+    QFile::remove(out);
+    Run refused = run({"merge", files[0], files[2], "--output", out}, dir_.path());
+    QCOMPARE(refused.code, 2);
+    for (const QString& word : {files[0], files[2], QString("different workloads"), QString("prompt_sha256")})
+      QVERIFY2(refused.err.contains(word.toUtf8()), refused.err.constData());
+    QVERIFY(!QFile::exists(out));
+  }
+
+  // The push's instance label: the host name, with "-N" in an Indexed Job's pod
+  // (JOB_COMPLETION_INDEX=N) unless the host name ends so already (the Job names its pods
+  // JOB-N); --pushgateway-instance NAME wins. Read back from the gateway's groups.
+  void pushInstanceNamesTheWorker() {
+    using anthro::cli::push_instance_name;
+    QCOMPARE(push_instance_name("vm", nullptr), "vm");
+    QCOMPARE(push_instance_name("vm", ""), "vm");
+    QCOMPARE(push_instance_name("vm", "0"), "vm-0");
+    QCOMPARE(push_instance_name("anthro-bench-3", "3"), "anthro-bench-3");  // the pod's own name
+    QCOMPARE(push_instance_name("vm-3", "4"), "vm-3-4");
+    QCOMPARE(push_instance_name("vm-13", "3"), "vm-13-3");  // ends in 3, not in -3
+    QCOMPARE(push_instance_name("vm-3", "13"), "vm-3-13");
+    QCOMPARE(push_instance_name("vm3", "3"), "vm3-3");
+
+    Pushgateway gateway;
+    QVERIFY2(gateway.start(), "prometheus-pushgateway did not start (installer/deps.sh installs it)");
+    char buffer[256] = {};
+    QVERIFY(::gethostname(buffer, sizeof buffer - 1) == 0 && buffer[0]);
+    const std::string host = buffer;
+    // An index this host name does not end in, so the label must grow.
+    const std::string index = host.size() >= 2 && host.compare(host.size() - 2, 2, "-7") == 0 ? "8" : "7";
+    auto push = [&](const char* job_index, const QStringList& more) {
+      QProcessEnvironment env = anthro::test::env_for(dir_.path());
+      env.remove("JOB_COMPLETION_INDEX");
+      if (job_index) env.insert("JOB_COMPLETION_INDEX", job_index);
+      QProcess p;
+      p.setProcessEnvironment(env);
+      p.start(ANTHRO_WB, QStringList{"bench", "--target", endpoint_->url("anthro"), "--concurrency", "1", "--requests", "1",
+                                     "--pushgateway", gateway.url} + more);
+      return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    };
+    QVERIFY(push(nullptr, {}));
+    QVERIFY(push(index.c_str(), {}));
+    QVERIFY(push(index.c_str(), {"--pushgateway-instance", "worker-a"}));
+    std::set<std::string> instances;
+    for (const auto& family : parse_prometheus(gateway.metrics()))
+      for (const auto& sample : family["samples"])
+        if (sample["name"] == "anthro_wb_bench_requests_total") instances.insert(sample["labels"]["instance"].get<std::string>());
+    QCOMPARE(instances, (std::set<std::string>{host, host + "-" + index, "worker-a"}));
   }
 
   // diagnose's verdicts as state sets: exactly the verdict its JSON gives, for every item.

@@ -10,14 +10,17 @@
 
 namespace anthro::cli {
 
+std::string push_instance_name(const std::string& host, const char* index) {
+  if (!index || !*index) return host;
+  const std::string suffix = "-" + std::string(index);
+  bool has = host.size() >= suffix.size() && host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has ? host : host + suffix;
+}
+
 std::string default_push_instance() {
   char host[HOST_NAME_MAX + 1] = {};
   std::string name = ::gethostname(host, sizeof host - 1) == 0 && host[0] ? host : "localhost";
-  const char* index = std::getenv("JOB_COMPLETION_INDEX");
-  if (!index || !*index) return name;
-  const std::string suffix = "-" + std::string(index);
-  bool has = name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return has ? name : name + suffix;
+  return push_instance_name(name, std::getenv("JOB_COMPLETION_INDEX"));
 }
 
 MetricsOut read_metrics_out(Args& args) {

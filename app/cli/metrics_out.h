@@ -23,6 +23,8 @@ MetricsOut read_metrics_out(Args& args);
 // set (a Kubernetes Indexed Job) unless the host name already ends so (the Job names its
 // pods JOB-INDEX). Stable across a worker's retries, so a retry replaces its own group.
 std::string default_push_instance();
+// The rule itself, of a host name and the index (null or empty: not in an Indexed Job).
+std::string push_instance_name(const std::string& host, const char* index);
 
 // Writes and pushes `text` (job anthro_wb_COMMAND, grouped by `grouping` and the instance); an output that
 // fails is said on stderr. False when one failed: the command's figures stand, it exits 2.
