@@ -21,18 +21,21 @@ const char* const kVerdicts[] = {"no_worse", "worse", "inconclusive"};
 // The request figures, in the order shown; tokens per second is the one where higher is better.
 const char* const kDistributions[] = {"ttft_ms", "itl_ms", "e2e_ms", "tokens_per_s"};
 const char* const kRates[] = {"error_rate", "cancel_rate"};
-constexpr double kPowerZ = 0.8416212335729143;  // z of 80 % power
+constexpr double kPowerZ = 1.2815515655446004;  // z of 90 % power
 constexpr std::uint64_t kNeedLimit = 100'000'000;
+constexpr double kTailFrom = 100;  // samples per side before a P99 interval is extrapolated
 
 // How many samples per side the figure needs, in all, for its verdict to come out as the observed
-// effect says it will, with 80 % power — the effect and spread observed taken as the truth.
+// effect says it will, with 90 % power — the effect and spread observed taken as the truth. (The
+// observed effect of a thin run is itself uncertain; 90 % rather than the usual 80 % leaves room
+// for a draw that made it look larger than it is.)
 //  - A shift worse than the margin (the shrunk rank test leaning "worse", z > 0): its z grows
 //    with √n, so n·((z_α + z_β)/z)², z_α at the strictest Holm step (α / figures).
 //  - The P99 ratio: its interval's half-width shrinks with √n. Worse through it needs the lower
 //    end over the limit (one-sided α / 2 per figure, as worse_p counts it), no worse needs the
-//    upper end under it (the gate's 95 % interval), each with the same 80 % power.
+//    upper end under it (the gate's 95 % interval), each with the same 90 % power.
 // The smallest n that can reach a verdict the observation points to; nullopt when none can
-// (the effect sits on the limit).
+// (the effect sits on the limit). Before 100 samples a side only the shift is extrapolated.
 std::optional<double> distribution_need(const GateResult& g, double margin, std::size_t figures, double alpha) {
   if (!g.p_value || !std::isfinite(g.statistic) || !std::isfinite(g.interval.low) || !std::isfinite(g.interval.high))
     return std::nullopt;
@@ -46,13 +49,19 @@ std::optional<double> distribution_need(const GateResult& g, double margin, std:
     if (std::isfinite(needed) && (!best || needed < *best)) best = needed;
   };
   if (z_shift > 0) consider(n * std::pow((z_alpha + kPowerZ) / z_shift, 2));
+  if (n < kTailFrom) {
+    // Below 100 samples the P99 is the sample's maximum, whose spread says nothing of how the
+    // interval narrows: ask for enough to have a P99 first, then ask again.
+    if (!best) consider(kTailFrom);
+    return best;
+  }
   if (r > limit) consider(n * std::pow((r - g.interval.low) / z_gate * (z_tail + kPowerZ) / (r - limit), 2));
   if (r < limit && z_shift <= 0) consider(n * std::pow((g.interval.high - r) / z_gate * (z_gate + kPowerZ) / (limit - r), 2));
   return best;
 }
 
 // Rates: the trials per side at which the observed rates, held, would put Newcombe's bound past
-// the margin with the same 80 % power (the bound taken at z + z_β), found by doubling and halving.
+// the margin with the same 90 % power (the bound taken at z + z_β), found by doubling and halving.
 std::optional<double> rate_need(const FigureComparison& f, double margin, std::size_t figures, double alpha) {
   const RateCount& b = f.base_rate;
   const RateCount& c = f.candidate_rate;
