@@ -42,21 +42,25 @@ std::string effect_text(const json& f) {
          (iv.size() == 2 ? Builder::num(iv[1], 3) : "—") + "]";
 }
 
-ReportTable verdict_table(Builder& b, const json& figures) {
-  ReportTable t;
-  t.columns = {b.tr("Figure"), b.tr("Verdict"), b.tr("Baseline") + " p50 / p99", b.tr("Candidate") + " p50 / p99",
-               b.tr("Ratio of medians"), b.tr("Tail ratio or difference"), b.tr("Shift p"), b.tr("Shape (KS p)"),
-               b.tr("Need more"), b.tr("Reason")};
+// Two narrow tables rather than one wide one (a PDF page holds about six columns): the verdicts
+// with their effect and what is still needed, then the shift and the shape.
+std::vector<ReportTable> verdict_tables(Builder& b, const json& figures) {
+  ReportTable verdicts, tests;
+  verdicts.columns = {b.tr("Figure"), b.tr("Verdict"), b.tr("Baseline") + " p50 / p99", b.tr("Candidate") + " p50 / p99",
+                      b.tr("Tail ratio or difference"), b.tr("Need more")};
+  tests.columns = {b.tr("Figure"), b.tr("Ratio of medians"), b.tr("Shift p"), b.tr("Shape (KS p)")};
   for (const auto& f : figures) {
     std::string need = f.value("need_more", json(nullptr)).is_number() && f["need_more"].get<double>() > 0
                            ? Builder::num(f["need_more"]) + " " + b.tr(str(f, "need_unit"))
                            : "";
+    verdicts.rows.push_back({report_code(str(f, "id")), b.tr(str(f, "verdict")), side_text(f.value("base", json(nullptr))),
+                             side_text(f.value("candidate", json(nullptr))), effect_text(f), need});
+    if (str(f, "kind") == "rate") continue;
     std::string shape = Builder::num(f.value("ks_p", json(nullptr)), 3) + (f.value("shape_changed", false) ? " " + b.tr("changed") : "");
-    t.rows.push_back({report_code(str(f, "id")), b.tr(str(f, "verdict")), side_text(f.value("base", json(nullptr))),
-                      side_text(f.value("candidate", json(nullptr))), Builder::num(f.value("ratio_p50", json(nullptr)), 4),
-                      effect_text(f), Builder::num(f.value("mann_whitney_p", json(nullptr)), 3), shape, need, str(f, "reason")});
+    tests.rows.push_back({report_code(str(f, "id")), Builder::num(f.value("ratio_p50", json(nullptr)), 4),
+                          Builder::num(f.value("mann_whitney_p", json(nullptr)), 3), shape});
   }
-  return t;
+  return {std::move(verdicts), std::move(tests)};
 }
 
 // TTFT's two CDFs and ITL's two histograms, drawn by the app's own latency charts.
@@ -110,7 +114,8 @@ void build_comparison(Builder& b, const json& d) {
   b.fact(s, "Candidate", report_code(str(candidate, "file")) + " (" + str(candidate, "kind") + ", " + Builder::num(candidate.value("requests", json(nullptr))) + " " + b.tr("requests") + ")");
   b.fact(s, "Margin", Builder::num(d.value("margin", json(nullptr)), 4) + "; " + b.tr("rates") + " " + Builder::num(d.value("rate_margin", json(nullptr)), 4));
   b.fact(s, "Corrected", str(d, "corrected"));
-  s.tables.push_back(b.capped(verdict_table(b, figures)));
+  for (auto& t : verdict_tables(b, figures)) s.tables.push_back(b.capped(std::move(t)));
+  for (const auto& f : figures) s.paragraphs.push_back(report_code(str(f, "id")) + ": " + str(f, "reason"));
   for (const auto& n : d.value("not_compared", json::array()))
     if (n.is_string()) s.paragraphs.push_back(b.tr("Not compared") + ": " + n.get<std::string>());
   doc.sections.push_back(std::move(s));
