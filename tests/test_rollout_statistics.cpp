@@ -21,6 +21,7 @@
 #include "rollout/gates.h"
 #include "rollout/plan.h"
 #include "rollout/statistics.h"
+#include "metrics/stats.h"
 
 using namespace anthro;
 
@@ -217,6 +218,14 @@ class TestRolloutStatistics : public QObject {
     Interval d = proportion_difference(56, 70, 48, 80, 1.959963984540054);
     QVERIFY2(std::abs(d.low - 0.0524) < 5e-5 && std::abs(d.high - 0.3339) < 5e-5, qPrintable(QString("%1..%2").arg(d.low).arg(d.high)));
     QVERIFY(std::abs(normal_upper_quantile(0.05) - kZ95) < 1e-9);
+    // The bootstrap's partial selection gives the sorted percentile's very value.
+    for (std::size_t n : {1, 2, 7, 300, 1001}) {
+      auto v = lognormal(n, 5, 0.3, n);
+      for (double q : {0.0, 1.0, 50.0, 99.0, 100.0}) {
+        std::vector<double> copy = v;
+        QCOMPARE(percentile_unsorted(copy, q), percentile(v, q));
+      }
+    }
   }
 
   // A/A: both sides drawn from the simulated model's TTFT N(150, 6) ms and ITL N(10, 1) ms, 10

@@ -229,8 +229,10 @@ Comparison compare_results(const CompareInput& base, const CompareInput& candida
     }
   for (const auto& [id, item] : candidate.checklist)
     if (!base.checklist.count(id)) c.not_compared.push_back(id + ": only the candidate has it");
-  for (const auto& n : base.notes) c.not_compared.push_back("base: " + n);
-  for (const auto& n : candidate.notes) c.not_compared.push_back("candidate: " + n);
+  for (const auto& n : base.notes)
+    c.not_compared.push_back(std::count(candidate.notes.begin(), candidate.notes.end(), n) ? n + " (both)" : "base: " + n);
+  for (const auto& n : candidate.notes)
+    if (!std::count(base.notes.begin(), base.notes.end(), n)) c.not_compared.push_back("candidate: " + n);
   correct(c.figures, options.alpha);
   std::size_t requests = std::min(base.requests, candidate.requests);
   for (auto& f : c.figures) decide(f, options, c.figures.size(), samples_per_request(f, requests));
