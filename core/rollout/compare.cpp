@@ -200,13 +200,10 @@ std::string overall_need(const std::vector<FigureComparison>& figures) {
 
 const char* to_string(CompareVerdict v) { return compare_detail::kVerdicts[static_cast<int>(v)]; }
 
-Comparison compare_results(const CompareInput& base, const CompareInput& candidate, const CompareOptions& options) {
-  using namespace compare_detail;
-  Comparison c;
-  c.base_file = base.file, c.candidate_file = candidate.file, c.base_kind = base.kind, c.candidate_kind = candidate.kind;
-  c.base_requests = base.requests, c.candidate_requests = candidate.requests;
-  c.base_probes = base.probes, c.candidate_probes = candidate.probes;
-  c.options = options;
+namespace compare_detail {
+
+// Every figure both sides have, in the order shown; what only one side has goes to not_compared.
+void collect_figures(Comparison& c, const CompareInput& base, const CompareInput& candidate, const CompareOptions& options) {
   auto both = [&](const auto& a, const auto& b, const std::string& id) {
     bool in_a = a.count(id) != 0, in_b = b.count(id) != 0;
     if (in_a != in_b) c.not_compared.push_back(id + ": only the " + (in_a ? "base" : "candidate") + " has it");
@@ -214,10 +211,11 @@ Comparison compare_results(const CompareInput& base, const CompareInput& candida
   };
   for (const char* id : kDistributions)
     if (both(base.samples, candidate.samples, id)) {
+      const bool rate = std::string(id) == "tokens_per_s";
       c.figures.push_back(distribution_figure(id, base.samples.at(id), candidate.samples.at(id),
-                                              std::string(id) == "tokens_per_s" ? Better::Higher : Better::Lower, options));
+                                              rate ? Better::Higher : Better::Lower, options));
       c.figures.back().source = "requests";
-      c.figures.back().unit = std::string(id) == "tokens_per_s" ? "tokens/s" : "ms";
+      c.figures.back().unit = rate ? "tokens/s" : "ms";
     }
   for (const char* id : kRates)
     if (both(base.rates, candidate.rates, id)) c.figures.push_back(rate_figure(id, base.rates.at(id), candidate.rates.at(id), options));
@@ -233,11 +231,23 @@ Comparison compare_results(const CompareInput& base, const CompareInput& candida
     c.not_compared.push_back(std::count(candidate.notes.begin(), candidate.notes.end(), n) ? n + " (both)" : "base: " + n);
   for (const auto& n : candidate.notes)
     if (!std::count(base.notes.begin(), base.notes.end(), n)) c.not_compared.push_back("candidate: " + n);
+}
+
+}  // namespace compare_detail
+
+Comparison compare_results(const CompareInput& base, const CompareInput& candidate, const CompareOptions& options) {
+  using namespace compare_detail;
+  Comparison c;
+  c.base_file = base.file, c.candidate_file = candidate.file, c.base_kind = base.kind, c.candidate_kind = candidate.kind;
+  c.base_requests = base.requests, c.candidate_requests = candidate.requests;
+  c.base_probes = base.probes, c.candidate_probes = candidate.probes;
+  c.options = options;
+  collect_figures(c, base, candidate, options);
   correct(c.figures, options.alpha);
   std::size_t requests = std::min(base.requests, candidate.requests);
   for (auto& f : c.figures) decide(f, options, c.figures.size(), samples_per_request(f, requests));
-  c.corrected = "Holm over the " + std::to_string(c.figures.size()) +
-                " figures' worse p-values (family-wise α " + format("%g", options.alpha) +
+  c.corrected = "Holm over the " + std::to_string(c.figures.size()) + " figures' worse p-values (family-wise α " +
+                format("%g", options.alpha) +
                 "), and apart over their KS p-values; no worse needs every figure's own bound inside the margin, "
                 "which needs no correction";
   bool any_worse = false, any_open = c.figures.empty();

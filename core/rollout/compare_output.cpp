@@ -90,9 +90,9 @@ std::string cell(const char* pattern, double v) {
 std::string figure_line(const FigureComparison& f) {
   char line[400];
   if (f.kind == FigureKind::Rate) {
-    std::snprintf(line, sizeof line, "%-22s %6llu/%-6llu %6llu/%-6llu %+.2f points [%+.2f, %+.2f]", f.id.c_str(),
+    std::snprintf(line, sizeof line, "%-22s %6llu/%-6llu %6llu/%-6llu %6s  %+.2f points [%+.2f, %+.2f]", f.id.c_str(),
                   static_cast<unsigned long long>(f.base_rate.events), static_cast<unsigned long long>(f.base_rate.n),
-                  static_cast<unsigned long long>(f.candidate_rate.events), static_cast<unsigned long long>(f.candidate_rate.n),
+                  static_cast<unsigned long long>(f.candidate_rate.events), static_cast<unsigned long long>(f.candidate_rate.n), "",
                   f.judged.statistic * 100, f.judged.interval.low * 100, f.judged.interval.high * 100);
   } else {
     bool higher = f.better == Better::Higher;
