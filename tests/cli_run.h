@@ -6,12 +6,11 @@
 #include <QProcess>
 #include <QStringList>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <csignal>
 
+#include "loopback_listener.h"
 #include "test_paths.h"
 
 namespace anthro::test {
@@ -38,41 +37,7 @@ inline Run run(const QStringList& args, const QString& data_dir, int timeout_ms 
 }
 
 // A TCP port on 127.0.0.1 that nothing listened on a moment ago.
-inline int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-// A loopback listener that never accepts: the kernel completes clients' TCP handshakes into its
-// backlog, and nothing ever answers them.
-class SilentListener {
- public:
-  SilentListener() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    ::listen(fd_, 8);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-  }
-  ~SilentListener() { ::close(fd_); }
-  SilentListener(const SilentListener&) = delete;
-  SilentListener& operator=(const SilentListener&) = delete;
-  int port() const { return port_; }
-
- private:
-  int fd_;
-  int port_ = 0;
-};
+inline int free_port() { return LoopbackListener(1).port(); }
 
 // `anthro-wb endpoint` on free loopback ports (anthro, https and lz share the TLS one), stopped
 // with SIGTERM when the object goes.

@@ -284,7 +284,7 @@ class TestCli : public QObject {
     const QString refused = "127.0.0.1:" + QString::number(anthro::test::free_port());
     const QString cleartext = urls_["http"].section("://", 1);  // speaks HTTP, not TLS
     const QString says_refused = "cannot connect to " + refused + ": Connection refused";
-    anthro::test::SilentListener listener;
+    anthro::test::LoopbackListener listener;  // never accepts
     const QString silent = "127.0.0.1:" + QString::number(listener.port());
     const QList<QPair<QStringList, QString>> cases = {
         {{"--target", "anthro://" + refused}, says_refused},

@@ -1,6 +1,7 @@
 // anthro-wb's figures out to Prometheus as a CI job sends them: bench, diagnose and rollout
 // write node_exporter's textfile collector format (--metrics-file) and push to Debian's real
 // Pushgateway (--pushgateway); both read back by Prometheus's own Python parser, never by ours.
+// And a fleet's figures: bench workers pushing to one gateway, their results merged (`merge`).
 #include <QByteArray>
 #include <QFile>
 #include <QFloat16>
@@ -12,8 +13,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +43,10 @@ struct Pushgateway {
   bool start() {
     const QString address = QString("127.0.0.1:%1").arg(free_port());
     process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start("/usr/bin/prometheus-pushgateway", {"--web.listen-address=" + address});
+    // Debian's default persists to /var/lib/prometheus/pushgateway.data, which every gateway
+    // started would load: groups left by other runs (summaries of older builds) would refuse
+    // this run's histograms.
+    process.start("/usr/bin/prometheus-pushgateway", {"--web.listen-address=" + address, "--persistence.file="});
     QByteArray log;
     while (!log.contains("Listening on") && process.waitForReadyRead(10000)) log += process.readAll();
     url = "http://" + address;
@@ -55,6 +63,39 @@ struct Pushgateway {
     process.waitForFinished(5000);
   }
 };
+
+// Prometheus's histogram_quantile, as its documentation defines it: the buckets (upper bound,
+// cumulative count; +Inf last) sorted by bound; rank = q × the +Inf bucket's count; the first
+// bucket whose count reaches the rank; linear interpolation inside it, from the bucket below's
+// bound (0 for the first bucket when its bound is positive); a rank in the +Inf bucket gives the
+// highest finite bound. NaN with no observations.
+double histogram_quantile(double q, std::vector<std::pair<double, double>> buckets) {
+  std::sort(buckets.begin(), buckets.end());
+  if (buckets.size() < 2 || !std::isinf(buckets.back().first)) return std::nan("");
+  const double total = buckets.back().second;
+  if (total == 0) return std::nan("");
+  const double rank = q * total;
+  std::size_t b = 0;
+  while (b + 1 < buckets.size() && buckets[b].second < rank) ++b;
+  if (b == buckets.size() - 1) return buckets[b - 1].first;
+  if (b == 0 && buckets[0].first <= 0) return buckets[0].first;
+  const double start = b == 0 ? 0 : buckets[b - 1].first, below = b == 0 ? 0 : buckets[b - 1].second;
+  return start + (buckets[b].first - start) * (rank - below) / (buckets[b].second - below);
+}
+
+// numpy's default percentile ("linear"), this test's own: the merged result's must agree.
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const double rank = p / 100 * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+}
+
+// Which bucket a value falls in: the index of the first bound ≥ it.
+std::size_t bucket_of(const std::vector<double>& bounds, double v) {
+  return static_cast<std::size_t>(std::lower_bound(bounds.begin(), bounds.end(), v) - bounds.begin());
+}
 
 }  // namespace
 
@@ -95,8 +136,21 @@ class TestCliMetricsOut : public QObject {
     QCOMPARE(value("anthro_wb_bench_connections_total"), bench["connections"].get<double>());
     QCOMPARE(value("anthro_wb_bench_tokens_per_second"), bench["tokens_per_s"].get<double>());
     QCOMPARE(value("anthro_wb_bench_ttft_seconds_count"), bench["summary"]["ttft_ms"]["n"].get<double>());
-    QCOMPARE(value("anthro_wb_bench_ttft_seconds", {{"quantile", "0.99"}}), bench["summary"]["ttft_ms"]["p99"].get<double>() / 1000);
-    QCOMPARE(value("anthro_wb_bench_e2e_seconds", {{"quantile", "0.5"}}), bench["summary"]["e2e_ms"]["p50"].get<double>() / 1000);
+    // Histograms: each bucket counts the records' own figures at or under its bound.
+    auto ttft = std::find_if(written.begin(), written.end(), [](const json& f) { return f["name"] == "anthro_wb_bench_ttft_seconds"; });
+    QVERIFY(ttft != written.end());
+    QCOMPARE((*ttft)["type"], "histogram");
+    std::size_t buckets = 0;
+    for (const auto& sample : (*ttft)["samples"]) {
+      if (sample["name"] != "anthro_wb_bench_ttft_seconds_bucket") continue;
+      const std::string le = sample["labels"]["le"];
+      const double bound = le == "+Inf" ? std::numeric_limits<double>::infinity() : std::stod(le);
+      double under = 0;
+      for (const auto& rec : bench["records"]) under += rec["error"].is_null() && rec["ttft_ms"].get<double>() / 1000 <= bound;
+      QVERIFY2(sample["value"] == under, le.c_str());
+      ++buckets;
+    }
+    QVERIFY(buckets > 20);
 
     Run http = run({"bench", "--target", endpoint_->url("http") + "/v1/messages", "--concurrency", "1", "--requests", "2",
                     "--pushgateway", gateway.url}, dir_.path());
@@ -115,6 +169,129 @@ class TestCliMetricsOut : public QObject {
         "anthro_wb_bench_requests_total",
         {{"job", "anthro_wb_bench"}, {"path", "http"}, {"target", (endpoint_->url("http") + "/v1/messages").toStdString()}});
     QVERIFY2(pushed.count(http_requests) && pushed.at(http_requests) == 2, http_requests.c_str());
+  }
+
+  // Two bench workers at once, pushing to one Pushgateway under instances of their own, their
+  // results merged: the merged counts are the sums, its quantiles those of the pooled records
+  // (computed here), and Prometheus's histogram_quantile over the scraped buckets summed by le
+  // across both workers is the merged p99 within one bucket.
+  void benchWorkersMergeAndTheirBucketsAddUp() {
+    Pushgateway gateway;
+    QVERIFY2(gateway.start(), "prometheus-pushgateway did not start (installer/deps.sh installs it)");
+    QProcess workers[2];
+    QStringList files;
+    for (int i = 0; i < 2; ++i) {
+      files << dir_.filePath(QString("worker-%1.json").arg(i));
+      workers[i].setProcessEnvironment(anthro::test::env_for(dir_.path()));
+      workers[i].setStandardOutputFile(files[i]);
+      workers[i].start(ANTHRO_WB, {"bench", "--target", endpoint_->url("anthro"), "--concurrency", "3", "--requests",
+                                   QString::number(30 + 10 * i), "--format", "json", "--pushgateway", gateway.url,
+                                   "--pushgateway-instance", QString("w%1").arg(i)});
+    }
+    for (auto& w : workers) QVERIFY(w.waitForFinished(120000) && w.exitCode() == 0);
+    const QString merged_file = dir_.filePath("merged.json");
+    Run merged_run = run({"merge", files[0], files[1], "--output", merged_file}, dir_.path());
+    QVERIFY2(merged_run.code == 0, merged_run.err.constData());
+    QFile f(merged_file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const json merged = json::parse(f.readAll().toStdString());
+    json parts[2];
+    for (int i = 0; i < 2; ++i) {
+      QFile part(files[i]);
+      QVERIFY(part.open(QIODevice::ReadOnly));
+      parts[i] = json::parse(part.readAll().toStdString());
+    }
+
+    // Counts add up; figures from the union of both files' records, by this test's own code.
+    QCOMPARE(merged["requests"].get<int>(), 70);
+    QCOMPARE(merged["connections"], parts[0]["connections"].get<int>() + parts[1]["connections"].get<int>());
+    std::map<std::string, std::vector<double>> samples;
+    double tokens = 0, start = 1e300, end = 0;
+    std::map<std::string, int> per_worker;
+    for (const auto& part : parts) {
+      start = std::min(start, part["start_unix_s"].get<double>());
+      end = std::max(end, part["start_unix_s"].get<double>() + part["duration_s"].get<double>());
+      for (const auto& rec : part["records"]) {
+        tokens += rec["tokens"].get<double>();
+        if (!rec["error"].is_null()) continue;
+        for (const char* figure : {"ttft_ms", "e2e_ms"}) samples[figure].push_back(rec[figure].get<double>());
+        for (const auto& gap : rec["itl_ms"]) samples["itl_ms"].push_back(gap.get<double>());
+      }
+    }
+    for (const auto& rec : merged["records"]) ++per_worker[rec["worker"].get<std::string>()];
+    QCOMPARE(per_worker[files[0].toStdString()], 30);
+    QCOMPARE(per_worker[files[1].toStdString()], 40);
+    QVERIFY(std::abs(merged["duration_s"].get<double>() - (end - start)) < 1e-6);
+    QVERIFY(std::abs(merged["tokens_per_s"].get<double>() - tokens / (end - start)) < 1e-6 * tokens / (end - start));
+    for (const auto& [figure, values] : samples) {
+      const json& summary = merged["summary"][figure];
+      QCOMPARE(summary["n"].get<std::size_t>(), values.size());
+      for (double p : {50.0, 99.0}) {
+        const double mine = percentile(values, p), theirs = summary[p == 50 ? "p50" : "p99"].get<double>();
+        QVERIFY2(std::abs(mine - theirs) <= 1e-12 * mine, (figure + " p" + std::to_string(p)).c_str());
+      }
+    }
+
+    // The fleet's p99 from the gateway: buckets of both instances summed by le.
+    const json scraped = parse_prometheus(gateway.metrics());
+    QVERIFY2(scraped.is_array(), scraped.dump().c_str());
+    for (const char* figure : {"ttft", "itl", "e2e"}) {
+      const std::string family = std::string("anthro_wb_bench_") + figure + "_seconds";
+      std::map<double, double> by_le;
+      std::set<std::string> instances;
+      for (const auto& fam : scraped)
+        for (const auto& sample : fam["samples"]) {
+          if (sample["name"] != family + "_bucket" || sample["labels"]["job"] != "anthro_wb_bench") continue;
+          instances.insert(sample["labels"]["instance"].get<std::string>());
+          const std::string le = sample["labels"]["le"];
+          by_le[le == "+Inf" ? std::numeric_limits<double>::infinity() : std::stod(le)] += sample["value"].get<double>();
+        }
+      QVERIFY2((instances == std::set<std::string>{"w0", "w1"}), family.c_str());
+      std::vector<double> bounds;
+      for (const auto& [le, n] : by_le)
+        if (!std::isinf(le)) bounds.push_back(le);
+      const double fleet = histogram_quantile(0.99, {by_le.begin(), by_le.end()});
+      const double exact = merged["summary"][std::string(figure) + "_ms"]["p99"].get<double>() / 1000;
+      const std::size_t a = bucket_of(bounds, fleet), b = bucket_of(bounds, exact);
+      QVERIFY2((a > b ? a - b : b - a) <= 1, (family + ": " + std::to_string(fleet) + " vs " + std::to_string(exact)).c_str());
+      QCOMPARE(by_le.rbegin()->second, static_cast<double>(merged["summary"][std::string(figure) + "_ms"]["n"].get<std::size_t>()));
+    }
+  }
+
+  // What merge refuses, exit 2 naming the files: two kinds, two workloads, a file that is not
+  // JSON, one that is missing. Nothing is written.
+  void mergeRefusesWhatIsNotOneWorkload() {
+    const QString out = dir_.filePath("refused.json");
+    auto save = [&](const QString& name, const QStringList& args) {
+      Run r = run(args, dir_.path());
+      QFile f(dir_.filePath(name));
+      if (r.code != 0 || !f.open(QIODevice::WriteOnly)) return QString();
+      f.write(r.out);
+      return f.fileName();
+    };
+    const QString target = endpoint_->url("anthro");
+    const QString a = save("a.json", {"bench", "--target", target, "--concurrency", "1", "--requests", "2", "--format", "json"});
+    const QString b = save("b.json", {"bench", "--target", target, "--concurrency", "1", "--requests", "2", "--max-tokens",
+                                      "5", "--format", "json"});
+    const QString s = save("s.json", {"session", "--target", target, "--format", "json"});
+    QVERIFY(!a.isEmpty() && !b.isEmpty() && !s.isEmpty());
+    QFile bad(dir_.filePath("bad.json"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("{\"kind\": \"bench\", ");
+    bad.close();
+    const QString missing = dir_.filePath("missing.json");
+    const std::vector<std::pair<QStringList, QStringList>> cases = {
+        {{a, s}, {a, s, "different kinds"}},
+        {{a, b}, {a, b, "different workloads", "max_tokens"}},
+        {{a, bad.fileName()}, {bad.fileName(), "not valid JSON"}},
+        {{a, missing}, {missing}},
+        {{a, a}, {a, "twice"}}};
+    for (const auto& [inputs, said] : cases) {
+      Run r = run(QStringList{"merge"} + inputs + QStringList{"--output", out}, dir_.path());
+      QCOMPARE(r.code, 2);
+      for (const QString& word : said) QVERIFY2(r.err.contains(word.toUtf8()), r.err.constData());
+      QVERIFY(!QFile::exists(out));
+    }
   }
 
   // diagnose's verdicts as state sets: exactly the verdict its JSON gives, for every item.

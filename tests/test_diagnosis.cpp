@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -260,6 +261,86 @@ class TestDiagnosis : public QObject {
     QCOMPARE(*reuse->statistic, 1.0 - 10.0 / 30);
     QVERIFY2(reuse->reason.find("reopened") == std::string::npos, reuse->reason.c_str());
     QCOMPARE(closed.item("connection-reset")->verdict, Verdict::Pass);
+  }
+
+  // A cancel probe whose reply ended on its own before a slow cancel could show: more probes of
+  // the same kind cannot help, and the reason says what would.
+  void cancelProbesWithRepliesTooShortSayLongerRepliesWouldHelp() {
+    const ChecklistItem& item = *builtin_latency_checklist().item("cancel-latency");
+    auto probes = [](double ran_on_ms) {
+      Observations o;
+      o.live = true;
+      for (int i = 0; i < 5; ++i) {
+        ObservedRequest q = request(100, "cancel-latency");
+        q.result.timeline.cancel_written = 2.0;
+        q.result.timeline.end = 2.0 + ran_on_ms / 1000;
+        q.result.figures.tokens = 7;
+        q.result.max_tokens = 4096;
+        o.requests.push_back(q);
+      }
+      return o;
+    };
+    ItemResult short_replies = evaluate_item(item, probes(4));
+    QCOMPARE(short_replies.verdict, Verdict::Inconclusive);
+    QCOMPARE(short_replies.need_more, std::size_t{5});
+    for (const char* says : {"5 probe replies ended on their own at most 4 ms after their CANCEL", "up to 4096 tokens",
+                             "the replies had at most 7", "more probes will not help; longer replies would"})
+      QVERIFY2(short_replies.reason.find(says) != std::string::npos, short_replies.reason.c_str());
+    // Replies that ran on 38 ms past the CANCEL: the cancel took longer than the 10 ms threshold.
+    ItemResult slow = evaluate_item(item, probes(38));
+    QCOMPARE(slow.verdict, Verdict::Warn);
+    QCOMPARE(slow.n, std::size_t{5});
+    QVERIFY(std::abs(*slow.statistic - 38) < 1e-6);
+    QVERIFY2(slow.reason.find("5 of the 5 CANCELs were not honoured before the reply ended") != std::string::npos,
+             slow.reason.c_str());
+  }
+
+  // A tail made of context wait is gpu-context-wait's doing; a tail of slow prefill beside a
+  // slow context wait is not, though both items flag.
+  void aTailMadeOfContextWaitLinksToItsCause() {
+    auto run = [](double tail_wait_ms) {
+      Observations o;
+      o.live = true;
+      for (int i = 0; i < 100; ++i) {
+        ObservedRequest q = request(i < 3 ? 3800 : 100);
+        q.result.server_timing = Timing{};
+        q.result.server_timing->context_wait_us = static_cast<std::uint64_t>((i < 3 ? tail_wait_ms : 30) * 1000);
+        o.requests.push_back(q);
+      }
+      return evaluate(builtin_latency_checklist(), o);
+    };
+    Diagnosis waits = run(3700);
+    QCOMPARE(waits.item("ttft-tail")->verdict, Verdict::Fail);
+    QCOMPARE(waits.item("gpu-context-wait")->verdict, Verdict::Fail);
+    const auto& cause = waits.item("ttft-tail")->caused_by;
+    QVERIFY(cause);
+    QCOMPARE(cause->id, std::string("gpu-context-wait"));
+    QVERIFY2(cause->why.find("context wait is 97.37 % of TTFT in the 3 slowest requests") != std::string::npos,
+             cause->why.c_str());
+    QVERIFY(!waits.item("gpu-context-wait")->caused_by);
+    Diagnosis prefill = run(30);
+    QCOMPARE(prefill.item("ttft-tail")->verdict, Verdict::Fail);
+    QCOMPARE(prefill.item("gpu-context-wait")->verdict, Verdict::Fail);
+    QVERIFY(!prefill.item("ttft-tail")->caused_by);
+  }
+
+  // The same link from a live run, in the JSON a script reads and the text a person does.
+  void diagnoseNamesTheCauseOfALiveTail() {
+    test::EndpointFixture endpoint({"context-wait=200"}, 5, 1, 6);
+    endpoint.start();
+    QStringList args = {"diagnose", "--target", QString::fromStdString(endpoint.endpoint().url("anthro+lab")),
+                        "--requests", "100", "--threshold", "ttft-tail=150"};
+    Run json_run = wb(args + QStringList{"--format", "json"});
+    QCOMPARE(json_run.code, 1);
+    auto d = nlohmann::json::parse(json_run.out.toStdString());
+    bool linked = false;
+    for (const auto& f : d["findings"])
+      if (f["id"] == "ttft-tail") linked = f.value("caused_by", nlohmann::json()).value("id", "") == "gpu-context-wait";
+    QVERIFY2(linked, d["findings"].dump().c_str());
+    for (const auto& item : d["checklist"])
+      if (item["id"] == "ttft-tail") QVERIFY(item["caused_by"]["evidence"].get<std::string>().find("context wait is") == 0);
+    Run text = wb(args);
+    QVERIFY2(text.out.contains("caused by gpu-context-wait: context wait is"), qPrintable(text.out));
   }
 
   void powersaveGovernorWarnsWithItsRemedy() {

@@ -110,6 +110,8 @@ std::map<std::string, Case> cases() {
   };
   c["stall"] = {{"stall=800@10"}, {"server-stall"}, kTtftMs, 1, 24, 12};
   c["slow-cancel"] = {{"slow-cancel=50"}, {"cancel-latency"}, kTtftMs, 5, 40, 12};
+  // Replies that end 38 ms after the CANCEL, before a 50 ms cancel: each counts as at least that.
+  c["slow-cancel-short-replies"] = {{"slow-cancel=50"}, {"cancel-latency"}, kTtftMs, 2, 24, 12};
   c["ignore-cancel"] = {{"ignore-cancel"}, {"cancel-latency"}, kTtftMs, 10, 130, 8};
   c["overload"] = {{"overload=0.2"}, {}};
   c["overload+retry-naive"] = {{"overload=0.2"}, {"retry-after-ignored"}};

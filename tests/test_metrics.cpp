@@ -397,6 +397,28 @@ class TestMetrics : public QObject {
       if (sample["labels"].contains("quantile")) QCOMPARE(sample["value"], "nan");
   }
 
+  // A histogram in seconds from samples in milliseconds: cumulative buckets whose bound is
+  // inclusive (a sample on a bound counts in it), +Inf holding every sample, _sum and _count.
+  void secondsHistogramFromMilliseconds() {
+    PrometheusText out;
+    write_seconds_histogram(out, "anthro_test_ttft_seconds", "TTFT.", {{"target", "t"}}, {100, 100.5, 250, 200000});
+    auto parsed = parse_prometheus(out.text());
+    QVERIFY2(parsed.is_array() && parsed.size() == 1, parsed.dump().c_str());
+    QCOMPARE(parsed[0]["type"], "histogram");
+    std::map<std::string, double> got;
+    for (const auto& sample : parsed[0]["samples"])
+      got[sample["name"].get<std::string>() + sample["labels"].value("le", "")] = sample["value"].get<double>();
+    QCOMPARE(got["anthro_test_ttft_seconds_bucket0.075"], 0.0);
+    QCOMPARE(got["anthro_test_ttft_seconds_bucket0.1"], 1.0);
+    QCOMPARE(got["anthro_test_ttft_seconds_bucket0.15"], 2.0);
+    QCOMPARE(got["anthro_test_ttft_seconds_bucket0.3"], 3.0);
+    QCOMPARE(got["anthro_test_ttft_seconds_bucket120"], 3.0);  // 200 s is past every bound
+    QCOMPARE(got["anthro_test_ttft_seconds_bucket+Inf"], 4.0);
+    QCOMPARE(got["anthro_test_ttft_seconds_count"], 4.0);
+    QVERIFY(std::abs(got["anthro_test_ttft_seconds_sum"] - 200.4505) < 1e-9);
+    QCOMPARE(got.size(), kLatencyBucketsSeconds.size() + 3);
+  }
+
   void prometheusNamesAreChecked() {
     QVERIFY(valid_metric_name("anthro_wb_bench_ttft_seconds"));
     QVERIFY(valid_metric_name("a:b_c1"));

@@ -116,6 +116,32 @@ class TestReport : public QObject {
     QCOMPARE(j["report"]["verdict"], "fail");
   }
 
+  // A finding another explains says so, linked by id, in its section and its summary line.
+  void causeOfAFinding() {
+    json d = json::parse(diagnosis_);
+    for (auto& item : d["checklist"])
+      if (item["id"] == "ttft-tail") {
+        item["verdict"] = "fail";
+        item["caused_by"] = {{"id", "gpu-context-wait"}, {"evidence", "context wait is 97 % of TTFT in the 2 slowest requests"}};
+      }
+    auto doc = build_report(d.dump(), {.origin = "d.json"});
+    QVERIFY(doc.ok());
+    bool fact = false;
+    for (const auto& item : doc->sections.at(0).children)
+      for (const auto& [label, value] : item.facts)
+        if (label == "Caused by") {
+          QVERIFY2(item.heading.find("(`ttft-tail`)") != std::string::npos, item.heading.c_str());
+          QCOMPARE(value, std::string("`gpu-context-wait`: context wait is 97 % of TTFT in the 2 slowest requests"));
+          fact = true;
+        }
+    QVERIFY(fact);
+    bool summary = false;
+    for (const auto& line : doc->summary)
+      summary |= line.find("(`ttft-tail`)") != std::string::npos && line.find("(caused by `gpu-context-wait`)") != std::string::npos;
+    QVERIFY(summary);
+    QVERIFY(report_html(*doc, no_charts).find("caused by <code>gpu-context-wait</code>") != std::string::npos);
+  }
+
   // Code spans as the builders write them (report_code) and as the checklists' remedies do,
   // read back whole by both renderers: a backtick inside one fences it with two, a lone
   // backtick is text, and nothing in a span is escaped or joined to a ligature.

@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QFile>
 #include <QFloat16>
+#include <QIODevice>
 #include <QObject>
 #include <QProcess>
 #include <QString>
@@ -115,6 +116,22 @@ QString check(const QString& kind, const std::vector<json>& docs, std::vector<Br
 
 json parse(const Run& r) { return json::parse(r.out.toStdString(), nullptr, false); }
 
+// `anthro-wb merge` of these runs' outputs (saved in `dir`), read from its --output file.
+json merged(const QTemporaryDir& dir, const std::vector<Run>& runs) {
+  QStringList args{"merge"};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    QFile f(dir.filePath(QString("part-%1.json").arg(i)));
+    if (!f.open(QIODevice::WriteOnly)) return nullptr;
+    f.write(runs[i].out);
+    args << f.fileName();
+  }
+  const QString out = dir.filePath("merged.json");
+  Run m = run(args + QStringList{"--output", out}, dir.path());
+  QFile f(out);
+  if (m.code != 0 || !f.open(QIODevice::ReadOnly)) return nullptr;
+  return json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
 QString vectors(const char* file) { return QString(ANTHRO_VECTORS_DIR) + "/" + file; }
 
 std::string lz_frame(std::uint32_t seq, anthro::lz::PayloadType type, const anthro::lz::Payload& payload) {
@@ -195,6 +212,11 @@ class TestResultSchemas : public QObject {
                                                          {"/requests/0/affinity/session_id", std::nullopt},
                                                          {"/requests/0/affinity/chunk_token_count", json(-1)}});
     QVERIFY2(with_affinity.isEmpty(), qPrintable(with_affinity));
+    Run one = run({"session", "--target", endpoint_->url("anthro"), "--format", "json"}, dir_.path());
+    const json both = merged(dir_, {tls, one});  // merge writes a session result too
+    QVERIFY(both.is_object() && both["requests"].size() == 3 && both["requests"][2].contains("worker"));
+    QString of_merge = check("session", {both}, {{"/requests/2/worker", json::array()}, {"/workload/stream", json("yes")}});
+    QVERIFY2(of_merge.isEmpty(), qPrintable(of_merge));
     QString problem = check("session", {parse(tls), parse(http), parse(refused), bad_text},
                             {{"/transport", std::nullopt},
                              {"/transport", json("quic")},
@@ -222,6 +244,13 @@ class TestResultSchemas : public QObject {
                        "json"}, dir_.path());
     json nothing = parse(refused);
     QVERIFY(nothing.is_object() && !nothing["errors"].empty());
+    Run again = run({"bench", "--target", endpoint_->url("anthro"), "--concurrency", "1", "--requests", "3", "--format", "json"},
+                    dir_.path());
+    const json both = merged(dir_, {ok, again});  // merge writes a bench result too
+    QVERIFY(both.is_object() && both["requests"] == 9 && both["records"][8].contains("worker"));
+    QString of_merge = check("bench", {both}, {{"/workers/0/file", std::nullopt}, {"/records/8/worker", json(2)},
+                                                {"/workload/prompt_sha256", json("abc")}, {"/start_unix_s", json("now")}});
+    QVERIFY2(of_merge.isEmpty(), qPrintable(of_merge));
     QString problem = check("bench", {parse(ok), nothing},
                             {{"/goodput_per_s", std::nullopt},
                              {"/requests", json("6")},

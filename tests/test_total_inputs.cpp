@@ -32,6 +32,7 @@
 #include <thread>
 
 #include "capture_generator.h"
+#include "loopback_listener.h"
 #include "test_paths.h"
 
 using namespace anthro;
@@ -75,6 +76,7 @@ QList<FileReader> file_readers(const QString& dir) {
       {{"session", "--target", "anthro+lab://127.0.0.1:1", "--messages", "FILE"}, "64 MiB a messages file"},
       {{"rollout", "--plan", "FILE"}, "16 MiB a rollout plan"},
       {{"rollout", "--resume", "FILE"}, "128 MiB a result file"},
+      {{"merge", "FILE", "FILE", "--output", dir + "/merge-out.json"}, "128 MiB a result file"},
       {{"diagnose", "--system", "--checklist", "FILE"}, "16 MiB a checklist"},
       {{"decode", capture, "--keylog", "FILE"}, "64 MiB a key log"},
       {{"analyze", capture, "--server-key", "FILE"}, "1 MiB a PEM key"},
@@ -171,27 +173,17 @@ bool is_json(const QByteArray& text) {
 class OneShotHttpServer {
  public:
   explicit OneShotHttpServer(std::string response) : response_(std::move(response)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(fd_, 4);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { serve(); });
   }
   ~OneShotHttpServer() {
-    ::shutdown(fd_, SHUT_RDWR);
+    ::shutdown(listener_.fd(), SHUT_RDWR);
     thread_.join();
-    ::close(fd_);
   }
-  std::uint16_t port() const { return port_; }
+  std::uint16_t port() const { return listener_.port(); }
 
  private:
   void serve() {
-    int peer = ::accept(fd_, nullptr, nullptr);
+    int peer = ::accept(listener_.fd(), nullptr, nullptr);
     if (peer < 0) return;
     std::string request;
     char buf[4096];
@@ -206,8 +198,7 @@ class OneShotHttpServer {
   }
 
   std::string response_;
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
+  anthro::test::LoopbackListener listener_{4};
   std::thread thread_;
 };
 

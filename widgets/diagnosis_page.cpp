@@ -119,6 +119,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
     if (evidence_->row() >= from.row() && evidence_->row() <= to.row()) showSelected();
   });
   connect(evidence_, &EvidenceView::refActivated, this, &DiagnosisPage::jump);
+  connect(evidence_, &EvidenceView::causeActivated, this, &DiagnosisPage::selectItem);
   connect(evidence_, &EvidenceView::rerunRequested, this,
           [this](int row) { rerun(QString::fromStdString(model_->row(row).item.id)); });
   connect(evidence_, &EvidenceView::manualTicked, this,

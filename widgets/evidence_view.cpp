@@ -55,6 +55,7 @@ EvidenceView::EvidenceView(QWidget* parent)
       title_(new QLabel(this)),
       chip_(new QLabel(this)),
       reason_(new QLabel(this)),
+      cause_(new QLabel(this)),
       statistic_(new QLabel(this)),
       n_(new QLabel(this)),
       threshold_(new QLabel(this)),
@@ -108,6 +109,7 @@ EvidenceView::EvidenceView(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(head);
   layout->addWidget(reason_);
+  layout->addWidget(cause_);
   layout->addLayout(figures);
   layout->addWidget(split, 1);
   layout->addWidget(manual_box_);
@@ -131,6 +133,9 @@ EvidenceView::EvidenceView(QWidget* parent)
   connect(refs_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
     emit refActivated(row_, item->data(0, Qt::UserRole).toInt());
   });
+  cause_->setWordWrap(true);
+  cause_->setTextFormat(Qt::RichText);
+  connect(cause_, &QLabel::linkActivated, this, [this](const QString& id) { emit causeActivated(id); });
   connect(chart_, &EvidenceChart::clicked, this, &EvidenceView::onChartClicked);
   connect(rerun_, &QPushButton::clicked, this, [this] { emit rerunRequested(row_); });
   connect(tick_, &QCheckBox::toggled, this, [this](bool on) { emit manualTicked(row_, on, note_->text()); });
@@ -155,7 +160,7 @@ void EvidenceView::showRow(const DiagnosisModel* model, int row) {
   rerun_->setEnabled(row_ >= 0);
   if (row_ < 0) {
     title_->setText(tr("Run the diagnosis, then pick an item."));
-    for (QLabel* l : {chip_, reason_, statistic_, n_, threshold_, sources_, remedy_}) l->clear();
+    for (QLabel* l : {chip_, reason_, cause_, statistic_, n_, threshold_, sources_, remedy_}) l->clear();
     chip_->setStyleSheet({});
     refs_->clear();
     manual_box_->hide();
@@ -165,6 +170,19 @@ void EvidenceView::showRow(const DiagnosisModel* model, int row) {
   showFigures();
   showChart();
   showRefs();
+}
+
+void EvidenceView::showCause() {
+  const DiagnosisRow& r = model_->row(row_);
+  const auto& cause = r.result ? r.result->caused_by : std::nullopt;
+  cause_->setVisible(cause.has_value());
+  if (!cause) return cause_->clear();
+  const QString id = QString::fromStdString(cause->id);
+  const int at = model_->rowOf(id);
+  const QString name = (at >= 0 ? model_->title(at) : id).toHtmlEscaped();
+  cause_->setText(tr("Caused by %1: %2")
+                      .arg(QString("<a href=\"%1\">%2</a>").arg(id.toHtmlEscaped(), name),
+                           QString::fromStdString(cause->why).toHtmlEscaped()));
 }
 
 void EvidenceView::showFigures() {
@@ -183,6 +201,7 @@ void EvidenceView::showFigures() {
     tick_->setChecked(r.ticked);
     note_->setText(r.note);
   }
+  showCause();
   if (!r.result) {
     reason_->setText(tr("Not run yet."));
     for (QLabel* l : {statistic_, n_, threshold_, sources_}) l->clear();

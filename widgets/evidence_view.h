@@ -33,6 +33,7 @@ class EvidenceView : public QWidget {
   QPushButton* rerunButton() const { return rerun_; }
   QCheckBox* tickBox() const { return tick_; }
   QLineEdit* noteEdit() const { return note_; }
+  QLabel* causeLabel() const { return cause_; }
   // The figure shown for "statistic", "n" or "threshold" (for tests).
   QString figure(const QString& name) const;
 
@@ -40,9 +41,11 @@ class EvidenceView : public QWidget {
   void refActivated(int row, int ref);  // `ref` indexes the row's result refs
   void rerunRequested(int row);
   void manualTicked(int row, bool ticked, const QString& note);
+  void causeActivated(const QString& id);  // the item that explains this one was clicked
 
  private:
   void showFigures();
+  void showCause();
   void showChart();
   void showRefs();
   void onChartClicked(double x);
@@ -52,6 +55,7 @@ class EvidenceView : public QWidget {
   QLabel* title_;
   QLabel* chip_;
   QLabel* reason_;
+  QLabel* cause_;  // "Caused by <item>: why", a link to that item
   QLabel* statistic_;
   QLabel* n_;
   QLabel* threshold_;

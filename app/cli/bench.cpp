@@ -8,9 +8,8 @@
 #include "session/bench.h"
 
 namespace anthro::cli {
-namespace {
 
-void print_summary(const BenchResult& r) {
+void print_bench_summary(const BenchResult& r) {
   std::printf("%s: %llu requests in %.2f s over %llu connections, %.1f tokens/s, goodput %.2f/s\n", r.target.c_str(),
               static_cast<unsigned long long>(r.requests), r.duration_s, static_cast<unsigned long long>(r.connections),
               r.tokens_per_s, r.goodput_per_s);
@@ -21,8 +20,6 @@ void print_summary(const BenchResult& r) {
     std::printf("  %-8s %6zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, s->n, s->p50, s->p90, s->p95, s->p99,
                 s->mean, s->stddev);
 }
-
-}  // namespace
 
 int run_bench_command(const std::vector<std::string>& argv) {
   Args args("bench", argv);
@@ -63,7 +60,7 @@ int run_bench_command(const std::vector<std::string>& argv) {
     }
   }
   if (format == "json") std::cout << bench_json(*result) << "\n";
-  else print_summary(*result);
+  else print_bench_summary(*result);
   bool all_failed = result->requests > 0 && result->errors.count("connection") &&
                     result->errors.at("connection") == result->requests;
   bool warned = print_warnings("bench", result->warnings);

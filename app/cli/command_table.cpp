@@ -79,7 +79,9 @@ const Options kKeylogOut = {
 // Where `bench`, `diagnose` and `rollout` send their figures as Prometheus text (cli/metrics_out.h).
 const Options kMetricsOut = {
     {"--metrics-file", "FILE.prom", "also write the figures for node_exporter's textfile collector (atomically)"},
-    {"--pushgateway", "URL", "also push the figures to this Prometheus Pushgateway (job anthro_wb_COMMAND)"}};
+    {"--pushgateway", "URL", "also push the figures to this Prometheus Pushgateway (job anthro_wb_COMMAND)"},
+    {"--pushgateway-instance", "NAME", "the push's instance label, so workers keep groups of their own (default: the host "
+                                       "name, with -$JOB_COMPLETION_INDEX in a Kubernetes Indexed Job)"}};
 
 std::vector<CommandSpec> build_specs() {
   return {
@@ -196,6 +198,9 @@ std::vector<CommandSpec> build_specs() {
        "A.json B.json",
        {{"--format", "text|json", "a table (default) or one JSON document"},
         {"--json", "", "the same as --format json"}}},
+      {"merge", "results of one workload from several workers (bench or session) merged into one", "R1.json R2.json...",
+       {{"--output", "FILE", "where the merged result is written (atomically)"},
+        {"--format", "text|json", "a summary (default) or the merged result on stdout too"}}},
       {"demo", "the headless tour: endpoint, captured session, analysis, diagnosis and reports", "", {}},
   };
 }

@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+namespace anthro {
+struct BenchResult;
+}
+
 namespace anthro::cli {
 
 int run_demo(const std::vector<std::string>& args);
@@ -19,5 +23,9 @@ int run_compare(const std::vector<std::string>& args);
 int run_hash(const std::vector<std::string>& args);
 int run_lint_schema(const std::vector<std::string>& args);
 int run_report(const std::vector<std::string>& args);  // only in builds with Qt (ANTHRO_WITH_REPORT)
+int run_merge(const std::vector<std::string>& args);
+
+// bench's summary table, which merge prints for a merged bench too.
+void print_bench_summary(const BenchResult& result);
 
 }  // namespace anthro::cli

@@ -32,6 +32,7 @@ const Dispatch commands[] = {
 #endif
     {"hash", anthro::cli::run_hash},
     {"lint-schema", anthro::cli::run_lint_schema},
+    {"merge", anthro::cli::run_merge},
     {"demo", anthro::cli::run_demo},
 };
 

@@ -25,6 +25,13 @@ struct EvidenceRef {
   std::optional<std::pair<std::uint64_t, std::uint64_t>> packets;  // capture: its first and last packet (1-based)
 };
 
+// A finding that another finding explains: the cause's item id, and why for a person
+// ("context wait is 93 % of TTFT in the 2 slowest requests").
+struct CauseLink {
+  std::string id;
+  std::string why;
+};
+
 struct ItemResult {
   std::string id;
   Verdict verdict = Verdict::Inconclusive;
@@ -39,6 +46,7 @@ struct ItemResult {
   std::vector<EvidenceRef> refs;      // at most kMaxRefs, worst first
   std::vector<double> samples;        // the distribution shown in the evidence chart
   std::string note;                   // manual items: the person's note
+  std::optional<CauseLink> caused_by;  // flagged because another flagged item is
   static constexpr std::size_t kMaxRefs = 50;
 };
 
@@ -58,6 +66,9 @@ struct Diagnosis {
 // inconclusive, naming the source that would.
 // (By value: a caller done with its observations moves them in.)
 Diagnosis evaluate(const Checklist& checklist, Observations observations);
+// Links each flagged item that another flagged item explains to it (causes.cpp); evaluate
+// calls it.
+void link_causes(Diagnosis& d, const Checklist& checklist, const Observations& o);
 // One item on its own (the GUI's re-run, and manual ticks keep their notes).
 ItemResult evaluate_item(const ChecklistItem& item, const Observations& observations);
 

@@ -32,6 +32,8 @@ json ref_json(const EvidenceRef& r) {
 // At most this many samples go into the JSON per item: enough for a chart, not a dump.
 constexpr std::size_t kMaxSamples = 2000;
 
+json cause_json(const CauseLink& c) { return {{"id", c.id}, {"evidence", c.why}}; }
+
 json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view lang) {
   json refs = json::array();
   for (const auto& ref : r.refs) refs.push_back(ref_json(ref));
@@ -54,6 +56,7 @@ json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view 
             {"refs", refs},
             {"samples", samples},
             {"note", r.note}};
+  if (r.caused_by) j["caused_by"] = cause_json(*r.caused_by);
   if (item) {
     j["title"] = item->title.in(lang);
     j["remedy"] = item->remedy.in(lang);
@@ -83,9 +86,11 @@ AnalysisVerdicts verdicts_json(const Diagnosis& d, std::string_view lang, const 
   for (const auto& r : d.items) {
     const ChecklistItem* item = checklist ? checklist->item(r.id) : nullptr;
     items.push_back(item_json(r, item, lang));
-    if (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)
-      findings.push_back({{"id", r.id}, {"verdict", to_string(r.verdict)}, {"evidence", r.reason},
-                          {"conn", r.refs.empty() ? json(nullptr) : json(r.refs.front().conn)}});
+    if (r.verdict != Verdict::Warn && r.verdict != Verdict::Fail) continue;
+    json finding = {{"id", r.id}, {"verdict", to_string(r.verdict)}, {"evidence", r.reason},
+                    {"conn", r.refs.empty() ? json(nullptr) : json(r.refs.front().conn)}};
+    if (r.caused_by) finding["caused_by"] = cause_json(*r.caused_by);
+    findings.push_back(std::move(finding));
   }
   return {findings.dump(), items.dump()};
 }
@@ -130,6 +135,7 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
     out += line + r.reason;
     if (r.n) out += " (n=" + std::to_string(r.n) + ")";
     out += "\n";
+    if (r.caused_by) out += "             caused by " + r.caused_by->id + ": " + r.caused_by->why + "\n";
     if (item && (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)) out += "             remedy: " + item->remedy.in(lang) + "\n";
   }
   for (const auto& w : d.warnings) out += "warning: " + w + "\n";
@@ -156,6 +162,7 @@ std::string analyze_text(const CaptureAnalysis& analysis, const Diagnosis& d, co
     out += std::string(found++ ? "" : "\n") + "  " + to_string(r.verdict) + " " + r.id + ": " + r.reason;
     if (!r.refs.empty()) out += " (" + r.refs.front().conn + ")";
     out += "\n";
+    if (r.caused_by) out += "    caused by " + r.caused_by->id + ": " + r.caused_by->why + "\n";
     if (const ChecklistItem* item = checklist.item(r.id)) out += "    remedy: " + item->remedy.in("en") + "\n";
   }
   if (!found) out += " none\n";

@@ -199,20 +199,6 @@ void nic_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) 
   j.finish(number(rate) + " drops/s over " + number(seconds) + " s");
 }
 
-bool overlaps(const std::vector<std::pair<double, double>>& windows, double from, double to) {
-  return std::any_of(windows.begin(), windows.end(), [&](const auto& w) { return w.first <= to && w.second >= from; });
-}
-
-// A stream during which the client's ring was full: live from the buffer's high-water mark,
-// captured from the client's zero windows.
-bool ring_full(const Observations& o, const ObservedRequest& q) {
-  const RequestResult& s = q.result;
-  if (s.ring_capacity > 0 && s.ring_high_water * 10 >= s.ring_capacity * 9) return true;
-  if (q.connection >= o.connections.size()) return false;
-  double end = s.timeline.end.value_or(s.timeline.request_written + (s.figures.e2e_ms.value_or(0) / 1000));
-  return overlaps(o.connections[q.connection].client_zero_windows, s.timeline.request_written, end);
-}
-
 bool is_stream(const ObservedRequest& q) { return q.anthro && q.result.timeline.request_written > 0; }
 
 void ring_buffer_stall(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -281,13 +267,32 @@ void cancel_not_sent(const ChecklistItem& item, const Observations& o, ItemResul
   count_cuts(item, o, r, Cut::Client, "streams the client abandoned without CANCEL", "every stream the client gave up was cancelled");
 }
 
+// A cancel probe's reply that ended on its own after the CANCEL: the cancel took at least as
+// long as the reply ran on, which tells a slow cancel only when that exceeds the threshold.
+struct ShortReplies {
+  std::size_t count = 0;
+  double longest_ms = 0;
+  std::uint64_t most_tokens = 0, asked = 0;
+};
+
+// Why the cancel probes measured too little, and what would: a reply that outlasts the CANCEL.
+std::string short_replies_text(const ShortReplies& s, double threshold_ms) {
+  std::string asked = s.asked ? "up to " + std::to_string(s.asked) + " tokens" : "a long reply";
+  return std::to_string(s.count) + " probe replies ended on their own at most " + number(s.longest_ms) +
+         " ms after their CANCEL, too soon to tell a cancel slower than " + number(threshold_ms) +
+         " ms (the probes asked for " + asked + "; the replies had at most " + std::to_string(s.most_tokens) +
+         "): more probes will not help; longer replies would (a model or endpoint that answers at length)";
+}
+
 void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   const Threshold* timeout = item.threshold("timeout");
-  double limit_ms = timeout ? timeout->value : 1000;
+  const Threshold* p95_limit = item.threshold("p95");
+  double limit_ms = timeout ? timeout->value : 1000, warn_ms = p95_limit ? p95_limit->value : 10;
   std::vector<double> latencies;
   std::vector<EvidenceRef> refs;
-  std::size_t n = 0, unanswered = 0;
+  std::size_t n = 0, unanswered = 0, at_least = 0;
+  ShortReplies short_replies;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
     const RequestResult& s = o.requests[i].result;
     if (s.probe != item.id && s.probe != "cancel-latency") continue;
@@ -295,22 +300,30 @@ void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult
     if (s.end != RequestEnd::Response) continue;  // cut or refused: says nothing about cancel handling
     std::optional<double> ms = s.figures.cancel_latency_ms;
     if (!ms) {
-      // Not cancelled: ignored, if the stream went on past the limit; else it may just have
-      // been ending anyway, which says nothing either way.
+      // Not cancelled: the cancel took longer than the reply ran on after it.
       double after_ms = (*s.timeline.end - *s.timeline.cancel_written) * 1000;
-      if (after_ms <= limit_ms) continue;
+      if (after_ms <= warn_ms) {
+        ++short_replies.count;
+        short_replies.longest_ms = std::max(short_replies.longest_ms, after_ms);
+        short_replies.most_tokens = std::max(short_replies.most_tokens, s.figures.tokens);
+        short_replies.asked = std::max<std::uint64_t>(short_replies.asked, s.max_tokens.value_or(0));
+        continue;
+      }
       ms = after_ms;
+      ++at_least;
     }
     ++n;
+    refs.push_back(ref_of(o, i, *ms));
     if (*ms > limit_ms) {
       ++unanswered;
-      refs.push_back(ref_of(o, i, *ms));
       continue;
     }
     latencies.push_back(*ms);
-    refs.push_back(ref_of(o, i, *ms));
   }
-  if (!j.enough(n)) return;
+  if (!j.enough(n)) {
+    if (short_replies.count) r.reason += ": " + short_replies_text(short_replies, warn_ms);
+    return;
+  }
   if (unanswered)
     j.flag(timeout ? timeout->verdict : Verdict::Fail,
            std::to_string(unanswered) + " of " + std::to_string(n) + " CANCELs got no cancelled RESPONSE within " +
@@ -323,6 +336,10 @@ void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult
   keep_refs(r, refs);
   r.samples = latencies;
   j.finish("p95 " + (r.statistic ? number(*r.statistic) : std::string("-")) + " ms over " + std::to_string(n) + " probes");
+  if (at_least)
+    r.reason += "; " + std::to_string(at_least) + " of the " + std::to_string(n) +
+                " CANCELs were not honoured before the reply ended, each counted as the time the reply ran on after it (a "
+                "lower bound)";
 }
 
 void retry_after_ignored(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -607,6 +624,7 @@ Diagnosis evaluate(const Checklist& checklist, Observations o) {
   for (ProbeSource s : {ProbeSource::Live, ProbeSource::Capture, ProbeSource::System})
     if (given(o, s)) d.sources.push_back(s);
   for (const auto& item : checklist.items) d.items.push_back(evaluate_item(item, o));
+  link_causes(d, checklist, o);
   d.warnings = o.warnings;
   for (const auto& p : o.system.problems) d.warnings.push_back("system: " + p);
   d.observations = std::move(o);

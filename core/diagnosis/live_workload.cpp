@@ -32,6 +32,8 @@ std::string probe_metadata(const char* id) { return dump_json(nlohmann::json{{"a
 std::vector<ChatMessage> user(const std::string& text) { return user_message(text); }
 
 const std::string kUtf8Prompt = "Reply with emoji 😀🧪 and CJK 漢字: is 4-byte UTF-8 intact?";
+const std::string kLongReplyPrompt =
+    "Write a long, detailed essay (at least 2,000 words) on how streaming APIs handle cancellation.";
 
 // The probe streams, each marked with the item it feeds.
 std::vector<RequestOptions> probe_requests(const LiveWorkloadConfig& c) {
@@ -177,6 +179,8 @@ std::optional<RequestOptions> probe_for_item(std::string_view id) {
   RequestOptions p;
   if (id == kProbeCancel) {
     p.metadata_json = probe_metadata(kProbeCancel);
+    p.messages = user(kLongReplyPrompt);
+    p.max_tokens = kCancelProbeTokens;
     p.cancel_after_tokens = 5;
   } else if (id == kProbeMaxTokens) {
     p.metadata_json = probe_metadata(kProbeMaxTokens);

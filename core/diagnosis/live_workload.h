@@ -43,6 +43,9 @@ inline constexpr const char* kProbeCancel = "cancel-latency";
 inline constexpr const char* kProbeMaxTokens = "max-tokens-truncation";
 inline constexpr const char* kProbeUtf8 = "utf8-mismatch";
 inline constexpr std::uint32_t kMaxTokensProbe = 65538;  // > 65535: a 16-bit server keeps 2
+// A cancel probe asks for a reply this long, so that one can still be running when a slow cancel
+// would show (checklists.md cancel-latency: up to its 1 s limit at any usual token rate).
+inline constexpr std::uint32_t kCancelProbeTokens = 4096;
 
 // Fits the workload to a checklist: only the probe streams its items use, and the client of the
 // format whose probes its items name (probe_kit::probe_owner). run_diagnosis calls it.

@@ -113,6 +113,20 @@ inline void keep_refs(ItemResult& r, std::vector<EvidenceRef> refs) {
   r.refs = std::move(refs);
 }
 
+inline bool overlaps(const std::vector<std::pair<double, double>>& windows, double from, double to) {
+  return std::any_of(windows.begin(), windows.end(), [&](const auto& w) { return w.first <= to && w.second >= from; });
+}
+
+// A stream during which the client's ring was full: live from the buffer's high-water mark,
+// captured from the client's zero windows.
+inline bool ring_full(const Observations& o, const ObservedRequest& q) {
+  const RequestResult& s = q.result;
+  if (s.ring_capacity > 0 && s.ring_high_water * 10 >= s.ring_capacity * 9) return true;
+  if (q.connection >= o.connections.size()) return false;
+  double end = s.timeline.end.value_or(s.timeline.request_written + (s.figures.e2e_ms.value_or(0) / 1000));
+  return overlaps(o.connections[q.connection].client_zero_windows, s.timeline.request_written, end);
+}
+
 inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
 
 // Any checklist's probe (evaluate.cpp holds the latency checklist's), or one a wire format

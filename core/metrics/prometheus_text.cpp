@@ -1,6 +1,8 @@
 #include "metrics/prometheus_text.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -107,6 +109,33 @@ void seconds_summary_samples(PrometheusText& out, std::string_view name, const P
   std::string base(name);
   out.sample(base + "_sum", labels, ms.n ? ms.mean * static_cast<double>(ms.n) / 1000 : 0);
   out.sample(base + "_count", labels, static_cast<double>(ms.n));
+}
+
+const std::vector<double> kLatencyBucketsSeconds = {
+    0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,
+    0.75, 1, 1.5, 2, 3, 4, 5, 7.5, 10, 15, 20, 30, 45, 60, 90, 120};
+
+void write_seconds_histogram(PrometheusText& out, std::string_view name, std::string_view help,
+                             const PrometheusLabels& labels, const std::vector<double>& samples_ms) {
+  out.family(name, MetricType::Histogram, help);
+  std::vector<double> seconds;
+  double sum = 0;
+  for (double ms : samples_ms) {
+    seconds.push_back(ms / 1000);
+    sum += ms / 1000;
+  }
+  std::sort(seconds.begin(), seconds.end());
+  std::string base(name);
+  auto bucket = [&](double le) {
+    PrometheusLabels with = labels;
+    with.emplace_back("le", prometheus_number(le));
+    auto below = std::upper_bound(seconds.begin(), seconds.end(), le) - seconds.begin();  // le is inclusive
+    out.sample(base + "_bucket", with, static_cast<double>(below));
+  };
+  for (double le : kLatencyBucketsSeconds) bucket(le);
+  bucket(std::numeric_limits<double>::infinity());
+  out.sample(base + "_sum", labels, sum);
+  out.sample(base + "_count", labels, static_cast<double>(seconds.size()));
 }
 
 Result<bool> write_metrics_file(const std::string& path, std::string_view text) {

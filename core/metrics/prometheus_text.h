@@ -44,6 +44,18 @@ void write_seconds_summary(PrometheusText& out, std::string_view name, std::stri
 void seconds_summary_samples(PrometheusText& out, std::string_view name, const PrometheusLabels& labels,
                              const Summary& ms);
 
+// The bucket bounds (seconds) of every latency histogram: TTFT, ITL, TPOT and E2E of LLM
+// streams, 1 ms to 2 min, about 1.5× apart (a bucket's width is at most half its lower bound
+// from 5 ms up), so a quantile read from the buckets is within one bucket of the exact one.
+// +Inf follows them. docs/guide.md lists them.
+extern const std::vector<double> kLatencyBucketsSeconds;
+// Latency samples kept in milliseconds, as a classic Prometheus histogram in seconds:
+// cumulative _bucket{le=...} over kLatencyBucketsSeconds and +Inf, _sum and _count. Unlike a
+// summary's quantiles, the buckets of several workers add up: histogram_quantile(0.99,
+// sum by (le) (...)) is the fleet's p99.
+void write_seconds_histogram(PrometheusText& out, std::string_view name, std::string_view help,
+                             const PrometheusLabels& labels, const std::vector<double>& samples_ms);
+
 // For node_exporter's textfile collector: written to a temporary file and renamed, so the
 // collector never reads half a file. Its name must end in ".prom", which is all it reads.
 Result<bool> write_metrics_file(const std::string& path, std::string_view text);

@@ -25,6 +25,9 @@ class RecordExtension {
   // Its member in the request's JSON (request_json): the key, and the value written there.
   virtual std::string_view json_key() const = 0;
   virtual void write_json(nlohmann::json& out) const = 0;
+  // Writes its part into the request's JSON object: write_json into its member, unless it
+  // writes several members (request_from_json's members kept as read).
+  virtual void write_into(nlohmann::json& record) const;
   // What the text output of `session` adds to the request's line: ", " and its words (or
   // nothing).
   virtual std::string text() const { return {}; }

@@ -1,6 +1,8 @@
 #include "metrics/request_json.h"
 
 #include <cmath>
+#include <set>
+#include <stdexcept>
 
 #include "metrics/stats.h"
 #include "util/json.h"
@@ -17,6 +19,8 @@ json timing_json(const Timing& t) {
 }
 
 }  // namespace
+
+void RecordExtension::write_into(json& record) const { write_json(record[std::string(json_key())]); }
 
 json text_fields(ByteView text, bool invalid) {
   if (!invalid) return {{"text", std::string(as_text(text))}};
@@ -55,8 +59,9 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
             {"probe", json_or_null(r.probe)},
             {"max_tokens", json_or_null(r.max_tokens)}};
   if (r.packets) j["packets"] = {r.packets->first, r.packets->second};
-  for (const auto& [id, part] : r.extensions.all()) part->write_json(j[std::string(part->json_key())]);
+  for (const auto& [id, part] : r.extensions.all()) part->write_into(j);
   if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
+  if (r.worker) j["worker"] = *r.worker;
   // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
   if (parts.text) j.update(text_fields(as_bytes(r.text), !is_valid_utf8(as_bytes(r.text))));
   return j;
@@ -76,6 +81,181 @@ std::string request_json_line(const RequestResult& r, std::string_view text, boo
   out += '"';
   out += '}';
   return out;
+}
+
+namespace {
+
+// Members request_from_json does not read (formats' parts), written back as they were read.
+// Under an id no format is given (profile ids count up from 0).
+class MembersAsRead : public RecordExtensionOf<MembersAsRead> {
+ public:
+  static constexpr auto kId = static_cast<ProfileId>(0xFFFF);
+  json members = json::object();
+  std::string_view json_key() const override { return {}; }
+  void write_json(json& out) const override { out = members; }
+  void write_into(json& record) const override { record.update(members); }
+};
+
+// Reads one record, throwing "MEMBER: what was expected" at the first bad member.
+class RecordReader {
+ public:
+  explicit RecordReader(const json& j) : j_(j) {
+    if (!j.is_object()) throw std::runtime_error("expected an object");
+  }
+
+  const json& at(const char* key) {
+    read_.insert(key);
+    auto it = j_.find(key);
+    if (it == j_.end()) bad(key, "missing");
+    return *it;
+  }
+  double number(const char* key) {
+    const json& v = at(key);
+    if (!v.is_number()) bad(key, "expected a number");
+    return v.get<double>();
+  }
+  std::optional<double> number_or_null(const char* key) {
+    const json& v = at(key);
+    if (!v.is_null() && !v.is_number()) bad(key, "expected a number or null");
+    return v.is_null() ? std::nullopt : std::optional<double>(v.get<double>());
+  }
+  std::uint64_t count(const char* key) {
+    const json& v = at(key);
+    if (!v.is_number_unsigned()) bad(key, "expected a whole number ≥ 0");
+    return v.get<std::uint64_t>();
+  }
+  std::optional<std::uint64_t> count_or_null(const char* key) {
+    if (at(key).is_null()) return std::nullopt;
+    return count(key);
+  }
+  std::optional<std::string> text_or_null(const char* key) {
+    const json& v = at(key);
+    if (!v.is_null() && !v.is_string()) bad(key, "expected a string or null");
+    return v.is_null() ? std::nullopt : std::optional<std::string>(v.get<std::string>());
+  }
+  bool flag(const char* key) {
+    const json& v = at(key);
+    if (!v.is_boolean()) bad(key, "expected true or false");
+    return v.get<bool>();
+  }
+  std::vector<double> numbers(const char* key) {
+    std::vector<double> out;
+    const json& v = at(key);
+    if (!v.is_array()) bad(key, "expected an array of numbers");
+    for (const auto& x : v) {
+      if (!x.is_number()) bad(key, "expected an array of numbers");
+      out.push_back(x.get<double>());
+    }
+    return out;
+  }
+  // What no call above asked for.
+  json unread() const {
+    json out = json::object();
+    for (const auto& [k, v] : j_.items())
+      if (!read_.count(k)) out[k] = v;
+    return out;
+  }
+  [[noreturn]] static void bad(const std::string& key, const std::string& why) {
+    throw std::runtime_error(key + ": " + why);
+  }
+
+ private:
+  const json& j_;
+  std::set<std::string> read_;
+};
+
+template <class E>
+E enum_named(RecordReader& in, const char* key, std::initializer_list<E> values) {
+  const json& v = in.at(key);
+  for (E e : values)
+    if (v.is_string() && v.get<std::string>() == to_string(e)) return e;
+  RecordReader::bad(key, "not one of the names it may have");
+}
+
+void read_figures(RecordReader& in, RequestFigures& f) {
+  std::pair<const char*, std::optional<double>*> ms[] = {
+      {"ttft_ms", &f.ttft_ms}, {"ttfot_ms", &f.ttfot_ms}, {"ttfb_ms", &f.ttfb_ms},
+      {"time_to_message_start_ms", &f.time_to_message_start_ms}, {"e2e_ms", &f.e2e_ms},
+      {"mean_itl_ms", &f.mean_itl_ms}, {"p99_itl_ms", &f.p99_itl_ms}, {"max_gap_ms", &f.max_gap_ms},
+      {"jitter_ms", &f.jitter_ms}, {"tokens_per_s", &f.tokens_per_s}, {"tpot_ms", &f.tpot_ms},
+      {"cancel_latency_ms", &f.cancel_latency_ms}};
+  for (auto [key, field] : ms) *field = in.number_or_null(key);
+  f.tokens = in.count("tokens");
+  f.usage_output_tokens = in.count_or_null("usage_output_tokens");
+  f.usage_mismatch = in.flag("usage_mismatch");
+}
+
+std::optional<Timing> read_timing(RecordReader& in) {
+  const json& v = in.at("server_timing");
+  if (v.is_null()) return std::nullopt;
+  RecordReader t(v);
+  return Timing{t.count("queue_us"), t.count("context_wait_us"), t.count("prefill_us"), t.count("decode_us")};
+}
+
+void read_counters(RecordReader& in, RequestResult& r) {
+  r.invalid_utf8_frames = in.count("invalid_utf8_frames");
+  r.token_gaps = in.count("token_gaps");
+  r.token_duplicates = in.count("token_duplicates");
+  r.auth_failures = in.count("auth_failures");
+}
+
+void read_text(RecordReader& in, RequestResult& r) {
+  const json& text = in.at("text");
+  if (text.is_string()) {
+    r.text = text.get<std::string>();
+    return;
+  }
+  in.flag("invalid_utf8");
+  const json& hex = in.at("text_hex");
+  auto bytes = hex.is_string() ? from_hex(hex.get<std::string>()) : std::nullopt;
+  if (!bytes) RecordReader::bad("text_hex", "expected hex digits");
+  r.text.assign(bytes->begin(), bytes->end());
+}
+
+void read_record(RecordReader& in, RequestResult& r, RequestJsonParts parts) {
+  std::uint64_t stream = in.count("stream_id");
+  if (stream > UINT32_MAX) RecordReader::bad("stream_id", "larger than a stream id");
+  r.stream_id = static_cast<std::uint32_t>(stream);
+  r.end = enum_named(in, "end", {RequestEnd::Open, RequestEnd::Response, RequestEnd::Error, RequestEnd::ConnectionError,
+                                 RequestEnd::ProtocolError, RequestEnd::ConnectionClosed, RequestEnd::Timeout,
+                                 RequestEnd::SendFailed, RequestEnd::ClientClosed, RequestEnd::CancelClosed});
+  r.timeline.request_written = in.number("sent_s");
+  read_figures(in, r.figures);
+  if (!in.at("stop_reason").is_null())
+    r.stop_reason = enum_named(in, "stop_reason", {StopReason::EndTurn, StopReason::MaxTokens, StopReason::Cancelled});
+  r.error = in.text_or_null("error");
+  if (auto code = in.number_or_null("error_code")) r.error_code = static_cast<int>(*code);
+  if (auto after = in.count_or_null("retry_after_ms")) r.retry_after_ms = static_cast<std::uint32_t>(*after);
+  r.server_timing = read_timing(in);
+  read_counters(in, r);
+  r.probe = in.text_or_null("probe");
+  r.max_tokens = in.count_or_null("max_tokens");
+  if (parts.itl_samples) r.figures.itl_ms = in.numbers("itl_ms");
+  if (parts.text) read_text(in, r);
+}
+
+}  // namespace
+
+Result<RequestResult> request_from_json(const json& j, RequestJsonParts parts) {
+  RequestResult r;
+  try {
+    RecordReader in(j);
+    read_record(in, r, parts);
+    json rest = in.unread();
+    if (auto w = rest.find("worker"); w != rest.end() && w->is_string()) {
+      r.worker = w->get<std::string>();
+      rest.erase(w);
+    }
+    if (auto p = rest.find("packets"); p != rest.end() && p->is_array() && p->size() == 2 &&
+                                       (*p)[0].is_number_unsigned() && (*p)[1].is_number_unsigned()) {
+      r.packets = {(*p)[0].get<std::uint64_t>(), (*p)[1].get<std::uint64_t>()};
+      rest.erase(p);
+    }
+    if (!rest.empty()) r.extensions.emplace<MembersAsRead>(MembersAsRead::kId).members = std::move(rest);
+  } catch (const std::exception& e) {
+    return make_error(ErrorClass::Input, e.what());
+  }
+  return r;
 }
 
 json summary_json(const Summary& s) {

@@ -6,6 +6,7 @@
 
 #include "metrics/request_result.h"
 #include "util/bytes.h"
+#include "util/result.h"
 
 namespace anthro {
 
@@ -21,6 +22,12 @@ struct RequestJsonParts {
 };
 
 nlohmann::json request_json(const RequestResult& r, RequestJsonParts parts = {});
+
+// A request read back from its JSON (a saved result): its fields and figures as written (of
+// its timeline only sent_s), and the members it does not know (formats' parts) kept as read,
+// so request_json writes the same object again. `parts`: what the record must carry. Errors
+// (ErrorClass::Input) name the member: "ttft_ms: expected a number or null".
+Result<RequestResult> request_from_json(const nlohmann::json& j, RequestJsonParts parts = {});
 
 // As one line of text, with `text` standing for r.text (a capture's texts may wait in a
 // temporary file). Valid UTF-8 is escaped directly: texts are most of analyze's output.

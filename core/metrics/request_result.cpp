@@ -26,6 +26,12 @@ const char* to_string(RequestEnd end) {
   return "open";
 }
 
+std::optional<RequestEnd> parse_request_end(std::string_view text) {
+  for (int i = 0; i <= static_cast<int>(RequestEnd::CancelClosed); ++i)
+    if (text == to_string(static_cast<RequestEnd>(i))) return static_cast<RequestEnd>(i);
+  return std::nullopt;
+}
+
 namespace {
 
 std::optional<std::string> probe_in(const nlohmann::json& metadata) {

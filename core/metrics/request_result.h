@@ -36,6 +36,7 @@ enum class RequestEnd {
 // "open", "response", "error", "connection_error", "protocol_error", "connection_closed",
 // "timeout", "send_failed", "client_closed", "cancel_closed".
 const char* to_string(RequestEnd end);
+std::optional<RequestEnd> parse_request_end(std::string_view text);
 
 struct RequestResult {
   std::uint32_t stream_id = 0;
@@ -60,6 +61,8 @@ struct RequestResult {
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
   // What the formats riding on the request's protocol add to it, each under its profile id.
   RecordExtensions extensions;
+  // `merge`: the result file (worker) the request came from; unset for a run's own requests.
+  std::optional<std::string> worker;
 };
 
 // What a request body says that the record keeps.

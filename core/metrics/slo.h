@@ -13,6 +13,7 @@ namespace anthro {
 // Milliseconds; an unset objective is not judged.
 struct Slo {
   std::optional<double> ttft_ms, tpot_ms, e2e_ms;
+  bool operator==(const Slo&) const = default;
 };
 
 // Any subset of ttft, tpot, e2e in any order, comma-separated, each NAME:MS with MS a finite

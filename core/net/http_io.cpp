@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <functional>
+#include <limits>
 
 #include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -210,7 +211,9 @@ struct HttpResponseReader::Impl {
   Impl() { reset(false); }
   void reset(bool no_body) {
     parser.emplace();
-    parser->body_limit(boost::none);  // streams run as long as the server sends
+    // Streams run as long as the server sends. Not boost::none: Boost 1.74 then refuses a head
+    // whose body has not begun to arrive ("body limit exceeded").
+    parser->body_limit(std::numeric_limits<std::uint64_t>::max());
     parser->eager(true);
     parser->skip(no_body);
     parser->on_chunk_header(on_chunk);

@@ -111,7 +111,7 @@ const std::vector<std::string>& report_labels() {
       "Tokens/s", "Mean ITL", "Stop reason", "End", "Error", "Requests", "Warnings",
       // diagnosis
       "Latency diagnosis", "Checklist", "Sources", "Statistic", "Samples", "Need more", "Threshold", "Evidence",
-      "Remedy", "Note", "Findings", "%1 items: %2", "System",
+      "Remedy", "Note", "Findings", "%1 items: %2", "System", "Caused by", "caused by %1",
       // rollout
       "Grayscale rollout", "Plan", "State", "Stage", "Mode", "Split", "Gate", "Interval", "Reason",
       "Promoted by a person while inconclusive", "Still needed", "Rollback", "Rollback time",
@@ -171,6 +171,21 @@ Verdict verdict_of(const json& o, const char* key = "verdict") {
   return parse_verdict(str(o, key)).value_or(Verdict::Inconclusive);
 }
 
+// An item's caused_by object (diagnosis.schema.json), when it has one.
+const json* cause_of(const json& item) {
+  auto found = item.find("caused_by");
+  return found != item.end() && found->is_object() ? &*found : nullptr;
+}
+
+// " (caused by `id`)" for a summary line, "" without a cause.
+std::string caused_by_text(const Builder& b, const json& item) {
+  const json* cause = cause_of(item);
+  if (!cause) return "";
+  std::string text = b.tr("caused by %1");
+  text.replace(text.find("%1"), 2, report_code(str(*cause, "id")));
+  return " (" + text + ")";
+}
+
 // Worst first, as severity() orders them.
 void sort_worst_first(std::vector<std::pair<Verdict, std::string>>& lines) {
   std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return severity(a.first) > severity(b.first); });
@@ -212,6 +227,7 @@ void build_diagnosis(Builder& b, const json& d) {
     s.heading = (known ? known->title.in(doc.lang) : str(item, "title")) + " (" + report_code(str(item, "id")) + ")";
     s.verdict = v;
     b.fact(s, "Evidence", str(item, "evidence"));
+    if (const json* cause = cause_of(item)) b.fact(s, "Caused by", report_code(str(*cause, "id")) + ": " + str(*cause, "evidence"));
     if (item.contains("statistic") && !item["statistic"].is_null())
       b.fact(s, "Statistic", str(item, "statistic_name") + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
     b.fact(s, "Samples", Builder::num(item.value("n", json(nullptr))));
@@ -221,7 +237,7 @@ void build_diagnosis(Builder& b, const json& d) {
     b.fact(s, "Note", str(item, "note"));
     if (auto chart = item_chart(item, known, doc.lang)) s.charts.push_back(b.add_chart(std::move(*chart)));
     if (v == Verdict::Warn || v == Verdict::Fail || v == Verdict::Inconclusive)
-      lines.emplace_back(v, b.verdict(v) + " — " + s.heading + ": " + str(item, "evidence"));
+      lines.emplace_back(v, b.verdict(v) + " — " + s.heading + ": " + str(item, "evidence") + caused_by_text(b, item));
     items.children.push_back(std::move(s));
   }
   std::string tally;

@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <random>
+#include <stdexcept>
 
 #include "metrics/prometheus_text.h"
 #include "metrics/request_json.h"
@@ -30,7 +32,13 @@ class Bench {
  public:
   Bench(const BenchConfig& config, const ClientSetup& setup)
       : config_(config), setup_(setup), target_(setup.target), rng_(config.seed), start_(Clock::now()) {
+    result_.workload = workload_of(config.session, config.prompts);
+    result_.workload.cancel_rate = config.cancel_rate;
+    result_.workload.retry_naive = config.retry_naive;
+    result_.workload.slo = config.slo;
     result_.target = target_.url;
+    result_.start_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    result_.start_clock_s = std::chrono::duration<double>(start_.time_since_epoch()).count();  // steady_now_s's clock
     if (!config_.requests && !config_.duration_s) limit_ = 100;
     else limit_ = config_.requests.value_or(UINT64_MAX);
   }
@@ -63,7 +71,7 @@ class Bench {
   }
 
   BenchResult finish() {
-    summarize_all();
+    summarize_bench(result_);
     return std::move(result_);
   }
 
@@ -233,29 +241,6 @@ class Bench {
     progress_timer_ = nullptr;
   }
 
-  void summarize_all() {
-    std::vector<double> ttft, tpot, itl, e2e;
-    std::uint64_t tokens = 0, good = 0;
-    for (const auto& rec : result_.records) {
-      const RequestFigures& f = rec.result.figures;
-      tokens += f.tokens;
-      if (rec.result.error) continue;
-      if (f.ttft_ms) ttft.push_back(*f.ttft_ms);
-      if (f.tpot_ms) tpot.push_back(*f.tpot_ms);
-      if (f.e2e_ms) e2e.push_back(*f.e2e_ms);
-      itl.insert(itl.end(), f.itl_ms.begin(), f.itl_ms.end());
-      if (meets_slo(f, config_.slo)) ++good;
-    }
-    result_.requests = result_.records.size();
-    double d = std::max(result_.duration_s, 1e-9);
-    result_.tokens_per_s = static_cast<double>(tokens) / d;
-    result_.goodput_per_s = static_cast<double>(good) / d;
-    result_.ttft_ms = summarize(ttft);
-    result_.tpot_ms = summarize(tpot);
-    result_.itl_ms = summarize(itl);
-    result_.e2e_ms = summarize(e2e);
-  }
-
   const BenchConfig& config_;
   ClientSetup setup_;  // every connection's: target, TLS context, key log
   Target target_;
@@ -270,6 +255,27 @@ class Bench {
   std::vector<Link> pool_, idle_pool_;
   BenchResult result_;
 };
+
+// The samples a bench's figures are computed from: the requests that ended without an error.
+struct BenchSamples {
+  std::vector<double> ttft, tpot, itl, e2e;
+  std::uint64_t tokens = 0, good = 0;  // tokens of every request; requests that met the SLO
+};
+
+BenchSamples bench_samples(const BenchResult& r) {
+  BenchSamples s;
+  for (const auto& rec : r.records) {
+    const RequestFigures& f = rec.result.figures;
+    s.tokens += f.tokens;
+    if (rec.result.error) continue;
+    if (f.ttft_ms) s.ttft.push_back(*f.ttft_ms);
+    if (f.tpot_ms) s.tpot.push_back(*f.tpot_ms);
+    if (f.e2e_ms) s.e2e.push_back(*f.e2e_ms);
+    s.itl.insert(s.itl.end(), f.itl_ms.begin(), f.itl_ms.end());
+    if (meets_slo(f, r.workload.slo)) ++s.good;
+  }
+  return s;
+}
 
 // A record: the request's own fields, then where and when the bench ran it.
 json record_json(const BenchRecord& rec, bool itl_samples = false) {
@@ -287,6 +293,95 @@ std::string csv_field(const json& v) {
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+json workers_json(const std::vector<BenchWorker>& workers) {
+  json out = json::array();
+  for (const auto& w : workers)
+    out.push_back({{"file", w.file}, {"requests", w.requests}, {"connections", w.connections},
+                   {"start_unix_s", w.start_unix_s}, {"duration_s", w.duration_s}});
+  return out;
+}
+
+// A saved bench result read back; throws "ORIGIN: MEMBER: why" at the first bad member.
+class BenchReader {
+ public:
+  explicit BenchReader(std::string origin) : origin_(std::move(origin)) {}
+
+  BenchResult read(const json& d) {
+    if (!d.is_object() || d.value("kind", "") != "bench") bad("kind", "not a bench result");
+    BenchResult r;
+    r.target = member(d, "target", json::value_t::string).get<std::string>();
+    r.duration_s = number(d, "duration_s");
+    r.connections = count(d, "connections");
+    for (const auto& [code, n] : member(d, "errors", json::value_t::object).items()) r.errors[code] = count(d["errors"], code);
+    for (const auto& w : d.value("warnings", json::array()))
+      if (w.is_string()) r.warnings.push_back(w.get<std::string>());
+    auto workload = workload_from_json(newer(d, "workload"));
+    if (!workload) bad("workload", workload.error().detail);
+    r.workload = *workload;
+    newer(d, "start_unix_s");
+    r.start_unix_s = number(d, "start_unix_s");
+    r.start_clock_s = number(d, "start_clock_s");
+    newer(d, "records");
+    const json& records = member(d, "records", json::value_t::array);
+    for (std::size_t i = 0; i < records.size(); ++i) r.records.push_back(record(records[i], i));
+    for (const auto& w : d.value("workers", json::array())) r.workers.push_back(worker(w));
+    summarize_bench(r);
+    return r;
+  }
+
+ private:
+  [[noreturn]] void bad(const std::string& what, const std::string& why) const {
+    throw std::runtime_error(origin_ + ": " + what + ": " + why);
+  }
+  // A member that results written before `merge` existed lack.
+  const json& newer(const json& d, const char* key) const {
+    if (!d.contains(key)) bad(key, "missing (written by an anthro-wb older than merge): run the bench again");
+    return d[key];
+  }
+  const json& member(const json& d, const std::string& key, json::value_t type) const {
+    if (!d.is_object() || !d.contains(key) || d[key].type() != type) bad(key, "missing or of the wrong type");
+    return d[key];
+  }
+  double number(const json& d, const std::string& key) const {
+    if (!d.is_object() || !d.contains(key) || !d[key].is_number()) bad(key, "expected a number");
+    return d[key].get<double>();
+  }
+  std::uint64_t count(const json& d, const std::string& key) const {
+    if (!d.is_object() || !d.contains(key) || !d[key].is_number_unsigned()) bad(key, "expected a whole number ≥ 0");
+    return d[key].get<std::uint64_t>();
+  }
+  bool flag(const json& d, const std::string& key) const { return member(d, key, json::value_t::boolean).get<bool>(); }
+
+  // The bench's own members, then the request's (request_from_json keeps what it does not know).
+  BenchRecord record(const json& j, std::size_t i) const {
+    std::string where = "records[" + std::to_string(i) + "]";
+    if (!j.is_object()) bad(where, "expected an object");
+    BenchRecord rec;
+    try {
+      rec.index = count(j, "index");
+      rec.start_s = number(j, "start_s");
+      rec.connection = static_cast<unsigned>(count(j, "connection"));
+      rec.retry = flag(j, "retry");
+      rec.cancel_requested = flag(j, "cancel_requested");
+    } catch (const std::runtime_error& e) {
+      bad(where, std::string(e.what()).substr(origin_.size() + 2));
+    }
+    json request = j;
+    for (const char* key : {"index", "start_s", "connection", "retry", "cancel_requested"}) request.erase(key);
+    auto result = request_from_json(request, {.text = false, .itl_samples = true});
+    if (!result) bad(where, result.error().detail);
+    rec.result = std::move(*result);
+    return rec;
+  }
+
+  BenchWorker worker(const json& w) const {
+    return {member(w, "file", json::value_t::string).get<std::string>(), count(w, "requests"), count(w, "connections"),
+            number(w, "start_unix_s"), number(w, "duration_s")};
+  }
+
+  std::string origin_;
+};
 
 }  // namespace
 
@@ -309,19 +404,41 @@ Result<BenchResult> run_bench(const BenchConfig& config) {
   return result;
 }
 
+void summarize_bench(BenchResult& r) {
+  BenchSamples s = bench_samples(r);
+  r.requests = r.records.size();
+  double d = std::max(r.duration_s, 1e-9);
+  r.tokens_per_s = static_cast<double>(s.tokens) / d;
+  r.goodput_per_s = static_cast<double>(s.good) / d;
+  r.ttft_ms = summarize(s.ttft);
+  r.tpot_ms = summarize(s.tpot);
+  r.itl_ms = summarize(s.itl);
+  r.e2e_ms = summarize(s.e2e);
+}
+
 std::string bench_json(const BenchResult& r) {
   json errors = json::object();
   for (const auto& [k, n] : r.errors) errors[k] = n;
   json j = {{"kind", "bench"}, {"schema_version", BenchResult::kSchemaVersion},
             {"target", r.target}, {"requests", r.requests}, {"errors", errors}, {"duration_s", r.duration_s},
             {"tokens_per_s", r.tokens_per_s}, {"goodput_per_s", r.goodput_per_s}, {"connections", r.connections},
-            {"warnings", r.warnings},
+            {"warnings", r.warnings}, {"workload", workload_json(r.workload)},
+            {"start_unix_s", r.start_unix_s}, {"start_clock_s", r.start_clock_s},
             {"summary", {{"ttft_ms", summary_json(r.ttft_ms)}, {"tpot_ms", summary_json(r.tpot_ms)},
                          {"itl_ms", summary_json(r.itl_ms)}, {"e2e_ms", summary_json(r.e2e_ms)}}},
             {"records", json::array()}};
   // Every request with its ITL samples: what `compare` judges and `merge` pools.
   for (const auto& rec : r.records) j["records"].push_back(record_json(rec, true));
+  if (!r.workers.empty()) j["workers"] = workers_json(r.workers);
   return dump_json(j);
+}
+
+Result<BenchResult> bench_from_json(const json& doc, const std::string& origin) {
+  try {
+    return BenchReader(origin).read(doc);
+  } catch (const std::exception& e) {
+    return make_error(ErrorClass::Input, e.what());
+  }
 }
 
 std::string bench_prometheus(const BenchResult& r) {
@@ -347,11 +464,11 @@ std::string bench_prometheus(const BenchResult& r) {
       r.tokens_per_s);
   one("anthro_wb_bench_goodput_requests_per_second", MetricType::Gauge,
       "Requests per second that met the SLO (all successful ones without --slo).", r.goodput_per_s);
-  write_seconds_summary(out, "anthro_wb_bench_ttft_seconds", "Time to first token.", labels, r.ttft_ms);
-  write_seconds_summary(out, "anthro_wb_bench_tpot_seconds", "Time per output token after the first.", labels,
-                        r.tpot_ms);
-  write_seconds_summary(out, "anthro_wb_bench_itl_seconds", "Gap between consecutive tokens.", labels, r.itl_ms);
-  write_seconds_summary(out, "anthro_wb_bench_e2e_seconds", "Request to last token.", labels, r.e2e_ms);
+  BenchSamples s = bench_samples(r);
+  write_seconds_histogram(out, "anthro_wb_bench_ttft_seconds", "Time to first token.", labels, s.ttft);
+  write_seconds_histogram(out, "anthro_wb_bench_tpot_seconds", "Time per output token after the first.", labels, s.tpot);
+  write_seconds_histogram(out, "anthro_wb_bench_itl_seconds", "Gap between consecutive tokens.", labels, s.itl);
+  write_seconds_histogram(out, "anthro_wb_bench_e2e_seconds", "Request to last token.", labels, s.e2e);
   return out.text();
 }
 

@@ -57,9 +57,20 @@ struct BenchRecord {
   RequestResult result;
 };
 
+// `merge`: one of the results merged, as its file said it.
+struct BenchWorker {
+  std::string file;
+  std::uint64_t requests = 0, connections = 0;
+  double start_unix_s = 0, duration_s = 0;
+};
+
 struct BenchResult {
   static constexpr int kSchemaVersion = 1;  // of bench_json's document
   std::string target;
+  Workload workload;
+  // When the run started, by the wall clock (merge lines up workers' runs with it), and the
+  // same instant on the clock of the records' sent_s (a monotonic one, whose epoch is the machine's).
+  double start_unix_s = 0, start_clock_s = 0;
   std::uint64_t requests = 0;
   std::map<std::string, std::uint64_t> errors;  // "429", "connection", ...
   double duration_s = 0;
@@ -70,13 +81,21 @@ struct BenchResult {
   std::vector<BenchRecord> records;
   std::vector<BenchConnection> connection_log;  // every connection opened or tried, in order
   std::vector<std::string> warnings;            // what did not stop the run: a key log not written
+  std::vector<BenchWorker> workers;             // merge: the results it was merged from
 };
 
 Result<BenchResult> run_bench(const BenchConfig& config);
+// requests, tokens_per_s, goodput_per_s and the summaries, from the records, duration_s and
+// workload.slo: what a run ends with, and what a merge recomputes.
+void summarize_bench(BenchResult& result);
 // cli.md `bench --format json`, with kind "bench" and schema_version (resources/schemas/bench.schema.json).
 std::string bench_json(const BenchResult& result);
+// Read back (`merge`); errors (ErrorClass::Input) name `origin` and the member. The summary
+// figures are recomputed from the records, as the run computed them.
+Result<BenchResult> bench_from_json(const nlohmann::json& doc, const std::string& origin);
 // The same figures in Prometheus text format: anthro_wb_bench_* with labels target and path
-// ("anthro-v1" or "http"); latencies as summaries in seconds.
+// ("anthro-v1" or "http"); latencies as histograms in seconds (kLatencyBucketsSeconds), whose
+// buckets add up across workers.
 std::string bench_prometheus(const BenchResult& result);
 // Per-request records as JSONL, or CSV when the path ends in .csv; written atomically.
 Result<bool> write_bench_records(const BenchResult& result, const std::string& path);

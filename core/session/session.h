@@ -13,6 +13,7 @@
 #include "metrics/request_result.h"
 #include "protocol/body.h"
 #include "session/target.h"
+#include "session/workload.h"
 
 namespace anthro {
 
@@ -66,6 +67,7 @@ struct SessionResult {
   std::vector<RequestResult> requests;
   std::optional<std::string> error;  // a failure before or between requests
   std::vector<std::string> warnings;  // what did not stop the session: a key log not written
+  Workload workload;
 };
 
 // What a wire format's own live client tells as it runs (a live session's page, a checklist's
@@ -99,5 +101,7 @@ Result<bool> reach_target(const SessionConfig& config, const std::atomic<bool>* 
 // The JSON document of cli.md `session --format json`, with kind "session" and schema_version
 // (resources/schemas/session.schema.json).
 std::string session_json(const SessionResult& result);
+// Read back (`merge`); errors (ErrorClass::Input) name `origin` and the member.
+Result<SessionResult> session_from_json(const nlohmann::json& doc, const std::string& origin);
 
 }  // namespace anthro

@@ -494,6 +494,14 @@
         <translation>无法创建 %1</translation>
     </message>
     <message>
+        <source>Caused by</source>
+        <translation>起因</translation>
+    </message>
+    <message>
+        <source>caused by %1</source>
+        <translation>起因：%1</translation>
+    </message>
+    <message>
         <source>Comparison</source>
         <translation>对比</translation>
     </message>
@@ -1763,6 +1771,10 @@
     <message>
         <source>No distribution for this item: its evidence is listed below.</source>
         <translation>此项没有分布图：证据列在下方。</translation>
+    </message>
+    <message>
+        <source>Caused by %1: %2</source>
+        <translation>起因：%1：%2</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
@@ -236,6 +237,33 @@ class TestDiagnosisPage : public QObject {
     QVERIFY(finished.wait(120000));
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     QVERIFY2(only_flagged(page, *builtin_checklist("token-stream"), "ts-degraded-rate"), "see the verdicts above");
+  }
+
+  // A finding another explains shows its cause as a link; following it selects that item.
+  void aCauseLinksToItsItem() {
+    Observations o;
+    o.live = true;
+    for (int i = 0; i < 100; ++i) {
+      ObservedRequest q;
+      q.result.timeline.request_written = 1;
+      q.result.end = RequestEnd::Response;
+      q.result.figures.ttft_ms = i < 3 ? 3800 : 100;
+      q.result.server_timing = Timing{};
+      q.result.server_timing->context_wait_us = i < 3 ? 3'700'000 : 30'000;
+      o.requests.push_back(q);
+    }
+    auto run = std::make_shared<DiagnosisRun>();
+    DiagnosisPage page;
+    page.model()->setDiagnosis(evaluate(builtin_latency_checklist(), o), run);
+    page.selectItem("ttft-tail");
+    QLabel* cause = page.evidence()->causeLabel();
+    QVERIFY(!cause->isHidden());
+    QVERIFY2(cause->text().startsWith("Caused by <a href=\"gpu-context-wait\">") &&
+                 cause->text().contains("context wait is 97.37 % of TTFT in the 3 slowest requests"),
+             qPrintable(cause->text()));
+    emit cause->linkActivated("gpu-context-wait");
+    QCOMPARE(page.list()->currentIndex().row(), page.model()->rowOf("gpu-context-wait"));
+    QVERIFY(cause->isHidden());  // gpu-context-wait has no cause of its own
   }
 
   // A target nothing listens on ends the run with the address and the reason, as the CLI
