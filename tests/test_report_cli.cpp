@@ -98,7 +98,7 @@ class TestReportCli : public QObject {
   void eachKindToEachFormat_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("format");
-    for (const char* kind : {"diagnosis", "rollout", "session", "bench", "analysis"})
+    for (const char* kind : {"diagnosis", "rollout", "session", "bench", "analysis", "comparison"})
       for (const char* format : {"html", "pdf", "md", "json"})
         QTest::newRow(qPrintable(QString("%1 %2").arg(kind, format))) << QString(kind) << QString(format);
   }
@@ -257,6 +257,10 @@ class TestReportCli : public QObject {
     must({"bench", "--target", target_, "--api-key-env", "REPORT_TEST_KEY", "--concurrency", "2", "--requests", "10",
           "--format", "json"},
          "bench.json");
+    must({"bench", "--target", target_, "--api-key-env", "REPORT_TEST_KEY", "--concurrency", "2", "--requests", "30",
+          "--format", "json"},
+         "bench30.json");
+    must({"compare", dir_.filePath("bench.json"), dir_.filePath("bench30.json"), "--output", dir_.filePath("comparison.json")}, "");
     must({"analyze", QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.pcap", "--keylog",
           QString(ANTHRO_VECTORS_DIR) + "/lab-conversation.keylog", "--format", "json"},
          "analysis.json");
@@ -281,6 +285,8 @@ class TestReportCli : public QObject {
     std::vector<std::string> v;
     if (r.value("kind", "") == "diagnosis")
       for (const auto& item : r["checklist"]) v.push_back(item["verdict"]);
+    if (r.value("kind", "") == "comparison")  // the table's words, in place of the chips' verdicts
+      for (const auto& f : r["figures"]) v.push_back(f["verdict"]);
     if (r.value("kind", "") == "rollout")
       for (const auto& stage : r["stages"]) {
         v.push_back(stage["verdict"]);

@@ -1,4 +1,4 @@
-// Every saved result kind — session, bench, analysis, diagnosis, rollout — produced for real by
+// Every saved result kind — session, bench, analysis, diagnosis, rollout, comparison — produced for real by
 // anthro-wb and held to its JSON Schema in resources/schemas/ by an independent validator
 // (Debian's python3-jsonschema). Each schema must also reject the same document broken — a
 // required field removed, a field of the wrong type, another kind or schema_version — so that
@@ -381,6 +381,38 @@ class TestResultSchemas : public QObject {
                              {"/stages/0/gates/0/metric", json("vibes")},
                              {"/stages/0/rollback/clean", std::nullopt},
                              {"/stages/0/rollback", json("none")}});
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  }
+
+  // Two bench runs compared: distributions and rates; and a bench against a session, which
+  // share only some figures.
+  void comparison() {
+    QStringList bench = {"bench", "--target", endpoint_->url("anthro+lab"), "--concurrency", "2", "--requests", "30", "--format", "json"};
+    const QString a = dir_.filePath("cmp-a.json"), b = dir_.filePath("cmp-b.json"), out = dir_.filePath("cmp.json");
+    for (const QString& path : {a, b}) {
+      Run r = run(bench, dir_.path());
+      QVERIFY2(r.code == 0, r.err.constData());
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(r.out);
+    }
+    Run cmp = run({"compare", a, b, "--output", out}, dir_.path());
+    QVERIFY2(cmp.code == 0 || cmp.code == 4, cmp.err.constData());
+    QFile saved(out);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    json doc = json::parse(saved.readAll().toStdString());
+    QCOMPARE(doc["figures"].size(), std::size_t(6));
+    QCOMPARE(doc["figures"][4]["kind"], "rate");
+    QString problem = check("comparison", {doc},
+                            {{"/verdict", json("better")},
+                             {"/base/requests", std::nullopt},
+                             {"/figures/0/ratio_p99/interval", json::array({1.0})},
+                             {"/figures/0/base/samples", std::nullopt},
+                             {"/figures/0/verdict", json("fail")},
+                             {"/figures/0/mann_whitney_p", json(1.5)},
+                             {"/figures/4/base/events", json(-1)},
+                             {"/figures/4/difference", json(nullptr)},
+                             {"/need", std::nullopt}});
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
   }
 

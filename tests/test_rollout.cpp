@@ -1,7 +1,9 @@
 // Rollout rehearsals on live endpoints: each fault the plan guards against fails its stage, thin
 // data pauses with the trials still needed, results survive JSON and resume, the rollback leaves
-// no socket behind, and the CLI's exit codes and messages are cli.md's.
+// no socket behind, and the CLI's exit codes and messages are cli.md's. `compare` (the same judge
+// over two saved runs or captures) on live bench runs and their captures.
 #include <QByteArray>
+#include <QFile>
 #include <QFloat16>
 #include <QObject>
 #include <QProcess>
@@ -19,6 +21,7 @@
 
 #include "affinity/serve.h"
 #include "endpoint_fixture.h"
+#include "lo_capture.h"
 #include "rollout/rollout.h"
 #include "test_paths.h"
 #include "util/files.h"
@@ -26,6 +29,7 @@
 
 using namespace anthro;
 using anthro::test::EndpointFixture;
+using anthro::test::LoCapture;
 
 namespace {
 
@@ -314,6 +318,16 @@ class TestRollout : public QObject {
     auto saved = parse_rollout_result(read_file(out.toStdString(), file_limit::kResult).value(), "r.json");
     QVERIFY(saved.ok());
     QVERIFY(saved->embedded_endpoint);
+    // Its arms compared: the two TTFT samples of stage 1; a stage it does not have is refused.
+    Cli arms = cli({"compare", out + "#stage=1,arm=baseline", out + "#stage=1,arm=candidate", "--format", "json"});
+    QVERIFY2(arms.code == 0 || arms.code == 1 || arms.code == 4, arms.err.constData());
+    auto arms_doc = nlohmann::json::parse(arms.out.toStdString());
+    QCOMPARE(arms_doc["figures"].size(), std::size_t(1));
+    QCOMPARE(arms_doc["figures"][0]["id"], "ttft_ms");
+    QCOMPARE(arms_doc["base"]["requests"], saved->stages[0].samples.ttft_baseline_ms.size());
+    Cli no_stage = cli({"compare", out + "#stage=3,arm=baseline", out + "#stage=1,arm=candidate"});
+    QCOMPARE(no_stage.code, 2);
+    QVERIFY2(no_stage.err.contains("r.json: no stage 3 in this rollout result"), no_stage.err.constData());
     Cli resumed = cli({"rollout", "--resume", out, "--promote", "--format", "json", "--quiet"});
     QCOMPARE(resumed.code, 0);  // stage 1 alone was asked for, and a person let it through
     auto doc = nlohmann::json::parse(resumed.out.toStdString());
@@ -347,6 +361,82 @@ class TestRollout : public QObject {
     Cli bad_fault = cli({"rollout", "--endpoint-fault", "session-migrate=2"});
     QCOMPARE(bad_fault.code, 2);
     QVERIFY2(bad_fault.err.contains("session-migrate=2") && bad_fault.err.contains("out of range"), bad_fault.err.constData());
+  }
+
+  // Two live bench runs at once against two endpoints of the same model (A/A) and one against an
+  // endpoint whose TTFT is 1.5 times theirs, each captured on lo. Saved results and captures both:
+  // the slower run is worse on ttft_ms (exit 1); the A/A pair is never worse (0, or 4 when the
+  // runs are too short to prove it). Run at the same moment, the three share the machine's load.
+  void compareLiveRunsAndTheirCaptures() {
+    QTemporaryDir dir;
+    std::vector<std::unique_ptr<EndpointFixture>> endpoints;
+    for (double ttft : {40.0, 40.0, 60.0}) {
+      endpoints.push_back(std::make_unique<EndpointFixture>(std::vector<std::string>{}, ttft, 5, 10));
+      endpoints.back()->config().model.ttft = {ttft, 4};
+      endpoints.back()->start();
+    }
+    const QStringList names = {"a", "b", "slow"};
+    std::vector<std::unique_ptr<LoCapture>> captures;
+    std::vector<std::unique_ptr<QProcess>> benches;
+    for (int i = 0; i < 3; ++i) {
+      const std::string url = endpoints[i]->endpoint().url("anthro");
+      const QString keylog = dir.filePath(names[i] + ".keylog");
+      captures.push_back(std::make_unique<LoCapture>(url, dir.filePath(names[i] + ".pcapng").toStdString(), keylog.toStdString()));
+      QVERIFY2(captures.back()->start(), captures.back()->error().c_str());
+      benches.push_back(std::make_unique<QProcess>());
+      benches.back()->start(ANTHRO_WB, {"bench", "--target", QString::fromStdString(url), "--insecure", "--keylog", keylog,
+                                        "--requests", "120", "--concurrency", "4", "--format", "json"});
+    }
+    for (int i = 0; i < 3; ++i) {
+      QVERIFY(benches[i]->waitForFinished(120000));
+      QCOMPARE(benches[i]->exitCode(), 0);
+      QFile f(dir.filePath(names[i] + ".json"));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(benches[i]->readAllStandardOutput());
+      QVERIFY2(captures[i]->stop().ok(), captures[i]->error().c_str());
+    }
+    for (const QString& ext : {QString(".json"), QString(".pcapng")}) {
+      QStringList keys = {"--keylog", dir.filePath("a.keylog"), "--keylog", dir.filePath("b.keylog"), "--keylog",
+                          dir.filePath("slow.keylog")};
+      Cli aa = cli(QStringList{"compare", dir.filePath("a" + ext), dir.filePath("b" + ext), "--format", "json"} + keys);
+      QVERIFY2(aa.code == 0 || aa.code == 4, qPrintable(ext + ": " + aa.out.left(3000) + aa.err));
+      auto aa_doc = nlohmann::json::parse(aa.out.toStdString());
+      QCOMPARE(aa_doc["base"]["requests"], 120);
+      QVERIFY(aa_doc["figures"].size() >= 6);  // a capture adds the checklist's statistics
+      Cli worse = cli(QStringList{"compare", dir.filePath("a" + ext), dir.filePath("slow" + ext)} + keys);
+      QVERIFY2(worse.code == 1, qPrintable(ext + ": " + worse.out + worse.err));
+      QVERIFY2(worse.out.contains("verdict: worse (ttft_ms"), worse.out.constData());
+    }
+  }
+
+  // Bad inputs: exit 2 naming the file and what is wrong.
+  void compareRefusesBadInputs() {
+    QTemporaryDir dir;
+    auto write = [&](const char* name, const char* text) {
+      QFile f(dir.filePath(name));
+      f.open(QIODevice::WriteOnly);
+      f.write(text);
+      return dir.filePath(name);
+    };
+    const QString plan = write("plan.json", "{\"id\": \"x\", \"stages\": []}");
+    const QString typo = write("typo.json", "{\"kind\": \"session\", \"schema_version\": 1, \"requests\": [{\"ttft_ms\": \"9\"}]}");
+    const QString truncated = write("cut.json", "{\"kind\": \"bench\", ");
+    const QString missing = dir.filePath("none.json");
+    struct Case {
+      QStringList args;
+      QString says;
+    } cases[] = {{{missing, typo}, "none.json"},
+                 {{plan, typo}, "plan.json: field kind: expected a saved result"},
+                 {{typo, typo}, "typo.json: requests[0].ttft_ms: expected a number or null"},
+                 {{truncated, typo}, "cut.json: "},
+                 {{plan + "#stage=x,arm=baseline", typo}, "stage: expected a stage number from 1"},
+                 {{typo}, "expects two inputs"},
+                 {{typo, typo, "--margin", "2"}, "--margin"}};
+    for (const Case& c : cases) {
+      Cli r = cli(QStringList{"compare"} + c.args);
+      QVERIFY2(r.code == 2, qPrintable(c.args.join(' ') + ": " + QString::number(r.code)));
+      QVERIFY2(r.err.startsWith("anthro-wb compare: ") && r.err.contains(c.says.toUtf8()), r.err.constData());
+    }
   }
 
  private:

@@ -14,12 +14,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare_draws.h"
 #include "test_paths.h"
 #include "util/files.h"
 
 #include "rollout/gates.h"
 #include "rollout/plan.h"
 #include "rollout/statistics.h"
+#include "metrics/stats.h"
 
 using namespace anthro;
 
@@ -203,6 +205,99 @@ class TestRolloutStatistics : public QObject {
     QCOMPARE(g.verdict, Verdict::Fail);
     QVERIFY(*g.p_value > 0.05);  // the rank test alone saw nothing
     QCOMPARE(judge_latency(std::vector<double>(10, 1.0), base, 0.05, 1).verdict, Verdict::Inconclusive);
+  }
+
+  // Holm's adjustment worked by hand from its definition (sorted 0.005, 0.01, 0.03, 0.04 times
+  // 4, 3, 2, 1, never falling), and Newcombe's interval against his 1998 paper (method 10,
+  // example (a): 56/70 against 48/80, 95 % two-sided: 0.0524 to 0.3339).
+  void holmAndNewcombeMatchTheirReferences() {
+    const std::vector<double> p = {0.01, 0.04, 0.03, 0.005};
+    const std::vector<double> adjusted = holm_adjusted(p);
+    const std::vector<double> r_holm = {0.03, 0.06, 0.06, 0.02};
+    for (std::size_t i = 0; i < p.size(); ++i) QVERIFY2(std::abs(adjusted[i] - r_holm[i]) < 1e-12, qPrintable(QString::number(i)));
+    Interval d = proportion_difference(56, 70, 48, 80, 1.959963984540054);
+    QVERIFY2(std::abs(d.low - 0.0524) < 5e-5 && std::abs(d.high - 0.3339) < 5e-5, qPrintable(QString("%1..%2").arg(d.low).arg(d.high)));
+    QVERIFY(std::abs(normal_upper_quantile(0.05) - kZ95) < 1e-9);
+    // The bootstrap's partial selection gives the sorted percentile's very value.
+    for (std::size_t n : {1, 2, 7, 300, 1001}) {
+      auto v = lognormal(n, 5, 0.3, n);
+      for (double q : {0.0, 1.0, 50.0, 99.0, 100.0}) {
+        std::vector<double> copy = v;
+        QCOMPARE(percentile_unsorted(copy, q), percentile(v, q));
+      }
+    }
+  }
+
+  // A/A: both sides drawn from the simulated model's TTFT N(150, 6) ms and ITL N(10, 1) ms, 10
+  // tokens, 300 requests a side: "no worse" in at least 95 of 100 seeded pairs, never "worse"
+  // more than 5 times (the family-wise α). (No worse needs each P99 ratio's interval inside the
+  // 5 % margin: at 300 requests that holds for a TTFT spread of a few per cent; a noisier
+  // workload is inconclusive there, and says how many more requests it needs, as below.)
+  void compareAaIsNoWorse() {
+    int no_worse = 0, worse = 0;
+    for (std::uint64_t k = 0; k < 100; ++k) {
+      test::DrawSpec spec;
+      Comparison c = compare_results(test::draw_side(spec, 300, 2 * k + 1), test::draw_side(spec, 300, 2 * k + 2), {.seed = k});
+      no_worse += c.verdict == CompareVerdict::NoWorse;
+      worse += c.verdict == CompareVerdict::Worse;
+    }
+    qInfo("A/A: %d of 100 no worse, %d worse", no_worse, worse);
+    QVERIFY2(no_worse >= 95 && worse <= 5, qPrintable(QString("%1 of 100 no worse, %2 worse").arg(no_worse).arg(worse)));
+  }
+
+  // A candidate whose TTFT is 1.2 times the base's is worse on ttft_ms; its ITL is not.
+  void compareSeesASlowerTtft() {
+    test::DrawSpec base, slow;
+    base.ttft = slow.ttft = {150, 30};  // a noisier workload than the A/A one
+    slow.ttft_scale = 1.2;
+    Comparison c = compare_results(test::draw_side(base, 300, 11), test::draw_side(slow, 300, 12));
+    QCOMPARE(c.verdict, CompareVerdict::Worse);
+    QCOMPARE(test::figure(c, "ttft_ms")->verdict, CompareVerdict::Worse);
+    QVERIFY(test::figure(c, "itl_ms")->verdict != CompareVerdict::Worse);
+    QCOMPARE(comparison_exit_code(c), 1);
+  }
+
+  // 3 % of the streams 200 ms later and nothing else, 1,000 requests a side (at 300 the 9 slow
+  // streams leave the bootstrap's P99 too often to survive the family's correction): the medians
+  // agree, the rank test sees nothing, and the figure is worse through the P99 interval alone.
+  void compareSeesATailOnlyChange() {
+    test::DrawSpec base, tail;
+    tail.ttft_change = [](std::size_t i, double v) { return i % 100 < 3 ? v + 200 : v; };
+    Comparison c = compare_results(test::draw_side(base, 1000, 21), test::draw_side(tail, 1000, 22));
+    const FigureComparison* f = test::figure(c, "ttft_ms");
+    QVERIFY2(std::abs(f->ratio_p50 - 1) < 0.02, qPrintable(QString::number(f->ratio_p50)));
+    QVERIFY2(*f->judged.p_value > 0.05, "the shrunk rank test alone should see no shift");
+    QVERIFY2(f->judged.interval.low > 1.05, qPrintable(QString::number(f->judged.interval.low)));
+    QCOMPARE(f->verdict, CompareVerdict::Worse);
+    QCOMPARE(c.verdict, CompareVerdict::Worse);
+  }
+
+  // 30 against 30 with TTFT +10 % (TTFT N(150, 30)): inconclusive on ttft_ms with a number of
+  // requests still needed; drawing that many per side makes ttft_ms conclusive in most pairs
+  // (the estimate rests on 30 requests' effect, itself uncertain: not in every pair).
+  void compareThinDataSaysHowManyMore() {
+    test::DrawSpec base, slow;
+    base.ttft = slow.ttft = {150, 30};
+    slow.ttft_scale = 1.1;
+    int inconclusive = 0, conclusive_after = 0, tried = 0;
+    for (std::uint64_t k = 0; k < 20; ++k) {
+      Comparison thin = compare_results(test::draw_side(base, 30, 100 + 2 * k), test::draw_side(slow, 30, 101 + 2 * k), {.seed = k});
+      const FigureComparison* f = test::figure(thin, "ttft_ms");
+      if (f->verdict != CompareVerdict::Inconclusive) continue;
+      ++inconclusive;
+      QCOMPARE(thin.verdict, CompareVerdict::Inconclusive);
+      QVERIFY(f->need_more && *f->need_more > 0);
+      QVERIFY(thin.need.find("more requests on each side") != std::string::npos);
+      if (*f->need_more > 1500) continue;  // a draw that hid the effect: more than this test draws
+      ++tried;
+      std::size_t n = 30 + *f->need_more;
+      Comparison more = compare_results(test::draw_side(base, n, 500 + 2 * k), test::draw_side(slow, n, 501 + 2 * k), {.seed = k});
+      conclusive_after += test::figure(more, "ttft_ms")->verdict != CompareVerdict::Inconclusive;
+    }
+    qInfo("30 against 30: %d of 20 inconclusive; %d of %d conclusive with the estimate", inconclusive, conclusive_after, tried);
+    QVERIFY2(inconclusive >= 15, qPrintable(QString("%1 of 20 thin pairs inconclusive").arg(inconclusive)));
+    QVERIFY2(tried >= 10 && conclusive_after * 2 > tried,
+             qPrintable(QString("%1 of %2 conclusive with the estimated number").arg(conclusive_after).arg(tried)));
   }
 
   // The shipped plans hold to their schema (checked by Python's jsonschema), and anthro-v1's

@@ -84,6 +84,7 @@ QList<FileReader> file_readers(const QString& dir) {
       {{"session", "--target", "https://127.0.0.1:1/v1/messages", "--cacert", "FILE"}, "16 MiB a certificate file"},
       {{"decode", "FILE"}, {}},  // captures are streamed: no limit, but regular files only
       {{"analyze", "FILE"}, {}},
+      {{"compare", "FILE", "FILE"}, {}},  // a result (128 MiB) or a capture (streamed): zeros are no JSON
   };
 #ifdef ANTHRO_WITH_REPORT
   readers.push_back({{"report", "FILE", "--to", "json", "--output", dir + "/report-out.json"}, "128 MiB a result file"});
@@ -267,6 +268,7 @@ class TestTotalInputs : public QObject {
         {"rollout", "--plan", deep},
         {"diagnose", "--system", "--checklist", deep},
         {"session", "--target", "anthro+lab://127.0.0.1:1", "--messages", deep},
+        {"compare", deep, deep},
     };
 #ifdef ANTHRO_WITH_REPORT
     cases.push_back({"report", deep, "--to", "json", "--output", dir_.filePath("out.json")});

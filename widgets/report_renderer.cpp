@@ -79,7 +79,15 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("Report", "Tokens per second"), QT_TRANSLATE_NOOP("Report", "Goodput per second"),
     QT_TRANSLATE_NOOP("Report", "Errors"), QT_TRANSLATE_NOOP("Report", "Latency summary"),
     QT_TRANSLATE_NOOP("Report", "Metric"), QT_TRANSLATE_NOOP("Report", "Packets"),
-    QT_TRANSLATE_NOOP("Report", "TCP segments"), QT_TRANSLATE_NOOP("Report", "Negotiation")};
+    QT_TRANSLATE_NOOP("Report", "TCP segments"), QT_TRANSLATE_NOOP("Report", "Negotiation"),
+    QT_TRANSLATE_NOOP("Report", "Comparison"), QT_TRANSLATE_NOOP("Report", "Figures"),
+    QT_TRANSLATE_NOOP("Report", "Figure"), QT_TRANSLATE_NOOP("Report", "Ratio of medians"),
+    QT_TRANSLATE_NOOP("Report", "Tail ratio or difference"), QT_TRANSLATE_NOOP("Report", "Shift p"),
+    QT_TRANSLATE_NOOP("Report", "Shape (KS p)"), QT_TRANSLATE_NOOP("Report", "changed"),
+    QT_TRANSLATE_NOOP("Report", "Margin"), QT_TRANSLATE_NOOP("Report", "rates"),
+    QT_TRANSLATE_NOOP("Report", "Corrected"), QT_TRANSLATE_NOOP("Report", "Not compared"),
+    QT_TRANSLATE_NOOP("Report", "no_worse"), QT_TRANSLATE_NOOP("Report", "worse"),
+    QT_TRANSLATE_NOOP("Report", "samples")};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 

@@ -19,6 +19,7 @@ int run_analyze(const std::vector<std::string>& args);
 int run_capture(const std::vector<std::string>& args);
 int run_diagnose(const std::vector<std::string>& args);
 int run_rollout_command(const std::vector<std::string>& args);
+int run_compare(const std::vector<std::string>& args);
 int run_hash(const std::vector<std::string>& args);
 int run_lint_schema(const std::vector<std::string>& args);
 int run_report(const std::vector<std::string>& args);  // only in builds with Qt (ANTHRO_WITH_REPORT)

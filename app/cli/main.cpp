@@ -26,6 +26,7 @@ const Dispatch commands[] = {
     {"capture", anthro::cli::run_capture},
     {"diagnose", anthro::cli::run_diagnose},
     {"rollout", anthro::cli::run_rollout_command},
+    {"compare", anthro::cli::run_compare},
 #ifdef ANTHRO_WITH_REPORT
     {"report", anthro::cli::run_report},
 #endif

@@ -50,6 +50,16 @@ double percentile(std::vector<double> samples, double p) {
   return percentile_of_sorted(samples, p);
 }
 
+double percentile_unsorted(std::vector<double>& samples, double p) {
+  if (samples.empty() || !(p >= 0 && p <= 100) || has_nan(samples)) return kNaN;
+  double rank = p / 100 * static_cast<double>(samples.size() - 1);
+  double below = std::floor(rank);
+  auto lo = samples.begin() + static_cast<std::ptrdiff_t>(below);
+  std::nth_element(samples.begin(), lo, samples.end());
+  double hi = lo + 1 == samples.end() ? *lo : *std::min_element(lo + 1, samples.end());
+  return lerp(*lo, hi, rank - below);
+}
+
 Summary summarize(std::span<const double> samples) {
   Summary s;
   s.n = samples.size();

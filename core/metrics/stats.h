@@ -12,6 +12,9 @@ namespace anthro {
 // p in 0..100, as np.percentile(samples, p). NaN for no samples, for p outside 0..100,
 // and when a sample is NaN (as numpy, which propagates NaN).
 double percentile(std::vector<double> samples, double p);
+// The same value as percentile(), by partial selection instead of a sort: for many percentiles of
+// large resamples (the bootstrap). Reorders `samples`.
+double percentile_unsorted(std::vector<double>& samples, double p);
 
 struct Summary {
   static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();

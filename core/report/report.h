@@ -1,5 +1,5 @@
 // A report: one document built from any saved result (session, bench, analysis, diagnosis,
-// rollout) — title, environment, a summary worst verdict first, sections with facts, tables and
+// rollout, comparison) — title, environment, a summary worst verdict first, sections with facts, tables and
 // charts — that the renderers write as HTML, Markdown or JSON here and as PDF on the Qt side
 // (widgets/report_renderer). Charts are specifications: the Qt side draws them with the app's
 // own chart code and hands the images back through the callbacks below.
@@ -17,8 +17,9 @@
 
 namespace anthro {
 
-enum class ResultKind { Session, Bench, Analysis, Diagnosis, Rollout };
-const char* to_string(ResultKind k);  // the result's "kind": "session", "bench", "analysis", "diagnosis", "rollout"
+enum class ResultKind { Session, Bench, Analysis, Diagnosis, Rollout, Comparison };
+// the result's "kind": "session", "bench", "analysis", "diagnosis", "rollout", "comparison"
+const char* to_string(ResultKind k);
 
 enum class ChartKind { TtftOverTime, TokenRate, ItlHistogram, TtftCdf, GateForest, Distribution };
 const char* to_string(ChartKind k);  // "ttft-over-time", "token-rate", "itl-histogram", "ttft-cdf", "gate-forest", "distribution"

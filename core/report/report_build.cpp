@@ -23,11 +23,11 @@ using nlohmann::json;
 
 namespace {
 
-const char* const kKinds[] = {"session", "bench", "analysis", "diagnosis", "rollout"};
+const char* const kKinds[] = {"session", "bench", "analysis", "diagnosis", "rollout", "comparison"};
 const char* const kCharts[] = {"ttft-over-time", "token-rate", "itl-histogram", "ttft-cdf", "gate-forest", "distribution"};
 
 std::optional<ResultKind> parse_kind(const std::string& s) {
-  for (int i = 0; i < 5; ++i)
+  for (std::size_t i = 0; i < std::size(kKinds); ++i)
     if (s == kKinds[i]) return static_cast<ResultKind>(i);
   return std::nullopt;
 }
@@ -119,7 +119,10 @@ const std::vector<std::string>& report_labels() {
       "passed", "failed", "paused", "rolled_back",
       // session, bench, analysis
       "Live session", "Load benchmark", "Capture analysis", "Duration", "Tokens per second", "Goodput per second",
-      "Errors", "Latency summary", "Metric", "Packets", "TCP segments", "Negotiation"};
+      "Errors", "Latency summary", "Metric", "Packets", "TCP segments", "Negotiation",
+      // comparison
+      "Comparison", "Figures", "Figure", "Ratio of medians", "Tail ratio or difference", "Shift p", "Shape (KS p)",
+      "changed", "Margin", "rates", "Corrected", "Not compared", "no_worse", "worse", "samples"};
   return labels;
 }
 
@@ -374,7 +377,7 @@ Result<ReportDocument> build_report(std::string_view text, const ReportOptions& 
   if (!d.is_object()) return make_error(ErrorClass::Input, origin + ": expected a JSON object (a saved result)");
   auto kind = parse_kind(d.value("kind", std::string()));
   if (!d.contains("kind") || !d["kind"].is_string() || !kind)
-    return make_error(ErrorClass::Input, origin + ": field kind: expected session, bench, analysis, diagnosis or rollout");
+    return make_error(ErrorClass::Input, origin + ": field kind: expected session, bench, analysis, diagnosis, rollout or comparison");
   if (!d.contains("schema_version") || d["schema_version"] != 1)
     return make_error(ErrorClass::Input, origin + ": field schema_version: expected 1 (the version this workbench reads), got " +
                                             (d.contains("schema_version") ? dump_json(d["schema_version"]) : "none"));
@@ -391,6 +394,7 @@ Result<ReportDocument> build_report(std::string_view text, const ReportOptions& 
       case ResultKind::Session: report_detail::build_session(b, d); break;
       case ResultKind::Bench: report_detail::build_bench(b, d); break;
       case ResultKind::Analysis: report_detail::build_analysis(b, d); break;
+      case ResultKind::Comparison: report_detail::build_comparison(b, d); break;
     }
   } catch (const json::exception& e) {  // a field of the wrong type deep inside
     return make_error(ErrorClass::Input, origin + ": " + e.what());

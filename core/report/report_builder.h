@@ -60,5 +60,6 @@ void build_rollout(Builder& b, const json& d);
 void build_session(Builder& b, const json& d);
 void build_bench(Builder& b, const json& d);
 void build_analysis(Builder& b, const json& d);
+void build_comparison(Builder& b, const json& d);
 
 }  // namespace anthro::report_detail

@@ -1,6 +1,7 @@
 #include "rollout/gates.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <vector>
@@ -50,9 +51,23 @@ GateResult judge_bad_rate(std::uint64_t bad, std::uint64_t n, double limit) {
   return g;
 }
 
-GateResult judge_latency(std::span<const double> candidate, std::span<const double> baseline, double margin,
-                         std::uint64_t seed, std::size_t min_n) {
+namespace {
+
+std::vector<double> judged_values(std::span<const double> samples, Better better) {
+  std::vector<double> out;
+  out.reserve(samples.size());
+  for (double v : samples)
+    if (better == Better::Lower) out.push_back(v);
+    else if (v > 0) out.push_back(1 / v);  // a rate of 0 has no time per token
+  return out;
+}
+
+}  // namespace
+
+GateResult judge_latency(std::span<const double> candidate_in, std::span<const double> baseline_in, double margin,
+                         std::uint64_t seed, std::size_t min_n, Better better) {
   GateResult g;
+  const std::vector<double> candidate = judged_values(candidate_in, better), baseline = judged_values(baseline_in, better);
   g.n = std::min(candidate.size(), baseline.size());
   if (g.n < min_n) {
     g.need_more = min_n - g.n;
@@ -63,16 +78,45 @@ GateResult judge_latency(std::span<const double> candidate, std::span<const doub
   for (double& v : shrunk) v /= 1 + margin;
   MannWhitney shift = mann_whitney(shrunk, baseline, Alternative::Greater);
   g.p_value = shift.p;
-  g.interval = bootstrap_p99_ratio(candidate, baseline, seed, 2000, 0.95);
-  g.statistic = percentile(std::vector<double>(candidate.begin(), candidate.end()), 99) /
-                percentile(std::vector<double>(baseline.begin(), baseline.end()), 99);
+  std::vector<double> ratios = bootstrap_p99_ratios(candidate, baseline, seed, 2000);
+  g.interval = {percentile(ratios, 2.5), percentile(ratios, 97.5)};  // bootstrap_p99_ratio at level 0.95
+  g.statistic = percentile(candidate, 99) / percentile(baseline, 99);
   double limit = 1 + margin;
+  double at_or_under = static_cast<double>(std::count_if(ratios.begin(), ratios.end(), [&](double r) { return !(r > limit); }));
+  g.worse_p = std::min({1.0, shift.p, 2 * at_or_under / static_cast<double>(ratios.size())});
   char line[200];
   std::snprintf(line, sizeof line, "P99 ratio %.3f (95 %% interval %.3f–%.3f, limit %.3f); shift p = %.3g", g.statistic,
                 g.interval.low, g.interval.high, limit, shift.p);
   g.reason = line;
+  if (better == Better::Higher) g.reason += " (on the time per unit)";
   if (shift.p < 0.05 || g.interval.low > limit) g.verdict = Verdict::Fail;
   else if (g.interval.high <= limit) g.verdict = Verdict::Pass;
+  else g.verdict = Verdict::Inconclusive;
+  return g;
+}
+
+GateResult judge_rate_difference(std::uint64_t bad_candidate, std::uint64_t n_candidate, std::uint64_t bad_baseline,
+                                 std::uint64_t n_baseline, double margin) {
+  GateResult g;
+  g.n = std::min(n_candidate, n_baseline);
+  auto rate = [](std::uint64_t bad, std::uint64_t n) { return n ? static_cast<double>(bad) / static_cast<double>(n) : 0.0; };
+  g.statistic = rate(bad_candidate, n_candidate) - rate(bad_baseline, n_baseline);
+  g.interval = proportion_difference(bad_candidate, n_candidate, bad_baseline, n_baseline);
+  // The one-sided p of "difference > margin": the z at which the lower bound meets the margin.
+  auto lower_at = [&](double z) { return proportion_difference(bad_candidate, n_candidate, bad_baseline, n_baseline, z).low; };
+  double low = 0, high = 40;
+  if (lower_at(0) <= margin) high = 0;
+  for (int i = 0; i < 100 && high - low > 1e-9; ++i) (lower_at((low + high) / 2) > margin ? low : high) = (low + high) / 2;
+  g.worse_p = 0.5 * std::erfc(low / std::sqrt(2.0));
+  char line[200];
+  std::snprintf(line, sizeof line, "%llu/%llu against %llu/%llu: difference %+.4g (95 %% bounds %+.4g to %+.4g, margin %.4g)",
+                static_cast<unsigned long long>(bad_candidate), static_cast<unsigned long long>(n_candidate),
+                static_cast<unsigned long long>(bad_baseline), static_cast<unsigned long long>(n_baseline), g.statistic,
+                g.interval.low, g.interval.high, margin);
+  g.reason = line;
+  if (n_candidate == 0 || n_baseline == 0) g.verdict = Verdict::Inconclusive;
+  else if (g.interval.low > margin) g.verdict = Verdict::Fail;
+  else if (g.interval.high <= margin) g.verdict = Verdict::Pass;
   else g.verdict = Verdict::Inconclusive;
   return g;
 }

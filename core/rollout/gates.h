@@ -18,6 +18,11 @@ struct GateResult {
   std::size_t n = 0;
   std::optional<std::uint64_t> need_more;  // inconclusive rate gates: trials still needed
   std::optional<double> p_value;           // latency gates: the one-sided Mann-Whitney p
+  // The evidence of "worse" as one p-value, so a family of judgements can be corrected (Holm):
+  // latency, min(1, shift p, 2 × the bootstrap's share of ratios at or under the limit), which is
+  // < 0.05 exactly when one of the two rules below fails the gate; rates, the one-sided p of
+  // the difference being over the margin.
+  std::optional<double> worse_p;
   std::string reason;
   std::string unit;  // of the statistic, when the gate's plan entry names none
 };
@@ -30,6 +35,9 @@ GateResult judge_rate(std::uint64_t successes, std::uint64_t n, double target);
 // the statistic and interval given back as the bad rate.
 GateResult judge_bad_rate(std::uint64_t bad, std::uint64_t n, double limit);
 
+// Which way a figure gets better: latencies lower, throughput higher.
+enum class Better { Lower, Higher };
+
 // "candidate latency not worse than baseline by more than `margin`" (0.05 = 5 %): fail when a
 // one-sided Mann-Whitney U (α = 0.05) finds the candidate, shrunk by 1 + margin, still slower,
 // or when the two-sided 95 % bootstrap interval of the P99 ratio lies wholly above 1 + margin;
@@ -37,8 +45,18 @@ GateResult judge_bad_rate(std::uint64_t bad, std::uint64_t n, double limit);
 // inconclusive. (The shrunk shift test rarely fires on equal arms, so the two together keep an
 // A/A comparison's false failures under 5 %.)
 // Fewer than `min_n` samples on either side is inconclusive.
+// A higher-is-better figure (tokens per second) is judged on its reciprocal (time per token): the
+// rank test does not change under it, and the tail that hurts, the slowest 1 %, becomes the P99
+// (its statistic and interval are then ratios of the reciprocals' P99s).
 GateResult judge_latency(std::span<const double> candidate, std::span<const double> baseline, double margin,
-                         std::uint64_t seed, std::size_t min_n = 20);
+                         std::uint64_t seed, std::size_t min_n = 20, Better better = Better::Lower);
+
+// "candidate rate of bad events not above the baseline's by more than `margin` (absolute)":
+// fail when the lower one-sided 95 % bound of Newcombe's interval of the difference
+// (candidate − baseline) is over the margin, pass when its upper bound is at most the margin,
+// else inconclusive. statistic: the difference; interval: its bounds.
+GateResult judge_rate_difference(std::uint64_t bad_candidate, std::uint64_t n_candidate, std::uint64_t bad_baseline,
+                                 std::uint64_t n_baseline, double margin);
 
 // "P99 < bound" (an absolute SLO): pass when the distribution-free upper 95 % bound of the P99
 // is below `bound`, fail when the lower one is not, else inconclusive with the samples still

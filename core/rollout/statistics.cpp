@@ -145,24 +145,64 @@ KolmogorovSmirnov kolmogorov_smirnov(std::span<const double> x, std::span<const 
   return r;
 }
 
-Interval bootstrap_p99_ratio(std::span<const double> candidate, std::span<const double> baseline, std::uint64_t seed,
-                             unsigned rounds, double level) {
-  if (candidate.empty() || baseline.empty() || rounds == 0) return {NAN, NAN};
-  std::mt19937_64 rng(seed);
-  auto resampled_p99 = [&rng](std::span<const double> sample) {
-    std::uniform_int_distribution<std::size_t> pick(0, sample.size() - 1);
-    std::vector<double> draw(sample.size());
-    for (double& v : draw) v = sample[pick(rng)];
-    return percentile(std::move(draw), 99);
-  };
+std::vector<double> bootstrap_p99_ratios(std::span<const double> candidate, std::span<const double> baseline,
+                                         std::uint64_t seed, unsigned rounds) {
   std::vector<double> ratios;
+  if (candidate.empty() || baseline.empty()) return ratios;
+  std::mt19937_64 rng(seed);
+  std::vector<double> draw;
+  auto resampled_p99 = [&rng, &draw](std::span<const double> sample) {
+    std::uniform_int_distribution<std::size_t> pick(0, sample.size() - 1);
+    draw.resize(sample.size());
+    for (double& v : draw) v = sample[pick(rng)];
+    return percentile_unsorted(draw, 99);
+  };
   ratios.reserve(rounds);
   for (unsigned k = 0; k < rounds; ++k) {
     double c = resampled_p99(candidate), b = resampled_p99(baseline);
     ratios.push_back(b > 0 ? c / b : NAN);
   }
+  return ratios;
+}
+
+Interval bootstrap_p99_ratio(std::span<const double> candidate, std::span<const double> baseline, std::uint64_t seed,
+                             unsigned rounds, double level) {
+  if (candidate.empty() || baseline.empty() || rounds == 0) return {NAN, NAN};
+  std::vector<double> ratios = bootstrap_p99_ratios(candidate, baseline, seed, rounds);
   double tail = (1 - level) / 2 * 100;
   return {percentile(ratios, tail), percentile(ratios, 100 - tail)};
+}
+
+Interval proportion_difference(std::uint64_t x, std::uint64_t n_x, std::uint64_t y, std::uint64_t n_y, double z) {
+  if (n_x == 0 || n_y == 0) return {-1, 1};
+  double px = static_cast<double>(x) / static_cast<double>(n_x), py = static_cast<double>(y) / static_cast<double>(n_y);
+  Interval wx = wilson(x, n_x, z), wy = wilson(y, n_y, z);
+  double d = px - py;
+  double below = std::sqrt((px - wx.low) * (px - wx.low) + (wy.high - py) * (wy.high - py));
+  double above = std::sqrt((wx.high - px) * (wx.high - px) + (py - wy.low) * (py - wy.low));
+  return {std::max(-1.0, d - below), std::min(1.0, d + above)};
+}
+
+std::vector<double> holm_adjusted(std::span<const double> p) {
+  std::vector<std::size_t> order(p.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<double> adjusted(p.size());
+  double running = 0;  // adjusted p-values never fall along the order
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    running = std::max(running, std::min(1.0, static_cast<double>(p.size() - k) * p[order[k]]));
+    adjusted[order[k]] = running;
+  }
+  return adjusted;
+}
+
+double normal_upper_quantile(double p) {
+  double low = -40, high = 40;  // normal_sf falls from 1 to 0 across it
+  for (int i = 0; i < 200 && high - low > 1e-12; ++i) {
+    double mid = (low + high) / 2;
+    (normal_sf(mid) > p ? low : high) = mid;
+  }
+  return (low + high) / 2;
 }
 
 Interval quantile_bounds(std::span<const double> sorted, double q, double confidence) {

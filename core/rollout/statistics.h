@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace anthro {
 
@@ -52,6 +53,22 @@ KolmogorovSmirnov kolmogorov_smirnov(std::span<const double> x, std::span<const 
 // samples resampled with replacement `rounds` times from a generator seeded with `seed`.
 Interval bootstrap_p99_ratio(std::span<const double> candidate, std::span<const double> baseline, std::uint64_t seed,
                              unsigned rounds = 2000, double level = 0.90);
+// The `rounds` resampled ratios behind that interval, in the order drawn (the same seed gives the
+// same ratios): what a one-sided bootstrap p-value counts.
+std::vector<double> bootstrap_p99_ratios(std::span<const double> candidate, std::span<const double> baseline,
+                                         std::uint64_t seed, unsigned rounds = 2000);
+
+// Newcombe's hybrid score interval (his method 10, built from the two Wilson intervals) of the
+// difference of two proportions, p_x − p_y with p_x = x / n_x, each bound one-sided at `z`.
+// An empty side gives [−1, 1].
+Interval proportion_difference(std::uint64_t x, std::uint64_t n_x, std::uint64_t y, std::uint64_t n_y, double z = kZ95);
+
+// Holm's step-down adjustment of a family of p-values (same order as given): the family-wise
+// error rate stays at α when each hypothesis with adjusted p < α is rejected.
+std::vector<double> holm_adjusted(std::span<const double> p);
+
+// The z with P(Z > z) = p for a standard normal Z (p in (0, 1)).
+double normal_upper_quantile(double p);
 
 // Distribution-free bounds of the q-quantile from sorted samples, each one-sided at
 // `confidence`: the order statistics whose ranks Binomial(n, q) gives (the upper bound is

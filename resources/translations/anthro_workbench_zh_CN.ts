@@ -501,6 +501,66 @@
         <source>caused by %1</source>
         <translation>起因：%1</translation>
     </message>
+    <message>
+        <source>Comparison</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>各项度量</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>度量</translation>
+    </message>
+    <message>
+        <source>Ratio of medians</source>
+        <translation>中位数之比</translation>
+    </message>
+    <message>
+        <source>Tail ratio or difference</source>
+        <translation>尾部比值或差值</translation>
+    </message>
+    <message>
+        <source>Shift p</source>
+        <translation>位移检验 p 值</translation>
+    </message>
+    <message>
+        <source>Shape (KS p)</source>
+        <translation>分布形状（KS p 值）</translation>
+    </message>
+    <message>
+        <source>changed</source>
+        <translation>已变化</translation>
+    </message>
+    <message>
+        <source>Margin</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <source>rates</source>
+        <translation>比率</translation>
+    </message>
+    <message>
+        <source>Corrected</source>
+        <translation>多重比较校正</translation>
+    </message>
+    <message>
+        <source>Not compared</source>
+        <translation>未比较</translation>
+    </message>
+    <message>
+        <source>no_worse</source>
+        <translation>不更差</translation>
+    </message>
+    <message>
+        <source>worse</source>
+        <translation>更差</translation>
+    </message>
+    <message>
+        <source>samples</source>
+        <translation>样本数</translation>
+    </message>
 </context>
 <context>
     <name>SessionTracer</name>
