@@ -141,15 +141,10 @@ void LatencyCharts::Impl::build() {
                    [this] { placePercentileLabels(); });
   QObject::connect(plots[ItlHistogram], &QCustomPlot::afterLayout, q, [this] { fitHistogramRange(); });
 
-  auto* grid = new QGridLayout(q);
+  grid = new QGridLayout(q);
   grid->setContentsMargins(0, 0, 0, 0);
   grid->setSpacing(1);
-  grid->addWidget(plots[TtftOverTime], 0, 0);
-  grid->addWidget(plots[TtftCdf], 0, 1);
-  grid->addWidget(plots[TokenRate], 1, 0);
-  grid->addWidget(plots[ItlHistogram], 1, 1);
-  grid->setColumnStretch(0, 3);
-  grid->setColumnStretch(1, 2);
+  placeCharts();
 
   applyTheme();
   updateCharts();
@@ -482,6 +477,21 @@ void LatencyCharts::flush() {
 
 void LatencyCharts::setChartVisible(Chart chart, bool visible) {
   if (QCustomPlot* p = plot(chart)) p->setVisible(visible);
+  d_->placeCharts();
+}
+
+// The charts shown, two a row in reading order (TTFT over time and its CDF first), so a hidden
+// chart leaves no hole: its neighbours take its room.
+void LatencyCharts::Impl::placeCharts() {
+  for (QCustomPlot* p : plots) grid->removeWidget(p);
+  int at = 0;
+  for (Chart c : {TtftOverTime, TtftCdf, TokenRate, ItlHistogram})
+    if (!plots[c]->isHidden()) grid->addWidget(plots[c], at / 2, at % 2), ++at;
+  for (int i = 0; i < 2; ++i) grid->setRowStretch(i, i <= (at - 1) / 2 ? 1 : 0);
+  // The time charts are wider than the distributions beside them.
+  const bool time_first = !plots[TtftOverTime]->isHidden() || !plots[TokenRate]->isHidden();
+  grid->setColumnStretch(0, time_first ? 3 : 1);
+  grid->setColumnStretch(1, time_first ? 2 : 1);
 }
 
 QCustomPlot* LatencyCharts::plot(Chart chart) const {

@@ -15,6 +15,8 @@
 #include "chart_series.h"
 #include "latency_charts.h"
 
+class QGridLayout;
+
 namespace anthro::widgets {
 
 struct LatencyCharts::Impl {
@@ -29,6 +31,7 @@ struct LatencyCharts::Impl {
   chart_detail::Theme theme;
 
   std::array<QCustomPlot*, 4> plots{};
+  QGridLayout* grid = nullptr;  // the charts shown, placed by placeCharts()
   std::array<QCPTextElement*, 4> titles{};
   std::array<chart_detail::HeaderGrid*, 4> headers{};
   std::array<chart_detail::PassiveText*, 4> empty_notes{};
@@ -57,6 +60,7 @@ struct LatencyCharts::Impl {
 
   QCustomPlot* makePlot(Chart chart);
   void build();
+  void placeCharts();
   void retranslate();
   void exportWithDialog(Chart chart);
   void applyTheme();

@@ -31,6 +31,7 @@
 #include "capture/capture_file.h"
 #include "capture_dialog.h"
 #include "capture_inspector.h"
+#include "compare_page.h"
 #include "crypto/keylog.h"
 #include "diagnosis/diagnosis.h"
 #include "diagnosis_page.h"
@@ -99,6 +100,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
       session_(new widgets::SessionPanel(this)),
       diagnosis_(new widgets::DiagnosisPage(this)),
       rollout_(new widgets::RolloutPage(this)),
+      compare_(new widgets::ComparePage(this)),
       keys_(new widgets::KeysPanel(this)),
       log_(new QPlainTextEdit(this)),
       keys_dock_(new QDockWidget(this)),
@@ -124,12 +126,14 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   tabs_->addTab(session_, QString());
   tabs_->addTab(diagnosis_, QString());
   tabs_->addTab(rollout_, QString());
-  for (int i = 0; i < 4; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
+  tabs_->addTab(compare_, QString());
+  for (int i = 0; i < 5; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
   connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     fitToCurrentPage();
     updateExportAction();
     if (tabs_->currentWidget() == diagnosis_) refreshDiagnosisSources();
+    if (tabs_->currentWidget() == compare_) compare_->setKeys(keySources());
     if (auto* inspector = currentInspector(); inspector && inspector->index() && inspector->index()->finished()) {
       auto a = inspector->index()->analysis();
       keys_->showCapture(inspector->path(), inspector->index()->connections(),
@@ -155,6 +159,8 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   connect(keys_, &widgets::KeysPanel::keysChanged, this, &MainWindow::reloadCapturesWithKeys);
   connect(session_, &widgets::SessionPanel::message, this, &MainWindow::log);
   connect(rollout_, &widgets::RolloutPage::message, this, &MainWindow::log);
+  connect(compare_, &widgets::ComparePage::message, this, &MainWindow::log);
+  connect(compare_, &widgets::ComparePage::finished, this, &MainWindow::updateExportAction);
   // Each page's "Export report…" and the File menu's open the same dialog.
   connect(session_, &widgets::SessionPanel::exportReportRequested, this, [this] { exportReport(session_); });
   connect(diagnosis_, &widgets::DiagnosisPage::exportReportRequested, this, [this] { exportReport(diagnosis_); });
@@ -313,6 +319,7 @@ void MainWindow::buildMenus() {
   start_capture_action_ = session_menu_->addAction(QString(), this, &MainWindow::startCapture);
   diagnose_action_ = session_menu_->addAction(QString(), this, [this] { showPage(diagnosis_); });
   rollout_action_ = session_menu_->addAction(QString(), this, [this] { showPage(rollout_); });
+  compare_action_ = session_menu_->addAction(QString(), this, [this] { showPage(compare_); });
 
   view_menu_ = menuBar()->addMenu(QString());
   view_menu_->addAction(keys_dock_->toggleViewAction());
@@ -344,6 +351,7 @@ void MainWindow::retranslate() {
   tabs_->setTabText(tabs_->indexOf(session_), tr("Live session"));
   tabs_->setTabText(tabs_->indexOf(diagnosis_), tr("Diagnosis"));
   tabs_->setTabText(tabs_->indexOf(rollout_), tr("Rollout"));
+  tabs_->setTabText(tabs_->indexOf(compare_), tr("Compare"));
   diagnosis_->setLanguage(current_language());
   rollout_->setLanguage(current_language());
   keys_dock_->setWindowTitle(tr("Keys"));
@@ -364,6 +372,7 @@ void MainWindow::retranslate() {
   start_capture_action_->setText(tr("Start &Capture…"));
   diagnose_action_->setText(tr("&Diagnose Latency…"));
   rollout_action_->setText(tr("&Rollout Rehearsal…"));
+  compare_action_->setText(tr("C&ompare Two Results…"));
   view_menu_->setTitle(tr("&View"));
   language_menu_->setTitle(tr("&Language"));
   help_menu_->setTitle(tr("&Help"));
@@ -396,6 +405,7 @@ bool MainWindow::hasReport(QWidget* page) const {
     return rollout_->result() && (rollout_->state() == widgets::RolloutPage::State::Idle ||
                                   rollout_->state() == widgets::RolloutPage::State::Paused);
   if (page == session_) return session_->lastRun() != widgets::SessionPanel::LastRun::None;
+  if (page == compare_) return compare_->comparison() && !compare_->running();
   if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(page))
     return inspector->index() && inspector->index()->finished() && inspector->index()->analysis();
   return false;
@@ -445,6 +455,8 @@ widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
     };
   } else if (page == rollout_) {
     job = [r = *rollout_->result()](const std::string& lang, Stop) { return Result<std::string>(rollout_json(r, lang)); };
+  } else if (page == compare_) {
+    job = [c = *compare_->comparison()](const std::string&, Stop) { return Result<std::string>(comparison_json(c)); };
   } else if (page == session_) {
     if (session_->lastRun() == widgets::SessionPanel::LastRun::Load)
       job = [b = *session_->lastLoad()](const std::string&, Stop) { return Result<std::string>(bench_json(b)); };

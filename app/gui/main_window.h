@@ -24,6 +24,7 @@ class Endpoint;
 namespace anthro::widgets {
 class CaptureDialog;
 class CaptureInspector;
+class ComparePage;
 class DiagnosisPage;
 class KeysPanel;
 class ReportDialog;
@@ -51,6 +52,7 @@ class MainWindow : public QMainWindow {
   widgets::KeysPanel* keysPanel() const { return keys_; }
   widgets::DiagnosisPage* diagnosisPage() const { return diagnosis_; }
   widgets::RolloutPage* rolloutPage() const { return rollout_; }
+  widgets::ComparePage* comparePage() const { return compare_; }
   QDockWidget* keysDock() const { return keys_dock_; }
   QDockWidget* logDock() const { return log_dock_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -66,7 +68,8 @@ class MainWindow : public QMainWindow {
   widgets::ReportDialog* exportReport(QWidget* page = nullptr);
   QAction* exportReportAction() const { return export_report_action_; }
   // `page` when it holds a result to report: the Diagnosis page after a run, the Rollout page
-  // with a result, a loaded capture, the live session page after a session or a load.
+  // with a result, a loaded capture, the live session page after a session or a load, the Compare
+  // page after a comparison.
   bool hasReport(QWidget* page) const;
   // Session → Start Capture…: the capture dialog (one, kept), shown; its capture opens in a tab.
   widgets::CaptureDialog* startCapture();
@@ -105,6 +108,7 @@ class MainWindow : public QMainWindow {
   widgets::SessionPanel* session_;
   widgets::DiagnosisPage* diagnosis_;
   widgets::RolloutPage* rollout_;
+  widgets::ComparePage* compare_;
   widgets::KeysPanel* keys_;
   QPlainTextEdit* log_;
   QDockWidget* keys_dock_;
@@ -128,6 +132,7 @@ class MainWindow : public QMainWindow {
   QAction* start_capture_action_ = nullptr;
   QAction* diagnose_action_ = nullptr;
   QAction* rollout_action_ = nullptr;
+  QAction* compare_action_ = nullptr;
   QAction* about_action_ = nullptr;
 };
 

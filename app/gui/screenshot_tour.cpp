@@ -10,11 +10,13 @@
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTableView>
 #include <cstdio>
 
 #include "capture_dialog.h"
 #include "capture_inspector.h"
+#include "compare_page.h"
 #include "diagnosis_model.h"
 #include "diagnosis_page.h"
 #include "endpoint/endpoint.h"
@@ -26,7 +28,9 @@
 #include "language.h"
 #include "main_window.h"
 #include "rollout_page.h"
+#include "session/bench.h"
 #include "session_panel.h"
+#include "util/files.h"
 
 namespace anthro::gui {
 namespace {
@@ -120,6 +124,21 @@ bool rollout_shot(MainWindow& window, const QString& dir) {
   return save(window, dir, "rollout.png") && ok;
 }
 
+// The Compare page on the tour's two loads, saved as results: anthro-v1 as the base, the HTTP
+// baseline path as the candidate.
+bool compare_shot(MainWindow& window, const QString& dir, const QString& base, const QString& candidate) {
+  using widgets::ComparePage;
+  ComparePage* page = window.comparePage();
+  window.showPage(page);
+  page->setBase(base);
+  page->setCandidate(candidate);
+  bool finished = false;
+  auto c = QObject::connect(page, &ComparePage::finished, page, [&] { finished = true; });
+  bool ok = page->run() && wait_for([&] { return finished; }, 120000) && page->comparison();
+  QObject::disconnect(c);
+  return save(window, dir, "compare.png") && ok;
+}
+
 // Session → Start Capture… at that size (suffix: "" or a language's "-zh_CN").
 bool start_capture_shot(MainWindow& window, const QString& dir, const QString& suffix) {
   widgets::CaptureDialog* dialog = window.startCapture();
@@ -141,7 +160,7 @@ bool laptop_shots(MainWindow& window, CaptureInspector* inspector, const QString
   const std::pair<QWidget*, const char*> pages[] = {
       {window.tabs()->widget(0), "welcome"},  {inspector, "capture-inspector"},
       {window.sessionPanel(), "live-session"}, {window.diagnosisPage(), "diagnosis"},
-      {window.rolloutPage(), "rollout"}};
+      {window.rolloutPage(), "rollout"}, {window.comparePage(), "compare"}};
   for (const auto& [page, name] : pages) {
     window.showPage(page);
     ok = save(window, dir, QString("laptop-%1%2.png").arg(name, suffix)) && ok;
@@ -179,11 +198,19 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
     wait_for([&] { return loaded; }, 120000);
     QObject::disconnect(c);
   };
+  // Each load saved as a result, for the Compare page (not beside the screenshots).
+  QTemporaryDir results;
+  auto save_load = [&](const char* name) {
+    const QString path = results.filePath(name);
+    return panel->lastLoad() && write_file_atomic(path.toStdString(), bench_json(*panel->lastLoad())) ? path : QString();
+  };
   wait_load();  // anthro-v1 as the baseline
+  const QString base_result = save_load("tour-base.json");
   panel->setTarget(window.endpointUrl("http") + "/v1/messages");
   // The candidate: the HTTP baseline path, plotted second.
   panel->setLoadSeries(1);
   wait_load();
+  const QString candidate_result = save_load("tour-candidate.json");
   panel->setTarget(window.endpointUrl("anthro"));
   panel->setRepeat(6);
   panel->setCaptureTraffic(true);
@@ -208,6 +235,7 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   ok = diagnosis_shot(window, dir) && ok;
   ok = report_shot(window, dir) && ok;
   ok = rollout_shot(window, dir) && ok;
+  ok = compare_shot(window, dir, base_result, candidate_result) && ok;
 
   ok = laptop_shots(window, inspector, dir, "") && ok;
   ok = start_capture_shot(window, dir, "") && ok;
@@ -223,6 +251,8 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   ok = save(window, dir, "diagnosis-zh_CN.png") && ok;
   window.showPage(window.rolloutPage());
   ok = save(window, dir, "rollout-zh_CN.png") && ok;
+  window.showPage(window.comparePage());
+  ok = save(window, dir, "compare-zh_CN.png") && ok;
   install_language("en");
   return ok ? 0 : 1;
 }

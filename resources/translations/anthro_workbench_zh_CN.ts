@@ -811,6 +811,14 @@
         <source>Capture written to %1</source>
         <translation>抓包已写入 %1</translation>
     </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>C&amp;ompare Two Results…</source>
+        <translation>对比两个结果(&amp;O)…</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>
@@ -1321,6 +1329,117 @@
     <message>
         <source>Keep the connections open this long after the last request (--hold-connections). Over 300 s triggers connection-duration.</source>
         <translation>最后一个请求结束后连接再保持打开这么久（--hold-connections）。超过 300 秒触发 connection-duration。</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::ComparePage</name>
+    <message>
+        <source>no worse</source>
+        <translation>不更差</translation>
+    </message>
+    <message>
+        <source>worse</source>
+        <translation>更差</translation>
+    </message>
+    <message>
+        <source>inconclusive</source>
+        <translation>证据不足</translation>
+    </message>
+    <message>
+        <source>Base</source>
+        <translation>基准</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>Margin</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>A saved result (session, bench, analyze, diagnose, a rollout arm) or a capture</source>
+        <translation>已保存的结果（会话、压测、分析、诊断、灰度的一组）或抓包文件</translation>
+    </message>
+    <message>
+        <source>How much worse the candidate may be before a figure counts as worse</source>
+        <translation>候选比基准差多少以内不算更差</translation>
+    </message>
+    <message>
+        <source>Open a result or a capture</source>
+        <translation>打开结果或抓包文件</translation>
+    </message>
+    <message>
+        <source>Results and captures (*.json *.pcap *.pcapng);;All files (*)</source>
+        <translation>结果和抓包文件 (*.json *.pcap *.pcapng);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Compare: name a base and a candidate</source>
+        <translation>对比：请指定基准和候选</translation>
+    </message>
+    <message>
+        <source>Comparing…</source>
+        <translation>正在对比…</translation>
+    </message>
+    <message>
+        <source>Compare: %1</source>
+        <translation>对比：%1</translation>
+    </message>
+    <message>
+        <source> points</source>
+        <translation> 个百分点</translation>
+    </message>
+    <message>
+        <source> (changed)</source>
+        <translation>（已变化）</translation>
+    </message>
+    <message>
+        <source>base</source>
+        <translation>基准</translation>
+    </message>
+    <message>
+        <source>candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>%1 (margin %2 %)</source>
+        <translation>%1（容差 %2 %）</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>度量</translation>
+    </message>
+    <message>
+        <source>P50 ratio</source>
+        <translation>P50 比值</translation>
+    </message>
+    <message>
+        <source>P99 ratio or rate difference [interval]</source>
+        <translation>P99 比值或比率差 [区间]</translation>
+    </message>
+    <message>
+        <source>Shape</source>
+        <translation>分布形状</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Need more</source>
+        <translation>还需</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
     </message>
 </context>
 <context>

@@ -9,6 +9,25 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
+    'Compare': '对比',
+    'C&ompare Two Results…': '对比两个结果(&O)…',
+    'no worse': '不更差',
+    'Base': '基准',
+    'A saved result (session, bench, analyze, diagnose, a rollout arm) or a capture': '已保存的结果（会话、压测、分析、诊断、灰度的一组）或抓包文件',
+    'How much worse the candidate may be before a figure counts as worse': '候选比基准差多少以内不算更差',
+    'Open a result or a capture': '打开结果或抓包文件',
+    'Results and captures (*.json *.pcap *.pcapng);;All files (*)': '结果和抓包文件 (*.json *.pcap *.pcapng);;所有文件 (*)',
+    'Compare: name a base and a candidate': '对比：请指定基准和候选',
+    'Comparing…': '正在对比…',
+    'Compare: %1': '对比：%1',
+    ' points': ' 个百分点',
+    ' (changed)': '（已变化）',
+    'base': '基准',
+    '%1 (margin %2 %)': '%1（容差 %2 %）',
+    'P50 ratio': 'P50 比值',
+    'P99 ratio or rate difference [interval]': 'P99 比值或比率差 [区间]',
+    'Shape': '分布形状',
+    'Why': '原因',
     'Token ids': 'Token ID',
     'HTTP/2': 'HTTP/2',
     'Offer ALPN h2 first on an https:// target: each request a stream of one connection when the server selects it, HTTP/1.1 otherwise':

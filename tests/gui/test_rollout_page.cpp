@@ -15,8 +15,13 @@
 #include <QPushButton>
 #include <QTreeView>
 
+#include <QTableWidget>
+
+#include "compare_page.h"
+#include "endpoint_fixture.h"
 #include "latency_charts.h"
 #include "main_window.h"
+#include "session/bench.h"
 #include "rollout_model.h"
 #include "rollout_page.h"
 #include "util/files.h"
@@ -71,6 +76,21 @@ QString gate_text(RolloutPage* page, std::size_t stage, std::size_t gate, int co
 
 int gate_verdict(RolloutPage* page, std::size_t stage, std::size_t gate) {
   return page->model()->gateIndex(stage, gate).data(RolloutModel::VerdictRole).toInt();
+}
+
+// A bench of `requests` against a local endpoint whose TTFT is `ttft_ms` ± 2, saved as `name`.
+QString bench_result(const QTemporaryDir& dir, const QString& name, double ttft_ms, std::uint64_t requests) {
+  test::EndpointFixture endpoint;
+  endpoint.config().model.ttft = {ttft_ms, 2};
+  endpoint.start();
+  BenchConfig c;
+  c.session = endpoint.session("anthro+lab");
+  c.concurrency = 8;
+  c.requests = requests;
+  auto result = run_bench(c);
+  if (!result) qFatal("bench: %s", result.error().detail.c_str());
+  const QString path = dir.filePath(name);
+  return write_file_atomic(path.toStdString(), bench_json(*result)) ? path : QString();
 }
 
 // Runs until the rollout has plotted a few candidate requests.
@@ -297,6 +317,43 @@ class TestRolloutPage : public QObject {
     QVERIFY(model->setData(model->gateIndex(0, 0, RolloutModel::ThresholdColumn), "0.999", Qt::EditRole));
     QVERIFY(model->problems().empty());
     QCOMPARE(model->plan().stages[3].gates[0].margin.value(), 0.1);
+  }
+
+  // The Compare page (beside the rollout judge, judging as it does): two saved bench results,
+  // the candidate's TTFT twice the base's, overlaid on the CDF and judged worse on ttft_ms; a
+  // missing file ends the run with its name.
+  void compareTwoResultsOverlaid() {
+    QTemporaryDir dir;
+    const QString base = bench_result(dir, "base.json", 20, 60), candidate = bench_result(dir, "candidate.json", 40, 60);
+    QVERIFY(!base.isEmpty() && !candidate.isEmpty());
+    gui::MainWindow window;
+    ComparePage* page = window.comparePage();
+    window.showPage(page);
+    page->setBase(base);
+    page->setCandidate(candidate);
+    QSignalSpy finished(page, &ComparePage::finished);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QVERIFY2(page->verdictText().startsWith("worse (margin 5 %)"), qPrintable(page->verdictText()));
+    QTableWidget* table = page->table();
+    int ttft = -1;
+    for (int row = 0; row < table->rowCount(); ++row)
+      if (table->item(row, ComparePage::FigureColumn)->text() == "ttft_ms") ttft = row;
+    QVERIFY(ttft >= 0);
+    QCOMPARE(table->item(ttft, ComparePage::VerdictColumn)->text(), QString("worse"));
+    QVERIFY(table->item(ttft, ComparePage::BaseColumn)->text().startsWith("n 60 · p50 "));
+    // Both sides on the same charts: every TTFT, every ITL sample.
+    QCOMPARE(page->charts()->pointCount(0), std::size_t{60});
+    QCOMPARE(page->charts()->pointCount(1), std::size_t{60});
+    QVERIFY(page->charts()->itlSampleCount(0) > 60);
+    QVERIFY(window.hasReport(page));
+
+    page->setCandidate(dir.filePath("missing.json"));
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.at(1).at(0).toBool(), false);
+    QVERIFY2(window.logText().contains("missing.json"), qPrintable(window.logText()));
   }
 
  private:
