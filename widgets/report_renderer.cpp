@@ -79,7 +79,8 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("Report", "Tokens per second"), QT_TRANSLATE_NOOP("Report", "Goodput per second"),
     QT_TRANSLATE_NOOP("Report", "Errors"), QT_TRANSLATE_NOOP("Report", "Latency summary"),
     QT_TRANSLATE_NOOP("Report", "Metric"), QT_TRANSLATE_NOOP("Report", "Packets"),
-    QT_TRANSLATE_NOOP("Report", "TCP segments"), QT_TRANSLATE_NOOP("Report", "Negotiation")};
+    QT_TRANSLATE_NOOP("Report", "TCP segments"), QT_TRANSLATE_NOOP("Report", "Negotiation"),
+    QT_TRANSLATE_NOOP("Report", "Worker")};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 

@@ -119,7 +119,9 @@ const std::vector<std::string>& report_labels() {
       "passed", "failed", "paused", "rolled_back",
       // session, bench, analysis
       "Live session", "Load benchmark", "Capture analysis", "Duration", "Tokens per second", "Goodput per second",
-      "Errors", "Latency summary", "Metric", "Packets", "TCP segments", "Negotiation"};
+      "Errors", "Latency summary", "Metric", "Packets", "TCP segments", "Negotiation",
+      // merged results
+      "Worker"};
   return labels;
 }
 
