@@ -391,6 +391,21 @@ class TestCliMetricsOut : public QObject {
     for (const auto& chart : doc["charts"]) QCOMPARE(chart["points"].get<int>(), 5);
 #endif
 
+    // A session written before its anchors: merged, said, every request left on its own clock.
+    json old = parts[1];
+    old.erase("start_unix_s");
+    old.erase("start_clock_s");
+    QFile old_file(dir_.filePath("session-old.json"));
+    QVERIFY(old_file.open(QIODevice::WriteOnly) && old_file.write(QByteArray::fromStdString(old.dump())) > 0);
+    old_file.close();
+    Run unanchored = run({"merge", files[0], old_file.fileName(), "--output", out}, dir_.path());
+    QVERIFY2(unanchored.code == 0, unanchored.err.constData());
+    QVERIFY2(unanchored.err.contains(old_file.fileName().toUtf8() + " has no start_unix_s"), unanchored.err.constData());
+    const json kept = read_json(out);
+    QVERIFY(!kept.contains("start_clock_s") && kept["requests"].size() == 5);
+    for (std::size_t i = 0; i < 5; ++i)
+      QCOMPARE(kept["requests"][i]["sent_s"], (i < 3 ? parts[0]["requests"][i] : old["requests"][i - 3])["sent_s"]);
+
     QFile::remove(out);
     Run refused = run({"merge", files[0], files[2], "--output", out}, dir_.path());
     QCOMPARE(refused.code, 2);
