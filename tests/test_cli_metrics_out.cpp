@@ -302,10 +302,13 @@ class TestCliMetricsOut : public QObject {
     }
   }
 
-  // Two sessions of one workload (three requests, then two, each on a connection of its own)
-  // merged: the first file's requests then the second's, each in its file's order, as its file
-  // wrote it and naming that file; the report of the merged session reads those five. A
-  // session of another prompt is refused, naming both files, and nothing is written.
+  // Two sessions of one workload (three requests, then two, each on a connection of its own),
+  // the second as if run on a machine whose monotonic clock reads 5000 s less, merged given in
+  // reverse run order: the second file's requests then the first's, each in its file's order,
+  // as its file wrote it and naming that file, but sent on the earliest file's clock by this
+  // test's arithmetic from the files' anchors; the connection's fields are the first file's,
+  // as `workers` says. The report of the merged session reads those five, with their workers.
+  // A session of another prompt is refused, naming both files, and nothing is written.
   void sessionsMergeInFileOrder() {
     const QString target = endpoint_->url("anthro");
     QStringList files;
@@ -314,44 +317,94 @@ class TestCliMetricsOut : public QObject {
                                     QStringList{"--repeat", "2", "--prompt", "Another question."}}) {
       Run r = run(QStringList{"session", "--target", target, "--format", "json"} + more, dir_.path());
       QVERIFY2(r.code == 0, r.err.constData());
+      parts.push_back(json::parse(r.out.toStdString()));
+      QVERIFY2(parts.back()["start_clock_s"].is_number() && parts.back()["start_unix_s"].is_number(), r.out.constData());
+      if (parts.size() == 2) {  // another machine's clock: the file stays true to itself
+        parts[1]["start_clock_s"] = parts[1]["start_clock_s"].get<double>() - 5000;
+        for (auto& request : parts[1]["requests"]) request["sent_s"] = request["sent_s"].get<double>() - 5000;
+      }
       files << dir_.filePath(QString("session-%1.json").arg(files.size()));
       QFile f(files.back());
-      QVERIFY(f.open(QIODevice::WriteOnly) && f.write(r.out) == r.out.size());
-      parts.push_back(json::parse(r.out.toStdString()));
+      QVERIFY(f.open(QIODevice::WriteOnly) && f.write(QByteArray::fromStdString(parts.back().dump())) > 0);
     }
     const QString out = dir_.filePath("sessions.json");
-    Run m = run({"merge", files[0], files[1], "--output", out}, dir_.path());
+    Run m = run({"merge", files[1], files[0], "--output", out}, dir_.path());
     QVERIFY2(m.code == 0, m.err.constData());
     const json merged = read_json(out);
     QCOMPARE(merged["kind"], "session");
     QCOMPARE(parts[0]["requests"].size(), std::size_t{3});
     QCOMPARE(parts[1]["requests"].size(), std::size_t{2});
     QCOMPARE(merged["requests"].size(), std::size_t{5});
+    const int earliest = parts[0]["start_unix_s"] <= parts[1]["start_unix_s"] ? 0 : 1;  // by the wall clock
+    const double unix0 = parts[earliest]["start_unix_s"], clock0 = parts[earliest]["start_clock_s"];
+    QCOMPARE(merged["start_unix_s"].get<double>(), unix0);
+    QCOMPARE(merged["start_clock_s"].get<double>(), clock0);
     std::size_t k = 0, tokens = 0;
-    for (int i = 0; i < 2; ++i)
+    std::vector<std::pair<double, double>> by_run;  // (file's start, sent_s in the merged clock)
+    for (int i : {1, 0}) {
+      const double unix = parts[i]["start_unix_s"], shift = clock0 + (unix - unix0) - parts[i]["start_clock_s"].get<double>();
       for (json expected : parts[i]["requests"]) {
         QVERIFY(!expected.contains("worker"));  // a session's own requests name no file
         expected["worker"] = files[i].toStdString();
+        const double sent = merged["requests"][k]["sent_s"];
+        QVERIFY2(std::abs(sent - (expected["sent_s"].get<double>() + shift)) < 1e-6, std::to_string(sent).c_str());
+        expected["sent_s"] = sent;
         QCOMPARE(merged["requests"][k++], expected);
         tokens += expected["tokens"].get<std::size_t>();
+        by_run.emplace_back(unix, sent);
       }
+    }
     QCOMPARE(tokens, std::size_t{5 * 40});  // the endpoint's --tokens 40 each
+    std::stable_sort(by_run.begin(), by_run.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < by_run.size(); ++i) {
+      QVERIFY2(by_run[i].second >= clock0, std::to_string(by_run[i].second - clock0).c_str());
+      if (i) QVERIFY2(by_run[i].second >= by_run[i - 1].second, std::to_string(i).c_str());
+    }
+    QCOMPARE(merged["workers"].size(), std::size_t{2});
+    for (int w = 0; w < 2; ++w) {
+      const json& part = parts[1 - w];
+      QCOMPARE(merged["workers"][w]["file"], files[1 - w].toStdString());
+      for (const char* key : {"start_unix_s", "transport", "alpn", "connect_ms", "handshake_ms"})
+        QVERIFY2(merged["workers"][w][key] == part[key], key);
+    }
+    QCOMPARE(merged["connect_ms"], parts[1]["connect_ms"]);  // the first file's
 #ifdef ANTHRO_WITH_REPORT
     const QString report_file = dir_.filePath("sessions.report.json");
     Run report = run({"report", out, "--to", "json", "--output", report_file}, dir_.path());
     QVERIFY2(report.code == 0, report.err.constData());
     const json doc = read_json(report_file)["report"];
     QVERIFY2(doc["summary"][0].get<std::string>().rfind("5 requests", 0) == 0, doc["summary"].dump().c_str());
-    const json& rows = doc["sections"][0]["tables"][0]["rows"];  // the Connection's stream table
+    const json& connection = doc["sections"][0];
+    QCOMPARE(connection["facts"][0], json({{"label", "Worker"}, {"value", files[1].toStdString()}}));  // whose connection
+    const json& table = connection["tables"][0];  // the Connection's stream table
+    QCOMPARE(table["columns"][0], "Worker");
+    QCOMPARE(table["columns"][1], "Stream");
+    const json& rows = table["rows"];
     QCOMPARE(rows.size(), std::size_t{5});
     k = 0;
-    for (int i = 0; i < 2; ++i)
+    for (int i : {1, 0})
       for (const auto& request : parts[i]["requests"]) {
-        QCOMPARE(rows[k][0].get<std::string>(), std::to_string(request["stream_id"].get<std::uint64_t>()));
-        QCOMPARE(rows[k++][3].get<std::string>(), std::to_string(request["tokens"].get<std::size_t>()));
+        QCOMPARE(rows[k][0].get<std::string>(), files[i].toStdString());
+        QCOMPARE(rows[k][1].get<std::string>(), std::to_string(request["stream_id"].get<std::uint64_t>()));
+        QCOMPARE(rows[k++][4].get<std::string>(), std::to_string(request["tokens"].get<std::size_t>()));
       }
     for (const auto& chart : doc["charts"]) QCOMPARE(chart["points"].get<int>(), 5);
 #endif
+
+    // A session written before its anchors: merged, said, every request left on its own clock.
+    json old = parts[1];
+    old.erase("start_unix_s");
+    old.erase("start_clock_s");
+    QFile old_file(dir_.filePath("session-old.json"));
+    QVERIFY(old_file.open(QIODevice::WriteOnly) && old_file.write(QByteArray::fromStdString(old.dump())) > 0);
+    old_file.close();
+    Run unanchored = run({"merge", files[0], old_file.fileName(), "--output", out}, dir_.path());
+    QVERIFY2(unanchored.code == 0, unanchored.err.constData());
+    QVERIFY2(unanchored.err.contains(old_file.fileName().toUtf8() + " has no start_unix_s"), unanchored.err.constData());
+    const json kept = read_json(out);
+    QVERIFY(!kept.contains("start_clock_s") && kept["requests"].size() == 5);
+    for (std::size_t i = 0; i < 5; ++i)
+      QCOMPARE(kept["requests"][i]["sent_s"], (i < 3 ? parts[0]["requests"][i] : old["requests"][i - 3])["sent_s"]);
 
     QFile::remove(out);
     Run refused = run({"merge", files[0], files[2], "--output", out}, dir_.path());

@@ -21,6 +21,7 @@
 #include "report/report.h"
 #include "rollout/rollout.h"
 #include "session/bench.h"
+#include "session/merge.h"
 
 using namespace anthro;
 using anthro::test::EndpointFixture;
@@ -295,6 +296,18 @@ class TestReport : public QObject {
     QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().detail.c_str());
     QCOMPARE(doc->kind, ResultKind::Session);
     QVERIFY(!doc->charts.empty());
+
+    // Two sessions merged, the later given first: time zero is the earliest request sent, so no
+    // request is drawn before it.
+    auto later = run_session(endpoint_->session("anthro"));
+    QVERIFY(later.ok());
+    SessionResult merged = merge_sessions({{"later.json", *later}, {"s.json", *session}});
+    doc = build_report(session_json(merged), {.origin = "m.json"});
+    QVERIFY(doc.ok());
+    const ReportChart& over_time = doc->charts.at(0);
+    QCOMPARE(over_time.kind, ChartKind::TtftOverTime);
+    QCOMPARE(over_time.series.at(0).requests.size(), std::size_t{2});
+    for (const auto& r : over_time.series[0].requests) QVERIFY2(r.t_s >= 0, std::to_string(r.t_s).c_str());
   }
 
   // A result with more connections than a table shows: the rest are counted, not dropped silently.

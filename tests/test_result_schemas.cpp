@@ -215,11 +215,16 @@ class TestResultSchemas : public QObject {
     Run one = run({"session", "--target", endpoint_->url("anthro"), "--format", "json"}, dir_.path());
     const json both = merged(dir_, {tls, one});  // merge writes a session result too
     QVERIFY(both.is_object() && both["requests"].size() == 3 && both["requests"][2].contains("worker"));
-    QString of_merge = check("session", {both}, {{"/requests/2/worker", json::array()}, {"/workload/stream", json("yes")}});
+    QVERIFY(both["workers"].size() == 2 && both["start_clock_s"].is_number());
+    QString of_merge = check("session", {both}, {{"/requests/2/worker", json::array()}, {"/workload/stream", json("yes")},
+                                                 {"/workers/0/file", std::nullopt}, {"/workers/1/start_unix_s", json("now")},
+                                                 {"/workers/1/transport", json("quic")}, {"/start_clock_s", std::nullopt}});
     QVERIFY2(of_merge.isEmpty(), qPrintable(of_merge));
     QString problem = check("session", {parse(tls), parse(http), parse(refused), bad_text},
                             {{"/transport", std::nullopt},
                              {"/transport", json("quic")},
+                             {"/start_unix_s", json("now")},
+                             {"/start_clock_s", json(nullptr)},
                              {"/negotiation", json(true)},
                              {"/requests", json::object()},
                              {"/requests/1/ttft_ms", std::nullopt},

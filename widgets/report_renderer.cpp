@@ -87,7 +87,8 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("Report", "Margin"), QT_TRANSLATE_NOOP("Report", "rates"),
     QT_TRANSLATE_NOOP("Report", "Corrected"), QT_TRANSLATE_NOOP("Report", "Not compared"),
     QT_TRANSLATE_NOOP("Report", "no_worse"), QT_TRANSLATE_NOOP("Report", "worse"),
-    QT_TRANSLATE_NOOP("Report", "samples")};
+    QT_TRANSLATE_NOOP("Report", "samples"),
+    QT_TRANSLATE_NOOP("Report", "Worker")};
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 

@@ -32,8 +32,8 @@ int run_merge(const std::vector<std::string>& argv) {
     print_bench_summary(*bench);
   } else {
     const auto& session = std::get<SessionResult>(merged->result);
-    std::printf("%zu session results merged into %s: %zu requests\n", args.positional().size(), output->c_str(),
-                session.requests.size());
+    std::printf("%zu session results merged into %s: %zu requests; the connection's fields are %s's\n",
+                session.workers.size(), output->c_str(), session.requests.size(), session.workers.front().file.c_str());
   }
   const auto& warnings = std::visit([](const auto& r) -> const std::vector<std::string>& { return r.warnings; }, merged->result);
   print_warnings("merge", warnings);  // the workers' own, carried: they do not fail the merge

@@ -122,7 +122,9 @@ const std::vector<std::string>& report_labels() {
       "Errors", "Latency summary", "Metric", "Packets", "TCP segments", "Negotiation",
       // comparison
       "Comparison", "Figures", "Figure", "Ratio of medians", "Tail ratio or difference", "Shift p", "Shape (KS p)",
-      "changed", "Margin", "rates", "Corrected", "Not compared", "no_worse", "worse", "samples"};
+      "changed", "Margin", "rates", "Corrected", "Not compared", "no_worse", "worse", "samples",
+      // merged results
+      "Worker"};
   return labels;
 }
 

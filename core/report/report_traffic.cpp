@@ -14,6 +14,19 @@ std::optional<double> opt(const json& o, const char* key) {
 
 bool is_probe(const json& s) { return s.contains("probe") && s["probe"].is_string(); }
 
+// The time charts' zero: the earliest request sent, so no request is drawn before it whatever
+// order the records are in (a merge keeps its files' order).
+double first_sent(const std::vector<const json*>& records) {
+  double t0 = std::numeric_limits<double>::infinity();
+  for (const json* r : records) t0 = std::min(t0, opt(*r, "sent_s").value_or(t0));
+  return std::isfinite(t0) ? t0 : 0;
+}
+
+// Merged results' requests name the file they came from: stream numbers repeat across them.
+bool any_worker(const json& streams) {
+  return std::any_of(streams.begin(), streams.end(), [](const json& s) { return !str(s, "worker").empty(); });
+}
+
 }  // namespace
 
 ChartSeries Builder::series(const std::string& name, const std::vector<const json*>& streams, double t0) {
@@ -79,6 +92,8 @@ std::vector<std::size_t> Builder::latency_charts(const std::vector<ChartSeries>&
 ReportTable Builder::streams_table(const json& streams) const {
   ReportTable t;
   t.columns = {tr("Stream"), tr("TTFT"), tr("E2E"), tr("Tokens"), tr("Tokens/s"), tr("Mean ITL"), tr("Stop reason"), tr("End")};
+  const bool workers = any_worker(streams);
+  if (workers) t.columns.insert(t.columns.begin(), tr("Worker"));
   for (const auto& s : streams) {
     std::string end = str(s, "end");
     if (!str(s, "error").empty()) end += ": " + str(s, "error");
@@ -86,6 +101,7 @@ ReportTable Builder::streams_table(const json& streams) const {
                       num(s.value("ttft_ms", json(nullptr)), 4, "ms"), num(s.value("e2e_ms", json(nullptr)), 4, "ms"),
                       num(s.value("tokens", json(nullptr))), num(s.value("tokens_per_s", json(nullptr)), 4),
                       num(s.value("mean_itl_ms", json(nullptr)), 3, "ms"), report_code(str(s, "stop_reason")), end});
+    if (workers) t.rows.back().insert(t.rows.back().begin(), str(s, "worker"));
   }
   return capped(std::move(t));
 }
@@ -130,7 +146,7 @@ void Builder::traffic(const json& connections) {
     if (shown++ < max_connections) {
       ReportSection s = connection_section(c);
       for (auto& t : s.tables)
-        if (!t.columns.empty() && t.columns[0] == tr("Stream")) {
+        if (std::count(t.columns.begin(), t.columns.end(), tr("Stream"))) {
           std::size_t keep = std::min(rows_left, t.rows.size());
           t.more += t.rows.size() - keep;
           t.rows.resize(keep);
@@ -178,17 +194,19 @@ void build_session(Builder& b, const json& d) {
   conn["streams"] = d.value("requests", json::array());
   ReportSection facts = b.connection_section(conn);
   facts.heading = b.tr("Connection");
+  if (const json& w = d.value("workers", json::array()); w.is_array() && !w.empty())  // a merge: whose connection it is
+    facts.facts.insert(facts.facts.begin(), {b.tr("Worker"), str(w[0], "file")});
   if (!str(d, "error").empty()) b.fact(facts, "Error", str(d, "error"));
   doc.summary.push_back(std::to_string(conn["streams"].size()) + " " + b.tr("requests") + ", " + str(d, "transport") +
                         (str(d, "alpn").empty() ? "" : ", " + str(d, "alpn")));
   std::vector<const json*> streams;
   for (const auto& s : conn["streams"]) streams.push_back(&s);
-  double t0 = streams.empty() ? 0 : opt(*streams.front(), "sent_s").value_or(0);
   ReportSection charts;
   charts.heading = b.tr("Charts");
-  charts.charts = b.latency_charts({Builder::series(b.tr("requests"), streams, t0)});
+  charts.charts = b.latency_charts({Builder::series(b.tr("requests"), streams, first_sent(streams))});
   doc.sections.push_back(std::move(facts));
   if (!charts.charts.empty()) doc.sections.push_back(std::move(charts));
+  b.warnings(d);  // a merge's, and the session's own
 }
 
 void build_bench(Builder& b, const json& d) {
@@ -225,11 +243,9 @@ void build_bench(Builder& b, const json& d) {
   if (d.contains("records") && d["records"].is_array()) {  // a bench saved with its per-request records
     std::vector<const json*> records;
     for (const auto& r : d["records"]) records.push_back(&r);
-    double t0 = records.empty() ? 0 : opt(*records.front(), "sent_s").value_or(0);
-    for (const json* r : records) t0 = std::min(t0, opt(*r, "sent_s").value_or(t0));
     ReportSection charts;
     charts.heading = b.tr("Charts");
-    charts.charts = b.latency_charts({Builder::series(b.tr("requests"), records, t0)});
+    charts.charts = b.latency_charts({Builder::series(b.tr("requests"), records, first_sent(records))});
     if (!charts.charts.empty()) doc.sections.push_back(std::move(charts));
   }
 }

@@ -26,7 +26,9 @@ struct LiveSession::Impl {
   // The session thread: the client's coroutine on this thread's loop (or the format's own
   // client's run), then on_finished.
   void run() {
+    const RunStart start = RunStart::now();
     SessionResult result = own ? run_own() : run_client();
+    result.start = start;
     if (events.on_finished) events.on_finished(result);
     std::lock_guard lock(mutex);
     finished = true;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "util/files.h"
 #include "util/json.h"
@@ -86,6 +87,15 @@ std::vector<std::string> gaps_between(std::vector<BenchWorker> spans) {
   return out;
 }
 
+// A request of part `name` as the merged result keeps it: naming the file it came from (unless
+// an earlier merge named one), sent on the merged run's clock (RunStart::shift_of).
+void take_request(RequestResult& r, const std::string& name, double clock_shift) {
+  r.timeline.request_written += clock_shift;
+  if (!r.worker) r.worker = name;
+}
+
+RunStart start_of(const BenchResult& r) { return {r.start_unix_s, r.start_clock_s}; }
+
 // One part's records moved onto the merged run: start_s from its start, sent_s onto the
 // earliest part's clock, request numbers and connections after the earlier parts'.
 struct Shift {
@@ -101,14 +111,53 @@ void append_records(BenchResult& merged, const std::string& name, BenchResult& p
     rec.index += shift.index;
     rec.connection += shift.connection;
     rec.start_s += shift.start_s;
-    rec.result.timeline.request_written += shift.clock_s;
-    if (!rec.result.worker) rec.result.worker = name;
+    take_request(rec.result, name, shift.clock_s);
     next_index = std::max(next_index, rec.index + 1);
     next_connection = std::max(next_connection, rec.connection + 1);
     merged.records.push_back(std::move(rec));
   }
   shift.index = next_index;
   shift.connection = next_connection;
+}
+
+using SessionParts = std::vector<std::pair<std::string, SessionResult>>;
+
+// The merged session's clock: the earliest part's start. None when a part has none (written
+// before sessions kept it): every request then keeps its own machine's clock, as the warning says.
+std::optional<RunStart> merged_start(const SessionParts& parts, std::vector<std::string>& warnings) {
+  std::optional<RunStart> earliest;
+  for (const auto& [name, part] : parts) {
+    if (!part.start) {
+      warnings.push_back(name + " has no start_unix_s (written by an anthro-wb older than its anchors): request sent_s "
+                                "are left on each file's own clock, so times across files do not line up");
+      return std::nullopt;
+    }
+    if (!earliest || part.start->unix_s < earliest->unix_s) earliest = part.start;
+  }
+  return earliest;
+}
+
+std::vector<SessionWorker> workers_of(const std::string& name, const SessionResult& part) {
+  if (!part.workers.empty()) return part.workers;  // a merged result merged again
+  SessionWorker w{name, part.requests.size(), part.start ? std::optional<double>(part.start->unix_s) : std::nullopt};
+  w.transport = part.transport;
+  w.alpn = part.alpn;
+  w.suite = part.suite;
+  w.tls_suite = part.tls_suite;
+  w.connect_ms = part.connect_ms;
+  w.handshake_ms = part.handshake_ms;
+  w.error = part.error;
+  return {w};
+}
+
+// The merged session's connection fields are the first worker's: said when another connected otherwise.
+std::optional<std::string> connection_difference(const std::vector<SessionWorker>& workers) {
+  auto shape = [](const SessionWorker& w) { return std::tie(w.transport, w.alpn, w.suite, w.tls_suite); };
+  for (const auto& w : workers)
+    if (shape(w) != shape(workers.front()))
+      return w.file + " connected otherwise than " + workers.front().file + " (ALPN, suite or TLS suite): the merged " +
+             "session's connection fields are " + workers.front().file + "'s; `workers` has each file's";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -138,7 +187,7 @@ BenchResult merge_bench(std::vector<std::pair<std::string, BenchResult>> parts) 
     for (const auto& w : part.warnings) m.warnings.push_back(name + ": " + w);
     if (part.workers.empty()) m.workers.push_back({name, part.records.size(), part.connections, part.start_unix_s, part.duration_s});
     else m.workers.insert(m.workers.end(), part.workers.begin(), part.workers.end());
-    shift.clock_s = m.start_clock_s + shift.start_s - part.start_clock_s;
+    shift.clock_s = start_of(m).shift_of(start_of(part));
     append_records(m, name, part, shift);
   }
   for (auto& gap : gaps_between(m.workers)) m.warnings.push_back(std::move(gap));
@@ -151,14 +200,21 @@ SessionResult merge_sessions(std::vector<std::pair<std::string, SessionResult>> 
   m.requests.clear();
   m.warnings.clear();
   m.error.reset();
+  m.workers.clear();
+  std::vector<std::string> unanchored;
+  m.start = merged_start(parts, unanchored);
   for (auto& [name, part] : parts) {
     if (part.error && !m.error) m.error = name + ": " + *part.error;
     for (const auto& w : part.warnings) m.warnings.push_back(name + ": " + w);
+    for (auto& w : workers_of(name, part)) m.workers.push_back(std::move(w));
+    const double clock_shift = m.start ? m.start->shift_of(*part.start) : 0;
     for (auto& r : part.requests) {
-      if (!r.worker) r.worker = name;
+      take_request(r, name, clock_shift);
       m.requests.push_back(std::move(r));
     }
   }
+  for (auto& w : unanchored) m.warnings.push_back(std::move(w));
+  if (auto d = connection_difference(m.workers)) m.warnings.push_back(*d);
   return m;
 }
 

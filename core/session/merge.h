@@ -26,7 +26,10 @@ Result<MergedResult> merge_result_files(const std::vector<std::string>& paths);
 
 // The merge itself, of results read with bench_from_json / session_from_json, each with the
 // name its records keep. Bench: the run spans from the earliest start to the latest end (by
-// the wall clock), record times and request numbers are moved onto that one run.
+// the wall clock), record times and request numbers are moved onto that one run. Sessions: the
+// requests in file order, sent_s moved onto the earliest session's clock by the same rule
+// (RunStart::shift_of; a session without anchors is merged unmoved, with a warning); the
+// connection's fields are the first file's, `workers` lists each file's own.
 BenchResult merge_bench(std::vector<std::pair<std::string, BenchResult>> parts);
 SessionResult merge_sessions(std::vector<std::pair<std::string, SessionResult>> parts);
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <stdexcept>
 
 #include "metrics/request_json.h"
@@ -32,24 +33,48 @@ SessionRunner session_runner(ProfileId id) {
   return run ? *run : nullptr;
 }
 
+RunStart RunStart::now() {
+  RunStart s;
+  s.unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  s.clock_s = steady_now_s();
+  return s;
+}
+
 Result<SessionResult> run_session(const SessionConfig& config) {
   auto target = parse_session_target(config.target);
   if (!target) return target.error();
-  if (target->own_client()) {
-    SessionResult result = session_runner(target->profile)(config, *target, {});
-    result.workload = workload_of(config);
-    return result;
-  }
-  auto setup = prepare_client(config);
-  if (!setup) return setup.error();
-  asio::io_context io;
-  SessionClient client(config, *setup);
+  const RunStart start = RunStart::now();
   SessionResult result;
-  co_spawn(io, client.run(), [&](std::exception_ptr e, SessionResult r) { result = client.outcome(e, std::move(r)); });
-  io.run();
+  if (target->own_client()) {
+    result = session_runner(target->profile)(config, *target, {});
+  } else {
+    auto setup = prepare_client(config);
+    if (!setup) return setup.error();
+    asio::io_context io;
+    SessionClient client(config, *setup);
+    co_spawn(io, client.run(), [&](std::exception_ptr e, SessionResult r) { result = client.outcome(e, std::move(r)); });
+    io.run();
+  }
   result.workload = workload_of(config);
+  result.start = start;
   return result;
 }
+
+namespace {
+
+json session_workers_json(const std::vector<SessionWorker>& workers) {
+  json out = json::array();
+  for (const auto& w : workers)
+    out.push_back({{"file", w.file}, {"requests", w.requests}, {"start_unix_s", json_or_null(w.start_unix_s)},
+                   {"transport", w.transport}, {"alpn", w.alpn.empty() ? json(nullptr) : json(w.alpn)},
+                   {"suite", w.suite.empty() ? json(nullptr) : json(w.suite)},
+                   {"tls_suite", w.tls_suite.empty() ? json(nullptr) : json(w.tls_suite)},
+                   {"connect_ms", json_or_null(w.connect_ms)}, {"handshake_ms", json_or_null(w.handshake_ms)},
+                   {"error", w.error ? json(*w.error) : json(nullptr)}});
+  return out;
+}
+
+}  // namespace
 
 std::string session_json(const SessionResult& s) {
   json j = {{"kind", "session"},
@@ -68,6 +93,11 @@ std::string session_json(const SessionResult& s) {
             {"workload", workload_json(s.workload)},
             {"requests", json::array()}};
   for (const auto& r : s.requests) j["requests"].push_back(request_json(r, {.text = true, .itl_samples = true}));
+  if (s.start) {
+    j["start_unix_s"] = s.start->unix_s;
+    j["start_clock_s"] = s.start->clock_s;
+  }
+  if (!s.workers.empty()) j["workers"] = session_workers_json(s.workers);
   return dump_json(j);
 }
 
@@ -98,6 +128,30 @@ void read_connection(const json& doc, SessionResult& s) {
     if (w.is_string()) s.warnings.push_back(w.get<std::string>());
 }
 
+// The anchors, when the file has them (sessions written before them have none).
+Result<std::optional<RunStart>> read_start(const json& doc) {
+  if (!doc.contains("start_unix_s") && !doc.contains("start_clock_s")) return std::optional<RunStart>();
+  for (const char* key : {"start_unix_s", "start_clock_s"})
+    if (!doc.contains(key) || !doc[key].is_number())
+      return make_error(ErrorClass::Input, std::string(key) + ": expected a number (with start_unix_s or start_clock_s)");
+  return std::optional<RunStart>(RunStart{doc["start_unix_s"].get<double>(), doc["start_clock_s"].get<double>()});
+}
+
+Result<SessionWorker> read_worker(const json& w) {
+  if (!w.is_object() || !w.contains("file") || !w["file"].is_string() || !w.contains("requests") ||
+      !w["requests"].is_number_unsigned())
+    return make_error(ErrorClass::Input, "expected an object with file and requests");
+  SessionWorker out{w["file"].get<std::string>(), w["requests"].get<std::uint64_t>(), number_or_none(w, "start_unix_s")};
+  out.transport = string_or_empty(w, "transport");
+  out.alpn = string_or_empty(w, "alpn");
+  out.suite = string_or_empty(w, "suite");
+  out.tls_suite = string_or_empty(w, "tls_suite");
+  out.connect_ms = number_or_none(w, "connect_ms");
+  out.handshake_ms = number_or_none(w, "handshake_ms");
+  if (auto e = string_or_empty(w, "error"); !e.empty()) out.error = e;
+  return out;
+}
+
 }  // namespace
 
 Result<SessionResult> session_from_json(const json& doc, const std::string& origin) {
@@ -116,6 +170,16 @@ Result<SessionResult> session_from_json(const json& doc, const std::string& orig
     auto r = request_from_json(requests[i], {.text = true, .itl_samples = true});
     if (!r) return bad("requests[" + std::to_string(i) + "]." + r.error().detail);
     s.requests.push_back(std::move(*r));
+  }
+  auto start = read_start(doc);
+  if (!start) return bad(start.error().detail);
+  s.start = *start;
+  const json workers = doc.value("workers", json::array());
+  if (!workers.is_array()) return bad("workers: expected an array");
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    auto w = read_worker(workers[i]);
+    if (!w) return bad("workers[" + std::to_string(i) + "]: " + w.error().detail);
+    s.workers.push_back(std::move(*w));
   }
   return s;
 }

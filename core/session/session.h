@@ -57,6 +57,27 @@ struct RequestOptions {
   bool close_without_cancel = false;                 // at the cancel point (or the session's option)
 };
 
+// When a run started, by the wall clock (seconds since 1970), and the same instant on
+// steady_now_s's clock, which stamps its requests' sent_s (monotonic: its epoch is the
+// machine's). `merge` lines up runs of several machines with it.
+struct RunStart {
+  double unix_s = 0, clock_s = 0;
+  static RunStart now();
+  // What to add to a reading of `part`'s clock to put it on this run's clock: the two starts
+  // lined up by the wall clock.
+  double shift_of(const RunStart& part) const { return clock_s + (part.unix_s - unix_s) - part.clock_s; }
+};
+
+// `merge`: one of the sessions merged, with its own connection's figures.
+struct SessionWorker {
+  std::string file;
+  std::uint64_t requests = 0;
+  std::optional<double> start_unix_s;
+  std::string transport, alpn, suite, tls_suite;
+  std::optional<double> connect_ms, handshake_ms;
+  std::optional<std::string> error;
+};
+
 struct SessionResult {
   static constexpr int kSchemaVersion = 1;  // of session_json's document
   std::string target, transport, alpn, suite, tls_suite;
@@ -68,6 +89,10 @@ struct SessionResult {
   std::optional<std::string> error;  // a failure before or between requests
   std::vector<std::string> warnings;  // what did not stop the session: a key log not written
   Workload workload;
+  // None when read from a session written before it was kept, or merged from one.
+  std::optional<RunStart> start;
+  // merge: the sessions it was merged from; the connection's figures above are the first's.
+  std::vector<SessionWorker> workers;
 };
 
 // What a wire format's own live client tells as it runs (a live session's page, a checklist's

@@ -482,6 +482,10 @@
         <translation>协商</translation>
     </message>
     <message>
+        <source>Worker</source>
+        <translation>工作节点</translation>
+    </message>
+    <message>
         <source>Cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
