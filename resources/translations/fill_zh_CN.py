@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
+    'Worker': '工作节点',
     'Compare': '对比',
     'C&ompare Two Results…': '对比两个结果(&O)…',
     'no worse': '不更差',
