@@ -149,7 +149,7 @@ class TestEndpoint : public QObject {
     QCOMPARE(*req.stop_reason, StopReason::EndTurn);
     QVERIFY(!req.figures.usage_mismatch);
     SimulatedModel model(f.config().model);
-    QCOMPARE(req.text, model.full_text({"", "How do transport layers cut tail latency? 👋", 1024, 0}));
+    QCOMPARE(req.text, model.full_text({"", "How do transport layers cut tail latency? 👋", 1024, 0, {}}));
 
     auto keylog = read_file(c.keylog_path, file_limit::kKeyLog);
     QVERIFY(keylog.ok());

@@ -51,7 +51,7 @@ LzRunResult run(const LzClientConfig& c) {
 // seed and prompt only).
 std::string model_text(EndpointFixture& e) {
   SimulatedModel model(e.config().model);
-  return model.full_text(ReplyRequest{"claude-3-5-sonnet", kPrompt, e.config().default_max_tokens, 0});
+  return model.full_text(ReplyRequest{"claude-3-5-sonnet", kPrompt, e.config().default_max_tokens, 0, {}});
 }
 
 // The first frame a server sent, or nullopt when it sent none before closing.

@@ -23,7 +23,7 @@ namespace {
 
 ReplyRequest request(std::string prompt, std::uint32_t max_tokens = 4096,
                      std::uint64_t number = 0) {
-  return ReplyRequest{"sim", std::move(prompt), max_tokens, number};
+  return ReplyRequest{"sim", std::move(prompt), max_tokens, number, {}};
 }
 
 bool has_four_byte_char(std::string_view text) {

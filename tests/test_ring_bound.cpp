@@ -50,7 +50,7 @@ class TestRingBound : public QObject {
     std::string text;
     for (const auto& e : frames)
       if (auto* t = e.body ? std::get_if<TokenBody>(&*e.body) : nullptr) text += t->text_view();
-    std::string want = SimulatedModel(f.config().model).full_text({"m", "hi", kTokens, 0});
+    std::string want = SimulatedModel(f.config().model).full_text({"m", "hi", kTokens, 0, {}});
     QVERIFY(want.size() > kRing);
     QVERIFY(text == want);
     QVERIFY2(largest_frame(frames) <= kRing, std::to_string(largest_frame(frames)).c_str());

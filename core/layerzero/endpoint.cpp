@@ -123,7 +123,7 @@ class LzConnection : public std::enable_shared_from_this<LzConnection> {
     ++state_.counters.requests;
     state_.metrics.request();
     auto& session = *engine_.session();
-    ReplyRequest request{session.terms.model_id, prompt, state_.config.default_max_tokens, state_.request_number++};
+    ReplyRequest request{session.terms.model_id, prompt, state_.config.default_max_tokens, state_.request_number++, {}};
     const ReplyPlan plan = state_.model.plan(request);
     if (session.outbox.size() + plan.tokens.size() > kMaxQueuedPieces) {
       Bytes out;

@@ -139,7 +139,10 @@ std::optional<RunStart> merged_start(const SessionParts& parts, std::vector<std:
 
 std::vector<SessionWorker> workers_of(const std::string& name, const SessionResult& part) {
   if (!part.workers.empty()) return part.workers;  // a merged result merged again
-  SessionWorker w{name, part.requests.size(), part.start ? std::optional<double>(part.start->unix_s) : std::nullopt};
+  SessionWorker w;
+  w.file = name;
+  w.requests = part.requests.size();
+  if (part.start) w.start_unix_s = part.start->unix_s;
   w.transport = part.transport;
   w.alpn = part.alpn;
   w.suite = part.suite;

@@ -141,7 +141,10 @@ Result<SessionWorker> read_worker(const json& w) {
   if (!w.is_object() || !w.contains("file") || !w["file"].is_string() || !w.contains("requests") ||
       !w["requests"].is_number_unsigned())
     return make_error(ErrorClass::Input, "expected an object with file and requests");
-  SessionWorker out{w["file"].get<std::string>(), w["requests"].get<std::uint64_t>(), number_or_none(w, "start_unix_s")};
+  SessionWorker out;
+  out.file = w["file"].get<std::string>();
+  out.requests = w["requests"].get<std::uint64_t>();
+  out.start_unix_s = number_or_none(w, "start_unix_s");
   out.transport = string_or_empty(w, "transport");
   out.alpn = string_or_empty(w, "alpn");
   out.suite = string_or_empty(w, "suite");

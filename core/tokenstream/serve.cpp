@@ -147,7 +147,7 @@ class TokenStreamResponder {
     ServedHeaders none;
     if (parsed->messages.empty()) co_return co_await call_.out.respond(200, kTokenStreamMediaType, "", std::move(none));
     std::uint32_t max_tokens = parsed->max_tokens.value_or(state.config.default_max_tokens);
-    const ReplyRequest request{parsed->model, prompt, max_tokens, state.request_number++};
+    const ReplyRequest request{parsed->model, prompt, max_tokens, state.request_number++, {}};
     ReplyPlan plan = state.http_model.plan(request);
     faults_ = plan_token_stream_faults(state.http_model, request, plan.tokens.size());
     if (faults_.quota_retry_after_ms || plan.overload) {
