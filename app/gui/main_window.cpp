@@ -421,8 +421,9 @@ void MainWindow::updateExportAction() {
 }
 
 void MainWindow::closeTab(int index) {
-  QWidget* page = tabs_->widget(index);
-  if (!page || page == welcome_ || page == session_ || page == diagnosis_ || page == rollout_) return;
+  // Only capture tabs close: the fixed pages (Welcome … Compare) live as long as the window.
+  auto* page = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(index));
+  if (!page) return;
   tabs_->removeTab(index);
   page->deleteLater();
 }
