@@ -293,6 +293,15 @@ class TestDiagnosis : public QObject {
     QVERIFY(std::abs(*slow.statistic - 38) < 1e-6);
     QVERIFY2(slow.reason.find("5 of the 5 CANCELs were not honoured before the reply ended") != std::string::npos,
              slow.reason.c_str());
+    // The same replies read by a client whose ring was full: their end says when the client read
+    // them, so they bound nothing (a slow reader must not make the server's cancel look slow).
+    Observations full = probes(38);
+    for (auto& q : full.requests) q.result.ring_high_water = q.result.ring_capacity = 65536;
+    ItemResult behind = evaluate_item(item, full);
+    QCOMPARE(behind.verdict, Verdict::Inconclusive);
+    QVERIFY2(behind.reason.find("5 probe replies ended on their own while the client's receive ring was full") !=
+                 std::string::npos,
+             behind.reason.c_str());
   }
 
   // A tail made of context wait is gpu-context-wait's doing; a tail of slow prefill beside a

@@ -271,6 +271,7 @@ void cancel_not_sent(const ChecklistItem& item, const Observations& o, ItemResul
 // long as the reply ran on, which tells a slow cancel only when that exceeds the threshold.
 struct ShortReplies {
   std::size_t count = 0;
+  std::size_t read_late = 0;  // ended behind a full receive ring: no bound on the cancel at all
   double longest_ms = 0;
   std::uint64_t most_tokens = 0, asked = 0;
 };
@@ -300,7 +301,12 @@ void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult
     if (s.end != RequestEnd::Response) continue;  // cut or refused: says nothing about cancel handling
     std::optional<double> ms = s.figures.cancel_latency_ms;
     if (!ms) {
-      // Not cancelled: the cancel took longer than the reply ran on after it.
+      // Not cancelled: the cancel took longer than the reply ran on after it — unless the
+      // client's ring was full, when the reply's end says when the client read it.
+      if (ring_full(o, o.requests[i])) {
+        ++short_replies.read_late;
+        continue;
+      }
       double after_ms = (*s.timeline.end - *s.timeline.cancel_written) * 1000;
       if (after_ms <= warn_ms) {
         ++short_replies.count;
@@ -322,6 +328,10 @@ void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult
   }
   if (!j.enough(n)) {
     if (short_replies.count) r.reason += ": " + short_replies_text(short_replies, warn_ms);
+    if (short_replies.read_late)
+      r.reason += "; " + std::to_string(short_replies.read_late) +
+                  " probe replies ended on their own while the client's receive ring was full, which says when the "
+                  "client read them, not when the server cancelled (ring-buffer-stall)";
     return;
   }
   if (unanswered)
