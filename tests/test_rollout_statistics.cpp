@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare_draws.h"
+#include "scale_suite.h"
 #include "test_paths.h"
 #include "util/files.h"
 
@@ -228,23 +229,6 @@ class TestRolloutStatistics : public QObject {
     }
   }
 
-  // A/A: both sides drawn from the simulated model's TTFT N(150, 6) ms and ITL N(10, 1) ms, 10
-  // tokens, 300 requests a side: "no worse" in at least 95 of 100 seeded pairs, never "worse"
-  // more than 5 times (the family-wise α). (No worse needs each P99 ratio's interval inside the
-  // 5 % margin: at 300 requests that holds for a TTFT spread of a few per cent; a noisier
-  // workload is inconclusive there, and says how many more requests it needs, as below.)
-  void compareAaIsNoWorse() {
-    int no_worse = 0, worse = 0;
-    for (std::uint64_t k = 0; k < 100; ++k) {
-      test::DrawSpec spec;
-      Comparison c = compare_results(test::draw_side(spec, 300, 2 * k + 1), test::draw_side(spec, 300, 2 * k + 2), {.seed = k});
-      no_worse += c.verdict == CompareVerdict::NoWorse;
-      worse += c.verdict == CompareVerdict::Worse;
-    }
-    qInfo("A/A: %d of 100 no worse, %d worse", no_worse, worse);
-    QVERIFY2(no_worse >= 95 && worse <= 5, qPrintable(QString("%1 of 100 no worse, %2 worse").arg(no_worse).arg(worse)));
-  }
-
   // A candidate whose TTFT is 1.2 times the base's is worse on ttft_ms; its ITL is not.
   void compareSeesASlowerTtft() {
     test::DrawSpec base, slow;
@@ -270,34 +254,6 @@ class TestRolloutStatistics : public QObject {
     QVERIFY2(f->judged.interval.low > 1.05, qPrintable(QString::number(f->judged.interval.low)));
     QCOMPARE(f->verdict, CompareVerdict::Worse);
     QCOMPARE(c.verdict, CompareVerdict::Worse);
-  }
-
-  // 30 against 30 with TTFT +10 % (TTFT N(150, 30)): inconclusive on ttft_ms with a number of
-  // requests still needed; drawing that many per side makes ttft_ms conclusive in most pairs
-  // (the estimate rests on 30 requests' effect, itself uncertain: not in every pair).
-  void compareThinDataSaysHowManyMore() {
-    test::DrawSpec base, slow;
-    base.ttft = slow.ttft = {150, 30};
-    slow.ttft_scale = 1.1;
-    int inconclusive = 0, conclusive_after = 0, tried = 0;
-    for (std::uint64_t k = 0; k < 20; ++k) {
-      Comparison thin = compare_results(test::draw_side(base, 30, 100 + 2 * k), test::draw_side(slow, 30, 101 + 2 * k), {.seed = k});
-      const FigureComparison* f = test::figure(thin, "ttft_ms");
-      if (f->verdict != CompareVerdict::Inconclusive) continue;
-      ++inconclusive;
-      QCOMPARE(thin.verdict, CompareVerdict::Inconclusive);
-      QVERIFY(f->need_more && *f->need_more > 0);
-      QVERIFY(thin.need.find("more requests on each side") != std::string::npos);
-      if (*f->need_more > 1500) continue;  // a draw that hid the effect: more than this test draws
-      ++tried;
-      std::size_t n = 30 + *f->need_more;
-      Comparison more = compare_results(test::draw_side(base, n, 500 + 2 * k), test::draw_side(slow, n, 501 + 2 * k), {.seed = k});
-      conclusive_after += test::figure(more, "ttft_ms")->verdict != CompareVerdict::Inconclusive;
-    }
-    qInfo("30 against 30: %d of 20 inconclusive; %d of %d conclusive with the estimate", inconclusive, conclusive_after, tried);
-    QVERIFY2(inconclusive >= 15, qPrintable(QString("%1 of 20 thin pairs inconclusive").arg(inconclusive)));
-    QVERIFY2(tried >= 10 && conclusive_after * 2 > tried,
-             qPrintable(QString("%1 of %2 conclusive with the estimated number").arg(conclusive_after).arg(tried)));
   }
 
   // The shipped plans hold to their schema (checked by Python's jsonschema), and anthro-v1's
@@ -365,5 +321,58 @@ class TestRolloutStatistics : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestRolloutStatistics)
+// The comparisons judged many times over (the A/A family rate, the thin-data estimate): the
+// optimised pass only, as `scale` (hundreds of seeded bootstraps take minutes under ASan; the
+// single comparisons above run in both passes).
+class TestCompareTrials : public QObject {
+  Q_OBJECT
+ private slots:
+  // A/A: both sides drawn from the simulated model's TTFT N(150, 6) ms and ITL N(10, 1) ms, 10
+  // tokens, 300 requests a side: "no worse" in at least 95 of 100 seeded pairs, never "worse"
+  // more than 5 times (the family-wise α). (No worse needs each P99 ratio's interval inside the
+  // 5 % margin: at 300 requests that holds for a TTFT spread of a few per cent; a noisier
+  // workload is inconclusive there, and says how many more requests it needs, as below.)
+  void compareAaIsNoWorse() {
+    int no_worse = 0, worse = 0;
+    for (std::uint64_t k = 0; k < 100; ++k) {
+      test::DrawSpec spec;
+      Comparison c = compare_results(test::draw_side(spec, 300, 2 * k + 1), test::draw_side(spec, 300, 2 * k + 2), {.seed = k});
+      no_worse += c.verdict == CompareVerdict::NoWorse;
+      worse += c.verdict == CompareVerdict::Worse;
+    }
+    qInfo("A/A: %d of 100 no worse, %d worse", no_worse, worse);
+    QVERIFY2(no_worse >= 95 && worse <= 5, qPrintable(QString("%1 of 100 no worse, %2 worse").arg(no_worse).arg(worse)));
+  }
+
+  // 30 against 30 with TTFT +10 % (TTFT N(150, 30)): inconclusive on ttft_ms with a number of
+  // requests still needed; drawing that many per side makes ttft_ms conclusive in most pairs
+  // (the estimate rests on 30 requests' effect, itself uncertain: not in every pair).
+  void compareThinDataSaysHowManyMore() {
+    test::DrawSpec base, slow;
+    base.ttft = slow.ttft = {150, 30};
+    slow.ttft_scale = 1.1;
+    int inconclusive = 0, conclusive_after = 0, tried = 0;
+    for (std::uint64_t k = 0; k < 20; ++k) {
+      Comparison thin = compare_results(test::draw_side(base, 30, 100 + 2 * k), test::draw_side(slow, 30, 101 + 2 * k), {.seed = k});
+      const FigureComparison* f = test::figure(thin, "ttft_ms");
+      if (f->verdict != CompareVerdict::Inconclusive) continue;
+      ++inconclusive;
+      QCOMPARE(thin.verdict, CompareVerdict::Inconclusive);
+      QVERIFY(f->need_more && *f->need_more > 0);
+      QVERIFY(thin.need.find("more requests on each side") != std::string::npos);
+      if (*f->need_more > 1500) continue;  // a draw that hid the effect: more than this test draws
+      ++tried;
+      std::size_t n = 30 + *f->need_more;
+      Comparison more = compare_results(test::draw_side(base, n, 500 + 2 * k), test::draw_side(slow, n, 501 + 2 * k), {.seed = k});
+      conclusive_after += test::figure(more, "ttft_ms")->verdict != CompareVerdict::Inconclusive;
+    }
+    qInfo("30 against 30: %d of 20 inconclusive; %d of %d conclusive with the estimate", inconclusive, conclusive_after, tried);
+    QVERIFY2(inconclusive >= 15, qPrintable(QString("%1 of 20 thin pairs inconclusive").arg(inconclusive)));
+    QVERIFY2(tried >= 10 && conclusive_after * 2 > tried,
+             qPrintable(QString("%1 of %2 conclusive with the estimated number").arg(conclusive_after).arg(tried)));
+  }
+
+};
+
+ANTHRO_TEST_MAIN_WITH_SCALE(TestRolloutStatistics, TestCompareTrials)
 #include "test_rollout_statistics.moc"
