@@ -16,22 +16,13 @@
 #include "file_dialog.h"
 #include "gui_thread.h"
 #include "latency_charts.h"
+#include "report/report.h"
 #include "retranslator.h"
 #include "verdict_chip.h"
 #include "worker.h"
 
 namespace anthro::widgets {
 namespace {
-
-// A comparison's verdict as a chip: no worse is a pass, worse a failure.
-Verdict chip_verdict(CompareVerdict v) {
-  switch (v) {
-    case CompareVerdict::NoWorse: return Verdict::Pass;
-    case CompareVerdict::Worse: return Verdict::Fail;
-    case CompareVerdict::Inconclusive: return Verdict::Inconclusive;
-  }
-  return Verdict::Inconclusive;
-}
 
 QString compare_verdict_text(CompareVerdict v) {
   switch (v) {
@@ -218,7 +209,7 @@ void ComparePage::showFigure(int row, const FigureComparison& f) {
                                                                            f.shape_changed ? tr(" (changed)") : QString())
                                               : QStringLiteral("–")));
   auto* verdict = cell(compare_verdict_text(f.verdict));
-  verdict->setData(kChipColourRole, verdict_colour(chip_verdict(f.verdict)));
+  verdict->setData(kChipColourRole, verdict_colour(comparison_verdict(to_string(f.verdict))));
   table_->setItem(row, VerdictColumn, verdict);
   const bool need = f.need_more && *f.need_more > 0;
   table_->setItem(row, NeedColumn, cell(need ? QString("%1 %2").arg(*f.need_more).arg(QString::fromStdString(f.need_unit))
@@ -247,7 +238,7 @@ void ComparePage::retranslate() {
   if (!comparison_) return;
   verdict_->setText(verdictText());
   verdict_->setStyleSheet(QString("QLabel { color: %1; font-weight: bold; }")
-                              .arg(verdict_colour(chip_verdict(comparison_->verdict)).name()));
+                              .arg(verdict_colour(comparison_verdict(to_string(comparison_->verdict))).name()));
   const std::string& need = comparison_->need;
   need_->setText(QString::fromStdString(need.empty() ? comparison_->corrected : need + "\n" + comparison_->corrected));
   for (int row = 0; row < table_->rowCount(); ++row)

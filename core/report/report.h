@@ -21,6 +21,10 @@ enum class ResultKind { Session, Bench, Analysis, Diagnosis, Rollout, Comparison
 // the result's "kind": "session", "bench", "analysis", "diagnosis", "rollout", "comparison"
 const char* to_string(ResultKind k);
 
+// A comparison's verdict word ("no_worse", "worse", "inconclusive") as the verdict its chip and
+// section show: no worse passes, worse fails.
+Verdict comparison_verdict(const std::string& verdict);
+
 enum class ChartKind { TtftOverTime, TokenRate, ItlHistogram, TtftCdf, GateForest, Distribution };
 const char* to_string(ChartKind k);  // "ttft-over-time", "token-rate", "itl-histogram", "ttft-cdf", "gate-forest", "distribution"
 

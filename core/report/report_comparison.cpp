@@ -7,13 +7,6 @@
 namespace anthro::report_detail {
 namespace {
 
-// The comparison's own words, and the verdict colours the renderers know them by.
-Verdict comparison_verdict(const std::string& v) {
-  if (v == "no_worse") return Verdict::Pass;
-  if (v == "worse") return Verdict::Fail;
-  return Verdict::Inconclusive;
-}
-
 std::vector<double> samples_of(const json& side) {
   std::vector<double> out;
   if (side.is_object() && side.contains("samples") && side["samples"].is_array())
@@ -126,3 +119,13 @@ void build_comparison(Builder& b, const json& d) {
 }
 
 }  // namespace anthro::report_detail
+
+namespace anthro {
+
+Verdict comparison_verdict(const std::string& verdict) {
+  if (verdict == "no_worse") return Verdict::Pass;
+  if (verdict == "worse") return Verdict::Fail;
+  return Verdict::Inconclusive;
+}
+
+}  // namespace anthro
