@@ -111,6 +111,8 @@ class EndpointProcess {
     config.model.ttft = {50, 0};
     config.model.itl = {itl_ms, 0};
     config.model.tokens = 1'000'000;
+    // Under callgrind on a busy machine a handshake can take seconds: no timeout may end one.
+    if (counted_run) config.handshake_timeout_s = config.header_timeout_s = 600;
     auto endpoint = Endpoint::start(config);
     if (counted_run) CALLGRIND_START_INSTRUMENTATION;
     std::string line = endpoint ? (*endpoint)->url("anthro") + " " + (*endpoint)->url("https") + "/v1/messages\n"
@@ -312,8 +314,9 @@ struct Count {
 };
 
 struct CountedFigures {
-  double client_per_token = 0, endpoint_per_token = 0, per_connection = 0;
+  double client_per_token = 0, endpoint_per_token = 0, client_per_connection = 0, endpoint_per_connection = 0;
   double per_token() const { return client_per_token + endpoint_per_token; }
+  double per_connection() const { return client_per_connection + endpoint_per_connection; }
   std::vector<std::pair<std::string, Count>> runs;
 };
 
@@ -330,7 +333,7 @@ int counted_child(const std::string& spec) {
   auto r = run_bench(b);
   CALLGRIND_STOP_INSTRUMENTATION;
   if (!r) die(r.error().detail);
-  if (!r->errors.empty()) die(std::string("counted run of ") + target + ": requests failed");
+  for (const auto& [what, n] : r->errors) die(std::string("counted run of ") + target + ": " + what + " ×" + std::to_string(n));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the endpoint sees every close before it stops counting
   return 0;
 }
@@ -396,7 +399,9 @@ CountedFigures counted_figures(const char* target, const std::string& dir) {
   double added_tokens = static_cast<double>(c0) * (t1 - t0);
   f.client_per_token = (static_cast<double>(longer.client) - static_cast<double>(base.client)) / added_tokens;
   f.endpoint_per_token = (static_cast<double>(longer.endpoint) - static_cast<double>(base.endpoint)) / added_tokens;
-  f.per_connection = (static_cast<double>(wider.total()) - static_cast<double>(base.total())) / (c1 - c0) - t0 * f.per_token();
+  f.client_per_connection = (static_cast<double>(wider.client) - static_cast<double>(base.client)) / (c1 - c0) - t0 * f.client_per_token;
+  f.endpoint_per_connection =
+      (static_cast<double>(wider.endpoint) - static_cast<double>(base.endpoint)) / (c1 - c0) - t0 * f.endpoint_per_token;
   auto key = [](unsigned c, unsigned t) { return std::to_string(c) + "x" + std::to_string(t); };
   f.runs = {{key(c0, t0), base}, {key(c0, t1), longer}, {key(c1, t0), wider}};
   return f;
@@ -406,7 +411,9 @@ void put_counted(nlohmann::json& figures, const std::string& key, const CountedF
   figures[key + "-instructions_per_token"] = f.per_token();
   figures[key + "-client_instructions_per_token"] = f.client_per_token;
   figures[key + "-endpoint_instructions_per_token"] = f.endpoint_per_token;
-  figures[key + "-setup_instructions_per_connection"] = f.per_connection;
+  figures[key + "-setup_instructions_per_connection"] = f.per_connection();
+  figures[key + "-client_setup_instructions_per_connection"] = f.client_per_connection;
+  figures[key + "-endpoint_setup_instructions_per_connection"] = f.endpoint_per_connection;
   for (const auto& [run, count] : f.runs) {
     figures[key + "-instructions-" + run + "-client"] = count.client;
     figures[key + "-instructions-" + run + "-endpoint"] = count.endpoint;
@@ -420,13 +427,15 @@ void counted(bool json_out, const std::string& dir, nlohmann::json& figures, nlo
   put_counted(figures, "counted-anthro", a);
   put_counted(figures, "counted-http", h);
   ratios["instructions_per_token"] = a.per_token() / h.per_token();
-  ratios["setup_instructions_per_connection"] = a.per_connection / h.per_connection;
+  ratios["setup_instructions_per_connection"] = a.per_connection() / h.per_connection();
   if (json_out) return;
   std::printf("Counted (callgrind, user space, both processes; %u and %u connections, %u and %u tokens a stream, one every %g ms):\n",
               kCountedConnections[0], kCountedConnections[1], kCountedTokens[0], kCountedTokens[1], kCountedItlMs);
   for (auto [name, f] : {std::pair{"anthro-v1", &a}, std::pair{"HTTP/SSE", &h}})
-    std::printf("  %-9s %.0f instructions a token (client %.0f, endpoint %.0f), %.0f a connection's set-up\n", name,
-                f->per_token(), f->client_per_token, f->endpoint_per_token, f->per_connection);
+    std::printf("  %-9s %.0f instructions a token (client %.0f, endpoint %.0f), %.0f a connection's set-up (client %.0f, "
+                "endpoint %.0f)\n",
+                name, f->per_token(), f->client_per_token, f->endpoint_per_token, f->per_connection(),
+                f->client_per_connection, f->endpoint_per_connection);
   std::printf("  anthro-v1 ÷ HTTP/SSE: instructions/token %.3f, set-up instructions/connection %.3f\n",
               ratios["instructions_per_token"].get<double>(), ratios["setup_instructions_per_connection"].get<double>());
 }
