@@ -304,7 +304,7 @@ unsigned largest_point(double option) {
 // streams' tokens: the handshake, the request, the reply's head and tail, the close. A pace the
 // instrumented processes keep up with, so each token is its own frame and read as in a real run.
 constexpr unsigned kCountedConnections[2] = {10, 30};
-constexpr unsigned kCountedTokens[2] = {50, 150};
+constexpr unsigned kCountedTokens[2] = {10, 110};
 constexpr double kCountedItlMs = 20;
 constexpr const char* kCountedEnv = "ANTHRO_ENDPOINT_BENCH_COUNTED";  // "TARGET CONNECTIONS TOKENS"
 
@@ -453,7 +453,7 @@ int main(int argc, char** argv) {
                     "tokens/s, about what 2 cores can stream, so the ITL then measures queueing)",
         &pace}},
       {{"--counted", "also count user-space instructions a token and a connection's set-up under callgrind "
-                     "(valgrind; six small runs, about 80 s)", &count}});
+                     "(valgrind; six small runs, 60-80 s)", &count}});
   if (pace > 0) itl_ms = pace;
   if (count && !on_path("valgrind"))  // before the wall-clock points, not after them
     die("--counted runs the bench under valgrind's callgrind, and valgrind is not on PATH (Debian: apt-get install valgrind)");
