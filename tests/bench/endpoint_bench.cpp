@@ -253,9 +253,9 @@ Figures measure(const std::string& target, unsigned connections, unsigned tokens
   return f;
 }
 
-// Both processes' first storm of a size grows their heaps and the kernel's socket memory; the
-// protocol measured first paid for it (set-up CPU a connection 1.3-1.7x its own figure when
-// measured second). One short storm of each protocol first, so neither is measured cold.
+// The protocol measured first in a point paid for the first storm of that size (set-up CPU a
+// connection 1.2-1.7x its own figure when measured second; most likely both processes' heaps
+// growing). One short storm of each protocol first, so neither is measured cold.
 void warm_up(const EndpointProcess& endpoint, unsigned connections) {
   for (const std::string& target : {endpoint.anthro_url(), endpoint.https_url()})
     if (auto r = run_bench(storm(target, connections, 2)); !r) die(r.error().detail);
