@@ -15,6 +15,7 @@
 
 #include "crypto/keylog.h"
 #include "endpoint/replay_source.h"
+#include "endpoint/server_state.h"
 #include "endpoint_fixture.h"
 #include "http/sse.h"
 #include "metrics/request_json.h"
@@ -22,6 +23,7 @@
 #include "protocol/stream_decoder.h"
 #include "test_paths.h"
 #include "util/files.h"
+#include "vectors.h"
 
 using namespace anthro;
 using namespace anthro::test;
@@ -102,6 +104,26 @@ std::string empty_pcapng() {
 class TestEndpoint : public QObject {
   Q_OBJECT
  private slots:
+  // The one X25519 of the endpoint's side (spec §3) both checks zero-shared and keys the
+  // frames: the keys answer_offer hands back with its answer are the vectors' keys.
+  void answerOfferKeysTheConnection() {
+    using namespace anthro::test;
+    ServerState state(EndpointConfig{}, key32(vectors()["keys"]["server_static_private"]));
+    FrameKeys keys;
+    auto answer = answer_offer(state, hex(vectors()["blobs"]["offer"]), keys);
+    QVERIFY(answer.ok());
+    QVERIFY(keys == vector_keys());
+    bool refused_one = false;
+    for (const auto& neg : vectors()["blob_negatives"]) {
+      if (neg["reject"] != "zero-shared") continue;
+      auto refused = answer_offer(state, hex(neg["offer"]), keys);
+      QVERIFY(!refused.ok());
+      QCOMPARE(refused.error().reason, std::string("zero-shared"));
+      refused_one = true;
+    }
+    QVERIFY(refused_one);
+  }
+
   void opensslSeesAnthroAlpn() {
     EndpointFixture f;
     f.start();

@@ -182,7 +182,7 @@ struct Endpoint::Impl {
     auto stream = make_tls_stream(std::move(socket), tls);
     auto ext = std::make_unique<ExtensionState>();
     ServerState* s = state.get();
-    ext->answer_offer = [s](ByteView offer) { return answer_offer(*s, offer); };
+    ext->answer_offer = [s, e = ext.get()](ByteView offer) { return answer_offer(*s, offer, e->keys); };
     attach_extension(stream->ssl(), ext.get());
     Deadline deadline(*stream);
     deadline.arm(admission == Admission::Serve ? state->config.handshake_timeout_s : refusal_timeout_s(state->config));

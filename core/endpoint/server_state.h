@@ -142,8 +142,9 @@ struct ServerState {
 // (HttpRoute::metrics).
 std::string metrics_text(const ServerState& state);
 
-// The answer to a client's offer (spec §2), or the reason the offer is refused.
-Result<Bytes> answer_offer(const ServerState& state, ByteView offer);
+// The answer to a client's offer (spec §2), or the reason the offer is refused; on an answer,
+// `keys` holds the connection's frame keys (spec §3).
+Result<Bytes> answer_offer(const ServerState& state, ByteView offer, FrameKeys& keys);
 
 // What the anthro-v1 endpoint answers one decoded REQUEST, decided before anything is sent:
 // an ERROR on the stream (401 api_key, 404/413 refuse_request, 429 overload) or the simulated

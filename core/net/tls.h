@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/bytes.h"
+#include "crypto/key_schedule.h"
 #include "crypto/keylog.h"
 #include "util/result.h"
 
@@ -26,6 +27,7 @@ struct ExtensionState {
   Bytes answer;  // server: what to send; client: what arrived
   // Server: turns an offer into an answer, or an error whose reason names the blob rule.
   std::function<Result<Bytes>(ByteView offer)> answer_offer;
+  FrameKeys keys;  // server: what answer_offer derived with the answer (spec §3)
   std::string refusal;  // why this side failed the handshake over the extension
 };
 void attach_extension(ssl_st* ssl, ExtensionState* state);

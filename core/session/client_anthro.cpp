@@ -1,4 +1,7 @@
 // The anthro-v1 requests of a session: REQUEST, tokens as they arrive, CANCEL, RESPONSE.
+#include <memory>
+#include <span>
+
 #include "protocol/stream_decoder.h"
 #include "session/client.h"
 
@@ -112,7 +115,9 @@ awaitable<bool> SessionClient::anthro_request(RequestResult& r, RequestRecorder&
                            nullptr);
   decoder.set_key({negotiated_.suite, keys_.s2c});
   decoder.set_header_context(HeaderContext{negotiated_.token, negotiated_.flags});
-  std::vector<std::uint8_t> buf(64 * 1024);
+  // Not zeroed: value-initialising 64 KiB cost ~65 k instructions a connection (callgrind).
+  auto read_buffer = std::make_unique_for_overwrite<std::uint8_t[]>(64 * 1024);
+  std::span<std::uint8_t> buf(read_buffer.get(), 64 * 1024);
   asio::steady_timer deadline(co_await asio::this_coro::executor);
   deadline.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.timeout_s)));
   bool timed_out = false;

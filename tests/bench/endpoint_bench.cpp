@@ -7,16 +7,23 @@
 // which every connection is streaming — from the last stream's first token to the first
 // stream's last. Tokens/s, the p99 ITL added over the configured ITL and CPU time per token
 // are measured in that window only; ratios are anthro-v1 ÷ HTTP/SSE.
+//
+// --counted adds exact figures, immune to the machine's load: user-space instructions a token
+// and a connection, from small runs of this program under callgrind (see counted_figures).
+#include <dirent.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <valgrind/callgrind.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -34,6 +41,10 @@ namespace {
 
 // The model's pace: 10 ms a token (100 tokens/s a stream) unless --itl-ms says otherwise.
 double itl_ms = 10;
+
+// Set in a counted run (under callgrind): both processes count instructions only from the
+// endpoint's start to the end of the connections, so start-up and credentials do not count.
+bool counted_run = false;
 
 [[noreturn]] void die(const std::string& why) {
   std::cerr << "endpoint_bench: " << why << "\n";
@@ -100,13 +111,17 @@ class EndpointProcess {
     config.model.ttft = {50, 0};
     config.model.itl = {itl_ms, 0};
     config.model.tokens = 1'000'000;
+    // Under callgrind on a busy machine a handshake can take seconds: no timeout may end one.
+    if (counted_run) config.handshake_timeout_s = config.header_timeout_s = 600;
     auto endpoint = Endpoint::start(config);
+    if (counted_run) CALLGRIND_START_INSTRUMENTATION;
     std::string line = endpoint ? (*endpoint)->url("anthro") + " " + (*endpoint)->url("https") + "/v1/messages\n"
                                 : endpoint.error().detail + "\n";
     if (write(urls_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) || !endpoint) return 1;
     char c;
     while (read(stop_fd, &c, 1) > 0) {
     }
+    if (counted_run) CALLGRIND_STOP_INSTRUMENTATION;
     (*endpoint)->stop();
     return 0;
   }
@@ -198,14 +213,20 @@ void count_window(const BenchResult& r, double start, double end, Figures& f) {
   f.added_p99_itl_ms = summarize(itl).p99 - itl_ms;
 }
 
-Figures measure(const std::string& target, unsigned connections, unsigned tokens, const EndpointProcess& endpoint) {
+// Every connection opens at once and streams one reply of `tokens`.
+BenchConfig storm(const std::string& target, unsigned connections, unsigned tokens) {
   BenchConfig b;
   b.session.target = target;
   b.session.max_tokens = tokens;
   b.session.messages = {{"user", "benchmark prompt 👋"}};
   b.session.timeout_s = 900;  // 5,000 streams overload 2 cores: they run far slower than the model's pace
   b.concurrency = connections;
-  b.requests = connections;  // every connection streams one reply, all at once
+  b.requests = connections;
+  return b;
+}
+
+Figures measure(const std::string& target, unsigned connections, unsigned tokens, const EndpointProcess& endpoint) {
+  BenchConfig b = storm(target, connections, tokens);
   CpuSampler cpu(endpoint);
   double started = steady_now_s();
   auto r = run_bench(b);
@@ -230,6 +251,14 @@ Figures measure(const std::string& target, unsigned connections, unsigned tokens
   f.client_cpu_us_per_token = (s2.client - s1.client) * 1e6 / static_cast<double>(f.window_tokens);
   f.endpoint_cpu_us_per_token = (s2.endpoint - s1.endpoint) * 1e6 / static_cast<double>(f.window_tokens);
   return f;
+}
+
+// The protocol measured first in a point paid for the first storm of that size (set-up CPU a
+// connection 1.2-1.7x its own figure when measured second; most likely both processes' heaps
+// growing). One short storm of each protocol first, so neither is measured cold.
+void warm_up(const EndpointProcess& endpoint, unsigned connections) {
+  for (const std::string& target : {endpoint.anthro_url(), endpoint.https_url()})
+    if (auto r = run_bench(storm(target, connections, 2)); !r) die(r.error().detail);
 }
 
 void put(nlohmann::json& figures, const std::string& key, const Figures& f) {
@@ -268,10 +297,153 @@ unsigned largest_point(double option) {
   return largest;
 }
 
+// Counted figures. Each protocol runs three times under callgrind, both processes counted:
+// (few connections, short streams), (few, long) and (more, short). Instructions a token are the
+// difference of the first two over the tokens added, so set-up cancels; instructions a
+// connection are the difference of the first and third over the connections added, less their
+// streams' tokens: the handshake, the request, the reply's head and tail, the close. A pace the
+// instrumented processes keep up with, so each token is its own frame and read as in a real run.
+constexpr unsigned kCountedConnections[2] = {10, 30};
+constexpr unsigned kCountedTokens[2] = {10, 110};
+constexpr double kCountedItlMs = 20;
+constexpr const char* kCountedEnv = "ANTHRO_ENDPOINT_BENCH_COUNTED";  // "TARGET CONNECTIONS TOKENS"
+
+struct Count {
+  std::uint64_t client = 0, endpoint = 0;
+  std::uint64_t total() const { return client + endpoint; }
+};
+
+struct CountedFigures {
+  double client_per_token = 0, endpoint_per_token = 0, client_per_connection = 0, endpoint_per_connection = 0;
+  double per_token() const { return client_per_token + endpoint_per_token; }
+  double per_connection() const { return client_per_connection + endpoint_per_connection; }
+  std::vector<std::pair<std::string, Count>> runs;
+};
+
+// The child of a counted run (this program under callgrind): one point, no sampler thread.
+int counted_child(const std::string& spec) {
+  char target[16] = {};
+  unsigned connections = 0, tokens = 0;
+  if (std::sscanf(spec.c_str(), "%15s %u %u", target, &connections, &tokens) != 3) die(std::string(kCountedEnv) + ": expected TARGET CONNECTIONS TOKENS, got '" + spec + "'");
+  counted_run = true;
+  itl_ms = kCountedItlMs;
+  EndpointProcess endpoint;
+  BenchConfig b = storm(std::string_view(target) == "anthro" ? endpoint.anthro_url() : endpoint.https_url(), connections, tokens);
+  CALLGRIND_START_INSTRUMENTATION;
+  auto r = run_bench(b);
+  CALLGRIND_STOP_INSTRUMENTATION;
+  if (!r) die(r.error().detail);
+  for (const auto& [what, n] : r->errors) die(std::string("counted run of ") + target + ": " + what + " ×" + std::to_string(n));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the endpoint sees every close before it stops counting
+  return 0;
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    if (access((dirs.substr(start, end - start) + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// The instructions callgrind counted, from the "totals:" line it writes last.
+std::uint64_t callgrind_total(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::optional<std::uint64_t> total;
+  while (std::getline(in, line))
+    if (line.rfind("totals: ", 0) == 0) total = std::strtoull(line.c_str() + 8, nullptr, 10);
+  if (!total) die("no totals in callgrind's " + file);
+  return *total;
+}
+
+// One counted run: this program again under callgrind. Its own output file is the client's;
+// the forked endpoint writes the other.
+Count count_run(const std::string& self, const std::string& dir, const char* target, unsigned connections, unsigned tokens) {
+  std::string name = std::string(target) + "-" + std::to_string(connections) + "-" + std::to_string(tokens);
+  std::string out = "--callgrind-out-file=" + dir + "/" + name + ".%p";
+  pid_t pid = fork();
+  if (pid < 0) die("fork failed");
+  if (pid == 0) {
+    setenv(kCountedEnv, (std::string(target) + " " + std::to_string(connections) + " " + std::to_string(tokens)).c_str(), 1);
+    execlp("valgrind", "valgrind", "-q", "--tool=callgrind", "--instr-atstart=no", out.c_str(),
+           self.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) die("the counted run " + name + " under valgrind failed");
+  Count count;
+  DIR* d = opendir(dir.c_str());
+  for (dirent* e = d ? readdir(d) : nullptr; e; e = readdir(d)) {
+    std::string file = e->d_name;
+    if (file.rfind(name + ".", 0) != 0) continue;
+    (file == name + "." + std::to_string(pid) ? count.client : count.endpoint) += callgrind_total(dir + "/" + file);
+  }
+  if (d) closedir(d);
+  if (count.client == 0 || count.endpoint == 0) die("the counted run " + name + " left no callgrind output in " + dir);
+  return count;
+}
+
+CountedFigures counted_figures(const char* target, const std::string& dir) {
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0) die("cannot find this program (/proc/self/exe)");
+  auto [c0, c1] = kCountedConnections;
+  auto [t0, t1] = kCountedTokens;
+  Count base = count_run(self, dir, target, c0, t0), longer = count_run(self, dir, target, c0, t1),
+        wider = count_run(self, dir, target, c1, t0);
+  CountedFigures f;
+  double added_tokens = static_cast<double>(c0) * (t1 - t0);
+  f.client_per_token = (static_cast<double>(longer.client) - static_cast<double>(base.client)) / added_tokens;
+  f.endpoint_per_token = (static_cast<double>(longer.endpoint) - static_cast<double>(base.endpoint)) / added_tokens;
+  f.client_per_connection = (static_cast<double>(wider.client) - static_cast<double>(base.client)) / (c1 - c0) - t0 * f.client_per_token;
+  f.endpoint_per_connection =
+      (static_cast<double>(wider.endpoint) - static_cast<double>(base.endpoint)) / (c1 - c0) - t0 * f.endpoint_per_token;
+  auto key = [](unsigned c, unsigned t) { return std::to_string(c) + "x" + std::to_string(t); };
+  f.runs = {{key(c0, t0), base}, {key(c0, t1), longer}, {key(c1, t0), wider}};
+  return f;
+}
+
+void put_counted(nlohmann::json& figures, const std::string& key, const CountedFigures& f) {
+  figures[key + "-instructions_per_token"] = f.per_token();
+  figures[key + "-client_instructions_per_token"] = f.client_per_token;
+  figures[key + "-endpoint_instructions_per_token"] = f.endpoint_per_token;
+  figures[key + "-setup_instructions_per_connection"] = f.per_connection();
+  figures[key + "-client_setup_instructions_per_connection"] = f.client_per_connection;
+  figures[key + "-endpoint_setup_instructions_per_connection"] = f.endpoint_per_connection;
+  for (const auto& [run, count] : f.runs) {
+    figures[key + "-instructions-" + run + "-client"] = count.client;
+    figures[key + "-instructions-" + run + "-endpoint"] = count.endpoint;
+  }
+}
+
+void counted(bool json_out, const std::string& dir, nlohmann::json& figures, nlohmann::json& ratios) {
+  CountedFigures a = counted_figures("anthro", dir), h = counted_figures("http", dir);
+  put_counted(figures, "counted-anthro", a);
+  put_counted(figures, "counted-http", h);
+  ratios["instructions_per_token"] = a.per_token() / h.per_token();
+  ratios["setup_instructions_per_connection"] = a.per_connection() / h.per_connection();
+  if (json_out) return;
+  std::printf("Counted (callgrind, user space, both processes; %u and %u connections, %u and %u tokens a stream, one every %g ms):\n",
+              kCountedConnections[0], kCountedConnections[1], kCountedTokens[0], kCountedTokens[1], kCountedItlMs);
+  for (auto [name, f] : {std::pair{"anthro-v1", &a}, std::pair{"HTTP/SSE", &h}})
+    std::printf("  %-9s %.0f instructions a token (client %.0f, endpoint %.0f), %.0f a connection's set-up (client %.0f, "
+                "endpoint %.0f)\n",
+                name, f->per_token(), f->client_per_token, f->endpoint_per_token, f->per_connection(),
+                f->client_per_connection, f->endpoint_per_connection);
+  std::printf("  anthro-v1 ÷ HTTP/SSE: instructions/token %.3f, set-up instructions/connection %.3f\n",
+              ratios["instructions_per_token"].get<double>(), ratios["setup_instructions_per_connection"].get<double>());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const char* spec = std::getenv(kCountedEnv)) return counted_child(spec);
   double tokens = 0, max_connections = 0, pace = 0;
+  bool count = false;
   auto [json_out, quick] = bench::parse_bench_args(
       argc, argv, "endpoint_bench",
       {{"--tokens", "tokens a stream (default 300 + 0.06 a connection, so streams outlast the set-up)", &tokens},
@@ -279,8 +451,12 @@ int main(int argc, char** argv) {
         &max_connections},
        {"--itl-ms", "the model's gap between tokens (default 10: 100 tokens/s a stream; 1,000 such streams ask 100 k "
                     "tokens/s, about what 2 cores can stream, so the ITL then measures queueing)",
-        &pace}});
+        &pace}},
+      {{"--counted", "also count user-space instructions a token and a connection's set-up under callgrind "
+                     "(valgrind; six small runs, 60-80 s)", &count}});
   if (pace > 0) itl_ms = pace;
+  if (count && !on_path("valgrind"))  // before the wall-clock points, not after them
+    die("--counted runs the bench under valgrind's callgrind, and valgrind is not on PATH (Debian: apt-get install valgrind)");
   raise_fd_limit();
   char dir[] = "/tmp/anthro-endpoint-bench-XXXXXX";
   if (!mkdtemp(dir)) return 1;
@@ -297,6 +473,7 @@ int main(int argc, char** argv) {
   nlohmann::json figures = nlohmann::json::object(), ratios = nlohmann::json::object();
   for (unsigned n : points) {
     unsigned length = quick ? 40 : stream_tokens(n, tokens);
+    warm_up(endpoint, n);
     Figures a = measure(endpoint.anthro_url(), n, length, endpoint), h = measure(endpoint.https_url(), n, length, endpoint);
     std::string k = std::to_string(n);
     put(figures, "anthro-" + k, a);
@@ -319,6 +496,12 @@ int main(int argc, char** argv) {
     }
   }
   figures["itl_ms"] = itl_ms;
+  if (count) {
+    std::string counts = std::string(dir) + "/callgrind";
+    if (mkdir(counts.c_str(), 0700) != 0) die("cannot make " + counts);
+    counted(json_out, counts, figures, ratios);
+    if (!json_out) std::printf("  (callgrind's profiles: %s)\n", counts.c_str());
+  }
   if (json_out) std::cout << nlohmann::json{{"figures", figures}, {"ratios", ratios}}.dump() << "\n";
   return 0;
 }
