@@ -10,9 +10,12 @@
 #include <stdexcept>
 
 #include "net/deadline.h"
+#include "net/tls_record_writer.h"
 
 namespace anthro::net {
 namespace {
+
+constexpr std::uint8_t kTlsApplicationData = 23;
 
 // Reads and writes of any Asio stream, recording the error for ByteStream::error().
 template <class Inner>
@@ -43,17 +46,54 @@ class PlainStream : public AsioStream<tcp::socket> {
 // socket BIO uses write(2), which raises SIGPIPE on a connection the peer reset). Reads come
 // from bytes Asio received: its receive skips the syscall that would only say "nothing yet"
 // after a short read, and waits without re-arming epoll; a wait of our own would cost both.
+// Once the TLS 1.3 application keys are set it seals the records itself (TlsRecordWriter),
+// as kernel TLS would: OpenSSL then passes it plaintext.
 struct SocketBio {
   explicit SocketBio(int socket) : fd(socket) {}
   int fd;
   std::vector<std::uint8_t> in;  // the last receive brought [0, end); from `at` on not yet taken
   std::size_t at = 0, end = 0;
   bool eof = false;
+  std::optional<TlsRecordWriter> records;  // set by OpenSSL's kTLS hook (TLS 1.3 only)
+  std::uint8_t record_type = kTlsApplicationData;  // the next record's; OpenSSL names others first
+  Bytes unsent;  // sealed record bytes the socket has not taken yet, from `unsent_at` on
+  std::size_t unsent_at = 0;
+
+  bool has_unsent() const { return unsent_at < unsent.size(); }
+  // Sends what is left of the sealed records: 1 when all went out, 0 when the socket is full,
+  // -1 on an error (errno says which).
+  int send_unsent() {
+    while (has_unsent()) {
+      ssize_t n = ::send(fd, unsent.data() + unsent_at, unsent.size() - unsent_at, MSG_NOSIGNAL);
+      if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+      unsent_at += static_cast<std::size_t>(n);
+    }
+    unsent.clear();
+    unsent_at = 0;
+    return 1;
+  }
 };
+
+// A record sealed here is taken whole (reported written) even when the socket takes part of
+// it: the rest goes out before anything else, and the stream waits for it (TlsStream::finish).
+int bio_write_record(BIO* b, SocketBio& s, const char* data, std::size_t size, std::size_t* written) {
+  int sent = s.send_unsent();
+  if (sent == 0) BIO_set_retry_write(b);
+  if (sent <= 0) return 0;
+  ByteView plaintext(reinterpret_cast<const std::uint8_t*>(data), size);
+  if (!s.records->seal(std::exchange(s.record_type, kTlsApplicationData), plaintext, s.unsent)) {
+    errno = EPROTO;  // a KeyUpdate was sent: the keys after it stayed in OpenSSL
+    return 0;
+  }
+  if (s.send_unsent() < 0) return 0;
+  *written = size;
+  return 1;
+}
 
 int bio_write(BIO* b, const char* data, std::size_t size, std::size_t* written) {
   auto* s = static_cast<SocketBio*>(BIO_get_data(b));
   BIO_clear_retry_flags(b);
+  if (s->records) return bio_write_record(b, *s, data, size, written);
   ssize_t n = ::send(s->fd, data, size, MSG_NOSIGNAL);
   if (n >= 0) {
     *written = static_cast<std::size_t>(n);
@@ -77,12 +117,24 @@ int bio_read(BIO* b, char* data, std::size_t size, std::size_t* read) {
   return 1;
 }
 
-long bio_ctrl(BIO* b, int cmd, long, void*) {
+// OpenSSL 3.0's kTLS controls (its internal/bio.h; the public header has only the GET ones).
+constexpr int kCtrlSetKtls = 72, kCtrlSetKtlsRecordType = 74, kCtrlClearKtlsRecordType = 75;
+
+long bio_ctrl(BIO* b, int cmd, long num, void* ptr) {
   auto* s = static_cast<SocketBio*>(BIO_get_data(b));
-  if (cmd == BIO_CTRL_FLUSH) return 1;
-  if (cmd == BIO_CTRL_EOF) return s->eof && s->at == s->end ? 1 : 0;
-  if (cmd == BIO_CTRL_PENDING) return static_cast<long>(s->end - s->at);
-  return 0;
+  switch (cmd) {
+    case BIO_CTRL_FLUSH: return 1;
+    case BIO_CTRL_EOF: return s->eof && s->at == s->end ? 1 : 0;
+    case BIO_CTRL_PENDING: return static_cast<long>(s->end - s->at);
+    case BIO_CTRL_GET_KTLS_SEND: return s->records ? 1 : 0;
+    case kCtrlSetKtls:  // num: nonzero (SSL3_CC_WRITE) for the sending keys; receiving stays OpenSSL's
+      if (num == 0 || s->records || s->has_unsent()) return 0;
+      s->records = TlsRecordWriter::from_ktls_info(ptr);
+      return s->records ? 1 : 0;
+    case kCtrlSetKtlsRecordType: s->record_type = static_cast<std::uint8_t>(num); return 1;
+    case kCtrlClearKtlsRecordType: s->record_type = kTlsApplicationData; return 1;
+    default: return 0;
+  }
 }
 
 BIO_METHOD* socket_bio_method() {
@@ -103,6 +155,8 @@ class TlsStream : public ByteStream {
     if (!ssl_) throw std::runtime_error("SSL_new failed");
     // The retry of a write that would block may come from a moved buffer (a coroutine frame).
     SSL_set_mode(ssl_, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    // OpenSSL then hands the TLS 1.3 sending keys to the BIO, which seals the records itself.
+    SSL_set_options(ssl_, SSL_OP_ENABLE_KTLS);
     boost::system::error_code ec;
     socket_.non_blocking(true, ec);
     BIO* bio = ec ? nullptr : BIO_new(socket_bio_method());
@@ -126,15 +180,20 @@ class TlsStream : public ByteStream {
 
   awaitable<bool> write_all(ByteView data) override {
     // Without SSL_MODE_ENABLE_PARTIAL_WRITE a write succeeds only once all of it is taken.
-    if (!data.empty()) co_await until_done([&](std::size_t& n) { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
+    if (std::exchange(sealed_unsent_, false)) co_await until_done([](std::size_t&) { return 1; });  // only the rest to send
+    else if (!data.empty()) co_await until_done([&](std::size_t& n) { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
     co_return !ec_;
   }
 
-  // One SSL_write: a record the socket takes whole is done here, in the caller's turn.
+  // One SSL_write: a record the socket takes whole is done here, in the caller's turn. Pending
+  // leaves a record sealed here but sent in part to write_all (or the next write_now) to finish.
   WriteNow write_now(ByteView data) override {
     if (data.empty()) return WriteNow::Pending;
     std::size_t n = 0;
-    switch (attempt([&] { return SSL_write_ex(ssl_, data.data(), data.size(), &n); })) {
+    Attempt done = sealed_unsent_ ? send_unsent() : attempt([&] { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
+    if (done == Attempt::Done && bio_state_.has_unsent()) done = send_unsent();
+    sealed_unsent_ = done == Attempt::WantWrite && bio_state_.has_unsent();
+    switch (done) {
       case Attempt::Done: return WriteNow::Done;
       case Attempt::Failed: return WriteNow::Failed;
       case Attempt::WantRead:
@@ -196,9 +255,15 @@ class TlsStream : public ByteStream {
   template <class Op>
   awaitable<std::size_t> until_done(Op op, Attempt first = Attempt::Done) {
     std::size_t n = 0;
+    bool op_done = false;  // what is left is sending the rest of a sealed record
     for (bool tried = first != Attempt::WantRead;; tried = true) {
       boost::system::error_code ec;
-      switch (tried ? attempt([&] { return op(n); }) : Attempt::WantRead) {
+      Attempt step = !tried ? Attempt::WantRead : op_done ? send_unsent() : attempt([&] { return op(n); });
+      if (step == Attempt::Done && !op_done && bio_state_.has_unsent()) {
+        op_done = true;
+        step = send_unsent();
+      }
+      switch (step) {
         case Attempt::Done: co_return n;
         case Attempt::Failed: co_return 0;
         case Attempt::WantRead: {
@@ -217,6 +282,18 @@ class TlsStream : public ByteStream {
         co_return 0;
       }
     }
+  }
+
+  // The rest of the records the BIO sealed that the socket took in part: Done once all are sent.
+  Attempt send_unsent() {
+    if (!socket_.is_open()) {
+      ec_ = asio::error::bad_descriptor;
+      return Attempt::Failed;
+    }
+    int sent = bio_state_.send_unsent();
+    if (sent > 0) ec_ = {};
+    else if (sent < 0) ec_ = {errno, boost::system::system_category()};
+    return sent > 0 ? Attempt::Done : sent == 0 ? Attempt::WantWrite : Attempt::Failed;
   }
 
   // Gives the BIO what a receive brought; the error, if the socket failed. The end of the
@@ -244,6 +321,7 @@ class TlsStream : public ByteStream {
   tcp::socket socket_;
   SocketBio bio_state_{static_cast<int>(socket_.native_handle())};
   SSL* ssl_;
+  bool sealed_unsent_ = false;  // write_now's record was taken but not all sent
 };
 
 }  // namespace
