@@ -174,26 +174,19 @@ class TlsStream : public ByteStream {
 
   // Not a coroutine itself: until_done's frame is the read's only one.
   awaitable<std::size_t> read_some(std::uint8_t* data, std::size_t size) override {
-    return until_done([this, data, size](std::size_t& n) { return SSL_read_ex(ssl_, data, size, &n); },
+    return until_done([this, data, size](std::size_t& n) { return attempt([&] { return SSL_read_ex(ssl_, data, size, &n); }); },
                       nothing_to_read() ? Attempt::WantRead : Attempt::Done);
   }
 
   awaitable<bool> write_all(ByteView data) override {
-    // Without SSL_MODE_ENABLE_PARTIAL_WRITE a write succeeds only once all of it is taken.
-    if (std::exchange(sealed_unsent_, false)) co_await until_done([](std::size_t&) { return 1; });  // only the rest to send
-    else if (!data.empty()) co_await until_done([&](std::size_t& n) { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
+    if (!data.empty()) co_await until_done([&](std::size_t&) { return write_step(data); });
     co_return !ec_;
   }
 
-  // One SSL_write: a record the socket takes whole is done here, in the caller's turn. Pending
-  // leaves a record sealed here but sent in part to write_all (or the next write_now) to finish.
+  // One write step: a record the socket takes whole is done here, in the caller's turn.
   WriteNow write_now(ByteView data) override {
     if (data.empty()) return WriteNow::Pending;
-    std::size_t n = 0;
-    Attempt done = sealed_unsent_ ? send_unsent() : attempt([&] { return SSL_write_ex(ssl_, data.data(), data.size(), &n); });
-    if (done == Attempt::Done && bio_state_.has_unsent()) done = send_unsent();
-    sealed_unsent_ = done == Attempt::WantWrite && bio_state_.has_unsent();
-    switch (done) {
+    switch (write_step(data)) {
       case Attempt::Done: return WriteNow::Done;
       case Attempt::Failed: return WriteNow::Failed;
       case Attempt::WantRead:
@@ -205,7 +198,7 @@ class TlsStream : public ByteStream {
   awaitable<bool> handshake(bool server) {
     if (server) SSL_set_accept_state(ssl_);
     else SSL_set_connect_state(ssl_);
-    co_await until_done([&](std::size_t&) { return SSL_do_handshake(ssl_); });
+    co_await until_done([&](std::size_t&) { return attempt([&] { return SSL_do_handshake(ssl_); }); });
     co_return !ec_;
   }
 
@@ -247,23 +240,44 @@ class TlsStream : public ByteStream {
            SSL_has_pending(ssl_) == 0 && (SSL_get_shutdown(ssl_) & SSL_RECEIVED_SHUTDOWN) == 0;
   }
 
-  // Runs `op` (which sets the bytes it moved) until it succeeds or fails for good, receiving
-  // or waiting whenever OpenSSL wants the socket; ec_ says how it ended, with the codes
-  // asio::ssl::stream gives. The bytes moved, 0 on failure. The receive is awaited here, not
-  // through a coroutine of its own: a frame fewer on every read. `first` WantRead: receive
-  // before the first attempt (Done: attempt first).
-  template <class Op>
-  awaitable<std::size_t> until_done(Op op, Attempt first = Attempt::Done) {
+  // One step of writing `data`, which the caller repeats with the same bytes (or more after
+  // them: WriteQueue's writer joins what queued up) until it is Done or Failed. Records the BIO
+  // sealed (TlsRecordWriter) are taken whole though the socket may take part of them: their
+  // rest goes out before the step is Done, and `taken_` remembers they are no longer OpenSSL's.
+  Attempt write_step(ByteView data) {
+    if (bio_state_.has_unsent())
+      if (Attempt sent = send_unsent(); sent != Attempt::Done) return sent;
     std::size_t n = 0;
-    bool op_done = false;  // what is left is sending the rest of a sealed record
+    Attempt done = taken_ >= data.size() ? Attempt::Done : attempt([&] {
+      // Without SSL_MODE_ENABLE_PARTIAL_WRITE a write succeeds only once all of it is taken.
+      return SSL_write_ex(ssl_, data.data() + taken_, data.size() - taken_, &n);
+    });
+    if (done == Attempt::Done && bio_state_.has_unsent()) {
+      taken_ = data.size();
+      done = send_unsent();
+    }
+    if (done == Attempt::Done || done == Attempt::Failed) taken_ = 0;
+    return done;
+  }
+
+  // Repeats `step` (an Attempt; it sets the bytes it moved) until it succeeds or fails for
+  // good, receiving or waiting whenever OpenSSL wants the socket; ec_ says how it ended, with
+  // the codes asio::ssl::stream gives. The bytes moved, 0 on failure. The receive is awaited
+  // here, not through a coroutine of its own: a frame fewer on every read. `first` WantRead:
+  // receive before the first step (Done: step first). Records the BIO sealed meanwhile (an
+  // alert, a session ticket) are all sent before it returns.
+  template <class Step>
+  awaitable<std::size_t> until_done(Step step, Attempt first = Attempt::Done) {
+    std::size_t n = 0;
+    bool stepped = false;  // what is left is sending the rest of the sealed records
     for (bool tried = first != Attempt::WantRead;; tried = true) {
       boost::system::error_code ec;
-      Attempt step = !tried ? Attempt::WantRead : op_done ? send_unsent() : attempt([&] { return op(n); });
-      if (step == Attempt::Done && !op_done && bio_state_.has_unsent()) {
-        op_done = true;
-        step = send_unsent();
+      Attempt now = !tried ? Attempt::WantRead : stepped ? send_unsent() : step(n);
+      if (now == Attempt::Done && !stepped && bio_state_.has_unsent()) {
+        stepped = true;
+        now = send_unsent();
       }
-      switch (step) {
+      switch (now) {
         case Attempt::Done: co_return n;
         case Attempt::Failed: co_return 0;
         case Attempt::WantRead: {
@@ -321,7 +335,7 @@ class TlsStream : public ByteStream {
   tcp::socket socket_;
   SocketBio bio_state_{static_cast<int>(socket_.native_handle())};
   SSL* ssl_;
-  bool sealed_unsent_ = false;  // write_now's record was taken but not all sent
+  std::size_t taken_ = 0;  // bytes of the write being repeated that the BIO sealed, sent or not
 };
 
 }  // namespace
