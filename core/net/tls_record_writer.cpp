@@ -1,6 +1,7 @@
 #include "net/tls_record_writer.h"
 
 #include <linux/tls.h>
+#include <openssl/crypto.h>
 
 #include <cstring>
 #include <limits>
@@ -23,20 +24,22 @@ std::optional<TlsRecordWriter> TlsRecordWriter::from_ktls_info(const void* info)
   if (head->version != TLS_1_3_VERSION) return std::nullopt;
   Key32 key{};
   std::uint8_t iv[kNonceSize];
+  std::optional<TlsRecordWriter> writer;
   if (head->cipher_type == TLS_CIPHER_AES_GCM_256) {
     const auto* c = static_cast<const tls12_crypto_info_aes_gcm_256*>(info);
     std::memcpy(key.data(), c->key, key.size());
     std::memcpy(iv, c->salt, sizeof c->salt);  // TLS 1.3's 12-byte iv, split as TLS 1.2's salt and iv
     std::memcpy(iv + sizeof c->salt, c->iv, sizeof c->iv);
-    return TlsRecordWriter(Suite::Aes256Gcm, key, iv, load_u64(c->rec_seq));
-  }
-  if (head->cipher_type == TLS_CIPHER_CHACHA20_POLY1305) {
+    writer.emplace(TlsRecordWriter(Suite::Aes256Gcm, key, iv, load_u64(c->rec_seq)));
+  } else if (head->cipher_type == TLS_CIPHER_CHACHA20_POLY1305) {
     const auto* c = static_cast<const tls12_crypto_info_chacha20_poly1305*>(info);
     std::memcpy(key.data(), c->key, key.size());
     std::memcpy(iv, c->iv, sizeof iv);
-    return TlsRecordWriter(Suite::ChaCha20Poly1305, key, iv, load_u64(c->rec_seq));
-  }
-  return std::nullopt;  // AES-128-GCM: OpenSSL seals it
+    writer.emplace(TlsRecordWriter(Suite::ChaCha20Poly1305, key, iv, load_u64(c->rec_seq)));
+  }  // AES-128-GCM: OpenSSL seals it
+  OPENSSL_cleanse(key.data(), key.size());
+  OPENSSL_cleanse(iv, sizeof iv);
+  return writer;
 }
 
 bool TlsRecordWriter::seal(std::uint8_t type, ByteView plaintext, Bytes& out) {
