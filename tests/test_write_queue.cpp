@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include <openssl/bio.h>
+#include <openssl/err.h>
 
 #include <cstring>
 #include <thread>
@@ -211,6 +212,50 @@ class TestWriteQueue : public QObject {
     QCOMPARE(took_over, sealed_here);
     QCOMPARE(received.size(), expected.size());
     QVERIFY(received == expected);
+  }
+
+  // OpenSSL 3.0 keeps the keys after a KeyUpdate to itself: once the stream answered a peer's
+  // request with one, its next record is refused (EPROTO) rather than sealed under the old key.
+  void aKeyUpdateRequestEndsTheStreamWithoutABadRecord() {
+    asio::io_context io;
+    asio::ssl::context server_ctx{asio::ssl::context::tls_server};
+    SSL_CTX_use_certificate(server_ctx.native_handle(), identity().cert);
+    SSL_CTX_use_PrivateKey(server_ctx.native_handle(), identity().key);
+    tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    std::size_t peer_got = 0;
+    unsigned long peer_error = 0;
+    std::thread peer([&, port = acceptor.local_endpoint().port()] {
+      asio::io_context peer_io;
+      tcp::socket c(peer_io, tcp::v4());
+      c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+      SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+      SSL* ssl = SSL_new(ctx);
+      SSL_set_fd(ssl, static_cast<int>(c.native_handle()));
+      std::uint8_t buf[256];
+      if (SSL_connect(ssl) == 1 && SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1 && SSL_write(ssl, "x", 1) == 1)
+        while (SSL_read_ex(ssl, buf, sizeof buf, &peer_got) == 1) {
+        }
+      peer_error = ERR_peek_last_error();
+      SSL_free(ssl);
+      SSL_CTX_free(ctx);
+    });
+    auto server = make_tls_stream(acceptor.accept(), server_ctx);
+    bool read = false, written = true;
+    QString failure;
+    co_spawn(io, [&]() -> awaitable<void> {
+      std::uint8_t b[16];
+      read = co_await tls_handshake(*server, true) && co_await server->read_some(b, sizeof b) == 1;
+      written = co_await server->write_all(as_bytes(std::string_view("hello")));
+      server->close();
+    }, fail_on_throw(failure));
+    io.run();
+    peer.join();
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QVERIFY(read);
+    QVERIFY(!written);
+    QCOMPARE(server->error().value(), EPROTO);
+    QCOMPARE(peer_got, std::size_t{0});
+    QVERIFY2(ERR_GET_REASON(peer_error) != SSL_R_DECRYPTION_FAILED_OR_BAD_RECORD_MAC, "a record under a stale key");
   }
 
   void aResetPeerFailsTheQueueInsteadOfWaiting() {
