@@ -75,7 +75,8 @@ struct SocketBio {
 };
 
 // A record sealed here is taken whole (reported written) even when the socket takes part of
-// it: the rest goes out before anything else, and the stream waits for it (TlsStream::finish).
+// it: the rest goes out before anything else, and the stream waits for it (TlsStream::write_step,
+// until_done).
 int bio_write_record(BIO* b, SocketBio& s, const char* data, std::size_t size, std::size_t* written) {
   int sent = s.send_unsent();
   if (sent == 0) BIO_set_retry_write(b);
