@@ -1,12 +1,17 @@
 // WriteQueue over a real TLS connection on loopback: writes the socket takes at once go out in
 // the sender's turn (send_now), the rest are finished by the queue's writer, and the peer reads
-// every byte in order either way — also when OpenSSL holds half a record when the socket filled.
+// every byte in order either way — also when half a record is held when the socket filled (by
+// OpenSSL, or by the stream's BIO, which seals TLS 1.3 records itself through OpenSSL's kTLS hook).
 #include <QFloat16>
 #include <QObject>
 #include <QString>
 #include <QTest>
 
+#include <openssl/bio.h>
+#include <openssl/err.h>
+
 #include <cstring>
+#include <thread>
 
 #include "net/asio.h"
 #include "net/byte_stream.h"
@@ -143,6 +148,114 @@ class TestWriteQueue : public QObject {
     QVERIFY(declined > 0);
     QCOMPARE(received.size(), expected.size());
     QVERIFY(received == expected);
+  }
+
+  // The records the stream's BIO seals (TlsRecordWriter) are read by OpenSSL's own record layer
+  // on a plain socket: small ones (libsodium), a few hundred bytes (EVP) and 16 KiB ones, for
+  // each TLS 1.3 suite (AES-128-GCM and TLS 1.2 stay OpenSSL's: nothing taken over).
+  void theRecordsTheStreamSealsAreOpenSslsOwn_data() {
+    QTest::addColumn<QString>("suite");
+    QTest::addColumn<bool>("tls12");
+    QTest::addColumn<bool>("sealed_here");
+    QTest::newRow("AES-256-GCM") << "TLS_AES_256_GCM_SHA384" << false << true;
+    QTest::newRow("ChaCha20-Poly1305") << "TLS_CHACHA20_POLY1305_SHA256" << false << true;
+    QTest::newRow("AES-128-GCM") << "TLS_AES_128_GCM_SHA256" << false << false;
+    QTest::newRow("TLS 1.2") << "TLS_AES_256_GCM_SHA384" << true << false;
+  }
+  void theRecordsTheStreamSealsAreOpenSslsOwn() {
+    QFETCH(QString, suite);
+    QFETCH(bool, tls12);
+    QFETCH(bool, sealed_here);
+    Bytes expected;
+    for (std::uint32_t i = 0; i < 60; ++i) {
+      Bytes f = frame(i, i % 3 == 0 ? 40 : i % 3 == 1 ? 700 : 40000);
+      expected.insert(expected.end(), f.begin(), f.end());
+    }
+    asio::io_context io;
+    asio::ssl::context server_ctx{asio::ssl::context::tls_server};
+    SSL_CTX_use_certificate(server_ctx.native_handle(), identity().cert);
+    SSL_CTX_use_PrivateKey(server_ctx.native_handle(), identity().key);
+    SSL_CTX_set_ciphersuites(server_ctx.native_handle(), suite.toStdString().c_str());
+    if (tls12) SSL_CTX_set_max_proto_version(server_ctx.native_handle(), TLS1_2_VERSION);
+    tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    Bytes received;
+    // The peer: OpenSSL on a blocking socket, its own BIO and record layer.
+    std::thread peer([&, port = acceptor.local_endpoint().port()] {
+      asio::io_context peer_io;
+      tcp::socket c(peer_io, tcp::v4());
+      c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+      SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+      SSL_CTX_set_ciphersuites(ctx, suite.toStdString().c_str());
+      SSL* ssl = SSL_new(ctx);
+      SSL_set_fd(ssl, static_cast<int>(c.native_handle()));
+      std::vector<std::uint8_t> buf(65536);
+      std::size_t n = 0;
+      if (SSL_connect(ssl) == 1)
+        while (received.size() < expected.size() && SSL_read_ex(ssl, buf.data(), buf.size(), &n) == 1)
+          received.insert(received.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+      SSL_free(ssl);
+      SSL_CTX_free(ctx);
+    });
+    auto server = make_tls_stream(acceptor.accept(), server_ctx);
+    bool handshaken = false, written = false, took_over = false;
+    QString failure;
+    co_spawn(io, [&]() -> awaitable<void> {
+      handshaken = co_await tls_handshake(*server, true);
+      took_over = BIO_get_ktls_send(SSL_get_wbio(server->ssl()));
+      written = handshaken && co_await server->write_all(expected);
+    }, fail_on_throw(failure));
+    io.run();
+    peer.join();
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QVERIFY(handshaken);
+    QVERIFY2(written, server->error().message().c_str());
+    QCOMPARE(took_over, sealed_here);
+    QCOMPARE(received.size(), expected.size());
+    QVERIFY(received == expected);
+  }
+
+  // OpenSSL 3.0 keeps the keys after a KeyUpdate to itself: once the stream answered a peer's
+  // request with one, its next record is refused (EPROTO) rather than sealed under the old key.
+  void aKeyUpdateRequestEndsTheStreamWithoutABadRecord() {
+    asio::io_context io;
+    asio::ssl::context server_ctx{asio::ssl::context::tls_server};
+    SSL_CTX_use_certificate(server_ctx.native_handle(), identity().cert);
+    SSL_CTX_use_PrivateKey(server_ctx.native_handle(), identity().key);
+    tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    std::size_t peer_got = 0;
+    unsigned long peer_error = 0;
+    std::thread peer([&, port = acceptor.local_endpoint().port()] {
+      asio::io_context peer_io;
+      tcp::socket c(peer_io, tcp::v4());
+      c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+      SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+      SSL* ssl = SSL_new(ctx);
+      SSL_set_fd(ssl, static_cast<int>(c.native_handle()));
+      std::uint8_t buf[256];
+      if (SSL_connect(ssl) == 1 && SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1 && SSL_write(ssl, "x", 1) == 1)
+        while (SSL_read_ex(ssl, buf, sizeof buf, &peer_got) == 1) {
+        }
+      peer_error = ERR_peek_last_error();
+      SSL_free(ssl);
+      SSL_CTX_free(ctx);
+    });
+    auto server = make_tls_stream(acceptor.accept(), server_ctx);
+    bool read = false, written = true;
+    QString failure;
+    co_spawn(io, [&]() -> awaitable<void> {
+      std::uint8_t b[16];
+      read = co_await tls_handshake(*server, true) && co_await server->read_some(b, sizeof b) == 1;
+      written = co_await server->write_all(as_bytes(std::string_view("hello")));
+      server->close();
+    }, fail_on_throw(failure));
+    io.run();
+    peer.join();
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QVERIFY(read);
+    QVERIFY(!written);
+    QCOMPARE(server->error().value(), EPROTO);
+    QCOMPARE(peer_got, std::size_t{0});
+    QVERIFY2(ERR_GET_REASON(peer_error) != SSL_R_DECRYPTION_FAILED_OR_BAD_RECORD_MAC, "a record under a stale key");
   }
 
   void aResetPeerFailsTheQueueInsteadOfWaiting() {
