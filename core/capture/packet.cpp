@@ -98,13 +98,14 @@ std::uint16_t fold(std::uint64_t acc) {
 // Summed in the machine's byte order 8 bytes a step and swapped once at the end: the sum
 // depends on byte order only by that swap (RFC 1071 2(B)). It is the reader's costliest step.
 std::uint64_t sum_words(const std::uint8_t* p, std::size_t n, std::uint64_t acc) {
-  std::uint64_t sum = 0;
+  std::uint64_t sum = 0, carries = 0;  // 2^64 == 1 too
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);
-    sum += (w & 0xFFFFFFFF) + (w >> 32);
+    carries += __builtin_add_overflow(sum, w, &sum);
   }
+  sum = std::uint64_t{fold(sum)} + carries;
   for (; i + 2 <= n; i += 2) {
     std::uint16_t w;
     std::memcpy(&w, p + i, 2);
