@@ -312,8 +312,12 @@ CaptureEvents Lane::events() {
 // Segments and key log texts on their way from the reader to a lane. The segments' payloads
 // point into the reader's buffer, which `block` keeps alive: no copy.
 struct Batch {
+  // Payload bytes a batch carries at most: a lane's queue then lags the reader by little, and an
+  // observer merging the lanes in packet order holds little.
+  static constexpr std::size_t kBytes = 256 << 10;
   std::vector<std::string> secrets;  // added before the segments
   std::vector<TcpSegment> segments;
+  std::size_t bytes = 0;  // of the segments' payloads
   std::shared_ptr<const void> block;  // holds every segment's payload (CaptureReader::hold)
   std::uint64_t below = 0;  // every segment of the packets below it routed to the lane is here or earlier
 };
@@ -355,8 +359,8 @@ class LaneThread {
   }
 
  private:
-  // Batches waiting a lane: each holds one reader buffer (2 MiB), so the buffers alive stay
-  // below kQueued + 3 however many lanes there are.
+  // Batches waiting a lane. Each holds one reader buffer (2 MiB), the older batches the older
+  // buffers, so fewer than kQueued + 3 buffers are alive however many lanes there are.
   static constexpr std::size_t kQueued = 4;
   void run() {
     std::vector<TcpSegment> spent;
@@ -576,8 +580,8 @@ bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRe
   return true;
 }
 
-// The reader's side of run_lanes: a batch a lane, flushed whenever the reader moves on to its
-// next buffer, so each batch holds exactly one buffer and a lane's queue bounds them.
+// The reader's side of run_lanes: a batch a lane, flushed when full and whenever the reader moves
+// on to its next buffer, so each batch holds exactly one buffer and a lane's queue bounds them.
 class Router {
  public:
   Router(CaptureReader& reader, std::vector<std::unique_ptr<LaneThread>>& lanes, bool observed)
@@ -593,23 +597,31 @@ class Router {
       flush(segment.packet_index);
       block_ = reader_.hold();
     }
-    batches_[lane_of_(segment)].segments.push_back(segment);
+    const std::size_t i = lane_of_(segment);
+    if (batches_[i].bytes + segment.payload.size() > Batch::kBytes && !batches_[i].segments.empty()) {
+      if (observed_) flush(segment.packet_index);
+      else hand(i, segment.packet_index);
+    }
+    batches_[i].segments.push_back(segment);
+    batches_[i].bytes += segment.payload.size();
   }
   // Hands each lane what it has; an observer merging the lanes' events in packet order waits
   // for the slowest lane's progress, so then even an idle lane hears how far the reader got.
   void flush(std::uint64_t below) {
-    for (std::size_t i = 0; i < lanes_.size(); ++i) {
-      Batch& batch = batches_[i];
-      if (batch.segments.empty() && batch.secrets.empty() && !observed_) continue;
-      batch.below = below;
-      if (!batch.segments.empty()) batch.block = block_;
-      Batch full = std::move(batch);
-      batch = Batch();
-      batch.segments = lanes_[i]->push(std::move(full));
-    }
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      if (observed_ || !batches_[i].segments.empty() || !batches_[i].secrets.empty()) hand(i, below);
   }
 
  private:
+  void hand(std::size_t i, std::uint64_t below) {
+    Batch& batch = batches_[i];
+    batch.below = below;
+    if (!batch.segments.empty()) batch.block = block_;
+    Batch full = std::move(batch);
+    batch = Batch();
+    batch.segments = lanes_[i]->push(std::move(full));
+  }
+
   CaptureReader& reader_;
   std::vector<std::unique_ptr<LaneThread>>& lanes_;
   std::vector<Batch> batches_;
