@@ -1,6 +1,7 @@
 // Capture files (pcap, pcapng) read and written, and packets decoded down to TCP.
 #include <QByteArray>
 #include <QFile>
+#include <QFileInfo>
 #include <QFloat16>
 #include <QObject>
 #include <QProcess>
@@ -636,6 +637,64 @@ class TestCaptureFile : public QObject {
     QCOMPARE(c.payload.size(), std::size_t{2});
     QCOMPARE(c.payload_length, 4u);
     QVERIFY(!c.checksum_checked && c.checksum_ok);
+  }
+
+  // Every payload length, odd and even, short and past the 8-byte steps the sum takes, with
+  // every byte value in every position: right sums pass, one flipped bit fails.
+  void checksumsOfEveryLength() {
+    for (std::size_t n = 0; n <= 70; ++n) {
+      Bytes payload(n);
+      for (std::size_t i = 0; i < n; ++i) payload[i] = static_cast<std::uint8_t>(0xFF - i * 37 - n);
+      for (bool v6 : {false, true}) {
+        Bytes packet = v6 ? ipv6(kClient6, kServer6, tcp(40000, 7080, kAck, payload))
+                          : ipv4(kClient4, kServer4, tcp(40000, 7080, kAck, payload));
+        const std::uint32_t link = v6 ? kLinkIpv6 : kLinkIpv4;
+        auto good = must_parse(link, packet);
+        QVERIFY2(good.checksum_checked && good.checksum_ok, qPrintable(QString::number(n)));
+        for (std::size_t at : {packet.size() - 1, packet.size() - 1 - n / 2}) {
+          Bytes bad = packet;
+          bad[at] ^= 0x10;
+          QVERIFY2(!must_parse(link, bad).checksum_ok, qPrintable(QString::number(n)));
+        }
+      }
+    }
+  }
+
+  // hold(): a packet's bytes stay as read while the reader goes on through a file of many
+  // read buffers, whose buffers come back once let go.
+  void heldPacketsOutliveTheReadersNextBuffers() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("held.pcapng");
+    auto w = PcapngWriter::create(path.toStdString());
+    QVERIFY(w);
+    (*w)->add_interface(kLinkIpv4, 65535);
+    const std::size_t kPackets = 9000;  // of about 1 KB: several 2 MiB buffers
+    auto payload_of = [](std::size_t i) { return Bytes(1000 + i % 7, static_cast<std::uint8_t>(i * 13)); };
+    for (std::size_t i = 0; i < kPackets; ++i)
+      (*w)->write_packet_ns(0, kT0 + std::int64_t(i), ipv4(kClient4, kServer4, tcp(40000, 7080, kAck, payload_of(i))), 0);
+    QVERIFY((*w)->close());
+    QVERIFY(QFileInfo(path).size() > (6 << 20));
+
+    auto r = must_open(path);
+    std::vector<std::pair<std::shared_ptr<const void>, RawPacket>> held;  // every 500th packet, its buffer held
+    std::shared_ptr<const void> last;
+    std::size_t buffers = 0, n = 0;
+    for (; auto p = r->next(); ++n) {
+      if (!r->holds(last)) {
+        last = r->hold();
+        ++buffers;
+      }
+      QVERIFY(r->holds(last));
+      if (n % 500 == 0) held.emplace_back(r->hold(), *p);
+      if (held.size() > 6) held.erase(held.begin());  // let some go: their buffers are read into again
+    }
+    QCOMPARE(n, kPackets);
+    QVERIFY2(buffers >= 3, qPrintable(QString::number(buffers)));
+    for (const auto& [handle, packet] : held) {
+      QVERIFY(handle);
+      QCOMPARE(to_hex(packet.data),
+               to_hex(ipv4(kClient4, kServer4, tcp(40000, 7080, kAck, payload_of(packet.index)))));
+    }
   }
 
   void tsharkReadsOurPcapng() {

@@ -5,6 +5,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -109,7 +110,7 @@ class TestCaptureIndex : public QObject {
     };
     auto one = load(1);
     QCOMPARE(one->frame_count(), std::size_t{6 + 7 * 12 * 22});
-    for (unsigned threads : {2u, 3u}) {
+    for (unsigned threads : {2u, 3u, 8u}) {
       auto many = load(threads);
       QCOMPARE(many->frame_count(), one->frame_count());
       for (std::size_t i = 0; i < one->frame_count(); ++i) {
@@ -125,6 +126,34 @@ class TestCaptureIndex : public QObject {
       auto cx = one->connections(), cy = many->connections();
       QCOMPARE(cy.size(), cx.size());
       for (std::size_t k = 0; k < cx.size(); ++k) QCOMPARE(cy[k].name, cx[k].name);
+    }
+  }
+
+  // The same over several of the reader's 2 MiB buffers: every lane hears how far the reader
+  // got at each buffer, so the merge keeps packet order across them.
+  void lanesOfManyReadBuffersGiveTheRowsOfOneLane() {
+    QTemporaryDir dir;
+    std::string path = dir.filePath("big.pcap").toStdString();
+    write_capture(path, many_connections(9, 60, 150));
+    QVERIFY(std::filesystem::file_size(path) > (6u << 20));
+    const CaptureKeySources keys{{vectors_path("lab-conversation.keylog")}, {}};
+    std::vector<std::shared_ptr<CaptureIndex>> indexes;
+    for (unsigned threads : {1u, 2u, 8u}) {
+      indexes.push_back(*CaptureIndex::create());
+      auto ok = indexes.back()->load(path, keys, {}, threads);
+      QVERIFY2(ok, ok ? "" : ok.error().detail.c_str());
+    }
+    const CaptureIndex& one = *indexes[0];
+    QCOMPARE(one.frame_count(), std::size_t{9 * 60 * 152});  // REQUEST, 150 tokens, RESPONSE
+    for (std::size_t k = 1; k < indexes.size(); ++k) {
+      QCOMPARE(indexes[k]->frame_count(), one.frame_count());
+      for (std::size_t i = 0; i < one.frame_count(); ++i) {
+        auto x = one.row(i), y = indexes[k]->row(i);
+        QVERIFY(x && y);
+        if (y->connection != x->connection || y->stream_id != x->stream_id || y->ts != x->ts ||
+            y->stream_offset != x->stream_offset)
+          QFAIL(qPrintable("row " + QString::number(i) + " differs at " + QString::number(k == 1 ? 2 : 8) + " threads"));
+      }
     }
   }
 

@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include "capture/analysis.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -90,6 +92,10 @@ std::optional<std::uint64_t> Args::count(const std::string& name, std::uint64_t 
     return std::nullopt;
   }
   return n;
+}
+
+unsigned threads_option(Args& args) {
+  return static_cast<unsigned>(args.count("--threads", 1, AnalyzeOptions::kMaxThreads).value_or(0));
 }
 
 int usage_error(const std::string& command, const std::string& why) {

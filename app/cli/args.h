@@ -41,6 +41,10 @@ class Args {
   std::string error_;
 };
 
+// --threads N of the commands that read a capture: 0 (every core) when absent; a bad value is
+// an error naming it.
+unsigned threads_option(Args& args);
+
 // The one-line usage error of cli.md: "anthro-wb COMMAND: WHY" on stderr, exit 2.
 int usage_error(const std::string& command, const std::string& why);
 

@@ -16,6 +16,7 @@ struct CaptureArgs {
   std::string file;
   CaptureKeySources keys;
   std::string format;
+  AnalyzeOptions options;
 };
 
 std::optional<CaptureArgs> read_capture_args(const std::string& command, const std::vector<std::string>& argv,
@@ -25,6 +26,7 @@ std::optional<CaptureArgs> read_capture_args(const std::string& command, const s
   c.keys.keylog_files = args.values("--keylog");
   c.keys.server_key_files = args.values("--server-key");
   c.format = args.value_or("--format", "text");
+  if (command == "analyze") c.options.threads = threads_option(args);
   if (c.format != "text" && c.format != machine_format)
     args.fail("--format \"" + c.format + "\": expected text or " + machine_format);
   if (args.positional().size() != 1) args.fail("expects exactly one capture file (pcap or pcapng)");
@@ -53,7 +55,7 @@ int run_analyze(const std::vector<std::string>& argv) {
   std::string error;
   auto a = read_capture_args("analyze", argv, "json", error);
   if (!a) return usage_error("analyze", error);
-  auto result = analyze_capture(a->file, a->keys);
+  auto result = analyze_capture(a->file, a->keys, {}, a->options);
   if (!result) return error_exit("analyze", result.error());
   const Checklist& checklist = builtin_latency_checklist();
   Diagnosis findings = diagnose_analysis(*result, checklist);

@@ -71,6 +71,10 @@ const Options kCaptureKeys = {
 
 const Options kLang = {{"--lang", "LANG", "en or zh_CN"}};
 
+// The commands that read a capture (threads_option in cli/args.h).
+const Options kThreads = {
+    {"--threads", "N", "threads reading a capture (default: every core; 1 for one); the output does not depend on it"}};
+
 // Where `session` and `bench` write their keys (not `diagnose`, whose --keylog reads them).
 const Options kKeylogOut = {
     {"--keylog", "FILE", "append the TLS and ANTHRO_V1 keys here, mode 0600 (default: $SSLKEYLOGFILE); "
@@ -133,7 +137,7 @@ std::vector<CommandSpec> build_specs() {
       {"decode", "frames of a capture file (pcap or pcapng), with keys", "CAPTURE",
        kCaptureKeys + Options{{"--format", "text|jsonl", "human-readable (default) or one JSON object per frame"}}},
       {"analyze", "per-connection, per-stream timing and TCP health of a capture file", "CAPTURE",
-       kCaptureKeys + Options{{"--format", "text|json", "human-readable (default) or one JSON document"}}},
+       kCaptureKeys + kThreads + Options{{"--format", "text|json", "human-readable (default) or one JSON document"}}},
       {"capture", "live capture with libpcap into pcapng, keys embedded", "",
        {{"--interface", "IF", "the interface to capture on (lo, eth0, any)"},
         {"--filter", "BPF", "capture filter, as tcpdump takes it (\"tcp port 7443\")"},
@@ -142,7 +146,7 @@ std::vector<CommandSpec> build_specs() {
         {"--keylog", "FILE", "key log embedded in the pcapng as a Decryption Secrets Block"}}},
       {"diagnose", "the latency-diagnosis checklist: a live target, a capture, this machine", "[CAPTURE]",
        // Its --system probes this machine: the live run takes no system prompt.
-       without(kRequest, "--system") + kTrust + kLoad + kCaptureKeys + kLang + kMetricsOut +
+       without(kRequest, "--system") + kTrust + kLoad + kCaptureKeys + kThreads + kLang + kMetricsOut +
            Options{{"--requests", "N", "size of the live workload (200)"},
                    {"--concurrency", "N", "connections of the live workload (4)"},
                    {"--baseline", "URL", "the HTTP baseline for the UTF-8 pair"},
@@ -184,7 +188,7 @@ std::vector<CommandSpec> build_specs() {
                    {"--quiet", "", "no progress on stderr"}}},
       {"compare", "two results or two captures judged against each other: no worse, worse, or what more is needed",
        "BASE CANDIDATE",
-       kCaptureKeys + Options{{"--margin", "F", "how much worse a figure may be, as a fraction (0.05: 5 %)"},
+       kCaptureKeys + kThreads + Options{{"--margin", "F", "how much worse a figure may be, as a fraction (0.05: 5 %)"},
                               {"--rate-margin", "F", "error and cancel rates: how much higher, absolute (default: --margin; 0.01: 1 point)"},
                               {"--seed", "N", "seed of the bootstrap (1)"},
                               {"--format", "text|json", "human-readable (default) or one JSON document"},

@@ -19,14 +19,15 @@ int run_compare(const std::vector<std::string>& argv) {
   if (auto m = args.number("--rate-margin", NumberRange::NonNegative)) options.rate_margin = *m;
   if (options.margin >= 1 || options.rate_margin >= 1) args.fail("--margin and --rate-margin are fractions below 1 (0.05 = 5 %)");
   if (auto n = args.count("--seed")) options.seed = *n;
+  const unsigned threads = threads_option(args);
   std::string format = args.value_or("--format", "text");
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
   if (args.positional().size() != 2) args.fail("expects two inputs, BASE and CANDIDATE (results or captures)");
   if (!args.ok()) return usage_error("compare", args.error());
 
-  auto base = load_compare_input(args.positional()[0], keys);
+  auto base = load_compare_input(args.positional()[0], keys, threads);
   if (!base) return error_exit("compare", base.error());
-  auto candidate = load_compare_input(args.positional()[1], keys);
+  auto candidate = load_compare_input(args.positional()[1], keys, threads);
   if (!candidate) return error_exit("compare", candidate.error());
   Comparison c = compare_results(*base, *candidate, options);
   if (auto path = args.value("--output"))

@@ -60,6 +60,7 @@ int run_diagnose(const std::vector<std::string>& argv) {
   if (args.positional().size() == 1) d.capture = args.positional()[0];
   d.keys.keylog_files = args.values("--keylog");
   d.keys.server_key_files = args.values("--server-key");
+  d.threads = threads_option(args);
   const auto tools = args.values("--tool-schema"), handlers = args.values("--handler-schema");
   if (tools.size() != handlers.size()) args.fail("--tool-schema and --handler-schema come in pairs");
   for (std::size_t i = 0; i < std::min(tools.size(), handlers.size()); ++i) d.tool_schemas.emplace_back(tools[i], handlers[i]);

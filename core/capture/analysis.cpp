@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <map>
@@ -308,15 +309,17 @@ CaptureEvents Lane::events() {
   return events;
 }
 
-// Segments (their payloads copied) and key log texts on their way from the reader to a lane.
+// Segments and key log texts on their way from the reader to a lane. The segments' payloads
+// point into the reader's buffer, which `block` keeps alive: no copy.
 struct Batch {
-  static constexpr std::size_t kArena = 256 << 10;
+  // Payload bytes a batch carries at most: a lane's queue then lags the reader by little, and an
+  // observer merging the lanes in packet order holds little.
+  static constexpr std::size_t kBytes = 256 << 10;
   std::vector<std::string> secrets;  // added before the segments
-  std::vector<TcpSegment> segments;  // payloads point nowhere until taken: see `offsets`
-  std::vector<std::size_t> offsets;  // of each segment's payload in `arena`
-  Bytes arena;
+  std::vector<TcpSegment> segments;
+  std::size_t bytes = 0;  // of the segments' payloads
+  std::shared_ptr<const void> block;  // holds every segment's payload (CaptureReader::hold)
   std::uint64_t below = 0;  // every segment of the packets below it routed to the lane is here or earlier
-  bool full(std::size_t more) const { return !segments.empty() && arena.size() + more > kArena; }
 };
 
 // A lane on its own thread, fed through a short queue so memory stays bounded.
@@ -328,11 +331,19 @@ class LaneThread {
         thread_([this] { run(); }) {}
   ~LaneThread() { close(); }
 
-  void push(Batch batch) {
+  // Queues a batch; returns a segment list the lane is done with, emptied but with its room,
+  // so the reader does not allocate a new one a batch.
+  std::vector<TcpSegment> push(Batch batch) {
     std::unique_lock lock(m_);
     room_.wait(lock, [&] { return queue_.size() < kQueued; });
     queue_.push_back(std::move(batch));
     ready_.notify_one();
+    std::vector<TcpSegment> spent;
+    if (!spent_.empty()) {
+      spent = std::move(spent_.back());
+      spent_.pop_back();
+    }
+    return spent;
   }
   // What the lane's thread threw, if anything (read after close()).
   std::exception_ptr failure() const { return failure_; }
@@ -348,12 +359,16 @@ class LaneThread {
   }
 
  private:
-  static constexpr std::size_t kQueued = 8;
+  // Batches waiting a lane. Each holds one reader buffer (2 MiB), the older batches the older
+  // buffers, so fewer than kQueued + 3 buffers are alive however many lanes there are.
+  static constexpr std::size_t kQueued = 4;
   void run() {
+    std::vector<TcpSegment> spent;
     for (;;) {
-      Batch batch;
+      Batch batch;  // let go (and the reader's buffer with it) once fed
       {
         std::unique_lock lock(m_);
+        if (spent.capacity() && spent_.size() < kQueued) spent_.push_back(std::move(spent));
         ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
         if (queue_.empty()) break;
         batch = std::move(queue_.front());
@@ -361,6 +376,8 @@ class LaneThread {
         room_.notify_one();
       }
       if (!failure_) feed(batch);  // after a throw the queue is still drained, so push() never blocks
+      spent = std::move(batch.segments);
+      spent.clear();
     }
     if (!failure_) {
       try {
@@ -374,11 +391,7 @@ class LaneThread {
   void feed(Batch& batch) {
     try {
       for (const auto& text : batch.secrets) lane_.add_secrets(text, origin_);
-      for (std::size_t i = 0; i < batch.segments.size(); ++i) {
-        TcpSegment& segment = batch.segments[i];
-        segment.payload = ByteView(batch.arena.data() + batch.offsets[i], segment.payload.size());
-        lane_.feed(segment);
-      }
+      for (const TcpSegment& segment : batch.segments) lane_.feed(segment);
       lane_.fed_below(batch.below);
     } catch (...) {
       failure_ = std::current_exception();
@@ -391,24 +404,23 @@ class LaneThread {
   std::mutex m_;
   std::condition_variable ready_, room_;
   std::deque<Batch> queue_;
+  std::vector<std::vector<TcpSegment>> spent_;  // fed batches' segment lists, back to the reader
   bool closed_ = false;
   std::exception_ptr failure_;
   std::thread thread_;  // last: it starts running at construction
 };
 
-// The same for both directions of a connection.
-std::uint64_t connection_hash(const TcpSegment& s) {
-  const IpEndpoint& a = std::min(s.src, s.dst);
-  const IpEndpoint& b = std::max(s.src, s.dst);
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](std::uint8_t byte) { h = (h ^ byte) * 1099511628211ull; };
-  for (const IpEndpoint* e : {&a, &b}) {
-    for (auto byte : e->address) mix(byte);
-    mix(static_cast<std::uint8_t>(e->port >> 8));
-    mix(static_cast<std::uint8_t>(e->port));
-  }
-  return h;
+std::uint64_t endpoint_hash(const IpEndpoint& e) {
+  std::uint64_t low, high;
+  std::memcpy(&low, e.address.data(), 8);
+  std::memcpy(&high, e.address.data() + 8, 8);
+  std::uint64_t h = (low ^ high * 0x9E3779B97F4A7C15ull ^ e.port) * 0xFF51AFD7ED558CCDull;
+  return h ^ h >> 32;
 }
+
+// The same for both directions of a connection (a sum does not care which end is which). Two
+// connections of one hash only share a lane.
+std::uint64_t connection_hash(const TcpSegment& s) { return endpoint_hash(s.src) + endpoint_hash(s.dst); }
 
 // Both directions of a connection go to the same lane; new connections take turns, so a few
 // busy connections still spread evenly.
@@ -429,9 +441,9 @@ class LaneChooser {
 unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
   // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
   if (sink) return 1;
-  if (options.threads) return options.threads;
+  if (options.threads) return std::min(options.threads, AnalyzeOptions::kMaxThreads);
   if (file_size < (8u << 20)) return 1;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  return std::max(std::thread::hardware_concurrency(), 1u);  // every core: no fixed cap
 }
 
 // Checksum offload: a host whose TCP checksums are computed by its NIC after the capture point
@@ -443,9 +455,12 @@ class ChecksumTally {
     if (!s.checksum_checked) return;
     IpEndpoint host = s.src;
     host.port = 0;
-    Counts& c = hosts_[host];
-    ++c.checked;
-    if (!s.checksum_ok) ++c.bad;
+    if (!last_ || host != last_host_) {  // a host's segments come in runs: one lookup a run
+      last_ = &hosts_[host];  // stays valid: a std::map's elements never move
+      last_host_ = host;
+    }
+    ++last_->checked;
+    if (!s.checksum_ok) ++last_->bad;
   }
   void apply(CaptureAnalysis& analysis) const {
     for (const auto& [host, c] : hosts_) {
@@ -481,6 +496,8 @@ class ChecksumTally {
     return it != hosts_.end() && offloaded(it->second);
   }
   std::map<IpEndpoint, Counts> hosts_;
+  Counts* last_ = nullptr;  // last_host_'s
+  IpEndpoint last_host_;
 };
 
 // Reads packets, hands TCP segments to the lanes; false when the caller cancelled.
@@ -563,46 +580,68 @@ bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRe
   return true;
 }
 
+// The reader's side of run_lanes: a batch a lane, flushed when full and whenever the reader moves
+// on to its next buffer, so each batch holds exactly one buffer and a lane's queue bounds them.
+class Router {
+ public:
+  Router(CaptureReader& reader, std::vector<std::unique_ptr<LaneThread>>& lanes, bool observed)
+      : reader_(reader), lanes_(lanes), batches_(lanes.size()), lane_of_(lanes.size()), observed_(observed) {}
+
+  // Every lane gets the keys before any later segment.
+  void secrets(const std::string& text, std::uint64_t below) {
+    flush(below);
+    for (auto& batch : batches_) batch.secrets.push_back(text);
+  }
+  void segment(const TcpSegment& segment) {
+    if (!reader_.holds(block_)) {
+      flush(segment.packet_index);
+      block_ = reader_.hold();
+    }
+    const std::size_t i = lane_of_(segment);
+    if (batches_[i].bytes + segment.payload.size() > Batch::kBytes && !batches_[i].segments.empty()) {
+      if (observed_) flush(segment.packet_index);
+      else hand(i, segment.packet_index);
+    }
+    batches_[i].segments.push_back(segment);
+    batches_[i].bytes += segment.payload.size();
+  }
+  // Hands each lane what it has; an observer merging the lanes' events in packet order waits
+  // for the slowest lane's progress, so then even an idle lane hears how far the reader got.
+  void flush(std::uint64_t below) {
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      if (observed_ || !batches_[i].segments.empty() || !batches_[i].secrets.empty()) hand(i, below);
+  }
+
+ private:
+  void hand(std::size_t i, std::uint64_t below) {
+    Batch& batch = batches_[i];
+    batch.below = below;
+    if (!batch.segments.empty()) batch.block = block_;
+    Batch full = std::move(batch);
+    batch = Batch();
+    batch.segments = lanes_[i]->push(std::move(full));
+  }
+
+  CaptureReader& reader_;
+  std::vector<std::unique_ptr<LaneThread>>& lanes_;
+  std::vector<Batch> batches_;
+  LaneChooser lane_of_;
+  bool observed_;
+  std::shared_ptr<const void> block_;  // the reader's buffer the batches' segments are in
+};
+
 bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRecords& records, const KeyRing& ring,
                unsigned count, const AnalyzeOptions& options, ChecksumTally& checksums) {
   std::vector<std::unique_ptr<LaneThread>> lanes;
-  std::vector<Batch> batches(count);
   for (unsigned i = 0; i < count; ++i)
     lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count, analysis.file + " (DSB)",
                                                  options.kept(),
                                                  options.observe_lane ? options.observe_lane(i, count) : LaneObserver{}));
-  LaneChooser lane_of(count);
-  auto flush = [&](std::size_t i, std::uint64_t below) {
-    batches[i].below = below;
-    lanes[i]->push(std::move(batches[i]));
-    batches[i] = Batch();
-  };
-  // An observer merging the lanes' events in packet order waits for the slowest lane's
-  // progress: when one batch is full every lane hears how far the reader got, even an idle one.
-  const bool observed = static_cast<bool>(options.observe_lane);
+  Router router(reader, lanes, static_cast<bool>(options.observe_lane));
   bool done = Reader(reader, analysis, options, checksums)
-                  .run(
-                      [&](const std::string& text) {
-                        // Every lane gets the keys before any later segment.
-                        for (std::size_t i = 0; i < count; ++i) {
-                          if (!batches[i].segments.empty()) flush(i, batches[i].segments.back().packet_index + 1);
-                          batches[i].secrets.push_back(text);
-                        }
-                      },
-                      [&](const TcpSegment& segment) {
-                        std::size_t i = lane_of(segment);
-                        if (batches[i].full(segment.payload.size())) {
-                          for (std::size_t k = 0; k < count; ++k)
-                            if (k == i || observed) flush(k, segment.packet_index);
-                        }
-                        Batch& batch = batches[i];
-                        if (batch.arena.capacity() == 0) batch.arena.reserve(Batch::kArena);
-                        batch.offsets.push_back(batch.arena.size());
-                        batch.arena.insert(batch.arena.end(), segment.payload.begin(), segment.payload.end());
-                        batch.segments.push_back(segment);
-                      });
-  for (std::size_t i = 0; i < count; ++i)
-    if (done && (!batches[i].segments.empty() || !batches[i].secrets.empty())) flush(i, analysis.packets);
+                  .run([&](const std::string& text) { router.secrets(text, analysis.packets - 1); },
+                       [&](const TcpSegment& segment) { router.segment(segment); });
+  if (done) router.flush(analysis.packets);
   for (auto& lane : lanes) collect(analysis, lane->close(), records);
   for (auto& lane : lanes)
     if (lane->failure()) std::rethrow_exception(lane->failure());  // on this thread, to analyze_capture
@@ -621,6 +660,7 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   if (!reader) return make_error(ErrorClass::Input, reader.error().detail);
 
   unsigned lanes = lanes_for(options, sink, (*reader)->file_size());
+  analysis.threads = lanes;
   ChecksumTally checksums;
   ConnectionRecords records;
   bool done = false;

@@ -36,6 +36,7 @@ struct CaptureAnalysis {
   std::vector<ConnectionAnalysis> connections;
   std::vector<std::string> warnings;  // truncation, malformed packets, key log problems
   std::uint64_t packets = 0, tcp_segments = 0;
+  unsigned threads = 1;  // the pass's decoding threads; its JSON is rendered on as many
   std::vector<std::string> embedded_keylogs;  // the capture's own DSB key log texts
   // What each format kept beyond its rows, joined across connections (Profile::join_records:
   // the shape its live client records too).
@@ -73,9 +74,11 @@ enum class KeptSamples { None, ItlSamples, Timelines };
 struct AnalyzeOptions {
   // Called about every MiB of the file and at the end; returning false cancels the analysis.
   std::function<bool(std::uint64_t bytes_done, std::uint64_t file_size)> progress;
-  // Decoding threads (connections are split among them); 0 picks from the machine. A decode
-  // sink always gets one, so its lines keep capture order. observe_lane does not.
+  // Decoding threads (connections are split among them); 0 is every core (one for a file under
+  // 8 MiB). A decode sink always gets one, so its lines keep capture order. observe_lane does
+  // not. The result does not depend on it.
   unsigned threads = 0;
+  static constexpr unsigned kMaxThreads = 1024;  // more is a mistake, not a machine
   // Finished streams' texts kept in memory beyond this go to a temporary file.
   std::size_t text_budget = CaptureAnalysis::kResidentTextBudget;
   // Keep each finished stream's ITL samples (figures.itl_ms), e.g. for a histogram; 8 bytes

@@ -8,7 +8,6 @@
 #include <deque>
 #include <future>
 #include <sstream>
-#include <thread>
 
 #include "capture/analysis.h"
 #include "metrics/request_json.h"
@@ -71,13 +70,19 @@ std::string streams_json(const ConnectionAnalysis& c, std::size_t first, std::si
   return out;
 }
 
+std::future<std::string> ready(std::string text) {
+  std::promise<std::string> p;
+  p.set_value(std::move(text));
+  return p.get_future();
+}
+
 // The connections' part of the document, in pieces of a few hundred streams rendered on as many
-// threads as the machine has and written in order: rendering is most of the document's time,
-// and the pass's lanes are idle by then. At most two pieces a thread are held, so memory stays
-// far below the document's size.
+// threads as the pass used and written in order: rendering is most of the document's time, and
+// the pass's lanes are idle by then. At most two pieces a thread are held, so memory stays far
+// below the document's size. One thread renders them in place.
 void write_connections(const CaptureAnalysis& a, std::ostream& out) {
   constexpr std::size_t kPieceStreams = 256;
-  const std::size_t window = 2 * std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  const std::size_t threads = std::max(a.threads, 1u), window = 2 * threads;
   std::deque<std::future<std::string>> pending;
   auto drain_to = [&](std::size_t held) {
     for (; pending.size() > held; pending.pop_front()) out << pending.front().get();
@@ -86,17 +91,14 @@ void write_connections(const CaptureAnalysis& a, std::ostream& out) {
     const ConnectionAnalysis& conn = a.connections[c];
     std::string head = dump_json(connection_json(conn.info));
     head.pop_back();  // the closing brace: the streams come first
-    std::promise<std::string> ready;
-    pending.push_back(ready.get_future());
-    ready.set_value((c ? "," : "") + head + ",\"streams\":[");
+    pending.push_back(ready((c ? "," : "") + head + ",\"streams\":["));
     for (std::size_t first = 0; first < conn.streams.size(); first += kPieceStreams) {
       drain_to(window - 1);
       const std::size_t last = std::min(first + kPieceStreams, conn.streams.size());
-      pending.push_back(std::async(std::launch::async, streams_json, std::cref(conn), first, last));
+      if (threads == 1) pending.push_back(ready(streams_json(conn, first, last)));
+      else pending.push_back(std::async(std::launch::async, streams_json, std::cref(conn), first, last));
     }
-    std::promise<std::string> end;
-    pending.push_back(end.get_future());
-    end.set_value("]}");
+    pending.push_back(ready("]}"));
   }
   drain_to(0);
 }

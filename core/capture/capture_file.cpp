@@ -1,4 +1,5 @@
-// CaptureReader: classic pcap and pcapng, streamed through one buffer filled with pread().
+// CaptureReader: classic pcap and pcapng, streamed through a buffer filled with pread() (another
+// once a consumer holds it).
 #include "capture/capture_file.h"
 
 #include <fcntl.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +30,9 @@ constexpr std::uint32_t kDsb = 0x0000000A;
 constexpr std::uint32_t kByteOrderMagic = 0x1A2B3C4D;
 
 constexpr std::size_t kBufferSize = 2u << 20;
+// Buffers kept for reuse once their holders let go (CaptureReader::hold): how many a consumer
+// holds at once is its own bound; this only spares the allocation and its page faults.
+constexpr std::size_t kSpareBuffers = 16;
 // No capture tool writes packets or blocks this big; a larger length is corruption, not data.
 constexpr std::uint64_t kMaxRecord = 256u << 20;
 constexpr std::int64_t kNsPerSecond = 1000000000;
@@ -107,6 +112,12 @@ struct Section {
   std::vector<Interface> ifs;
 };
 
+struct ReadBuffer {
+  explicit ReadBuffer(std::size_t n) : bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n)), size(n) {}
+  std::unique_ptr<std::uint8_t[]> bytes;
+  std::size_t size;
+};
+
 }  // namespace
 
 struct CaptureReader::State {
@@ -115,8 +126,11 @@ struct CaptureReader::State {
   std::uint64_t size = 0;
   Format format = Format::pcap;
 
-  std::vector<std::uint8_t> buf;
-  std::uint64_t buf_start = 0;  // file offset of buf[0]
+  // What the reader reads into. hold() shares it with a consumer; the reader then reads on into
+  // another (a spare whose holders let go, else a new one), never into bytes someone holds.
+  std::shared_ptr<ReadBuffer> buf = std::make_shared<ReadBuffer>(0);
+  std::vector<std::shared_ptr<ReadBuffer>> spare;  // given out before; free again at use_count() 1
+  std::uint64_t buf_start = 0;  // file offset of buf's first byte
   std::size_t buf_len = 0;
   bool io_failed = false;
 
@@ -148,24 +162,28 @@ struct CaptureReader::State {
 
   // n bytes at file offset `at`, or nullptr when the file has fewer (or reading failed).
   const std::uint8_t* fetch(std::uint64_t at, std::size_t n) {
-    if (at >= buf_start && at + n <= buf_start + buf_len) return buf.data() + (at - buf_start);
+    if (at >= buf_start && at + n <= buf_start + buf_len) return buf->bytes.get() + (at - buf_start);
     if (at > size || n > size - at) {  // the file may have grown since open (a live capture)
       refresh_size();
       if (at > size || n > size - at) return nullptr;
     }
-    std::size_t keep = 0;
-    if (at >= buf_start && at < buf_start + buf_len) {
-      keep = static_cast<std::size_t>(buf_start + buf_len - at);
-      std::memmove(buf.data(), buf.data() + (at - buf_start), keep);
-    }
-    buf_start = at;
-    buf_len = keep;
     // Reads of up to kBufferSize, but no bigger than what the file still holds: a small file
     // (a fuzzer's input, a short capture) costs a small buffer.
     std::size_t want = std::max<std::size_t>(n, std::min<std::uint64_t>(kBufferSize, size - at));
-    if (buf.size() < want) buf.resize(want);
+    std::shared_ptr<ReadBuffer> into = writable(want);
+    std::size_t keep = 0;
+    if (at >= buf_start && at < buf_start + buf_len) {
+      keep = static_cast<std::size_t>(buf_start + buf_len - at);
+      std::memmove(into->bytes.get(), buf->bytes.get() + (at - buf_start), keep);
+    }
+    if (into != buf) {
+      if (spare.size() < kSpareBuffers) spare.push_back(std::move(buf));
+      buf = std::move(into);
+    }
+    buf_start = at;
+    buf_len = keep;
     while (buf_len < n) {
-      ssize_t r = ::pread(fd, buf.data() + buf_len, buf.size() - buf_len, static_cast<off_t>(at + buf_len));
+      ssize_t r = ::pread(fd, buf->bytes.get() + buf_len, buf->size - buf_len, static_cast<off_t>(at + buf_len));
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) {
         if (r < 0) io_failed = true;
@@ -173,7 +191,22 @@ struct CaptureReader::State {
       }
       buf_len += static_cast<std::size_t>(r);
     }
-    return buf.data();
+    return buf->bytes.get();
+  }
+
+  // A buffer of at least `want` bytes that nobody holds: the current one, a spare, or a new one.
+  std::shared_ptr<ReadBuffer> writable(std::size_t want) {
+    if (buf.use_count() == 1 && buf->size >= want) return buf;
+    for (auto& s : spare) {
+      if (s.use_count() != 1 || s->size < want) continue;
+      // The holders' last reads of it happen before the reader writes it again.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      std::shared_ptr<ReadBuffer> found = std::move(s);
+      s = std::move(spare.back());
+      spare.pop_back();
+      return found;
+    }
+    return std::make_shared<ReadBuffer>(want);
   }
 
   void warn(std::string text) {
@@ -537,6 +570,8 @@ std::optional<InterfaceStatistics> CaptureReader::statistics(std::uint32_t inter
   return interface < s_->statistics.size() ? s_->statistics[interface] : std::nullopt;
 }
 CaptureReader::Format CaptureReader::format() const { return s_->format; }
+std::shared_ptr<const void> CaptureReader::hold() const { return s_->buf; }
+bool CaptureReader::holds(const std::shared_ptr<const void>& handle) const { return handle.get() == s_->buf.get(); }
 std::uint64_t CaptureReader::file_size() const { return s_->size; }
 std::uint64_t CaptureReader::position() const { return s_->pos; }
 

@@ -1,7 +1,8 @@
 // Capture files: reading classic pcap and pcapng as a stream of packets, writing both.
 //
 // The reader streams through a fixed buffer with pread(), so files far larger than memory
-// are fine; it never loads a file whole. Structure problems stop reading with error() set
+// are fine; it never loads a file whole (a consumer holding packets' bytes, hold(), bounds
+// what more it keeps). Structure problems stop reading with error() set
 // and the byte offset named; a file cut short ends early with a warning, never a crash.
 #pragma once
 
@@ -76,6 +77,14 @@ class CaptureReader {
   // The last Interface Statistics Block seen for a file-wide interface number, if any (pcapng).
   std::optional<InterfaceStatistics> statistics(std::uint32_t interface) const;
   Format format() const;
+
+  // Keeps the data of the packet next() returned last valid for as long as the handle lives,
+  // past later next() calls: the reader reads on into other buffers, never into held bytes.
+  // So a packet's bytes can go to another thread without a copy. Memory grows by what is held:
+  // the holder bounds how much. One handle covers every packet of the same buffer; holds()
+  // says whether `handle` already covers the last packet.
+  std::shared_ptr<const void> hold() const;
+  bool holds(const std::shared_ptr<const void>& handle) const;
 
   std::uint64_t file_size() const;
   std::uint64_t position() const;  // file offset of the next record; file_size() at the end

@@ -73,6 +73,7 @@ Error no_keys(const CaptureAnalysis& a) {
 Result<Observations> observe_file(const DiagnoseConfig& config) {
   say(config, "capture: reading " + *config.capture);
   AnalyzeOptions options;
+  options.threads = config.threads;
   options.progress = [&config](std::uint64_t done, std::uint64_t size) {
     if (config.on_progress && size) config.on_progress("capture: " + std::to_string(done * 100 / size) + " %");
     return !stopped(config);

@@ -17,6 +17,7 @@ struct DiagnoseConfig {
   std::optional<LiveWorkloadConfig> live;
   std::optional<std::string> capture;
   CaptureKeySources keys;
+  unsigned threads = 0;  // reading the capture (AnalyzeOptions::threads)
   std::optional<SystemProbeConfig> system;
   // lz-tool-schema's pairs of files: a tool's input_schema and its handler's schema.
   std::vector<std::pair<std::string, std::string>> tool_schemas;

@@ -51,8 +51,8 @@ struct CompareInput {
 // BASE or CANDIDATE as named on the command line: a result file (session, bench, analyze,
 // diagnose), a rollout arm `RESULT.json#stage=N,arm=baseline|candidate`, or a capture file read
 // with `keys` through the same analysis `analyze` runs. Errors (class input) name the file and
-// what is wrong.
-Result<CompareInput> load_compare_input(const std::string& spec, const CaptureKeySources& keys);
+// what is wrong. `threads` reads a capture as AnalyzeOptions::threads.
+Result<CompareInput> load_compare_input(const std::string& spec, const CaptureKeySources& keys, unsigned threads = 0);
 // A capture already analysed (the GUI's open capture).
 CompareInput compare_input_from_capture(const CaptureAnalysis& analysis, const std::string& file);
 

@@ -278,7 +278,7 @@ CompareInput compare_input_from_capture(const CaptureAnalysis& analysis, const s
   return in;
 }
 
-Result<CompareInput> load_compare_input(const std::string& spec, const CaptureKeySources& keys) {
+Result<CompareInput> load_compare_input(const std::string& spec, const CaptureKeySources& keys, unsigned threads) {
   try {
     if (auto arm = compare_detail::parse_arm(spec)) {
       auto text = read_file(arm->path, file_limit::kResult);
@@ -294,6 +294,7 @@ Result<CompareInput> load_compare_input(const std::string& spec, const CaptureKe
     }
     AnalyzeOptions options;
     options.keep_itl_samples = true;  // the ITL figure's samples
+    options.threads = threads;
     auto analysis = analyze_capture(spec, keys, {}, options);
     if (!analysis) return make_error(ErrorClass::Input, analysis.error().detail);
     return compare_input_from_capture(*analysis, spec);

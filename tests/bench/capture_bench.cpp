@@ -5,7 +5,9 @@
 // process; wall time gives MB/s over the file size and wait4() its peak RSS. The floor runs in
 // this process on every core, best of three.
 // Ratios: throughput ours ÷ tshark, ours ÷ the floor (analyze and the GUI's index pass), the
-// index pass ÷ analyze, peak RSS ÷ file size (ours and tshark's). Then the capture reader alone
+// index pass ÷ analyze, peak RSS ÷ file size (ours and tshark's). How analyze scales: it runs
+// again with --threads 1 and --threads 2; throughput at 2 threads and at every core (the
+// default run) ÷ at 1, and the three documents must be the same bytes (else the bench fails). Then the capture reader alone
 // on the same file (from the disk, from the page cache, with parse_tcp) against plain read() of
 // it: reader ÷ read().
 // With ANTHRO_BENCH_KEEP set in the environment the capture and key log are kept (for profiling).
@@ -91,6 +93,18 @@ std::string slurp(const std::string& path) {
 }
 
 bool exited_ok(const Run& r) { return WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0; }
+
+// Whether two files hold the same bytes, read a MiB at a time.
+bool same_bytes(const std::string& a, const std::string& b) {
+  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  std::vector<char> p(1 << 20), q(1 << 20);
+  while (x && y) {
+    x.read(p.data(), static_cast<std::streamsize>(p.size()));
+    y.read(q.data(), static_cast<std::streamsize>(q.size()));
+    if (x.gcount() != y.gcount() || !std::equal(p.begin(), p.begin() + x.gcount(), q.begin())) return false;
+  }
+  return x.eof() && y.eof();
+}
 
 // `analyze` must have decoded everything: a comparison is only fair between working decoders.
 void check_ours(const std::string& json_text, const bench::GeneratedCapture& g) {
@@ -211,15 +225,30 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(g.streams), static_cast<unsigned long long>(g.tokens),
                 gen_s);
 
+  {  // Written back before any run is timed: else the first one shares the disk with it.
+    int fd = ::open(pcap.c_str(), O_RDONLY);
+    if (fd >= 0) ::fdatasync(fd);
+    if (fd >= 0) ::close(fd);
+  }
+
   // Ours.
   // Each child is measured before this process reads any big output: a child's peak RSS
   // (wait4) includes this process's own peak up to its exec (posix_spawn shares the memory).
-  const std::string ours_out = dir / "ours.json";
-  Run ours = run_child({ANTHRO_WB, "analyze", pcap, "--keylog", keylog, "--format", "json"}, ours_out, err);
-  if (!exited_ok(ours)) {
-    std::filesystem::remove_all(dir);
-    die("anthro-wb analyze failed (status " + std::to_string(ours.status) + "): " + slurp(err));
-  }
+  // Every core (the default), then one thread and two.
+  auto analyze = [&](const std::vector<std::string>& threads, const std::string& json_path) {
+    std::vector<std::string> argv = {ANTHRO_WB, "analyze", pcap, "--keylog", keylog, "--format", "json"};
+    argv.insert(argv.end(), threads.begin(), threads.end());
+    Run r = run_child(argv, json_path, err);
+    if (!exited_ok(r)) {
+      std::filesystem::remove_all(dir);
+      die("anthro-wb analyze failed (status " + std::to_string(r.status) + "): " + slurp(err));
+    }
+    return r;
+  };
+  const std::string ours_out = dir / "ours.json", one_out = dir / "one.json", two_out = dir / "two.json";
+  Run ours = analyze({}, ours_out);
+  Run one_thread = analyze({"--threads", "1"}, one_out);
+  Run two_threads = analyze({"--threads", "2"}, two_out);
 
   // The GUI's index of the same file.
   Run index = run_child({"/proc/self/exe", "--index-child", pcap, keylog}, out, err);
@@ -258,6 +287,13 @@ int main(int argc, char** argv) {
                 << "); it may not have decrypted the TLS\n";
   }
   const ReadSpeed reads = read_speed(pcap, g.packets, file_mb);
+  if (!same_bytes(one_out, two_out) || !same_bytes(one_out, ours_out)) {
+    std::filesystem::remove_all(dir);
+    die("analyze at --threads 1, --threads 2 and every core (" + std::to_string(cores) +
+        ") printed different documents");
+  }
+  std::filesystem::remove(one_out);
+  std::filesystem::remove(two_out);
   {
     std::string text = slurp(ours_out);
     std::filesystem::remove(ours_out);
@@ -267,6 +303,7 @@ int main(int argc, char** argv) {
   else std::filesystem::remove_all(dir);
 
   double ours_mbps = file_mb / ours.wall_s;
+  double one_mbps = file_mb / one_thread.wall_s, two_mbps = file_mb / two_threads.wall_s;
   double ts_mbps = ts_ok ? file_mb / ts.wall_s : 0;
   double index_mbps = file_mb / index.wall_s, floor_mbps = file_mb / floor.seconds;
   nlohmann::json null;
@@ -279,6 +316,11 @@ int main(int argc, char** argv) {
       {"ours_s", ours.wall_s},
       {"ours_mb_per_s", ours_mbps},
       {"ours_peak_rss_mb", ours.peak_rss_mb},
+      {"ours_threads", cores},
+      {"analyze_1_thread_s", one_thread.wall_s},
+      {"analyze_1_thread_mb_per_s", one_mbps},
+      {"analyze_2_threads_s", two_threads.wall_s},
+      {"analyze_2_threads_mb_per_s", two_mbps},
       {"index_s", index.wall_s},
       {"index_mb_per_s", index_mbps},
       {"index_peak_rss_mb", index.peak_rss_mb},
@@ -304,6 +346,8 @@ int main(int argc, char** argv) {
       {"analyze_vs_floor", ours_mbps / floor_mbps},
       {"index_vs_floor", index_mbps / floor_mbps},
       {"index_vs_analyze", index_mbps / ours_mbps},
+      {"analyze_2_vs_1_threads", two_mbps / one_mbps},
+      {"analyze_all_vs_1_threads", ours_mbps / one_mbps},
       {"index_rss_vs_file", index.peak_rss_mb / file_mb},
       {"tshark_rss_vs_file", ts_ok ? ts.peak_rss_mb / file_mb : 0.0},
       {"reader_vs_raw_read", reads.warm / reads.raw},
@@ -320,6 +364,10 @@ int main(int argc, char** argv) {
   std::printf("%-22s %12.2f %12.2f\n", "peak RSS / file", ours.peak_rss_mb / file_mb,
               ts_ok ? ts.peak_rss_mb / file_mb : 0.0);
   std::printf("throughput anthro-wb / tshark: %.2f\n", ts_ok ? ours_mbps / ts_mbps : 0.0);
+  std::printf("analyze by threads: 1: %.2f s, %.1f MB/s   2: %.2f s, %.1f MB/s (%.2fx)   all %u: %.2f s, %.1f MB/s "
+              "(%.2fx); the same document at each\n",
+              one_thread.wall_s, one_mbps, two_threads.wall_s, two_mbps, two_mbps / one_mbps, cores, ours.wall_s,
+              ours_mbps, ours_mbps / one_mbps);
   std::printf("index pass (GUI): %.2f s, %.1f MB/s, peak RSS %.1f MB (%.2f of the file), %llu frames\n", index.wall_s,
               index_mbps, index.peak_rss_mb, index.peak_rss_mb / file_mb,
               static_cast<unsigned long long>(indexed_frames));
