@@ -638,6 +638,28 @@ class TestCaptureFile : public QObject {
     QVERIFY(!c.checksum_checked && c.checksum_ok);
   }
 
+  // The checksum is summed eight bytes a step: every payload length (each tail of 0-7 bytes,
+  // odd and even), bytes that carry on every add (0xFF), and one changed byte anywhere seen.
+  void checksumsOfEveryLengthAndEveryChangedByte() {
+    for (std::size_t n = 0; n <= 40; ++n) {
+      Bytes payload(n);
+      for (std::size_t i = 0; i < n; ++i) payload[i] = static_cast<std::uint8_t>(n % 3 == 0 ? 0xFF : i * 37 + n);
+      for (bool v6 : {false, true}) {
+        Bytes ip = v6 ? ipv6(kClient6, kServer6, tcp(40000, 7080, kAck, payload))
+                      : ipv4(kClient4, kServer4, tcp(40000, 7080, kAck, payload));
+        const std::uint32_t link = v6 ? kLinkIpv6 : kLinkIpv4;
+        const std::size_t tcp_at = v6 ? 40 : 20;
+        auto good = must_parse(link, ip);
+        QVERIFY2(good.checksum_checked && good.checksum_ok, std::to_string(n).c_str());
+        for (std::size_t at = tcp_at; at < ip.size(); ++at) {
+          Bytes changed = ip;
+          changed[at] ^= 0x01;
+          QVERIFY2(!must_parse(link, changed).checksum_ok, (std::to_string(n) + " at " + std::to_string(at)).c_str());
+        }
+      }
+    }
+  }
+
   void tsharkReadsOurPcapng() {
     const QString tshark = QStandardPaths::findExecutable("tshark");
     QVERIFY2(!tshark.isEmpty(), "tshark is not installed: run installer/deps.sh");

@@ -2,6 +2,7 @@
 #include "capture/packet.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace anthro {
@@ -88,20 +89,30 @@ Result<Net> link_layer(const RawPacket& p) {
   }
 }
 
-std::uint64_t sum_words(const std::uint8_t* p, std::size_t n, std::uint64_t acc) {
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) acc += load_u32(p + i);  // 2^16 == 1 in ones' complement arithmetic
-  if (i + 2 <= n) {
-    acc += load_u16(p + i);
-    i += 2;
-  }
-  if (i < n) acc += std::uint32_t{p[i]} << 8;
-  return acc;
-}
-
 std::uint16_t fold(std::uint64_t acc) {
   while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
   return static_cast<std::uint16_t>(acc);
+}
+
+// RFC 1071's sum of the 16-bit words at `p` (a last odd byte padded with zero), added to `acc`.
+// Eight bytes a step in the machine's order: the ones' complement sum of byte-swapped words is
+// the byte-swapped sum (RFC 1071 2(B)), so one swap at the end gives the network-order sum.
+std::uint64_t sum_words(const std::uint8_t* p, std::size_t n, std::uint64_t acc) {
+  std::uint64_t sum = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, sizeof w);
+    sum += w;
+    sum += sum < w;  // the end-around carry
+  }
+  std::uint64_t rest = 0;  // at most 7 bytes, in the machine's order
+  std::memcpy(&rest, p + i, n - i);
+  sum += rest;
+  sum += sum < rest;
+  auto folded = fold((sum & 0xFFFFFFFF) + (sum >> 32));
+  if constexpr (std::endian::native == std::endian::little) folded = static_cast<std::uint16_t>(folded << 8 | folded >> 8);
+  return acc + folded;
 }
 
 // What the IP layer says about the TCP segment.

@@ -198,7 +198,8 @@ void TcpConnection::on_payload(Direction dir, const TcpSegment& segment, std::in
   }
 
   // The ranges of [from, to) not yet received.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces;
+  auto& pieces = pieces_;
+  pieces.clear();
   if (from < to) {
     auto it = me.held.upper_bound(from);
     if (it != me.held.begin() && std::prev(it)->second.end > from) --it;

@@ -160,6 +160,7 @@ class TcpConnection {
   double first_ts_ = 0, last_ts_ = 0;
   bool finished_ = false;
   Stream c2s_, s2c_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces_;  // on_payload's, kept: no allocation a segment
 };
 
 // Many connections: finds or creates a TcpConnection per 4-tuple. A SYN (without ACK) after a
