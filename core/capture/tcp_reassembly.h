@@ -42,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "capture/tcp_segment.h"
@@ -181,7 +182,11 @@ class TcpTracker {
   std::function<TcpEvents(TcpConnection&)> on_new_connection_;
   std::size_t max_buffered_;
   std::vector<std::unique_ptr<TcpConnection>> all_;
-  std::map<std::pair<IpEndpoint, IpEndpoint>, std::size_t> current_;  // 4-tuple -> index in all_
+  // Hashed, not ordered: every segment looks its connection up.
+  struct TupleHash {
+    std::size_t operator()(const std::pair<IpEndpoint, IpEndpoint>& tuple) const;
+  };
+  std::unordered_map<std::pair<IpEndpoint, IpEndpoint>, std::size_t, TupleHash> current_;  // 4-tuple -> index in all_
 };
 
 }  // namespace anthro
