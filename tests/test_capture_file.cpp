@@ -639,22 +639,23 @@ class TestCaptureFile : public QObject {
     QVERIFY(!c.checksum_checked && c.checksum_ok);
   }
 
-  // Every payload length, odd and even, short and past the 8-byte steps the sum takes, with
-  // every byte value in every position: right sums pass, one flipped bit fails.
-  void checksumsOfEveryLength() {
-    for (std::size_t n = 0; n <= 70; ++n) {
+  // The checksum is summed eight bytes a step: every payload length (each tail of 0-7 bytes,
+  // odd and even), bytes that carry on every add (0xFF), and one changed byte anywhere seen.
+  void checksumsOfEveryLengthAndEveryChangedByte() {
+    for (std::size_t n = 0; n <= 40; ++n) {
       Bytes payload(n);
-      for (std::size_t i = 0; i < n; ++i) payload[i] = static_cast<std::uint8_t>(0xFF - i * 37 - n);
+      for (std::size_t i = 0; i < n; ++i) payload[i] = static_cast<std::uint8_t>(n % 3 == 0 ? 0xFF : i * 37 + n);
       for (bool v6 : {false, true}) {
-        Bytes packet = v6 ? ipv6(kClient6, kServer6, tcp(40000, 7080, kAck, payload))
-                          : ipv4(kClient4, kServer4, tcp(40000, 7080, kAck, payload));
+        Bytes ip = v6 ? ipv6(kClient6, kServer6, tcp(40000, 7080, kAck, payload))
+                      : ipv4(kClient4, kServer4, tcp(40000, 7080, kAck, payload));
         const std::uint32_t link = v6 ? kLinkIpv6 : kLinkIpv4;
-        auto good = must_parse(link, packet);
-        QVERIFY2(good.checksum_checked && good.checksum_ok, qPrintable(QString::number(n)));
-        for (std::size_t at : {packet.size() - 1, packet.size() - 1 - n / 2}) {
-          Bytes bad = packet;
-          bad[at] ^= 0x10;
-          QVERIFY2(!must_parse(link, bad).checksum_ok, qPrintable(QString::number(n)));
+        const std::size_t tcp_at = v6 ? 40 : 20;
+        auto good = must_parse(link, ip);
+        QVERIFY2(good.checksum_checked && good.checksum_ok, std::to_string(n).c_str());
+        for (std::size_t at = tcp_at; at < ip.size(); ++at) {
+          Bytes changed = ip;
+          changed[at] ^= 0x01;
+          QVERIFY2(!must_parse(link, changed).checksum_ok, (std::to_string(n) + " at " + std::to_string(at)).c_str());
         }
       }
     }

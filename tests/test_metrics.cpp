@@ -18,9 +18,11 @@
 #include "metrics/prometheus_text.h"
 #include "metrics/pushgateway.h"
 #include "metrics/request_figures.h"
+#include "metrics/request_json.h"
 #include "prometheus_parse.h"
 #include "metrics/slo.h"
 #include "metrics/stats.h"
+#include "util/json.h"
 #include "vectors.h"
 
 using namespace anthro;
@@ -451,6 +453,86 @@ class TestMetrics : public QObject {
   }
 
   // Grouping values become base64url path segments, so a URL with slashes stays one segment.
+  // A record line is written member by member, not through nlohmann: it must be the bytes
+  // dump_json writes for request_json, the text last, for every member set and unset.
+  void requestJsonLineIsTheRecordAsDumpJsonWritesIt() {
+    auto expected = [](const RequestResult& r, std::string_view text, bool itl) {
+      std::string out = dump_json(request_json(r, {false, itl}));
+      out.pop_back();
+      return out + ",\"text\":" + dump_json(nlohmann::json(std::string(text))) + "}";
+    };
+    RequestResult unset;
+    RequestResult full;
+    full.stream_id = 4294967295u;
+    full.end = RequestEnd::Error;
+    full.timeline.request_written = 1700000000.009;
+    RequestFigures& f = full.figures;
+    f.ttft_ms = 0.1 + 0.2;
+    f.ttfot_ms = 1e-7;
+    f.ttfb_ms = 123456789.125;
+    f.time_to_message_start_ms = -0.0;
+    f.e2e_ms = 2.5e300;
+    f.mean_itl_ms = 0.007741122066226464;
+    f.p99_itl_ms = std::nan("");  // not finite: null
+    f.max_gap_ms = 3.0;
+    f.jitter_ms = 1.0 / 3;
+    f.tokens_per_s = 129180.23917525774;
+    f.tpot_ms = 5e-324;
+    f.cancel_latency_ms = 42;
+    f.tokens = 18446744073709551615ull;
+    f.usage_output_tokens = 0;
+    f.usage_mismatch = true;
+    f.itl_ms = {0.1, 2.5e-5, 1e21, 0};
+    full.stop_reason = StopReason::Cancelled;
+    full.error = "429: \"overloaded\"\n\x01 try later \xc3\xa9";
+    full.error_code = -3;
+    full.retry_after_ms = 500;
+    full.server_timing = Timing{1, 2, 3, 18446744073709551615ull};
+    full.invalid_utf8_frames = 1;
+    full.token_gaps = 2;
+    full.token_duplicates = 3;
+    full.auth_failures = 4;
+    full.probe = "ttft_tail";
+    full.max_tokens = 240;
+    full.packets = std::pair<std::uint64_t, std::uint64_t>{181, 219};
+    full.worker = "w\\1.json";
+    const std::string texts[] = {"", "plain words of a token stream, over eight bytes",
+                                 "\"quoted\" \\ back\tslash\n\x1f\x7f caf\xc3\xa9 \xe2\x82\xac"};
+    for (const RequestResult* r : {&unset, &full})
+      for (bool itl : {false, true})
+        for (const auto& text : texts) QCOMPARE(request_json_line(*r, text, itl), expected(*r, text, itl));
+    // What only nlohmann writes the same way: a member not UTF-8 (replaced), a text not UTF-8
+    // (hex, among the members), a format's part.
+    RequestResult bad_error = full;
+    bad_error.error = "cut \xc3";
+    QCOMPARE(request_json_line(bad_error, "ok", false), expected(bad_error, "ok", false));
+    nlohmann::json hex = request_json(full, {false, false});
+    hex.update(text_fields(as_bytes(std::string_view("\xff")), true));
+    QCOMPARE(request_json_line(full, "\xff", false), dump_json(hex));
+    nlohmann::json with_part = request_json(full);
+    with_part["toy_format"] = {{"a", 1}};
+    auto read = request_from_json(with_part);
+    QVERIFY(read.ok());
+    QCOMPARE(request_json_line(*read, read->text, false), expected(*read, read->text, false));
+    QVERIFY(request_json_line(*read, read->text, false).find("\"toy_format\":{\"a\":1}") != std::string::npos);
+  }
+
+  // The escape of a text's bytes, eight at a time, against nlohmann's own: each byte that needs
+  // one, at every place in and across eight-byte words.
+  void textsEscapeAsNlohmannEscapes() {
+    const std::string specials[] = {"\"", "\\", "\b", "\f", "\n", "\r", "\t", std::string(1, '\0'), "\x01", "\x1f",
+                                    " ", "\x7f", "\xc3\xa9", "!", "#", "[", "]"};
+    for (const auto& special : specials)
+      for (std::size_t before = 0; before <= 17; ++before)
+        for (std::size_t after : {0, 1, 7, 8, 9}) {
+          std::string text = std::string(before, 'a') + special + std::string(after, 'b') + special;
+          std::string ours;
+          append_json_escaped(ours, text);
+          std::string theirs = nlohmann::json(text).dump();
+          QCOMPARE(ours, theirs.substr(1, theirs.size() - 2));
+        }
+  }
+
   void pushgatewayGroupUrl() {
     auto url = pushgateway_group_url("http://127.0.0.1:9091/", "anthro_wb_bench", {{"target", "anthro://h:1/x"}});
     QVERIFY(url);

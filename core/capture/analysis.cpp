@@ -126,7 +126,7 @@ class StreamBook {
   }
 
   void on(Entry& entry, const FrameEvent& e, const RequestBody& r) {
-    RequestMeta meta = meta_of_request(r.json);
+    RequestMeta meta = meta_of_request(r);
     // Its tokens' arrivals, one a frame: room for those it asked for (bounded), not regrown by doubling.
     entry.result.timeline.tokens.reserve(std::min<std::uint64_t>(meta.max_tokens.value_or(0), 4096));
     entry.recorder.request_sent(e.ts, std::move(meta));

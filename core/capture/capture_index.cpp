@@ -24,9 +24,16 @@ std::size_t append_decoded_frame(const FrameEvent& e, Bytes& out) {
     return e.wire.size();
   }
   const std::size_t at = out.size();
-  out.insert(out.end(), e.wire.begin(), e.wire.begin() + kSealedPrefix);
-  out.insert(out.end(), e.plaintext.begin(), e.plaintext.end());
-  out.insert(out.end(), e.wire.end() - kTagSize, e.wire.end());
+  if (e.wire.size() == kSealedPrefix + e.plaintext.size() + kTagSize) {
+    // The frame as it came, its ciphertext then overwritten by the plaintext of the same length:
+    // one insert and one copy, where three inserts cost more than a token frame's bytes.
+    out.insert(out.end(), e.wire.begin(), e.wire.end());
+    std::copy(e.plaintext.begin(), e.plaintext.end(), out.begin() + static_cast<std::ptrdiff_t>(at + kSealedPrefix));
+  } else {
+    out.insert(out.end(), e.wire.begin(), e.wire.begin() + kSealedPrefix);
+    out.insert(out.end(), e.plaintext.begin(), e.plaintext.end());
+    out.insert(out.end(), e.wire.end() - kTagSize, e.wire.end());
+  }
   if (e.header.frame_type() == FrameType::Request && e.plaintext.size() > 4)
     mask_secrets(std::span<std::uint8_t>(out.data() + at + kSealedPrefix + 4, e.plaintext.size() - 4));
   return out.size() - at;

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <utility>
 
@@ -198,7 +199,8 @@ void TcpConnection::on_payload(Direction dir, const TcpSegment& segment, std::in
   }
 
   // The ranges of [from, to) not yet received.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces;
+  auto& pieces = pieces_;
+  pieces.clear();
   if (from < to) {
     auto it = me.held.upper_bound(from);
     if (it != me.held.begin() && std::prev(it)->second.end > from) --it;
@@ -338,6 +340,17 @@ void TcpConnection::finish() {
 TcpTracker::TcpTracker(std::function<TcpEvents(TcpConnection&)> on_new_connection,
                        std::size_t max_buffered_per_direction)
     : on_new_connection_(std::move(on_new_connection)), max_buffered_(max_buffered_per_direction) {}
+
+std::size_t TcpTracker::TupleHash::operator()(const std::pair<IpEndpoint, IpEndpoint>& tuple) const {
+  std::uint64_t h = 0;
+  for (const IpEndpoint* e : {&tuple.first, &tuple.second}) {
+    std::uint64_t half[2];
+    std::memcpy(half, e->address.data(), sizeof half);
+    for (std::uint64_t word : {half[0], half[1], std::uint64_t{e->port} << 1 | e->v6})
+      h = (h ^ word) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing's multiplier: every bit reaches the top
+  }
+  return static_cast<std::size_t>(h ^ h >> 32);
+}
 
 void TcpTracker::feed(const TcpSegment& segment) {
   auto key = segment.src < segment.dst ? std::make_pair(segment.src, segment.dst)

@@ -42,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "capture/tcp_segment.h"
@@ -160,6 +161,7 @@ class TcpConnection {
   double first_ts_ = 0, last_ts_ = 0;
   bool finished_ = false;
   Stream c2s_, s2c_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces_;  // on_payload's, kept: no allocation a segment
 };
 
 // Many connections: finds or creates a TcpConnection per 4-tuple. A SYN (without ACK) after a
@@ -180,7 +182,11 @@ class TcpTracker {
   std::function<TcpEvents(TcpConnection&)> on_new_connection_;
   std::size_t max_buffered_;
   std::vector<std::unique_ptr<TcpConnection>> all_;
-  std::map<std::pair<IpEndpoint, IpEndpoint>, std::size_t> current_;  // 4-tuple -> index in all_
+  // Hashed, not ordered: every segment looks its connection up.
+  struct TupleHash {
+    std::size_t operator()(const std::pair<IpEndpoint, IpEndpoint>& tuple) const;
+  };
+  std::unordered_map<std::pair<IpEndpoint, IpEndpoint>, std::size_t, TupleHash> current_;  // 4-tuple -> index in all_
 };
 
 }  // namespace anthro

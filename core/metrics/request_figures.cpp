@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <span>
 
 #include "metrics/stats.h"
 
@@ -16,20 +17,21 @@ std::optional<double> ms_between(std::optional<double> from, std::optional<doubl
 }
 
 // A zero-count frame would open a gap with no token to split it over; it is no token frame.
-std::vector<TokenArrival> token_frames(const std::vector<TokenArrival>& arrivals) {
-  std::vector<TokenArrival> frames;
-  std::copy_if(arrivals.begin(), arrivals.end(), std::back_inserter(frames),
-               [](const TokenArrival& a) { return a.count > 0; });
-  return frames;
+// The arrivals themselves when none is one (`kept` holds the others).
+std::span<const TokenArrival> token_frames(const std::vector<TokenArrival>& arrivals, std::vector<TokenArrival>& kept) {
+  auto no_token = [](const TokenArrival& a) { return a.count == 0; };
+  if (std::none_of(arrivals.begin(), arrivals.end(), no_token)) return arrivals;
+  std::remove_copy_if(arrivals.begin(), arrivals.end(), std::back_inserter(kept), no_token);
+  return kept;
 }
 
-std::uint64_t count_tokens(const std::vector<TokenArrival>& frames) {
+std::uint64_t count_tokens(std::span<const TokenArrival> frames) {
   std::uint64_t n = 0;
   for (const TokenArrival& f : frames) n += f.count;
   return n;
 }
 
-std::optional<double> first_visible(const std::vector<TokenArrival>& frames) {
+std::optional<double> first_visible(std::span<const TokenArrival> frames) {
   auto it = std::find_if(frames.begin(), frames.end(),
                          [](const TokenArrival& f) { return f.visible; });
   if (it == frames.end()) return std::nullopt;
@@ -38,17 +40,20 @@ std::optional<double> first_visible(const std::vector<TokenArrival>& frames) {
 
 // Spec §6: a frame of k tokens shares the gap before it evenly, so a batching server that
 // sends 4 tokens per frame is not mistaken for one that is 4 times slower per token.
-std::vector<double> split_itl_ms(const std::vector<TokenArrival>& frames) {
+std::vector<double> split_itl_ms(std::span<const TokenArrival> frames, std::uint64_t tokens) {
   std::vector<double> samples;
+  if (frames.size() < 2) return samples;
+  samples.reserve(tokens - frames.front().count);
   for (std::size_t i = 1; i < frames.size(); ++i) {
     double share = (frames[i].t - frames[i - 1].t) * kMsPerS / frames[i].count;
-    samples.insert(samples.end(), frames[i].count, share);
+    if (frames[i].count == 1) samples.push_back(share);
+    else samples.insert(samples.end(), frames[i].count, share);
   }
   return samples;
 }
 
 // The stall is the whole gap, not its per-token share: a reader waited that long.
-std::optional<double> max_gap_ms(const std::vector<TokenArrival>& frames) {
+std::optional<double> max_gap_ms(std::span<const TokenArrival> frames) {
   std::optional<double> widest;
   for (std::size_t i = 1; i < frames.size(); ++i) {
     double gap = (frames[i].t - frames[i - 1].t) * kMsPerS;
@@ -57,17 +62,18 @@ std::optional<double> max_gap_ms(const std::vector<TokenArrival>& frames) {
   return widest;
 }
 
+// summarize()'s mean, p99 and stddev, the p99 by a selection rather than its whole sort.
 void set_itl_figures(RequestFigures& f) {
   if (f.itl_ms.empty()) return;
-  Summary s = summarize(f.itl_ms);
-  f.mean_itl_ms = s.mean;
-  f.p99_itl_ms = s.p99;
-  f.jitter_ms = s.stddev;
+  std::vector<double> scratch = f.itl_ms;
+  f.p99_itl_ms = percentile_unsorted(scratch, 99);
+  f.mean_itl_ms = mean_of(f.itl_ms);
+  f.jitter_ms = population_stddev(f.itl_ms, *f.mean_itl_ms);
 }
 
 // N counts tokens, not frames: a single frame carrying 3 tokens has N = 3 but last == first.
 // A rate over no time is no rate, so token rate and TPOT stay null then, as for N < 2.
-void set_rate(RequestFigures& f, const std::vector<TokenArrival>& frames) {
+void set_rate(RequestFigures& f, std::span<const TokenArrival> frames) {
   if (f.tokens < 2) return;
   double span = frames.back().t - frames.front().t;
   if (!(span > 0)) return;
@@ -80,7 +86,8 @@ void set_rate(RequestFigures& f, const std::vector<TokenArrival>& frames) {
 
 RequestFigures compute_figures(const RequestTimeline& timeline) {
   RequestFigures f;
-  std::vector<TokenArrival> frames = token_frames(timeline.tokens);
+  std::vector<TokenArrival> kept;
+  std::span<const TokenArrival> frames = token_frames(timeline.tokens, kept);
   std::optional<double> written = timeline.request_written;
   f.tokens = count_tokens(frames);
   if (!frames.empty()) f.ttft_ms = ms_between(written, frames.front().t);
@@ -89,7 +96,7 @@ RequestFigures compute_figures(const RequestTimeline& timeline) {
   f.time_to_message_start_ms = ms_between(written, timeline.message_start);
   f.e2e_ms = ms_between(written, timeline.end);
   f.cancel_latency_ms = ms_between(timeline.cancel_written, timeline.cancelled_response);
-  f.itl_ms = split_itl_ms(frames);
+  f.itl_ms = split_itl_ms(frames, f.tokens);
   f.max_gap_ms = max_gap_ms(frames);
   set_itl_figures(f);
   set_rate(f, frames);

@@ -1,8 +1,11 @@
 #include "metrics/request_json.h"
 
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <set>
 #include <stdexcept>
+#include <variant>
 
 #include "metrics/stats.h"
 #include "util/json.h"
@@ -11,15 +14,6 @@ namespace anthro {
 
 using nlohmann::json;
 
-namespace {
-
-json timing_json(const Timing& t) {
-  return {{"queue_us", t.queue_us}, {"context_wait_us", t.context_wait_us}, {"prefill_us", t.prefill_us},
-          {"decode_us", t.decode_us}};
-}
-
-}  // namespace
-
 void RecordExtension::write_into(json& record) const { write_json(record[std::string(json_key())]); }
 
 json text_fields(ByteView text, bool invalid) {
@@ -27,53 +21,195 @@ json text_fields(ByteView text, bool invalid) {
   return {{"text", nullptr}, {"invalid_utf8", true}, {"text_hex", to_hex(text)}};
 }
 
-json request_json(const RequestResult& r, RequestJsonParts parts) {
+namespace {
+
+// A request record's members, each as a value of the JSON it is written as; Absent ones are
+// left out.
+struct Absent {};
+using Packets = std::pair<std::uint64_t, std::uint64_t>;
+using MemberValue = std::variant<Absent, std::nullptr_t, bool, std::uint64_t, std::int64_t, double, std::string_view,
+                                 const Timing*, Packets, const std::vector<double>*>;
+struct Member {
+  std::string_view key;
+  MemberValue value;
+};
+
+MemberValue value_of(double v) { return v; }
+MemberValue value_of(std::uint64_t v) { return v; }
+MemberValue value_of(std::uint32_t v) { return std::uint64_t{v}; }
+MemberValue value_of(int v) { return std::int64_t{v}; }
+MemberValue value_of(const std::string& v) { return std::string_view(v); }
+template <class T>
+MemberValue or_null(const std::optional<T>& v) {
+  return v ? value_of(*v) : MemberValue(nullptr);
+}
+
+// Every member but the text, in the order nlohmann::json keeps an object's keys (sorted), so
+// that request_json_line can write them as they come.
+std::array<Member, 32> members(const RequestResult& r, bool itl_samples) {
   const RequestFigures& f = r.figures;
-  json j = {{"stream_id", r.stream_id},
-            {"end", to_string(r.end)},
-            {"sent_s", r.timeline.request_written},
-            {"ttft_ms", json_or_null(f.ttft_ms)},
-            {"ttfot_ms", json_or_null(f.ttfot_ms)},
-            {"ttfb_ms", json_or_null(f.ttfb_ms)},
-            {"time_to_message_start_ms", json_or_null(f.time_to_message_start_ms)},
-            {"e2e_ms", json_or_null(f.e2e_ms)},
-            {"tokens", f.tokens},
-            {"usage_output_tokens", json_or_null(f.usage_output_tokens)},
-            {"usage_mismatch", f.usage_mismatch},
-            {"mean_itl_ms", json_or_null(f.mean_itl_ms)},
-            {"p99_itl_ms", json_or_null(f.p99_itl_ms)},
-            {"max_gap_ms", json_or_null(f.max_gap_ms)},
-            {"jitter_ms", json_or_null(f.jitter_ms)},
-            {"tokens_per_s", json_or_null(f.tokens_per_s)},
-            {"tpot_ms", json_or_null(f.tpot_ms)},
-            {"stop_reason", r.stop_reason ? json(to_string(*r.stop_reason)) : json(nullptr)},
-            {"cancel_latency_ms", json_or_null(f.cancel_latency_ms)},
-            {"error", json_or_null(r.error)},
-            {"error_code", json_or_null(r.error_code)},
-            {"retry_after_ms", json_or_null(r.retry_after_ms)},
-            {"server_timing", r.server_timing ? timing_json(*r.server_timing) : json(nullptr)},
-            {"invalid_utf8_frames", r.invalid_utf8_frames},
-            {"token_gaps", r.token_gaps},
-            {"token_duplicates", r.token_duplicates},
-            {"auth_failures", r.auth_failures},
-            {"probe", json_or_null(r.probe)},
-            {"max_tokens", json_or_null(r.max_tokens)}};
-  if (r.packets) j["packets"] = {r.packets->first, r.packets->second};
+  auto text_or_null = [](const char* s) { return s ? MemberValue(std::string_view(s)) : MemberValue(nullptr); };
+  return {{{"auth_failures", r.auth_failures},
+           {"cancel_latency_ms", or_null(f.cancel_latency_ms)},
+           {"e2e_ms", or_null(f.e2e_ms)},
+           {"end", std::string_view(to_string(r.end))},
+           {"error", or_null(r.error)},
+           {"error_code", or_null(r.error_code)},
+           {"invalid_utf8_frames", r.invalid_utf8_frames},
+           {"itl_ms", itl_samples ? MemberValue(&f.itl_ms) : Absent{}},
+           {"jitter_ms", or_null(f.jitter_ms)},
+           {"max_gap_ms", or_null(f.max_gap_ms)},
+           {"max_tokens", or_null(r.max_tokens)},
+           {"mean_itl_ms", or_null(f.mean_itl_ms)},
+           {"p99_itl_ms", or_null(f.p99_itl_ms)},
+           {"packets", r.packets ? MemberValue(*r.packets) : Absent{}},
+           {"probe", or_null(r.probe)},
+           {"retry_after_ms", or_null(r.retry_after_ms)},
+           {"sent_s", r.timeline.request_written},
+           {"server_timing", r.server_timing ? MemberValue(&*r.server_timing) : nullptr},
+           {"stop_reason", text_or_null(r.stop_reason ? to_string(*r.stop_reason) : nullptr)},
+           {"stream_id", value_of(r.stream_id)},
+           {"time_to_message_start_ms", or_null(f.time_to_message_start_ms)},
+           {"token_duplicates", r.token_duplicates},
+           {"token_gaps", r.token_gaps},
+           {"tokens", f.tokens},
+           {"tokens_per_s", or_null(f.tokens_per_s)},
+           {"tpot_ms", or_null(f.tpot_ms)},
+           {"ttfb_ms", or_null(f.ttfb_ms)},
+           {"ttfot_ms", or_null(f.ttfot_ms)},
+           {"ttft_ms", or_null(f.ttft_ms)},
+           {"usage_mismatch", f.usage_mismatch},
+           {"usage_output_tokens", or_null(f.usage_output_tokens)},
+           {"worker", r.worker ? value_of(*r.worker) : Absent{}}}};
+}
+
+json timing_json(const Timing& t) {
+  return {{"queue_us", t.queue_us}, {"context_wait_us", t.context_wait_us}, {"prefill_us", t.prefill_us},
+          {"decode_us", t.decode_us}};
+}
+
+json to_json(const MemberValue& v) {
+  return std::visit(
+      [](const auto& x) -> json {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Absent>) return nullptr;
+        else if constexpr (std::is_same_v<T, std::string_view>) return std::string(x);
+        else if constexpr (std::is_same_v<T, const Timing*>) return timing_json(*x);
+        else if constexpr (std::is_same_v<T, Packets>) return {x.first, x.second};
+        else if constexpr (std::is_same_v<T, const std::vector<double>*>) return *x;
+        else return x;
+      },
+      v);
+}
+
+// Numbers as nlohmann::json writes them: integers in decimal, doubles shortest round-trip
+// (its own to_chars), a double that is not finite as null.
+void append_number(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[64];
+  char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+template <class Int>
+void append_number(std::string& out, Int v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+// The value as dump_json writes it; false for a string that is not valid UTF-8, which
+// dump_json alone writes (replaced).
+bool append_value(std::string& out, const MemberValue& v) {
+  return std::visit(
+      [&out](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Absent> || std::is_same_v<T, std::nullptr_t>) {
+          out += "null";
+        } else if constexpr (std::is_same_v<T, bool>) {
+          out += x ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string_view>) {
+          if (!is_valid_utf8(as_bytes(x))) return false;
+          out += '"';
+          append_json_escaped(out, x);
+          out += '"';
+        } else if constexpr (std::is_same_v<T, const Timing*>) {
+          const std::pair<const char*, std::uint64_t> fields[] = {{"{\"context_wait_us\":", x->context_wait_us},
+                                                                  {",\"decode_us\":", x->decode_us},
+                                                                  {",\"prefill_us\":", x->prefill_us},
+                                                                  {",\"queue_us\":", x->queue_us}};
+          for (const auto& [key, n] : fields) {
+            out += key;
+            append_number(out, n);
+          }
+          out += '}';
+        } else if constexpr (std::is_same_v<T, Packets>) {
+          out += '[';
+          append_number(out, x.first);
+          out += ',';
+          append_number(out, x.second);
+          out += ']';
+        } else if constexpr (std::is_same_v<T, const std::vector<double>*>) {
+          out += '[';
+          for (std::size_t i = 0; i < x->size(); ++i) {
+            if (i) out += ',';
+            append_number(out, (*x)[i]);
+          }
+          out += ']';
+        } else {
+          append_number(out, x);
+        }
+        return true;
+      },
+      v);
+}
+
+// request_json_line without building the object: false (and `out` to discard) where only
+// nlohmann writes it the same (formats' parts, text that is not UTF-8).
+bool write_line(std::string& out, const RequestResult& r, std::string_view text, bool itl_samples) {
+  if (!r.extensions.all().empty() || !is_valid_utf8(as_bytes(text))) return false;
+  out.reserve(700 + text.size());
+  char sep = '{';
+  for (const Member& m : members(r, itl_samples)) {
+    if (std::holds_alternative<Absent>(m.value)) continue;
+    out += sep;
+    sep = ',';
+    out += '"';
+    out += m.key;
+    out += "\":";
+    if (!append_value(out, m.value)) return false;
+  }
+  out += ",\"text\":\"";
+  append_json_escaped(out, text);
+  out += "\"}";
+  return true;
+}
+
+}  // namespace
+
+json request_json(const RequestResult& r, RequestJsonParts parts) {
+  json j = json::object();
+  // Formats' parts first: no format's key is a member's (a record read back keeps only the
+  // members it did not read as its part), and where one is, the member wins.
   for (const auto& [id, part] : r.extensions.all()) part->write_into(j);
-  if (parts.itl_samples) j["itl_ms"] = f.itl_ms;
-  if (r.worker) j["worker"] = *r.worker;
+  for (const Member& m : members(r, parts.itl_samples))
+    if (!std::holds_alternative<Absent>(m.value)) j[std::string(m.key)] = to_json(m.value);
   // Invalid UTF-8 must not make the document unparseable: such text goes as hex.
   if (parts.text) j.update(text_fields(as_bytes(r.text), !is_valid_utf8(as_bytes(r.text))));
   return j;
 }
 
 std::string request_json_line(const RequestResult& r, std::string_view text, bool itl_samples) {
+  std::string out;
+  if (write_line(out, r, text, itl_samples)) return out;
   json j = request_json(r, {false, itl_samples});
   if (!is_valid_utf8(as_bytes(text))) {
     j.update(text_fields(as_bytes(text), true));
     return dump_json(j);
   }
-  std::string out = dump_json(j);
+  out = dump_json(j);
   out.pop_back();  // the closing brace: the text comes last
   out += ",\"text\":";
   out += '"';

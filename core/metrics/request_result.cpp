@@ -53,6 +53,15 @@ RequestMeta meta_of_request(std::string_view request_json) {
   return meta;
 }
 
+RequestMeta meta_of_request(const RequestBody& request) {
+  // Without the word and without a backslash (an escaped key) the JSON has no "metadata"
+  // member, and the probe is all its second parse would find: max_tokens was read already.
+  bool may_have_metadata = request.json.find("metadata") != std::string::npos || request.json.find('\\') != std::string::npos;
+  RequestMeta meta = may_have_metadata ? meta_of_request(request.json) : RequestMeta{};
+  meta.max_tokens = request.max_tokens;
+  return meta;
+}
+
 std::optional<std::string> probe_of_metadata(std::string_view metadata_json) {
   auto parsed = parse_json(metadata_json);
   return parsed ? probe_in(*parsed) : std::nullopt;

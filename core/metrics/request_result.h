@@ -72,6 +72,9 @@ struct RequestMeta {
 };
 // The meta of a request body's JSON (anthro-v1 REQUEST or HTTP), or of its metadata object alone.
 RequestMeta meta_of_request(std::string_view request_json);
+// The same of a REQUEST body parse_request read, without parsing its JSON again where it cannot
+// hold metadata.
+RequestMeta meta_of_request(const RequestBody& request);
 std::optional<std::string> probe_of_metadata(std::string_view metadata_json);
 
 // Builds a RequestResult from events in arrival order, stamped in seconds (a monotonic clock

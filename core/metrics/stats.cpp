@@ -28,6 +28,8 @@ bool has_nan(std::span<const double> samples) {
   return std::any_of(samples.begin(), samples.end(), [](double x) { return std::isnan(x); });
 }
 
+}  // namespace
+
 double mean_of(std::span<const double> samples) {
   double sum = 0;
   for (double x : samples) sum += x;
@@ -41,8 +43,6 @@ double population_stddev(std::span<const double> samples, double mean) {
   for (double x : samples) squares += (x - mean) * (x - mean);
   return std::sqrt(squares / static_cast<double>(samples.size()));
 }
-
-}  // namespace
 
 double percentile(std::vector<double> samples, double p) {
   if (has_nan(samples)) return kNaN;

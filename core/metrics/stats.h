@@ -15,6 +15,9 @@ double percentile(std::vector<double> samples, double p);
 // The same value as percentile(), by partial selection instead of a sort: for many percentiles of
 // large resamples (the bootstrap). Reorders `samples`.
 double percentile_unsorted(std::vector<double>& samples, double p);
+// summarize()'s mean and population stddev (two passes, as numpy's std) of samples, in their order.
+double mean_of(std::span<const double> samples);
+double population_stddev(std::span<const double> samples, double mean);
 
 struct Summary {
   static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
