@@ -140,9 +140,8 @@ Result<Bytes> hkdf_expand_label(const char* digest, ByteView secret, std::string
   params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<std::uint8_t*>(secret.data()), secret.size());
   params[3] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, info.data(), info.size());
   params[4] = OSSL_PARAM_construct_end();
-  EVP_KDF* kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
+  static EVP_KDF* kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);  // a fetch is ~10 k instructions
   std::unique_ptr<EVP_KDF_CTX, KdfDeleter> ctx(kdf ? EVP_KDF_CTX_new(kdf) : nullptr);
-  EVP_KDF_free(kdf);
   Bytes out(length);
   if (!ctx || EVP_KDF_derive(ctx.get(), out.data(), out.size(), params) != 1)
     return make_error("crypto", "HKDF failed: " + openssl_error());
