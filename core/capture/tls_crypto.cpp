@@ -110,27 +110,6 @@ std::string suite_name(std::uint16_t id) {
   return buf;
 }
 
-Result<Bytes> hkdf_expand_label(const char* digest, ByteView secret, std::string_view label,
-                                ByteView context, std::size_t length) {
-  // struct { uint16 length; opaque label<7..255>; opaque context<0..255>; } HkdfLabel
-  const std::string full = "tls13 " + std::string(label);
-  Bytes info;
-  append_u16(info, static_cast<std::uint16_t>(length));
-  info.push_back(static_cast<std::uint8_t>(full.size()));
-  append(info, as_bytes(full));
-  info.push_back(static_cast<std::uint8_t>(context.size()));
-  append(info, context);
-
-  int mode = EVP_KDF_HKDF_MODE_EXPAND_ONLY;
-  OSSL_PARAM params[5];
-  params[0] = OSSL_PARAM_construct_int(OSSL_KDF_PARAM_MODE, &mode);
-  params[1] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, const_cast<char*>(digest), 0);
-  params[2] = octets(OSSL_KDF_PARAM_KEY, secret);
-  params[3] = octets(OSSL_KDF_PARAM_INFO, info);
-  params[4] = OSSL_PARAM_construct_end();
-  return run_kdf("HKDF", params, length);
-}
-
 Result<Bytes> tls12_prf(const char* digest, ByteView secret, std::string_view label, ByteView seed,
                         std::size_t length) {
   // The PRF's seed is label || seed (RFC 5246 §5); OpenSSL takes it as one octet string.

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "crypto/key_schedule.h"
 #include "util/bytes.h"
 #include "util/result.h"
 
@@ -31,9 +32,8 @@ const CipherSuite* find_suite(std::uint16_t id);
 // The IANA name of any well-known suite, else "0xXXXX": for messages about unsupported ones.
 std::string suite_name(std::uint16_t id);
 
-// RFC 8446 §7.1: `label` without the "tls13 " prefix, which is added here.
-Result<Bytes> hkdf_expand_label(const char* digest, ByteView secret, std::string_view label,
-                                ByteView context, std::size_t length);
+// RFC 8446 §7.1, from crypto/key_schedule.h (the TLS stream's record layer uses it too).
+using ::anthro::hkdf_expand_label;
 // RFC 5246 §5: PRF(secret, label, seed) with P_<digest>.
 Result<Bytes> tls12_prf(const char* digest, ByteView secret, std::string_view label, ByteView seed,
                         std::size_t length);

@@ -29,6 +29,11 @@ struct FrameKeys {
 Bytes hkdf_salt(std::uint64_t connection_token, const Key32& client_random);
 Key32 hkdf_extract(ByteView salt, const Key32& shared);
 Key32 hkdf_expand(const Key32& prk, std::string_view info);
+// TLS 1.3's HKDF-Expand-Label (RFC 8446 §7.1) with the suite's digest (OpenSSL's name, e.g.
+// "SHA384"): `label` without the "tls13 " prefix, which is added here. For the capture's
+// decoder and the TLS stream's own record layer (a KeyUpdate's next keys).
+Result<Bytes> hkdf_expand_label(const char* digest, ByteView secret, std::string_view label, ByteView context,
+                                std::size_t length);
 FrameKeys derive_frame_keys(const Key32& shared, std::uint64_t token, const Key32& client_random);
 
 // Either side's view of the X25519 agreement gives the same keys: the client passes its

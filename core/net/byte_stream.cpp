@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "net/deadline.h"
+#include "net/tls.h"
 #include "net/tls_record_writer.h"
 
 namespace anthro::net {
@@ -47,13 +48,16 @@ class PlainStream : public AsioStream<tcp::socket> {
 // from bytes Asio received: its receive skips the syscall that would only say "nothing yet"
 // after a short read, and waits without re-arming epoll; a wait of our own would cost both.
 // Once the TLS 1.3 application keys are set it seals the records itself (TlsRecordWriter),
-// as kernel TLS would: OpenSSL then passes it plaintext.
+// as kernel TLS would: OpenSSL then passes it plaintext. It takes them only with the traffic
+// secret they came from (OpenSSL's key log), for the keys after a KeyUpdate: OpenSSL 3.0 moves
+// to those without telling the BIO.
 struct SocketBio {
   explicit SocketBio(int socket) : fd(socket) {}
   int fd;
   std::vector<std::uint8_t> in;  // the last receive brought [0, end); from `at` on not yet taken
   std::size_t at = 0, end = 0;
   bool eof = false;
+  TrafficSecret sending_secret;  // from the key log, until the kTLS hook takes it with the keys
   std::optional<TlsRecordWriter> records;  // set by OpenSSL's kTLS hook (TLS 1.3 only)
   std::uint8_t record_type = kTlsApplicationData;  // the next record's; OpenSSL names others first
   Bytes unsent;  // sealed record bytes the socket has not taken yet, from `unsent_at` on
@@ -83,7 +87,7 @@ int bio_write_record(BIO* b, SocketBio& s, const char* data, std::size_t size, s
   if (sent <= 0) return 0;
   ByteView plaintext(reinterpret_cast<const std::uint8_t*>(data), size);
   if (!s.records->seal(std::exchange(s.record_type, kTlsApplicationData), plaintext, s.unsent)) {
-    errno = EPROTO;  // a KeyUpdate was sent: the keys after it stayed in OpenSSL
+    errno = EPROTO;  // no keys left to seal with (TlsRecordWriter::seal)
     return 0;
   }
   if (s.send_unsent() < 0) return 0;
@@ -130,7 +134,8 @@ long bio_ctrl(BIO* b, int cmd, long num, void* ptr) {
     case BIO_CTRL_GET_KTLS_SEND: return s->records ? 1 : 0;
     case kCtrlSetKtls:  // num: nonzero (SSL3_CC_WRITE) for the sending keys; receiving stays OpenSSL's
       if (num == 0 || s->records || s->has_unsent()) return 0;
-      s->records = TlsRecordWriter::from_ktls_info(ptr);
+      s->records = TlsRecordWriter::from_ktls_info(ptr, s->sending_secret);
+      s->sending_secret.clear();  // the writer has its copy
       return s->records ? 1 : 0;
     case kCtrlSetKtlsRecordType: s->record_type = static_cast<std::uint8_t>(num); return 1;
     case kCtrlClearKtlsRecordType: s->record_type = kTlsApplicationData; return 1;
@@ -171,6 +176,8 @@ class TlsStream : public ByteStream {
     BIO_set_data(bio, &bio_state_);
     BIO_set_init(bio, 1);
     SSL_set_bio(ssl_, bio, bio);  // the SSL owns it now
+    // Without the secret (a context logging keys through a callback not ours) OpenSSL seals.
+    (void)watch_sending_secret(ssl_, &bio_state_.sending_secret);
   }
   ~TlsStream() override { SSL_free(ssl_); }
   tcp::socket& socket() override { return socket_; }
@@ -281,7 +288,7 @@ class TlsStream : public ByteStream {
 
   Attempt seal(ByteView data) {
     if (bio_state_.records->seal(kTlsApplicationData, data, bio_state_.unsent)) return Attempt::Done;
-    ec_ = {EPROTO, boost::system::system_category()};  // a KeyUpdate went out: the keys after it are OpenSSL's
+    ec_ = {EPROTO, boost::system::system_category()};  // no keys left to seal with (TlsRecordWriter::seal)
     return Attempt::Failed;
   }
 

@@ -12,6 +12,7 @@
 
 #include "crypto/key_schedule.h"
 #include "crypto/keylog.h"
+#include "net/tls_record_writer.h"
 #include "protocol/blob.h"
 #include "util/files.h"
 
@@ -132,9 +133,35 @@ int select_alpn(SSL* ssl, const unsigned char** out, unsigned char* outlen, cons
   return SSL_TLSEXT_ERR_OK;
 }
 
+int ssl_secret_index() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
 void write_keylog(const SSL* s, const char* line) {
   auto* sink = static_cast<std::shared_ptr<KeyLogSink>*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(s), ctx_keylog_index()));
   if (sink && *sink) (*sink)->append(line);  // an error is kept by the sink, for its run's warning
+}
+
+// The secret this side's TLS 1.3 application records go under, for a stream watching for it.
+void keep_sending_secret(const SSL* s, std::string_view line) {
+  auto* into = static_cast<net::TrafficSecret*>(SSL_get_ex_data(s, ssl_secret_index()));
+  if (!into || !line.starts_with(SSL_is_server(s) ? "SERVER_TRAFFIC_SECRET_0 " : "CLIENT_TRAFFIC_SECRET_0 ")) return;
+  auto secret = from_hex(line.substr(line.rfind(' ') + 1));  // LABEL client_random secret
+  if (!secret) return;
+  into->clear();
+  if (secret->size() <= into->bytes.size()) {
+    std::copy(secret->begin(), secret->end(), into->bytes.begin());
+    into->size = secret->size();
+  }
+  OPENSSL_cleanse(secret->data(), secret->size());
+}
+
+// Every key-log line OpenSSL makes: to the key log asked for (--keylog), if any, and to the
+// stream that seals its own records. Never replaced: a context has this one callback.
+void on_keylog(const SSL* s, const char* line) {
+  write_keylog(s, line);
+  keep_sending_secret(s, line);
 }
 
 Bytes alpn_wire(const std::vector<std::string>& protocols) {
@@ -219,6 +246,7 @@ Result<bool> configure_server_tls(SSL_CTX* ctx, const ServerTlsConfig& config) {
   if (SSL_CTX_set_ex_data(ctx, ctx_alpn_index(), choice.release()) != 1) return tls_error("cannot keep the ALPN choice");
   SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
   if (!register_extension(ctx)) return tls_error("cannot register the 0xFFA1 extension");
+  SSL_CTX_set_keylog_callback(ctx, on_keylog);
   return true;
 }
 
@@ -253,11 +281,19 @@ Result<bool> configure_client_tls(SSL_CTX* ctx, const ClientTlsConfig& config) {
   if (!wire.empty() && SSL_CTX_set_alpn_protos(ctx, wire.data(), static_cast<unsigned>(wire.size())) != 0)
     return tls_error("cannot set ALPN");
   if (!register_extension(ctx)) return tls_error("cannot register the 0xFFA1 extension");
-  if (config.keylog) {
-    SSL_CTX_set_ex_data(ctx, ctx_keylog_index(), new std::shared_ptr<KeyLogSink>(config.keylog));
-    SSL_CTX_set_keylog_callback(ctx, write_keylog);
-  }
+  if (config.keylog) SSL_CTX_set_ex_data(ctx, ctx_keylog_index(), new std::shared_ptr<KeyLogSink>(config.keylog));
+  SSL_CTX_set_keylog_callback(ctx, on_keylog);
   return true;
+}
+
+bool watch_sending_secret(SSL* ssl, net::TrafficSecret* into) {
+  SSL_CTX* ctx = SSL_get_SSL_CTX(ssl);
+  auto logging = SSL_CTX_get_keylog_callback(ctx);
+  // configure_*_tls set it before the context's first connection; only a context nobody
+  // configured (a test's) is written here, by its first stream.
+  if (!logging) SSL_CTX_set_keylog_callback(ctx, on_keylog);
+  else if (logging != on_keylog) return false;
+  return SSL_set_ex_data(ssl, ssl_secret_index(), into) == 1;
 }
 
 Result<bool> set_client_host(SSL* ssl, const std::string& host) {

@@ -17,6 +17,10 @@ struct ssl_ctx_st;
 
 namespace anthro {
 
+namespace net {
+struct TrafficSecret;
+}
+
 inline constexpr unsigned kNegotiationExtension = 0xFFA1;
 inline constexpr std::string_view kAlpnAnthro = "anthro-v1";
 inline constexpr std::string_view kAlpnHttp = "http/1.1";
@@ -53,6 +57,13 @@ struct ClientTlsConfig {
 Result<bool> configure_client_tls(ssl_ctx_st* ctx, const ClientTlsConfig& config);
 // SNI and certificate name checks for `host` (a name or an IP literal).
 Result<bool> set_client_host(ssl_st* ssl, const std::string& host);
+
+// Keeps `*into` set to the TLS 1.3 application traffic secret `ssl` sends under, from OpenSSL's
+// key log, for a stream that seals its own records (its next keys after a KeyUpdate). Every
+// context configure_*_tls made logs keys through the callback that does it (and writes the
+// key log, if one was asked for); a context nobody configured gets it here. False when the
+// context logs keys through another callback: nothing will be kept.
+bool watch_sending_secret(ssl_st* ssl, net::TrafficSecret* into);
 
 std::string selected_alpn(const ssl_st* ssl);  // empty when none was selected
 std::string tls_suite_name(const ssl_st* ssl);  // e.g. TLS_AES_256_GCM_SHA384
