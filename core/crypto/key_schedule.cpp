@@ -1,8 +1,10 @@
 #include "crypto/key_schedule.h"
 
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <openssl/pem.h>
 #include <sodium.h>
 
@@ -19,6 +21,10 @@ void ensure_sodium() {
   static const bool ready = sodium_init() >= 0;
   if (!ready) throw std::runtime_error("libsodium failed to initialise");
 }
+
+struct KdfDeleter {
+  void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c); }
+};
 
 // HMAC-SHA-256 through libsodium: a connection's key schedule is three of them, and OpenSSL's
 // provider HKDF (a context and a digest fetched by name each call) cost a third more.
