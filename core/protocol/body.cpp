@@ -1,5 +1,6 @@
 #include "protocol/body.h"
 
+#include <cstring>
 #include <limits>
 
 #include "util/json.h"
@@ -179,6 +180,16 @@ Result<ResponseBody> parse_response(ByteView p) {
   return r;
 }
 
+void TokenText::assign(ByteView bytes) {
+  size_ = bytes.size();
+  if (size_ > kInline) {
+    heap_.assign(bytes.begin(), bytes.end());
+    return;
+  }
+  heap_.clear();
+  if (size_ > 0) std::memcpy(inline_.data(), bytes.data(), size_);
+}
+
 Result<TokenBody> parse_token(ByteView p) {
   if (p.size() < kMinTokenBody) return body_error(length_detail("STREAM_TOKEN", p.size(), kMinTokenBody));
   TokenBody t;
@@ -186,7 +197,7 @@ Result<TokenBody> parse_token(ByteView p) {
   t.token_index = load_u32(p.data() + 4);
   t.token_count = load_u16(p.data() + 8);
   if (t.token_count == 0) return body_error("STREAM_TOKEN token_count is 0");
-  t.text.assign(p.begin() + 10, p.end());
+  t.text.assign(p.subspan(10));
   t.invalid_utf8 = !is_valid_utf8(t.text);
   return t;
 }

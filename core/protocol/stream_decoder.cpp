@@ -61,7 +61,8 @@ void DirectionDecoder::finish() {
   if (mode_ != PrefaceMode::None) {
     desync("preface", "incomplete preface: " + detail);
   } else if (buf_.size() >= kHeaderSize) {
-    FrameEvent ev = start_event(0.0, parse_header(buf_.data()));
+    FrameEvent& ev = start_event(0.0, parse_header(buf_.data()));
+    ev.plaintext.clear();
     ev.refusal = FrameReason::Incomplete;
     ev.detail = detail;
     if (events_.on_frame) events_.on_frame(ev);
@@ -106,7 +107,8 @@ DirectionDecoder::Step DirectionDecoder::step_frame(ByteView avail, double ts) {
   if (avail.size() < kHeaderSize) return {0, kHeaderSize};
   FrameHeader header = parse_header(avail.data());
   if (auto refusal = check_header(header, ctx_)) {
-    FrameEvent ev = start_event(ts, header);
+    FrameEvent& ev = start_event(ts, header);
+    ev.plaintext.clear();
     ev.refusal = refusal->reason;
     ev.detail = refusal->detail;
     ev.wire = avail.first(kHeaderSize);
@@ -120,21 +122,27 @@ DirectionDecoder::Step DirectionDecoder::step_frame(ByteView avail, double ts) {
     return {kHeaderSize, 0};
   }
   if (avail.size() < header.frame_size()) return {0, header.frame_size()};
-  FrameEvent ev = start_event(ts, header);
-  ev.plaintext.swap(plaintext_);  // the buffer of the last frame: no allocation per frame
+  FrameEvent& ev = start_event(ts, header);  // its plaintext buffer is the last frame's: no allocation
   ev.wire = avail.first(header.frame_size());
   open_frame_event(ev.wire, ev);
   if (events_.on_frame) events_.on_frame(ev);
-  plaintext_.swap(ev.plaintext);
   return {header.frame_size(), 0};
 }
 
-FrameEvent DirectionDecoder::start_event(double ts, const FrameHeader& header) const {
-  FrameEvent ev;
+// The event reset for a new frame, all but its plaintext (a receiver may have moved from it).
+FrameEvent& DirectionDecoder::start_event(double ts, const FrameHeader& header) {
+  FrameEvent& ev = event_;
   ev.dir = dir_;
   ev.offset = offset_;
   ev.ts = ts;
   ev.header = header;
+  ev.decrypted = false;
+  ev.refusal.reset();
+  ev.no_key = false;
+  ev.detail.clear();
+  ev.suite.reset();
+  ev.body.reset();
+  ev.wire = {};
   return ev;
 }
 
@@ -183,13 +191,11 @@ ConnectionDecoder::ConnectionDecoder(const KeyRing& keys, Events events, Preface
     : keys_(keys),
       events_(std::move(events)),
       c2s_(Direction::ClientToServer, mode,
-           DecoderEvents{[this](const BlobEvent& e) { on_blob(e.dir, e.blob); },
-                         [this](const FrameEvent& e) { if (events_.on_frame) events_.on_frame(e); },
+           DecoderEvents{[this](const BlobEvent& e) { on_blob(e.dir, e.blob); }, events_.on_frame,
                          [this](const DesyncEvent& e) { if (events_.on_desync) events_.on_desync(e); }},
            [this](std::uint64_t t) { return lookup(Direction::ClientToServer, t); }),
       s2c_(Direction::ServerToClient, mode,
-           DecoderEvents{[this](const BlobEvent& e) { on_blob(e.dir, e.blob); },
-                         [this](const FrameEvent& e) { if (events_.on_frame) events_.on_frame(e); },
+           DecoderEvents{[this](const BlobEvent& e) { on_blob(e.dir, e.blob); }, events_.on_frame,
                          [this](const DesyncEvent& e) { if (events_.on_desync) events_.on_desync(e); }},
            [this](std::uint64_t t) { return lookup(Direction::ServerToClient, t); }) {}
 

@@ -48,7 +48,8 @@ struct DesyncEvent {
 struct DecoderEvents {
   std::function<void(const BlobEvent&)> on_blob;
   // The event is the receiver's to move from: a live reader keeps it past the call, and a
-  // copy per token would cost its plaintext and body twice.
+  // copy per token would cost its plaintext and body twice. The decoder reuses it for the next
+  // frame, resetting every member.
   std::function<void(FrameEvent&)> on_frame;
   std::function<void(const DesyncEvent&)> on_desync;
 };
@@ -89,7 +90,7 @@ class DirectionDecoder {
   Step step(ByteView avail, double ts);
   Step step_preface(ByteView avail, double ts);
   Step step_frame(ByteView avail, double ts);
-  FrameEvent start_event(double ts, const FrameHeader& header) const;
+  FrameEvent& start_event(double ts, const FrameHeader& header);
   void open_frame_event(ByteView frame, FrameEvent& ev);
   void desync(std::string reason, std::string detail);
 
@@ -100,7 +101,8 @@ class DirectionDecoder {
   HeaderContext ctx_;
   std::optional<Aead> aead_;
   Bytes buf_;
-  Bytes plaintext_;  // kept from frame to frame (FrameEvent::plaintext lends it)
+  // Every frame's event: built once, not a frame, and its plaintext buffer opens the next frame.
+  FrameEvent event_;
   std::size_t need_ = 0;
   double unit_ts_ = 0;  // the latest arrival among the buffered unit's pieces
   std::uint64_t offset_ = 0;  // stream offset of the next unconsumed byte (buf_ start, if any)
@@ -116,7 +118,8 @@ class ConnectionDecoder {
  public:
   struct Events {
     std::function<void(Direction, const Blob&, std::optional<BlobRefusal>)> on_negotiation;
-    std::function<void(const FrameEvent&)> on_frame;
+    // Handed to both directions as it is: no call of its own between them and the receiver.
+    std::function<void(FrameEvent&)> on_frame;
     std::function<void(const DesyncEvent&)> on_desync;
   };
   ConnectionDecoder(const KeyRing& keys, Events events, PrefaceMode mode = PrefaceMode::Detect);
