@@ -134,7 +134,8 @@ class CaptureIndex {
     std::uint64_t below = 0;       // the lane has reported everything of the packets below it
     bool done = false;
     void add(const LaneEvent& e);
-    void add_row(LaneEvent e, std::size_t data_size, std::string_view detail);
+    LaneEvent& new_row(std::uint64_t packet, const CaptureConnection& c, std::uint32_t exchange = 0);
+    void end_row(LaneEvent& e, std::size_t data_size, std::string_view detail);
     const LaneEvent* head() const;
   };
 
