@@ -269,6 +269,39 @@ class TestStreamDecoder : public QObject {
     QCOMPARE(decoder.frames(), std::uint64_t{1});
   }
 
+  // The decoder reuses one event: nothing of a frame may show in the next one's, and a token's
+  // text is its bytes whether it is held inline (up to 32) or not.
+  void eachFrameEventStartsAfresh() {
+    Aead aead(Suite::ChaCha20Poly1305, vector_keys().s2c);
+    NonceSequence nonces;
+    const std::vector<Bytes> texts = {Bytes(32, 'a'), Bytes(33, 'b'), Bytes(5, 'c'), Bytes(7, 'd'), Bytes(9, 'e'), Bytes(3, 'f')};
+    Bytes stream;
+    std::vector<std::size_t> starts;
+    for (std::uint32_t i = 0; i < texts.size(); ++i) {
+      starts.push_back(stream.size());
+      seal_frame(aead, FrameType::StreamToken, 1, vector_token(), nonces.next(), encode_token(1, i, 1, texts[i]), stream);
+    }
+    stream[starts[4] - 1] ^= 0x01;  // the 4th frame's tag: authentication
+    stream[starts[4] + 3] = 0x01;   // the 5th frame's reserved byte: refused, skipped
+    std::vector<FrameEvent> events;
+    DirectionDecoder decoder(Direction::ServerToClient, PrefaceMode::None,
+                             DecoderEvents{nullptr, [&](const FrameEvent& e) { events.push_back(e); }, nullptr}, nullptr);
+    decoder.set_key({Suite::ChaCha20Poly1305, vector_keys().s2c});
+    decoder.feed(stream);
+    QCOMPARE(events.size(), texts.size());
+    for (std::size_t i : {0, 1, 2, 5}) {
+      const FrameEvent& e = events[i];
+      QVERIFY(e.decrypted && !e.refusal && e.detail.empty() && e.body);
+      QVERIFY(std::get<TokenBody>(*e.body).text == ByteView(texts[i]));
+      QCOMPARE(std::get<TokenBody>(*e.body).token_index, static_cast<std::uint32_t>(i));
+    }
+    QVERIFY(!events[3].decrypted && events[3].refusal == FrameReason::Authentication);
+    QVERIFY(!events[3].body && events[3].plaintext.empty() && !events[3].suite);
+    QVERIFY(!events[4].decrypted && events[4].refusal == FrameReason::Reserved);
+    QVERIFY(!events[4].body && events[4].plaintext.empty() && !events[4].suite && !events[4].detail.empty());
+    QCOMPARE(events[4].wire.size(), kHeaderSize);
+  }
+
   void largeFrameBufferIsBoundedByOneFrame() {
     Aead aead(Suite::ChaCha20Poly1305, vector_keys().s2c);
     NonceSequence nonces;

@@ -66,8 +66,8 @@ struct KdfCtxDeleter {
   void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c); }
 };
 
-// The KDF fetched once for the process: a fetch by name was most of a TLS secret's key schedule
-// (~170 k instructions, callgrind). A fetched EVP_KDF may be shared by threads.
+// The KDF fetched once for the process, not once a secret (after the first fetch, which loads the
+// provider, ~2 k instructions each). A fetched EVP_KDF may be shared by threads.
 EVP_KDF* fetched_kdf(const char* kdf_name) {
   static EVP_KDF* const hkdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
   static EVP_KDF* const prf = EVP_KDF_fetch(nullptr, "TLS1-PRF", nullptr);
