@@ -66,20 +66,12 @@ struct KdfCtxDeleter {
   void operator()(EVP_KDF_CTX* c) const { EVP_KDF_CTX_free(c); }
 };
 
-// The KDF fetched once for the process, not once a secret (after the first fetch, which loads the
-// provider, ~2 k instructions each). A fetched EVP_KDF may be shared by threads.
-EVP_KDF* fetched_kdf(const char* kdf_name) {
-  static EVP_KDF* const hkdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
-  static EVP_KDF* const prf = EVP_KDF_fetch(nullptr, "TLS1-PRF", nullptr);
-  return std::string_view(kdf_name) == "HKDF" ? hkdf : prf;
-}
-
-// Runs one EVP_KDF ("HKDF" or "TLS1-PRF") with the given parameters (terminated here) and fills
-// `length` bytes.
+// Runs one EVP_KDF with the given parameters (terminated here) and fills `length` bytes.
 Result<Bytes> run_kdf(const char* kdf_name, OSSL_PARAM* params, std::size_t length) {
-  EVP_KDF* kdf = fetched_kdf(kdf_name);
+  EVP_KDF* kdf = EVP_KDF_fetch(nullptr, kdf_name, nullptr);
   if (!kdf) return make_error("crypto", std::string(kdf_name) + " unavailable: " + openssl_error());
   std::unique_ptr<EVP_KDF_CTX, KdfCtxDeleter> ctx(EVP_KDF_CTX_new(kdf));
+  EVP_KDF_free(kdf);
   Bytes out(length);
   if (!ctx || EVP_KDF_derive(ctx.get(), out.data(), out.size(), params) != 1)
     return make_error("crypto", std::string(kdf_name) + " failed: " + openssl_error());
