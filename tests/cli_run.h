@@ -32,7 +32,11 @@ inline Run run(const QStringList& args, const QString& data_dir, int timeout_ms 
   p.setProcessEnvironment(env_for(data_dir));
   p.start(ANTHRO_WB, args);
   p.closeWriteChannel();
-  if (!p.waitForFinished(timeout_ms)) p.kill();
+  if (!p.waitForFinished(timeout_ms)) {
+    p.kill();
+    p.waitForFinished();  // else its exit status is still the last one's: a normal exit with code 0
+    return {-1, p.readAllStandardOutput(), p.readAllStandardError() + "\n(killed at the timeout)"};
+  }
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
 }
 
