@@ -33,6 +33,7 @@
 #include "capture_generator.h"
 #include "cli/command_table.h"
 #include "cli_run.h"
+#include "scale_suite.h"
 #include "cli_vectors.h"
 #include "diagnosis/checklist.h"
 #include "test_paths.h"
@@ -657,37 +658,6 @@ class TestCli : public QObject {
     QVERIFY2(text.out.contains("\nfindings (latency):"), text.out.constData());
   }
 
-  // cli.md: --threads N (1 included) does not change analyze's or diagnose's document, byte for
-  // byte, nor compare's verdict on captures. The capture spans several of the reader's 2 MiB
-  // buffers, which the threads read without a copy while the reader moves on.
-  void threadsGiveTheSameDocuments() {
-    const std::string path = dir_.filePath("threads.pcap").toStdString();
-    anthro::test::write_capture(path, anthro::test::many_connections(9, 60, 150));
-    QVERIFY(std::filesystem::file_size(path) > (6u << 20));
-    const QString pcap = QString::fromStdString(path), keylog = vector_file("lab-conversation.keylog");
-    for (const QStringList& command : {QStringList{"analyze", pcap}, QStringList{"diagnose", "--quiet", pcap},
-                                       QStringList{"compare", pcap, pcap}}) {
-      const QStringList args = command + QStringList{"--keylog", keylog, "--format", "json"};
-      // Under the sanitizers a compare of two such captures takes minutes on a loaded machine.
-      constexpr int kTimeoutMs = 600000;
-      Run one = run(args + QStringList{"--threads", "1"}, dir_.path(), kTimeoutMs);
-      QVERIFY2(one.code >= 0 && one.code != 2 && one.code != 3, one.err.constData());  // a verdict (diagnose, compare) may be 1 or 4
-      if (command[0] == "analyze") {  // all of it decoded: 9 connections of 60 streams of 150 tokens
-        const json doc = json::parse(one.out.toStdString());
-        QCOMPARE(doc["connections"].size(), std::size_t{9});
-        for (const json& c : doc["connections"]) {
-          QCOMPARE(c["streams"].size(), std::size_t{60});
-          for (const json& st : c["streams"]) QCOMPARE(st["tokens"].get<int>(), 150);
-        }
-      }
-      for (const char* threads : {"2", "8"}) {
-        Run many = run(args + QStringList{"--threads", threads}, dir_.path(), kTimeoutMs);
-        QVERIFY2(many.code == one.code, many.err.constData());
-        QVERIFY2(many.out == one.out, qPrintable(command[0] + " --threads " + threads + " differs from --threads 1"));
-      }
-    }
-  }
-
   // A key log that cannot be written does not stop the run: its figures are printed, and the
   // error is said once (however many lines were lost), naming the file, on stderr and in the
   // JSON's warnings; exit 2, an output not written (as bench --records).
@@ -734,5 +704,43 @@ class TestCli : public QObject {
   QMap<QString, QString> urls_;
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+// Captures of several read buffers analysed at several thread counts: the optimised pass only, as
+// `scale` (under the sanitizers one compare of two such captures takes minutes).
+class TestCliThreads : public QObject {
+  Q_OBJECT
+ private slots:
+  // cli.md: --threads N (1 included) does not change analyze's or diagnose's document, byte for
+  // byte, nor compare's verdict on captures. The capture spans several of the reader's 2 MiB
+  // buffers, which the threads read without a copy while the reader moves on.
+  void threadsGiveTheSameDocuments() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("threads.pcap").toStdString();
+    anthro::test::write_capture(path, anthro::test::many_connections(9, 60, 150));
+    QVERIFY(std::filesystem::file_size(path) > (6u << 20));
+    const QString pcap = QString::fromStdString(path), keylog = vector_file("lab-conversation.keylog");
+    for (const QStringList& command : {QStringList{"analyze", pcap}, QStringList{"diagnose", "--quiet", pcap},
+                                       QStringList{"compare", pcap, pcap}}) {
+      const QStringList args = command + QStringList{"--keylog", keylog, "--format", "json"};
+      constexpr int kTimeoutMs = 600000;
+      Run one = run(args + QStringList{"--threads", "1"}, dir.path(), kTimeoutMs);
+      QVERIFY2(one.code >= 0 && one.code != 2 && one.code != 3, one.err.constData());  // a verdict (diagnose, compare) may be 1 or 4
+      if (command[0] == "analyze") {  // all of it decoded: 9 connections of 60 streams of 150 tokens
+        const json doc = json::parse(one.out.toStdString());
+        QCOMPARE(doc["connections"].size(), std::size_t{9});
+        for (const json& c : doc["connections"]) {
+          QCOMPARE(c["streams"].size(), std::size_t{60});
+          for (const json& st : c["streams"]) QCOMPARE(st["tokens"].get<int>(), 150);
+        }
+      }
+      for (const char* threads : {"2", "8"}) {
+        Run many = run(args + QStringList{"--threads", threads}, dir.path(), kTimeoutMs);
+        QVERIFY2(many.code == one.code, many.err.constData());
+        QVERIFY2(many.out == one.out, qPrintable(command[0] + " --threads " + threads + " differs from --threads 1"));
+      }
+    }
+  }
+
+};
+
+ANTHRO_TEST_MAIN_WITH_SCALE(TestCli, TestCliThreads)
 #include "test_cli.moc"
