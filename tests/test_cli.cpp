@@ -1,6 +1,5 @@
 // anthro-wb as scripts use it: the listening lines, the JSON of cli.md, and exit codes.
 #include <QByteArray>
-#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFloat16>
@@ -25,7 +24,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -35,6 +33,7 @@
 #include "capture_generator.h"
 #include "cli/command_table.h"
 #include "cli_run.h"
+#include "scale_suite.h"
 #include "cli_vectors.h"
 #include "diagnosis/checklist.h"
 #include "test_paths.h"
@@ -743,21 +742,5 @@ class TestCliThreads : public QObject {
 
 };
 
-// As QTEST_GUILESS_MAIN, with scale_suite.h's `--scale`: a QCoreApplication, as anthro-wb is.
-int main(int argc, char* argv[]) {
-  const bool scale = argc > 1 && std::strcmp(argv[1], "--scale") == 0;
-  if (scale) {
-    argv[1] = argv[0];
-    ++argv;
-    --argc;
-  }
-  QCoreApplication app(argc, argv);
-  QTEST_SET_MAIN_SOURCE_PATH
-  if (scale) {
-    TestCliThreads tc;
-    return QTest::qExec(&tc, argc, argv);
-  }
-  TestCli tc;
-  return QTest::qExec(&tc, argc, argv);
-}
+ANTHRO_TEST_GUILESS_MAIN_WITH_SCALE(TestCli, TestCliThreads)
 #include "test_cli.moc"
