@@ -318,26 +318,33 @@ struct Batch {
   std::vector<std::string> secrets;  // added before the segments
   std::vector<TcpSegment> segments;
   std::size_t bytes = 0;  // of the segments' payloads
-  std::shared_ptr<const void> block;  // holds every segment's payload (CaptureReader::hold)
+  std::shared_ptr<const void> block;  // holds every segment's payload (the Router's hold on a reader buffer)
   std::uint64_t below = 0;  // every segment of the packets below it routed to the lane is here or earlier
 };
 
-// A lane on its own thread, fed through a short queue so memory stays bounded.
-class LaneThread {
+// The lanes and the threads that run them. There are more lanes than threads, and a lane is run
+// by whichever thread is free, by one thread at a time and its batches in order: a lane with
+// more work, or a thread the scheduler gives less of a core, holds no other back (one thread a
+// lane kept both lanes at the pace of the one sharing its core with the reader).
+class LanePool {
  public:
-  LaneThread(const KeyRing& ring, std::size_t text_budget, std::string origin, KeptSamples kept, LaneObserver observer)
-      : lane_(ring, text_budget, no_sink_, kept, std::move(observer)),
-        origin_(std::move(origin)),
-        thread_([this] { run(); }) {}
-  ~LaneThread() { close(); }
+  LanePool(unsigned threads, std::vector<std::unique_ptr<Lane>> lanes, std::string origin)
+      : origin_(std::move(origin)), slots_(lanes.size()) {
+    for (std::size_t i = 0; i < lanes.size(); ++i) slots_[i].lane = std::move(lanes[i]);
+    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  }
+  ~LanePool() { close(); }
+  LanePool(const LanePool&) = delete;
+  LanePool& operator=(const LanePool&) = delete;
 
-  // Queues a batch; returns a segment list the lane is done with, emptied but with its room,
-  // so the reader does not allocate a new one a batch.
-  std::vector<TcpSegment> push(Batch batch) {
-    std::unique_lock lock(m_);
-    room_.wait(lock, [&] { return queue_.size() < kQueued; });
-    queue_.push_back(std::move(batch));
-    ready_.notify_one();
+  std::size_t size() const { return slots_.size(); }
+  Lane& lane(std::size_t i) { return *slots_[i].lane; }
+  // Queues a batch for lane `i`; returns a segment list a thread is done with, emptied but with
+  // its room, so the reader does not allocate a new one a batch.
+  std::vector<TcpSegment> push(std::size_t i, Batch batch) {
+    std::lock_guard lock(m_);
+    slots_[i].queue.push_back(std::move(batch));
+    schedule(slots_[i]);
     std::vector<TcpSegment> spent;
     if (!spent_.empty()) {
       spent = std::move(spent_.back());
@@ -345,69 +352,104 @@ class LaneThread {
     }
     return spent;
   }
-  // What the lane's thread threw, if anything (read after close()).
-  std::exception_ptr failure() const { return failure_; }
-  // Waits for the lane to drain its queue and finish its connections.
-  Lane& close() {
+  // Blocks until `ready()`, asked again each time a thread lets a batch go.
+  template <class Ready>
+  void wait_until(Ready ready) {
+    std::unique_lock lock(m_);
+    let_go_.wait(lock, ready);
+  }
+  // Every lane finishes (on the pool's threads) once its queue is fed; then the threads end.
+  // What a lane threw, if any, after it.
+  std::exception_ptr close() {
     {
       std::lock_guard lock(m_);
+      if (closed_) return failure();
+      for (auto& slot : slots_) {
+        slot.finish = true;
+        schedule(slot);
+      }
       closed_ = true;
     }
-    ready_.notify_one();
-    if (thread_.joinable()) thread_.join();
-    return lane_;
+    work_.notify_all();
+    for (auto& t : threads_) t.join();
+    return failure();
   }
 
  private:
-  // Batches waiting a lane. Each holds one reader buffer (2 MiB), the older batches the older
-  // buffers, so fewer than kQueued + 3 buffers are alive however many lanes there are.
-  static constexpr std::size_t kQueued = 4;
+  struct Slot {
+    std::unique_ptr<Lane> lane;
+    std::deque<Batch> queue;
+    bool busy = false;    // waiting in ready_, or being run
+    bool finish = false;  // finish() once the queue is fed
+    std::exception_ptr failure;  // after a throw the lane's batches are let go unfed
+  };
+  static constexpr std::size_t kSpentLists = 64;
+
+  void schedule(Slot& slot) {
+    if (slot.busy) return;  // the thread running it sees the new batch
+    slot.busy = true;
+    ready_.push_back(&slot);
+    work_.notify_one();
+  }
   void run() {
-    std::vector<TcpSegment> spent;
+    std::unique_lock lock(m_);
     for (;;) {
-      Batch batch;  // let go (and the reader's buffer with it) once fed
-      {
-        std::unique_lock lock(m_);
-        if (spent.capacity() && spent_.size() < kQueued) spent_.push_back(std::move(spent));
-        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
-        if (queue_.empty()) break;
-        batch = std::move(queue_.front());
-        queue_.pop_front();
-        room_.notify_one();
-      }
-      if (!failure_) feed(batch);  // after a throw the queue is still drained, so push() never blocks
-      spent = std::move(batch.segments);
+      work_.wait(lock, [&] { return !ready_.empty() || closed_; });
+      if (ready_.empty()) return;
+      Slot& slot = *ready_.front();
+      ready_.pop_front();
+      run_lane(slot, lock);
+    }
+  }
+  // Feeds the lane's whole queue, batches that come meanwhile included, then finishes it if asked.
+  void run_lane(Slot& slot, std::unique_lock<std::mutex>& lock) {
+    while (!slot.queue.empty()) {
+      Batch batch = std::move(slot.queue.front());
+      slot.queue.pop_front();
+      lock.unlock();
+      if (!slot.failure) guarded(slot, [&] { feed(*slot.lane, batch); });
+      std::vector<TcpSegment> spent = std::move(batch.segments);
       spent.clear();
+      batch = Batch();  // lets go of the reader's buffer
+      lock.lock();
+      if (spent.capacity() && spent_.size() < kSpentLists) spent_.push_back(std::move(spent));
+      let_go_.notify_all();
     }
-    if (!failure_) {
-      try {
-        lane_.finish();
-      } catch (...) {
-        failure_ = std::current_exception();
-      }
+    if (slot.finish) {
+      slot.finish = false;
+      lock.unlock();
+      if (!slot.failure) guarded(slot, [&] { slot.lane->finish(); });
+      lock.lock();
     }
+    slot.busy = false;
   }
-
-  void feed(Batch& batch) {
+  void feed(Lane& lane, const Batch& batch) {
+    for (const auto& text : batch.secrets) lane.add_secrets(text, origin_);
+    for (const TcpSegment& segment : batch.segments) lane.feed(segment);
+    lane.fed_below(batch.below);
+  }
+  template <class F>
+  static void guarded(Slot& slot, F f) {
     try {
-      for (const auto& text : batch.secrets) lane_.add_secrets(text, origin_);
-      for (const TcpSegment& segment : batch.segments) lane_.feed(segment);
-      lane_.fed_below(batch.below);
+      f();
     } catch (...) {
-      failure_ = std::current_exception();
+      slot.failure = std::current_exception();
     }
   }
+  std::exception_ptr failure() const {
+    for (const auto& slot : slots_)
+      if (slot.failure) return slot.failure;
+    return nullptr;
+  }
 
-  DecodeSink no_sink_;
-  Lane lane_;
   std::string origin_;
   std::mutex m_;
-  std::condition_variable ready_, room_;
-  std::deque<Batch> queue_;
+  std::condition_variable work_, let_go_;
+  std::vector<Slot> slots_;
+  std::deque<Slot*> ready_;  // lanes with work that no thread runs
   std::vector<std::vector<TcpSegment>> spent_;  // fed batches' segment lists, back to the reader
   bool closed_ = false;
-  std::exception_ptr failure_;
-  std::thread thread_;  // last: it starts running at construction
+  std::vector<std::thread> threads_;  // last: they start running at construction
 };
 
 std::uint64_t endpoint_hash(const IpEndpoint& e) {
@@ -438,7 +480,7 @@ class LaneChooser {
   std::unordered_map<std::uint64_t, std::size_t> lane_;
 };
 
-unsigned lanes_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
+unsigned threads_for(const AnalyzeOptions& options, const DecodeSink& sink, std::uint64_t file_size) {
   // decode's lines come in capture order, which one lane keeps; small files are not worth threads.
   if (sink) return 1;
   if (options.threads) return std::min(options.threads, AnalyzeOptions::kMaxThreads);
@@ -581,11 +623,12 @@ bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRe
 }
 
 // The reader's side of run_lanes: a batch a lane, flushed when full and whenever the reader moves
-// on to its next buffer, so each batch holds exactly one buffer and a lane's queue bounds them.
+// on to its next buffer, so each batch holds exactly one buffer. The reader reads on only while
+// fewer than kBuffersAhead buffers are held: memory stays bounded however the lanes are split.
 class Router {
  public:
-  Router(CaptureReader& reader, std::vector<std::unique_ptr<LaneThread>>& lanes, bool observed)
-      : reader_(reader), lanes_(lanes), batches_(lanes.size()), lane_of_(lanes.size()), observed_(observed) {}
+  Router(CaptureReader& reader, LanePool& pool, bool observed)
+      : reader_(reader), pool_(pool), batches_(pool.size()), lane_of_(pool.size()), observed_(observed) {}
 
   // Every lane gets the keys before any later segment.
   void secrets(const std::string& text, std::uint64_t below) {
@@ -593,10 +636,7 @@ class Router {
     for (auto& batch : batches_) batch.secrets.push_back(text);
   }
   void segment(const TcpSegment& segment) {
-    if (!reader_.holds(block_)) {
-      flush(segment.packet_index);
-      block_ = reader_.hold();
-    }
+    if (!block_ || !reader_.holds(*block_)) next_block(segment.packet_index);
     const std::size_t i = lane_of_(segment);
     if (batches_[i].bytes + segment.payload.size() > Batch::kBytes && !batches_[i].segments.empty()) {
       if (observed_) flush(segment.packet_index);
@@ -608,43 +648,65 @@ class Router {
   // Hands each lane what it has; an observer merging the lanes' events in packet order waits
   // for the slowest lane's progress, so then even an idle lane hears how far the reader got.
   void flush(std::uint64_t below) {
-    for (std::size_t i = 0; i < lanes_.size(); ++i)
+    for (std::size_t i = 0; i < batches_.size(); ++i)
       if (observed_ || !batches_[i].segments.empty() || !batches_[i].secrets.empty()) hand(i, below);
   }
 
  private:
+  // 2 MiB each (capture_file.cpp): a lane may lag the reader by some 10 MiB before it waits.
+  static constexpr std::size_t kBuffersAhead = 6;
+  using Hold = std::shared_ptr<const void>;  // the reader's buffer, held for the batches in it
+
+  void next_block(std::uint64_t below) {
+    flush(below);
+    block_.reset();
+    pool_.wait_until([&] {
+      while (!held_.empty() && held_.front().expired()) held_.pop_front();
+      return held_.size() < kBuffersAhead;
+    });
+    block_ = std::make_shared<const Hold>(reader_.hold());
+    held_.push_back(block_);
+  }
   void hand(std::size_t i, std::uint64_t below) {
     Batch& batch = batches_[i];
     batch.below = below;
     if (!batch.segments.empty()) batch.block = block_;
     Batch full = std::move(batch);
     batch = Batch();
-    batch.segments = lanes_[i]->push(std::move(full));
+    batch.segments = pool_.push(i, std::move(full));
   }
 
   CaptureReader& reader_;
-  std::vector<std::unique_ptr<LaneThread>>& lanes_;
+  LanePool& pool_;
   std::vector<Batch> batches_;
   LaneChooser lane_of_;
   bool observed_;
-  std::shared_ptr<const void> block_;  // the reader's buffer the batches' segments are in
+  std::shared_ptr<const Hold> block_;  // the reader's buffer the batches' segments are in
+  std::deque<std::weak_ptr<const Hold>> held_;  // the buffers batches may still hold, oldest first
 };
 
+// More lanes than threads, so a free thread always finds one with work; the same result at any
+// number of them.
+unsigned lanes_of(unsigned threads) { return threads * 4; }
+
+const DecodeSink no_sink;  // lanes on threads decode for the analysis alone
+
 bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRecords& records, const KeyRing& ring,
-               unsigned count, const AnalyzeOptions& options, ChecksumTally& checksums) {
-  std::vector<std::unique_ptr<LaneThread>> lanes;
+               unsigned threads, const AnalyzeOptions& options, ChecksumTally& checksums) {
+  const unsigned count = lanes_of(threads);
+  std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned i = 0; i < count; ++i)
-    lanes.push_back(std::make_unique<LaneThread>(ring, options.text_budget / count, analysis.file + " (DSB)",
-                                                 options.kept(),
-                                                 options.observe_lane ? options.observe_lane(i, count) : LaneObserver{}));
-  Router router(reader, lanes, static_cast<bool>(options.observe_lane));
+    lanes.push_back(std::make_unique<Lane>(ring, options.text_budget / count, no_sink, options.kept(),
+                                           options.observe_lane ? options.observe_lane(i, count) : LaneObserver{}));
+  LanePool pool(threads, std::move(lanes), analysis.file + " (DSB)");
+  Router router(reader, pool, static_cast<bool>(options.observe_lane));
   bool done = Reader(reader, analysis, options, checksums)
                   .run([&](const std::string& text) { router.secrets(text, analysis.packets - 1); },
                        [&](const TcpSegment& segment) { router.segment(segment); });
   if (done) router.flush(analysis.packets);
-  for (auto& lane : lanes) collect(analysis, lane->close(), records);
-  for (auto& lane : lanes)
-    if (lane->failure()) std::rethrow_exception(lane->failure());  // on this thread, to analyze_capture
+  std::exception_ptr failure = pool.close();
+  for (std::size_t i = 0; i < pool.size(); ++i) collect(analysis, pool.lane(i), records);
+  if (failure) std::rethrow_exception(failure);  // on this thread, to analyze_capture
   return done;
 }
 
@@ -659,14 +721,14 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   auto reader = CaptureReader::open(path);
   if (!reader) return make_error(ErrorClass::Input, reader.error().detail);
 
-  unsigned lanes = lanes_for(options, sink, (*reader)->file_size());
-  analysis.threads = lanes;
+  unsigned threads = threads_for(options, sink, (*reader)->file_size());
+  analysis.threads = threads;
   ChecksumTally checksums;
   ConnectionRecords records;
   bool done = false;
   try {
-    done = lanes == 1 ? run_one_lane(**reader, analysis, records, ring, sink, options, checksums)
-                      : run_lanes(**reader, analysis, records, ring, lanes, options, checksums);
+    done = threads == 1 ? run_one_lane(**reader, analysis, records, ring, sink, options, checksums)
+                        : run_lanes(**reader, analysis, records, ring, threads, options, checksums);
   } catch (const std::exception& e) {
     return make_error(ErrorClass::Input, "internal", path + ": internal error at byte " +
                                                          std::to_string((*reader)->position()) + ": " + e.what());
