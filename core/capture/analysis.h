@@ -49,9 +49,10 @@ struct CaptureAnalysis {
 // One line of `decode --format jsonl`.
 using DecodeSink = std::function<void(const std::string& json_line)>;
 
-// What one decoding lane reports as it decodes, called on that lane's thread, so an observer
-// does not hold the pass to one thread. `packet` is the file's packet (0-based) whose segment
-// produced the event: a lane reports in packet order, lanes interleaved; what a lane reports at
+// What one decoding lane reports as it decodes, called on a thread of the pass (a lane's calls
+// never overlap, each happening after the one before), so an observer does not hold the pass to
+// one thread; it must never wait for another lane. `packet` is the file's packet (0-based) whose
+// segment produced the event: a lane reports in packet order, lanes interleaved; what a lane reports at
 // the capture's end (incomplete frames) carries kEndOfCapture. Connections open (on_connection)
 // before anything else of theirs, so ordered by packet they open in the order of the result's
 // `connections`. progress(packets): everything of the packets below `packets` is reported;
@@ -74,7 +75,8 @@ enum class KeptSamples { None, ItlSamples, Timelines };
 struct AnalyzeOptions {
   // Called about every MiB of the file and at the end; returning false cancels the analysis.
   std::function<bool(std::uint64_t bytes_done, std::uint64_t file_size)> progress;
-  // Decoding threads (connections are split among them); 0 is every core (one for a file under
+  // Decoding threads (connections are split among lanes, four a thread, that any free thread
+  // runs); 0 is every core (one for a file under
   // 8 MiB). A decode sink always gets one, so its lines keep capture order. observe_lane does
   // not. The result does not depend on it.
   unsigned threads = 0;
