@@ -76,9 +76,8 @@ struct AnalyzeOptions {
   // Called about every MiB of the file and at the end; returning false cancels the analysis.
   std::function<bool(std::uint64_t bytes_done, std::uint64_t file_size)> progress;
   // Decoding threads (connections are split among lanes, four a thread, that any free thread
-  // runs); 0 is every core (one for a file under
-  // 8 MiB). A decode sink always gets one, so its lines keep capture order. observe_lane does
-  // not. The result does not depend on it.
+  // runs); 0 is every core (one for a file under 8 MiB). A decode sink always gets one, so its
+  // lines keep capture order. observe_lane does not. The result does not depend on it.
   unsigned threads = 0;
   static constexpr unsigned kMaxThreads = 1024;  // more is a mistake, not a machine
   // Finished streams' texts kept in memory beyond this go to a temporary file.
