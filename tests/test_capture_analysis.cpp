@@ -224,7 +224,7 @@ class TestCaptureAnalysis : public QObject {
     QCOMPARE(found[0].second, Verdict::Fail);
     Diagnosis d = diagnose_analysis(*a, checklist);
     std::ostringstream out;
-    write_analyze_json(*a, d, checklist, out);
+    write_analyze_json(*a, checklist, out);
     QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(out.str())).object();
     QJsonArray findings = doc["findings"].toArray();
     QCOMPARE(findings.size(), 1);

@@ -58,12 +58,12 @@ int run_analyze(const std::vector<std::string>& argv) {
   auto result = analyze_capture(a->file, a->keys, {}, a->options);
   if (!result) return error_exit("analyze", result.error());
   const Checklist& checklist = builtin_latency_checklist();
-  Diagnosis findings = diagnose_analysis(*result, checklist);
   if (a->format == "json") {
-    write_analyze_json(*result, findings, checklist, std::cout);
+    write_analyze_json(*result, checklist, std::cout);
     std::cout << "\n";
+  } else {
+    std::cout << analyze_text(*result, diagnose_analysis(*result, checklist), checklist);
   }
-  else std::cout << analyze_text(*result, findings, checklist);
   return 0;
 }
 

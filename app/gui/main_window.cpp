@@ -470,7 +470,7 @@ widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
     job = [a = inspector->index()->analysis()](const std::string&, Stop) {
       const Checklist& checklist = builtin_latency_checklist();
       std::ostringstream out;
-      write_analyze_json(*a, diagnose_analysis(*a, checklist), checklist, out);
+      write_analyze_json(*a, checklist, out);
       return Result<std::string>(out.str());
     };
   }

@@ -111,6 +111,10 @@ struct AnalysisVerdicts {
 // cli.md `analyze --format json` with kind "analysis" and schema_version
 // (resources/schemas/analysis.schema.json), written to `out` piece by piece, or as one string.
 void write_analysis_json(const CaptureAnalysis& analysis, std::ostream& out, const AnalysisVerdicts& verdicts = {});
+// The same with the verdicts asked for once the connections are written (they come last), so
+// they can be made on another thread meanwhile.
+void write_analysis_json(const CaptureAnalysis& analysis, std::ostream& out,
+                         const std::function<AnalysisVerdicts()>& verdicts);
 std::string analysis_json(const CaptureAnalysis& analysis, const AnalysisVerdicts& verdicts = {});
 std::string analysis_text(const CaptureAnalysis& analysis);  // the human summary
 

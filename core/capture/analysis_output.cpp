@@ -78,42 +78,60 @@ std::future<std::string> ready(std::string text) {
 
 // The connections' part of the document, in pieces of a few hundred streams rendered on as many
 // threads as the pass used and written in order: rendering is most of the document's time, and
-// the pass's lanes are idle by then. At most two pieces a thread are held, so memory stays far
-// below the document's size. One thread renders them in place.
+// the pass's lanes are idle by then. At most two pieces a thread are held (the connections'
+// heads and ends between them are not counted: they held a thread's pieces to one or two), so
+// memory stays far below the document's size. One thread renders them in place.
 void write_connections(const CaptureAnalysis& a, std::ostream& out) {
   constexpr std::size_t kPieceStreams = 256;
   const std::size_t threads = std::max(a.threads, 1u), window = 2 * threads;
-  std::deque<std::future<std::string>> pending;
+  std::deque<std::pair<std::future<std::string>, bool>> pending;  // text, and whether it is a piece
+  std::size_t pieces = 0;  // in `pending`
   auto drain_to = [&](std::size_t held) {
-    for (; pending.size() > held; pending.pop_front()) out << pending.front().get();
+    for (; !pending.empty() && (held == 0 || pieces > held); pending.pop_front()) {
+      out << pending.front().first.get();
+      pieces -= pending.front().second;
+    }
+  };
+  auto text = [&](std::string t) {
+    if (pending.empty()) out << t;
+    else pending.emplace_back(ready(std::move(t)), false);
   };
   for (std::size_t c = 0; c < a.connections.size(); ++c) {
     const ConnectionAnalysis& conn = a.connections[c];
     std::string head = dump_json(connection_json(conn.info));
     head.pop_back();  // the closing brace: the streams come first
-    pending.push_back(ready((c ? "," : "") + head + ",\"streams\":["));
+    text((c ? "," : "") + head + ",\"streams\":[");
     for (std::size_t first = 0; first < conn.streams.size(); first += kPieceStreams) {
       drain_to(window - 1);
       const std::size_t last = std::min(first + kPieceStreams, conn.streams.size());
-      if (threads == 1) pending.push_back(ready(streams_json(conn, first, last)));
-      else pending.push_back(std::async(std::launch::async, streams_json, std::cref(conn), first, last));
+      if (threads == 1) {
+        text(streams_json(conn, first, last));
+        continue;
+      }
+      pending.emplace_back(std::async(std::launch::async, streams_json, std::cref(conn), first, last), true);
+      ++pieces;
     }
-    pending.push_back(ready("]}"));
+    text("]}");
   }
   drain_to(0);
 }
 
 }  // namespace
 
-void write_analysis_json(const CaptureAnalysis& a, std::ostream& out, const AnalysisVerdicts& verdicts) {
+void write_analysis_json(const CaptureAnalysis& a, std::ostream& out, const std::function<AnalysisVerdicts()>& verdicts) {
   // Written piece by piece: one document for a capture of millions of frames would otherwise
   // be a second copy of everything in memory.
   out << "{\"kind\":\"analysis\",\"schema_version\":" << CaptureAnalysis::kSchemaVersion
       << ",\"file\":" << dump_json(json(a.file)) << ",\"packets\":" << a.packets << ",\"tcp_segments\":" << a.tcp_segments
       << ",\"connections\":[";
   write_connections(a, out);
-  out << "],\"summary\":" << dump_json(summary_json(a)) << ",\"warnings\":" << dump_json(json(a.warnings))
-      << ",\"findings\":" << verdicts.findings << ",\"checklist\":" << verdicts.checklist << "}";
+  out << "],\"summary\":" << dump_json(summary_json(a)) << ",\"warnings\":" << dump_json(json(a.warnings));
+  const AnalysisVerdicts v = verdicts();
+  out << ",\"findings\":" << v.findings << ",\"checklist\":" << v.checklist << "}";
+}
+
+void write_analysis_json(const CaptureAnalysis& a, std::ostream& out, const AnalysisVerdicts& verdicts) {
+  write_analysis_json(a, out, [&] { return verdicts; });
 }
 
 std::string analysis_json(const CaptureAnalysis& a, const AnalysisVerdicts& verdicts) {

@@ -99,8 +99,10 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
 // walks it but without reading the file again; then the analysis document with its `findings`
 // (items that warn or fail) and `checklist` (every item), or its text with a findings section.
 // diagnose_analysis's Diagnosis has no observations: they would repeat the analysis.
+// write_analyze_json diagnoses as it writes (on a thread of its own when the analysis ran on more
+// than one).
 Diagnosis diagnose_analysis(const CaptureAnalysis& analysis, const Checklist& checklist);
-void write_analyze_json(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist, std::ostream& out);
+void write_analyze_json(const CaptureAnalysis& analysis, const Checklist& checklist, std::ostream& out);
 std::string analyze_text(const CaptureAnalysis& analysis, const Diagnosis& d, const Checklist& checklist);
 
 }  // namespace anthro
