@@ -82,7 +82,7 @@ std::future<std::string> ready(std::string text) {
 // heads and ends between them are not counted: they held a thread's pieces to one or two), so
 // memory stays far below the document's size. One thread renders them in place.
 void write_connections(const CaptureAnalysis& a, std::ostream& out) {
-  constexpr std::size_t kPieceStreams = 256;
+  constexpr std::size_t kPieceStreams = 64;
   const std::size_t threads = std::max(a.threads, 1u), window = 2 * threads;
   std::deque<std::pair<std::future<std::string>, bool>> pending;  // text, and whether it is a piece
   std::size_t pieces = 0;  // in `pending`

@@ -3,6 +3,7 @@
 #include "capture/capture_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "util/files.h"
 
@@ -112,9 +114,38 @@ struct Section {
   std::vector<Interface> ifs;
 };
 
+// A full-size buffer is mapped on its own, not taken from the heap: let go, its pages go back to
+// the system (the heap kept them, so the reading's peak stayed in the process for the rest of the
+// run), and it may be backed by huge pages (one fault for 2 MiB, not 512).
+class BufferBytes {
+ public:
+  explicit BufferBytes(std::size_t n) : size_(n) {
+    if (n < kBufferSize) {
+      heap_ = std::make_unique_for_overwrite<std::uint8_t[]>(n);
+      bytes_ = heap_.get();
+      return;
+    }
+    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    ::madvise(p, n, MADV_HUGEPAGE);  // advice: refused where the kernel has none, which is fine
+    bytes_ = static_cast<std::uint8_t*>(p);
+  }
+  ~BufferBytes() {
+    if (!heap_) ::munmap(bytes_, size_);
+  }
+  BufferBytes(const BufferBytes&) = delete;
+  BufferBytes& operator=(const BufferBytes&) = delete;
+  std::uint8_t* get() const { return bytes_; }
+
+ private:
+  std::size_t size_;
+  std::unique_ptr<std::uint8_t[]> heap_;
+  std::uint8_t* bytes_ = nullptr;
+};
+
 struct ReadBuffer {
-  explicit ReadBuffer(std::size_t n) : bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n)), size(n) {}
-  std::unique_ptr<std::uint8_t[]> bytes;
+  explicit ReadBuffer(std::size_t n) : bytes(n), size(n) {}
+  BufferBytes bytes;
   std::size_t size;
 };
 
