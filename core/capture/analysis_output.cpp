@@ -76,7 +76,7 @@ std::future<std::string> ready(std::string text) {
   return p.get_future();
 }
 
-// The connections' part of the document, in pieces of a few hundred streams rendered on as many
+// The connections' part of the document, in pieces of a few dozen streams rendered on as many
 // threads as the pass used and written in order: rendering is most of the document's time, and
 // the pass's lanes are idle by then. At most two pieces a thread are held (the connections'
 // heads and ends between them are not counted: they held a thread's pieces to one or two), so
