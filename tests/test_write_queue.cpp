@@ -41,6 +41,29 @@ auto fail_on_throw(QString& failure) {
   return report_failure([&failure](const std::string& what) { failure = QString::fromStdString(what); });
 }
 
+// The stream's end of a test against plain OpenSSL: the test identity and one TLS 1.3 suite.
+void serve_with(asio::ssl::context& ctx, const QString& suite) {
+  SSL_CTX_use_certificate(ctx.native_handle(), identity().cert);
+  SSL_CTX_use_PrivateKey(ctx.native_handle(), identity().key);
+  SSL_CTX_set_ciphersuites(ctx.native_handle(), suite.toStdString().c_str());
+}
+
+// The other end: OpenSSL on a blocking socket to 127.0.0.1:`port`, with its own BIO and record
+// layer; `talk(ssl)` connects and talks.
+template <class Talk>
+void openssl_peer(std::uint16_t port, const QString& suite, Talk talk) {
+  asio::io_context peer_io;
+  tcp::socket c(peer_io, tcp::v4());
+  c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_ciphersuites(ctx, suite.toStdString().c_str());
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, static_cast<int>(c.native_handle()));
+  talk(ssl);
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+}
+
 struct Pair {
   QString failure;
   asio::io_context io;
@@ -174,28 +197,18 @@ class TestWriteQueue : public QObject {
     }
     asio::io_context io;
     asio::ssl::context server_ctx{asio::ssl::context::tls_server};
-    SSL_CTX_use_certificate(server_ctx.native_handle(), identity().cert);
-    SSL_CTX_use_PrivateKey(server_ctx.native_handle(), identity().key);
-    SSL_CTX_set_ciphersuites(server_ctx.native_handle(), suite.toStdString().c_str());
+    serve_with(server_ctx, suite);
     if (tls12) SSL_CTX_set_max_proto_version(server_ctx.native_handle(), TLS1_2_VERSION);
     tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
     Bytes received;
-    // The peer: OpenSSL on a blocking socket, its own BIO and record layer.
     std::thread peer([&, port = acceptor.local_endpoint().port()] {
-      asio::io_context peer_io;
-      tcp::socket c(peer_io, tcp::v4());
-      c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-      SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-      SSL_CTX_set_ciphersuites(ctx, suite.toStdString().c_str());
-      SSL* ssl = SSL_new(ctx);
-      SSL_set_fd(ssl, static_cast<int>(c.native_handle()));
-      std::vector<std::uint8_t> buf(65536);
-      std::size_t n = 0;
-      if (SSL_connect(ssl) == 1)
-        while (received.size() < expected.size() && SSL_read_ex(ssl, buf.data(), buf.size(), &n) == 1)
-          received.insert(received.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
-      SSL_free(ssl);
-      SSL_CTX_free(ctx);
+      openssl_peer(port, suite, [&](SSL* ssl) {
+        std::vector<std::uint8_t> buf(65536);
+        std::size_t n = 0;
+        if (SSL_connect(ssl) == 1)
+          while (received.size() < expected.size() && SSL_read_ex(ssl, buf.data(), buf.size(), &n) == 1)
+            received.insert(received.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+      });
     });
     auto server = make_tls_stream(acceptor.accept(), server_ctx);
     bool handshaken = false, written = false, took_over = false;
@@ -235,39 +248,30 @@ class TestWriteQueue : public QObject {
       for (Bytes f : {frame(2 * r, long_size[r]), frame(2 * r + 1, 40)}) expected.insert(expected.end(), f.begin(), f.end());
     asio::io_context io;
     asio::ssl::context server_ctx{asio::ssl::context::tls_server};
-    SSL_CTX_use_certificate(server_ctx.native_handle(), identity().cert);
-    SSL_CTX_use_PrivateKey(server_ctx.native_handle(), identity().key);
-    SSL_CTX_set_ciphersuites(server_ctx.native_handle(), suite.toStdString().c_str());
+    serve_with(server_ctx, suite);
     tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
     Bytes received;
     int key_updates_seen = 0;
     unsigned long peer_error = 0;
     std::thread peer([&, port = acceptor.local_endpoint().port()] {
-      asio::io_context peer_io;
-      tcp::socket c(peer_io, tcp::v4());
-      c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-      SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-      SSL_CTX_set_ciphersuites(ctx, suite.toStdString().c_str());
-      SSL* ssl = SSL_new(ctx);
-      SSL_set_fd(ssl, static_cast<int>(c.native_handle()));
-      SSL_set_msg_callback_arg(ssl, &key_updates_seen);
-      SSL_set_msg_callback(ssl, [](int write_p, int, int content_type, const void* buf, std::size_t len, SSL*, void* arg) {
-        if (!write_p && content_type == SSL3_RT_HANDSHAKE && len > 0 && static_cast<const std::uint8_t*>(buf)[0] == SSL3_MT_KEY_UPDATE)
-          ++*static_cast<int*>(arg);
+      openssl_peer(port, suite, [&](SSL* ssl) {
+        SSL_set_msg_callback_arg(ssl, &key_updates_seen);
+        SSL_set_msg_callback(ssl, [](int write_p, int, int content_type, const void* buf, std::size_t len, SSL*, void* arg) {
+          if (!write_p && content_type == SSL3_RT_HANDSHAKE && len > 0 && static_cast<const std::uint8_t*>(buf)[0] == SSL3_MT_KEY_UPDATE)
+            ++*static_cast<int*>(arg);
+        });
+        std::vector<std::uint8_t> buf(65536);
+        std::size_t n = 0, want = 0;
+        bool ok = SSL_connect(ssl) == 1;
+        for (int r = 0; ok && r < kRounds; ++r) {
+          if (r < kRequested) ok = SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1;
+          ok = ok && SSL_write(ssl, "?", 1) == 1;
+          want += long_size[r] + 40;
+          while (ok && received.size() < want && (ok = SSL_read_ex(ssl, buf.data(), buf.size(), &n) == 1))
+            received.insert(received.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+        }
+        peer_error = ERR_peek_last_error();
       });
-      std::vector<std::uint8_t> buf(65536);
-      std::size_t n = 0, want = 0;
-      bool ok = SSL_connect(ssl) == 1;
-      for (int r = 0; ok && r < kRounds; ++r) {
-        if (r < kRequested) ok = SSL_key_update(ssl, SSL_KEY_UPDATE_REQUESTED) == 1;
-        ok = ok && SSL_write(ssl, "?", 1) == 1;
-        want += long_size[r] + 40;
-        while (ok && received.size() < want && (ok = SSL_read_ex(ssl, buf.data(), buf.size(), &n) == 1))
-          received.insert(received.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
-      }
-      peer_error = ERR_peek_last_error();
-      SSL_free(ssl);
-      SSL_CTX_free(ctx);
     });
     auto server = make_tls_stream(acceptor.accept(), server_ctx);
     bool handshaken = false, took_over = false;
