@@ -45,9 +45,9 @@ inline int free_port() { return LoopbackListener(1).port(); }
 
 // `anthro-wb endpoint` on free loopback ports (anthro, https and lz share the TLS one), stopped
 // with SIGTERM when the object goes.
-class Endpoint {
+class EndpointProcess {
  public:
-  Endpoint(const QString& data_dir, const QStringList& extra) {
+  EndpointProcess(const QString& data_dir, const QStringList& extra) {
     process_.setProcessEnvironment(env_for(data_dir));
     process_.start(ANTHRO_WB, QStringList{"endpoint", "--listen", "127.0.0.1:0", "--lab-listen", "127.0.0.1:0",
                                           "--http-listen", "127.0.0.1:0", "--ttft-ms", "10:0", "--itl-ms", "1:0",
@@ -59,7 +59,7 @@ class Endpoint {
         if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
       }
   }
-  ~Endpoint() {
+  ~EndpointProcess() {
     ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
     if (!process_.waitForFinished(10000)) process_.kill();
   }

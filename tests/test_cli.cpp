@@ -325,7 +325,7 @@ class TestCli : public QObject {
   // Reached, the target's behaviour is the diagnosis, even when it refuses every request.
   void diagnoseOfAReachableTargetGivesVerdicts() {
     qputenv("CLI_TEST_REQUIRED_KEY", "only-the-endpoint-knows");
-    anthro::test::Endpoint refusing(dir_.path(), {"--require-api-key-env", "CLI_TEST_REQUIRED_KEY"});
+    anthro::test::EndpointProcess refusing(dir_.path(), {"--require-api-key-env", "CLI_TEST_REQUIRED_KEY"});
     qunsetenv("CLI_TEST_REQUIRED_KEY");
     QVERIFY(refusing.ready());
     const std::size_t items = anthro::builtin_latency_checklist().items.size();

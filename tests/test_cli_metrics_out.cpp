@@ -30,7 +30,7 @@
 #include "vectors.h"
 
 using json = nlohmann::json;
-using anthro::test::Endpoint;
+using anthro::test::EndpointProcess;
 using anthro::test::free_port;
 using anthro::test::Run;
 using anthro::test::run;
@@ -112,7 +112,7 @@ class TestCliMetricsOut : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    endpoint_ = std::make_unique<Endpoint>(dir_.path(), QStringList{});
+    endpoint_ = std::make_unique<EndpointProcess>(dir_.path(), QStringList{});
     QVERIFY(endpoint_->ready());
   }
   void cleanupTestCase() { endpoint_.reset(); }
@@ -553,7 +553,7 @@ class TestCliMetricsOut : public QObject {
 
  private:
   QTemporaryDir dir_;
-  std::unique_ptr<Endpoint> endpoint_;
+  std::unique_ptr<EndpointProcess> endpoint_;
 };
 
 QTEST_GUILESS_MAIN(TestCliMetricsOut)

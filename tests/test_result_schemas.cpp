@@ -26,7 +26,7 @@
 #include "test_paths.h"
 
 using nlohmann::json;
-using anthro::test::Endpoint;
+using anthro::test::EndpointProcess;
 using anthro::test::Run;
 using anthro::test::run;
 
@@ -175,7 +175,7 @@ class TestResultSchemas : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    endpoint_ = std::make_unique<Endpoint>(dir_.path(), QStringList{});
+    endpoint_ = std::make_unique<EndpointProcess>(dir_.path(), QStringList{});
     QVERIFY(endpoint_->ready());
   }
 
@@ -191,7 +191,7 @@ class TestResultSchemas : public QObject {
     Run refused = run({"session", "--target", "anthro+lab://127.0.0.1:1", "--format", "json"}, dir_.path());
     QCOMPARE(refused.code, 3);
     QVERIFY(parse(refused)["error"].is_string());
-    Endpoint cesu(dir_.path(), {"--fault", "utf8-surrogate"});
+    EndpointProcess cesu(dir_.path(), {"--fault", "utf8-surrogate"});
     QVERIFY(cesu.ready());
     Run invalid = run({"session", "--target", cesu.url("anthro+lab"), "--prompt", "wave 👋 and party 🎉", "--format", "json"},
                       dir_.path());
@@ -199,7 +199,7 @@ class TestResultSchemas : public QObject {
     json bad_text = parse(invalid);
     QVERIFY(bad_text["requests"][0]["text"].is_null());
     QVERIFY(bad_text["requests"][0]["invalid_utf8"] == true);
-    Endpoint emulating(dir_.path(), {"--affinity-slots", "8"});
+    EndpointProcess emulating(dir_.path(), {"--affinity-slots", "8"});
     QVERIFY(emulating.ready());
     Run affinity = run({"session", "--target", emulating.url("http") + "/v1/messages", "--affinity", "--repeat", "2",
                         "--format", "json"}, dir_.path());
@@ -423,7 +423,7 @@ class TestResultSchemas : public QObject {
 
  private:
   QTemporaryDir dir_;
-  std::unique_ptr<Endpoint> endpoint_;
+  std::unique_ptr<EndpointProcess> endpoint_;
 };
 
 QTEST_GUILESS_MAIN(TestResultSchemas)
