@@ -624,7 +624,7 @@ bool run_one_lane(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRe
 
 // The reader's side of run_lanes: a batch a lane, flushed when full and whenever the reader moves
 // on to its next buffer, so each batch holds exactly one buffer. The reader reads on only while
-// fewer than kBuffersAhead buffers are held: memory stays bounded however the lanes are split.
+// fewer than buffers_ahead() buffers are held: memory stays bounded however the lanes are split.
 class Router {
  public:
   Router(CaptureReader& reader, LanePool& pool, bool observed)
@@ -654,7 +654,9 @@ class Router {
 
  private:
   // 2 MiB each (capture_file.cpp): a lane may lag the reader by some 10 MiB before it waits.
-  static constexpr std::size_t kBuffersAhead = 6;
+  // An observer merging the lanes holds what the lanes ahead reported until the last catches up:
+  // there the reader keeps them closer together.
+  std::size_t buffers_ahead() const { return observed_ ? 2 : 6; }
   using Hold = std::shared_ptr<const void>;  // the reader's buffer, held for the batches in it
 
   void next_block(std::uint64_t below) {
@@ -662,7 +664,7 @@ class Router {
     block_.reset();
     pool_.wait_until([&] {
       while (!held_.empty() && held_.front().expired()) held_.pop_front();
-      return held_.size() < kBuffersAhead;
+      return held_.size() < buffers_ahead();
     });
     block_ = std::make_shared<const Hold>(reader_.hold());
     held_.push_back(block_);
@@ -686,14 +688,16 @@ class Router {
 };
 
 // More lanes than threads, so a free thread always finds one with work; the same result at any
-// number of them.
-unsigned lanes_of(unsigned threads) { return threads * 4; }
+// number of them. Not so for an observer merging the lanes in packet order: it holds every
+// lane's events until the one furthest behind catches up, and a lane no thread runs for a while
+// made it hold more than the whole reading did.
+unsigned lanes_of(unsigned threads, bool observed) { return observed ? threads : threads * 4; }
 
 const DecodeSink no_sink;  // lanes on threads decode for the analysis alone
 
 bool run_lanes(CaptureReader& reader, CaptureAnalysis& analysis, ConnectionRecords& records, const KeyRing& ring,
                unsigned threads, const AnalyzeOptions& options, ChecksumTally& checksums) {
-  const unsigned count = lanes_of(threads);
+  const unsigned count = lanes_of(threads, static_cast<bool>(options.observe_lane));
   std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned i = 0; i < count; ++i)
     lanes.push_back(std::make_unique<Lane>(ring, options.text_budget / count, no_sink, options.kept(),
