@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 
 #include "capture/http_rider.h"
@@ -183,17 +184,14 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
   options.threads = threads;
   options.keep_itl_samples = true;  // the inspector's ITL histogram
   options.observe_lane = [this](unsigned lane, unsigned lanes) {
-    if (lane == 0)  // all at once, before any lane runs: the merge reads the whole list
-      for (unsigned i = 0; i < lanes; ++i) lanes_.push_back(std::make_unique<LaneState>());
+    if (lane == 0) make_lanes(lanes);  // all at once, before any lane runs: the merge reads the whole list
     return observer(*lanes_[lane]);
   };
   auto result = analyze_capture(path, keys, {}, options);
+  // A cancelled pass: what the lanes reported still becomes rows. Their threads have ended.
+  for (auto& lane : lanes_) hand_over(*lane, LaneObserver::kEndOfCapture);
   {
-    std::lock_guard lock(merge_m_);  // a cancelled pass: what the lanes reported still becomes rows
-    for (auto& lane : lanes_) {
-      if (!lane->building.events.empty()) lane->ready.push_back(std::move(lane->building));
-      lane->done = true;
-    }
+    std::lock_guard lock(merge_m_);
     merge();
     flush_rows();
   }
@@ -209,8 +207,25 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
   return true;
 }
 
-// The lane's events become rows (and their bytes) on the lane's own thread; the merge only
-// numbers and stores them.
+// A lane for each decoding lane, each with its own frame file (lane 0's made by create()).
+void CaptureIndex::make_lanes(unsigned count) {
+  const unsigned files = std::min<unsigned>(count, std::numeric_limits<std::uint16_t>::max() + 1u);
+  data_.reserve(files);
+  while (data_.size() < files) {
+    auto file = SpillFile::create();
+    if (!file) break;  // lanes without a file fail the pass at their first bytes (write_failed_)
+    data_.push_back(std::move(*file));
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    auto lane = std::make_unique<LaneState>();
+    lane->index = static_cast<std::uint16_t>(i);
+    lane->file = i < data_.size() ? &data_[i] : nullptr;
+    lanes_.push_back(std::move(lane));
+  }
+}
+
+// The lane's events become rows (and their bytes, written to the lane's own file) on the lane's
+// own thread; the merge only numbers and stores the rows.
 LaneObserver CaptureIndex::observer(LaneState& lane) {
   LaneObserver o;
   o.on_connection = [&lane](std::uint64_t packet, const CaptureConnection& c) {
@@ -245,6 +260,8 @@ CaptureIndex::LaneEvent& CaptureIndex::LaneState::new_row(std::uint64_t packet, 
   e.packet = packet;
   e.conn = &c;
   e.exchange = exchange;
+  e.row.data_offset = written + data.size();
+  e.row.data_file = index;
   return e;
 }
 
@@ -254,7 +271,17 @@ void CaptureIndex::LaneState::end_row(LaneEvent& e, std::size_t data_size, std::
   detail = detail.substr(0, 0xFFFF);
   e.row.data_size = static_cast<std::uint32_t>(data_size);
   e.row.detail_size = static_cast<std::uint16_t>(detail.size());
-  building.data.insert(building.data.end(), detail.begin(), detail.end());
+  data.insert(data.end(), detail.begin(), detail.end());
+}
+
+// The bytes of the events so far go to the lane's file before the merge can see their rows:
+// one write a batch. False when it fails (the pass then publishes no more rows).
+bool CaptureIndex::LaneState::write_data() {
+  if (data.empty()) return true;
+  const bool ok = file && file->append(as_text(data));
+  written += data.size();
+  data.clear();  // keeps its capacity for the next batch
+  return ok;
 }
 
 void CaptureIndex::frame_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e) {
@@ -272,7 +299,7 @@ void CaptureIndex::frame_row(LaneState& lane, std::uint64_t packet, const Captur
     if (const auto* t = std::get_if<TokenBody>(&*e.body)) row.token_count = t->token_count;
   }
   // A refusal's detail follows the frame's bytes.
-  lane.end_row(ev, append_decoded_frame(e, lane.building.data),
+  lane.end_row(ev, append_decoded_frame(e, lane.data),
                e.refusal || e.no_key ? std::string_view(e.detail) : std::string_view());
 }
 
@@ -299,7 +326,7 @@ void CaptureIndex::http_row(LaneState& lane, std::uint64_t packet, const Capture
   row.stream_id = e.exchange;
   row.token_count = e.tokens;
   row.http_status = static_cast<std::uint16_t>(std::clamp(e.status, 0, 999));
-  lane.building.data.insert(lane.building.data.end(), e.text.begin(), e.text.end());
+  lane.data.insert(lane.data.end(), e.text.begin(), e.text.end());
   lane.end_row(ev, e.text.size(), e.summary);  // the summary is kept where a frame keeps its refusal's detail
 }
 
@@ -318,50 +345,117 @@ void CaptureIndex::dissected_row(LaneState& lane, std::uint64_t packet, const Ca
   row.stream_id = f.stream;
   if (!f.refusal.empty()) row.status = FrameStatus::Refused;
   const Bytes kept = kept_bytes(f);
-  lane.building.data.insert(lane.building.data.end(), kept.begin(), kept.end());
+  lane.data.insert(lane.data.end(), kept.begin(), kept.end());
   const std::string_view facts = std::string_view(f.facts).substr(0, DissectedFrame::kMaxFacts);
   std::string detail(1, static_cast<char>(facts.size()));
   detail.append(facts).append(f.refusal);
   lane.end_row(ev, kept.size(), detail);
 }
 
-// The lane's events so far are handed to the merge, which stores every event that no lane can
-// still precede.
+// The lane's events so far are handed to the merge. Whichever lane finds no merge running
+// merges (what any lane handed over meanwhile too); the others do not wait for it.
 void CaptureIndex::lane_progress(LaneState& lane, std::uint64_t packets) {
-  const std::size_t events = lane.building.events.size(), data = lane.building.data.size();
-  std::lock_guard lock(merge_m_);
+  hand_over(lane, packets);
+  merge_wanted_.store(true);
+  // A lane that hands over while another merges sets merge_wanted_ after its events are in
+  // `ready`: the merging lane sees it once it unlocks, and merges again.
+  while (merge_wanted_.load() && merge_m_.try_lock()) {
+    merge_wanted_.store(false);
+    merge();
+    merge_m_.unlock();
+  }
+}
+
+// The lane's bytes are written, then its events queued for the merge.
+void CaptureIndex::hand_over(LaneState& lane, std::uint64_t packets) {
+  const bool wrote = lane.write_data();
+  std::lock_guard lock(queue_m_);
+  lane.failed = lane.failed || !wrote;
   if (!lane.building.events.empty()) {
+    const std::size_t events = lane.building.events.size();
     lane.ready.push_back(std::move(lane.building));
     lane.building = {};
+    if (!lane.spare.empty()) {  // a list the merge is done with: no new memory to fault in
+      lane.building.events = std::move(lane.spare.back());
+      lane.spare.pop_back();
+    }
     lane.building.events.reserve(events);  // the next batch is likely as big: no regrowing
-    lane.building.data.reserve(data);
   }
   lane.below = packets;
   lane.done = packets == LaneObserver::kEndOfCapture;
-  merge();
 }
 
 const CaptureIndex::LaneEvent* CaptureIndex::LaneState::head() const {
-  return ready.empty() ? nullptr : &ready.front().events[ready.front().next];
+  return merging.empty() ? nullptr : &merging.front().events[merging.front().next];
 }
 
 // Events in packet order across the lanes (a lane's own in its order): the earliest event
 // waiting is taken while every lane with nothing waiting has promised nothing before it.
 void CaptureIndex::merge() {
-  for (;;) {
-    LaneState* next = nullptr;
-    for (auto& lane : lanes_)
-      if (lane->head() && (!next || lane->head()->packet < next->head()->packet)) next = lane.get();
-    if (!next) return;
-    const std::uint64_t packet = next->head()->packet;
-    for (auto& lane : lanes_)
-      if (!lane->head() && !lane->done && lane->below <= packet) return;
-    take(*next);
+  gather();
+  while (merge_run()) {
   }
 }
 
+// What the lanes handed over, taken for merging (under queue_m_ only this long).
+void CaptureIndex::gather() {
+  std::lock_guard lock(queue_m_);
+  for (auto& lane : lanes_) {
+    while (!lane->ready.empty()) {
+      lane->merging.push_back(std::move(lane->ready.front()));
+      lane->ready.pop_front();
+    }
+    lane->merge_below = lane->below;
+    lane->merge_done = lane->done;
+    write_failed_ = write_failed_ || lane->failed;
+  }
+}
+
+// The events of the lane with the earliest one, as far as no other lane can precede them (an
+// equal packet, the capture's end, goes to the lower lane first). False when none can be taken.
+bool CaptureIndex::merge_run() {
+  LaneState* next = nullptr;
+  for (auto& lane : lanes_)
+    if (lane->head() && (!next || lane->head()->packet < next->head()->packet)) next = lane.get();
+  if (!next) return false;
+  const std::optional<std::uint64_t> stop = run_stop(*next);
+  if (stop && next->head()->packet >= *stop) return false;
+  do {
+    take(*next);
+  } while (next->head() && (!stop || next->head()->packet < *stop));
+  return true;
+}
+
+// The packet `lane`'s run stops before; none when nothing bounds it.
+std::optional<std::uint64_t> CaptureIndex::run_stop(const LaneState& lane) const {
+  std::optional<std::uint64_t> stop;
+  auto bound = [&stop](std::uint64_t at) { stop = stop ? std::min(*stop, at) : at; };
+  for (const auto& other : lanes_) {
+    if (other.get() == &lane) continue;
+    if (const LaneEvent* head = other->head()) {
+      if (other->index > lane.index) {
+        if (head->packet != LaneObserver::kEndOfCapture) bound(head->packet + 1);
+      } else {
+        bound(head->packet);
+      }
+    } else if (!other->merge_done) {
+      bound(other->merge_below);
+    }
+  }
+  return stop;
+}
+
+// The id of a lane's connection record: a connection's rows come in runs, one lookup a run.
+std::uint32_t CaptureIndex::connection_id(LaneState& lane, const CaptureConnection* c) {
+  if (c != lane.last_conn) {
+    lane.last_id = seen_.at(c);
+    lane.last_conn = c;
+  }
+  return lane.last_id;
+}
+
 void CaptureIndex::take(LaneState& lane) {
-  LaneEvents& batch = lane.ready.front();
+  LaneEvents& batch = lane.merging.front();
   LaneEvent& e = batch.events[batch.next++];
   switch (e.what) {
     case LaneEvent::Open: {
@@ -372,24 +466,30 @@ void CaptureIndex::take(LaneState& lane) {
     }
     case LaneEvent::Negotiated: {
       std::lock_guard lock(m_);
-      connections_[seen_.at(e.conn)] = std::move(batch.states[e.state]);
+      connections_[connection_id(lane, e.conn)] = std::move(batch.states[e.state]);
       break;
     }
-    case LaneEvent::Row: {
-      e.row.connection = seen_.at(e.conn);
+    case LaneEvent::Row:
+      e.row.connection = connection_id(lane, e.conn);
       if (e.row.kind == RowKind::HttpResponse)
         open_replies_[std::uint64_t{e.row.connection} << 32 | e.exchange] =
             static_cast<std::uint32_t>(published_.load() + pending_.size());
-      const std::size_t size = e.row.data_size + e.row.detail_size;
-      add_row(e.row, ByteView(batch.data.data() + batch.next_data, size));
-      batch.next_data += size;
+      add_row(e.row);
       break;
-    }
     case LaneEvent::ReplyEnd:
-      reply_end(std::uint64_t{seen_.at(e.conn)} << 32 | e.exchange, std::move(batch.ends[e.state]));
+      reply_end(std::uint64_t{connection_id(lane, e.conn)} << 32 | e.exchange, std::move(batch.ends[e.state]));
       break;
   }
-  if (batch.next == batch.events.size()) lane.ready.pop_front();
+  if (batch.next == batch.events.size()) recycle(lane);
+}
+
+// A batch the merge is done with; its event list goes back to the lane for reuse.
+void CaptureIndex::recycle(LaneState& lane) {
+  std::vector<LaneEvent> events = std::move(lane.merging.front().events);
+  lane.merging.pop_front();
+  events.clear();
+  std::lock_guard lock(queue_m_);
+  if (lane.spare.size() < 2) lane.spare.push_back(std::move(events));
 }
 
 void CaptureIndex::reply_end(std::uint64_t reply, HttpRowParts&& told) {
@@ -402,20 +502,15 @@ void CaptureIndex::reply_end(std::uint64_t reply, HttpRowParts&& told) {
   std::erase_if(details_, [row](const auto& d) { return d.first == row; });  // read again with its end
 }
 
-// Stores `row` and its bytes (the frame's, then the detail).
-void CaptureIndex::add_row(FrameRow& row, ByteView stored) {
+// Stores `row` (its bytes are in its lane's file already).
+void CaptureIndex::add_row(const FrameRow& row) {
   // Buffered: one write per page of rows, not one per frame.
-  row.data_offset = data_.size() + pending_data_.size();
-  pending_data_.insert(pending_data_.end(), stored.begin(), stored.end());
   pending_.push_back(row);
-  if (pending_.size() == kRowsPerPage || pending_data_.size() >= (1u << 20)) flush_rows();
+  if (pending_.size() == kRowsPerPage) flush_rows();
 }
 
 void CaptureIndex::flush_rows() {
   if (pending_.empty()) return;
-  // A row is published only after its frame's bytes are written.
-  if (!write_failed_ && !data_.append(as_text(pending_data_))) write_failed_ = true;
-  pending_data_.clear();
   std::string_view bytes(reinterpret_cast<const char*>(pending_.data()), pending_.size() * sizeof(FrameRow));
   // After a failed write later rows would land at the wrong offsets: publishing stops there.
   if (!write_failed_ && rows_.append(bytes))
@@ -466,7 +561,8 @@ std::optional<FrameDetail> CaptureIndex::detail(std::size_t i) const {
   auto d = std::make_shared<FrameDetail>();
   d->row = *r;
   std::string stored(r->data_size + r->detail_size, '\0');
-  if (!data_.read({r->data_offset, stored.size()}, stored.data())) return std::nullopt;
+  if (r->data_file >= data_.size() || !data_[r->data_file].read({r->data_offset, stored.size()}, stored.data()))
+    return std::nullopt;
   d->bytes.assign(stored.begin(), stored.begin() + r->data_size);
   std::string detail_text = stored.substr(r->data_size);
   if (r->kind == RowKind::Dissected) {
@@ -520,17 +616,24 @@ std::vector<std::uint32_t> CaptureIndex::select(const FrameFilter& filter, const
   std::vector<std::uint32_t> out;
   const std::size_t n = frame_count();
   std::vector<FrameRow> rows(kRowsPerPage);
-  // Frames lie in the data file in row order: read it in large blocks, not frame by frame.
-  std::string block;
-  std::uint64_t block_at = 0;
+  // Frames lie in each lane's frame file in row order: read each in large blocks, not frame by
+  // frame.
+  struct Block {
+    std::string bytes;
+    std::uint64_t at = 0;
+  };
+  std::vector<Block> blocks(data_.size());
   auto frame_bytes = [&](const FrameRow& r) -> std::string_view {
-    if (r.data_offset < block_at || r.data_offset + r.data_size > block_at + block.size()) {
-      block_at = r.data_offset;
-      block.resize(std::max<std::size_t>(r.data_size, std::min<std::uint64_t>(1u << 20, data_.size() - block_at)));
-      if (!data_.read({block_at, block.size()}, block.data())) block.clear();
+    if (r.data_file >= data_.size()) return {};
+    const SpillFile& file = data_[r.data_file];
+    Block& b = blocks[r.data_file];
+    if (r.data_offset < b.at || r.data_offset + r.data_size > b.at + b.bytes.size()) {
+      b.at = r.data_offset;
+      b.bytes.resize(std::max<std::size_t>(r.data_size, std::min<std::uint64_t>(1u << 20, file.size() - b.at)));
+      if (!file.read({b.at, b.bytes.size()}, b.bytes.data())) b.bytes.clear();
     }
-    if (r.data_offset + r.data_size > block_at + block.size()) return {};
-    return std::string_view(block).substr(r.data_offset - block_at, r.data_size);
+    if (r.data_offset + r.data_size > b.at + b.bytes.size()) return {};
+    return std::string_view(b.bytes).substr(r.data_offset - b.at, r.data_size);
   };
   for (std::size_t first = 0; first < n; first += kRowsPerPage) {
     if (cancelled && cancelled->load(std::memory_order_relaxed)) break;

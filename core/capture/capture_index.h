@@ -1,7 +1,8 @@
 // The capture inspector's data. One indexing pass over a capture file (analyze_capture with
-// an observer on each of its decoding lanes) writes a fixed-size row per frame and the frame's
-// decoded bytes to two unnamed temporary files; readers then page through millions of frames
-// while only small caches stay in memory. Rows become readable while the pass still runs, so a
+// an observer on each of its decoding lanes) writes a fixed-size row per frame to an unnamed
+// temporary file, and the frame's decoded bytes to another, one per lane (each lane writes its
+// own, so the merge into capture order moves only rows); readers then page through millions of
+// frames while only small caches stay in memory. Rows become readable while the pass still runs, so a
 // view can fill as it loads.
 //
 // Threads: load() runs once, on a worker thread (and the pass's lanes on theirs: each lane
@@ -32,7 +33,7 @@ enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, 
 
 struct FrameRow {
   double ts = 0;
-  std::uint64_t data_offset = 0;    // of the frame's bytes in the index's frame file
+  std::uint64_t data_offset = 0;    // of the frame's bytes in frame file `data_file`
   std::uint64_t stream_offset = 0;  // of the frame in its direction's byte stream
   std::uint32_t data_size = 0;
   std::uint16_t detail_size = 0;    // a refusal's detail text (Dissected: facts too), after the frame's bytes
@@ -46,6 +47,7 @@ struct FrameRow {
   ProfileId profile = ProfileId::AnthroV1;
   Direction dir = Direction::ClientToServer;
   FrameStatus status = FrameStatus::Ok;
+  std::uint16_t data_file = 0;  // which of the index's frame files (the lane's that decoded it)
   FrameReason refusal = FrameReason::Version;  // when status is Refused
 };
 
@@ -119,51 +121,76 @@ class CaptureIndex {
     const CaptureConnection* conn = nullptr;  // the lane's record, whose address names the connection
     std::uint32_t exchange = 0;               // Row of an HTTP message; ReplyEnd
     std::uint32_t state = 0;                  // Open, Negotiated: its index in `states`; ReplyEnd: in `ends`
-    FrameRow row;                             // Row: its bytes are next in `data`; the merge sets `connection`
+    FrameRow row;                             // Row: its bytes are in the lane's file; the merge sets `connection`
   };
   struct LaneEvents {
     std::vector<LaneEvent> events;
-    Bytes data;
     std::vector<CaptureConnection> states;  // copied on the lane's thread, where it is not changing
     std::vector<HttpRowParts> ends;
-    std::size_t next = 0, next_data = 0;  // what the merge has taken
+    std::size_t next = 0;  // what the merge has taken
   };
   struct LaneState {
-    LaneEvents building;           // the lane's thread only
-    std::deque<LaneEvents> ready;  // handed to the merge; under merge_m_, as what follows
-    std::uint64_t below = 0;       // the lane has reported everything of the packets below it
-    bool done = false;
+    // The lane's thread only: its events since it last reported, their bytes not yet written,
+    // and how many bytes its file holds.
+    LaneEvents building;
+    Bytes data;
+    std::uint64_t written = 0;
+    SpillFile* file = nullptr;  // null when it could not be made
+    std::uint16_t index = 0;
+    // Under queue_m_: what the lane handed to the merge, and spent event lists handed back.
+    std::deque<LaneEvents> ready;
+    std::vector<std::vector<LaneEvent>> spare;
+    std::uint64_t below = 0;  // the lane has reported everything of the packets below it
+    bool done = false, failed = false;
+    // The merge's (under merge_m_): what it took from `ready`, and what it knew of the lane then.
+    std::deque<LaneEvents> merging;
+    std::uint64_t merge_below = 0;
+    bool merge_done = false;
+    const CaptureConnection* last_conn = nullptr;  // the connection of the lane's last row, and its id
+    std::uint32_t last_id = 0;
     void add(const LaneEvent& e);
     LaneEvent& new_row(std::uint64_t packet, const CaptureConnection& c, std::uint32_t exchange = 0);
     void end_row(LaneEvent& e, std::size_t data_size, std::string_view detail);
+    bool write_data();
     const LaneEvent* head() const;
   };
 
-  CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)), data_(std::move(data)) {}
+  CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)) { data_.push_back(std::move(data)); }
   LaneObserver observer(LaneState& lane);
   static void frame_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e);
   static void http_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const HttpEvent& e);
   static void dissected_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const DissectedFrame& f);
+  void make_lanes(unsigned count);
   void lane_progress(LaneState& lane, std::uint64_t packets);
+  void hand_over(LaneState& lane, std::uint64_t packets);
   void merge();
+  void gather();
+  bool merge_run();
+  std::optional<std::uint64_t> run_stop(const LaneState& lane) const;
   void take(LaneState& lane);
+  void recycle(LaneState& lane);
+  std::uint32_t connection_id(LaneState& lane, const CaptureConnection* c);
   void reply_end(std::uint64_t reply, HttpRowParts&& told);
-  void add_row(FrameRow& row, ByteView stored);
+  void add_row(const FrameRow& row);
   void flush_rows();
   bool read_rows(std::size_t first, std::size_t count, FrameRow* out) const;
   FrameDetail cache(std::size_t i, std::shared_ptr<FrameDetail> d) const;
 
-  SpillFile rows_, data_;
+  SpillFile rows_;
+  // The frame files, lane by lane; made before the pass, then fixed (so read without a lock).
+  std::vector<SpillFile> data_;
   std::atomic<std::size_t> published_{0};
   std::atomic<bool> finished_{false};
 
   // Loader state: the lanes (made before the pass, then fixed), and under merge_m_ the merge's.
+  // Whichever lane reports while no merge runs does the merging; the others hand their events
+  // over (under queue_m_, briefly) and go on decoding.
   std::vector<std::unique_ptr<LaneState>> lanes_;
-  std::mutex merge_m_;
+  std::mutex queue_m_, merge_m_;
+  std::atomic<bool> merge_wanted_{false};
   std::vector<FrameRow> pending_;
   std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // a lane's record -> id
   std::unordered_map<std::uint64_t, std::uint32_t> open_replies_;  // (connection, exchange) -> its reply's row
-  Bytes pending_data_;
   bool write_failed_ = false;
 
   mutable std::mutex m_;  // guards what follows
