@@ -17,26 +17,32 @@ namespace {
 
 constexpr std::size_t kSealedPrefix = kHeaderSize + kNonceSize;
 
+void append(std::string& out, ByteView bytes) {
+  out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 // The frame as the index keeps it: header and nonce, plaintext for ciphertext, tag; secrets
-// masked. Appended to `out`; its size.
-std::size_t append_decoded_frame(const FrameEvent& e, Bytes& out) {
+// masked. Appended to `out` (a string: its append costs less than a vector's range insert, at
+// three a frame); its size.
+std::size_t append_decoded_frame(const FrameEvent& e, std::string& out) {
   if (!e.decrypted || e.wire.size() < kSealedPrefix + kTagSize) {
-    out.insert(out.end(), e.wire.begin(), e.wire.end());
+    append(out, e.wire);
     return e.wire.size();
   }
   const std::size_t at = out.size();
   if (e.wire.size() == kSealedPrefix + e.plaintext.size() + kTagSize) {
     // The frame as it came, its ciphertext then overwritten by the plaintext of the same length:
-    // one insert and one copy, where three inserts cost more than a token frame's bytes.
-    out.insert(out.end(), e.wire.begin(), e.wire.end());
-    std::copy(e.plaintext.begin(), e.plaintext.end(), out.begin() + static_cast<std::ptrdiff_t>(at + kSealedPrefix));
+    // one append and one copy, where three appends cost more than a token frame's bytes.
+    append(out, e.wire);
+    std::memcpy(out.data() + at + kSealedPrefix, e.plaintext.data(), e.plaintext.size());
   } else {
-    out.insert(out.end(), e.wire.begin(), e.wire.begin() + kSealedPrefix);
-    out.insert(out.end(), e.plaintext.begin(), e.plaintext.end());
-    out.insert(out.end(), e.wire.end() - kTagSize, e.wire.end());
+    append(out, e.wire.first(kSealedPrefix));
+    append(out, e.plaintext);
+    append(out, e.wire.last(kTagSize));
   }
   if (e.header.frame_type() == FrameType::Request && e.plaintext.size() > 4)
-    mask_secrets(std::span<std::uint8_t>(out.data() + at + kSealedPrefix + 4, e.plaintext.size() - 4));
+    mask_secrets(std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(out.data()) + at + kSealedPrefix + 4,
+                                         e.plaintext.size() - 4));
   return out.size() - at;
 }
 
@@ -268,17 +274,18 @@ CaptureIndex::LaneEvent& CaptureIndex::LaneState::new_row(std::uint64_t packet, 
 // A row's bytes: what was appended to the lane's data for it (`data_size`: the frame as kept,
 // or an HTTP row's text), then `detail` cut to 64 KiB.
 void CaptureIndex::LaneState::end_row(LaneEvent& e, std::size_t data_size, std::string_view detail) {
-  detail = detail.substr(0, 0xFFFF);
   e.row.data_size = static_cast<std::uint32_t>(data_size);
+  if (detail.empty()) return;  // a frame's, mostly
+  detail = detail.substr(0, 0xFFFF);
   e.row.detail_size = static_cast<std::uint16_t>(detail.size());
-  data.insert(data.end(), detail.begin(), detail.end());
+  data.append(detail);
 }
 
 // The bytes of the events so far go to the lane's file before the merge can see their rows:
 // one write a batch. False when it fails (the pass then publishes no more rows).
 bool CaptureIndex::LaneState::write_data() {
   if (data.empty()) return true;
-  const bool ok = file && file->append(as_text(data));
+  const bool ok = file && file->append(data);
   written += data.size();
   data.clear();  // keeps its capacity for the next batch
   return ok;
@@ -326,7 +333,7 @@ void CaptureIndex::http_row(LaneState& lane, std::uint64_t packet, const Capture
   row.stream_id = e.exchange;
   row.token_count = e.tokens;
   row.http_status = static_cast<std::uint16_t>(std::clamp(e.status, 0, 999));
-  lane.data.insert(lane.data.end(), e.text.begin(), e.text.end());
+  lane.data.append(e.text);
   lane.end_row(ev, e.text.size(), e.summary);  // the summary is kept where a frame keeps its refusal's detail
 }
 
@@ -345,7 +352,7 @@ void CaptureIndex::dissected_row(LaneState& lane, std::uint64_t packet, const Ca
   row.stream_id = f.stream;
   if (!f.refusal.empty()) row.status = FrameStatus::Refused;
   const Bytes kept = kept_bytes(f);
-  lane.data.insert(lane.data.end(), kept.begin(), kept.end());
+  append(lane.data, kept);
   const std::string_view facts = std::string_view(f.facts).substr(0, DissectedFrame::kMaxFacts);
   std::string detail(1, static_cast<char>(facts.size()));
   detail.append(facts).append(f.refusal);
@@ -372,14 +379,14 @@ void CaptureIndex::hand_over(LaneState& lane, std::uint64_t packets) {
   std::lock_guard lock(queue_m_);
   lane.failed = lane.failed || !wrote;
   if (!lane.building.events.empty()) {
-    const std::size_t events = lane.building.events.size();
+    lane.most_events = std::max(lane.most_events, lane.building.events.size());
     lane.ready.push_back(std::move(lane.building));
     lane.building = {};
     if (!lane.spare.empty()) {  // a list the merge is done with: no new memory to fault in
       lane.building.events = std::move(lane.spare.back());
       lane.spare.pop_back();
     }
-    lane.building.events.reserve(events);  // the next batch is likely as big: no regrowing
+    lane.building.events.reserve(lane.most_events);  // no regrowing into new memory
   }
   lane.below = packets;
   lane.done = packets == LaneObserver::kEndOfCapture;
@@ -420,9 +427,15 @@ bool CaptureIndex::merge_run() {
   if (!next) return false;
   const std::optional<std::uint64_t> stop = run_stop(*next);
   if (stop && next->head()->packet >= *stop) return false;
-  do {
-    take(*next);
-  } while (next->head() && (!stop || next->head()->packet < *stop));
+  const std::uint64_t last = stop ? *stop - 1 : LaneObserver::kEndOfCapture;  // the run's last packet
+  while (!next->merging.empty()) {
+    LaneEvents& batch = next->merging.front();
+    std::size_t i = batch.next;
+    for (; i < batch.events.size() && batch.events[i].packet <= last; ++i) take(*next, batch, batch.events[i]);
+    batch.next = i;
+    if (i < batch.events.size()) break;
+    recycle(*next);
+  }
   return true;
 }
 
@@ -454,9 +467,7 @@ std::uint32_t CaptureIndex::connection_id(LaneState& lane, const CaptureConnecti
   return lane.last_id;
 }
 
-void CaptureIndex::take(LaneState& lane) {
-  LaneEvents& batch = lane.merging.front();
-  LaneEvent& e = batch.events[batch.next++];
+void CaptureIndex::take(LaneState& lane, LaneEvents& batch, LaneEvent& e) {
   switch (e.what) {
     case LaneEvent::Open: {
       seen_.emplace(e.conn, static_cast<std::uint32_t>(seen_.size()));
@@ -480,7 +491,6 @@ void CaptureIndex::take(LaneState& lane) {
       reply_end(std::uint64_t{connection_id(lane, e.conn)} << 32 | e.exchange, std::move(batch.ends[e.state]));
       break;
   }
-  if (batch.next == batch.events.size()) recycle(lane);
 }
 
 // A batch the merge is done with; its event list goes back to the lane for reuse.
@@ -489,7 +499,7 @@ void CaptureIndex::recycle(LaneState& lane) {
   lane.merging.pop_front();
   events.clear();
   std::lock_guard lock(queue_m_);
-  if (lane.spare.size() < 2) lane.spare.push_back(std::move(events));
+  if (lane.spare.size() < kSpareEventLists) lane.spare.push_back(std::move(events));
 }
 
 void CaptureIndex::reply_end(std::uint64_t reply, HttpRowParts&& told) {

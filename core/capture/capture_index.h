@@ -133,13 +133,14 @@ class CaptureIndex {
     // The lane's thread only: its events since it last reported, their bytes not yet written,
     // and how many bytes its file holds.
     LaneEvents building;
-    Bytes data;
+    std::string data;
     std::uint64_t written = 0;
+    std::size_t most_events = 0;  // in one batch
     SpillFile* file = nullptr;  // null when it could not be made
     std::uint16_t index = 0;
     // Under queue_m_: what the lane handed to the merge, and spent event lists handed back.
     std::deque<LaneEvents> ready;
-    std::vector<std::vector<LaneEvent>> spare;
+    std::vector<std::vector<LaneEvent>> spare;  // at most kSpareEventLists
     std::uint64_t below = 0;  // the lane has reported everything of the packets below it
     bool done = false, failed = false;
     // The merge's (under merge_m_): what it took from `ready`, and what it knew of the lane then.
@@ -155,6 +156,9 @@ class CaptureIndex {
     const LaneEvent* head() const;
   };
 
+  // Batches a lane may have handed over and not yet got back: the lists kept for reuse.
+  static constexpr std::size_t kSpareEventLists = 4;
+
   CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)) { data_.push_back(std::move(data)); }
   LaneObserver observer(LaneState& lane);
   static void frame_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e);
@@ -167,7 +171,7 @@ class CaptureIndex {
   void gather();
   bool merge_run();
   std::optional<std::uint64_t> run_stop(const LaneState& lane) const;
-  void take(LaneState& lane);
+  void take(LaneState& lane, LaneEvents& batch, LaneEvent& e);
   void recycle(LaneState& lane);
   std::uint32_t connection_id(LaneState& lane, const CaptureConnection* c);
   void reply_end(std::uint64_t reply, HttpRowParts&& told);
