@@ -625,6 +625,7 @@ std::shared_ptr<const CaptureAnalysis> CaptureIndex::analysis() const {
 std::vector<std::uint32_t> CaptureIndex::select(const FrameFilter& filter, const std::atomic<bool>* cancelled) const {
   std::vector<std::uint32_t> out;
   const std::size_t n = frame_count();
+  if (n == 0) return out;  // the frame files may still be being made
   std::vector<FrameRow> rows(kRowsPerPage);
   // Frames lie in each lane's frame file in row order: read each in large blocks, not frame by
   // frame.
