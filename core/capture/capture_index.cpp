@@ -261,8 +261,10 @@ void CaptureIndex::LaneState::add(const LaneEvent& e) { building.events.push_bac
 // (twice: into add_row's argument, then into the batch).
 CaptureIndex::LaneEvent& CaptureIndex::LaneState::new_row(std::uint64_t packet, const CaptureConnection& c,
                                                           std::uint32_t exchange) {
-  LaneEvent& e = building.events.emplace_back();
-  e.what = LaneEvent::Row;
+  // Copied from a constant: emplace_back() zeroes the event first with a `rep stos` that costs
+  // more than filling it (a fifth of the lane's index work).
+  static constexpr LaneEvent kRow{.what = LaneEvent::Row};
+  LaneEvent& e = building.events.emplace_back(kRow);
   e.packet = packet;
   e.conn = &c;
   e.exchange = exchange;
