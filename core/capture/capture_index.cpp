@@ -201,6 +201,7 @@ Result<bool> CaptureIndex::load(const std::string& path, const CaptureKeySources
     merge();
     flush_rows();
   }
+  write_rows();
   if (result) {
     std::lock_guard lock(m_);
     connections_.clear();
@@ -368,11 +369,16 @@ void CaptureIndex::lane_progress(LaneState& lane, std::uint64_t packets) {
   merge_wanted_.store(true);
   // A lane that hands over while another merges sets merge_wanted_ after its events are in
   // `ready`: the merging lane sees it once it unlocks, and merges again.
+  bool merged = false;
   while (merge_wanted_.load() && merge_m_.try_lock()) {
     merge_wanted_.store(false);
     merge();
     merge_m_.unlock();
+    merged = true;
   }
+  // The lane that merges is mostly the one the others wait for: the rows it merged are written
+  // by another lane, unless it is the only one or they pile up.
+  if (!merged || lanes_.size() == 1 || unwritten_rows_.load() >= kUnwrittenPages * kRowsPerPage) write_rows();
 }
 
 // The lane's bytes are written, then its events queued for the merge.
@@ -416,7 +422,7 @@ void CaptureIndex::gather() {
     }
     lane->merge_below = lane->below;
     lane->merge_done = lane->done;
-    write_failed_ = write_failed_ || lane->failed;
+    if (lane->failed) write_failed_.store(true);
   }
 }
 
@@ -486,7 +492,7 @@ void CaptureIndex::take(LaneState& lane, LaneEvents& batch, LaneEvent& e) {
       e.row.connection = connection_id(lane, e.conn);
       if (e.row.kind == RowKind::HttpResponse)
         open_replies_[std::uint64_t{e.row.connection} << 32 | e.exchange] =
-            static_cast<std::uint32_t>(published_.load() + pending_.size());
+            static_cast<std::uint32_t>(merged_rows_ + pending_.size());
       add_row(e.row);
       break;
     case LaneEvent::ReplyEnd:
@@ -521,15 +527,45 @@ void CaptureIndex::add_row(const FrameRow& row) {
   if (pending_.size() == kRowsPerPage) flush_rows();
 }
 
+// The merged rows, a page of them, queued for writing (write_rows).
 void CaptureIndex::flush_rows() {
   if (pending_.empty()) return;
-  std::string_view bytes(reinterpret_cast<const char*>(pending_.data()), pending_.size() * sizeof(FrameRow));
-  // After a failed write later rows would land at the wrong offsets: publishing stops there.
-  if (!write_failed_ && rows_.append(bytes))
-    published_.store(published_.load() + pending_.size(), std::memory_order_release);
-  else
-    write_failed_ = true;
-  pending_.clear();
+  merged_rows_ += pending_.size();
+  std::vector<FrameRow> page;
+  std::lock_guard lock(pages_m_);
+  if (!spare_pages_.empty()) {
+    page = std::move(spare_pages_.back());
+    spare_pages_.pop_back();
+  }
+  page.swap(pending_);  // pending_ gets the spare page's memory
+  unwritten_rows_.fetch_add(page.size());
+  unwritten_.push_back(std::move(page));
+}
+
+// Writes the queued pages in order, each published once written; does nothing while another
+// thread writes them.
+void CaptureIndex::write_rows() {
+  std::unique_lock writing(write_m_, std::try_to_lock);
+  if (!writing) return;
+  for (;;) {
+    std::vector<FrameRow> page;
+    {
+      std::lock_guard lock(pages_m_);
+      if (unwritten_.empty()) return;
+      page = std::move(unwritten_.front());
+      unwritten_.pop_front();
+    }
+    std::string_view bytes(reinterpret_cast<const char*>(page.data()), page.size() * sizeof(FrameRow));
+    // After a failed write later rows would land at the wrong offsets: publishing stops there.
+    if (!write_failed_.load() && rows_.append(bytes))
+      published_.store(published_.load() + page.size(), std::memory_order_release);
+    else
+      write_failed_.store(true);
+    unwritten_rows_.fetch_sub(page.size());
+    page.clear();
+    std::lock_guard lock(pages_m_);
+    if (spare_pages_.size() < kUnwrittenPages) spare_pages_.push_back(std::move(page));
+  }
 }
 
 bool CaptureIndex::read_rows(std::size_t first, std::size_t count, FrameRow* out) const {

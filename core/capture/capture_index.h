@@ -177,6 +177,7 @@ class CaptureIndex {
   void reply_end(std::uint64_t reply, HttpRowParts&& told);
   void add_row(const FrameRow& row);
   void flush_rows();
+  void write_rows();
   bool read_rows(std::size_t first, std::size_t count, FrameRow* out) const;
   FrameDetail cache(std::size_t i, std::shared_ptr<FrameDetail> d) const;
 
@@ -193,9 +194,17 @@ class CaptureIndex {
   std::mutex queue_m_, merge_m_;
   std::atomic<bool> merge_wanted_{false};
   std::vector<FrameRow> pending_;
+  std::size_t merged_rows_ = 0;  // before pending_
   std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // a lane's record -> id
   std::unordered_map<std::uint64_t, std::uint32_t> open_replies_;  // (connection, exchange) -> its reply's row
-  bool write_failed_ = false;
+  // Pages of merged rows waiting to be written (under pages_m_), in order; written by one thread
+  // at a time (write_m_). More than kUnwrittenPages of them and the merging lane writes too.
+  static constexpr std::size_t kUnwrittenPages = 16;
+  std::mutex pages_m_, write_m_;
+  std::deque<std::vector<FrameRow>> unwritten_;
+  std::vector<std::vector<FrameRow>> spare_pages_;
+  std::atomic<std::size_t> unwritten_rows_{0};
+  std::atomic<bool> write_failed_{false};
 
   mutable std::mutex m_;  // guards what follows
   std::vector<CaptureConnection> connections_;
