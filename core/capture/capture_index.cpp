@@ -364,25 +364,25 @@ void CaptureIndex::dissected_row(LaneState& lane, std::uint64_t packet, const Ca
 
 // The lane's events so far are handed to the merge. Whichever lane finds no merge running
 // merges (what any lane handed over meanwhile too); the others do not wait for it.
+// The merge and the rows' writes are left to a lane further on when there is one: the lane the
+// others wait for would otherwise do them all (its report is what lets the merge go on).
 void CaptureIndex::lane_progress(LaneState& lane, std::uint64_t packets) {
-  hand_over(lane, packets);
-  merge_wanted_.store(true);
+  const bool others_ahead = hand_over(lane, packets);
   // A lane that hands over while another merges sets merge_wanted_ after its events are in
   // `ready`: the merging lane sees it once it unlocks, and merges again.
-  bool merged = false;
+  merge_wanted_.store(true);
+  if (others_ahead && unwritten_rows_.load() < kUnwrittenPages * kRowsPerPage) return;
   while (merge_wanted_.load() && merge_m_.try_lock()) {
     merge_wanted_.store(false);
     merge();
     merge_m_.unlock();
-    merged = true;
   }
-  // The lane that merges is mostly the one the others wait for: the rows it merged are written
-  // by another lane, unless it is the only one or they pile up.
-  if (!merged || lanes_.size() == 1 || unwritten_rows_.load() >= kUnwrittenPages * kRowsPerPage) write_rows();
+  write_rows();
 }
 
-// The lane's bytes are written, then its events queued for the merge.
-void CaptureIndex::hand_over(LaneState& lane, std::uint64_t packets) {
+// The lane's bytes are written, then its events queued for the merge. True when another lane
+// still running has reported as far or further, and not too much waits to be merged.
+bool CaptureIndex::hand_over(LaneState& lane, std::uint64_t packets) {
   const bool wrote = lane.write_data();
   std::lock_guard lock(queue_m_);
   lane.failed = lane.failed || !wrote;
@@ -398,6 +398,13 @@ void CaptureIndex::hand_over(LaneState& lane, std::uint64_t packets) {
   }
   lane.below = packets;
   lane.done = packets == LaneObserver::kEndOfCapture;
+  std::size_t queued = 0;
+  bool others_ahead = false;
+  for (const auto& other : lanes_) {
+    queued += other->ready.size();
+    others_ahead = others_ahead || (other.get() != &lane && !other->done && other->below >= lane.below);
+  }
+  return others_ahead && queued < kQueuedBatches * lanes_.size();
 }
 
 const CaptureIndex::LaneEvent* CaptureIndex::LaneState::head() const {

@@ -158,6 +158,8 @@ class CaptureIndex {
 
   // Batches a lane may have handed over and not yet got back: the lists kept for reuse.
   static constexpr std::size_t kSpareEventLists = 4;
+  // Batches a lane may leave in `ready` for a lane further on to merge, a lane.
+  static constexpr std::size_t kQueuedBatches = 4;
 
   CaptureIndex(SpillFile rows, SpillFile data) : rows_(std::move(rows)) { data_.push_back(std::move(data)); }
   LaneObserver observer(LaneState& lane);
@@ -166,7 +168,7 @@ class CaptureIndex {
   static void dissected_row(LaneState& lane, std::uint64_t packet, const CaptureConnection& c, const DissectedFrame& f);
   void make_lanes(unsigned count);
   void lane_progress(LaneState& lane, std::uint64_t packets);
-  void hand_over(LaneState& lane, std::uint64_t packets);
+  bool hand_over(LaneState& lane, std::uint64_t packets);
   void merge();
   void gather();
   bool merge_run();
@@ -188,8 +190,8 @@ class CaptureIndex {
   std::atomic<bool> finished_{false};
 
   // Loader state: the lanes (made before the pass, then fixed), and under merge_m_ the merge's.
-  // Whichever lane reports while no merge runs does the merging; the others hand their events
-  // over (under queue_m_, briefly) and go on decoding.
+  // A lane hands its events over (under queue_m_, briefly); one that no running lane has passed
+  // then merges, unless another merges already: none waits for the merge.
   std::vector<std::unique_ptr<LaneState>> lanes_;
   std::mutex queue_m_, merge_m_;
   std::atomic<bool> merge_wanted_{false};
@@ -198,7 +200,8 @@ class CaptureIndex {
   std::unordered_map<const CaptureConnection*, std::uint32_t> seen_;  // a lane's record -> id
   std::unordered_map<std::uint64_t, std::uint32_t> open_replies_;  // (connection, exchange) -> its reply's row
   // Pages of merged rows waiting to be written (under pages_m_), in order; written by one thread
-  // at a time (write_m_). More than kUnwrittenPages of them and the merging lane writes too.
+  // at a time (write_m_), after a merge. More than kUnwrittenPages of them and a lane behind
+  // merges and writes too.
   static constexpr std::size_t kUnwrittenPages = 16;
   std::mutex pages_m_, write_m_;
   std::deque<std::vector<FrameRow>> unwritten_;
