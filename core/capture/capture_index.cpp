@@ -362,10 +362,10 @@ void CaptureIndex::dissected_row(LaneState& lane, std::uint64_t packet, const Ca
   lane.end_row(ev, kept.size(), detail);
 }
 
-// The lane's events so far are handed to the merge. Whichever lane finds no merge running
-// merges (what any lane handed over meanwhile too); the others do not wait for it.
-// The merge and the rows' writes are left to a lane further on when there is one: the lane the
-// others wait for would otherwise do them all (its report is what lets the merge go on).
+// The lane's events so far are handed to the merge. A lane that finds no merge running merges
+// (what any lane handed over meanwhile too); none waits for it. The merge and the rows' writes
+// are left to a lane further on when there is one: the lane the others wait for would otherwise
+// do them all (its report is what lets the merge go on).
 void CaptureIndex::lane_progress(LaneState& lane, std::uint64_t packets) {
   const bool others_ahead = hand_over(lane, packets);
   // A lane that hands over while another merges sets merge_wanted_ after its events are in
