@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <openssl/ssl.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -21,6 +23,7 @@
 #include "metrics/request_json.h"
 #include "metrics/stats.h"
 #include "protocol/stream_decoder.h"
+#include "raw_peer.h"
 #include "test_paths.h"
 #include "util/files.h"
 #include "vectors.h"
@@ -44,6 +47,45 @@ std::string s_client(const Endpoint& endpoint, const char* alpn, const char* ver
   p.closeWriteChannel();
   p.waitForFinished(10000);
   return (p.readAllStandardOutput() + p.readAllStandardError()).toStdString();
+}
+
+// The NewSessionTickets a TLS 1.3 client gets on the endpoint's TLS port while asking for a page
+// with Connection: close and reading to the end; -1 when the handshake failed.
+int session_tickets(std::uint16_t port) {
+  static int tickets = 0;
+  tickets = 0;
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  timeval tv{3, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
+  // A client cache, so OpenSSL hands over every ticket it receives.
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_sess_set_new_cb(ctx, [](SSL*, SSL_SESSION*) {
+    ++tickets;
+    return 0;
+  });
+  static const unsigned char alpn[] = "\x08http/1.1";
+  SSL_CTX_set_alpn_protos(ctx, alpn, sizeof alpn - 1);
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, fd);
+  int result = -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && SSL_connect(ssl) == 1) {
+    std::string request = "GET /no-such-page HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    SSL_write(ssl, request.data(), static_cast<int>(request.size()));
+    char buf[4096];
+    while (SSL_read(ssl, buf, sizeof buf) > 0) {
+    }
+    result = tickets;
+  }
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  ::close(fd);
+  return result;
 }
 
 // The decoded text of recorded session bytes, opened only with the session's key log.
@@ -136,6 +178,14 @@ class TestEndpoint : public QObject {
     QVERIFY(refused.find("ALPN protocol") == std::string::npos);
     std::string tls12 = s_client(f.endpoint(), "anthro-v1", "-tls1_2");  // TLS 1.2 AEAD suites are tolerated
     QVERIFY2(tls12.find("ALPN protocol: anthro-v1") != std::string::npos, tls12.c_str());
+  }
+
+  // No client of the endpoint resumes a session: OpenSSL's two NewSessionTickets after every
+  // TLS 1.3 handshake were work on both sides and one more write a connection.
+  void sendsNoSessionTickets() {
+    EndpointFixture f;
+    f.start();
+    QCOMPARE(session_tickets(port_of(f.endpoint().url("anthro"))), 0);
   }
 
   void sessionOverEachTransport_data() {

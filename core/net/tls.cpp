@@ -247,6 +247,10 @@ Result<bool> configure_server_tls(SSL_CTX* ctx, const ServerTlsConfig& config) {
   SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
   if (!register_extension(ctx)) return tls_error("cannot register the 0xFFA1 extension");
   SSL_CTX_set_keylog_callback(ctx, on_keylog);
+  // No client of this endpoint resumes a session: TLS 1.3's two NewSessionTickets after every
+  // handshake were work on both sides (a ticket sealed, a session copied) and a write a connection.
+  SSL_CTX_set_num_tickets(ctx, 0);
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
   return true;
 }
 

@@ -40,6 +40,20 @@ std::string handshake_failed(const Target& t, const SessionConfig& config, ByteS
   return "TLS handshake with " + t.authority() + " failed: " + why;
 }
 
+// The target's addresses. A numeric host is its own: Asio's resolver runs getaddrinfo on a
+// thread of its own, a hop there and back (two wakeups and a futex) on every connection.
+awaitable<std::vector<tcp::endpoint>> resolve(const Target& t, boost::system::error_code& ec) {
+  ec = {};
+  boost::system::error_code not_numeric;
+  auto address = asio::ip::make_address(t.host, not_numeric);
+  if (!not_numeric) co_return std::vector<tcp::endpoint>{tcp::endpoint(address, t.port)};
+  tcp::resolver resolver(co_await asio::this_coro::executor);
+  auto results = co_await resolver.async_resolve(t.host, std::to_string(t.port), asio::redirect_error(use_awaitable, ec));
+  std::vector<tcp::endpoint> endpoints;
+  for (const auto& entry : results) endpoints.push_back(entry.endpoint());
+  co_return endpoints;
+}
+
 // "60", "0.5": a timeout as the user wrote it.
 std::string timeout_text(double s) {
   std::ostringstream out;
@@ -51,8 +65,7 @@ std::string timeout_text(double s) {
 awaitable<std::optional<std::string>> first_contact(const Target& t, const SessionConfig& config, asio::ssl::context* tls) {
   auto ex = co_await asio::this_coro::executor;
   boost::system::error_code ec;
-  tcp::resolver resolver(ex);
-  auto endpoints = co_await resolver.async_resolve(t.host, std::to_string(t.port), asio::redirect_error(use_awaitable, ec));
+  auto endpoints = co_await resolve(t, ec);
   if (ec) co_return cannot_resolve(t, ec);
   tcp::socket socket(ex);
   co_await asio::async_connect(socket, endpoints, asio::redirect_error(use_awaitable, ec));
@@ -232,22 +245,20 @@ void SessionClient::close_for_cancel() {
 
 awaitable<bool> SessionClient::connect() {
   auto ex = co_await asio::this_coro::executor;
-  tcp::resolver resolver(ex);
   boost::system::error_code ec;
-  std::string host = target_.host, port = std::to_string(target_.port);
-  auto endpoints = co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
+  auto endpoints = co_await resolve(target_, ec);
   if (ec) co_return fail(cannot_resolve(target_, ec));
   tcp::socket socket(ex);
   double start = steady_now_s();
   connecting_ = &socket;  // for request_cancel(true)
   struct Done { tcp::socket*& p; ~Done() { p = nullptr; } } done{connecting_};
-  for (const auto& entry : endpoints) {
+  for (const auto& endpoint : endpoints) {
     if (closed_for_cancel_) break;
     socket = tcp::socket(ex);
-    socket.open(entry.endpoint().protocol(), ec);
+    socket.open(endpoint.protocol(), ec);
     if (config_.ring_kib) socket.set_option(asio::socket_base::receive_buffer_size(*config_.ring_kib * 1024), ec);
     start = steady_now_s();
-    co_await socket.async_connect(entry.endpoint(), asio::redirect_error(use_awaitable, ec));
+    co_await socket.async_connect(endpoint, asio::redirect_error(use_awaitable, ec));
     if (!ec) break;
   }
   if (closed_for_cancel_) co_return fail("cancelled by the client while connecting");
