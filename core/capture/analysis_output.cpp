@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
-#include <deque>
-#include <future>
+#include <exception>
+#include <mutex>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "capture/analysis.h"
 #include "metrics/request_json.h"
@@ -70,50 +73,108 @@ std::string streams_json(const ConnectionAnalysis& c, std::size_t first, std::si
   return out;
 }
 
-std::future<std::string> ready(std::string text) {
-  std::promise<std::string> p;
-  p.set_value(std::move(text));
-  return p.get_future();
+// Renders pieces 0..n-1 on `threads` threads of its own and hands each to `write` in order, on
+// the calling thread, with at most `window` rendered and not yet written, so memory stays far
+// below the document's size. (A thread a piece, as std::async gave, cost about what a piece's
+// rendering does.)
+template <class Render, class Write>
+void render_in_order(std::size_t n, unsigned threads, std::size_t window, Render render, Write write) {
+  std::mutex m;
+  std::condition_variable changed;
+  std::vector<std::optional<std::string>> slots(window);  // piece i in slot i % window
+  std::size_t next = 0, written = 0;
+  std::exception_ptr failure;
+  auto work = [&] {
+    std::unique_lock lock(m);
+    for (;;) {
+      changed.wait(lock, [&] { return next == n || next < written + window; });
+      if (next == n) return;
+      const std::size_t i = next++;
+      lock.unlock();
+      std::string text;
+      try {
+        text = render(i);
+      } catch (...) {
+        lock.lock();
+        failure = std::current_exception();
+        next = n;  // the others stop too
+        changed.notify_all();
+        return;
+      }
+      lock.lock();
+      slots[i % window] = std::move(text);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  while (written < n) {
+    std::string text;
+    {
+      std::unique_lock lock(m);
+      changed.wait(lock, [&] { return slots[written % window] || failure; });
+      if (failure) break;
+      text = std::move(*slots[written % window]);
+      slots[written % window].reset();
+      ++written;
+    }
+    changed.notify_all();
+    write(text);
+  }
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// A piece of the connections' part: a connection's head before its first streams, its end after
+// its last (a connection without streams is one piece of both).
+struct Piece {
+  std::size_t connection, first, last;
+  bool head, end;
+};
+
+std::vector<Piece> pieces_of(const CaptureAnalysis& a, std::size_t streams_a_piece) {
+  std::vector<Piece> pieces;
+  for (std::size_t c = 0; c < a.connections.size(); ++c) {
+    const std::size_t streams = a.connections[c].streams.size();
+    std::size_t first = 0;
+    do {
+      const std::size_t last = std::min(first + streams_a_piece, streams);
+      pieces.push_back({c, first, last, first == 0, last == streams});
+      first = last;
+    } while (first < streams);
+  }
+  return pieces;
+}
+
+std::string piece_json(const CaptureAnalysis& a, const Piece& p) {
+  const ConnectionAnalysis& conn = a.connections[p.connection];
+  std::string out;
+  if (p.head) {
+    out = dump_json(connection_json(conn.info));
+    out.pop_back();  // the closing brace: the streams come first
+    out.insert(0, p.connection ? "," : "");
+    out += ",\"streams\":[";
+  }
+  out += streams_json(conn, p.first, p.last);
+  if (p.end) out += "]}";
+  return out;
 }
 
 // The connections' part of the document, in pieces of a few dozen streams rendered on as many
 // threads as the pass used and written in order: rendering is most of the document's time, and
-// the pass's lanes are idle by then. At most two pieces a thread are held (the connections'
-// heads and ends between them are not counted: they held a thread's pieces to one or two), so
-// memory stays far below the document's size. One thread renders them in place.
+// the pass's lanes are idle by then. At most two pieces a thread are held. One thread renders
+// them in place.
 void write_connections(const CaptureAnalysis& a, std::ostream& out) {
   constexpr std::size_t kPieceStreams = 64;
-  const std::size_t threads = std::max(a.threads, 1u), window = 2 * threads;
-  std::deque<std::pair<std::future<std::string>, bool>> pending;  // text, and whether it is a piece
-  std::size_t pieces = 0;  // in `pending`
-  auto drain_to = [&](std::size_t held) {
-    for (; !pending.empty() && (held == 0 || pieces > held); pending.pop_front()) {
-      out << pending.front().first.get();
-      pieces -= pending.front().second;
-    }
-  };
-  auto text = [&](std::string t) {
-    if (pending.empty()) out << t;
-    else pending.emplace_back(ready(std::move(t)), false);
-  };
-  for (std::size_t c = 0; c < a.connections.size(); ++c) {
-    const ConnectionAnalysis& conn = a.connections[c];
-    std::string head = dump_json(connection_json(conn.info));
-    head.pop_back();  // the closing brace: the streams come first
-    text((c ? "," : "") + head + ",\"streams\":[");
-    for (std::size_t first = 0; first < conn.streams.size(); first += kPieceStreams) {
-      drain_to(window - 1);
-      const std::size_t last = std::min(first + kPieceStreams, conn.streams.size());
-      if (threads == 1) {
-        text(streams_json(conn, first, last));
-        continue;
-      }
-      pending.emplace_back(std::async(std::launch::async, streams_json, std::cref(conn), first, last), true);
-      ++pieces;
-    }
-    text("]}");
+  const std::vector<Piece> pieces = pieces_of(a, kPieceStreams);
+  const unsigned threads = std::max(a.threads, 1u);
+  auto render = [&](std::size_t i) { return piece_json(a, pieces[i]); };
+  auto write = [&](const std::string& text) { out << text; };
+  if (threads == 1) {
+    for (std::size_t i = 0; i < pieces.size(); ++i) write(render(i));
+    return;
   }
-  drain_to(0);
+  render_in_order(pieces.size(), threads, 2 * threads, render, write);
 }
 
 }  // namespace
