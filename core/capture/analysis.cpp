@@ -690,8 +690,11 @@ class Router {
 // More lanes than threads, so a free thread always finds one with work; the same result at any
 // number of them. Not so for an observer merging the lanes in packet order: it holds every
 // lane's events until the one furthest behind catches up, and a lane no thread runs for a while
-// made it hold more than the whole reading did.
-unsigned lanes_of(unsigned threads, bool observed) { return observed ? threads : threads * 4; }
+// made it hold more than the whole reading did. Each lane holds a copy of the key ring: at most
+// 256 lanes, or one a thread where there are more threads.
+unsigned lanes_of(unsigned threads, bool observed) {
+  return observed ? threads : std::max(threads, std::min(threads * 4, 256u));
+}
 
 const DecodeSink no_sink;  // lanes on threads decode for the analysis alone
 
