@@ -28,6 +28,7 @@ class RawPeer {
   }
   ~RawPeer() { ::close(fd_); }
   bool connected() const { return connected_; }
+  int fd() const { return fd_; }  // for a TLS client on the same connection
 
   void send(ByteView bytes) { (void)!::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL); }
   void send(std::string_view text) { send(as_bytes(text)); }

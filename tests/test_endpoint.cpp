@@ -54,13 +54,8 @@ std::string s_client(const Endpoint& endpoint, const char* alpn, const char* ver
 int session_tickets(std::uint16_t port) {
   static int tickets = 0;
   tickets = 0;
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  timeval tv{3, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  RawPeer peer(port);
+  if (!peer.connected()) return -1;
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
   SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
   // A client cache, so OpenSSL hands over every ticket it receives.
@@ -72,9 +67,9 @@ int session_tickets(std::uint16_t port) {
   static const unsigned char alpn[] = "\x08http/1.1";
   SSL_CTX_set_alpn_protos(ctx, alpn, sizeof alpn - 1);
   SSL* ssl = SSL_new(ctx);
-  SSL_set_fd(ssl, fd);
+  SSL_set_fd(ssl, peer.fd());
   int result = -1;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && SSL_connect(ssl) == 1) {
+  if (SSL_connect(ssl) == 1) {
     std::string request = "GET /no-such-page HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     SSL_write(ssl, request.data(), static_cast<int>(request.size()));
     char buf[4096];
@@ -84,7 +79,6 @@ int session_tickets(std::uint16_t port) {
   }
   SSL_free(ssl);
   SSL_CTX_free(ctx);
-  ::close(fd);
   return result;
 }
 
