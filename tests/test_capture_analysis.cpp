@@ -2,6 +2,7 @@
 // pcapng, and a live lab session captured by tcpdump agreeing with the session's own timing.
 #include <QByteArray>
 #include <QDeadlineTimer>
+#include <QFile>
 #include <QFloat16>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,6 +18,9 @@
 #include <QTest>
 
 #include <csignal>
+#include <tuple>
+
+#include <unistd.h>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -300,6 +304,46 @@ class TestCaptureAnalysis : public QObject {
     QVERIFY(!missing.ok() && missing.error().detail.find("/no/such.pcap") != std::string::npos);
     auto bad_key = analyze_capture(vectors_path("lab-conversation.pcap"), {{}, {vectors_path("lab-conversation.keylog")}});
     QVERIFY(!bad_key.ok() && bad_key.error().detail.find("lab-conversation.keylog") != std::string::npos);
+  }
+
+  // Past the process's thread limit (RLIMIT_NPROC, which binds an unprivileged user), analyze
+  // runs on the threads it can start and writes the same document; with none to spare it says
+  // so and how to ask for fewer. Run as "nobody" under prlimit (root is not bound by the limit).
+  void aThreadLimitGivesFewerThreads() {
+    if (::geteuid() != 0) QSKIP("needs root, to run anthro-wb as an unprivileged user under a thread limit");
+    QTemporaryDir dir;  // the other user reads the files and writes its spill here
+    QVERIFY(QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                                                  QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther));
+    const QString pcap = dir.filePath("many.pcap"), keylog = dir.filePath("keys.log");
+    write_capture(pcap.toStdString(), many_connections(6, 20, 40));
+    QVERIFY(write_file_atomic(keylog.toStdString(), anthro::test::read_file(vectors_path("lab-conversation.keylog"))).ok());
+    for (const QString& f : {pcap, keylog}) QVERIFY(QFile::setPermissions(f, QFileDevice::ReadOwner | QFileDevice::ReadOther));
+    const QStringList analyze{ANTHRO_WB, "analyze", pcap, "--keylog", keylog, "--format", "json", "--threads"};
+    auto as_nobody = [&](int tasks, const QString& threads) {
+      QProcess p;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("TMPDIR", dir.path());
+      // The leak check's tracer is a task too: under the limit it could not start (the other
+      // suites check leaks).
+      const QString asan = env.value("ASAN_OPTIONS");
+      env.insert("ASAN_OPTIONS", (asan.isEmpty() ? "" : asan + ":") + "detect_leaks=0");
+      p.setProcessEnvironment(env);
+      p.start("setpriv", QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", "prlimit",
+                                     "--nproc=" + QString::number(tasks)} + analyze + QStringList{threads});
+      p.waitForFinished(60000);
+      return std::make_tuple(p.exitCode(), p.readAllStandardOutput(), QString::fromUtf8(p.readAllStandardError()));
+    };
+    auto [one_code, one, one_err] = as_nobody(64, "1");
+    QVERIFY2(one_code == 0 && one.size() > 1000, qPrintable(one_err));
+    for (int tasks : {2, 3}) {  // the process itself and one or two more
+      auto [code, out, err] = as_nobody(tasks, "8");
+      QVERIFY2(code == 0, qPrintable(err));
+      QVERIFY(out == one);
+    }
+    auto [code, out, err] = as_nobody(1, "8");
+    QCOMPARE(code, 2);
+    QVERIFY(out.isEmpty());
+    QVERIFY2(err.contains(pcap) && err.contains("cannot start a decoding thread") && err.contains("--threads"), qPrintable(err));
   }
 
   void liveTlsSessionDecryptsFromItsKeyLog() {

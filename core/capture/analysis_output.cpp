@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "capture/analysis.h"
@@ -107,7 +108,14 @@ void render_in_order(std::size_t n, unsigned threads, std::size_t window, Render
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  try {
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {  // the process's thread limit: fewer threads do, or this one
+    if (pool.empty()) {
+      for (std::size_t i = 0; i < n; ++i) write(render(i));
+      return;
+    }
+  }
   while (written < n) {
     std::string text;
     {

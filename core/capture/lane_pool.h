@@ -8,7 +8,9 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -40,7 +42,13 @@ class LanePool {
   LanePool(unsigned threads, std::vector<std::unique_ptr<Lane>> lanes, std::string origin)
       : origin_(std::move(origin)), slots_(lanes.size()) {
     for (std::size_t i = 0; i < lanes.size(); ++i) slots_[i].lane = std::move(lanes[i]);
-    for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+    try {
+      for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+    } catch (const std::system_error& e) {  // the process's thread limit: fewer threads do
+      if (threads_.empty())
+        throw std::runtime_error(std::string("cannot start a decoding thread: ") + e.what() +
+                                 " (fewer with --threads)");
+    }
   }
   ~LanePool() { close(); }
   LanePool(const LanePool&) = delete;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <system_error>
 
 #include "diagnosis/diagnosis.h"
 #include "metrics/request_json.h"
@@ -158,8 +159,13 @@ void write_analyze_json(const CaptureAnalysis& analysis, const Checklist& checkl
     return;
   }
   // The findings come last in the document: made while the connections are written, on a core
-  // their rendering leaves free.
-  auto made = std::async(std::launch::async, verdicts);
+  // their rendering leaves free (or after them, past the process's thread limit).
+  std::future<AnalysisVerdicts> made;
+  try {
+    made = std::async(std::launch::async, verdicts);
+  } catch (const std::system_error&) {
+    made = std::async(std::launch::deferred, verdicts);
+  }
   write_analysis_json(analysis, out, [&] { return made.get(); });
 }
 
