@@ -30,13 +30,24 @@ using nlohmann::json;
 
 namespace {
 
-// Keeps finished streams' texts in memory up to a budget, then in a temporary file.
+// Keeps finished streams' texts in memory up to a budget, then in a temporary file. The buffers
+// open streams' texts grow in come back here when the stream ends and go to the next streams, so
+// a long pass does not regrow (and fault in) a text buffer per stream.
 class TextKeeper {
  public:
   TextKeeper(std::size_t budget, std::vector<std::string>& warnings) : budget_(budget), warnings_(warnings) {}
+  // An empty text for a stream that starts, with the room an earlier one grew.
+  std::string fresh_text() {
+    if (spare_.empty()) return {};
+    std::string text = std::move(spare_.back());
+    spare_.pop_back();
+    return text;
+  }
   std::optional<SpillExtent> keep(std::string& text) {
     if (resident_ + text.size() <= budget_ || text.empty()) {
-      text.shrink_to_fit();  // appending grew it up to twice its size
+      std::string exact(text);  // appending grew it up to twice its size
+      recycle(std::move(text));
+      text = std::move(exact);
       resident_ += text.size();
       return std::nullopt;
     }
@@ -52,17 +63,27 @@ class TextKeeper {
       resident_ += text.size();
       return std::nullopt;
     }
-    std::string().swap(text);  // frees: assigning an empty string keeps the capacity
+    recycle(std::move(text));
+    text = std::string();
     return extent;
   }
   std::shared_ptr<const SpillFile> spill() const { return spill_; }
 
  private:
+  // Bounded: a few streams' worth, none of an outsized text.
+  static constexpr std::size_t kSpareTexts = 16, kSpareCapacity = 64u << 10;
+  void recycle(std::string&& text) {
+    if (spare_.size() >= kSpareTexts || text.capacity() > kSpareCapacity) return;
+    text.clear();
+    spare_.push_back(std::move(text));
+  }
+
   std::size_t budget_;
   std::vector<std::string>& warnings_;
   std::shared_ptr<SpillFile> spill_;
   std::size_t resident_ = 0;
   bool spill_failed_ = false;
+  std::vector<std::string> spare_;
 };
 
 // Builds each stream's timeline from the frames as they are decoded.
@@ -130,6 +151,7 @@ class StreamBook {
     RequestMeta meta = meta_of_request(r);
     // Its tokens' arrivals, one a frame: room for those it asked for (bounded), not regrown by doubling.
     entry.result.timeline.tokens.reserve(std::min<std::uint64_t>(meta.max_tokens.value_or(0), 4096));
+    if (entry.result.text.empty()) entry.result.text = keeper_.fresh_text();
     entry.recorder.request_sent(e.ts, std::move(meta));
   }
   void on(Entry& entry, const FrameEvent& e, const TokenBody& t) {

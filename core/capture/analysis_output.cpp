@@ -54,24 +54,38 @@ json summary_json(const CaptureAnalysis& a) {
   return {{"requests", requests}, {"ttft_ms", summary_json(summarize(ttft))}};
 }
 
+// Where a stream's text went, if it went to the temporary file.
+const SpillExtent* spilled_at(const ConnectionAnalysis& c, std::size_t stream) {
+  return stream < c.spilled_text.size() && c.spilled_text[stream] && c.spill ? &*c.spilled_text[stream] : nullptr;
+}
+
 }  // namespace
 
 std::string CaptureAnalysis::text(const ConnectionAnalysis& c, std::size_t stream) {
-  if (stream < c.spilled_text.size() && c.spilled_text[stream] && c.spill)
-    return c.spill->read(*c.spilled_text[stream]).value_or(std::string());
+  if (const SpillExtent* at = spilled_at(c, stream)) return c.spill->read(*at).value_or(std::string());
   return stream < c.streams.size() ? c.streams[stream].text : std::string();
 }
 
 namespace {
 
-// Streams [first, last) of a connection, comma-separated (their texts may come from the spill).
-std::string streams_json(const ConnectionAnalysis& c, std::size_t first, std::size_t last) {
-  std::string out;
+// Streams [first, last) of a connection, comma-separated, appended to `out` (their texts may
+// come from the spill).
+void append_streams_json(std::string& out, const ConnectionAnalysis& c, std::size_t first, std::size_t last) {
+  std::size_t room = 0;
+  for (std::size_t i = first; i < last; ++i)
+    room += 800 + (spilled_at(c, i) ? spilled_at(c, i)->size : c.streams[i].text.size()) * 11 / 10;
+  out.reserve(out.size() + room);
+  std::string spilled;  // one buffer for the piece's texts read back
   for (std::size_t i = first; i < last; ++i) {
     if (i) out += ',';
-    out += request_json_line(c.streams[i], CaptureAnalysis::text(c, i));
+    std::string_view text = c.streams[i].text;
+    if (const SpillExtent* at = spilled_at(c, i)) {
+      spilled.resize(at->size);
+      if (!c.spill->read(*at, spilled.data())) spilled.clear();  // as CaptureAnalysis::text
+      text = spilled;
+    }
+    append_request_json_line(out, c.streams[i], text);
   }
-  return out;
 }
 
 // Renders pieces 0..n-1 on `threads` threads of its own and hands each to `write` in order, on
@@ -163,7 +177,7 @@ std::string piece_json(const CaptureAnalysis& a, const Piece& p) {
     out.insert(0, p.connection ? "," : "");
     out += ",\"streams\":[";
   }
-  out += streams_json(conn, p.first, p.last);
+  append_streams_json(out, conn, p.first, p.last);
   if (p.end) out += "]}";
   return out;
 }

@@ -66,8 +66,19 @@ void TlsDecoder::feed(Direction dir, ByteView bytes, double ts) {
   while (!bytes.empty() && !s.dead) take_record_bytes(s, bytes, ts);
 }
 
-// Moves bytes into the record buffer, at most up to the end of the current record.
+// Takes a whole record where `bytes` holds one and nothing is buffered (most records: no copy),
+// else moves bytes into the record buffer, at most up to the end of the current record.
 void TlsDecoder::take_record_bytes(Side& s, ByteView& bytes, double ts) {
+  if (s.record.empty() && bytes.size() >= kHeader && header_plausible(bytes.first(kHeader))) {
+    const std::size_t size = kHeader + load_u16(bytes.data() + 3);
+    if (bytes.size() >= size) {
+      s.record_ts = ts;
+      ++s.records;
+      process_record(s, bytes.first(size));
+      bytes = bytes.subspan(size);
+      return;
+    }
+  }
   s.record_ts = s.record.empty() ? ts : std::max(s.record_ts, ts);
   std::size_t want = kHeader - std::min(kHeader, s.record.size());
   if (want == 0) want = kHeader + load_u16(s.record.data() + 3) - s.record.size();
@@ -75,7 +86,7 @@ void TlsDecoder::take_record_bytes(Side& s, ByteView& bytes, double ts) {
   const bool in_header = s.record.size() < kHeader;
   s.record.insert(s.record.end(), bytes.begin(), bytes.begin() + n);
   bytes = bytes.subspan(n);
-  if (in_header && !header_plausible(s)) {
+  if (in_header && !header_plausible(s.record)) {
     fail(s, s.records == 0 ? "not TLS"
                            : std::string("malformed record (") + long_name(s.dir) + " record " +
                                  std::to_string(s.records + 1) + ")");
@@ -83,31 +94,30 @@ void TlsDecoder::take_record_bytes(Side& s, ByteView& bytes, double ts) {
   }
   if (s.record.size() >= kHeader && s.record.size() == kHeader + load_u16(s.record.data() + 3)) {
     ++s.records;
-    process_record(s);
+    process_record(s, s.record);
     s.record.clear();
   }
 }
 
 // Checks as much of the header as has arrived, so garbage is rejected from its first byte.
-bool TlsDecoder::header_plausible(const Side& s) const {
-  const Bytes& r = s.record;
+bool TlsDecoder::header_plausible(ByteView r) const {
   if (r.size() >= 1 && (r[0] < kChangeCipherSpec || r[0] > kHeartbeat)) return false;
   if (r.size() >= 2 && r[1] != 3) return false;
   if (r.size() >= 5 && load_u16(r.data() + 3) > kMaxFragment) return false;
   return true;
 }
 
-void TlsDecoder::process_record(Side& s) {
-  const std::uint8_t type = s.record[0];
+void TlsDecoder::process_record(Side& s, ByteView record) {
+  const std::uint8_t type = record[0];
   if (!client_hello_seen_ && !(s.dir == Direction::ClientToServer && type == kHandshake))
     return fail_all("no ClientHello seen");
-  if (!s.encrypted) return process_plain(s, type, ByteView(s.record).subspan(kHeader));
+  if (!s.encrypted) return process_plain(s, type, record.subspan(kHeader));
   // TLS 1.3 middlebox compatibility sends unprotected ChangeCipherSpec records; skip them.
   if (tls13_ && type == kChangeCipherSpec) return;
   if (tls13_ && type != kApplicationData) return;  // e.g. a plaintext alert: nothing to read
   std::uint8_t inner = type;
   Bytes& content = s.scratch;
-  if (!open_record(s, content, inner))
+  if (!open_record(s, record, content, inner))
     return fail(s, std::string("tag mismatch (") + long_name(s.dir) + " record " +
                        std::to_string(s.records) + ")");
   dispatch(s, inner, content);
@@ -134,11 +144,11 @@ void TlsDecoder::process_plain(Side& s, std::uint8_t type, ByteView fragment) {
   }
 }
 
-// Decrypts the buffered record into `content`; `type` becomes the real content type.
+// Decrypts `record` into `content`; `type` becomes the real content type.
 // The sequence number advances only when the tag verifies.
-bool TlsDecoder::open_record(Side& s, Bytes& content, std::uint8_t& type) {
-  ByteView header(s.record.data(), kHeader);
-  ByteView fragment = ByteView(s.record).subspan(kHeader);
+bool TlsDecoder::open_record(Side& s, ByteView record, Bytes& content, std::uint8_t& type) {
+  ByteView header = record.first(kHeader);
+  ByteView fragment = record.subspan(kHeader);
   std::uint8_t nonce[12];
   bool ok = false;
   if (tls13_) {

@@ -74,10 +74,10 @@ class TlsDecoder {
 
   Side& side(Direction dir) { return *sides_[dir == Direction::ClientToServer ? 0 : 1]; }
   void take_record_bytes(Side& s, ByteView& bytes, double ts);
-  bool header_plausible(const Side& s) const;
-  void process_record(Side& s);
+  bool header_plausible(ByteView header_so_far) const;
+  void process_record(Side& s, ByteView record);
   void process_plain(Side& s, std::uint8_t type, ByteView fragment);
-  bool open_record(Side& s, Bytes& content, std::uint8_t& type);
+  bool open_record(Side& s, ByteView record, Bytes& content, std::uint8_t& type);
   void dispatch(Side& s, std::uint8_t type, ByteView content);
   void on_handshake_message(Side& s, std::uint8_t type, ByteView body, bool complete);
   void on_client_hello(ByteView body);

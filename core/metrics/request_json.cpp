@@ -166,11 +166,12 @@ bool append_value(std::string& out, const MemberValue& v) {
       v);
 }
 
-// request_json_line without building the object: false (and `out` to discard) where only
-// nlohmann writes it the same (formats' parts, text that is not UTF-8).
+// request_json_line appended to `out` without building the object: false (and `out` as it
+// was) where only nlohmann writes it the same (formats' parts, text that is not UTF-8).
 bool write_line(std::string& out, const RequestResult& r, std::string_view text, bool itl_samples) {
   if (!r.extensions.all().empty() || !is_valid_utf8(as_bytes(text))) return false;
-  out.reserve(700 + text.size());
+  const std::size_t start = out.size();
+  out.reserve(start + 700 + text.size());
   char sep = '{';
   for (const Member& m : members(r, itl_samples)) {
     if (std::holds_alternative<Absent>(m.value)) continue;
@@ -179,7 +180,10 @@ bool write_line(std::string& out, const RequestResult& r, std::string_view text,
     out += '"';
     out += m.key;
     out += "\":";
-    if (!append_value(out, m.value)) return false;
+    if (!append_value(out, m.value)) {
+      out.resize(start);
+      return false;
+    }
   }
   out += ",\"text\":\"";
   append_json_escaped(out, text);
@@ -203,20 +207,24 @@ json request_json(const RequestResult& r, RequestJsonParts parts) {
 
 std::string request_json_line(const RequestResult& r, std::string_view text, bool itl_samples) {
   std::string out;
-  if (write_line(out, r, text, itl_samples)) return out;
+  append_request_json_line(out, r, text, itl_samples);
+  return out;
+}
+
+void append_request_json_line(std::string& out, const RequestResult& r, std::string_view text, bool itl_samples) {
+  if (write_line(out, r, text, itl_samples)) return;
   json j = request_json(r, {false, itl_samples});
   if (!is_valid_utf8(as_bytes(text))) {
     j.update(text_fields(as_bytes(text), true));
-    return dump_json(j);
+    out += dump_json(j);
+    return;
   }
-  out = dump_json(j);
-  out.pop_back();  // the closing brace: the text comes last
-  out += ",\"text\":";
-  out += '"';
+  std::string head = dump_json(j);
+  head.pop_back();  // the closing brace: the text comes last
+  out += head;
+  out += ",\"text\":\"";
   append_json_escaped(out, text);
-  out += '"';
-  out += '}';
-  return out;
+  out += "\"}";
 }
 
 namespace {

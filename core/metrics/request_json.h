@@ -32,6 +32,8 @@ Result<RequestResult> request_from_json(const nlohmann::json& j, RequestJsonPart
 // As one line of text, with `text` standing for r.text (a capture's texts may wait in a
 // temporary file). Valid UTF-8 is escaped directly: texts are most of analyze's output.
 std::string request_json_line(const RequestResult& r, std::string_view text, bool itl_samples = false);
+// The same appended to `out` (a document's piece of many lines).
+void append_request_json_line(std::string& out, const RequestResult& r, std::string_view text, bool itl_samples = false);
 
 // {"text": ...} for valid UTF-8, else {"text": null, "invalid_utf8": true, "text_hex": ...}.
 nlohmann::json text_fields(ByteView text, bool invalid);
