@@ -43,32 +43,49 @@ inline Run run(const QStringList& args, const QString& data_dir, int timeout_ms 
 // A TCP port on 127.0.0.1 that nothing listened on a moment ago.
 inline int free_port() { return LoopbackListener(1).port(); }
 
-// `anthro-wb endpoint` on free loopback ports (anthro, https and lz share the TLS one), stopped
-// with SIGTERM when the object goes.
+// `anthro-wb endpoint` on free loopback ports (anthro, https and lz share the TLS one; metrics
+// too with --metrics-listen in `extra`), stopped with SIGTERM when the object goes. `model`: the
+// model's pace and length.
 class EndpointProcess {
  public:
-  EndpointProcess(const QString& data_dir, const QStringList& extra) {
+  static inline const QStringList kModel{"--ttft-ms", "10:0", "--itl-ms", "1:0", "--tokens", "40"};
+  EndpointProcess(const QString& data_dir, const QStringList& extra, const QStringList& model = kModel)
+      : expected_(extra.contains("--metrics-listen") ? 6 : 5) {
     process_.setProcessEnvironment(env_for(data_dir));
     process_.start(ANTHRO_WB, QStringList{"endpoint", "--listen", "127.0.0.1:0", "--lab-listen", "127.0.0.1:0",
-                                          "--http-listen", "127.0.0.1:0", "--ttft-ms", "10:0", "--itl-ms", "1:0",
-                                          "--tokens", "40"} + extra);
+                                          "--http-listen", "127.0.0.1:0"} + model + extra);
     process_.waitForStarted();
-    while (urls_.size() < 5 && process_.waitForReadyRead(10000))
+    while (urls_.size() < expected_ && process_.waitForReadyRead(10000))
       while (process_.canReadLine()) {
         QString line = QString::fromUtf8(process_.readLine()).trimmed();
         if (line.startsWith("listening ")) urls_[line.mid(10).section("://", 0, 0)] = line.mid(10);
+        else other_lines_ << line;
       }
   }
-  ~EndpointProcess() {
-    ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
-    if (!process_.waitForFinished(10000)) process_.kill();
-  }
-  bool ready() const { return urls_.size() == 5; }  // anthro, https, lz, anthro+lab, http
+  ~EndpointProcess() { stop(); }
+  bool ready() const { return urls_.size() == expected_; }
   QString url(const QString& scheme) const { return urls_.value(scheme); }
+  QStringList schemes() const { return urls_.keys(); }
+  QStringList other_lines() const { return other_lines_; }  // stdout's lines before the URLs, not `listening`
+  // SIGTERM, then its exit code (-1 when it did not exit cleanly in 10 s).
+  int stop() {
+    if (process_.state() == QProcess::NotRunning) return exit_code_;
+    ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
+    if (process_.waitForFinished(10000)) {
+      if (process_.exitStatus() == QProcess::NormalExit) exit_code_ = process_.exitCode();
+      return exit_code_;
+    }
+    process_.kill();
+    process_.waitForFinished();
+    return exit_code_;
+  }
 
  private:
   QProcess process_;
+  int expected_;
   QMap<QString, QString> urls_;
+  QStringList other_lines_;
+  int exit_code_ = -1;
 };
 
 }  // namespace anthro::test

@@ -21,19 +21,14 @@
 #include <QtEndian>
 #include <QTest>
 
-#include <unistd.h>
-
-#include <csignal>
-#include <filesystem>
+#include <memory>
 #include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
-#include "capture_generator.h"
 #include "cli/command_table.h"
 #include "cli_run.h"
-#include "scale_suite.h"
 #include "cli_vectors.h"
 #include "diagnosis/checklist.h"
 #include "test_paths.h"
@@ -91,29 +86,17 @@ class TestCli : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    endpoint_.setProcessEnvironment(env_for(dir_.path()));
-    endpoint_.start(ANTHRO_WB, {"endpoint", "--listen", "127.0.0.1:0", "--lab-listen", "127.0.0.1:0", "--http-listen",
-                                "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--ttft-ms", "20:0", "--itl-ms",
-                                "2:0", "--tokens", "12", "--fault", "context-wait=3"});
-    QVERIFY(endpoint_.waitForStarted());
-    QStringList schemes;
-    while (urls_.size() < 6 && endpoint_.waitForReadyRead(10000))
-      while (endpoint_.canReadLine()) {
-        QString line = QString::fromUtf8(endpoint_.readLine()).trimmed();
-        QVERIFY2(line.startsWith("listening "), qPrintable(line));
-        QString url = line.mid(10);
-        urls_[url.section("://", 0, 0)] = url;
-      }
+    endpoint_ = std::make_unique<EndpointProcess>(dir_.path(),
+                                                  QStringList{"--metrics-listen", "127.0.0.1:0", "--fault", "context-wait=3"},
+                                                  QStringList{"--ttft-ms", "20:0", "--itl-ms", "2:0", "--tokens", "12"});
+    QVERIFY2(endpoint_->other_lines().isEmpty(), qPrintable(endpoint_->other_lines().join('\n')));
+    for (const QString& scheme : endpoint_->schemes()) urls_[scheme] = endpoint_->url(scheme);
     QCOMPARE(urls_.keys(), (QStringList{"anthro", "anthro+lab", "http", "https", "lz", "metrics"}));
     QCOMPARE(urls_["anthro"].section(':', -1), urls_["https"].section(':', -1));  // one TLS port, three protocols
     QCOMPARE(urls_["anthro"].section(':', -1), urls_["lz"].section(':', -1));
   }
 
-  void cleanupTestCase() {
-    ::kill(static_cast<pid_t>(endpoint_.processId()), SIGTERM);
-    QVERIFY(endpoint_.waitForFinished(10000));
-    QCOMPARE(endpoint_.exitCode(), 0);
-  }
+  void cleanupTestCase() { QCOMPARE(endpoint_->stop(), 0); }
 
   void sessionJsonIsTheContract() {
     for (QString target : {urls_["anthro"], urls_["anthro+lab"], urls_["http"] + "/v1/messages",
@@ -325,7 +308,7 @@ class TestCli : public QObject {
   // Reached, the target's behaviour is the diagnosis, even when it refuses every request.
   void diagnoseOfAReachableTargetGivesVerdicts() {
     qputenv("CLI_TEST_REQUIRED_KEY", "only-the-endpoint-knows");
-    anthro::test::EndpointProcess refusing(dir_.path(), {"--require-api-key-env", "CLI_TEST_REQUIRED_KEY"});
+    EndpointProcess refusing(dir_.path(), {"--require-api-key-env", "CLI_TEST_REQUIRED_KEY"});
     qunsetenv("CLI_TEST_REQUIRED_KEY");
     QVERIFY(refusing.ready());
     const std::size_t items = anthro::builtin_latency_checklist().items.size();
@@ -700,47 +683,9 @@ class TestCli : public QObject {
   }
 
   QTemporaryDir dir_;
-  QProcess endpoint_;
+  std::unique_ptr<EndpointProcess> endpoint_;
   QMap<QString, QString> urls_;
 };
 
-// Captures of several read buffers analysed at several thread counts: the optimised pass only, as
-// `scale` (under the sanitizers one compare of two such captures takes minutes).
-class TestCliThreads : public QObject {
-  Q_OBJECT
- private slots:
-  // cli.md: --threads N (1 included) does not change analyze's or diagnose's document, byte for
-  // byte, nor compare's verdict on captures. The capture spans several of the reader's 2 MiB
-  // buffers, which the threads read without a copy while the reader moves on.
-  void threadsGiveTheSameDocuments() {
-    QTemporaryDir dir;
-    const std::string path = dir.filePath("threads.pcap").toStdString();
-    anthro::test::write_capture(path, anthro::test::many_connections(9, 60, 150));
-    QVERIFY(std::filesystem::file_size(path) > (6u << 20));
-    const QString pcap = QString::fromStdString(path), keylog = vector_file("lab-conversation.keylog");
-    for (const QStringList& command : {QStringList{"analyze", pcap}, QStringList{"diagnose", "--quiet", pcap},
-                                       QStringList{"compare", pcap, pcap}}) {
-      const QStringList args = command + QStringList{"--keylog", keylog, "--format", "json"};
-      constexpr int kTimeoutMs = 600000;
-      Run one = run(args + QStringList{"--threads", "1"}, dir.path(), kTimeoutMs);
-      QVERIFY2(one.code >= 0 && one.code != 2 && one.code != 3, one.err.constData());  // a verdict (diagnose, compare) may be 1 or 4
-      if (command[0] == "analyze") {  // all of it decoded: 9 connections of 60 streams of 150 tokens
-        const json doc = json::parse(one.out.toStdString());
-        QCOMPARE(doc["connections"].size(), std::size_t{9});
-        for (const json& c : doc["connections"]) {
-          QCOMPARE(c["streams"].size(), std::size_t{60});
-          for (const json& st : c["streams"]) QCOMPARE(st["tokens"].get<int>(), 150);
-        }
-      }
-      for (const char* threads : {"2", "8"}) {
-        Run many = run(args + QStringList{"--threads", threads}, dir.path(), kTimeoutMs);
-        QVERIFY2(many.code == one.code, many.err.constData());
-        QVERIFY2(many.out == one.out, qPrintable(command[0] + " --threads " + threads + " differs from --threads 1"));
-      }
-    }
-  }
-
-};
-
-ANTHRO_TEST_GUILESS_MAIN_WITH_SCALE(TestCli, TestCliThreads)
+QTEST_GUILESS_MAIN(TestCli)
 #include "test_cli.moc"
