@@ -70,10 +70,10 @@ class TextKeeper {
   std::shared_ptr<const SpillFile> spill() const { return spill_; }
 
  private:
-  // Bounded: a few streams' worth, none of an outsized text.
-  static constexpr std::size_t kSpareTexts = 16, kSpareCapacity = 64u << 10;
+  // Bounded: a few streams' worth, none of an outsized text (nor one too short to matter).
+  static constexpr std::size_t kSpareTexts = 16, kSpareCapacity = 64u << 10, kWorthKeeping = 256;
   void recycle(std::string&& text) {
-    if (spare_.size() >= kSpareTexts || text.capacity() > kSpareCapacity) return;
+    if (spare_.size() >= kSpareTexts || text.capacity() > kSpareCapacity || text.capacity() < kWorthKeeping) return;
     text.clear();
     spare_.push_back(std::move(text));
   }
