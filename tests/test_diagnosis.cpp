@@ -52,10 +52,10 @@ SystemProbeConfig probe_config(const std::filesystem::path& root) {
 
 ObservedRequest request(double ttft_ms, std::optional<std::string> probe = std::nullopt) {
   ObservedRequest q;
-  q.result.timeline.request_written = 1;
-  q.result.figures.ttft_ms = ttft_ms;
-  q.result.probe = probe;
-  q.result.end = RequestEnd::Response;
+  q.edit().timeline.request_written = 1;
+  q.edit().figures.ttft_ms = ttft_ms;
+  q.edit().probe = probe;
+  q.edit().end = RequestEnd::Response;
   return q;
 }
 
@@ -74,9 +74,9 @@ Observations server_closed_connections(std::size_t connections, std::size_t per_
     for (std::size_t k = 0; k < per_connection; ++k) {
       ObservedRequest q = request(100);
       q.connection = c;
-      q.result.timeline.request_written = conn.opened.value() + k + 1;
-      q.result.figures.tokens = 5;
-      if (cut && k + 1 == per_connection) q.result.end = RequestEnd::ConnectionClosed;
+      q.edit().timeline.request_written = conn.opened.value() + k + 1;
+      q.edit().figures.tokens = 5;
+      if (cut && k + 1 == per_connection) q.edit().end = RequestEnd::ConnectionClosed;
       o.requests.push_back(q);
     }
   }
@@ -272,10 +272,10 @@ class TestDiagnosis : public QObject {
       o.live = true;
       for (int i = 0; i < 5; ++i) {
         ObservedRequest q = request(100, "cancel-latency");
-        q.result.timeline.cancel_written = 2.0;
-        q.result.timeline.end = 2.0 + ran_on_ms / 1000;
-        q.result.figures.tokens = 7;
-        q.result.max_tokens = 4096;
+        q.edit().timeline.cancel_written = 2.0;
+        q.edit().timeline.end = 2.0 + ran_on_ms / 1000;
+        q.edit().figures.tokens = 7;
+        q.edit().max_tokens = 4096;
         o.requests.push_back(q);
       }
       return o;
@@ -296,7 +296,7 @@ class TestDiagnosis : public QObject {
     // The same replies read by a client whose ring was full: their end says when the client read
     // them, so they bound nothing (a slow reader must not make the server's cancel look slow).
     Observations full = probes(38);
-    for (auto& q : full.requests) q.result.ring_high_water = q.result.ring_capacity = 65536;
+    for (auto& q : full.requests) q.edit().ring_high_water = q.edit().ring_capacity = 65536;
     ItemResult behind = evaluate_item(item, full);
     QCOMPARE(behind.verdict, Verdict::Inconclusive);
     QVERIFY2(behind.reason.find("5 probe replies ended on their own while the client's receive ring was full") !=
@@ -312,8 +312,8 @@ class TestDiagnosis : public QObject {
       o.live = true;
       for (int i = 0; i < 100; ++i) {
         ObservedRequest q = request(i < 3 ? 3800 : 100);
-        q.result.server_timing = Timing{};
-        q.result.server_timing->context_wait_us = static_cast<std::uint64_t>((i < 3 ? tail_wait_ms : 30) * 1000);
+        q.edit().server_timing = Timing{};
+        q.edit().server_timing->context_wait_us = static_cast<std::uint64_t>((i < 3 ? tail_wait_ms : 30) * 1000);
         o.requests.push_back(q);
       }
       return evaluate(builtin_latency_checklist(), o);

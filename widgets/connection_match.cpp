@@ -18,8 +18,8 @@ struct StreamKey {
 std::vector<std::vector<StreamKey>> streams_by_connection(const Observations& o) {
   std::vector<std::vector<StreamKey>> out(o.connections.size());
   for (const auto& q : o.requests)
-    if (q.anthro && q.result.figures.ttft_ms && q.connection < out.size())
-      out[q.connection].push_back({q.result.stream_id, *q.result.figures.ttft_ms});
+    if (q.anthro && q.record().figures.ttft_ms && q.connection < out.size())
+      out[q.connection].push_back({q.record().stream_id, *q.record().figures.ttft_ms});
   return out;
 }
 

@@ -457,7 +457,7 @@ void DiagnosisPage::startMatching() {
     options.progress = [&stop](std::uint64_t, std::uint64_t) { return !stop.load(); };
     auto analysis = analyze_capture(path, {}, {}, options);  // the keys are embedded in the file
     std::map<std::string, std::string> names;
-    if (analysis) names = match_connections(live, observe_capture(*analysis));
+    if (analysis) names = match_connections(live, observe_capture(*analysis, false));
     inbox->post([this, run, names] { onMatched(run, names); });
   });
 }

@@ -226,7 +226,7 @@ void EvidenceView::showChart() {
   const bool has_request = !res.refs.empty() && res.refs.front().request && r.run &&
                            *res.refs.front().request < r.run->observations.requests.size();
   if (r.item.id == "server-stall" && has_request) {
-    const RequestResult& worst = r.run->observations.requests[*res.refs.front().request].result;
+    const RequestResult& worst = r.run->observations.requests[*res.refs.front().request].record();
     return chart_->showTimeline(tr("Token gaps of stream %1, the longest pause").arg(worst.stream_id), token_gaps(worst),
                                 lines_in(r.item, "ms"));
   }

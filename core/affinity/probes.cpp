@@ -18,14 +18,14 @@ using namespace probe_kit;
 std::vector<std::size_t> affinity_requests(const Observations& o) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    const auto* a = o.requests[i].result.extensions.find<AffinityExchange>(session_affinity_id());
+    const auto* a = o.requests[i].record().extensions.find<AffinityExchange>(session_affinity_id());
     if (a && a->carried_affinity()) out.push_back(i);
   }
   return out;
 }
 
 const AffinityExchange& affinity_of(const Observations& o, std::size_t i) {
-  return *o.requests[i].result.extensions.find<AffinityExchange>(session_affinity_id());
+  return *o.requests[i].record().extensions.find<AffinityExchange>(session_affinity_id());
 }
 
 // A request sent again under a session id that a 409 had already replaced: the client kept
@@ -36,8 +36,8 @@ void loop_409(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   std::map<std::string, double> migrated;  // session id → when the first request answered 409 was written
   for (std::size_t i : requests) {
     const auto& x = affinity_of(o, i);
-    if (o.requests[i].result.error_code == 409 && x.session_id_sent) {
-      double t = o.requests[i].result.timeline.request_written;
+    if (o.requests[i].record().error_code == 409 && x.session_id_sent) {
+      double t = o.requests[i].record().timeline.request_written;
       auto [it, fresh] = migrated.emplace(*x.session_id_sent, t);
       if (!fresh && t < it->second) it->second = t;
     }
@@ -47,7 +47,7 @@ void loop_409(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   for (std::size_t i : requests) {
     const auto& x = affinity_of(o, i);
     auto it = x.session_id_sent ? migrated.find(*x.session_id_sent) : migrated.end();
-    if (it == migrated.end() || o.requests[i].result.timeline.request_written <= it->second) continue;
+    if (it == migrated.end() || o.requests[i].record().timeline.request_written <= it->second) continue;
     ++loops;
     refs.push_back(ref_of(o, i));
   }
@@ -67,7 +67,7 @@ void hash_mismatch(const ChecklistItem& item, const Observations& o, ItemResult&
     const auto& x = affinity_of(o, i);
     if (!answered(o, i)) continue;
     ++n;
-    bool bad_request = o.requests[i].result.error_code == 400 && x.error_type == "invalid_context_hash";
+    bool bad_request = o.requests[i].record().error_code == 400 && x.error_type == "invalid_context_hash";
     bool bad_reply = x.context_hash_agrees == false;
     refused += bad_request;
     disagree += bad_reply;
@@ -90,7 +90,7 @@ void slot_gc_ttft(const ChecklistItem& item, const Observations& o, ItemResult& 
   std::vector<double> opening, continuing;
   std::vector<EvidenceRef> refs;
   for (std::size_t i : affinity_requests(o)) {
-    const auto& ttft = o.requests[i].result.figures.ttft_ms;
+    const auto& ttft = o.requests[i].record().figures.ttft_ms;
     if (!answered_ok(o, i) || !ttft) continue;
     if (affinity_of(o, i).session_id_sent) continuing.push_back(*ttft);
     else {
@@ -146,7 +146,7 @@ void token_count_misparse(const ChecklistItem& item, const Observations& o, Item
     const auto& x = affinity_of(o, i);
     if (!answered_ok(o, i) || (!x.chunk_token_count && !x.trailer_token_count)) continue;
     ++n;
-    std::uint64_t tokens = o.requests[i].result.figures.tokens;
+    std::uint64_t tokens = o.requests[i].record().figures.tokens;
     bool chunks_off = x.chunk_token_count && *x.chunk_token_count != tokens;
     bool trailer_off = x.trailer_token_count && *x.trailer_token_count != tokens;
     if (!chunks_off && !trailer_off) continue;
@@ -175,7 +175,7 @@ void session_id_shared(const ChecklistItem& item, const Observations& o, ItemRes
   std::size_t n = 0;
   for (std::size_t i : affinity_requests(o)) {
     const auto& x = affinity_of(o, i);
-    const auto& t = o.requests[i].result.timeline;
+    const auto& t = o.requests[i].record().timeline;
     if (!x.session_id_sent || !t.end) continue;
     ++n;
     uses[*x.session_id_sent].push_back({t.request_written, *t.end, o.requests[i].connection, i});

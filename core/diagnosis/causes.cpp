@@ -26,13 +26,13 @@ std::optional<double> context_wait_share(const RequestResult& r) {
 std::optional<std::string> tail_is_context_wait(const Observations& o) {
   std::vector<double> ttft;
   for (const auto& q : o.requests)
-    if (ordinary(q) && q.result.figures.ttft_ms) ttft.push_back(*q.result.figures.ttft_ms);
+    if (ordinary(q) && q.record().figures.ttft_ms) ttft.push_back(*q.record().figures.ttft_ms);
   if (ttft.empty()) return std::nullopt;
   double p99 = percentile(ttft, 99);
   std::vector<double> shares;
   for (const auto& q : o.requests)
-    if (ordinary(q) && q.result.figures.ttft_ms && *q.result.figures.ttft_ms >= p99)
-      if (auto share = context_wait_share(q.result)) shares.push_back(*share);
+    if (ordinary(q) && q.record().figures.ttft_ms && *q.record().figures.ttft_ms >= p99)
+      if (auto share = context_wait_share(q.record())) shares.push_back(*share);
   if (shares.empty()) return std::nullopt;
   double median = percentile(shares, 50);
   if (median < 0.5) return std::nullopt;
@@ -45,7 +45,7 @@ std::optional<std::string> tail_is_context_wait(const Observations& o) {
 std::optional<std::string> cancels_waited_on_full_ring(const Observations& o, double slow_ms) {
   std::size_t slow = 0, behind = 0;
   for (const auto& q : o.requests) {
-    const RequestResult& s = q.result;
+    const RequestResult& s = q.record();
     if (s.probe != "cancel-latency" || !s.timeline.cancel_written || !s.timeline.end) continue;
     double ms = s.figures.cancel_latency_ms.value_or((*s.timeline.end - *s.timeline.cancel_written) * 1000);
     if (ms <= slow_ms) continue;

@@ -80,8 +80,9 @@ struct FrameDrops {
 FrameDrops count_frame_drops(const Observations& o);
 
 // A capture's analysis as observations (its connections, streams and TCP health). Without
-// `texts`, stream texts stay where the analysis keeps them (no checklist item of a capture
-// reads them; only live UTF-8 pairs compare texts).
+// `texts`, each stream's record is borrowed from `analysis`, which must outlive the observations,
+// and its text stays where the analysis keeps it (no checklist item of a capture reads texts;
+// only live UTF-8 pairs compare them).
 Observations observe_capture(const CaptureAnalysis& analysis, bool texts = true);
 // Adds `more` to `into` (a live run and a capture diagnosed together).
 void merge_observations(Observations& into, Observations more);

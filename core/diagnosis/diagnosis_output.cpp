@@ -70,7 +70,7 @@ json connection_json(const Observations& o, std::size_t index) {
   const ObservedConnection& c = o.connections[index];
   json streams = json::array();
   for (const auto& q : o.requests)
-    if (q.connection == index) streams.push_back(request_json(q.result, {.text = true, .itl_samples = true}));
+    if (q.connection == index) streams.push_back(request_json(q.record(), {.text = true, .itl_samples = true}));
   return {{"conn", c.name},      {"alpn", c.alpn.empty() ? json(nullptr) : json(c.alpn)}, {"anthro", c.anthro},
           {"opened", json_or_null(c.opened)}, {"closed", json_or_null(c.closed)}, {"streams", streams}};
 }
@@ -106,9 +106,9 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Chec
   std::vector<double> ttft;
   std::size_t requests = 0;
   for (const auto& q : o.requests)
-    if (!q.result.probe && q.result.timeline.request_written > 0) {
+    if (!q.record().probe && q.record().timeline.request_written > 0) {
       ++requests;
-      if (q.result.figures.ttft_ms) ttft.push_back(*q.result.figures.ttft_ms);
+      if (q.record().figures.ttft_ms) ttft.push_back(*q.record().figures.ttft_ms);
     }
   AnalysisVerdicts verdicts = verdicts_json(d, lang, checklist);
   json doc = {{"kind", "diagnosis"},
@@ -146,8 +146,7 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
 
 Diagnosis diagnose_analysis(const CaptureAnalysis& analysis, const Checklist& checklist) {
   Diagnosis d = evaluate(checklist, observe_capture(analysis, false));  // moved in, not copied
-  // They repeat the analysis the caller holds (every stream's record): let go, not held twice
-  // while the analysis is written.
+  // They borrow the analysis's records, which the caller may let go before the diagnosis.
   d.observations = {};
   return d;
 }

@@ -72,7 +72,7 @@ void http_fallback(const ChecklistItem& item, const Observations& o, ItemResult&
 // Streams that ended without RESPONSE or ERROR, and who cut them.
 enum class Cut { None, Server, Client };
 Cut cut_of(const Observations& o, const ObservedRequest& q) {
-  switch (q.result.end) {
+  switch (q.record().end) {
     case RequestEnd::ConnectionClosed: return Cut::Server;
     case RequestEnd::ClientClosed: return Cut::Client;
     case RequestEnd::Open: {
@@ -80,9 +80,9 @@ Cut cut_of(const Observations& o, const ObservedRequest& q) {
       const auto& c = o.connections[q.connection];
       // A stream that got nothing may be a REQUEST that crossed the server's close of an idle
       // connection, which clients resend: only a stream under way counts as cut.
-      if (q.result.figures.tokens == 0) return Cut::None;
+      if (q.record().figures.tokens == 0) return Cut::None;
       if (c.server_closed_first) return Cut::Server;
-      if (c.client_closed_first && !q.result.timeline.cancel_written) return Cut::Client;
+      if (c.client_closed_first && !q.record().timeline.cancel_written) return Cut::Client;
       return Cut::None;
     }
     default: return Cut::None;
@@ -96,7 +96,7 @@ std::vector<double> cut_times(const Observations& o, const std::vector<bool>& co
   for (const auto& q : o.requests) {
     if (q.connection >= at.size() || !counted[q.connection] || cut_of(o, q) != Cut::Server) continue;
     at[q.connection] = o.connections[q.connection].closed.value_or(
-        std::max(at[q.connection].value_or(0), q.result.timeline.request_written));
+        std::max(at[q.connection].value_or(0), q.record().timeline.request_written));
   }
   std::vector<double> cuts;
   for (const auto& t : at)
@@ -128,7 +128,7 @@ void connection_reuse(const ChecklistItem& item, const Observations& o, ItemResu
   std::vector<bool> used(o.connections.size());
   std::size_t requests = 0;
   for (const auto& q : o.requests) {
-    if (!q.anthro || q.result.timeline.request_written <= 0) continue;
+    if (!q.anthro || q.record().timeline.request_written <= 0) continue;
     ++requests;
     if (q.connection < used.size()) used[q.connection] = true;
   }
@@ -149,7 +149,7 @@ void connection_reuse(const ChecklistItem& item, const Observations& o, ItemResu
 void frame_decode_time(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::vector<double> samples;
-  for (const auto& q : o.requests) samples.insert(samples.end(), q.result.frame_decode_ms.begin(), q.result.frame_decode_ms.end());
+  for (const auto& q : o.requests) samples.insert(samples.end(), q.record().frame_decode_ms.begin(), q.record().frame_decode_ms.end());
   std::size_t powersave = std::count(o.system.governors.begin(), o.system.governors.end(), "powersave");
   bool live = o.live && !samples.empty();
   if (live && !j.enough(samples.size())) return;
@@ -173,7 +173,7 @@ void gpu_context_wait(const ChecklistItem& item, const Observations& o, ItemResu
   std::vector<double> waits;
   std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    const auto& t = o.requests[i].result.server_timing;
+    const auto& t = o.requests[i].record().server_timing;
     if (!t || !ordinary(o.requests[i])) continue;
     waits.push_back(t->context_wait_us / 1000.0);
     refs.push_back(ref_of(o, i, waits.back()));
@@ -199,7 +199,7 @@ void nic_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) 
   j.finish(number(rate) + " drops/s over " + number(seconds) + " s");
 }
 
-bool is_stream(const ObservedRequest& q) { return q.anthro && q.result.timeline.request_written > 0; }
+bool is_stream(const ObservedRequest& q) { return q.anthro && q.record().timeline.request_written > 0; }
 
 void ring_buffer_stall(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
@@ -210,7 +210,7 @@ void ring_buffer_stall(const ChecklistItem& item, const Observations& o, ItemRes
     ++n;
     if (ring_full(o, o.requests[i])) {
       ++full;
-      refs.push_back(ref_of(o, i, static_cast<double>(o.requests[i].result.ring_high_water)));
+      refs.push_back(ref_of(o, i, static_cast<double>(o.requests[i].record().ring_high_water)));
     }
   }
   if (!j.enough(n)) return;
@@ -228,9 +228,9 @@ void server_stall(const ChecklistItem& item, const Observations& o, ItemResult& 
   const Threshold* t = item.threshold("max_gap");
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
     const auto& q = o.requests[i];
-    if (!is_stream(q) || !q.result.figures.max_gap_ms) continue;
+    if (!is_stream(q) || !q.record().figures.max_gap_ms) continue;
     ++n;
-    double gap = *q.result.figures.max_gap_ms;
+    double gap = *q.record().figures.max_gap_ms;
     if (ring_full(o, q)) continue;  // the client's window was shut: not the server's pause
     worst = std::max(worst, gap);
     if (t && t->crossed(gap)) refs.push_back(ref_of(o, i, gap));
@@ -248,9 +248,9 @@ void count_cuts(const ChecklistItem& item, const Observations& o, ItemResult& r,
   std::size_t n = 0;
   std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    if (o.requests[i].result.timeline.request_written <= 0) continue;
+    if (o.requests[i].record().timeline.request_written <= 0) continue;
     ++n;
-    if (cut_of(o, o.requests[i]) == which) refs.push_back(ref_of(o, i, static_cast<double>(o.requests[i].result.figures.tokens)));
+    if (cut_of(o, o.requests[i]) == which) refs.push_back(ref_of(o, i, static_cast<double>(o.requests[i].record().figures.tokens)));
   }
   if (!j.enough(n)) return;
   j.show(what, static_cast<double>(refs.size()), "streams");
@@ -295,7 +295,7 @@ void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult
   std::size_t n = 0, unanswered = 0, at_least = 0;
   ShortReplies short_replies;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    const RequestResult& s = o.requests[i].result;
+    const RequestResult& s = o.requests[i].record();
     if (s.probe != item.id && s.probe != "cancel-latency") continue;
     if (!s.timeline.cancel_written) continue;
     if (s.end != RequestEnd::Response) continue;  // cut or refused: says nothing about cancel handling
@@ -357,18 +357,18 @@ void retry_after_ignored(const ChecklistItem& item, const Observations& o, ItemR
   // Requests by connection, in the order they were sent.
   std::map<std::size_t, std::vector<std::size_t>> by_connection;
   for (std::size_t i = 0; i < o.requests.size(); ++i)
-    if (o.requests[i].result.timeline.request_written > 0) by_connection[o.requests[i].connection].push_back(i);
+    if (o.requests[i].record().timeline.request_written > 0) by_connection[o.requests[i].connection].push_back(i);
   std::size_t n = 0;
   std::vector<EvidenceRef> refs;
   for (auto& [_, list] : by_connection) {
     std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
-      return o.requests[a].result.timeline.request_written < o.requests[b].result.timeline.request_written;
+      return o.requests[a].record().timeline.request_written < o.requests[b].record().timeline.request_written;
     });
     for (std::size_t k = 0; k + 1 < list.size(); ++k) {
-      const RequestResult& overloaded = o.requests[list[k]].result;
+      const RequestResult& overloaded = o.requests[list[k]].record();
       if (overloaded.error_code != 429 || !overloaded.retry_after_ms || !overloaded.timeline.end) continue;
       ++n;
-      double waited_ms = (o.requests[list[k + 1]].result.timeline.request_written - *overloaded.timeline.end) * 1000;
+      double waited_ms = (o.requests[list[k + 1]].record().timeline.request_written - *overloaded.timeline.end) * 1000;
       // A millisecond of slack: the timer and the stamps are not the same instant.
       if (waited_ms + 1 < *overloaded.retry_after_ms) refs.push_back(ref_of(o, list[k + 1], *overloaded.retry_after_ms - waited_ms));
     }
@@ -391,7 +391,7 @@ void frame_drops(const ChecklistItem& item, const Observations& o, ItemResult& r
   std::uint64_t drops = count_frame_drops(o).dropped;
   std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    const RequestResult& s = o.requests[i].result;
+    const RequestResult& s = o.requests[i].record();
     if (std::uint64_t bad = s.token_gaps + s.token_duplicates + s.auth_failures) refs.push_back(ref_of(o, i, static_cast<double>(bad)));
   }
   if (!j.enough(o.frames)) return;
@@ -408,8 +408,8 @@ void ttft_tail(const ChecklistItem& item, const Observations& o, ItemResult& r) 
   std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
     const auto& q = o.requests[i];
-    if (!ordinary(q) || !q.result.figures.ttft_ms) continue;
-    ttft.push_back(*q.result.figures.ttft_ms);
+    if (!ordinary(q) || !q.record().figures.ttft_ms) continue;
+    ttft.push_back(*q.record().figures.ttft_ms);
     refs.push_back(ref_of(o, i, ttft.back()));
   }
   if (!j.enough(ttft.size())) return;
@@ -427,7 +427,7 @@ void max_tokens_truncation(const ChecklistItem& item, const Observations& o, Ite
   std::size_t n = 0;
   std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
-    const RequestResult& s = o.requests[i].result;
+    const RequestResult& s = o.requests[i].record();
     if (!s.max_tokens || *s.max_tokens <= 0xFFFF || s.end != RequestEnd::Response) continue;
     ++n;
     std::uint64_t kept = *s.max_tokens & 0xFFFF;
@@ -452,8 +452,8 @@ void utf8_mismatch(const ChecklistItem& item, const Observations& o, ItemResult&
   std::vector<EvidenceRef> refs;
   for (const auto& pair : o.utf8_pairs) {
     if (!pair.baseline || !pair.candidate) continue;
-    const RequestResult& base = o.requests[*pair.baseline].result;
-    const RequestResult& cand = o.requests[*pair.candidate].result;
+    const RequestResult& base = o.requests[*pair.baseline].record();
+    const RequestResult& cand = o.requests[*pair.candidate].record();
     if (cand.invalid_utf8_frames) {
       ++n;
       refs.push_back(ref_of(o, *pair.candidate, static_cast<double>(cand.invalid_utf8_frames)));
@@ -464,7 +464,7 @@ void utf8_mismatch(const ChecklistItem& item, const Observations& o, ItemResult&
   }
   if (o.utf8_pairs.empty()) {  // a capture: any token text that is not UTF-8
     for (std::size_t i = 0; i < o.requests.size(); ++i) {
-      const RequestResult& s = o.requests[i].result;
+      const RequestResult& s = o.requests[i].record();
       if (!is_stream(o.requests[i]) || s.end == RequestEnd::Open) continue;
       ++n;
       if (s.invalid_utf8_frames) refs.push_back(ref_of(o, i, static_cast<double>(s.invalid_utf8_frames)));
@@ -503,7 +503,7 @@ void cancel_rate(const ChecklistItem& item, const Observations& o, ItemResult& r
     const auto& q = o.requests[i];
     if (!ordinary(q) || !q.anthro) continue;
     ++n;
-    if (q.result.timeline.cancel_written) {
+    if (q.record().timeline.cancel_written) {
       ++cancels;
       refs.push_back(ref_of(o, i, 1));
     }
@@ -623,7 +623,7 @@ const ItemResult* Diagnosis::item(std::string_view id) const {
 
 FrameDrops count_frame_drops(const Observations& o) {
   FrameDrops d{o.frames_refused, o.frames};  // frames_refused already counts the authentication failures
-  for (const auto& q : o.requests) d.dropped += q.result.token_gaps + q.result.token_duplicates;
+  for (const auto& q : o.requests) d.dropped += q.record().token_gaps + q.record().token_duplicates;
   return d;
 }
 

@@ -76,7 +76,7 @@ std::vector<RequestOptions> make_plan(const LiveWorkloadConfig& c) {
 
 std::optional<std::size_t> utf8_probe_answer(const Observations& o) {
   for (std::size_t i = 0; i < o.requests.size(); ++i)
-    if (o.requests[i].anthro && o.requests[i].result.probe == kProbeUtf8 && o.requests[i].result.end == RequestEnd::Response)
+    if (o.requests[i].anthro && o.requests[i].record().probe == kProbeUtf8 && o.requests[i].record().end == RequestEnd::Response)
       return i;
   return std::nullopt;
 }
@@ -166,7 +166,7 @@ void pair_utf8_probe(const SessionConfig& session, const std::string& url, Obser
   ObservedRequest q;
   q.connection = o.connections.size() - 1;
   q.anthro = false;
-  q.result = std::move(result->requests.front());
+  q.edit() = std::move(result->requests.front());
   o.requests.push_back(std::move(q));
   o.utf8_pairs.push_back({o.requests.size() - 1, candidate});
 }
@@ -215,11 +215,11 @@ Observations observe_bench(BenchResult bench, const std::string& target_url) {
     ObservedRequest q;
     q.connection = rec.connection;
     q.anthro = anthro;
-    q.result = std::move(rec.result);
+    q.edit() = std::move(rec.result);
     if (anthro) {
-      o.frames += q.result.timeline.tokens.size() + (q.result.end == RequestEnd::Response || q.result.end == RequestEnd::Error) +
-                  q.result.auth_failures;
-      o.frames_refused += q.result.auth_failures;
+      o.frames += q.record().timeline.tokens.size() + (q.record().end == RequestEnd::Response || q.record().end == RequestEnd::Error) +
+                  q.record().auth_failures;
+      o.frames_refused += q.record().auth_failures;
     }
     o.requests.push_back(std::move(q));
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,10 +31,40 @@ struct ObservedConnection {
   bool server_closed_first = false;
 };
 
+// A request as the checklist sees it. Its record is its own (a live run's), or borrowed from the
+// capture analysis it was observed in (observe_capture without texts: not a copy of every
+// record, which a big capture's findings made; the caller keeps the analysis for as long).
 struct ObservedRequest {
-  RequestResult result;
+  ObservedRequest() = default;
+  ObservedRequest(const ObservedRequest& other)
+      : connection(other.connection), anthro(other.anthro), borrowed_(other.borrowed_),
+        own_(other.own_ ? std::make_unique<RequestResult>(*other.own_) : nullptr) {}
+  ObservedRequest& operator=(const ObservedRequest& other) { return *this = ObservedRequest(other); }
+  ObservedRequest(ObservedRequest&&) noexcept = default;
+  ObservedRequest& operator=(ObservedRequest&&) noexcept = default;
+
+  const RequestResult& record() const { return own_ ? *own_ : borrowed_ ? *borrowed_ : empty(); }
+  // Its own record to change (a borrowed one is copied first).
+  RequestResult& edit() {
+    if (!own_) own_ = std::make_unique<RequestResult>(record());
+    borrowed_ = nullptr;
+    return *own_;
+  }
+  void borrow(const RequestResult& r) {
+    own_.reset();
+    borrowed_ = &r;
+  }
+
   std::size_t connection = 0;  // index into Observations::connections
   bool anthro = true;          // anthro-v1, else the HTTP baseline
+
+ private:
+  static const RequestResult& empty() {
+    static const RequestResult none;
+    return none;
+  }
+  const RequestResult* borrowed_ = nullptr;
+  std::unique_ptr<RequestResult> own_;
 };
 
 // A prompt sent over the HTTP baseline and over anthro-v1 (the utf8-mismatch probe).

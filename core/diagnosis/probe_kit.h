@@ -83,14 +83,14 @@ class Judge {
 
 using Probe = std::function<void(const ChecklistItem&, const Observations&, ItemResult&)>;
 
-inline bool ordinary(const ObservedRequest& q) { return !q.result.probe && q.result.timeline.request_written > 0; }
+inline bool ordinary(const ObservedRequest& q) { return !q.record().probe && q.record().timeline.request_written > 0; }
 // Request i got its answer: a RESPONSE, or an error; answered_ok, a RESPONSE and no error.
 inline bool answered(const Observations& o, std::size_t i) {
-  const RequestResult& r = o.requests[i].result;
+  const RequestResult& r = o.requests[i].record();
   return r.end == RequestEnd::Response || r.error_code;
 }
 inline bool answered_ok(const Observations& o, std::size_t i) {
-  const RequestResult& r = o.requests[i].result;
+  const RequestResult& r = o.requests[i].record();
   return r.end == RequestEnd::Response && !r.error_code;
 }
 
@@ -98,10 +98,10 @@ inline EvidenceRef ref_of(const Observations& o, std::size_t index, std::optiona
   const ObservedRequest& q = o.requests[index];
   EvidenceRef ref;
   if (q.connection < o.connections.size()) ref.conn = o.connections[q.connection].name;
-  if (q.anthro) ref.stream_id = q.result.stream_id;
+  if (q.anthro) ref.stream_id = q.record().stream_id;
   ref.request = index;
   ref.value = value;
-  ref.packets = q.result.packets;
+  ref.packets = q.record().packets;
   return ref;
 }
 
@@ -120,7 +120,7 @@ inline bool overlaps(const std::vector<std::pair<double, double>>& windows, doub
 // A stream during which the client's ring was full: live from the buffer's high-water mark,
 // captured from the client's zero windows.
 inline bool ring_full(const Observations& o, const ObservedRequest& q) {
-  const RequestResult& s = q.result;
+  const RequestResult& s = q.record();
   if (s.ring_capacity > 0 && s.ring_high_water * 10 >= s.ring_capacity * 9) return true;
   if (q.connection >= o.connections.size()) return false;
   double end = s.timeline.end.value_or(s.timeline.request_written + (s.figures.e2e_ms.value_or(0) / 1000));

@@ -15,11 +15,11 @@ namespace {
 std::vector<std::size_t> token_stream_requests(const Observations& o) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < o.requests.size(); ++i)
-    if (token_stream_of(o.requests[i].result) && ordinary(o.requests[i])) out.push_back(i);
+    if (token_stream_of(o.requests[i].record()) && ordinary(o.requests[i])) out.push_back(i);
   return out;
 }
 
-const TokenStreamExchange& token_stream_of(const Observations& o, std::size_t i) { return *token_stream_of(o.requests[i].result); }
+const TokenStreamExchange& token_stream_of(const Observations& o, std::size_t i) { return *token_stream_of(o.requests[i].record()); }
 
 // Requests whose given header the profile refuses, and how many of them the server answered
 // with a 400 or 401; `fields` are the headers the item is about.
@@ -36,7 +36,7 @@ HeaderFaults header_faults(const Observations& o, std::initializer_list<TokenStr
     const auto& x = token_stream_of(o, i);
     if (std::find(fields.begin(), fields.end(), x.request_fault) == fields.end()) continue;
     ++h.faulty;
-    int code = o.requests[i].result.error_code.value_or(200);
+    int code = o.requests[i].record().error_code.value_or(200);
     h.refused += code == 400 || code == 401;
     if (h.example.empty()) h.example = to_string(x.request_fault) + std::string(" (context id \"") + x.context_id + "\")";
     h.refs.push_back(ref_of(o, i));
@@ -102,7 +102,7 @@ void quota_429(const ChecklistItem& item, const Observations& o, ItemResult& r) 
     if (!answered(o, i)) continue;
     ++n;
     const auto& wait = token_stream_of(o, i).retry_after_ms;
-    if (!wait || o.requests[i].result.error_code != 429) continue;
+    if (!wait || o.requests[i].record().error_code != 429) continue;
     if (classify_retry_after_ms(*wait) != TokenStreamRetryCause::Quota) {
       ++congestion;
       continue;

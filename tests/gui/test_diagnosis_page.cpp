@@ -245,11 +245,11 @@ class TestDiagnosisPage : public QObject {
     o.live = true;
     for (int i = 0; i < 100; ++i) {
       ObservedRequest q;
-      q.result.timeline.request_written = 1;
-      q.result.end = RequestEnd::Response;
-      q.result.figures.ttft_ms = i < 3 ? 3800 : 100;
-      q.result.server_timing = Timing{};
-      q.result.server_timing->context_wait_us = i < 3 ? 3'700'000 : 30'000;
+      q.edit().timeline.request_written = 1;
+      q.edit().end = RequestEnd::Response;
+      q.edit().figures.ttft_ms = i < 3 ? 3800 : 100;
+      q.edit().server_timing = Timing{};
+      q.edit().server_timing->context_wait_us = i < 3 ? 3'700'000 : 30'000;
       o.requests.push_back(q);
     }
     auto run = std::make_shared<DiagnosisRun>();
