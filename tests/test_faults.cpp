@@ -77,7 +77,9 @@ class TestFaults : public QObject {
     EndpointFixture f({"stall=300@5"});
     f.start();
     RequestResult r = one(f);
-    QVERIFY2(*r.figures.max_gap_ms >= 300, std::to_string(*r.figures.max_gap_ms).c_str());
+    // The stall runs from the moment token 5 was due (TokenSchedule), so a token before it that
+    // went a little late shortens the gap by as much (299.7 ms under ASan); the other gaps are 2 ms.
+    QVERIFY2(*r.figures.max_gap_ms >= 300 * 0.95, std::to_string(*r.figures.max_gap_ms).c_str());
     QVERIFY(!r.error);
   }
 
