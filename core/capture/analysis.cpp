@@ -46,7 +46,7 @@ class TextKeeper {
   std::optional<SpillExtent> keep(std::string& text) {
     if (resident_ + text.size() <= budget_ || text.empty()) {
       std::string exact(text);  // appending grew it up to twice its size
-      recycle(std::move(text));
+      recycle(text);
       text = std::move(exact);
       resident_ += text.size();
       return std::nullopt;
@@ -63,8 +63,7 @@ class TextKeeper {
       resident_ += text.size();
       return std::nullopt;
     }
-    recycle(std::move(text));
-    text = std::string();
+    recycle(text);
     return extent;
   }
   std::shared_ptr<const SpillFile> spill() const { return spill_; }
@@ -72,10 +71,13 @@ class TextKeeper {
  private:
   // Bounded: a few streams' worth, none of an outsized text (nor one too short to matter).
   static constexpr std::size_t kSpareTexts = 16, kSpareCapacity = 64u << 10, kWorthKeeping = 256;
-  void recycle(std::string&& text) {
-    if (spare_.size() >= kSpareTexts || text.capacity() > kSpareCapacity || text.capacity() < kWorthKeeping) return;
-    text.clear();
-    spare_.push_back(std::move(text));
+  // Leaves `text` empty and its buffer here or freed (assigning an empty string would keep it).
+  void recycle(std::string& text) {
+    if (spare_.size() < kSpareTexts && text.capacity() <= kSpareCapacity && text.capacity() >= kWorthKeeping) {
+      text.clear();
+      spare_.push_back(std::move(text));
+    }
+    std::string().swap(text);
   }
 
   std::size_t budget_;
