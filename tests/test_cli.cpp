@@ -600,7 +600,8 @@ class TestCli : public QObject {
         QVERIFY2(evidence.rfind("need ", 0) != 0, (item["id"].get<std::string>() + ": " + evidence).c_str());
     }
 #ifdef ANTHRO_WITH_REPORT
-    for (const char* name : {"/demo-report.html", "/demo-report.pdf"}) QVERIFY2(r.out.contains((dir + name).toUtf8()), name);
+    for (const char* name : {"/demo-report.html", "/demo-report.pdf"})
+      QVERIFY2(r.out.contains((dir + name).toUtf8()), (name + (": " + r.err)).constData());
     QVERIFY(read_bytes(dir + "/demo-report.html").trimmed().startsWith("<!DOCTYPE html>"));
     QVERIFY(read_bytes(dir + "/demo-report.pdf").startsWith("%PDF-"));
 #endif

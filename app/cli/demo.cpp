@@ -124,7 +124,8 @@ int analyse_own_capture(const std::string& pcapng, const RequestResult& live) {
   return ok ? 0 : 1;
 }
 
-void compare_paths(const Endpoint& endpoint) {
+int compare_paths(const Endpoint& endpoint) {
+  int status = 0;
   std::printf("\n4. anthro-v1 against the HTTP baseline, 40 requests each at concurrency 4:\n");
   std::printf("  %-40s %10s %10s %10s %10s\n", "target", "TTFT p50", "TTFT p99", "ITL p99", "tokens/s");
   for (const std::string& target : {endpoint.url("anthro"), endpoint.url("https") + "/v1/messages"}) {
@@ -134,17 +135,23 @@ void compare_paths(const Endpoint& endpoint) {
     b.concurrency = 4;
     b.requests = 40;
     auto r = run_bench(b);
-    if (!r) continue;
+    if (!r) {
+      std::cerr << "  " << target << ": " << r.error().detail << "\n";
+      status = 3;
+      continue;
+    }
     std::printf("  %-40s %7.1f ms %7.1f ms %7.1f ms %10.0f\n", target.c_str(), r->ttft_ms.p50, r->ttft_ms.p99,
                 r->itl_ms.p99, r->tokens_per_s);
   }
+  return status;
 }
 
 // The latency checklist against the captured session (when there is a capture), a short live
 // run and this machine; the result JSON goes beside the capture, and with Qt an HTML and a PDF
 // report of it. Every item reaches a verdict but retry-after-ignored: the demo's server is never
-// overloaded, so no 429 asks for a retry to time, and its evidence says so.
-void diagnose(const Endpoint& endpoint, const std::string& dir, const std::string& capture) {
+// overloaded, so no 429 asks for a retry to time, and its evidence says so. Returns the exit
+// status: a step that fails is said on stderr and counts, so the demo never ends 0 without them.
+int diagnose(const Endpoint& endpoint, const std::string& dir, const std::string& capture) {
   std::printf("\n5. The latency checklist: %sa short live run and this machine:\n",
               capture.empty() ? "" : "the captured session, ");
   DiagnoseConfig d;
@@ -158,18 +165,21 @@ void diagnose(const Endpoint& endpoint, const std::string& dir, const std::strin
   if (!capture.empty()) d.capture = capture;  // its keys are in its DSB
   d.system = SystemProbeConfig{};
   auto result = run_diagnosis(d);
-  if (!result) return (void)(std::cerr << "  " << result.error().detail << "\n");
+  if (!result) return std::cerr << "  " << result.error().detail << "\n", 3;
   std::cout << diagnosis_text(*result, d.checklist);
   std::string path = dir + "/demo-diagnosis.json", json = diagnosis_json(*result, "en", &d.checklist);
-  if (write_file_atomic(path, json + "\n")) std::cout << "  result (cli.md diagnose JSON): " << path << "\n";
+  if (auto written = write_file_atomic(path, json + "\n"); !written)
+    return std::cerr << "  " << written.error().detail << "\n", 2;
+  std::cout << "  result (cli.md diagnose JSON): " << path << "\n";
 #ifdef ANTHRO_WITH_REPORT
   std::cout << "\n6. The diagnosis report:\n" << std::flush;
   for (const char* format : {"html", "pdf"}) {
     std::string report = dir + "/demo-report." + format;
-    if (run_report({path, "--to", format, "--output", report, "--lang", "en"}) != 0) return;
+    if (int code = run_report({path, "--to", format, "--output", report, "--lang", "en"}); code != 0) return code;
     std::cout << "  " << report << "\n";
   }
 #endif
+  return 0;
 }
 
 }  // namespace
@@ -226,10 +236,12 @@ int run_demo(const std::vector<std::string>& args) {
               << "holding only the key log:\n";
     decoded = decode_own_bytes(c2s, s2c, keylog);
   }
-  compare_paths(**endpoint);
-  diagnose(**endpoint, *dir, capture_error.empty() ? pcapng : std::string());
+  int compared = compare_paths(**endpoint);
+  int diagnosed = diagnose(**endpoint, *dir, capture_error.empty() ? pcapng : std::string());
   (*endpoint)->stop();
-  return decoded;
+  for (int status : {diagnosed, compared, decoded})
+    if (status != 0) return status;
+  return 0;
 }
 
 }  // namespace anthro::cli
