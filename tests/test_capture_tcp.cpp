@@ -6,13 +6,18 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "capture/analysis.h"
 #include "capture_generator.h"
+#include "util/spill.h"
 #include "vectors.h"
 
 using namespace anthro;
@@ -30,6 +35,37 @@ CaptureAnalysis analyse(const std::vector<Segment>& segments) {
 }
 
 std::string text_of(const CaptureAnalysis& a) { return a.connections.at(0).streams.at(0).text; }
+
+// While alive, this process may write no file past `bytes` (EFBIG, as a full disk refuses).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    rlimit limit{bytes, saved_.rlim_max};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) qFatal("setrlimit(RLIMIT_FSIZE) failed");
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, SIG_DFL);
+  }
+
+ private:
+  rlimit saved_{};
+};
+
+// Pieces of every size class add() handles: small ones batched, one past a batch on its own.
+std::vector<std::string> spill_pieces() {
+  std::vector<std::string> pieces;
+  std::mt19937 random(7);
+  for (int i = 0; i < 400; ++i) {
+    std::size_t size = i == 150 ? SpillFile::kBatch + 1000 : 1 + random() % 3000;
+    std::string piece(size, '\0');
+    for (char& c : piece) c = static_cast<char>('a' + random() % 26);
+    pieces.push_back(std::move(piece));
+  }
+  return pieces;
+}
 
 }  // namespace
 
@@ -265,6 +301,55 @@ class TestCaptureTcp : public QObject {
   // A capture of several of the reader's 2 MiB buffers: the lanes read each segment where the
   // reader read it (no copy) while it reads on, and the document is the same at 1, 2 and 8
   // threads; the text budget split among lanes spills as one lane's does.
+  // add()'s pieces read back whole from the batch, the file or (past what the file takes) memory,
+  // one at a time and as one span across all of them.
+  void spilledPiecesReadBackWhereverTheyAre_data() {
+    QTest::addColumn<qint64>("limit");
+    QTest::newRow("the file takes all") << qint64(-1);
+    QTest::newRow("the file takes 300 KiB") << qint64(300 << 10);
+    QTest::newRow("the file takes nothing") << qint64(0);
+  }
+  void spilledPiecesReadBackWhereverTheyAre() {
+    QFETCH(qint64, limit);
+    std::optional<FileSizeLimit> full;
+    if (limit >= 0) full.emplace(static_cast<rlim_t>(limit));
+    auto spill = SpillFile::create();
+    QVERIFY(spill);
+    std::vector<std::string> pieces = spill_pieces();
+    std::vector<SpillExtent> at;
+    std::string all;
+    for (const std::string& p : pieces) {
+      at.push_back(spill->add(p));
+      all += p;
+    }
+    full.reset();
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      auto back = spill->read(at[i]);
+      QVERIFY2(back && *back == pieces[i], qPrintable(QString("piece %1").arg(i)));
+    }
+    auto whole = spill->read(SpillExtent{0, all.size()});
+    QVERIFY(whole && *whole == all);
+    QCOMPARE(spill->size(), std::uint64_t{all.size()});
+  }
+
+  // A disk that refuses the spill loses no text: the document is the one with no spill at all.
+  void aFullDiskLosesNoText() {
+    QTemporaryDir dir;
+    std::string path = dir.filePath("big.pcap").toStdString();
+    write_capture(path, many_connections(9, 100, 150));  // texts of several batches
+    CaptureKeySources keys{{vectors_path("lab-conversation.keylog")}, {}};
+    auto expected = analyze_capture(path, keys);
+    QVERIFY(expected);
+    AnalyzeOptions options;
+    options.text_budget = 0;
+    options.threads = 1;
+    FileSizeLimit full(0);
+    auto a = analyze_capture(path, keys, {}, options);
+    QVERIFY2(a, a ? "" : a.error().detail.c_str());
+    QVERIFY(a->connections[0].spill);
+    QVERIFY(analysis_json(*a) == analysis_json(*expected));  // (QCOMPARE would print megabytes)
+  }
+
   void manyReadBuffersGiveTheSameAnalysis() {
     QTemporaryDir dir;
     std::string path = dir.filePath("big.pcap").toStdString();

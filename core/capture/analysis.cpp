@@ -57,12 +57,11 @@ class TextKeeper {
       else warnings_.push_back(file.error().detail + "; stream texts stay in memory");
       spill_failed_ = !file;
     }
-    std::optional<SpillExtent> extent;
-    if (spill_) extent = spill_->append(text);
-    if (!extent) {
+    if (!spill_) {
       resident_ += text.size();
       return std::nullopt;
     }
+    SpillExtent extent = spill_->add(text);
     recycle(text);
     return extent;
   }

@@ -10,6 +10,7 @@ namespace anthro {
 namespace {
 
 constexpr double kMsPerS = 1000;
+constexpr std::size_t kKeptScratch = 64u << 10;  // samples
 
 std::optional<double> ms_between(std::optional<double> from, std::optional<double> to) {
   if (!from || !to) return std::nullopt;
@@ -65,8 +66,12 @@ std::optional<double> max_gap_ms(std::span<const TokenArrival> frames) {
 // summarize()'s mean, p99 and stddev, the p99 by a selection rather than its whole sort.
 void set_itl_figures(RequestFigures& f) {
   if (f.itl_ms.empty()) return;
-  std::vector<double> scratch = f.itl_ms;
+  // Reused: a capture's analysis computes this for every stream, and a fresh copy apiece was a
+  // malloc of over 1 KiB (past glibc's per-thread cache) each time. Not kept past a large one.
+  thread_local std::vector<double> scratch;
+  scratch.assign(f.itl_ms.begin(), f.itl_ms.end());
   f.p99_itl_ms = percentile_unsorted(scratch, 99);
+  if (scratch.capacity() > kKeptScratch) std::vector<double>().swap(scratch);
   f.mean_itl_ms = mean_of(f.itl_ms);
   f.jitter_ms = population_stddev(f.itl_ms, *f.mean_itl_ms);
 }
