@@ -40,7 +40,7 @@ class SpillFile {
   // Safe to call while another thread appends (reads of written extents are too).
   std::uint64_t size() const { return size_.load(std::memory_order_acquire); }
 
-  static constexpr std::size_t kBatch = 256u << 10;
+  static constexpr std::size_t kBatch = 64u << 10;
 
  private:
   struct Held {  // bytes at `offset` that are not (yet) in the file
