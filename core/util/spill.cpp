@@ -126,17 +126,16 @@ bool SpillFile::copy_held(std::uint64_t& at, std::uint64_t end, char*& out) cons
 bool SpillFile::read(const SpillExtent& extent, char* out) const {
   std::uint64_t at = extent.offset;
   const std::uint64_t end = extent.offset + extent.size;
-  std::unique_lock lock(held_mutex_, std::defer_lock);
-  if (any_held_.load(std::memory_order_acquire)) lock.lock();
   while (at < end) {
-    if (lock.owns_lock() && copy_held(at, end, out)) continue;
-    // From the file, up to the next held batch.
-    std::uint64_t stop = end;
-    if (lock.owns_lock()) {
+    std::uint64_t stop = end;  // of what lies in the file from `at`
+    if (any_held_.load(std::memory_order_acquire)) {
+      std::lock_guard lock(held_mutex_);
+      if (copy_held(at, end, out)) continue;
       if (!batch_.bytes.empty() && batch_.offset > at) stop = std::min(stop, batch_.offset);
       for (const Held& h : refused_)
         if (h.offset > at) stop = std::min(stop, h.offset);
     }
+    // Outside the lock: those bytes are in the file for good, and other readers need not wait.
     ssize_t n = ::pread(fd_, out, stop - at, static_cast<off_t>(at));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
