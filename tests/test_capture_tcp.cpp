@@ -40,18 +40,19 @@ std::string text_of(const CaptureAnalysis& a) { return a.connections.at(0).strea
 class FileSizeLimit {
  public:
   explicit FileSizeLimit(rlim_t bytes) {
-    std::signal(SIGXFSZ, SIG_IGN);
+    handler_ = std::signal(SIGXFSZ, SIG_IGN);
     getrlimit(RLIMIT_FSIZE, &saved_);
     rlimit limit{bytes, saved_.rlim_max};
     if (setrlimit(RLIMIT_FSIZE, &limit) != 0) qFatal("setrlimit(RLIMIT_FSIZE) failed");
   }
   ~FileSizeLimit() {
     setrlimit(RLIMIT_FSIZE, &saved_);
-    std::signal(SIGXFSZ, SIG_DFL);
+    std::signal(SIGXFSZ, handler_);
   }
 
  private:
   rlimit saved_{};
+  void (*handler_)(int) = SIG_DFL;
 };
 
 // Pieces of every size class add() handles: small ones batched, one past a batch on its own.

@@ -75,20 +75,14 @@ void append_streams_json(std::string& out, const ConnectionAnalysis& c, std::siz
   for (std::size_t i = first; i < last; ++i)
     room += 800 + (spilled_at(c, i) ? spilled_at(c, i)->size : c.streams[i].text.size()) * 11 / 10;
   out.reserve(out.size() + room);
-  std::string spilled;  // the piece's texts read back, a run of adjacent ones per read
-  SpillExtent run;      // what `spilled` holds
+  std::string spilled;  // one buffer for the piece's texts read back
   for (std::size_t i = first; i < last; ++i) {
     if (i) out += ',';
     std::string_view text = c.streams[i].text;
     if (const SpillExtent* at = spilled_at(c, i)) {
-      if (at->offset < run.offset || at->offset + at->size > run.offset + run.size) {
-        run = *at;
-        for (std::size_t j = i + 1; j < last && spilled_at(c, j) && spilled_at(c, j)->offset == run.offset + run.size; ++j)
-          run.size += spilled_at(c, j)->size;
-        spilled.resize(run.size);
-        if (!c.spill->read(run, spilled.data())) spilled.clear();  // empty texts, as CaptureAnalysis::text
-      }
-      text = std::string_view(spilled).substr(std::min<std::uint64_t>(at->offset - run.offset, spilled.size()), at->size);
+      spilled.resize(at->size);
+      if (!c.spill->read(*at, spilled.data())) spilled.clear();  // as CaptureAnalysis::text
+      text = spilled;
     }
     append_request_json_line(out, c.streams[i], text);
   }

@@ -166,7 +166,7 @@ void pair_utf8_probe(const SessionConfig& session, const std::string& url, Obser
   ObservedRequest q;
   q.connection = o.connections.size() - 1;
   q.anthro = false;
-  q.edit() = std::move(result->requests.front());
+  q.own(std::move(result->requests.front()));
   o.requests.push_back(std::move(q));
   o.utf8_pairs.push_back({o.requests.size() - 1, candidate});
 }
@@ -215,7 +215,7 @@ Observations observe_bench(BenchResult bench, const std::string& target_url) {
     ObservedRequest q;
     q.connection = rec.connection;
     q.anthro = anthro;
-    q.edit() = std::move(rec.result);
+    q.own(std::move(rec.result));
     if (anthro) {
       o.frames += q.record().timeline.tokens.size() + (q.record().end == RequestEnd::Response || q.record().end == RequestEnd::Error) +
                   q.record().auth_failures;

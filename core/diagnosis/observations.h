@@ -44,6 +44,10 @@ struct ObservedRequest {
   ObservedRequest& operator=(ObservedRequest&&) noexcept = default;
 
   const RequestResult& record() const { return own_ ? *own_ : borrowed_ ? *borrowed_ : empty(); }
+  void own(RequestResult r) {
+    own_ = std::make_unique<RequestResult>(std::move(r));
+    borrowed_ = nullptr;
+  }
   // Its own record to change (a borrowed one is copied first).
   RequestResult& edit() {
     if (!own_) own_ = std::make_unique<RequestResult>(record());

@@ -54,7 +54,7 @@ Observations observe_capture(const CaptureAnalysis& analysis, bool texts) {
       q.connection = o.connections.size() - 1;
       q.anthro = o.connections.back().anthro;  // else an HTTP exchange: the baseline's, as live
       if (texts) {
-        q.edit() = ca.streams[i];
+        q.own(ca.streams[i]);
         q.edit().text = CaptureAnalysis::text(ca, i);
       } else {
         q.borrow(ca.streams[i]);
