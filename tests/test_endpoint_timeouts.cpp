@@ -33,7 +33,10 @@ std::uint16_t port_of(const std::string& url) { return static_cast<std::uint16_t
 class TcpPeer {
  public:
   // `receive_buffer` shrinks the socket's buffer (before connecting, so the window is small too).
+  // The clock starts before connecting: the server may accept and arm its deadline before
+  // connect() returns here, so a clock started after it could see a close come early.
   explicit TcpPeer(std::uint16_t port, int receive_buffer = 0) {
+    clock_.start();
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     if (receive_buffer) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
     sockaddr_in addr{};
@@ -41,7 +44,6 @@ class TcpPeer {
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    clock_.start();
   }
   ~TcpPeer() { ::close(fd_); }
   bool connected() const { return connected_; }
