@@ -4,6 +4,7 @@
 #include <QObject>
 #include <QTest>
 
+#include "body_answers.h"
 #include "protocol/body.h"
 #include "protocol/stream_decoder.h"
 #include "vectors.h"
@@ -197,6 +198,101 @@ class TestFrames : public QObject {
     QVERIFY(!req(R"({"model":"m","messages":[],"stream":true})", 0).ok());
     QVERIFY(req(R"({"model":"m","messages":[],"stream":false})", 0).ok());
     QVERIFY(!req(R"([1,2])", 1).ok());
+  }
+
+  // parse_request and parse_response read plain bodies through SAX events and fall back to the
+  // whole document for anything else: both ways must give every body the same answer, members
+  // and error words alike, on the cases where they could part.
+  void bothReadersGiveEveryBodyOneAnswer() {
+    const std::string deep_64 = std::string(63, '[') + std::string(63, ']');
+    const std::string deep_65 = std::string(64, '[') + std::string(64, ']');
+    std::string many_messages = R"({"model":"m","messages":[)";
+    for (int i = 0; i < 1500; ++i) many_messages += std::string(i ? "," : "") + R"({"role":"user","content":"x"})";
+    many_messages += "]}";
+    const std::vector<std::pair<std::string, std::uint8_t>> requests = {
+        {R"({"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":16,"stream":true})", 1},
+        {R"( { "model" : "m" , "messages" : [ ] } )", 0},
+        {R"({"model":"m","messages":[{"role":"assistant","content":"a","name":"x","extra":{"a":[1,2]}}]})", 1},
+        {R"({"model":"m","messages":[],"system":"s","temperature":0.7,"api_key":"sk-1","metadata":{"a":{"b":[1]}},"tools":[{"x":1}]})", 1},
+        {R"({"model":"m","model":"n","messages":[]})", 1},
+        {R"({"model":"m","messages":[],"api_key":"a","api_\u006bey":"b"})", 1},
+        // Escapes everywhere (not a raw string: moc misreads one holding \").
+        {"{\"mod\\u0065l\":\"m\\u00e9\\ud83d\\ude00\",\"messages\":[{\"role\":\"user\",\"content\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"}]}", 1},
+        {R"({"model":"m","messages":[{"role":"user","role":"assistant","content":"x"}]})", 1},
+        {R"({"model":"m","messages":[{"role":1,"content":"x"}]})", 1},
+        {R"({"model":"m","messages":[{"role":"user","content":null}]})", 1},
+        {R"({"model":"m","messages":[{"role":"user"}]})", 1},
+        {R"({"model":"m","messages":["user"]})", 1},
+        {R"({"model":"m","messages":{"0":{"role":"user","content":"x"}}})", 1},
+        {R"({"model":7,"messages":[]})", 1},
+        {R"({"model":"m","messages":[],"max_tokens":0})", 1},
+        {R"({"model":"m","messages":[],"max_tokens":-1})", 1},
+        {R"({"model":"m","messages":[],"max_tokens":1.0})", 1},
+        {R"({"model":"m","messages":[],"max_tokens":1e3})", 1},
+        {R"({"model":"m","messages":[],"max_tokens":4294967296})", 1},
+        {R"({"model":"m","messages":[],"max_tokens":18446744073709551616})", 1},
+        {R"({"model":"m","messages":[],"temperature":-0})", 1},
+        {R"({"model":"m","messages":[],"temperature":-0.0})", 1},
+        {R"({"model":"m","messages":[],"temperature":1})", 1},
+        {R"({"model":"m","messages":[],"temperature":-3})", 1},
+        {R"({"model":"m","messages":[],"temperature":1e-400})", 1},
+        {R"({"model":"m","messages":[],"temperature":1e400})", 1},
+        {R"({"model":"m","messages":[],"temperature":"0.5"})", 1},
+        {R"({"model":"m","messages":[],"stream":true})", 0},
+        {R"({"model":"m","messages":[],"stream":"yes"})", 1},
+        {R"({"model":"m","messages":[],"system":null})", 1},
+        {R"({"model":"m","messages":[],"metadata":[]})", 1},
+        {R"({"model":"m","messages":[],"metadata":null})", 1},
+        {R"({"model":"m","messages":[],"x":{"a":1,"a":2}})", 1},
+        {R"({"model":"m","messages":[],"x":)" + deep_64 + "}", 1},
+        {R"({"model":"m","messages":[],"x":)" + deep_65 + "}", 1},
+        {many_messages, 1},
+        {"[1,2]", 1},
+        {R"("m")", 1},
+        {"{}", 1},
+        {R"({"model":"m","messages":[],})", 1},
+        {R"({"model":"m","messages":[]} x)", 1},
+        {"\xEF\xBB\xBF{\"model\":\"m\",\"messages\":[]}", 1},
+        {"{\"model\":\"m\xff\",\"messages\":[]}", 1},
+        {R"({"model":"\ud800","messages":[]})", 1},
+        {"{\"model\":\"a\tb\",\"messages\":[]}", 1},
+        {"", 1},
+    };
+    int parsed = 0;
+    for (const auto& [text, flags] : requests) {
+      Bytes body = encode_raw(9, as_bytes(text));
+      const std::string fast = body_answer(parse_request(body, flags));
+      QCOMPARE(fast, body_answer(parse_request_by_document(body, flags)));
+      parsed += fast.rfind("error", 0) != 0;
+    }
+    QCOMPARE(parsed, 15);  // the plain ones, and those whose oddity the document shrugs off
+
+    const std::vector<std::string> responses = {
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"max_tokens","content":"c\n","usage":{"input_tokens":1,"output_tokens":2,"cache":{"a":1}},"timing":{"queue_us":1,"decode_us":4,"other":"x"}})",
+        R"({"id":"i","model":"m","stop_reason":"cancelled","usage":{"input_tokens":0,"output_tokens":0},"timing":{}})",
+        R"({"id":"i","id":"j","model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"input_tokens":3,"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"paused","usage":{"input_tokens":1,"output_tokens":2}})",
+        R"({"id":1,"model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","content":null,"usage":{"input_tokens":1,"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":{"input_tokens":-1,"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":{"input_tokens":1.5,"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":{"output_tokens":2}})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":[1,2]})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2},"timing":[]})",
+        R"({"id":"i","model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2},"timing":{"prefill_us":-2}})",
+        R"({"model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}})",
+        R"([{"id":"i"}])",
+    };
+    parsed = 0;
+    for (const std::string& text : responses) {
+      Bytes body = encode_raw(9, as_bytes(text));
+      const std::string fast = body_answer(parse_response(body));
+      QCOMPARE(fast, body_answer(parse_response_by_document(body)));
+      parsed += fast.rfind("error", 0) != 0;
+    }
+    QCOMPARE(parsed, 5);
   }
 
   void encodersRoundTrip() {

@@ -83,7 +83,7 @@ struct AnalyzeOptions {
   // Finished streams' texts kept in memory beyond this go to a temporary file.
   std::size_t text_budget = CaptureAnalysis::kResidentTextBudget;
   // Keep each finished stream's ITL samples (figures.itl_ms), e.g. for a histogram; 8 bytes
-  // per token. Off, they are let go when the stream ends.
+  // per token. Off, none is kept: the figures are computed from samples held only meanwhile.
   bool keep_itl_samples = false;
   // Keep each finished stream's token arrivals too (timeline.tokens, with the text each carried),
   // for a replay; 24 bytes per token.

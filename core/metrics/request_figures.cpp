@@ -41,16 +41,15 @@ std::optional<double> first_visible(std::span<const TokenArrival> frames) {
 
 // Spec §6: a frame of k tokens shares the gap before it evenly, so a batching server that
 // sends 4 tokens per frame is not mistaken for one that is 4 times slower per token.
-std::vector<double> split_itl_ms(std::span<const TokenArrival> frames, std::uint64_t tokens) {
-  std::vector<double> samples;
-  if (frames.size() < 2) return samples;
+void split_itl_ms(std::span<const TokenArrival> frames, std::uint64_t tokens, std::vector<double>& samples) {
+  samples.clear();
+  if (frames.size() < 2) return;
   samples.reserve(tokens - frames.front().count);
   for (std::size_t i = 1; i < frames.size(); ++i) {
     double share = (frames[i].t - frames[i - 1].t) * kMsPerS / frames[i].count;
     if (frames[i].count == 1) samples.push_back(share);
     else samples.insert(samples.end(), frames[i].count, share);
   }
-  return samples;
 }
 
 // The stall is the whole gap, not its per-token share: a reader waited that long.
@@ -63,17 +62,24 @@ std::optional<double> max_gap_ms(std::span<const TokenArrival> frames) {
   return widest;
 }
 
-// summarize()'s mean, p99 and stddev, the p99 by a selection rather than its whole sort.
-void set_itl_figures(RequestFigures& f) {
-  if (f.itl_ms.empty()) return;
-  // Reused: a capture's analysis computes this for every stream, and a fresh copy apiece was a
-  // malloc of over 1 KiB (past glibc's per-thread cache) each time. Not kept past a large one.
+// summarize()'s mean, p99 and stddev of `samples`, the p99 by a selection rather than its whole
+// sort; `samples` is reordered.
+void set_itl_figures(RequestFigures& f, std::vector<double>& samples) {
+  if (samples.empty()) return;
+  f.mean_itl_ms = mean_of(samples);
+  f.jitter_ms = population_stddev(samples, *f.mean_itl_ms);
+  f.p99_itl_ms = percentile_unsorted(samples, 99);
+}
+
+// The ITL figures from samples in a reused per-thread buffer (`fill` puts them there): a
+// capture's analysis computes figures for every stream, and a fresh vector apiece cost a malloc
+// of over 1 KiB (past glibc's per-thread cache) each time. Not kept past a large one.
+template <class Fill>
+void itl_figures_in_scratch(RequestFigures& f, Fill fill) {
   thread_local std::vector<double> scratch;
-  scratch.assign(f.itl_ms.begin(), f.itl_ms.end());
-  f.p99_itl_ms = percentile_unsorted(scratch, 99);
+  fill(scratch);
+  set_itl_figures(f, scratch);
   if (scratch.capacity() > kKeptScratch) std::vector<double>().swap(scratch);
-  f.mean_itl_ms = mean_of(f.itl_ms);
-  f.jitter_ms = population_stddev(f.itl_ms, *f.mean_itl_ms);
 }
 
 // N counts tokens, not frames: a single frame carrying 3 tokens has N = 3 but last == first.
@@ -89,7 +95,7 @@ void set_rate(RequestFigures& f, std::span<const TokenArrival> frames) {
 
 }  // namespace
 
-RequestFigures compute_figures(const RequestTimeline& timeline) {
+RequestFigures compute_figures(const RequestTimeline& timeline, ItlSamples samples) {
   RequestFigures f;
   std::vector<TokenArrival> kept;
   std::span<const TokenArrival> frames = token_frames(timeline.tokens, kept);
@@ -101,9 +107,13 @@ RequestFigures compute_figures(const RequestTimeline& timeline) {
   f.time_to_message_start_ms = ms_between(written, timeline.message_start);
   f.e2e_ms = ms_between(written, timeline.end);
   f.cancel_latency_ms = ms_between(timeline.cancel_written, timeline.cancelled_response);
-  f.itl_ms = split_itl_ms(frames, f.tokens);
   f.max_gap_ms = max_gap_ms(frames);
-  set_itl_figures(f);
+  if (samples == ItlSamples::Kept) {
+    split_itl_ms(frames, f.tokens, f.itl_ms);
+    itl_figures_in_scratch(f, [&](std::vector<double>& s) { s.assign(f.itl_ms.begin(), f.itl_ms.end()); });
+  } else {
+    itl_figures_in_scratch(f, [&](std::vector<double>& s) { split_itl_ms(frames, f.tokens, s); });
+  }
   set_rate(f, frames);
   f.usage_output_tokens = timeline.usage_output_tokens;
   f.usage_mismatch = f.usage_output_tokens && *f.usage_output_tokens != f.tokens;

@@ -40,7 +40,10 @@ struct RequestFigures {
   std::vector<double> itl_ms;   // the ITL samples
 };
 
-RequestFigures compute_figures(const RequestTimeline& timeline);
+// Whether the figures keep their ITL samples (`itl_ms`) or only what is computed from them: a
+// capture's analysis computes figures for every stream and keeps no samples unless asked.
+enum class ItlSamples { Kept, Dropped };
+RequestFigures compute_figures(const RequestTimeline& timeline, ItlSamples samples = ItlSamples::Kept);
 
 // What another tool would report for this request, by that tool's own definitions.
 struct ConventionFigures {

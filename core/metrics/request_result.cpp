@@ -126,8 +126,8 @@ void RequestRecorder::ended(RequestEnd end, std::string why, std::optional<doubl
   if (t) r_.timeline.end = t;
 }
 
-void RequestRecorder::finish(bool streamed) {
-  r_.figures = compute_figures(r_.timeline);
+void RequestRecorder::finish(bool streamed, ItlSamples samples) {
+  r_.figures = compute_figures(r_.timeline, samples);
   if (!streamed) r_.figures.usage_mismatch = false;
 }
 

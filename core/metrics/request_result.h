@@ -101,7 +101,7 @@ class RequestRecorder {
   void ended(RequestEnd end, std::string why, std::optional<double> t = std::nullopt);
   // Computes the figures; `streamed` false (a non-streaming request) has no token frames to
   // hold the server's usage against.
-  void finish(bool streamed = true);
+  void finish(bool streamed = true, ItlSamples samples = ItlSamples::Kept);
 
   std::uint64_t tokens_seen() const { return tokens_; }
 

@@ -16,8 +16,6 @@ const char* to_string(FrameType type) {
   return "UNKNOWN";
 }
 
-bool is_known_frame_type(std::uint8_t type) { return type >= 0x01 && type <= 0x05; }
-
 const char* to_string(FrameReason reason) {
   switch (reason) {
     case FrameReason::Version: return "version";
@@ -68,28 +66,22 @@ std::string hex8(std::uint8_t v) { return "0x" + to_hex({&v, 1}); }
 
 }  // namespace
 
-std::optional<FrameRefusal> check_header(const FrameHeader& h, const HeaderContext& ctx) {
-  if (h.version != kFrameVersion)
-    return FrameRefusal{FrameReason::Version, "frame version " + hex8(h.version) + ", expected 0x01"};
-  if (!is_known_frame_type(h.type))
-    return FrameRefusal{FrameReason::Type, "unknown frame type " + hex8(h.type)};
-  if (h.flags & kFlagsReserved)
-    return FrameRefusal{FrameReason::Flags, "flags " + hex8(h.flags) + " set reserved bits 3-7"};
-  if (ctx.granted_flags && (h.flags & ~*ctx.granted_flags))
-    return FrameRefusal{FrameReason::Flags, "flags " + hex8(h.flags) + " set a bit not granted (" +
-                                                hex8(*ctx.granted_flags) + ")"};
-  if (h.reserved != 0)
-    return FrameRefusal{FrameReason::Reserved, "reserved byte is " + hex8(h.reserved)};
-  if (h.payload_length > kMaxPayload)
-    return FrameRefusal{FrameReason::Length, "payload_length " + std::to_string(h.payload_length) +
-                                                 " has a non-zero top byte (max 16777215)"};
-  if (h.payload_length < kMinPayload)
-    return FrameRefusal{FrameReason::Length, "payload_length " + std::to_string(h.payload_length) +
-                                                 " is below the minimum 32"};
-  if (ctx.token && h.token != *ctx.token)
-    return FrameRefusal{FrameReason::Token, "connection_token " + token_hex(h.token) +
-                                                " is not the negotiated " + token_hex(*ctx.token)};
-  return std::nullopt;
+FrameRefusal header_refusal(FrameReason fault, const FrameHeader& h, const HeaderContext& ctx) {
+  switch (fault) {
+    case FrameReason::Version: return {fault, "frame version " + hex8(h.version) + ", expected 0x01"};
+    case FrameReason::Type: return {fault, "unknown frame type " + hex8(h.type)};
+    case FrameReason::Flags:
+      if (h.flags & kFlagsReserved) return {fault, "flags " + hex8(h.flags) + " set reserved bits 3-7"};
+      return {fault, "flags " + hex8(h.flags) + " set a bit not granted (" + hex8(ctx.granted_flags.value_or(0)) + ")"};
+    case FrameReason::Reserved: return {fault, "reserved byte is " + hex8(h.reserved)};
+    case FrameReason::Length:
+      if (h.payload_length > kMaxPayload)
+        return {fault, "payload_length " + std::to_string(h.payload_length) + " has a non-zero top byte (max 16777215)"};
+      return {fault, "payload_length " + std::to_string(h.payload_length) + " is below the minimum 32"};
+    case FrameReason::Token:
+      return {fault, "connection_token " + token_hex(h.token) + " is not the negotiated " + token_hex(ctx.token.value_or(0))};
+    default: return {fault, to_string(fault)};
+  }
 }
 
 void seal_frame(Aead& aead, FrameType type, std::uint8_t flags, std::uint64_t token,

@@ -21,7 +21,7 @@ enum class FrameType : std::uint8_t {
 };
 // "REQUEST", "STREAM_TOKEN", ...; "UNKNOWN" for other values.
 const char* to_string(FrameType type);
-bool is_known_frame_type(std::uint8_t type);
+inline bool is_known_frame_type(std::uint8_t type) { return type >= 0x01 && type <= 0x05; }
 
 // The reasons of spec §4, in the order they are checked.
 enum class FrameReason {
@@ -69,8 +69,23 @@ struct FrameRefusal {
   std::string detail;
 };
 
-// The header checks (version … token). `length` also fails when the payload is too short.
-std::optional<FrameRefusal> check_header(const FrameHeader& header, const HeaderContext& ctx);
+// The first header check (version … token) that fails, in that order; `length` also fails when
+// the payload is too short. Inline, and without check_header's message: every frame passes it.
+inline std::optional<FrameReason> header_fault(const FrameHeader& h, const HeaderContext& ctx) {
+  if (h.version != kFrameVersion) return FrameReason::Version;
+  if (!is_known_frame_type(h.type)) return FrameReason::Type;
+  if ((h.flags & kFlagsReserved) || (ctx.granted_flags && (h.flags & ~*ctx.granted_flags))) return FrameReason::Flags;
+  if (h.reserved != 0) return FrameReason::Reserved;
+  if (h.payload_length > kMaxPayload || h.payload_length < kMinPayload) return FrameReason::Length;
+  if (ctx.token && h.token != *ctx.token) return FrameReason::Token;
+  return std::nullopt;
+}
+// A header's refusal for the fault header_fault found, with the message that says why.
+FrameRefusal header_refusal(FrameReason fault, const FrameHeader& header, const HeaderContext& ctx);
+inline std::optional<FrameRefusal> check_header(const FrameHeader& header, const HeaderContext& ctx) {
+  if (auto fault = header_fault(header, ctx)) return header_refusal(*fault, header, ctx);
+  return std::nullopt;
+}
 // A header whose length field is usable, so a passive decoder can skip the frame.
 inline bool length_is_valid(const FrameHeader& h) {
   return h.payload_length >= kMinPayload && h.payload_length <= kMaxPayload;

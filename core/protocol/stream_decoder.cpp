@@ -178,12 +178,9 @@ void DirectionDecoder::open_frame_event(ByteView frame, FrameEvent& ev) {
   ++frames_;
   ev.decrypted = true;
   ev.suite = aead_->suite();
-  auto body = parse_body(ev.header.frame_type(), ev.header.flags, ev.plaintext);
-  if (body) {
-    ev.body = std::move(*body);
-  } else {
+  if (auto parsed = parse_body_into(ev.header.frame_type(), ev.header.flags, ev.plaintext, ev.body); !parsed) {
     ev.refusal = FrameReason::Body;
-    ev.detail = body.error().detail;
+    ev.detail = parsed.error().detail;
   }
 }
 
