@@ -164,6 +164,26 @@ class TestMetrics : public QObject {
     QVERIFY(!f.e2e_ms);  // no RESPONSE seen
   }
 
+  // A capture's analysis keeps no ITL samples: its figures must be those of a record that
+  // keeps them, bit for bit, only without the samples.
+  void figuresWithoutTheirSamplesAreTheSame() {
+    RequestTimeline many;
+    many.request_written = 1;
+    for (int i = 0; i < 300; ++i) many.tokens.push_back(frame(1.05 + i * 0.013 + (i % 7) * 0.002, 1 + i % 3));
+    many.tokens.push_back(frame(6.0, 0));  // not a token frame
+    for (const RequestTimeline& tl : {lab_conversation(), many}) {
+      const RequestFigures kept = compute_figures(tl, ItlSamples::Kept), dropped = compute_figures(tl, ItlSamples::Dropped);
+      QVERIFY(!kept.itl_ms.empty());
+      QVERIFY(dropped.itl_ms.empty());
+      for (auto figure : {&RequestFigures::mean_itl_ms, &RequestFigures::p99_itl_ms, &RequestFigures::jitter_ms,
+                          &RequestFigures::ttft_ms, &RequestFigures::tpot_ms, &RequestFigures::max_gap_ms}) {
+        QVERIFY(kept.*figure && dropped.*figure);
+        QCOMPARE(std::bit_cast<std::uint64_t>(*(dropped.*figure)), std::bit_cast<std::uint64_t>(*(kept.*figure)));
+      }
+      QCOMPARE(dropped.tokens, kept.tokens);
+    }
+  }
+
   void oneTokenGivesNullRates() {
     RequestTimeline tl;
     tl.tokens = {frame(0.1)};

@@ -121,7 +121,7 @@ class StreamBook {
     std::sort(ids.begin(), ids.end());
     for (std::uint32_t id : ids) {
       Entry& entry = streams_[id];
-      if (!entry.closed) entry.recorder.finish(true, samples());
+      if (!entry.closed) entry.recorder.finish(true, itl_samples());
       out.streams.push_back(std::move(entry.result));
       out.spilled_text.push_back(entry.spilled);
     }
@@ -171,16 +171,17 @@ class StreamBook {
   // A stream's figures are final when it ends; its per-token samples are let go, and its text
   // may move to the temporary file, so memory does not grow with every token of a big capture.
   void close(Entry& entry) {
-    entry.recorder.finish(true, samples());
+    entry.recorder.finish(true, itl_samples());
     entry.closed = true;
     entry.spilled = let_go(entry.result);
   }
-  ItlSamples samples() const { return kept_ == KeptSamples::None ? ItlSamples::Dropped : ItlSamples::Kept; }
+  ItlSamples itl_samples() const { return kept_ == KeptSamples::None ? ItlSamples::Dropped : ItlSamples::Kept; }
   // A finished stream's samples freed and its text kept; where the text went.
   std::optional<SpillExtent> let_go(RequestResult& s) {
     if (kept_ == KeptSamples::Timelines) return keeper_.keep(s.text);
     s.timeline.tokens = decltype(s.timeline.tokens)();  // frees; `= {}` would keep the capacity
-    if (kept_ == KeptSamples::None) s.figures.itl_ms = std::vector<double>();  // an HTTP exchange's
+    // An HTTP exchange's figures come with their samples; a stream's kept none (itl_samples()).
+    if (kept_ == KeptSamples::None) s.figures.itl_ms = std::vector<double>();
     return keeper_.keep(s.text);
   }
 
