@@ -269,8 +269,9 @@ class TestStreamDecoder : public QObject {
     QCOMPARE(decoder.frames(), std::uint64_t{1});
   }
 
-  // The decoder reuses one event: nothing of a frame may show in the next one's, and a token's
-  // text is its bytes whether it is held inline (up to 32) or not.
+  // The decoder reuses one event, a token's body included: nothing of a frame may show in the
+  // next one's (a refusal, a failed tag, a stream that ends mid-frame), and a token's text is its
+  // bytes whether it is held inline (up to 32) or not.
   void eachFrameEventStartsAfresh() {
     Aead aead(Suite::ChaCha20Poly1305, vector_keys().s2c);
     NonceSequence nonces;
@@ -289,6 +290,12 @@ class TestStreamDecoder : public QObject {
     decoder.set_key({Suite::ChaCha20Poly1305, vector_keys().s2c});
     decoder.feed(stream);
     QCOMPARE(events.size(), texts.size());
+    Bytes cut;  // a frame the stream ends in, right after a token
+    seal_frame(aead, FrameType::StreamToken, 1, vector_token(), nonces.next(), encode_token(1, 9, 1, Bytes(4, 'g')), cut);
+    decoder.feed(ByteView(cut).first(kHeaderSize + 5));
+    decoder.finish();
+    QCOMPARE(events.size(), texts.size() + 1);
+    QVERIFY(events.back().refusal == FrameReason::Incomplete && !events.back().body && !events.back().decrypted);
     for (std::size_t i : {0, 1, 2, 5}) {
       const FrameEvent& e = events[i];
       QVERIFY(e.decrypted && !e.refusal && e.detail.empty() && e.body);

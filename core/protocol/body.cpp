@@ -506,7 +506,11 @@ Result<Body> parse_body(FrameType type, std::uint8_t frame_flags, ByteView plain
 
 Result<bool> parse_body_into(FrameType type, std::uint8_t frame_flags, ByteView plaintext, std::optional<Body>& out) {
   if (type == FrameType::StreamToken) {
-    auto error = read_token(plaintext, std::get<TokenBody>(out.emplace(std::in_place_type<TokenBody>)));
+    // The last frame's token, if that is what `out` holds: read_token sets every member.
+    TokenBody& token = out && std::holds_alternative<TokenBody>(*out)
+                           ? std::get<TokenBody>(*out)
+                           : std::get<TokenBody>(out.emplace(std::in_place_type<TokenBody>));
+    auto error = read_token(plaintext, token);
     if (!error) return true;
     out.reset();
     return *error;

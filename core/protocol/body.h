@@ -117,8 +117,8 @@ using Body = std::variant<RequestBody, ResponseBody, TokenBody, CancelBody, Erro
 
 // Frame flags matter to REQUEST (`stream` must equal bit0); all failures have reason "body".
 Result<Body> parse_body(FrameType type, std::uint8_t frame_flags, ByteView plaintext);
-// parse_body into `out` (empty after an error). A token, nearly every frame, is read in place:
-// no body is built aside and moved in twice.
+// parse_body into `out` (empty after an error). A token, nearly every frame, is read in place,
+// into `out`'s own when it holds one: no body is built aside and moved in twice.
 Result<bool> parse_body_into(FrameType type, std::uint8_t frame_flags, ByteView plaintext, std::optional<Body>& out);
 Result<RequestBody> parse_request(ByteView plaintext, std::uint8_t frame_flags);
 Result<ResponseBody> parse_response(ByteView plaintext);

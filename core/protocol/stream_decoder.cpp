@@ -63,6 +63,7 @@ void DirectionDecoder::finish() {
   } else if (buf_.size() >= kHeaderSize) {
     FrameEvent& ev = start_event(0.0, parse_header(buf_.data()));
     ev.plaintext.clear();
+    ev.body.reset();
     ev.refusal = FrameReason::Incomplete;
     ev.detail = detail;
     if (events_.on_frame) events_.on_frame(ev);
@@ -109,6 +110,7 @@ DirectionDecoder::Step DirectionDecoder::step_frame(ByteView avail, double ts) {
   if (auto refusal = check_header(header, ctx_)) {
     FrameEvent& ev = start_event(ts, header);
     ev.plaintext.clear();
+    ev.body.reset();
     ev.refusal = refusal->reason;
     ev.detail = refusal->detail;
     ev.wire = avail.first(kHeaderSize);
@@ -129,7 +131,9 @@ DirectionDecoder::Step DirectionDecoder::step_frame(ByteView avail, double ts) {
   return {header.frame_size(), 0};
 }
 
-// The event reset for a new frame, all but its plaintext (a receiver may have moved from it).
+// The event reset for a new frame, all but its plaintext (a receiver may have moved from it)
+// and its body: a token's is read into the last frame's (parse_body_into), and every other way
+// out of a frame sets or resets it.
 FrameEvent& DirectionDecoder::start_event(double ts, const FrameHeader& header) {
   FrameEvent& ev = event_;
   ev.dir = dir_;
@@ -141,7 +145,6 @@ FrameEvent& DirectionDecoder::start_event(double ts, const FrameHeader& header) 
   ev.no_key = false;
   ev.detail.clear();
   ev.suite.reset();
-  ev.body.reset();
   ev.wire = {};
   return ev;
 }
@@ -153,6 +156,7 @@ void DirectionDecoder::open_frame_event(ByteView frame, FrameEvent& ev) {
   } else {
     auto candidates = keys_ ? keys_(ev.header.token) : std::vector<KeyCandidate>{};
     if (candidates.empty()) {
+      ev.body.reset();
       ev.no_key = true;
       ev.detail = "no key for connection token " + token_hex(ev.header.token);
       return;
@@ -170,6 +174,7 @@ void DirectionDecoder::open_frame_event(ByteView frame, FrameEvent& ev) {
     ++auth_drops_;
     ++consecutive_drops_;
     ev.plaintext.clear();
+    ev.body.reset();
     ev.refusal = FrameReason::Authentication;
     ev.detail = "the AEAD tag does not verify";
     return;
