@@ -537,14 +537,14 @@ class TestMetrics : public QObject {
     QVERIFY(request_json_line(*read, read->text, false).find("\"toy_format\":{\"a\":1}") != std::string::npos);
   }
 
-  // The escape of a text's bytes, eight at a time, against nlohmann's own: each byte that needs
-  // one, at every place in and across eight-byte words.
+  // The escape of a text's bytes, sixteen and eight at a time, against nlohmann's own: each byte
+  // that needs one, at every place in and across sixteen- and eight-byte blocks.
   void textsEscapeAsNlohmannEscapes() {
     const std::string specials[] = {"\"", "\\", "\b", "\f", "\n", "\r", "\t", std::string(1, '\0'), "\x01", "\x1f",
                                     " ", "\x7f", "\xc3\xa9", "!", "#", "[", "]"};
     for (const auto& special : specials)
-      for (std::size_t before = 0; before <= 17; ++before)
-        for (std::size_t after : {0, 1, 7, 8, 9}) {
+      for (std::size_t before = 0; before <= 40; ++before)
+        for (std::size_t after : {0, 1, 7, 8, 9, 15, 16, 17, 33}) {
           std::string text = std::string(before, 'a') + special + std::string(after, 'b') + special;
           std::string ours;
           append_json_escaped(ours, text);

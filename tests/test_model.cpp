@@ -368,14 +368,15 @@ class TestModel : public QObject {
     QCOMPARE(to_hex(as_bytes(to_cesu8("\xF0\x9D\x84\x9E"))), std::string("eda0b4edb49e"));
   }
 
-  // Every invalid sequence is found wherever it sits among ASCII (the check reads ASCII eight
-  // bytes at a time), and valid characters are accepted there.
+  // Every invalid sequence is found wherever it sits among ASCII (the check reads ASCII sixteen
+  // and eight bytes at a time, its last block overlapping the one before), and valid characters
+  // are accepted there.
   void utf8CheckFindsEveryBadSequenceAtEveryOffset() {
     const std::vector<std::string> bad = {"\x80", "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80", "\xED\xA0\x80",
                                           "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xE4\xBD", "\xFF"};
     const std::vector<std::string> good = {"\xC3\xA9", "\xE4\xBD\xA0", "\xF0\x9F\x98\x80", "\xEF\xBF\xBD"};
-    for (std::size_t before = 0; before <= 17; ++before)
-      for (std::size_t after = 0; after <= 9; ++after) {
+    for (std::size_t before = 0; before <= 40; ++before)
+      for (std::size_t after : {0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 33}) {
         const std::string head(before, 'a'), tail(after, 'z');
         for (const auto& b : bad) QVERIFY2(!is_valid_utf8(as_bytes(head + b + tail)), (to_hex(as_bytes(b)) + " at " + std::to_string(before)).c_str());
         for (const auto& g : good) QVERIFY2(is_valid_utf8(as_bytes(head + g + tail)), (to_hex(as_bytes(g)) + " at " + std::to_string(before)).c_str());

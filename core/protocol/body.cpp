@@ -22,10 +22,16 @@ std::string length_detail(const char* what, std::size_t have, std::size_t need) 
 // Parses a JSON object after the 4-byte stream_id: strict UTF-8, no BOM. `unique_key`, when
 // given, is a top-level member refused when it appears twice (nlohmann keeps the last one
 // silently, and two api_keys must not mean whichever the reader picks).
+// What is wrong with a body's JSON text before any parse: a byte order mark, or bytes that are
+// not UTF-8 ("JSON starts with a byte order mark"), or nullopt.
+std::optional<std::string> text_fault(ByteView text) {
+  if (text.size() >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF) return "JSON starts with a byte order mark";
+  if (!is_valid_utf8(text)) return "JSON is not valid UTF-8";
+  return std::nullopt;
+}
+
 Result<json> parse_json_object(ByteView text, const char* what, const char* unique_key = nullptr) {
-  if (text.size() >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF)
-    return body_error(std::string(what) + " JSON starts with a byte order mark");
-  if (!is_valid_utf8(text)) return body_error(std::string(what) + " JSON is not valid UTF-8");
+  if (auto fault = text_fault(text)) return body_error(std::string(what) + " " + *fault);
   int seen = 0;
   json::parser_callback_t count_key = [&](int depth, json::parse_event_t event, json& parsed) {
     // Keys arrive unescaped, so "api_\u006bey" counts as api_key.
@@ -223,11 +229,6 @@ class KeepingReader : public nlohmann::json_sax<json> {
   bool gave_up_ = false;
 };
 
-bool plain_utf8_object_text(ByteView text) {
-  const bool bom = text.size() >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF;
-  return !bom && is_valid_utf8(text);
-}
-
 std::optional<double> number_of(const Kept& k) {
   switch (k.kind) {
     case Kept::Kind::Signed: return static_cast<double>(k.signed_number);
@@ -249,7 +250,7 @@ bool optional_kept_string(const std::vector<Kept>& kept, std::string_view path, 
 // parse_request's body by the fast reader; nullopt sends it down the document's path (the
 // stream_id and the JSON text are the caller's).
 std::optional<RequestBody> read_request_fast(ByteView text, std::uint8_t frame_flags) {
-  if (!plain_utf8_object_text(text)) return std::nullopt;
+  if (text_fault(text)) return std::nullopt;
   auto kept = KeepingReader::read(
       as_text(text),
       KeepingReader({"model", "messages", "max_tokens", "stream", "system", "api_key", "temperature", "metadata"}, 3));
@@ -292,7 +293,7 @@ std::optional<RequestBody> read_request_fast(ByteView text, std::uint8_t frame_f
 
 // parse_response's body by the fast reader, as read_request_fast.
 std::optional<ResponseBody> read_response_fast(ByteView text) {
-  if (!plain_utf8_object_text(text)) return std::nullopt;
+  if (text_fault(text)) return std::nullopt;
   auto kept = KeepingReader::read(
       as_text(text), KeepingReader({"id", "model", "stop_reason", "content", "usage", "timing"}, 2));
   if (!kept) return std::nullopt;
