@@ -164,7 +164,9 @@ class KeepingReader : public nlohmann::json_sax<json> {
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return give_up(); }
 
  private:
-  static constexpr std::size_t kMaxKeys = 64, kMaxKept = 1024;
+  // A body's lookups scan the kept values (a few dozen in a real body): a bound keeps a hostile
+  // one's many messages from costing their square; past it the document's way reads it.
+  static constexpr std::size_t kMaxKeys = 64, kMaxKept = 256;
   struct Level {
     bool object = false;
     bool kept = false;      // its values are kept
