@@ -17,33 +17,25 @@ namespace {
 
 constexpr std::size_t kSealedPrefix = kHeaderSize + kNonceSize;
 
-void append(std::string& out, ByteView bytes) {
-  out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+bool opened(const FrameEvent& e) { return e.decrypted && e.wire.size() >= kSealedPrefix + kTagSize; }
+
+// The size of the frame as the index keeps it (decoded_frame).
+std::size_t decoded_size(const FrameEvent& e) {
+  return opened(e) ? kSealedPrefix + e.plaintext.size() + kTagSize : e.wire.size();
 }
 
-// The frame as the index keeps it: header and nonce, plaintext for ciphertext, tag; secrets
-// masked. Appended to `out` (a string: its append costs less than a vector's range insert, at
-// three a frame); its size.
-std::size_t append_decoded_frame(const FrameEvent& e, std::string& out) {
-  if (!e.decrypted || e.wire.size() < kSealedPrefix + kTagSize) {
-    append(out, e.wire);
-    return e.wire.size();
+// The frame as the index keeps it, written `at` (decoded_size bytes): header and nonce,
+// plaintext for ciphertext, tag; secrets masked.
+void decoded_frame(const FrameEvent& e, char* at) {
+  if (!opened(e)) {
+    if (!e.wire.empty()) std::memcpy(at, e.wire.data(), e.wire.size());
+    return;
   }
-  const std::size_t at = out.size();
-  if (e.wire.size() == kSealedPrefix + e.plaintext.size() + kTagSize) {
-    // The frame as it came, its ciphertext then overwritten by the plaintext of the same length:
-    // one append and one copy, where three appends cost more than a token frame's bytes.
-    append(out, e.wire);
-    std::memcpy(out.data() + at + kSealedPrefix, e.plaintext.data(), e.plaintext.size());
-  } else {
-    append(out, e.wire.first(kSealedPrefix));
-    append(out, e.plaintext);
-    append(out, e.wire.last(kTagSize));
-  }
+  std::memcpy(at, e.wire.data(), kSealedPrefix);
+  if (!e.plaintext.empty()) std::memcpy(at + kSealedPrefix, e.plaintext.data(), e.plaintext.size());
+  std::memcpy(at + kSealedPrefix + e.plaintext.size(), e.wire.data() + e.wire.size() - kTagSize, kTagSize);
   if (e.header.frame_type() == FrameType::Request && e.plaintext.size() > 4)
-    mask_secrets(std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(out.data()) + at + kSealedPrefix + 4,
-                                         e.plaintext.size() - 4));
-  return out.size() - at;
+    mask_secrets(std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(at) + kSealedPrefix + 4, e.plaintext.size() - 4));
 }
 
 std::string pretty(const Body& body) {
@@ -237,11 +229,11 @@ LaneObserver CaptureIndex::observer(LaneState& lane) {
   LaneObserver o;
   o.on_connection = [&lane](std::uint64_t packet, const CaptureConnection& c) {
     lane.building.states.push_back(c);
-    lane.add({LaneEvent::Open, packet, &c, 0, static_cast<std::uint32_t>(lane.building.states.size() - 1)});
+    lane.add({LaneEvent::Open, static_cast<std::uint32_t>(lane.building.states.size() - 1), packet, &c, {}});
   };
   o.on_negotiation = [&lane](std::uint64_t packet, const CaptureConnection& c, Direction, const Blob&) {
     lane.building.states.push_back(c);
-    lane.add({LaneEvent::Negotiated, packet, &c, 0, static_cast<std::uint32_t>(lane.building.states.size() - 1)});
+    lane.add({LaneEvent::Negotiated, static_cast<std::uint32_t>(lane.building.states.size() - 1), packet, &c, {}});
   };
   o.on_frame = [&lane](std::uint64_t packet, const CaptureConnection& c, const FrameEvent& e) {
     frame_row(lane, packet, c, e);
@@ -256,19 +248,25 @@ LaneObserver CaptureIndex::observer(LaneState& lane) {
   return o;
 }
 
+void CaptureIndex::DataBatch::grow(std::size_t n) {
+  const std::size_t room = std::max(size_ + n, std::max<std::size_t>(room_ * 2, 64 << 10));
+  auto bytes = std::make_unique_for_overwrite<char[]>(room);
+  if (size_) std::memcpy(bytes.get(), bytes_.get(), size_);
+  bytes_ = std::move(bytes);
+  room_ = room;
+}
+
 void CaptureIndex::LaneState::add(const LaneEvent& e) { building.events.push_back(e); }
 
 // A row event made in its place in the batch and filled there, not built aside and copied in
 // (twice: into add_row's argument, then into the batch).
-CaptureIndex::LaneEvent& CaptureIndex::LaneState::new_row(std::uint64_t packet, const CaptureConnection& c,
-                                                          std::uint32_t exchange) {
+CaptureIndex::LaneEvent& CaptureIndex::LaneState::new_row(std::uint64_t packet, const CaptureConnection& c) {
   // Copied from a constant: emplace_back() zeroes the event first with a `rep stos` that costs
   // more than filling it (a fifth of the lane's index work).
-  static constexpr LaneEvent kRow{.what = LaneEvent::Row};
+  static constexpr LaneEvent kRow{.what = LaneEvent::Row, .row = {}};
   LaneEvent& e = building.events.emplace_back(kRow);
   e.packet = packet;
   e.conn = &c;
-  e.exchange = exchange;
   e.row.data_offset = written + data.size();
   e.row.data_file = index;
   return e;
@@ -288,7 +286,7 @@ void CaptureIndex::LaneState::end_row(LaneEvent& e, std::size_t data_size, std::
 // one write a batch. False when it fails (the pass then publishes no more rows).
 bool CaptureIndex::LaneState::write_data() {
   if (data.empty()) return true;
-  const bool ok = file && file->append(data);
+  const bool ok = file && file->append(data.view());
   written += data.size();
   data.clear();  // keeps its capacity for the next batch
   return ok;
@@ -304,12 +302,16 @@ void CaptureIndex::frame_row(LaneState& lane, std::uint64_t packet, const Captur
   row.dir = e.dir;
   row.status = e.refusal ? FrameStatus::Refused : e.no_key ? FrameStatus::NoKey : FrameStatus::Ok;
   if (e.refusal) row.refusal = *e.refusal;
-  if (e.body) {
+  if (const TokenBody* t = e.body ? std::get_if<TokenBody>(&*e.body) : nullptr) {
+    row.stream_id = t->stream_id;
+    row.token_count = t->token_count;
+  } else if (e.body) {
     row.stream_id = body_stream_id(*e.body);
-    if (const auto* t = std::get_if<TokenBody>(&*e.body)) row.token_count = t->token_count;
   }
+  const std::size_t size = decoded_size(e);
+  decoded_frame(e, lane.data.extend(size));
   // A refusal's detail follows the frame's bytes.
-  lane.end_row(ev, append_decoded_frame(e, lane.data),
+  lane.end_row(ev, size,
                e.refusal || e.no_key ? std::string_view(e.detail) : std::string_view());
 }
 
@@ -321,10 +323,12 @@ void CaptureIndex::http_row(LaneState& lane, std::uint64_t packet, const Capture
       if (std::shared_ptr<const HttpRowFields> part = told->end_part()) kept.emplace(rider, std::move(part));
     if (kept.empty()) return;
     lane.building.ends.push_back(std::move(kept));
-    lane.add({LaneEvent::ReplyEnd, packet, &c, e.exchange, static_cast<std::uint32_t>(lane.building.ends.size() - 1)});
+    LaneEvent end{LaneEvent::ReplyEnd, static_cast<std::uint32_t>(lane.building.ends.size() - 1), packet, &c, {}};
+    end.row.stream_id = e.exchange;
+    lane.add(end);
     return;
   }
-  LaneEvent& ev = lane.new_row(packet, c, e.exchange);
+  LaneEvent& ev = lane.new_row(packet, c);
   FrameRow& row = ev.row;
   row.ts = e.ts;
   row.kind = e.kind == HttpEventKind::Request    ? RowKind::HttpRequest
@@ -355,7 +359,7 @@ void CaptureIndex::dissected_row(LaneState& lane, std::uint64_t packet, const Ca
   row.stream_id = f.stream;
   if (!f.refusal.empty()) row.status = FrameStatus::Refused;
   const Bytes kept = kept_bytes(f);
-  append(lane.data, kept);
+  lane.data.append(as_text(kept));
   const std::string_view facts = std::string_view(f.facts).substr(0, DissectedFrame::kMaxFacts);
   std::string detail(1, static_cast<char>(facts.size()));
   detail.append(facts).append(f.refusal);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -31,25 +32,26 @@ enum class FrameStatus : std::uint8_t { Ok, NoKey, Refused };
 // a frame of a profile's own dissector (`profile`, profile/dissector.h), accepted or refused.
 enum class RowKind : std::uint8_t { Frame, HttpRequest, HttpResponse, SseEvent, RiderRow, Dissected };
 
-struct FrameRow {
+struct FrameRow {  // 56 bytes, widest members first: a row is written for every frame
   double ts = 0;
   std::uint64_t data_offset = 0;    // of the frame's bytes in frame file `data_file`
   std::uint64_t stream_offset = 0;  // of the frame in its direction's byte stream
   std::uint32_t data_size = 0;
-  std::uint16_t detail_size = 0;    // a refusal's detail text (Dissected: facts too), after the frame's bytes
-  std::uint16_t http_status = 0;    // HTTP replies
   std::uint32_t connection = 0;     // index into connections()
   std::uint32_t stream_id = 0;      // 0 when the body was not read
   std::uint32_t token_count = 0;    // STREAM_TOKEN, or the tokens an SSE event carried
-  std::uint8_t type = 0, flags = 0;  // frames only
-  RowKind kind = RowKind::Frame;
+  std::uint16_t detail_size = 0;    // a refusal's detail text (Dissected: facts too), after the frame's bytes
+  std::uint16_t http_status = 0;    // HTTP replies
+  std::uint16_t data_file = 0;      // which of the index's frame files (the lane's that decoded it)
   // Dissected rows: whose, `type` indexing its frame_types; RiderRow rows: whose.
   ProfileId profile = ProfileId::AnthroV1;
+  std::uint8_t type = 0, flags = 0;  // frames only
+  RowKind kind = RowKind::Frame;
   Direction dir = Direction::ClientToServer;
   FrameStatus status = FrameStatus::Ok;
-  std::uint16_t data_file = 0;  // which of the index's frame files (the lane's that decoded it)
   FrameReason refusal = FrameReason::Version;  // when status is Refused
 };
+static_assert(sizeof(FrameRow) == 56);
 
 // The Type column's word: the frame type ("STREAM_TOKEN"), or "HTTP_REQUEST", "HTTP_RESPONSE",
 // "SSE_EVENT", a rider's row word (RiderRowWords::type), or a word of a Dissected row's profile
@@ -117,11 +119,12 @@ class CaptureIndex {
   // One event of a lane on its way to the rows.
   struct LaneEvent {
     enum What : std::uint8_t { Open, Negotiated, Row, ReplyEnd } what;
+    std::uint32_t state = 0;                  // Open, Negotiated: its index in `states`; ReplyEnd: in `ends`
     std::uint64_t packet = 0;
     const CaptureConnection* conn = nullptr;  // the lane's record, whose address names the connection
-    std::uint32_t exchange = 0;               // Row of an HTTP message; ReplyEnd
-    std::uint32_t state = 0;                  // Open, Negotiated: its index in `states`; ReplyEnd: in `ends`
-    FrameRow row;                             // Row: its bytes are in the lane's file; the merge sets `connection`
+    // Row: its bytes are in the lane's file; the merge sets `connection`. An HTTP message's
+    // `stream_id` is its exchange, and so is a ReplyEnd's (the rest of its row unused).
+    FrameRow row;
   };
   struct LaneEvents {
     std::vector<LaneEvent> events;
@@ -129,11 +132,34 @@ class CaptureIndex {
     std::vector<HttpRowParts> ends;
     std::size_t next = 0;  // what the merge has taken
   };
+  // A lane's bytes not yet written, appended in place: std::string's append costs a call and
+  // more checks than a token frame's copy does.
+  class DataBatch {
+   public:
+    char* extend(std::size_t n) {
+      if (n > room_ - size_) grow(n);
+      char* at = bytes_.get() + size_;
+      size_ += n;
+      return at;
+    }
+    void append(std::string_view s) {
+      if (!s.empty()) std::memcpy(extend(s.size()), s.data(), s.size());
+    }
+    std::string_view view() const { return {bytes_.get(), size_}; }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void clear() { size_ = 0; }  // keeps its room for the next batch
+
+   private:
+    void grow(std::size_t n);
+    std::unique_ptr<char[]> bytes_;
+    std::size_t size_ = 0, room_ = 0;
+  };
   struct LaneState {
     // The lane's thread only: its events since it last reported, their bytes not yet written,
     // and how many bytes its file holds.
     LaneEvents building;
-    std::string data;
+    DataBatch data;
     std::uint64_t written = 0;
     std::size_t most_events = 0;  // in one batch
     SpillFile* file = nullptr;  // null when it could not be made
@@ -150,7 +176,7 @@ class CaptureIndex {
     const CaptureConnection* last_conn = nullptr;  // the connection of the lane's last row, and its id
     std::uint32_t last_id = 0;
     void add(const LaneEvent& e);
-    LaneEvent& new_row(std::uint64_t packet, const CaptureConnection& c, std::uint32_t exchange = 0);
+    LaneEvent& new_row(std::uint64_t packet, const CaptureConnection& c);
     void end_row(LaneEvent& e, std::size_t data_size, std::string_view detail);
     bool write_data();
     const LaneEvent* head() const;

@@ -143,12 +143,12 @@ void CaptureIndex::take(LaneState& lane, LaneEvents& batch, LaneEvent& e) {
     case LaneEvent::Row:
       e.row.connection = connection_id(lane, e.conn);
       if (e.row.kind == RowKind::HttpResponse)
-        open_replies_[std::uint64_t{e.row.connection} << 32 | e.exchange] =
+        open_replies_[std::uint64_t{e.row.connection} << 32 | e.row.stream_id] =
             static_cast<std::uint32_t>(merged_rows_ + pending_.size());
       add_row(e.row);
       break;
     case LaneEvent::ReplyEnd:
-      reply_end(std::uint64_t{connection_id(lane, e.conn)} << 32 | e.exchange, std::move(batch.ends[e.state]));
+      reply_end(std::uint64_t{connection_id(lane, e.conn)} << 32 | e.row.stream_id, std::move(batch.ends[e.state]));
       break;
   }
 }

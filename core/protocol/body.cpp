@@ -527,10 +527,6 @@ Result<bool> parse_body_into(FrameType type, std::uint8_t frame_flags, ByteView 
   return true;
 }
 
-std::uint32_t body_stream_id(const Body& body) {
-  return std::visit([](const auto& b) { return b.stream_id; }, body);
-}
-
 Bytes encode_raw(std::uint32_t stream_id, ByteView rest) {
   Bytes out;
   out.reserve(4 + rest.size());

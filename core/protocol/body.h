@@ -130,7 +130,11 @@ Result<ResponseBody> parse_response_by_document(ByteView plaintext);
 Result<TokenBody> parse_token(ByteView plaintext);
 Result<CancelBody> parse_cancel(ByteView plaintext);
 Result<ErrorBody> parse_error(ByteView plaintext);
-std::uint32_t body_stream_id(const Body& body);
+// Inline, with a token's first: it is asked of every frame twice (timeline and index).
+inline std::uint32_t body_stream_id(const Body& body) {
+  if (const auto* t = std::get_if<TokenBody>(&body)) return t->stream_id;
+  return std::visit([](const auto& b) { return b.stream_id; }, body);
+}
 
 // Encoders. JSON is written compactly; `extra_json` members (an object's text) are merged in.
 struct RequestSpec {

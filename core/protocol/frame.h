@@ -24,7 +24,7 @@ const char* to_string(FrameType type);
 inline bool is_known_frame_type(std::uint8_t type) { return type >= 0x01 && type <= 0x05; }
 
 // The reasons of spec §4, in the order they are checked.
-enum class FrameReason {
+enum class FrameReason : std::uint8_t {
   Version, Type, Flags, Reserved, Length, Token, Incomplete, Authentication, Body
 };
 const char* to_string(FrameReason reason);

@@ -22,7 +22,7 @@ std::string_view to_string(Suite suite);
 std::optional<Suite> parse_suite(std::string_view name);
 
 // The client is the side that sends the offer (in a capture: the sender of the SYN).
-enum class Direction { ClientToServer, ServerToClient };
+enum class Direction : std::uint8_t { ClientToServer, ServerToClient };
 // "c2s" / "s2c".
 const char* to_string(Direction d);
 
