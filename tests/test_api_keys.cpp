@@ -2,13 +2,24 @@
 // compared in constant time; the HTTP baseline's x-api-key and Authorization: Bearer headers.
 // A key anywhere else does not count, a key given twice is refused, escapes are read as JSON
 // reads them. And the redaction of spec §5 still finds api_key in every one of these shapes.
+// The client's side, as `anthro-wb` takes it: a key from the environment when none is named,
+// the user's request headers (cli.md --header, --header-env, --anthropic-version) and gateway
+// targets with any path and query.
 #include <QFloat16>
 #include <QObject>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/socket.h>
+
+#include <thread>
+
+#include "cli_run.h"
+#include "net/http_io.h"
 #include "protocol/describe.h"
 #include "raw_peer.h"
+#include "session/target.h"
 #include "tokenstream/exchange.h"
 #include "tokenstream/format.h"
 
@@ -49,6 +60,62 @@ int http_status(EndpointFixture& f, const std::string& headers, const std::strin
   if (reply.rfind("HTTP/1.1 ", 0) != 0) return 0;
   return std::stoi(reply.substr(9, 3));
 }
+
+// The request head the first client to connect sends, read by a server that then answers 500
+// and closes (a 500 is an error the client reports, not a crash).
+class HeadCatcher {
+ public:
+  HeadCatcher() : thread_([this] { catch_head(); }) {}
+  ~HeadCatcher() { head(); }
+  std::uint16_t port() const { return listener_.port(); }
+  // Once the client is done: what it sent (empty when it never connected, whose accept() the
+  // shutdown ends).
+  const std::string& head() {
+    ::shutdown(listener_.fd(), SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+    return head_;
+  }
+
+ private:
+  void catch_head() {
+    int fd = ::accept(listener_.fd(), nullptr, nullptr);
+    if (fd < 0) return;
+    char buf[4096];
+    while (head_.find("\r\n\r\n") == std::string::npos && head_.size() < (1u << 20)) {
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      head_.append(buf, static_cast<std::size_t>(n));
+    }
+    head_ = head_.substr(0, head_.find("\r\n\r\n"));
+    const char reply[] = "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+    (void)!::send(fd, reply, sizeof reply - 1, MSG_NOSIGNAL);
+    ::close(fd);
+  }
+  LoopbackListener listener_;
+  std::string head_;
+  std::thread thread_;
+};
+
+// The head's lines after the request line: each "name: value" as sent.
+std::vector<std::string> header_lines(const std::string& head) {
+  std::vector<std::string> lines;
+  for (std::size_t at = head.find("\r\n"); at != std::string::npos;) {
+    std::size_t next = head.find("\r\n", at + 2);
+    lines.push_back(head.substr(at + 2, next == std::string::npos ? std::string::npos : next - at - 2));
+    at = next;
+  }
+  return lines;
+}
+
+// An environment variable set for one scope, then unset.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const QByteArray& value) : name_(name) { qputenv(name, value); }
+  ~ScopedVariable() { qunsetenv(name_); }
+
+ private:
+  const char* name_;
+};
 
 }  // namespace
 
@@ -197,6 +264,150 @@ class TestApiKeys : public QObject {
     QTest::newRow("twice") << QString::fromStdString("\"api_key\":\"x\",\"api_key\":\"" + k + "\"");
     QTest::newRow("name escaped") << QString::fromStdString("\"api_\\u006bey\":\"" + k + "\"");
     QTest::newRow("literal then escaped") << QString::fromStdString("\"api_key\":\"x\",\"api_\\u006bey\":\"" + k + "\"");
+  }
+
+  // Without --api-key-env the key of the target's API comes from the environment: anthro-v1 and
+  // the Messages API ANTHROPIC_API_KEY, chat completions OPENAI_API_KEY; a named one wins.
+  void defaultKeysComeFromTheEnvironment() {
+    QTemporaryDir dir;
+    ScopedVariable required("WB_REQUIRED_KEY", kKey);
+    EndpointProcess endpoint(dir.path(), {"--require-api-key-env", "WB_REQUIRED_KEY"});
+    QVERIFY(endpoint.ready());
+    const QString messages = endpoint.url("http") + "/v1/messages", chat = endpoint.url("http") + "/v1/chat/completions";
+    auto session = [&](const QString& target, const QStringList& extra = {}) {
+      return run(QStringList{"session", "--target", target, "--prompt", "hi"} + extra, dir.path(), 60000).code;
+    };
+    QCOMPARE(session(messages), 3);  // no key anywhere: 401
+    {
+      ScopedVariable anthropic("ANTHROPIC_API_KEY", kKey);
+      QCOMPARE(session(messages), 0);
+      QCOMPARE(session(endpoint.url("anthro+lab")), 0);
+      QCOMPARE(session(endpoint.url("anthro")), 0);
+      QCOMPARE(session(chat), 3);  // not chat completions' variable
+      ScopedVariable other("WB_OTHER_KEY", "sk-wrong");
+      QCOMPARE(session(messages, {"--api-key-env", "WB_OTHER_KEY"}), 3);
+    }
+    ScopedVariable openai("OPENAI_API_KEY", kKey);
+    QCOMPARE(session(chat), 0);
+    QCOMPARE(session(messages), 3);
+  }
+
+  // The user's headers reach a server this project did not write exactly as given, once each,
+  // replacing the client's own of the same name; a gateway's path and query go into the request
+  // line as they are; a header from the environment is in the request and in no output.
+  void headersReachTheServerAsGiven() {
+    QTemporaryDir dir;
+    HeadCatcher server;
+    ScopedVariable tenant("WB_TENANT_SECRET", "tenant-secret-7f3a");
+    ScopedVariable key("ANTHROPIC_API_KEY", kKey);
+    const QString target = QString("http://127.0.0.1:%1/openai/deployments/d1/v1/messages?api-version=2024-10-21&x=%2F")
+                               .arg(server.port());
+    Run r = run({"session", "--target", target, "--prompt", "hi", "--format", "json", "--timeout-s", "20", "--header",
+                 "anthropic-beta: tools-2024-04-04", "--header", "X-Gateway-Route:  eu-west  ", "--header-env",
+                 "x-tenant:WB_TENANT_SECRET", "--anthropic-version", "2099-01-01"},
+                dir.path(), 60000);
+    QCOMPARE(r.code, 3);  // the 500
+    const std::string head = server.head();
+    QVERIFY2(head.rfind("POST /openai/deployments/d1/v1/messages?api-version=2024-10-21&x=%2F HTTP/1.1\r\n", 0) == 0,
+             head.c_str());
+    const auto lines = header_lines(head);
+    for (const char* expected : {"anthropic-beta: tools-2024-04-04", "x-gateway-route: eu-west",
+                                 "x-tenant: tenant-secret-7f3a", "anthropic-version: 2099-01-01", "x-api-key: sk-right-key-0123"})
+      QVERIFY2(std::count(lines.begin(), lines.end(), expected) == 1, (std::string(expected) + " in\n" + head).c_str());
+    QCOMPARE(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("anthropic-version:", 0) == 0; }), 1);
+    QVERIFY(!r.out.contains("tenant-secret-7f3a") && !r.err.contains("tenant-secret-7f3a"));
+    QVERIFY(!r.out.contains(kKey) && !r.err.contains(kKey));
+    QVERIFY2(r.out.contains("\"error\""), r.out.constData());
+  }
+
+  void requestHeadersAreCheckedBeforeTheyAreSent_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("secret");
+    QTest::addColumn<QString>("name");   // empty: refused
+    QTest::addColumn<QString>("value");  // or the refusal's words
+    auto row = [](const char* tag, const char* text, bool secret, const char* name, const char* value) {
+      QTest::newRow(tag) << QString::fromUtf8(text) << secret << QString(name) << QString::fromUtf8(value);
+    };
+    row("plain", "anthropic-beta: a,b", false, "anthropic-beta", "a,b");
+    row("no space, trimmed, upper case", "X-Route:\t eu \t", false, "x-route", "eu");
+    row("empty value", "x-empty:", false, "x-empty", "");
+    row("colon in the value", "x-at: 12:30", false, "x-at", "12:30");
+    row("credential from the environment", "authorization: Bearer t", true, "authorization", "Bearer t");
+    row("no colon", "x-route eu", false, "", "expected NAME: VALUE");
+    row("space in the name", "x route: eu", false, "", "not an HTTP token");
+    row("empty name", ": eu", false, "", "not an HTTP token");
+    row("non-ASCII name", "x-\xc3\xa9: eu", false, "", "not an HTTP token");
+    row("CR LF in the value", "x-a: b\r\nhost: evil", false, "", "control byte");
+    row("LF in the value", "x-a: b\nx-b: c", false, "", "control byte");
+    row("DEL in the value", "x-a: b\x7f", false, "", "control byte");
+    row("host", "Host: evil", false, "", "set by the client");
+    row("content-length", "content-length: 1", true, "", "set by the client");
+    row("transfer-encoding", "Transfer-Encoding: chunked", false, "", "set by the client");
+    row("x-api-key on the command line", "x-api-key: sk", false, "", "--header-env");
+    row("authorization on the command line", "Authorization: Bearer t", false, "", "--header-env");
+    QTest::newRow("over 8 KiB") << ("x-big: " + QString(8193, 'a')) << false << QString() << QString("over 8 KiB");
+  }
+
+  void requestHeadersAreCheckedBeforeTheyAreSent() {
+    QFETCH(QString, text);
+    QFETCH(bool, secret);
+    QFETCH(QString, name);
+    QFETCH(QString, value);
+    auto h = parse_request_header(text.toStdString(), secret);
+    if (name.isEmpty()) {
+      QVERIFY(!h);
+      QVERIFY2(h.error().detail.find(value.toStdString()) != std::string::npos, h.error().detail.c_str());
+      QVERIFY(h.error().detail.find("evil") == std::string::npos);  // a value is never echoed
+      return;
+    }
+    QVERIFY2(h, h ? "" : h.error().detail.c_str());
+    QCOMPARE(QString::fromStdString(h->name), name);
+    QCOMPARE(QString::fromStdString(h->value), value);
+    QCOMPARE(h->secret, secret);
+  }
+
+  // Which header values are masked wherever an HTTP message is shown: the credentials, and the
+  // names gateways give theirs.
+  void secretHeadersAreKnownByName() {
+    for (const char* name : {"x-api-key", "authorization", "proxy-authorization", "cookie", "api-key", "x-goog-api-key",
+                             "ocp-apim-subscription-key", "x-auth-token", "x-tenant-secret", "x-signature"})
+      QVERIFY2(net::secret_header(name), name);
+    for (const char* name : {"anthropic-version", "anthropic-beta", "content-type", "x-request-id", "x-gateway-route"})
+      QVERIFY2(!net::secret_header(name), name);
+  }
+
+  void targetsTakeAGatewaysPathAndQuery_data() {
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<int>("api");  // HttpApi; -1: refused
+    QTest::addColumn<QString>("path");
+    auto row = [](const char* url, int api, const char* path) { QTest::newRow(url) << QString(url) << api << QString(path); };
+    const int messages = static_cast<int>(HttpApi::Messages), chat = static_cast<int>(HttpApi::ChatCompletions);
+    row("https://api.anthropic.com/v1/messages", messages, "/v1/messages");
+    row("https://gw.example/anthropic/v1/messages?beta=true", messages, "/anthropic/v1/messages?beta=true");
+    row("https://x.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", chat,
+        "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21");
+    row("http://127.0.0.1:8000/v1/chat/completions#frag", chat, "/v1/chat/completions");
+    row("https://gw.example/v1/messages/", -1, "");
+    row("https://gw.example/v1/messages-batch", -1, "");
+    row("https://gw.example?/v1/messages", -1, "");
+    row("https://gw.example/v1/mes sages", -1, "");
+    row("https://gw.example/v1/messages?\x01", -1, "");
+    row("https://gw.example/v1/messages?q=\xc3\xa9", -1, "");
+    row("anthro://127.0.0.1:7443/?x=1", -1, "");
+  }
+
+  void targetsTakeAGatewaysPathAndQuery() {
+    QFETCH(QString, url);
+    QFETCH(int, api);
+    QFETCH(QString, path);
+    auto t = parse_target(url.toStdString());
+    if (api < 0) {
+      QVERIFY2(!t, url.toUtf8().constData());
+      return;
+    }
+    QVERIFY2(t, t ? "" : t.error().detail.c_str());
+    QCOMPARE(static_cast<int>(t->api), api);
+    QCOMPARE(QString::fromStdString(t->path), path);
   }
 
   void redactionFindsEveryApiKeyShape() {

@@ -23,15 +23,23 @@ Options without(Options a, const std::string& name) {
 const Options kTrust = {
     {"--cacert", "FILE", "trust this CA certificate (the local endpoint's own is trusted without it)"},
     {"--insecure", "", "do not verify the server's TLS certificate"},
-    {"--api-key-env", "NAME", "read the API key from environment variable NAME (never from the command line)"},
+    {"--api-key-env", "NAME", "read the API key from environment variable NAME (never from the command line); without "
+                              "it an anthro-v1 or Messages API target takes ANTHROPIC_API_KEY and a chat-completions "
+                              "target OPENAI_API_KEY, when set"},
+    {"--header", "'NAME: VALUE'", "add a header to each HTTP request (repeatable; it replaces the client's own of that "
+                                  "name); credentials go with --header-env"},
+    {"--header-env", "NAME:ENV", "add header NAME with the value of environment variable ENV, masked like an API key "
+                                 "(repeatable)"},
+    {"--anthropic-version", "V", "the anthropic-version header of Messages API requests (2023-06-01)"},
     {"--model", "NAME", "the model named in each request"},
     {"--timeout-s", "S", "give up on a request S seconds after it was written (60)"},
 };
 
 // The request of `session`, `bench` and `diagnose`'s live run.
 const Options kRequest = {
-    {"--target", "URL", "anthro://HOST:PORT (TLS), anthro+lab://HOST:PORT (cleartext), http[s]://HOST[:PORT]/v1/messages "
-                        "or /v1/chat/completions; session and diagnose also take lz://HOST:PORT (TLS) and lz+lab://HOST:PORT "
+    {"--target", "URL", "anthro://HOST:PORT (TLS), anthro+lab://HOST:PORT (cleartext), http[s]://HOST[:PORT]/PATH[?QUERY] "
+                        "with PATH ending in /messages (v1/messages) or /chat/completions (a gateway's path and query "
+                        "as they are); session and diagnose also take lz://HOST:PORT (TLS) and lz+lab://HOST:PORT "
                         "(Layer Zero)"},
     {"--prompt", "TEXT", "the user message"},
     {"--messages", "FILE.json", "the conversation as a JSON array of {\"role\", \"content\"} (instead of --prompt)"},

@@ -102,6 +102,7 @@ int run_rollout_command(const std::vector<std::string>& argv) {
   c.baseline = args.value_or("--baseline", "");
   c.candidate = args.value_or("--candidate", "");
   read_regions(args, c);
+  if (!c.baseline.empty()) read_default_api_key(args, c.session, c.baseline);  // the embedded endpoint needs none
   if (auto n = args.count("--requests-per-stage", 1, 100000000)) c.requests_per_stage = *n;
   if (auto n = args.count("--concurrency", 1, 1000)) c.concurrency = static_cast<unsigned>(*n);
   if (auto n = args.count("--seed")) c.seed = *n;

@@ -38,6 +38,36 @@ void read_trust_options(Args& args, SessionConfig& c) {
   }
   c.model = args.value_or("--model", c.model);
   if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
+  read_request_headers(args, c);
+}
+
+void read_request_headers(Args& args, SessionConfig& c) {
+  auto add = [&](const std::string& option, const std::string& text, bool secret) {
+    auto header = parse_request_header(text, secret);
+    if (!header) return args.fail(option + ": " + header.error().detail);
+    if (c.headers.size() == kMaxRequestHeaders) return args.fail(option + ": more than 64 headers");
+    c.headers.push_back(std::move(*header));
+  };
+  for (const auto& text : args.values("--header")) add("--header", text, false);
+  for (const auto& spec : args.values("--header-env")) {
+    const auto colon = spec.rfind(':');
+    const std::string name = spec.substr(0, colon), variable = colon == std::string::npos ? "" : spec.substr(colon + 1);
+    if (colon == std::string::npos || variable.empty()) {
+      args.fail("--header-env \"" + spec + "\": expected NAME:ENV (the header's name, the variable holding its value)");
+      continue;
+    }
+    const char* value = std::getenv(variable.c_str());
+    if (!value || !*value) args.fail("--header-env " + spec + ": " + variable + " is not set");
+    else add("--header-env", name + ": " + value, true);
+  }
+  if (auto version = args.value("--anthropic-version")) add("--anthropic-version", "anthropic-version: " + *version, false);
+}
+
+void read_default_api_key(Args& args, SessionConfig& c, const std::string& target_url) {
+  if (args.has("--api-key-env") || !c.api_key.empty()) return;
+  auto target = parse_session_target(target_url);
+  const char* variable = target ? default_api_key_variable(*target) : nullptr;
+  if (const char* key = variable ? std::getenv(variable) : nullptr; key && *key) c.api_key = key;
 }
 
 void read_keylog_output(Args& args, SessionConfig& c) {
@@ -142,6 +172,9 @@ void read_session_options(Args& args, SessionConfig& c, bool positional_allowed)
   read_http2_option(args, c);
   read_trust_options(args, c);
   refuse_for_own_client(args, c);
+  read_default_api_key(args, c, c.target);
+  if (auto target = parse_session_target(c.target); target && !target->http() && !c.headers.empty())
+    args.fail("--header, --header-env and --anthropic-version are for HTTP targets (http://, https://), not " + c.target);
   if (!positional_allowed && !args.positional().empty())
     args.fail("unexpected argument \"" + args.positional()[0] + "\"");
 }

@@ -8,9 +8,14 @@
 
 namespace anthro::cli {
 
-// TLS trust, API key, model and timeout: what every command that connects reads
+// TLS trust, API key, request headers, model and timeout: what every command that connects reads
 // (read_session_options included). The options themselves are in the command table.
 void read_trust_options(Args& args, SessionConfig& c);
+// --header, --header-env and --anthropic-version (read_trust_options reads them).
+void read_request_headers(Args& args, SessionConfig& c);
+// Without --api-key-env, the key of `target_url`'s API from the environment
+// (default_api_key_variable), when it is set.
+void read_default_api_key(Args& args, SessionConfig& c, const std::string& target_url);
 
 // Fills `c` from `args`; bad values are recorded in `args` (see Args::ok()). `diagnose` takes
 // a capture file as its positional argument; the other commands take none.

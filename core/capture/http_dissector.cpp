@@ -8,14 +8,10 @@ namespace anthro {
 
 namespace {
 
-bool secret_header(const std::string& name) {
-  return name == "x-api-key" || name == "authorization" || name == "proxy-authorization" || name == "cookie";
-}
-
 std::string request_text(const net::HttpRequest& req, std::string_view version) {
   std::string out = req.method + " " + req.target + " " + std::string(version) + "\r\n";
   for (const auto& [name, value] : req.headers)
-    out += name + ": " + (secret_header(name) ? std::string(value.size(), '*') : value) + "\r\n";
+    out += name + ": " + (net::secret_header(name) ? std::string(value.size(), '*') : value) + "\r\n";
   return out + "\r\n" + req.body;
 }
 

@@ -109,6 +109,17 @@ const char* timed_out_text(ReadPhase phase) {
 
 }  // namespace
 
+bool credential_header(std::string_view name) {
+  return name == "x-api-key" || name == "authorization" || name == "proxy-authorization" || name == "cookie";
+}
+
+bool secret_header(std::string_view name) {
+  if (credential_header(name)) return true;
+  for (std::string_view word : {"key", "token", "secret", "password", "credential", "signature", "auth"})
+    if (name.find(word) != std::string_view::npos) return true;
+  return false;
+}
+
 std::optional<std::uint64_t> parse_decimal(std::string_view text) {
   std::uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

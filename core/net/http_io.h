@@ -65,6 +65,13 @@ const char* http_reason(int status);
 // (a quoted extension value without its quotes and escapes).
 using HttpFields = std::vector<std::pair<std::string, std::string>>;
 
+// x-api-key, authorization, proxy-authorization, cookie (a lower-case name).
+bool credential_header(std::string_view name);
+// A header whose value is a secret wherever an HTTP message is shown: a credential header, or a
+// name that says key, token, secret, password, credential, signature or auth (api-key,
+// x-goog-api-key, ocp-apim-subscription-key, x-auth-token: what gateways and --header-env use).
+bool secret_header(std::string_view name);
+
 // The client side: a response read in pieces as they arrive, so streaming bodies can be
 // timed per read. `on_head` gets the status and headers once; `on_body` every body piece.
 class HttpResponseReader {

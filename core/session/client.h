@@ -75,6 +75,7 @@ class SessionClient : private HttpSideRequests {
   net::awaitable<bool> http_request(RequestResult& r, RequestRecorder& rec, const RequestOptions& options);
   // The request's content fields (a rider's, when one rides on the requests).
   net::HttpFields content_fields() const;
+  void add_user_headers(net::HttpFields& fields) const;
   // A request of the client's own beside the model's (a rider's) on the session's connection.
   using SideReply = HttpSideReply;
   net::awaitable<std::optional<SideReply>> side_request(std::string method, std::string path, std::string body,

@@ -1,5 +1,7 @@
 // The HTTP baseline requests of a session: the Messages API or chat completions, with SSE
 // events timed at the socket read that delivered them.
+#include <algorithm>
+
 #include "http/reply_recorder.h"
 #include "net/http_io.h"
 #include "session/client.h"
@@ -36,6 +38,15 @@ HttpFields api_content_fields(bool stream) {
   return {{"content-type", "application/json"}, {"accept", stream ? "text/event-stream" : "application/json"}};
 }
 
+// The user's headers: each replaces the client's of its name, or is added.
+void SessionClient::add_user_headers(HttpFields& fields) const {
+  for (const RequestHeader& h : config_.headers) {
+    auto same = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == h.name; });
+    if (same != fields.end()) same->second = h.value;
+    else fields.emplace_back(h.name, h.value);
+  }
+}
+
 HttpFields SessionClient::content_fields() const {
   if (rider_) return rider_->content_fields();
   return api_content_fields(config_.stream);
@@ -49,6 +60,7 @@ awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(s
     fields.emplace_back("content-type", "application/json");
     fields.emplace_back("content-length", std::to_string(body.size()));
   }
+  add_user_headers(fields);
   if (h2_) co_return co_await http2_side_request(method, path, fields, std::move(body), what);
   bool sent = co_await write(as_bytes(http1_request(method, path, fields, body)));
   if (!sent) {
@@ -99,6 +111,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
     if (messages) fields.emplace_back("x-api-key", config_.api_key);
     else fields.emplace_back("authorization", "Bearer " + config_.api_key);
   }
+  add_user_headers(fields);
   if (rider_) rider_->request(r, body, fields);
   rec.request_sent(steady_now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);

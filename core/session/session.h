@@ -22,6 +22,7 @@ struct SessionConfig {
   std::string ca_file;
   bool insecure = false;
   std::string api_key;      // the value; the CLI reads it from --api-key-env
+  std::vector<RequestHeader> headers;  // an HTTP target's requests carry them (RequestHeader)
   std::string keylog_path;  // NSS + ANTHRO_V1 lines; the CLI passes SSLKEYLOGFILE
   std::string model = "claude-3-haiku-20240307";
   std::vector<ChatMessage> messages;

@@ -2,8 +2,11 @@
 
 #include "session/session.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
+#include "net/http_io.h"
 #include "profile/profile.h"
 
 namespace anthro {
@@ -24,6 +27,19 @@ bool has_own_client(ProfileId id) { return id != ProfileId::AnthroV1 && session_
 Result<Target> parse_url(const std::string& url, bool own_clients);
 
 }  // namespace
+
+HttpApi http_api_of_path(std::string_view path) {
+  path = path.substr(0, path.find('?'));
+  if (path.ends_with("/messages")) return HttpApi::Messages;
+  if (path.ends_with("/chat/completions")) return HttpApi::ChatCompletions;
+  return HttpApi::None;
+}
+
+const char* default_api_key_variable(const Target& t) {
+  if (t.profile == ProfileId::AnthroV1 || t.api == HttpApi::Messages) return "ANTHROPIC_API_KEY";
+  if (t.api == HttpApi::ChatCompletions) return "OPENAI_API_KEY";
+  return nullptr;
+}
 
 bool Target::own_client() const { return has_own_client(profile); }
 
@@ -65,9 +81,15 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
   if (t.own_client() && !own_clients)
     return bad(url, "a " + display + " target is for session, diagnose and the live-session page, not for bench or rollout");
   t.tls = known->tls;
-  auto slash = rest.find('/');
+  rest = rest.substr(0, rest.find('#'));  // a fragment is never sent
+  auto slash = rest.find_first_of("/?");
   std::string authority = rest.substr(0, slash);
-  if (slash != std::string::npos) t.path = rest.substr(slash);
+  if (slash != std::string::npos) t.path = (rest[slash] == '?' ? "/" : "") + rest.substr(slash);
+  // The path goes into the request line as it is: anything that could end or split it is refused.
+  if (auto bad_char = std::find_if(t.path.begin(), t.path.end(),
+                                   [](unsigned char ch) { return ch <= 0x20 || ch >= 0x7F; });
+      bad_char != t.path.end())
+    return bad(url, "the path holds a space, a control or a non-ASCII byte (percent-encode it)");
   std::string port;
   if (!authority.empty() && authority.front() == '[') {
     auto close = authority.find(']');
@@ -92,9 +114,10 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
   if (t.own_client()) {
     if (!t.path.empty() && t.path != "/") return bad(url, display + " targets take no path");
   } else if (t.http()) {
-    if (t.path == "/v1/messages") t.api = HttpApi::Messages;
-    else if (t.path == "/v1/chat/completions") t.api = HttpApi::ChatCompletions;
-    else return bad(url, "HTTP targets end in /v1/messages or /v1/chat/completions");
+    t.api = http_api_of_path(t.path);
+    if (t.api == HttpApi::None)
+      return bad(url, "an HTTP target's path ends in /messages (Anthropic Messages API) or /chat/completions "
+                      "(OpenAI-compatible), before any ?query");
   } else if (!t.path.empty() && t.path != "/") {
     return bad(url, "anthro-v1 targets take no path");
   }
@@ -102,6 +125,40 @@ Result<Target> parse_url(const std::string& url, bool own_clients) {
 }
 
 }  // namespace
+
+namespace {
+
+bool token_char(unsigned char c) {
+  return std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Result<RequestHeader> parse_request_header(std::string_view text, bool secret) {
+  const std::string shown(text.substr(0, text.find_first_of(":\r\n")));
+  auto fail = [&](const std::string& why) { return make_error(ErrorClass::Usage, "header \"" + shown + "\": " + why); };
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) return fail("expected NAME: VALUE");
+  const std::string_view name = trimmed(text.substr(0, colon)), value = trimmed(text.substr(colon + 1));
+  if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return token_char(static_cast<unsigned char>(c)); }))
+    return fail("the name is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)");
+  if (value.size() > 8192) return fail("the value is over 8 KiB");
+  if (std::any_of(value.begin(), value.end(), [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; }))
+    return fail("the value holds a control byte (CR, LF, NUL …)");
+  RequestHeader h{std::string(name), std::string(value), secret};
+  std::transform(h.name.begin(), h.name.end(), h.name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (std::string_view framing : {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "te",
+                                   "upgrade", "proxy-connection", "trailer", "expect"})
+    if (h.name == framing) return fail("set by the client (it frames the request)");
+  if (!secret && net::credential_header(h.name)) return fail("a credential: give it with --header-env NAME:ENV, never on the command line");
+  return h;
+}
 
 std::string http_baseline_url(const Target& t) {
   if (!t.tls) return {};

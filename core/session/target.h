@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "profile/profile.h"
@@ -33,14 +34,36 @@ struct Target {
   std::string transport() const { return http() ? "http" : tls ? "tls" : "lab"; }
 };
 
-// anthro://host:port, anthro+lab://host:port, http(s)://host[:port]/v1/messages,
-// http(s)://host[:port]/v1/chat/completions; IPv6 hosts in brackets.
+// anthro://host:port, anthro+lab://host:port, http(s)://host[:port]/PATH[?QUERY] where PATH
+// ends in /messages (v1/messages, or a gateway's) or /chat/completions
+// (/openai/deployments/NAME/chat/completions?api-version=…); IPv6 hosts in brackets.
 Result<Target> parse_target(const std::string& url);
+// The API a path names by its end (a query aside); None for any other.
+HttpApi http_api_of_path(std::string_view path);
+// The environment variable holding a target's API key when none is named: ANTHROPIC_API_KEY
+// for anthro-v1 and the Messages API, OPENAI_API_KEY for chat completions; null for others.
+const char* default_api_key_variable(const Target& t);
 // A target of `id`'s own live client (one of its profile's schemes), which bench and
 // rollout refuse.
 Result<Target> parse_own_target(const std::string& url, ProfileId id);
 // What a live session takes: parse_target's targets and those of the formats' own clients.
 Result<Target> parse_session_target(const std::string& url);
+
+// A request header of the user's (cli.md `--header`, `--header-env`, `--anthropic-version`),
+// sent on every HTTP request: it replaces a header of the same name the client would send
+// (anthropic-version, accept), else it is added. One from the environment is `secret`.
+struct RequestHeader {
+  std::string name;  // lower case: HTTP/2 requires it, HTTP/1.1 does not mind
+  std::string value;
+  bool secret = false;
+};
+inline constexpr std::size_t kMaxRequestHeaders = 64;
+// "NAME: VALUE" (or NAME:VALUE). Refuses a name that is no HTTP token, a value with a control
+// byte (CR, LF, NUL: a header must not split the request), over 8 KiB, the headers that frame
+// the request (host, content-length, transfer-encoding, connection, …), and — unless `secret` —
+// the credential headers (x-api-key, authorization, proxy-authorization, cookie), which come
+// from the environment only.
+Result<RequestHeader> parse_request_header(std::string_view text, bool secret);
 
 // The profiles with a live client of their own (Target::own_client), in registry order.
 std::vector<const Profile*> own_client_profiles();
