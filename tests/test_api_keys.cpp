@@ -11,11 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <sys/socket.h>
-
-#include <thread>
-
 #include "cli_run.h"
+#include "head_catcher.h"
 #include "net/http_io.h"
 #include "protocol/describe.h"
 #include "raw_peer.h"
@@ -59,52 +56,6 @@ int http_status(EndpointFixture& f, const std::string& headers, const std::strin
   std::string reply(as_text(peer.read_all()));
   if (reply.rfind("HTTP/1.1 ", 0) != 0) return 0;
   return std::stoi(reply.substr(9, 3));
-}
-
-// The request head the first client to connect sends, read by a server that then answers 500
-// and closes (a 500 is an error the client reports, not a crash).
-class HeadCatcher {
- public:
-  HeadCatcher() : thread_([this] { catch_head(); }) {}
-  ~HeadCatcher() { head(); }
-  std::uint16_t port() const { return listener_.port(); }
-  // Once the client is done: what it sent (empty when it never connected, whose accept() the
-  // shutdown ends).
-  const std::string& head() {
-    ::shutdown(listener_.fd(), SHUT_RDWR);
-    if (thread_.joinable()) thread_.join();
-    return head_;
-  }
-
- private:
-  void catch_head() {
-    int fd = ::accept(listener_.fd(), nullptr, nullptr);
-    if (fd < 0) return;
-    char buf[4096];
-    while (head_.find("\r\n\r\n") == std::string::npos && head_.size() < (1u << 20)) {
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      head_.append(buf, static_cast<std::size_t>(n));
-    }
-    head_ = head_.substr(0, head_.find("\r\n\r\n"));
-    const char reply[] = "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
-    (void)!::send(fd, reply, sizeof reply - 1, MSG_NOSIGNAL);
-    ::close(fd);
-  }
-  LoopbackListener listener_;
-  std::string head_;
-  std::thread thread_;
-};
-
-// The head's lines after the request line: each "name: value" as sent.
-std::vector<std::string> header_lines(const std::string& head) {
-  std::vector<std::string> lines;
-  for (std::size_t at = head.find("\r\n"); at != std::string::npos;) {
-    std::size_t next = head.find("\r\n", at + 2);
-    lines.push_back(head.substr(at + 2, next == std::string::npos ? std::string::npos : next - at - 2));
-    at = next;
-  }
-  return lines;
 }
 
 // An environment variable set for one scope, then unset.

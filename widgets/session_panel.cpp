@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -50,6 +51,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       target_(new QComboBox(this)),
       key_source_(new QComboBox(this)),
       api_key_(new QLineEdit(this)),
+      headers_(new QPlainTextEdit(this)),
       model_(new QLineEdit(QStringLiteral("claude-3-haiku-20240307"), this)),
       max_tokens_(new QSpinBox(this)),
       system_(new QLineEdit(this)),
@@ -91,6 +93,8 @@ SessionPanel::SessionPanel(QWidget* parent)
   api_key_->setEchoMode(QLineEdit::Password);
   api_key_->setEnabled(false);
   connect(key_source_, &QComboBox::currentIndexChanged, this, [this](int i) { api_key_->setEnabled(i == 3); });
+  headers_->setMaximumHeight(QFontMetrics(headers_->font()).lineSpacing() * 3);
+  headers_->setTabChangesFocus(true);
   max_tokens_->setRange(1, 1 << 20);
   max_tokens_->setValue(256);
   prompt_->setPlainText(tr("Explain tail latency in one paragraph."));
@@ -103,6 +107,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     auto parsed = parse_session_target(url.trimmed().toStdString());
     token_ids_->setEnabled(parsed && parsed->api == HttpApi::Messages);
     http2_->setEnabled(parsed && parsed->tls && parsed->http());
+    headers_->setEnabled(parsed && parsed->http());
     const bool own_client = parsed && parsed->own_client();  // a format's own client takes none of these
     for (QWidget* w : std::initializer_list<QWidget*>{max_tokens_, system_, stream_}) w->setEnabled(!own_client);
   };
@@ -150,6 +155,8 @@ SessionPanel::SessionPanel(QWidget* parent)
   // The key's source, and under it the field a typed key goes in, as wide as the column.
   form->addRow(key_label, key_source_);
   form->addRow(QString(), api_key_);
+  auto* headers_label = new QLabel(this);
+  form->addRow(headers_label, headers_);
   auto* model_row = new QHBoxLayout;
   model_row->addWidget(model_, 1);
   model_row->addWidget(max_tokens_label);
@@ -290,6 +297,11 @@ SessionPanel::SessionPanel(QWidget* parent)
     request_box->setTitle(tr("Request"));
     target_label->setText(tr("Target"));
     key_label->setText(tr("API key"));
+    headers_label->setText(tr("Headers"));
+    headers_->setPlaceholderText(tr("HTTP targets: one NAME: VALUE a line (optional)"));
+    headers_->setToolTip(tr("Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's "
+                            "routing or tenant header; one the client sends itself (anthropic-version) is replaced. "
+                            "Keys go in the API key field."));
     model_label->setText(tr("Model"));
     max_tokens_label->setText(tr("max_tokens"));
     system_label->setText(tr("System"));
@@ -370,6 +382,8 @@ void SessionPanel::setTokenIds(bool on) { token_ids_->setChecked(on); }
 bool SessionPanel::tokenIdsOffered() const { return token_ids_->isEnabled(); }
 void SessionPanel::setHttp2(bool on) { http2_->setChecked(on); }
 bool SessionPanel::http2Offered() const { return http2_->isEnabled(); }
+void SessionPanel::setHeaders(const QString& lines) { headers_->setPlainText(lines); }
+bool SessionPanel::headersOffered() const { return headers_->isEnabled(); }
 QString SessionPanel::target() const { return target_->currentText().trimmed(); }
 void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text); }
 void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }
@@ -400,6 +414,7 @@ SessionConfig SessionPanel::config() const {
   if (token_ids_->isEnabled() && token_ids_->isChecked()) use_token_stream(c);
   c.http2 = http2_->isEnabled() && http2_->isChecked();
   c.repeat = static_cast<unsigned>(repeat_->value());
+  if (auto h = headers(); h && headers_->isEnabled()) c.headers = std::move(*h);
   switch (key_source_->currentIndex()) {
     case 1: c.api_key = qEnvironmentVariable("ANTHROPIC_API_KEY").toStdString(); break;
     case 2: c.api_key = qEnvironmentVariable("OPENAI_API_KEY").toStdString(); break;
@@ -407,6 +422,23 @@ SessionConfig SessionPanel::config() const {
     default: break;
   }
   return c;
+}
+
+Result<std::vector<RequestHeader>> SessionPanel::headers() const {
+  std::vector<RequestHeader> out;
+  const QStringList lines = headers_->toPlainText().split('\n');
+  for (int i = 0; i < lines.size(); ++i) {
+    if (lines[i].trimmed().isEmpty()) continue;
+    auto h = parse_request_header(lines[i].toStdString(), false);
+    if (!h || out.size() == kMaxRequestHeaders)
+      return make_error(ErrorClass::Usage, tr("Headers, line %1: %2")
+                                               .arg(i + 1)
+                                               .arg(h ? tr("more than %1 headers").arg(kMaxRequestHeaders)
+                                                      : QString::fromStdString(h.error().detail))
+                                               .toStdString());
+    out.push_back(std::move(*h));
+  }
+  return out;
 }
 
 bool SessionPanel::send() {
@@ -419,6 +451,12 @@ bool SessionPanel::send() {
   if (!parsed) {
     emit message(QString::fromStdString(parsed.error().detail));
     showSessionError(QString::fromStdString(parsed.error().detail));
+    return false;
+  }
+  if (auto extra = headers_->isEnabled() ? headers() : Result<std::vector<RequestHeader>>(std::vector<RequestHeader>{});
+      !extra) {
+    emit message(QString::fromStdString(extra.error().detail));
+    showSessionError(QString::fromStdString(extra.error().detail));
     return false;
   }
   if (key_source_->currentIndex() == 1 && c.api_key.empty())

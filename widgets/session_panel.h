@@ -53,6 +53,10 @@ class SessionPanel : public QWidget {
   bool tokenIdsOffered() const;
   void setHttp2(bool on);
   bool http2Offered() const;
+  // The Headers field: an HTTP target's request headers, one "NAME: VALUE" a line; offered for
+  // such targets only.
+  void setHeaders(const QString& lines);
+  bool headersOffered() const;
   // Capture the session's own traffic on lo (libpcap; needs the capture permission).
   void setCaptureTraffic(bool on);
 
@@ -139,6 +143,9 @@ class SessionPanel : public QWidget {
   };
 
   SessionConfig config() const;
+  // The Headers field's lines ("NAME: VALUE" each, blank ones skipped), or what is wrong with
+  // the first bad one.
+  Result<std::vector<RequestHeader>> headers() const;
   void startCapture(SessionConfig c, std::uint16_t port);
   void onCaptureListening(int run, const SessionConfig& c, const QString& path);
   void onCaptureEnded(int run, const SessionConfig& c, const QString& path, const Result<LiveCaptureStats>& stats);
@@ -167,6 +174,7 @@ class SessionPanel : public QWidget {
   QComboBox* target_;
   QComboBox* key_source_;
   QLineEdit* api_key_;
+  QPlainTextEdit* headers_;
   QLineEdit* model_;
   QSpinBox* max_tokens_;
   QLineEdit* system_;

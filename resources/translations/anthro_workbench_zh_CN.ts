@@ -3047,6 +3047,26 @@
         <source>A load runs anthro-v1 and HTTP targets; a %1 target runs one session at a time (Send), or many from the Diagnosis page.</source>
         <translation>负载只针对 anthro-v1 和 HTTP 目标；%1 目标一次运行一个会话（发送），或在诊断页运行多个。</translation>
     </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>HTTP targets: one NAME: VALUE a line (optional)</source>
+        <translation>HTTP 目标：每行一个“名称: 值”（可选）</translation>
+    </message>
+    <message>
+        <source>Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's routing or tenant header; one the client sends itself (anthropic-version) is replaced. Keys go in the API key field.</source>
+        <translation>HTTP 目标的请求头，每行一个“名称: 值”：anthropic-beta、网关的路由或租户头；与客户端自带的同名头（anthropic-version）会被替换。密钥请填在“API 密钥”一栏。</translation>
+    </message>
+    <message>
+        <source>Headers, line %1: %2</source>
+        <translation>请求头第 %1 行：%2</translation>
+    </message>
+    <message>
+        <source>more than %1 headers</source>
+        <translation>超过 %1 个请求头</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::VerdictChipDelegate</name>

@@ -32,6 +32,7 @@
 #include "layerzero/format.h"
 #include "chart_checks.h"
 #include "endpoint_fixture.h"
+#include "head_catcher.h"
 #include "language.h"
 #include "latency_charts.h"
 #include "loopback_capture.h"
@@ -313,6 +314,40 @@ class TestSessionPanel : public QObject {
     QCOMPARE(panel.results().size(), std::size_t{1});
     QCOMPARE(token_stream_of(panel.results()[0])->ids, std::uint64_t{30});
     QCOMPARE(panel.results()[0].text, r.text);
+  }
+
+  // The Headers field: each line on the request as written (a gateway's path and query kept),
+  // a bad line refused before anything is sent, the field off for a target without headers.
+  void headersFromTheComposer() {
+    SessionPanel panel;
+    HeadCatcher server;
+    panel.setTarget(QString("http://127.0.0.1:%1/gw/v1/messages?api-version=1").arg(server.port()));
+    panel.setHeaders("anthropic-beta: tools-1\n\n  X-Route :  eu  \nanthropic-version: 2099-01-01");
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel.send());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(panel.results().size(), std::size_t{1});
+    QVERIFY(panel.results()[0].error && panel.results()[0].error->find("500") != std::string::npos);
+    const std::string head = server.head();
+    QVERIFY2(head.rfind("POST /gw/v1/messages?api-version=1 HTTP/1.1\r\n", 0) == 0, head.c_str());
+    const auto lines = header_lines(head);
+    for (const char* expected : {"anthropic-beta: tools-1", "x-route: eu", "anthropic-version: 2099-01-01"})
+      QVERIFY2(std::count(lines.begin(), lines.end(), expected) == 1, head.c_str());
+
+    QSignalSpy messages(&panel, &SessionPanel::message);
+    panel.setHeaders("x-ok: 1\nx-api-key: sk-typed");
+    QVERIFY(!panel.send());
+    QVERIFY2(panel.sessionError().contains("Headers, line 2") && panel.sessionError().contains("--header-env"),
+             qPrintable(panel.sessionError()));
+    QVERIFY(!panel.sessionError().contains("sk-typed"));
+    QCOMPARE(messages.size(), 1);
+    QVERIFY(panel.headersOffered());
+    panel.setTarget(lab_);  // anthro-v1 carries no headers: the field is off, its lines not sent
+    QVERIFY(!panel.headersOffered());
+    QVERIFY(sendAndWait(panel));
+    panel.setTarget(QString::fromStdString(fixture_->endpoint().url("http")) + "/v1/messages");
+    panel.setHeaders("\n  \n");  // blank lines are no headers
+    QVERIFY(sendAndWait(panel));
   }
 
   // Layer Zero from the composer: the answer streams in while the ITL histogram
