@@ -1,10 +1,17 @@
-// A server this project did not write, as small as can be: it reads the request head the first
-// client to connect sends, answers 500 and closes. For tests of what a client puts on the wire.
+// A server this project did not write, as small as can be: it reads the request the first client
+// to connect sends (its head kept), answers with a recorded reply (else a 500) and closes. For
+// tests of what a client puts on the wire and how it reads other servers' replies. A reply whose
+// head says `transfer-encoding: chunked` has its body sent a chunk an event (a blank line ends
+// one), as such servers flush them.
 #pragma once
 
+#include <strings.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,9 +20,22 @@
 
 namespace anthro::test {
 
+// The head's lines after the request line: each "name: value" as sent.
+inline std::vector<std::string> header_lines(const std::string& head) {
+  std::vector<std::string> lines;
+  for (std::size_t at = head.find("\r\n"); at != std::string::npos;) {
+    std::size_t next = head.find("\r\n", at + 2);
+    lines.push_back(head.substr(at + 2, next == std::string::npos ? std::string::npos : next - at - 2));
+    at = next;
+  }
+  return lines;
+}
+
 class HeadCatcher {
  public:
-  HeadCatcher() : thread_([this] { catch_head(); }) {}
+  static constexpr const char* kServerError =
+      "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+  explicit HeadCatcher(std::string reply = kServerError) : reply_(std::move(reply)), thread_([this] { catch_head(); }) {}
   ~HeadCatcher() { head(); }
   std::uint16_t port() const { return listener_.port(); }
   // Once the client is done: what it sent (empty when it never connected, whose accept() the
@@ -30,31 +50,60 @@ class HeadCatcher {
   void catch_head() {
     int fd = ::accept(listener_.fd(), nullptr, nullptr);
     if (fd < 0) return;
+    timeval limit{10, 0};  // a client that stops sending ends the exchange, not the test
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    std::string got;
     char buf[4096];
-    while (head_.find("\r\n\r\n") == std::string::npos && head_.size() < (1u << 20)) {
+    auto read_more = [&] {
       ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      head_.append(buf, static_cast<std::size_t>(n));
+      if (n > 0) got.append(buf, static_cast<std::size_t>(n));
+      return n > 0 && got.size() < (1u << 20);
+    };
+    while (got.find("\r\n\r\n") == std::string::npos && read_more()) {
     }
-    head_ = head_.substr(0, head_.find("\r\n\r\n"));
-    const char reply[] = "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
-    (void)!::send(fd, reply, sizeof reply - 1, MSG_NOSIGNAL);
+    head_ = got.substr(0, got.find("\r\n\r\n"));
+    // The body too: unread bytes at close() would make the kernel reset the connection, and the
+    // reply could be lost with it.
+    const std::size_t body_at = head_.size() + 4, length = content_length(head_);
+    while (got.size() < body_at + length && read_more()) {
+    }
+    send_all(fd, wire_reply());
+    ::shutdown(fd, SHUT_WR);
+    while (read_more()) {  // until the client closes
+    }
     ::close(fd);
   }
+  static std::size_t content_length(const std::string& head) {
+    for (const std::string& line : header_lines(head))
+      if (line.size() > 15 && strncasecmp(line.c_str(), "content-length:", 15) == 0) return std::stoul(line.substr(15));
+    return 0;
+  }
+  static void send_all(int fd, const std::string& bytes) {
+    for (std::size_t at = 0; at < bytes.size();) {
+      ssize_t n = ::send(fd, bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      at += static_cast<std::size_t>(n);
+    }
+  }
+  std::string wire_reply() const {
+    const std::size_t end = reply_.find("\r\n\r\n");
+    std::string head = reply_.substr(0, end);
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (end == std::string::npos || head.find("transfer-encoding: chunked") == std::string::npos) return reply_;
+    std::string out = reply_.substr(0, end + 4), body = reply_.substr(end + 4);
+    char size[32];
+    for (std::size_t at = 0; at < body.size();) {
+      std::size_t stop = body.find("\n\n", at);
+      stop = stop == std::string::npos ? body.size() : stop + 2;
+      std::snprintf(size, sizeof size, "%zx\r\n", stop - at);
+      out += size + body.substr(at, stop - at) + "\r\n";
+      at = stop;
+    }
+    return out + "0\r\n\r\n";
+  }
   LoopbackListener listener_;
-  std::string head_;
+  std::string reply_, head_;
   std::thread thread_;
 };
-
-// The head's lines after the request line: each "name: value" as sent.
-inline std::vector<std::string> header_lines(const std::string& head) {
-  std::vector<std::string> lines;
-  for (std::size_t at = head.find("\r\n"); at != std::string::npos;) {
-    std::size_t next = head.find("\r\n", at + 2);
-    lines.push_back(head.substr(at + 2, next == std::string::npos ? std::string::npos : next - at - 2));
-    at = next;
-  }
-  return lines;
-}
 
 }  // namespace anthro::test

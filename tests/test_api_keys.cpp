@@ -5,11 +5,14 @@
 // The client's side, as `anthro-wb` takes it: a key from the environment when none is named,
 // the user's request headers (cli.md --header, --header-env, --anthropic-version) and gateway
 // targets with any path and query.
+#include <QFile>
 #include <QFloat16>
 #include <QObject>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_run.h"
 #include "head_catcher.h"
@@ -17,11 +20,13 @@
 #include "protocol/describe.h"
 #include "raw_peer.h"
 #include "session/target.h"
+#include "test_paths.h"
 #include "tokenstream/exchange.h"
 #include "tokenstream/format.h"
 
 using namespace anthro;
 using namespace anthro::test;
+using json = nlohmann::json;
 
 namespace {
 
@@ -359,6 +364,72 @@ class TestApiKeys : public QObject {
     QVERIFY2(t, t ? "" : t.error().detail.c_str());
     QCOMPARE(static_cast<int>(t->api), api);
     QCOMPARE(QString::fromStdString(t->path), path);
+  }
+
+  // Streams of servers this project did not write, recorded by hand from their public
+  // documentation (tests/compat, docs/compatibility.md): each read as that server means it.
+  void otherServersStreamsAreReadAsTheyMeanThem_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("text");           // everything generated, thought included
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<int>("usage");              // the server's output token count; -1: none
+    QTest::addColumn<QString>("stop");           // stop_reason; empty: an error
+    QTest::addColumn<int>("status");             // an error's HTTP status
+    QTest::addColumn<int>("retry_after_ms");     // -1: none
+    auto row = [](const char* sample, const char* path, const char* text, int tokens, int usage, const char* stop,
+                  int status = 0, int retry = -1) {
+      QTest::newRow(sample) << sample << path << QString::fromUtf8(text) << tokens << usage << stop << status << retry;
+    };
+    const char* chat = "/v1/chat/completions";
+    // usage in a last chunk with no choices (stream_options.include_usage), then [DONE]
+    row("openai-usage-last", chat, "Tail latency hurts.", 3, 3, "end_turn");
+    // reasoning_content before the answer: in the text and the tokens (TTFOT counts from it, TTFT
+    // from the answer), as completion_tokens counts it
+    row("vllm-reasoning", chat, "The user wants brevity.Queues grow.", 4, 4, "max_tokens");
+    // usage and llama.cpp's timings on the chunk with finish_reason
+    row("llamacpp-timings", chat, "Batching helps.", 3, 3, "end_turn");
+    // SSE comments (keep-alive, a gateway's PROCESSING) and CRLF lines, the body ended by close
+    row("gateway-keepalive", chat, "Retry less.", 3, 3, "end_turn");
+    // ping, a thinking block with its signature (no text), then text; usage in message_delta
+    row("anthropic-thinking", "/v1/messages", "Short answer.Warm the cache.", 3, 3, "end_turn");
+    // an error body; Retry-After in seconds
+    row("openai-429", chat, "", 0, -1, "", 429, 2000);
+    // retry-after-ms wins over Retry-After
+    row("anthropic-529", "/v1/messages", "", 0, -1, "", 529, 1500);
+  }
+
+  void otherServersStreamsAreReadAsTheyMeanThem() {
+    QFETCH(QString, sample);
+    QFETCH(QString, path);
+    QFETCH(QString, text);
+    QFETCH(int, tokens);
+    QFETCH(int, usage);
+    QFETCH(QString, stop);
+    QFETCH(int, status);
+    QFETCH(int, retry_after_ms);
+    QFile file(QString::fromUtf8(ANTHRO_COMPAT_DIR) + "/" + sample + ".http");
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    HeadCatcher server(file.readAll().toStdString());
+    QTemporaryDir dir;
+    Run r = run({"session", "--target", QString("http://127.0.0.1:%1%2").arg(server.port()).arg(path), "--prompt", "hi",
+                 "--format", "json", "--timeout-s", "20"},
+                dir.path(), 60000);
+    QCOMPARE(r.code, status ? 3 : 0);
+    const json doc = json::parse(r.out.toStdString());
+    const json& req = doc["requests"].at(0);
+    QCOMPARE(QString::fromStdString(req.value("text", "")), text);
+    QCOMPARE(req["tokens"].get<int>(), tokens);
+    QCOMPARE(req["usage_output_tokens"].is_null() ? -1 : req["usage_output_tokens"].get<int>(), usage);
+    QCOMPARE(req["usage_mismatch"].get<bool>(), false);
+    QCOMPARE(QString::fromStdString(req["stop_reason"].is_null() ? "" : req["stop_reason"].get<std::string>()), stop);
+    if (!stop.isEmpty()) {
+      QVERIFY(req["error"].is_null());
+      QVERIFY(req["ttft_ms"].is_number());
+      return;
+    }
+    QCOMPARE(req["error_code"].get<int>(), status);
+    QCOMPARE(req["retry_after_ms"].is_null() ? -1 : req["retry_after_ms"].get<int>(), retry_after_ms);
   }
 
   void redactionFindsEveryApiKeyShape() {

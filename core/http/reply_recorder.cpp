@@ -1,6 +1,8 @@
 #include "http/reply_recorder.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 
 #include "http/json_helpers.h"
 #include "util/json.h"
@@ -39,6 +41,14 @@ std::optional<std::uint32_t> parse_retry_after_ms(std::string_view ms) {
   return value;
 }
 
+// Retry-After in delta-seconds (RFC 9110 §10.2.3), as milliseconds; nothing for the HTTP-date
+// form, which says when rather than how long.
+std::optional<std::uint32_t> parse_retry_after_s(std::string_view s) {
+  auto seconds = parse_retry_after_ms(s);
+  if (!seconds) return std::nullopt;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{*seconds} * 1000, UINT32_MAX));
+}
+
 }  // namespace
 
 HttpReplyRecorder::HttpReplyRecorder(RequestResult& r, RequestRecorder& rec, bool messages, bool streamed)
@@ -75,8 +85,12 @@ void HttpReplyRecorder::head(int status, std::string_view retry_after_ms) {
 
 void HttpReplyRecorder::head(int status, const HeaderLookup& header, RiderReply* rider) {
   rider_ = rider;
-  if (!rider) head(status, header("retry-after-ms"));
-  else rider_body_ = rider->head(status, header, *this);
+  if (rider) {
+    rider_body_ = rider->head(status, header, *this);
+    return;
+  }
+  head(status, header("retry-after-ms"));  // Anthropic's and OpenAI's, in milliseconds
+  if (status != 200 && !retry_after_ms_) retry_after_ms_ = parse_retry_after_s(header("retry-after"));
 }
 
 void HttpReplyRecorder::trailers(const std::vector<std::pair<std::string, std::string>>& fields) {

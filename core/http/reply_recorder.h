@@ -30,7 +30,8 @@ class HttpReplyRecorder {
   void head(int status, std::string_view retry_after_ms);
   // The head as the live client and a capture read it alike. `rider`: the reader of a format
   // riding on the request (http/rider.h), which reads the head (and the body, when it takes it)
-  // its own way; null: the API's Retry-After-Ms, and the body as SSE or JSON.
+  // its own way; null: the API's retry-after-ms, else Retry-After in seconds, and the body as SSE
+  // or JSON.
   using HeaderLookup = RiderReply::HeaderLookup;
   void head(int status, const HeaderLookup& header, RiderReply* rider);
   // A chunked body's trailer fields (names lowercased), before end().

@@ -127,13 +127,17 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   reply.on_text = config_.on_text;
   std::unique_ptr<RiderReply> rider = rider_reply();
   const RiderReply::HeaderLookup header = [&response](const char* name) { return response.header(name); };
-  bool head_seen = false;
+  bool head_seen = false, ended_by_close = false;
   double t = 0;
   std::uint8_t buf[16384];
   while (!response.done()) {
     std::size_t n = co_await read_some(buf, sizeof buf);
     t = steady_now_s();  // stamped at the socket read, before any parsing
     if (n == 0) {
+      // A body sent with neither a length nor chunks ends with the connection (RFC 9112 §6.3):
+      // some servers and gateways stream SSE so.
+      ended_by_close = !closed_for_cancel_ && head_seen && response.feed_eof();
+      if (ended_by_close) break;
       if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
       else rec.ended(RequestEnd::ConnectionClosed, "connection closed before the response ended" + stream_error());
       co_return false;
@@ -157,8 +161,8 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   reply.end(t);
   reply_read(rider.get(), response.status(), header, trailers, reply);
   if (!co_await after_reply(r, rider.get())) co_return false;
-  if (response.status() != 200) co_return response.header("connection") != "close";
-  co_return r.end == RequestEnd::Response;
+  if (response.status() != 200) co_return response.header("connection") != "close" && !ended_by_close;
+  co_return r.end == RequestEnd::Response && !ended_by_close;  // a closed connection takes no next request
 }
 
 bool SessionClient::closed_at_cancel_point(RequestRecorder& rec, const RequestOptions& options) {
