@@ -28,8 +28,8 @@ const Options kTrust = {
                               "target OPENAI_API_KEY, when set"},
     {"--header", "'NAME: VALUE'", "add a header to each HTTP request (repeatable; it replaces the client's own of that "
                                   "name); credentials go with --header-env"},
-    {"--header-env", "NAME:ENV", "add header NAME with the value of environment variable ENV, masked like an API key "
-                                 "(repeatable)"},
+    {"--header-env", "NAME:ENV", "add header NAME with the value of environment variable ENV (repeatable): a secret "
+                                 "kept off the command line and out of every output"},
     {"--anthropic-version", "V", "the anthropic-version header of Messages API requests (2023-06-01)"},
     {"--model", "NAME", "the model named in each request"},
     {"--timeout-s", "S", "give up on a request S seconds after it was written (60)"},

@@ -42,8 +42,8 @@ void read_trust_options(Args& args, SessionConfig& c) {
 }
 
 void read_request_headers(Args& args, SessionConfig& c) {
-  auto add = [&](const std::string& option, const std::string& text, bool secret) {
-    auto header = parse_request_header(text, secret);
+  auto add = [&](const std::string& option, const std::string& text, bool from_environment) {
+    auto header = parse_request_header(text, from_environment);
     if (!header) return args.fail(option + ": " + header.error().detail);
     if (c.headers.size() == kMaxRequestHeaders) return args.fail(option + ": more than 64 headers");
     c.headers.push_back(std::move(*header));

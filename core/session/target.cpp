@@ -140,7 +140,7 @@ std::string_view trimmed(std::string_view s) {
 
 }  // namespace
 
-Result<RequestHeader> parse_request_header(std::string_view text, bool secret) {
+Result<RequestHeader> parse_request_header(std::string_view text, bool from_environment) {
   const std::string shown(text.substr(0, text.find_first_of(":\r\n")));
   auto fail = [&](const std::string& why) { return make_error(ErrorClass::Usage, "header \"" + shown + "\": " + why); };
   const auto colon = text.find(':');
@@ -151,12 +151,12 @@ Result<RequestHeader> parse_request_header(std::string_view text, bool secret) {
   if (value.size() > 8192) return fail("the value is over 8 KiB");
   if (std::any_of(value.begin(), value.end(), [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; }))
     return fail("the value holds a control byte (CR, LF, NUL …)");
-  RequestHeader h{std::string(name), std::string(value), secret};
+  RequestHeader h{std::string(name), std::string(value)};
   std::transform(h.name.begin(), h.name.end(), h.name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (std::string_view framing : {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "te",
                                    "upgrade", "proxy-connection", "trailer", "expect"})
     if (h.name == framing) return fail("set by the client (it frames the request)");
-  if (!secret && net::credential_header(h.name)) return fail("a credential: give it with --header-env NAME:ENV, never on the command line");
+  if (!from_environment && net::credential_header(h.name)) return fail("a credential: give it with --header-env NAME:ENV, never on the command line");
   return h;
 }
 

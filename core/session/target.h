@@ -51,19 +51,18 @@ Result<Target> parse_session_target(const std::string& url);
 
 // A request header of the user's (cli.md `--header`, `--header-env`, `--anthropic-version`),
 // sent on every HTTP request: it replaces a header of the same name the client would send
-// (anthropic-version, accept), else it is added. One from the environment is `secret`.
+// (anthropic-version, accept), else it is added.
 struct RequestHeader {
   std::string name;  // lower case: HTTP/2 requires it, HTTP/1.1 does not mind
   std::string value;
-  bool secret = false;
 };
 inline constexpr std::size_t kMaxRequestHeaders = 64;
 // "NAME: VALUE" (or NAME:VALUE). Refuses a name that is no HTTP token, a value with a control
 // byte (CR, LF, NUL: a header must not split the request), over 8 KiB, the headers that frame
-// the request (host, content-length, transfer-encoding, connection, …), and — unless `secret` —
-// the credential headers (x-api-key, authorization, proxy-authorization, cookie), which come
-// from the environment only.
-Result<RequestHeader> parse_request_header(std::string_view text, bool secret);
+// the request (host, content-length, transfer-encoding, connection, …), and — unless the value
+// came `from_environment` — the credential headers (x-api-key, authorization,
+// proxy-authorization, cookie), which never come from a command line.
+Result<RequestHeader> parse_request_header(std::string_view text, bool from_environment);
 
 // The profiles with a live client of their own (Target::own_client), in registry order.
 std::vector<const Profile*> own_client_profiles();
