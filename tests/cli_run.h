@@ -40,6 +40,13 @@ inline Run run(const QStringList& args, const QString& data_dir, int timeout_ms 
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
 }
 
+// True once `p` has ended, normally: already (Qt may have reaped it while another process was
+// waited for, and a wait then returns false), or within `ms`.
+inline bool ended_normally(QProcess& p, int ms) {
+  if (p.state() != QProcess::NotRunning && !p.waitForFinished(ms)) return false;
+  return p.exitStatus() == QProcess::NormalExit;
+}
+
 // A TCP port on 127.0.0.1 that nothing listened on a moment ago.
 inline int free_port() { return LoopbackListener(1).port(); }
 

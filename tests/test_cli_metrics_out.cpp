@@ -196,7 +196,7 @@ class TestCliMetricsOut : public QObject {
                                    QString::number(30 + 10 * i), "--format", "json", "--pushgateway", gateway.url,
                                    "--pushgateway-instance", QString("w%1").arg(i)});
     }
-    for (auto& w : workers) QVERIFY(w.waitForFinished(120000) && w.exitCode() == 0);
+    for (auto& w : workers) QVERIFY(anthro::test::ended_normally(w, 120000) && w.exitCode() == 0);
     const QString merged_file = dir_.filePath("merged.json");
     Run merged_run = run({"merge", files[0], files[1], "--output", merged_file}, dir_.path());
     QVERIFY2(merged_run.code == 0, merged_run.err.constData());

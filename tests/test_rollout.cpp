@@ -23,6 +23,7 @@
 #include "endpoint_fixture.h"
 #include "lo_capture.h"
 #include "rollout/rollout.h"
+#include "cli_run.h"
 #include "test_paths.h"
 #include "util/files.h"
 #include "util/process_fds.h"
@@ -388,7 +389,7 @@ class TestRollout : public QObject {
                                         "--requests", "120", "--concurrency", "4", "--format", "json"});
     }
     for (int i = 0; i < 3; ++i) {
-      QVERIFY(benches[i]->waitForFinished(120000));
+      QVERIFY(anthro::test::ended_normally(*benches[i], 120000));
       QCOMPARE(benches[i]->exitCode(), 0);
       QFile f(dir.filePath(names[i] + ".json"));
       QVERIFY(f.open(QIODevice::WriteOnly));
