@@ -31,6 +31,11 @@ const Options kTrust = {
     {"--header-env", "NAME:ENV", "add header NAME with the value of environment variable ENV (repeatable): a secret "
                                  "kept off the command line and out of every output"},
     {"--anthropic-version", "V", "the anthropic-version header of Messages API requests (2023-06-01)"},
+    {"--proxy", "URL", "connect through this HTTP proxy, http://[USER@]HOST:PORT (CONNECT for TLS and lab targets, "
+                       "absolute-form requests for http:// ones); without it HTTPS_PROXY, HTTP_PROXY and NO_PROXY "
+                       "are read as curl reads them"},
+    {"--proxy-password-env", "NAME", "with a USER in --proxy: the proxy's password, from environment variable NAME"},
+    {"--no-proxy", "", "connect directly, whatever the environment says"},
     {"--model", "NAME", "the model named in each request"},
     {"--timeout-s", "S", "give up on a request S seconds after it was written (60)"},
 };

@@ -21,7 +21,11 @@ void print_human(const SessionResult& s) {
   if (!s.alpn.empty()) std::cout << ", ALPN " << s.alpn;
   if (!s.suite.empty()) std::cout << ", " << s.suite << (s.extension_used ? " via extension" : " via preface");
   if (!s.tls_suite.empty()) std::cout << ", " << s.tls_suite;
-  std::cout << ")\nconnect " << fmt(s.connect_ms, "ms") << ", handshake " << fmt(s.handshake_ms, "ms") << "\n";
+  std::cout << ")\n";
+  if (!s.proxy.empty()) std::cout << "via proxy " << s.proxy << ": ";
+  std::cout << "connect " << fmt(s.connect_ms, "ms");
+  if (s.proxy_connect_ms) std::cout << ", CONNECT " << fmt(s.proxy_connect_ms, "ms");
+  std::cout << ", handshake " << fmt(s.handshake_ms, "ms") << "\n";
   for (const auto& r : s.requests) {
     const auto& f = r.figures;
     std::cout << "request " << r.stream_id << ": TTFT " << fmt(f.ttft_ms, "ms") << ", E2E " << fmt(f.e2e_ms, "ms")

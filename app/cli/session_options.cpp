@@ -39,6 +39,29 @@ void read_trust_options(Args& args, SessionConfig& c) {
   c.model = args.value_or("--model", c.model);
   if (const char* keylog = std::getenv("SSLKEYLOGFILE")) c.keylog_path = keylog;
   read_request_headers(args, c);
+  read_proxy_options(args, c);
+}
+
+void read_proxy_options(Args& args, SessionConfig& c) {
+  const auto given = args.value("--proxy");
+  const auto password_variable = args.value("--proxy-password-env");
+  if (args.has("--no-proxy")) {
+    if (given || password_variable) args.fail("--no-proxy: not with --proxy or --proxy-password-env");
+    c.proxy.source = net::ProxySetting::Source::Off;
+    return;
+  }
+  if (password_variable && !given) return args.fail("--proxy-password-env: needs --proxy http://USER@HOST:PORT");
+  if (!given) return;
+  auto server = net::parse_proxy_url(*given, "--proxy", false);
+  if (!server) return args.fail(server.error().detail);
+  if (password_variable) {
+    if (server->user.empty()) return args.fail("--proxy-password-env: --proxy names no USER@ to give it to");
+    const char* password = std::getenv(password_variable->c_str());
+    if (!password) return args.fail("--proxy-password-env " + *password_variable + ": that variable is not set");
+    server->password = password;
+  }
+  c.proxy.source = net::ProxySetting::Source::Given;
+  c.proxy.given = std::move(*server);
 }
 
 void read_request_headers(Args& args, SessionConfig& c) {

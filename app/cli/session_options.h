@@ -13,6 +13,9 @@ namespace anthro::cli {
 void read_trust_options(Args& args, SessionConfig& c);
 // --header, --header-env and --anthropic-version (read_trust_options reads them).
 void read_request_headers(Args& args, SessionConfig& c);
+// --proxy, --proxy-password-env and --no-proxy (read_trust_options reads them): without them
+// the environment's proxies (net::proxy_route).
+void read_proxy_options(Args& args, SessionConfig& c);
 // Without --api-key-env, the key of `target_url`'s API from the environment
 // (default_api_key_variable), when it is set.
 void read_default_api_key(Args& args, SessionConfig& c, const std::string& target_url);

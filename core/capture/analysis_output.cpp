@@ -39,7 +39,10 @@ json connection_json(const CaptureConnection& i) {
                    {"gaps", t.gaps}, {"bad_checksums", t.bad_checksums}, {"duplicate_acks", t.duplicate_acks},
                    {"keepalives", t.keepalives}, {"window_full_events", t.window_full_events}}},
           {"frames", i.frames}, {"frames_opened", i.frames_opened}, {"http_requests", i.http_requests},
-          {"sse_events", i.sse_events}, {"http_error", i.http_error.empty() ? json(nullptr) : json(i.http_error)}};
+          {"sse_events", i.sse_events}, {"http_error", i.http_error.empty() ? json(nullptr) : json(i.http_error)},
+          {"tunnel", i.tunnel.empty() ? json(nullptr) : json(i.tunnel)},
+          {"tunnel_status", i.tunnel_status.empty() ? json(nullptr) : json(i.tunnel_status)},
+          {"tunnel_ms", json_or_null(i.tunnel_ms)}};
 }
 
 json summary_json(const CaptureAnalysis& a) {

@@ -63,8 +63,19 @@ MakeConnectionReader connection_reader(ProfileId id) {
   return make ? *make : nullptr;
 }
 
+// A CONNECT and the proxy's answer, before the tunnel's own bytes: each side's head, and what
+// came after it before the tunnel opened.
+struct TunnelHeads {
+  static constexpr std::size_t kMaxHead = 16 * 1024;  // a head beyond it is no proxy's
+  std::string head[2];
+  Bytes after[2];
+  bool complete[2] = {false, false};
+  double started = 0;
+};
+
 struct CaptureDecoder::Conn {
   CaptureConnection info;
+  std::unique_ptr<TunnelHeads> tunnel;  // while a CONNECT waits for its answer
   TcpConnection* tcp = nullptr;
   std::unique_ptr<TlsDecoder> tls;
   std::unique_ptr<ConnectionReader> reader;  // the chosen profile's (or its carrier's)
@@ -161,7 +172,14 @@ TcpEvents CaptureDecoder::events_for(TcpConnection& tcp) {
 }
 
 void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
+  if (c.tunnel) return read_tunnel_heads(c, dir, data, ts);
   if (dir == Direction::ClientToServer && !c.info.handshake_start_ts) c.info.handshake_start_ts = ts;
+  if (!c.recognised && dir == Direction::ClientToServer && as_text(data).starts_with("CONNECT ")) {
+    c.tunnel = std::make_unique<TunnelHeads>();
+    c.tunnel->started = ts;
+    c.info.handshake_start_ts.reset();  // the handshake is the tunnel's, once it opens
+    return read_tunnel_heads(c, dir, data, ts);
+  }
   if (!c.recognised) {
     c.recognised = true;
     recognise(c, dir, data, ts);
@@ -172,6 +190,47 @@ void CaptureDecoder::on_data(Conn& c, Direction dir, ByteView data, double ts) {
     return;
   }
   read_application(c, dir, data, ts);
+}
+
+// A proxy's tunnel (RFC 9110 §9.3.6): the CONNECT's head and the answer's are read whole; on
+// a 2xx the bytes after them are the tunnelled connection's first, recognised afresh.
+void CaptureDecoder::read_tunnel_heads(Conn& c, Direction dir, ByteView data, double ts) {
+  TunnelHeads& t = *c.tunnel;
+  const int side = dir == Direction::ClientToServer ? 0 : 1;
+  std::string& head = t.head[side];
+  if (t.complete[side]) {
+    t.after[side].insert(t.after[side].end(), data.begin(), data.end());
+  } else {
+    const std::size_t before = head.size();
+    head.append(as_text(data));
+    const std::size_t end = head.find("\r\n\r\n", before < 3 ? 0 : before - 3);
+    if (end != std::string::npos) {
+      t.after[side].assign(head.begin() + static_cast<std::ptrdiff_t>(end + 4), head.end());
+      head.resize(end + 4);
+      t.complete[side] = true;
+    }
+  }
+  if (!t.complete[side] && head.size() > TunnelHeads::kMaxHead) {
+    c.info.http_error = std::string(side == 0 ? "a CONNECT" : "the proxy's answer") + " with a head over 16 KiB";
+    c.tunnel.reset();
+    c.recognised = true;  // nothing more of it is read
+    return;
+  }
+  if (!t.complete[0] || !t.complete[1]) return;
+  auto line_of = [](const std::string& h) { return h.substr(0, std::min<std::size_t>(h.find("\r\n"), 200)); };
+  const std::string request = line_of(t.head[0]), answer = line_of(t.head[1]);
+  c.info.tunnel = request.substr(8, request.find(' ', 8) == std::string::npos ? std::string::npos : request.find(' ', 8) - 8);
+  c.info.tunnel_status = answer;
+  c.info.tunnel_ms = (ts - t.started) * 1000;
+  const bool opened = answer.size() >= 12 && answer.starts_with("HTTP/1.") && answer[9] == '2';
+  c.info.transport = CaptureTransport::Http;  // until the tunnel's bytes say otherwise
+  std::unique_ptr<TunnelHeads> done = std::move(c.tunnel);
+  if (!opened) {
+    c.recognised = true;  // refused: nothing follows but the proxy's body
+    return;
+  }
+  if (!done->after[0].empty()) on_data(c, Direction::ClientToServer, done->after[0], ts);
+  if (!done->after[1].empty()) on_data(c, Direction::ServerToClient, done->after[1], ts);
 }
 
 // The registry picks the cleartext profile from the client's first bytes; when the server

@@ -58,6 +58,11 @@ struct CaptureConnection {
   std::uint64_t http_requests = 0, http_probe_requests = 0;  // HTTP: requests read; those marked anthro_probe
   std::uint64_t sse_events = 0;                               // HTTP: SSE events read in the replies
   std::string http_error;  // HTTP: why the connection stopped being read as HTTP, if it did
+  // A connection to a forward proxy that began with CONNECT: the authority it asked for, the
+  // proxy's status line, and the round trip from the CONNECT's first byte to that answer's
+  // end. A tunnel opened (2xx) is read from its next byte as any connection is from its first.
+  std::string tunnel, tunnel_status;
+  std::optional<double> tunnel_ms;
   TcpHealth tcp;
   std::uint64_t frames = 0, frames_opened = 0;
   std::uint64_t dissected_frames = 0;  // a profile's own dissector: frames cut (refusals not counted)
@@ -111,6 +116,7 @@ class CaptureDecoder {
   TcpEvents events_for(TcpConnection& tcp);
   void on_data(Conn& c, Direction dir, ByteView data, double ts);
   void recognise(Conn& c, Direction dir, ByteView first, double ts);
+  void read_tunnel_heads(Conn& c, Direction dir, ByteView data, double ts);
   void start_reader(Conn& c, const Profile& p, const TlsHandshakeInfo* tls, double ts);
   void read_application(Conn& c, Direction dir, ByteView data, double ts);
   void start_tls(Conn& c);

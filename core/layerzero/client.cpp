@@ -6,6 +6,7 @@
 #include "metrics/request_result.h"
 #include "net/byte_stream.h"
 #include "net/deadline.h"
+#include "net/dial.h"
 
 namespace anthro::lz {
 
@@ -93,20 +94,18 @@ class Runner {
   double remaining_s() const { return std::chrono::duration<double>(end_ - std::chrono::steady_clock::now()).count(); }
 
   awaitable<std::shared_ptr<Link>> connect() {
-    boost::system::error_code ec;
-    tcp::resolver resolver(io_);
-    auto endpoints = co_await resolver.async_resolve(config_.host, std::to_string(config_.port), asio::redirect_error(use_awaitable, ec));
-    if (ec) {
-      fail("cannot resolve " + config_.host + ": " + ec.message());
+    auto route = proxy_route(config_.proxy, config_.host, config_.tls, false);
+    if (!route) {
+      fail(route.error().detail);
       co_return nullptr;
     }
     tcp::socket socket(io_);
-    co_await asio::async_connect(socket, endpoints, asio::redirect_error(use_awaitable, ec));
-    if (ec) {
-      fail("cannot connect: " + ec.message());
+    Reached reached;
+    Dial d{config_.host, config_.port, *route ? &**route : nullptr, remaining_s()};
+    if (auto why = co_await dial(socket, d, reached)) {
+      fail(*why);
       co_return nullptr;
     }
-    socket.set_option(tcp::no_delay(true), ec);
     if (!config_.tls) co_return std::make_shared<Link>(make_plain_stream(std::move(socket)));
     co_return co_await tls_link(std::move(socket));
   }

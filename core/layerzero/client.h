@@ -15,6 +15,7 @@
 #include "crypto/keylog.h"
 #include "layerzero/session.h"
 #include "layerzero/trace.h"
+#include "net/proxy.h"
 
 namespace anthro::lz {
 
@@ -30,6 +31,7 @@ struct LzClientConfig {
   bool tls = false;
   std::string ca_file;    // TLS trust anchors; empty: the system store
   bool insecure = false;  // TLS without certificate checks
+  net::ProxySetting proxy;  // a CONNECT tunnel through the proxy this names (net/proxy.h)
   SessionTerms terms;
   std::optional<std::string> api_key;  // sent on every SESSION_INIT (constraint 0x40)
   std::string prompt;

@@ -7,12 +7,14 @@ namespace anthro {
 namespace {
 
 // One prompt's Layer Zero session as the client saw it, into the request's end.
-void record_end(RequestRecorder& rec, const Result<lz::LzRunResult>& run, double started, double timeout_s) {
+void record_end(RequestRecorder& rec, const Result<lz::LzRunResult>& run, double started, double timeout_s, bool sent) {
   const double now = steady_now_s();
   if (!run) {
     // The client gives up on the whole run at its timeout; every other failure is the network's.
+    // A prompt never sent has no end to time (its E2E would run from the clock's epoch).
     const bool timed_out = now - started >= timeout_s;
-    rec.ended(timed_out ? RequestEnd::Timeout : RequestEnd::ConnectionClosed, run.error().detail, now);
+    rec.ended(timed_out ? RequestEnd::Timeout : RequestEnd::ConnectionClosed, run.error().detail,
+              sent ? std::optional<double>(now) : std::nullopt);
   } else if (run->cancelled) {
     // No cancel latency: the TERMINATE that stopped it gets no answer of its own to time.
     rec.response(now, StopReason::Cancelled, std::nullopt, {});
@@ -45,6 +47,7 @@ lz::LzClientConfig layer_zero_client_config(lz::LzClientConfig base, const Sessi
   base.tls = target.tls;
   base.ca_file = config.ca_file;
   base.insecure = config.insecure;
+  base.proxy = config.proxy;
   if (!config.api_key.empty()) base.api_key = config.api_key;
   return base;
 }
@@ -55,6 +58,8 @@ SessionResult run_layer_zero_session(const SessionConfig& config, const Target& 
   result.transport = target.transport();
   result.profile = target.profile;
   if (target.tls) result.alpn = "layer-zero";
+  if (auto route = net::proxy_route(config.proxy, target.host, target.tls, false); route && *route)
+    result.proxy = (*route)->server.url();  // (a bad proxy variable fails each prompt, named)
   std::shared_ptr<KeyLogSink> keylog;
   if (!config.keylog_path.empty()) keylog = std::make_shared<KeyLogSink>(config.keylog_path);
   for (unsigned i = 0; i < config.repeat && !(hooks.stop && hooks.stop->load()); ++i) {
@@ -62,14 +67,18 @@ SessionResult run_layer_zero_session(const SessionConfig& config, const Target& 
     RequestRecorder rec(r);
     lz::LzClientConfig c = client_config(config, target, keylog, i);
     c.stop = hooks.stop;
-    c.on_prompt_sent = [&rec](double ts) { rec.request_sent(ts); };
+    bool sent = false;
+    c.on_prompt_sent = [&rec, &sent](double ts) {
+      sent = true;
+      rec.request_sent(ts);
+    };
     c.on_output = [&](const lz::LzOutput& out, double ts) {
       rec.tokens(ts, 1, out.text, true);
       if (config.on_text) config.on_text(out.text);
       if (hooks.on_output) hooks.on_output(r);
     };
     const double started = steady_now_s();
-    record_end(rec, lz::run_lz_prompt(c), started, config.timeout_s);
+    record_end(rec, lz::run_lz_prompt(c), started, config.timeout_s, sent);
     if (hooks.on_request) hooks.on_request(r);
   }
   if (keylog)

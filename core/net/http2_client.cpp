@@ -12,12 +12,6 @@ namespace anthro::net {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::ranges::transform(out, out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // RFC 9113 §8.2.2: fields HTTP/2 does not carry.
 bool connection_specific(const std::string& name) {
   return name == "connection" || name == "transfer-encoding" || name == "keep-alive" || name == "upgrade" ||
@@ -131,7 +125,7 @@ std::int32_t Http2Client::submit(std::string_view method, std::string_view autho
   std::vector<std::pair<std::string, std::string>> kept;
   kept.reserve(fields.size());
   for (const auto& [name, value] : fields)
-    if (std::string n = lower(name); !connection_specific(n) && !n.starts_with(':')) kept.emplace_back(std::move(n), value);
+    if (std::string n = ascii_lower(name); !connection_specific(n) && !n.starts_with(':')) kept.emplace_back(std::move(n), value);
   std::vector<nghttp2_nv> nva = {nv(pm, m), nv(ps, s), nv(pa, a), nv(pp, p)};
   for (const auto& [n, v] : kept) nva.push_back(nv(n, v));
   nghttp2_data_provider provider{};

@@ -10,17 +10,13 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include "net/deadline.h"
+#include "util/bytes.h"
 
 namespace anthro::net {
 
 namespace http = boost::beast::http;
 
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Beast's request parser, knowing where the head's fields end: a chunked body's trailer
 // fields join the same list, and they are not the head's (a credential in a trailer is none).
@@ -54,7 +50,7 @@ class RequestParser {
   HttpRequest release() {
     HttpRequest req;
     for_head([&](const auto& field) {
-      std::string name = lower(std::string(field.name_string()));
+      std::string name = ascii_lower(std::string(field.name_string()));
       if (req.headers.count(name)) req.repeated.insert(name);
       req.headers[name] = std::string(field.value());
     });
@@ -211,7 +207,7 @@ HttpFields chunk_extension_fields(boost::beast::string_view raw) {
   if (ec) return out;
   for (const auto& [name, value] : ext) {
     if (out.size() == HttpResponseReader::kMaxChunkExtensions) break;
-    out.emplace_back(lower(cut_field(name)), cut_field(value));
+    out.emplace_back(ascii_lower(cut_field(name)), cut_field(value));
   }
   return out;
 }
@@ -318,7 +314,7 @@ HttpFields HttpResponseReader::trailers() const {
   const auto& msg = impl_->parser->get();
   auto it = msg.begin();
   std::advance(it, static_cast<std::ptrdiff_t>(*impl_->head_fields));
-  for (; it != msg.end(); ++it) out.emplace_back(lower(cut_field(it->name_string())), cut_field(it->value()));
+  for (; it != msg.end(); ++it) out.emplace_back(ascii_lower(cut_field(it->name_string())), cut_field(it->value()));
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "crypto/keylog.h"
 #include "http/messages_api.h"
+#include "net/dial.h"
 #include "net/http2_client.h"
 #include "net/http_io.h"
 #include "protocol/stream_decoder.h"
@@ -21,15 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The failures of a target's transport, worded one way for the session client and reach_target.
-std::string cannot_resolve(const Target& t, const boost::system::error_code& ec) {
-  return "cannot resolve " + t.host + ": " + ec.message();
-}
-
-std::string cannot_connect(const Target& t, const boost::system::error_code& ec) {
-  return "cannot connect to " + t.authority() + ": " + ec.message();
-}
-
 // A certificate the client did not accept also names the trust in force and how to change it.
 std::string handshake_failed(const Target& t, const SessionConfig& config, ByteStream& stream, std::string why) {
   long verify = SSL_get_verify_result(stream.ssl());
@@ -40,20 +32,6 @@ std::string handshake_failed(const Target& t, const SessionConfig& config, ByteS
   return "TLS handshake with " + t.authority() + " failed: " + why;
 }
 
-// The target's addresses. A numeric host is its own: Asio's resolver runs getaddrinfo on a
-// thread of its own, a hop there and back (two wakeups and a futex) on every connection.
-awaitable<std::vector<tcp::endpoint>> resolve(const Target& t, boost::system::error_code& ec) {
-  ec = {};
-  boost::system::error_code not_numeric;
-  auto address = asio::ip::make_address(t.host, not_numeric);
-  if (!not_numeric) co_return std::vector<tcp::endpoint>{tcp::endpoint(address, t.port)};
-  tcp::resolver resolver(co_await asio::this_coro::executor);
-  auto results = co_await resolver.async_resolve(t.host, std::to_string(t.port), asio::redirect_error(use_awaitable, ec));
-  std::vector<tcp::endpoint> endpoints;
-  for (const auto& entry : results) endpoints.push_back(entry.endpoint());
-  co_return endpoints;
-}
-
 // "60", "0.5": a timeout as the user wrote it.
 std::string timeout_text(double s) {
   std::ostringstream out;
@@ -62,14 +40,11 @@ std::string timeout_text(double s) {
 }
 
 // Why the target's transport did not come up; nothing when it did.
-awaitable<std::optional<std::string>> first_contact(const Target& t, const SessionConfig& config, asio::ssl::context* tls) {
-  auto ex = co_await asio::this_coro::executor;
-  boost::system::error_code ec;
-  auto endpoints = co_await resolve(t, ec);
-  if (ec) co_return cannot_resolve(t, ec);
-  tcp::socket socket(ex);
-  co_await asio::async_connect(socket, endpoints, asio::redirect_error(use_awaitable, ec));
-  if (ec) co_return cannot_connect(t, ec);
+awaitable<std::optional<std::string>> first_contact(const Target& t, const SessionConfig& config,
+                                                    const std::optional<ProxyRoute>& route, asio::ssl::context* tls) {
+  tcp::socket socket(co_await asio::this_coro::executor);
+  Reached reached;
+  if (auto why = co_await dial(socket, {t.host, t.port, route ? &*route : nullptr, config.timeout_s}, reached)) co_return why;
   if (!tls) co_return std::nullopt;
   auto stream = make_tls_stream(std::move(socket), *tls);
   if (auto ok = set_client_host(stream->ssl(), t.host); !ok) co_return ok.error().detail;
@@ -91,10 +66,12 @@ Result<bool> reach_target(const SessionConfig& config, const std::atomic<bool>* 
     trust.insecure = config.insecure;
     if (auto ok = configure_client_tls(tls->native_handle(), trust); !ok) return ok.error();
   }
+  auto route = proxy_route(config.proxy, target->host, target->tls, target->http());
+  if (!route) return route.error();
   asio::io_context io;
   bool done = false;
   std::optional<std::string> why;
-  co_spawn(io, first_contact(*target, config, tls.get()), [&](std::exception_ptr e, std::optional<std::string> r) {
+  co_spawn(io, first_contact(*target, config, *route, tls.get()), [&](std::exception_ptr e, std::optional<std::string> r) {
     done = true;
     why = e ? "internal error: " + exception_text(e) : std::move(r);
   });
@@ -127,7 +104,10 @@ Result<std::shared_ptr<asio::ssl::context>> make_client_tls(const SessionConfig&
 Result<ClientSetup> prepare_client(const SessionConfig& config) {
   auto target = parse_target(config.target);
   if (!target) return target.error();
-  ClientSetup setup{*target, nullptr, nullptr};
+  ClientSetup setup{*target, nullptr, nullptr, {}};
+  auto route = proxy_route(config.proxy, target->host, target->tls, target->http());
+  if (!route) return route.error();
+  setup.proxy = *route;
   if (!config.keylog_path.empty()) setup.keylog = std::make_shared<KeyLogSink>(config.keylog_path);
   if (target->tls) {
     auto ctx = make_client_tls(config, *target, setup.keylog);
@@ -138,8 +118,9 @@ Result<ClientSetup> prepare_client(const SessionConfig& config) {
 }
 
 SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& setup)
-    : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog) {
+    : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog), proxy_(setup.proxy) {
   result_.target = target_.url;
+  if (proxy_) result_.proxy = proxy_->server.url();
   result_.transport = target_.transport();
   result_.profile = target_.profile;
   // Riders ride on the Messages API's requests only.
@@ -244,27 +225,20 @@ void SessionClient::close_for_cancel() {
 }
 
 awaitable<bool> SessionClient::connect() {
-  auto ex = co_await asio::this_coro::executor;
-  boost::system::error_code ec;
-  auto endpoints = co_await resolve(target_, ec);
-  if (ec) co_return fail(cannot_resolve(target_, ec));
-  tcp::socket socket(ex);
-  double start = steady_now_s();
+  tcp::socket socket(co_await asio::this_coro::executor);
   connecting_ = &socket;  // for request_cancel(true)
   struct Done { tcp::socket*& p; ~Done() { p = nullptr; } } done{connecting_};
-  for (const auto& endpoint : endpoints) {
-    if (closed_for_cancel_) break;
-    socket = tcp::socket(ex);
-    socket.open(endpoint.protocol(), ec);
-    if (config_.ring_kib) socket.set_option(asio::socket_base::receive_buffer_size(*config_.ring_kib * 1024), ec);
-    start = steady_now_s();
-    co_await socket.async_connect(endpoint, asio::redirect_error(use_awaitable, ec));
-    if (!ec) break;
-  }
-  if (closed_for_cancel_) co_return fail("cancelled by the client while connecting");
-  if (ec) co_return fail(cannot_connect(target_, ec));
-  result_.connect_ms = (steady_now_s() - start) * 1000.0;
-  socket.set_option(tcp::no_delay(true), ec);
+  Dial d{target_.host, target_.port, proxy_ ? &*proxy_ : nullptr, config_.timeout_s};
+  if (config_.ring_kib)
+    d.prepare = [kib = *config_.ring_kib](tcp::socket& s) {
+      boost::system::error_code ignored;
+      s.set_option(asio::socket_base::receive_buffer_size(kib * 1024), ignored);
+    };
+  d.cancelled = &closed_for_cancel_;
+  Reached reached;
+  if (auto why = co_await dial(socket, d, reached)) co_return fail(std::move(*why));
+  result_.connect_ms = reached.connect_ms;
+  result_.proxy_connect_ms = reached.tunnel_ms;
   handshake_start_ = steady_now_s();
   if (!target_.tls) {
     stream_ = make_plain_stream(std::move(socket));

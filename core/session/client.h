@@ -7,6 +7,7 @@
 #include "crypto/keylog.h"
 #include "net/byte_stream.h"
 #include "net/http_io.h"
+#include "net/proxy.h"
 #include "protocol/blob.h"
 #include "session/http_rider.h"
 #include "session/session.h"
@@ -26,6 +27,7 @@ struct ClientSetup {
   Target target;
   std::shared_ptr<net::asio::ssl::context> tls;  // null for cleartext targets
   std::shared_ptr<KeyLogSink> keylog;            // null without config.keylog_path; its error is the run's warning
+  std::optional<net::ProxyRoute> proxy;          // the proxy every connection of the run takes
 };
 Result<ClientSetup> prepare_client(const SessionConfig& config);
 
@@ -76,6 +78,8 @@ class SessionClient : private HttpSideRequests {
   // The request's content fields (a rider's, when one rides on the requests).
   net::HttpFields content_fields() const;
   void add_user_headers(net::HttpFields& fields) const;
+  bool forwarding() const;  // the HTTP requests go to a forward proxy (ProxyWay::Forward)
+  std::string request_target(const std::string& path) const;
   // A request of the client's own beside the model's (a rider's) on the session's connection.
   using SideReply = HttpSideReply;
   net::awaitable<std::optional<SideReply>> side_request(std::string method, std::string path, std::string body,
@@ -127,6 +131,7 @@ class SessionClient : private HttpSideRequests {
   Target target_;
   std::shared_ptr<net::asio::ssl::context> tls_;
   std::shared_ptr<KeyLogSink> keylog_;
+  std::optional<net::ProxyRoute> proxy_;
   std::unique_ptr<net::ByteStream> stream_;
   std::unique_ptr<net::Http2Client> h2_;  // the connection selected ALPN h2
   SessionResult result_;

@@ -25,6 +25,12 @@ PerProfile<LiveHttpRiderFactory>& live_rider_table() {
   return table;
 }
 
+// "HTTP/1.1 407 Proxy Authentication Required": the first line of a reply's head.
+std::string status_line(const HttpResponseReader& response) {
+  const std::string head = response.head_text();
+  return head.substr(0, head.find("\r\n"));
+}
+
 }  // namespace
 
 const PerProfile<LiveHttpRiderFactory>& live_http_riders() { return live_rider_table(); }
@@ -38,13 +44,22 @@ HttpFields api_content_fields(bool stream) {
   return {{"content-type", "application/json"}, {"accept", stream ? "text/event-stream" : "application/json"}};
 }
 
-// The user's headers: each replaces the client's of its name, or is added.
+// The user's headers: each replaces the client's of its name, or is added. A forward proxy's
+// credentials go with every request through it.
 void SessionClient::add_user_headers(HttpFields& fields) const {
   for (const RequestHeader& h : config_.headers) {
     auto same = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == h.name; });
     if (same != fields.end()) same->second = h.value;
     else fields.emplace_back(h.name, h.value);
   }
+  if (forwarding() && !proxy_->server.user.empty()) fields.emplace_back("proxy-authorization", proxy_->server.authorization());
+}
+
+bool SessionClient::forwarding() const { return proxy_ && proxy_->way == ProxyWay::Forward; }
+
+// A forward proxy takes the absolute form (RFC 9112 §3.2.2); a server the path alone.
+std::string SessionClient::request_target(const std::string& path) const {
+  return forwarding() ? "http://" + target_.authority() + path : path;
 }
 
 HttpFields SessionClient::content_fields() const {
@@ -62,7 +77,7 @@ awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(s
   }
   add_user_headers(fields);
   if (h2_) co_return co_await http2_side_request(method, path, fields, std::move(body), what);
-  bool sent = co_await write(as_bytes(http1_request(method, path, fields, body)));
+  bool sent = co_await write(as_bytes(http1_request(method, request_target(path), fields, body)));
   if (!sent) {
     fail("cannot send " + what + ": " + stream_->error().message());
     co_return std::nullopt;
@@ -115,7 +130,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   if (rider_) rider_->request(r, body, fields);
   rec.request_sent(steady_now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);
-  bool sent = co_await write(as_bytes(http1_request("POST", target_.path, fields, body)));
+  bool sent = co_await write(as_bytes(http1_request("POST", request_target(target_.path), fields, body)));
   if (!sent) {
     if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
     else rec.ended(RequestEnd::SendFailed, "cannot send the request: " + stream_->error().message());
@@ -148,6 +163,11 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
       co_return false;
     }
     if (!response.head_done()) continue;
+    if (!head_seen && forwarding() && response.status() == 407) {
+      // The proxy's refusal, not the server's answer: the session cannot reach its target.
+      rec.ended(RequestEnd::Error, "proxy authentication required");
+      co_return fail("proxy " + proxy_->server.url() + " refused the request: " + status_line(response));
+    }
     if (!head_seen)
       reply.head(response.status(), header, body_reader(rider));
     for (const auto& chunk : response.take_chunk_extensions())  // (always taken: they are bounded while held)

@@ -88,6 +88,8 @@ std::string session_json(const SessionResult& s) {
             {"negotiation", s.profile != ProfileId::AnthroV1 ? json(nullptr) : json(s.extension_used ? "extension" : "preface")},
             {"connect_ms", json_or_null(s.connect_ms)},
             {"handshake_ms", json_or_null(s.handshake_ms)},
+            {"proxy", s.proxy.empty() ? json(nullptr) : json(s.proxy)},
+            {"proxy_connect_ms", json_or_null(s.proxy_connect_ms)},
             {"error", s.error ? json(*s.error) : json(nullptr)},
             {"warnings", s.warnings},
             {"workload", workload_json(s.workload)},
@@ -123,6 +125,8 @@ void read_connection(const json& doc, SessionResult& s) {
   if (const Profile* p = find_profile(string_or_empty(doc, "protocol"))) s.profile = p->id;
   s.connect_ms = number_or_none(doc, "connect_ms");
   s.handshake_ms = number_or_none(doc, "handshake_ms");
+  s.proxy = string_or_empty(doc, "proxy");
+  s.proxy_connect_ms = number_or_none(doc, "proxy_connect_ms");
   if (auto e = string_or_empty(doc, "error"); !e.empty()) s.error = e;
   for (const auto& w : doc.value("warnings", json::array()))
     if (w.is_string()) s.warnings.push_back(w.get<std::string>());

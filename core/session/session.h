@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "metrics/request_result.h"
+#include "net/proxy.h"
 #include "protocol/body.h"
 #include "session/target.h"
 #include "session/workload.h"
@@ -23,6 +24,7 @@ struct SessionConfig {
   bool insecure = false;
   std::string api_key;      // the value; the CLI reads it from --api-key-env
   std::vector<RequestHeader> headers;  // an HTTP target's requests carry them (RequestHeader)
+  net::ProxySetting proxy;  // the environment's unless set (net/proxy.h)
   std::string keylog_path;  // NSS + ANTHRO_V1 lines; the CLI passes SSLKEYLOGFILE
   std::string model = "claude-3-haiku-20240307";
   std::vector<ChatMessage> messages;
@@ -85,6 +87,10 @@ struct SessionResult {
   // The target's, whose client ran it; its name is JSON "protocol" (an HTTP/2 run keeps "http").
   ProfileId profile = ProfileId::AnthroV1;
   std::optional<double> connect_ms, handshake_ms;
+  // The proxy the connection went through (net::ProxyServer::url) and its CONNECT's round
+  // trip, apart from connect_ms (to the proxy) and handshake_ms (with the target, in the tunnel).
+  std::string proxy;
+  std::optional<double> proxy_connect_ms;
   bool extension_used = false;  // negotiation in the TLS extension rather than the preface
   std::vector<RequestResult> requests;
   std::optional<std::string> error;  // a failure before or between requests

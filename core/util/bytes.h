@@ -29,6 +29,14 @@ std::optional<std::array<std::uint8_t, N>> from_hex_array(std::string_view hex) 
   return out;
 }
 
+// ASCII letters in lower case, other bytes as they are: header names, host names, schemes.
+inline std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 inline ByteView as_bytes(std::string_view s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
