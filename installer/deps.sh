@@ -21,7 +21,14 @@ packages=(
   help2man librsvg2-bin bash-completion man-db appstream desktop-file-utils
   # the Wireshark plugin (app/wireshark), built only when these are present
   libwireshark-dev libgcrypt20-dev libglib2.0-dev
+  # a real forward proxy for the client's proxy tests (tests/forward_proxy.h); openssl hashes its password
+  squid
 )
+# npm: the SDK check installs the official npm clients with `npm ci` (tests/CMakeLists.txt,
+# sdk_npm_install). Debian's nodejs comes without it (Debian's package npm); NodeSource's nodejs,
+# which this project's machines have, bundles its own npm and conflicts with Debian's, so npm is
+# asked for only when none is on PATH.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -51,13 +51,13 @@ inline bool ended_normally(QProcess& p, int ms) {
 inline int free_port() { return LoopbackListener(1).port(); }
 
 // `anthro-wb endpoint` on free loopback ports (anthro, https and lz share the TLS one; metrics
-// too with --metrics-listen in `extra`), stopped with SIGTERM when the object goes. `model`: the
+// and lz+lab too with --metrics-listen or --lz-listen in `extra`), stopped with SIGTERM when the object goes. `model`: the
 // model's pace and length.
 class EndpointProcess {
  public:
   static inline const QStringList kModel{"--ttft-ms", "10:0", "--itl-ms", "1:0", "--tokens", "40"};
   EndpointProcess(const QString& data_dir, const QStringList& extra, const QStringList& model = kModel)
-      : expected_(extra.contains("--metrics-listen") ? 6 : 5) {
+      : expected_(5 + (extra.contains("--metrics-listen") ? 1 : 0) + (extra.contains("--lz-listen") ? 1 : 0)) {
     process_.setProcessEnvironment(env_for(data_dir));
     process_.start(ANTHRO_WB, QStringList{"endpoint", "--listen", "127.0.0.1:0", "--lab-listen", "127.0.0.1:0",
                                           "--http-listen", "127.0.0.1:0"} + model + extra);

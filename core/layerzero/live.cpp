@@ -78,7 +78,13 @@ SessionResult run_layer_zero_session(const SessionConfig& config, const Target& 
       if (hooks.on_output) hooks.on_output(r);
     };
     const double started = steady_now_s();
-    record_end(rec, lz::run_lz_prompt(c), started, config.timeout_s, sent);
+    const auto run = lz::run_lz_prompt(c);
+    record_end(rec, run, started, config.timeout_s, sent);
+    if (!run && !sent) {  // it never reached the server: nor will the prompts after it
+      result.error = run.error().detail;
+      if (hooks.on_request) hooks.on_request(r);
+      break;
+    }
     if (hooks.on_request) hooks.on_request(r);
   }
   if (keylog)

@@ -44,7 +44,8 @@ awaitable<std::optional<std::string>> first_contact(const Target& t, const Sessi
                                                     const std::optional<ProxyRoute>& route, asio::ssl::context* tls) {
   tcp::socket socket(co_await asio::this_coro::executor);
   Reached reached;
-  if (auto why = co_await dial(socket, {t.host, t.port, route ? &*route : nullptr, config.timeout_s}, reached)) co_return why;
+  const Dial d{t.host, t.port, route ? &*route : nullptr, config.timeout_s};  // named: GCC 12 ends a co_await's temporaries early
+  if (auto why = co_await dial(socket, d, reached)) co_return why;
   if (!tls) co_return std::nullopt;
   auto stream = make_tls_stream(std::move(socket), *tls);
   if (auto ok = set_client_host(stream->ssl(), t.host); !ok) co_return ok.error().detail;
