@@ -20,6 +20,7 @@
 #include "lo_capture.h"
 #include "net/http_io.h"
 #include "net/proxy.h"
+#include "profile/profile.h"
 #include "protocol/describe.h"
 #include "raw_peer.h"
 #include "session/target.h"
@@ -277,6 +278,42 @@ class TestApiKeys : public QObject {
     QVERIFY(!r.out.contains("tenant-secret-7f3a") && !r.err.contains("tenant-secret-7f3a"));
     QVERIFY(!r.out.contains(kKey) && !r.err.contains(kKey));
     QVERIFY2(r.out.contains("\"error\""), r.out.constData());
+  }
+
+  // A secret may travel under any header name (--header-env): decode and analyze of a capture,
+  // decrypted with the session's keys or cleartext, show a header's value only when it is known
+  // to be no secret (header_value_shown); the format's own and the public ones stay readable.
+  void headerSecretsAreInNoDecodeOrAnalysis() {
+    QTemporaryDir dir;
+    EndpointProcess endpoint(dir.path(), {});
+    QVERIFY(endpoint.ready());
+    ScopedVariable secret("WB_TENANT_SECRET", "tenant-secret-9b1c");
+    ScopedVariable key("ANTHROPIC_API_KEY", kKey);
+    const QString keylog = dir.path() + "/keys.log";
+    ScopedVariable keys("SSLKEYLOGFILE", keylog.toUtf8());
+    for (const QString& target : {endpoint.url("https") + "/v1/messages", endpoint.url("http") + "/v1/messages"}) {
+      const QString pcap = dir.path() + (target.startsWith("https") ? "/tls.pcapng" : "/cleartext.pcapng");
+      LoCapture capture(target.section('/', 0, 2).toStdString(), pcap.toStdString(), keylog.toStdString());
+      QVERIFY2(capture.start(), capture.error().c_str());
+      Run r = run({"session", "--target", target, "--prompt", "hi", "--header-env", "x-tenant:WB_TENANT_SECRET",
+                   "--header", "anthropic-beta: tools-2024-04-04", "--format", "json"}, dir.path());
+      QVERIFY2(r.code == 0, r.err.constData());
+      QVERIFY2(capture.stop().ok(), capture.error().c_str());
+      for (const QStringList& command : {QStringList{"decode", pcap, "--format", "jsonl"}, QStringList{"decode", pcap},
+                                         QStringList{"analyze", pcap, "--format", "json"}}) {
+        Run shown = run(command, dir.path());
+        const QByteArray where = (command.join(' ') + ": ").toUtf8();
+        QVERIFY2(shown.code == 0, (where + shown.err).constData());
+        QVERIFY2(!shown.out.contains("tenant-secret-9b1c") && !shown.err.contains("tenant-secret-9b1c"), (where + shown.out).constData());
+        QVERIFY2(!shown.out.contains(kKey), where.constData());
+        if (command[0] == "decode")  // the request was read, its headers shown or masked one by one
+          QVERIFY2(shown.out.contains("anthropic-beta: tools-2024-04-04") && shown.out.contains("x-tenant: ******************"),
+                   (where + shown.out.left(3000)).constData());
+      }
+    }
+    QVERIFY(header_value_shown("x-claude-context-id"));  // a format's own
+    QVERIFY(header_value_shown("anthropic-version") && header_value_shown("x-stainless-retry-count"));
+    QVERIFY(!header_value_shown("x-tenant") && !header_value_shown("x-api-key") && !header_value_shown("idempotency-key"));
   }
 
   void requestHeadersAreCheckedBeforeTheyAreSent_data() {

@@ -27,6 +27,10 @@ ProfileId session_affinity_id() { return affinity_format::registered(); }
 
 // Rides on HTTP/1.1: read by the HTTP dissector, served by the HTTP baseline's endpoint, through
 // the parts registered below; its checklist and its rollout plan are its own.
+// Its request headers, shown in captures (Profile::headers).
+constexpr std::string_view kRequestHeaders[] = {"x-anthropic-session-id", "x-anthropic-context-hash",
+                                                "x-anthropic-expected-hash"};
+
 void register_session_affinity() {
   affinity_format::registered.set(
       register_builtin_profile(Profile{.id = {}, .name = "session-affinity", .display_name = "Session affinity", .alpn = {},
@@ -34,7 +38,7 @@ void register_session_affinity() {
                                        .checklist_id = "session-affinity", .rollout_plan_id = "session-affinity-four-stages",
                                        .rides_on = "http",
                                        .dissect = nullptr, .describe = nullptr, .frame_types = {}, .columns = {},
-                                       .join_records = nullptr, .merge_records = nullptr})
+                                       .join_records = nullptr, .merge_records = nullptr, .headers = kRequestHeaders})
           .id);
   register_served_session_affinity();  // first: its faults follow the catalogue's in the fault list, as they always did
   register_captured_session_affinity();

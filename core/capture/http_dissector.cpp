@@ -8,10 +8,12 @@ namespace anthro {
 
 namespace {
 
+// What the inspector and decode show of a request: a header's value only when it is known to
+// be no secret (header_value_shown), for a secret may travel under any name (--header-env).
 std::string request_text(const net::HttpRequest& req, std::string_view version) {
   std::string out = req.method + " " + req.target + " " + std::string(version) + "\r\n";
   for (const auto& [name, value] : req.headers)
-    out += name + ": " + (net::secret_header(name) ? std::string(value.size(), '*') : value) + "\r\n";
+    out += name + ": " + (header_value_shown(name) ? value : std::string(value.size(), '*')) + "\r\n";
   return out + "\r\n" + req.body;
 }
 

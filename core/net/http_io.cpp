@@ -1,5 +1,6 @@
 #include "net/http_io.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <limits>
@@ -114,6 +115,18 @@ bool secret_header(std::string_view name) {
   for (std::string_view word : {"key", "token", "secret", "password", "credential", "signature", "auth"})
     if (name.find(word) != std::string_view::npos) return true;
   return false;
+}
+
+bool public_header(std::string_view name) {
+  static constexpr std::string_view kPublic[] = {
+      "host", "content-type", "content-length", "content-encoding", "accept", "accept-encoding", "accept-language",
+      "user-agent", "connection", "keep-alive", "te", "transfer-encoding", "trailer", "upgrade", "expect", "cache-control",
+      "pragma", "date", "via", "forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-request-id",
+      "request-id", "traceparent", "tracestate", "origin", "referer", "range", "if-match", "if-none-match",
+      "anthropic-version", "anthropic-beta", "anthropic-dangerous-direct-browser-access", "openai-organization",
+      "openai-project", "openai-beta", "idempotency-key"};
+  if (name.starts_with("x-stainless-")) return true;  // the official SDKs' runtime and retry fields
+  return std::find(std::begin(kPublic), std::end(kPublic), name) != std::end(kPublic);
 }
 
 std::optional<std::uint64_t> parse_decimal(std::string_view text) {

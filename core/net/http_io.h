@@ -71,6 +71,10 @@ bool credential_header(std::string_view name);
 // name that says key, token, secret, password, credential, signature or auth (api-key,
 // x-goog-api-key, ocp-apim-subscription-key, x-auth-token: what gateways and --header-env use).
 bool secret_header(std::string_view name);
+// A standard HTTP request header, or one the Messages and chat-completions APIs and their SDKs
+// define (anthropic-version, anthropic-beta, openai-organization, x-stainless-*), whose value is
+// no secret (a lower-case name).
+bool public_header(std::string_view name);
 
 // The client side: a response read in pieces as they arrive, so streaming bodies can be
 // timed per read. `on_head` gets the status and headers once; `on_body` every body piece.

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "net/http_io.h"
+
 namespace anthro {
 namespace {
 
@@ -76,6 +78,14 @@ const Profile& register_carrier_profile(Profile p) { return bare_registry().add(
 const Profile& carrier_of(const Profile& p) { return p.rides_on.empty() ? p : *named(p.rides_on); }
 
 const Profile* find_profile(std::string_view name) { return named(name); }
+
+bool header_value_shown(std::string_view name) {
+  if (net::secret_header(name)) return false;
+  if (net::public_header(name)) return true;
+  for (const Profile* p : profiles())
+    if (std::find(p->headers.begin(), p->headers.end(), name) != p->headers.end()) return true;
+  return false;
+}
 
 ProfileId RegisteredId::operator()() const {
   if (!set_) (void)profiles();

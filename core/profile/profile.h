@@ -59,6 +59,10 @@ struct Profile {
   // (a live run's and a capture's). Null: the connections' records as a std::vector<std::any>.
   std::any (*join_records)(std::vector<std::any>&& connections) = nullptr;
   void (*merge_records)(std::any& into, std::any&& more) = nullptr;
+  // The request headers the format adds (lower case), whose values captures show: a header
+  // neither public (net::public_header) nor a format's is masked, as a secret may hide under
+  // any name (--header-env).
+  std::span<const std::string_view> headers = {};
 };
 
 // Each format's joined record, by its profile (Profile::join_records).
@@ -102,6 +106,10 @@ class RegisteredId {
 // parts in the engines' tables. Run once, before the registry is first read.
 void register_builtin_formats();
 const Profile* find_profile(std::string_view name);
+// Whether a capture shows a request header's value: not a secret by its name
+// (net::secret_header), and public (net::public_header) or a registered format's
+// (Profile::headers).
+bool header_value_shown(std::string_view lower_case_name);
 
 // The profile an ALPN id names; nullptr for an empty or unknown one.
 const Profile* profile_for_alpn(std::string_view alpn);

@@ -40,12 +40,16 @@ ProfileId token_stream_id() { return token_stream_registered(); }
 
 // Rides on HTTP/1.1 (and HTTP/2, told per request): read by the HTTP dissector, served by the
 // HTTP baseline's endpoint, through the parts registered below. No rollout plan of its own.
+// Its request headers (admission.cpp), shown in captures (Profile::headers).
+constexpr std::string_view kRequestHeaders[] = {"x-claude-token-alignment", "x-claude-context-id", "x-claude-tenant-id",
+                                                "x-claude-streaming"};
+
 void register_token_stream() {
   token_stream_registered.set(register_builtin_profile(Profile{.id = {}, .name = "token-stream", .display_name = "Token stream",
                                    .alpn = {}, .recognise = recognise_token_stream, .schemes = {},
                                    .checklist_id = "token-stream", .rollout_plan_id = "", .rides_on = "http", .dissect = nullptr,
                                    .describe = nullptr, .frame_types = {}, .columns = {}, .join_records = nullptr,
-                                   .merge_records = nullptr}).id);
+                                   .merge_records = nullptr, .headers = kRequestHeaders}).id);
   register_captured_token_stream();
   register_live_token_stream();
   register_served_token_stream();
