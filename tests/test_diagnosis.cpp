@@ -304,6 +304,60 @@ class TestDiagnosis : public QObject {
              behind.reason.c_str());
   }
 
+  // A live run against an HTTP target (OpenAI-compatible, as tests/npm/mock_llm_check.mjs runs
+  // against a server from npm): the items that read only anthro-v1 cannot apply and say so, not
+  // "need N more"; an HTTP client's close at its cancel point is HTTP's cancel; a max_tokens probe
+  // whose reply ended within the 2 tokens 16 bits keep tells nothing.
+  void anHttpRunSaysWhichItemsCannotApply() {
+    Observations o;
+    o.live = true;
+    o.connections.push_back({});
+    for (int i = 0; i < 300; ++i) {
+      ObservedRequest q = request(50);
+      q.anthro = false;
+      q.edit().figures.tokens = 1;
+      o.requests.push_back(q);
+    }
+    ObservedRequest closed = request(50);  // a cancel probe (its marker does not ride on chat completions)
+    closed.anthro = false;
+    closed.edit().figures.tokens = 5;
+    closed.edit().timeline.cancel_written = 2.0;
+    closed.edit().end = RequestEnd::ClientClosed;
+    o.requests.push_back(closed);
+    ObservedRequest probe = request(50);
+    probe.anthro = false;
+    probe.edit().figures.tokens = 1;
+    probe.edit().max_tokens = 65538;
+    probe.edit().stop_reason = StopReason::EndTurn;
+    o.requests.push_back(probe);
+    Diagnosis d = evaluate(builtin_latency_checklist(), o);
+    for (const char* id : {"alpn", "connection-reuse", "frame-decode-time", "ring-buffer-stall", "server-stall",
+                           "cancel-latency", "frame-drops", "utf8-mismatch", "connection-duration", "cancel-rate"}) {
+      const ItemResult* r = d.item(id);
+      QCOMPARE(r->verdict, Verdict::Inconclusive);
+      QVERIFY2(r->reason.rfind("cannot apply: it measures ", 0) == 0 &&
+                   r->reason.find("none of the 302 requests spoke anthro-v1") != std::string::npos,
+               (std::string(id) + ": " + r->reason).c_str());
+    }
+    QVERIFY2(d.item("gpu-context-wait")->reason.rfind("cannot apply: none of the 301 answered requests carried the server's timing", 0) == 0,
+             d.item("gpu-context-wait")->reason.c_str());
+    QCOMPARE(d.item("cancel-not-sent")->verdict, Verdict::Pass);
+    QCOMPARE(d.item("ttft-tail")->verdict, Verdict::Pass);
+    const ItemResult* truncation = d.item("max-tokens-truncation");
+    QCOMPARE(truncation->verdict, Verdict::Inconclusive);
+    QVERIFY2(truncation->reason.find("ended on their own after at most 1 tokens, within the 2 a 16-bit max_tokens keeps") !=
+                 std::string::npos,
+             truncation->reason.c_str());
+    // The same close on anthro-v1 is a client that gave up without CANCEL; a longer reply
+    // measures the max_tokens probe.
+    for (auto& q : o.requests) q.anthro = true;
+    o.requests[301].edit().figures.tokens = 3;
+    Diagnosis anthro = evaluate(builtin_latency_checklist(), o);
+    QCOMPARE(anthro.item("cancel-not-sent")->verdict, Verdict::Warn);
+    QCOMPARE(anthro.item("max-tokens-truncation")->verdict, Verdict::Pass);
+    QCOMPARE(anthro.item("connection-reuse")->verdict, Verdict::Pass);
+  }
+
   // A tail made of context wait is gpu-context-wait's doing; a tail of slow prefill beside a
   // slow context wait is not, though both items flag.
   void aTailMadeOfContextWaitLinksToItsCause() {

@@ -580,6 +580,14 @@ class TestHttpCodec : public QObject {
     QCOMPARE(err.error().reason, std::string("invalid_request_error"));
     auto no_choices = parse_chat_completions_response(R"({"id":"a","model":"m","choices":[]})");
     QVERIFY(!no_choices.ok() && no_choices.error().detail.find("\"choices\"") != std::string::npos);
+    // A whole reply without usage (OpenAI-compatible mocks and gateways): read, the counts unknown.
+    const char* bare = R"({"id":"a","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]})";
+    bool usage_reported = true;
+    auto without_usage = parse_chat_completions_response(bare, &usage_reported);
+    QVERIFY2(without_usage.ok(), without_usage.ok() ? "" : without_usage.error().detail.c_str());
+    QVERIFY(!usage_reported);
+    QCOMPARE(*without_usage->content, std::string("hi"));
+    QVERIFY(parse_chat_completions_response(body, &usage_reported).ok() && usage_reported);
   }
 };
 

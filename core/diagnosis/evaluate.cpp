@@ -74,7 +74,10 @@ enum class Cut { None, Server, Client };
 Cut cut_of(const Observations& o, const ObservedRequest& q) {
   switch (q.record().end) {
     case RequestEnd::ConnectionClosed: return Cut::Server;
-    case RequestEnd::ClientClosed: return Cut::Client;
+    // HTTP has no CANCEL: an HTTP client that closed at its cancel point cancelled the only way
+    // it can (the HTTP baseline's cancel probes, any OpenAI-compatible or Messages API target).
+    case RequestEnd::ClientClosed:
+      return q.anthro || !q.record().timeline.cancel_written ? Cut::Client : Cut::None;
     case RequestEnd::Open: {
       if (q.connection >= o.connections.size()) return Cut::None;
       const auto& c = o.connections[q.connection];
@@ -424,17 +427,33 @@ void ttft_tail(const ChecklistItem& item, const Observations& o, ItemResult& r) 
 
 void max_tokens_truncation(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
-  std::size_t n = 0;
+  std::size_t n = 0, too_short = 0;
+  std::uint64_t longest = 0, most_kept = 0;
   std::vector<EvidenceRef> refs;
   for (std::size_t i = 0; i < o.requests.size(); ++i) {
     const RequestResult& s = o.requests[i].record();
     if (!s.max_tokens || *s.max_tokens <= 0xFFFF || s.end != RequestEnd::Response) continue;
-    ++n;
     std::uint64_t kept = *s.max_tokens & 0xFFFF;
     std::uint64_t got = s.figures.usage_output_tokens.value_or(s.figures.tokens);
+    // A reply that ended on its own within what 16 bits keep would have ended the same way
+    // truncated: it tells nothing (checklists.md: the probe needs a reply longer than that).
+    if (s.stop_reason != StopReason::MaxTokens && got <= kept) {
+      ++too_short;
+      longest = std::max(longest, got);
+      most_kept = std::max(most_kept, kept);
+      continue;
+    }
+    ++n;
     if (s.stop_reason == StopReason::MaxTokens && got == kept) refs.push_back(ref_of(o, i, static_cast<double>(got)));
   }
-  if (!j.enough(n)) return;
+  if (!j.enough(n)) {
+    if (too_short)
+      r.reason = std::to_string(too_short) + " max_tokens probe replies ended on their own after at most " +
+                 std::to_string(longest) + " tokens, within the " + std::to_string(most_kept) +
+                 " a 16-bit max_tokens keeps, so a truncation could not show: more probes will not help; a server "
+                 "that answers the probe with more tokens would";
+    return;
+  }
   j.show("truncated requests", static_cast<double>(refs.size()), "probes");
   j.check("truncated", static_cast<double>(refs.size()), "requests with max_tokens > 65535 stopped at max_tokens mod 65536:");
   keep_refs(r, refs);
@@ -549,6 +568,47 @@ bool given(const Observations& o, ProbeSource s) {
   return false;
 }
 
+// What an item that reads anthro-v1 alone measures, for the reason it gives when the run spoke
+// none (an HTTP target, OpenAI-compatible or Messages API, or a capture of one).
+const std::map<std::string, const char*>& anthro_only_items() {
+  static const std::map<std::string, const char*> what = {
+      {"alpn", "the ALPN answer to a client that offers anthro-v1"},
+      {"connection-reuse", "requests per anthro-v1 connection"},
+      {"frame-decode-time", "the decrypt and verify time of anthro-v1 frames"},
+      {"ring-buffer-stall", "the anthro-v1 client's receive ring"},
+      {"server-stall", "the token gaps of anthro-v1 streams"},
+      {"cancel-latency", "a CANCEL's cancelled RESPONSE (HTTP has no CANCEL: its client closes the connection)"},
+      {"frame-drops", "anthro-v1 frames refused, skipped or repeated"},
+      {"utf8-mismatch", "an anthro-v1 stream's text against the HTTP baseline's"},
+      {"connection-duration", "anthro-v1 connections"},
+      {"cancel-rate", "the CANCELs of anthro-v1 requests"},
+  };
+  return what;
+}
+
+// An item its probe left with nothing measured says why, where more of the same run would never
+// settle it (docs/guide.md: an inconclusive item says what would), instead of "need N more".
+void explain_nothing_measured(const ChecklistItem& item, const Observations& o, ItemResult& r) {
+  std::size_t sent = 0, anthro = 0, ok = 0;
+  for (std::size_t i = 0; i < o.requests.size(); ++i) {
+    if (o.requests[i].record().timeline.request_written <= 0) continue;
+    ++sent;
+    anthro += o.requests[i].anthro;
+    ok += answered_ok(o, i);
+  }
+  if (sent == 0) return;
+  auto what = anthro_only_items().find(item.probe);
+  if (what != anthro_only_items().end() && anthro == 0) {
+    r.reason = "cannot apply: it measures " + std::string(what->second) + ", and none of the " + std::to_string(sent) +
+               " requests spoke anthro-v1 (they went over HTTP): more of them would not settle it; an anthro:// or "
+               "anthro+lab:// target, or a capture of one, would";
+  } else if (item.probe == "gpu-context-wait" && ok > 0) {
+    r.reason = "cannot apply: none of the " + std::to_string(ok) +
+               " answered requests carried the server's timing (context_wait_us): this server does not report its "
+               "GPU context wait, so more requests would not settle it";
+  }
+}
+
 }  // namespace
 
 ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
@@ -571,6 +631,7 @@ ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
     return r;
   }
   (*find_probe(item.probe))(item, o, r);  // the checklist's reader refused any other name
+  if (r.verdict == Verdict::Inconclusive && r.n == 0) explain_nothing_measured(item, o, r);
   return r;
 }
 

@@ -411,7 +411,7 @@ Result<ResponseSpec> parse_messages_response(std::string_view body) {
   return spec;
 }
 
-Result<ResponseSpec> parse_chat_completions_response(std::string_view body) {
+Result<ResponseSpec> parse_chat_completions_response(std::string_view body, bool* usage_reported) {
   auto doc = parse_object(body, response_error);
   if (!doc) return doc.error();
   if (auto err = doc->find("error"); err != doc->end() && !err->is_null()) return api_error(*err);
@@ -423,6 +423,8 @@ Result<ResponseSpec> parse_chat_completions_response(std::string_view body) {
   if (!text) return text.error();
   spec.content = std::move(*text);
   spec.stop_reason = stop_from_openai(string_member(*first_choice(*doc), "finish_reason"));
+  if (usage_reported) *usage_reported = doc->contains("usage") && !(*doc)["usage"].is_null();
+  if (usage_reported && !*usage_reported) return spec;
   if (auto err = read_usage(*doc, spec, "prompt_tokens", "completion_tokens")) return *err;
   return spec;
 }

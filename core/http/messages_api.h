@@ -46,7 +46,9 @@ std::string chat_completions_error_json(std::string_view type, std::string_view 
 
 // An error body (either API) fails with reason = the error's type and detail = its message.
 Result<ResponseSpec> parse_messages_response(std::string_view body);
-Result<ResponseSpec> parse_chat_completions_response(std::string_view body);
+// OpenAI-compatible servers may leave "usage" out of a whole reply (mock servers, some
+// gateways): then `usage_reported`, when given, is set false and the token counts stay 0.
+Result<ResponseSpec> parse_chat_completions_response(std::string_view body, bool* usage_reported = nullptr);
 
 // --- Streaming writers: each call returns one complete SSE event. For one reply, call in
 // the order of spec §9: message_start, content_block_start, ping, text_delta…,

@@ -133,12 +133,14 @@ void HttpReplyRecorder::end(double t) {
     return;
   }
   if (!streamed_) {
-    auto parsed = messages_ ? parse_messages_response(kept_) : parse_chat_completions_response(kept_);
+    bool usage_reported = true;
+    auto parsed = messages_ ? parse_messages_response(kept_) : parse_chat_completions_response(kept_, &usage_reported);
     if (!parsed) {
       rec_.ended(RequestEnd::ProtocolError, parsed.error().detail, t);
       return;
     }
-    rec_.response(t, parsed->stop_reason, parsed->output_tokens, parsed->content.value_or(""));
+    rec_.response(t, parsed->stop_reason, usage_reported ? std::optional<std::uint64_t>(parsed->output_tokens) : std::nullopt,
+                  parsed->content.value_or(""));
     return;
   }
   rec_.response(t, r_.stop_reason, std::nullopt, "");

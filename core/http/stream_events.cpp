@@ -275,7 +275,9 @@ std::vector<StreamUpdate> OpenAiStreamReader::on_event(const SseEvent& event) {
     done_ = true;
     return {update(StreamUpdate::Done)};
   }
-  json data = parse_or_null(event.data);
+  auto parsed = parse_json(event.data);
+  if (!parsed) return {invalid_event("chunk: " + parsed.error().detail)};  // (a lone surrogate, say: where and why)
+  json data = std::move(*parsed);
   if (!data.is_object()) return {invalid_event("chunk is not a JSON object")};
   // OpenAI wraps a mid-stream error in "error"; vLLM has sent it bare with "object": "error".
   if (auto err = data.find("error"); err != data.end() && !err->is_null())

@@ -128,7 +128,10 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   }
   add_user_headers(fields);
   if (rider_) rider_->request(r, body, fields);
-  rec.request_sent(steady_now_s(), meta_of_request(body));  // as the write starts (see client_anthro.cpp)
+  RequestMeta meta = meta_of_request(body);
+  // A chat-completions body carries no metadata: a probe is known from the options that made it.
+  if (!meta.probe && options.metadata_json) meta.probe = probe_of_metadata(*options.metadata_json);
+  rec.request_sent(steady_now_s(), meta);  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);
   bool sent = co_await write(as_bytes(http1_request("POST", request_target(target_.path), fields, body)));
   if (!sent) {
