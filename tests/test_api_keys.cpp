@@ -684,7 +684,9 @@ class TestApiKeys : public QObject {
     Run bench = run(QStringList{"bench", "--target", endpoint.url("anthro"), "--requests", "6", "--concurrency", "2",
                                 "--format", "json"} + through, dir.path());
     QVERIFY2(bench.code == 0, bench.err.constData());
-    QCOMPARE(json::parse(bench.out.constData())["requests"].get<int>(), 6);
+    const json benched = json::parse(bench.out.constData());
+    QCOMPARE(benched["requests"].get<int>(), 6);
+    QCOMPARE(QString::fromStdString(benched["proxy"].get<std::string>()), proxy.auth_url());
     const QString port = endpoint.url("anthro").section(':', 2);
     QVERIFY2(proxy.access_log().count(("CONNECT 127.0.0.1:" + port).toUtf8()) >= 2, proxy.access_log().constData());
     ScopedVariable https_proxy("HTTPS_PROXY", proxy.auth_url(true).toUtf8());  // the environment's form, password and all

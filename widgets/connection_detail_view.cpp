@@ -70,6 +70,11 @@ void ConnectionDetailView::rebuild() {
     if (c.offer) add_blob(new QTreeWidgetItem(negotiation, {"offer", tr("client → server")}), *c.offer);
     if (c.answer) add_blob(new QTreeWidgetItem(negotiation, {"answer", tr("server → client")}), *c.answer);
   }
+  if (!c.tunnel.empty()) {  // a forward proxy's CONNECT: what the rest of the connection carries is the tunnel's
+    auto* tunnel = new QTreeWidgetItem(this, {tr("proxy tunnel"), QString::fromStdString(c.tunnel)});
+    add(tunnel, tr("answer"), QString::fromStdString(c.tunnel_status));
+    if (c.tunnel_ms) add(tunnel, tr("round trip"), tr("%1 ms").arg(*c.tunnel_ms, 0, 'f', 2));
+  }
   if (c.http_requests || !c.http_error.empty() || c.transport == CaptureTransport::Http) {
     auto* http = new QTreeWidgetItem(this, {"HTTP", QString()});
     add(http, tr("requests"), QString::number(c.http_requests));

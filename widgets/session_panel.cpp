@@ -301,6 +301,7 @@ SessionPanel::SessionPanel(QWidget* parent)
     headers_->setPlaceholderText(tr("HTTP targets: one NAME: VALUE a line (optional)"));
     headers_->setToolTip(tr("Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's "
                             "routing or tenant header; one the client sends itself (anthropic-version) is replaced. "
+                            "A secret: NAME: $VARIABLE takes its value from the environment. "
                             "Keys go in the API key field."));
     model_label->setText(tr("Model"));
     max_tokens_label->setText(tr("max_tokens"));
@@ -429,7 +430,13 @@ Result<std::vector<RequestHeader>> SessionPanel::headers() const {
   const QStringList lines = headers_->toPlainText().split('\n');
   for (int i = 0; i < lines.size(); ++i) {
     if (lines[i].trimmed().isEmpty()) continue;
-    auto h = parse_request_header(lines[i].toStdString(), false);
+    // "NAME: $ENV" takes the value from the environment, as --header-env does: a secret stays
+    // out of the form.
+    const std::string line = lines[i].toStdString();
+    const auto colon = line.find(':');
+    const auto variable = colon == std::string::npos ? std::nullopt : environment_reference(std::string_view(line).substr(colon + 1));
+    auto h = variable ? environment_request_header(std::string_view(line).substr(0, colon), *variable)
+                      : parse_request_header(line, false);
     if (!h || out.size() == kMaxRequestHeaders)
       return make_error(ErrorClass::Usage, tr("Headers, line %1: %2")
                                                .arg(i + 1)

@@ -68,7 +68,8 @@ void read_request_headers(Args& args, SessionConfig& c) {
   auto add = [&](const std::string& option, const std::string& text, bool from_environment) {
     auto header = parse_request_header(text, from_environment);
     if (!header) return args.fail(option + ": " + header.error().detail);
-    if (c.headers.size() == kMaxRequestHeaders) return args.fail(option + ": more than 64 headers");
+    if (c.headers.size() == kMaxRequestHeaders)
+      return args.fail(option + ": more than " + std::to_string(kMaxRequestHeaders) + " headers");
     c.headers.push_back(std::move(*header));
   };
   for (const auto& text : args.values("--header")) add("--header", text, false);
@@ -79,9 +80,10 @@ void read_request_headers(Args& args, SessionConfig& c) {
       args.fail("--header-env \"" + spec + "\": expected NAME:ENV (the header's name, the variable holding its value)");
       continue;
     }
-    const char* value = std::getenv(variable.c_str());
-    if (!value || !*value) args.fail("--header-env " + spec + ": " + variable + " is not set");
-    else add("--header-env", name + ": " + value, true);
+    auto header = environment_request_header(name, variable);
+    if (!header) args.fail("--header-env " + spec + ": " + header.error().detail);
+    else if (c.headers.size() == kMaxRequestHeaders) args.fail("--header-env: more than " + std::to_string(kMaxRequestHeaders) + " headers");
+    else c.headers.push_back(std::move(*header));
   }
   if (auto version = args.value("--anthropic-version")) add("--anthropic-version", "anthropic-version: " + *version, false);
 }

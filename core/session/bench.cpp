@@ -37,6 +37,7 @@ class Bench {
     result_.workload.retry_naive = config.retry_naive;
     result_.workload.slo = config.slo;
     result_.target = target_.url;
+    if (setup.proxy) result_.proxy = setup.proxy->server.url();
     result_.start_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     result_.start_clock_s = std::chrono::duration<double>(start_.time_since_epoch()).count();  // steady_now_s's clock
     if (!config_.requests && !config_.duration_s) limit_ = 100;
@@ -311,6 +312,7 @@ class BenchReader {
     if (!d.is_object() || d.value("kind", "") != "bench") bad("kind", "not a bench result");
     BenchResult r;
     r.target = member(d, "target", json::value_t::string).get<std::string>();
+    if (auto proxy = d.find("proxy"); proxy != d.end() && proxy->is_string()) r.proxy = proxy->get<std::string>();
     r.duration_s = number(d, "duration_s");
     r.connections = count(d, "connections");
     for (const auto& [code, n] : member(d, "errors", json::value_t::object).items()) r.errors[code] = count(d["errors"], code);
@@ -420,7 +422,8 @@ std::string bench_json(const BenchResult& r) {
   json errors = json::object();
   for (const auto& [k, n] : r.errors) errors[k] = n;
   json j = {{"kind", "bench"}, {"schema_version", BenchResult::kSchemaVersion},
-            {"target", r.target}, {"requests", r.requests}, {"errors", errors}, {"duration_s", r.duration_s},
+            {"target", r.target}, {"proxy", r.proxy.empty() ? json(nullptr) : json(r.proxy)},
+            {"requests", r.requests}, {"errors", errors}, {"duration_s", r.duration_s},
             {"tokens_per_s", r.tokens_per_s}, {"goodput_per_s", r.goodput_per_s}, {"connections", r.connections},
             {"warnings", r.warnings}, {"workload", workload_json(r.workload)},
             {"start_unix_s", r.start_unix_s}, {"start_clock_s", r.start_clock_s},

@@ -67,6 +67,7 @@ struct BenchWorker {
 struct BenchResult {
   static constexpr int kSchemaVersion = 1;  // of bench_json's document
   std::string target;
+  std::string proxy;  // the forward proxy every connection went through (net::ProxyServer::url); empty: direct
   Workload workload;
   // When the run started, by the wall clock (merge lines up workers' runs with it), and the
   // same instant on the clock of the records' sent_s (a monotonic one, whose epoch is the machine's).

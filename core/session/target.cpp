@@ -160,6 +160,22 @@ Result<RequestHeader> parse_request_header(std::string_view text, bool from_envi
   return h;
 }
 
+Result<RequestHeader> environment_request_header(std::string_view name, std::string_view variable) {
+  const std::string shown(name.substr(0, name.find_first_of("\r\n")));
+  if (variable.empty() || !std::all_of(variable.begin(), variable.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    return make_error(ErrorClass::Usage, "header \"" + shown + "\": \"" + std::string(variable) + "\" is no environment variable's name");
+  const char* value = std::getenv(std::string(variable).c_str());
+  if (!value || !*value) return make_error(ErrorClass::Usage, "header \"" + shown + "\": " + std::string(variable) + " is not set");
+  return parse_request_header(std::string(name) + ": " + value, true);
+}
+
+std::optional<std::string_view> environment_reference(std::string_view value) {
+  value = trimmed(value);
+  if (value.starts_with("${") && value.ends_with("}")) return value.substr(2, value.size() - 3);
+  if (value.starts_with("$")) return value.substr(1);
+  return std::nullopt;
+}
+
 std::string http_baseline_url(const Target& t) {
   if (!t.tls) return {};
   std::string host = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;

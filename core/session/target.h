@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,11 @@ inline constexpr std::size_t kMaxRequestHeaders = 64;
 // came `from_environment` — the credential headers (x-api-key, authorization,
 // proxy-authorization, cookie), which never come from a command line.
 Result<RequestHeader> parse_request_header(std::string_view text, bool from_environment);
+// NAME with the value of environment variable `variable` (--header-env NAME:ENV, the GUI's
+// "NAME: $ENV"): a secret kept off command lines and forms. Errors name the variable, never a value.
+Result<RequestHeader> environment_request_header(std::string_view name, std::string_view variable);
+// "$ENV" or "${ENV}": the variable a header's value names; nullopt for a value written out.
+std::optional<std::string_view> environment_reference(std::string_view value);
 
 // The profiles with a live client of their own (Target::own_client), in registry order.
 std::vector<const Profile*> own_client_profiles();

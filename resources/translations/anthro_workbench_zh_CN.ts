@@ -1544,6 +1544,22 @@
         <source>profile</source>
         <translation>协议配置</translation>
     </message>
+    <message>
+        <source>proxy tunnel</source>
+        <translation>代理隧道</translation>
+    </message>
+    <message>
+        <source>answer</source>
+        <translation>应答</translation>
+    </message>
+    <message>
+        <source>round trip</source>
+        <translation>往返时间</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::ConnectionsModel</name>
@@ -3056,16 +3072,16 @@
         <translation>HTTP 目标：每行一个“名称: 值”（可选）</translation>
     </message>
     <message>
-        <source>Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's routing or tenant header; one the client sends itself (anthropic-version) is replaced. Keys go in the API key field.</source>
-        <translation>HTTP 目标的请求头，每行一个“名称: 值”：anthropic-beta、网关的路由或租户头；与客户端自带的同名头（anthropic-version）会被替换。密钥请填在“API 密钥”一栏。</translation>
-    </message>
-    <message>
         <source>Headers, line %1: %2</source>
         <translation>请求头第 %1 行：%2</translation>
     </message>
     <message>
         <source>more than %1 headers</source>
         <translation>超过 %1 个请求头</translation>
+    </message>
+    <message>
+        <source>Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's routing or tenant header; one the client sends itself (anthropic-version) is replaced. A secret: NAME: $VARIABLE takes its value from the environment. Keys go in the API key field.</source>
+        <translation>HTTP 目标的请求头，每行一个“名称: 值”：anthropic-beta、网关的路由或租户头；与客户端自带的同名头（anthropic-version）会被替换。机密值：写成“名称: $变量名”即从环境变量读取。密钥请填在“API 密钥”一栏。</translation>
     </message>
 </context>
 <context>

@@ -9,9 +9,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
+    'proxy tunnel': '代理隧道',
+    'answer': '应答',
+    'round trip': '往返时间',
+    '%1 ms': '%1 ms',
     'Headers': '请求头',
     'HTTP targets: one NAME: VALUE a line (optional)': 'HTTP 目标：每行一个“名称: 值”（可选）',
-    "Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's routing or tenant header; one the client sends itself (anthropic-version) is replaced. Keys go in the API key field.": 'HTTP 目标的请求头，每行一个“名称: 值”：anthropic-beta、网关的路由或租户头；与客户端自带的同名头（anthropic-version）会被替换。密钥请填在“API 密钥”一栏。',
+    "Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's routing or tenant header; one the client sends itself (anthropic-version) is replaced. A secret: NAME: $VARIABLE takes its value from the environment. Keys go in the API key field.": 'HTTP 目标的请求头，每行一个“名称: 值”：anthropic-beta、网关的路由或租户头；与客户端自带的同名头（anthropic-version）会被替换。机密值：写成“名称: $变量名”即从环境变量读取。密钥请填在“API 密钥”一栏。',
     'Headers, line %1: %2': '请求头第 %1 行：%2',
     'more than %1 headers': '超过 %1 个请求头',
     'Worker': '工作节点',

@@ -42,7 +42,7 @@ const std::string kHead = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\
 
 // Two exchanges on one connection, one packet per piece, 1 ms apart: the first token comes
 // 4 ms after the first request and 5 ms after the second (two pings in between).
-std::vector<Segment> http_session() {
+std::vector<std::pair<bool, std::string>> http_pieces() {
   AnthropicSseWriter w;
   auto chunk = [](const std::string& event) { return std::pair{false, net::http_chunk(event)}; };
   std::vector<std::pair<bool, std::string>> pieces = {
@@ -52,8 +52,10 @@ std::vector<Segment> http_session() {
       {true, request("two")}, {false, kHead}, chunk(w.message_start("msg_2", "m", 3)), chunk(w.ping()), chunk(w.ping()),
       chunk(w.text_delta("Again")), chunk(w.message_delta(StopReason::EndTurn, 1)),
       {false, net::http_chunk(w.message_stop()) + net::http_chunk("")}};
-  return exchange(pieces);
+  return pieces;
 }
+
+std::vector<Segment> http_session() { return exchange(http_pieces()); }
 
 // The token stream on one connection: the vocabulary fetched, then a reply whose second id
 // straddles two chunks, with the degraded marker and two padding ids; then a reply whose body
@@ -98,6 +100,26 @@ bool open_written(CaptureInspector& inspector, const QString& path, const std::v
 class TestHttpCaptureInspector : public QObject {
   Q_OBJECT
  private slots:
+  // A connection to a forward proxy: CONNECT and its answer, then the tunnel's own bytes, read
+  // as the connection they are (here cleartext HTTP); the tunnel in the connection's details.
+  void aProxyTunnelIsReadThrough() {
+    QTemporaryDir dir;
+    auto pieces = http_pieces();
+    pieces.insert(pieces.begin(), {{true, "CONNECT api.example.com:80 HTTP/1.1\r\nHost: api.example.com:80\r\n"
+                                          "Proxy-Authorization: Basic YWxpY2U6cHc=\r\n\r\n"},
+                                   {false, "HTTP/1.1 200 Connection established\r\n\r\n"}});
+    CaptureInspector inspector;
+    QVERIFY(open_written(inspector, dir.filePath("tunnel.pcap"), exchange(pieces)));
+    FrameTableModel* rows = inspector.frames();
+    QCOMPARE(rows->rowCount(), 17);  // as without the proxy
+    QCOMPARE(cell(rows, 0, FrameTableModel::Type), QString("HTTP_REQUEST"));
+    QCOMPARE(cell(rows, 0, summary_column()), QString("POST /v1/messages"));
+    inspector.frameView()->selectRow(0);
+    QVERIFY(!inspector.hexView()->bytes().contains("YWxpY2U6cHc"));
+    QCOMPARE(inspector.connectionDetail()->value("proxy tunnel", "answer"), QString("HTTP/1.1 200 Connection established"));
+    QCOMPARE(inspector.connectionDetail()->value("HTTP", "requests"), QString("2"));
+  }
+
   void httpRequestsAndEventsAreRowsWithTheirTtft() {
     QTemporaryDir dir;
     QString path = dir.filePath("http.pcap");

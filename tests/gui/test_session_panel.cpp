@@ -334,6 +334,24 @@ class TestSessionPanel : public QObject {
     for (const char* expected : {"anthropic-beta: tools-1", "x-route: eu", "anthropic-version: 2099-01-01"})
       QVERIFY2(std::count(lines.begin(), lines.end(), expected) == 1, head.c_str());
 
+    // A secret from the environment, as --header-env: "NAME: $ENV" or "NAME: ${ENV}"; a
+    // credential may come so, never typed.
+    qputenv("WB_GUI_TENANT_SECRET", "gui-secret-4d2e");
+    HeadCatcher second;
+    panel.setTarget(QString("http://127.0.0.1:%1/v1/messages").arg(second.port()));
+    panel.setHeaders("x-tenant: $WB_GUI_TENANT_SECRET\nx-api-key: ${WB_GUI_TENANT_SECRET}");
+    QVERIFY(panel.send());
+    QVERIFY(finished.wait(30000));
+    const auto from_environment = header_lines(second.head());
+    for (const char* expected : {"x-tenant: gui-secret-4d2e", "x-api-key: gui-secret-4d2e"})
+      QVERIFY2(std::count(from_environment.begin(), from_environment.end(), expected) == 1, second.head().c_str());
+    qunsetenv("WB_GUI_TENANT_SECRET");
+    panel.setHeaders("x-tenant: $WB_GUI_TENANT_SECRET");
+    QVERIFY(!panel.send());
+    QVERIFY2(panel.sessionError().contains("Headers, line 1") && panel.sessionError().contains("WB_GUI_TENANT_SECRET is not set"),
+             qPrintable(panel.sessionError()));
+    panel.setTarget(QString("http://127.0.0.1:%1/gw/v1/messages?api-version=1").arg(server.port()));
+
     QSignalSpy messages(&panel, &SessionPanel::message);
     panel.setHeaders("x-ok: 1\nx-api-key: sk-typed");
     QVERIFY(!panel.send());
