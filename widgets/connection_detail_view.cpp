@@ -64,16 +64,16 @@ void ConnectionDetailView::rebuild() {
   // A profile with its own dissector has no anthro-v1 frames to open: its count instead of "0 (0 opened)".
   if (c.profile && anthro::profile(*c.profile).dissect) add(top, tr("frames"), QString::number(c.dissected_frames));
   else add(top, tr("frames"), tr("%1 (%2 opened)").arg(c.frames).arg(c.frames_opened));
+  if (!c.tunnel.empty()) {  // a forward proxy's CONNECT: what the rest of the connection carries is the tunnel's
+    auto* tunnel = new QTreeWidgetItem(this, {tr("proxy tunnel"), QString::fromStdString(c.tunnel)});
+    add(tunnel, tr("answer"), QString::fromStdString(c.tunnel_status));
+    if (c.tunnel_ms) add(tunnel, tr("round trip"), tr("%1 ms").arg(*c.tunnel_ms, 0, 'f', 2));
+  }
   if (c.offer || c.answer || c.negotiation_refusal) {
     auto* negotiation = new QTreeWidgetItem(this, {tr("negotiation"), c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString()});
     if (c.negotiation_refusal) add(negotiation, tr("refused"), QString::fromLatin1(to_string(c.negotiation_refusal->reason)));
     if (c.offer) add_blob(new QTreeWidgetItem(negotiation, {"offer", tr("client → server")}), *c.offer);
     if (c.answer) add_blob(new QTreeWidgetItem(negotiation, {"answer", tr("server → client")}), *c.answer);
-  }
-  if (!c.tunnel.empty()) {  // a forward proxy's CONNECT: what the rest of the connection carries is the tunnel's
-    auto* tunnel = new QTreeWidgetItem(this, {tr("proxy tunnel"), QString::fromStdString(c.tunnel)});
-    add(tunnel, tr("answer"), QString::fromStdString(c.tunnel_status));
-    if (c.tunnel_ms) add(tunnel, tr("round trip"), tr("%1 ms").arg(*c.tunnel_ms, 0, 'f', 2));
   }
   if (c.http_requests || !c.http_error.empty() || c.transport == CaptureTransport::Http) {
     auto* http = new QTreeWidgetItem(this, {"HTTP", QString()});
