@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture_generator.h"
 #include "cli_run.h"
 #include "forward_proxy.h"
 #include "head_catcher.h"
@@ -670,6 +671,65 @@ class TestApiKeys : public QObject {
     Run r = run({"session", "--target", endpoint.url("anthro"), "--prompt", "hi"}, dir.path());
     QVERIFY2(r.code == 2 && r.err.contains("HTTPS_PROXY: \"socks5://\" proxies are not supported"), r.err.constData());
     QCOMPARE(run({"session", "--target", endpoint.url("anthro"), "--prompt", "hi", "--no-proxy"}, dir.path()).code, 0);
+  }
+
+  // A proxy is a peer like any other: what it answers is read bounded, and each way it can fail
+  // ends the run with exit 3 and one line saying how, its bytes made printable.
+  void aHostileProxyIsToldApart_data() {
+    QTest::addColumn<QByteArray>("answer");  // empty: a proxy that never answers
+    QTest::addColumn<QString>("words");
+    QTest::newRow("not HTTP") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n\r\n") << "not an HTTP answer: SSH-2.0-OpenSSH_9.2";
+    QTest::newRow("a head without end") << QByteArray("HTTP/1.1 200 OK\r\nx: ") + QByteArray(20000, 'a') + "\r\n\r\n"
+                                        << "an answer head over 16 KiB";
+    QTest::newRow("closed mid-answer") << QByteArray("HTTP/1.1 200 Conn") << "closed mid-answer";
+    QTest::newRow("control bytes") << QByteArray("HTTP/1.1 403 \x1b[31mno\r\n\r\n") << "refused: HTTP/1.1 403 ?[31mno";
+    QTest::newRow("a tunnel to nothing") << QByteArray("HTTP/1.1 200 Connection established\r\n\r\n") << "TLS handshake with";
+    QTest::newRow("silent") << QByteArray() << "no answer within 1 s (--timeout-s)";
+  }
+  void aHostileProxyIsToldApart() {
+    QFETCH(QByteArray, answer);
+    QFETCH(QString, words);
+    QTemporaryDir dir;
+    std::optional<HeadCatcher> talking;
+    std::optional<LoopbackListener> silent;  // the kernel accepts for it; nothing is ever read or sent
+    if (answer.isEmpty()) silent.emplace();
+    else talking.emplace(answer.toStdString());
+    const int port = silent ? silent->port() : talking->port();
+    Run r = run({"session", "--target", "anthro://127.0.0.1:9", "--prompt", "hi", "--timeout-s", "1", "--proxy",
+                 QString("http://127.0.0.1:%1").arg(port)}, dir.path(), 60000);
+    QVERIFY2(r.code == 3, r.err.constData());
+    QVERIFY2(r.err.contains(words.toUtf8()) && r.err.contains(QString("proxy http://127.0.0.1:%1").arg(port).toUtf8()),
+             r.err.constData());
+    QVERIFY2(!r.err.contains('\x1b'), r.err.constData());
+    if (talking) QVERIFY2(talking->head().rfind("CONNECT 127.0.0.1:9 HTTP/1.1\r\n", 0) == 0, talking->head().c_str());
+  }
+
+  // analyze reads a capture's CONNECT tunnels however the bytes fall: a request sent in the
+  // CONNECT's own segment waits for the tunnel, a refusal keeps the proxy's line, and a CONNECT
+  // head past its bound stops the reading with a reason instead of growing.
+  void aCapturesTunnelsAreReadBounded() {
+    QTemporaryDir dir;
+    const std::string body = R"({"model":"m","max_tokens":8,"stream":false,"messages":[{"role":"user","content":"hi"}]})";
+    const std::string request = "POST /v1/messages HTTP/1.1\r\nhost: h\r\ncontent-type: application/json\r\ncontent-length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    const std::string reply_body = R"({"id":"m1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"yo"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}})";
+    const std::string reply = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: " +
+                              std::to_string(reply_body.size()) + "\r\n\r\n" + reply_body;
+    auto analyzed = [&](const std::vector<std::pair<bool, std::string>>& pieces) {
+      const QString path = dir.filePath("tunnel.pcap");
+      write_capture(path.toStdString(), exchange(pieces));
+      Run r = run({"analyze", path, "--format", "json"}, dir.path());
+      return r.code == 0 ? json::parse(r.out.constData())["connections"][0] : json{{"error", r.err.toStdString()}};
+    };
+    json c = analyzed({{true, "CONNECT h:80 HTTP/1.1\r\nHost: h:80\r\n\r\n" + request},
+                       {false, "HTTP/1.1 200 Connection established\r\n\r\n"}, {false, reply}});
+    QVERIFY2(c["tunnel"] == "h:80" && c["transport"] == "http" && c["http_requests"] == 1, c.dump().c_str());
+    QVERIFY2(c["streams"].size() == 1 && c["streams"][0]["end"] == "response", c.dump().c_str());
+    c = analyzed({{true, "CONNECT h:443 HTTP/1.1\r\n\r\n"},
+                  {false, "HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n"}});
+    QVERIFY2(c["tunnel_status"] == "HTTP/1.1 407 Proxy Authentication Required" && c["streams"].empty(), c.dump().c_str());
+    c = analyzed({{true, "CONNECT h:443 HTTP/1.1\r\nx: " + std::string(17000, 'a')}, {true, "\r\n\r\n"}});
+    QVERIFY2(c["http_error"] == "a CONNECT with a head over 16 KiB" && c["tunnel"].is_null(), c.dump().c_str());
   }
 
   // bench's connections and diagnose's live workload take the proxy as a session does.

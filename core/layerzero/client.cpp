@@ -87,7 +87,10 @@ class Runner {
     return result_;
   }
   void fail(std::string why) {
-    if (!error_) error_ = make_error(ErrorClass::Network, "layer-zero " + config_.host + ":" + std::to_string(config_.port) + ": " + why);
+    if (error_) return;
+    std::string where = "layer-zero " + config_.host + ":" + std::to_string(config_.port);
+    if (via_) where += " (through proxy " + *via_ + ")";  // what failed may be the tunnel's far end
+    error_ = make_error(ErrorClass::Network, where + ": " + why);
   }
 
  private:
@@ -106,6 +109,7 @@ class Runner {
       fail(*why);
       co_return nullptr;
     }
+    if (*route) via_ = (*route)->server.url();  // (its own refusals name it already)
     if (!config_.tls) co_return std::make_shared<Link>(make_plain_stream(std::move(socket)));
     co_return co_await tls_link(std::move(socket));
   }
@@ -227,6 +231,7 @@ class Runner {
   std::chrono::steady_clock::time_point end_;
   LzRunResult result_;
   std::optional<Error> error_;
+  std::optional<std::string> via_;  // the proxy a connection went through, for fail()
   std::unique_ptr<asio::ssl::context> tls_;  // made at the first TLS connection, shared by the resumes
   bool prompted_ = false;
   double read_ts_ = 0;  // when the bytes being read arrived

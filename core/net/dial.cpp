@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <chrono>
+#include <memory>
+#include <sstream>
 
 namespace anthro::net {
 
@@ -42,12 +44,17 @@ awaitable<std::optional<std::string>> open_tunnel(tcp::socket& socket, const Dia
   std::string request = "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n";
   if (!proxy.user.empty()) request += "Proxy-Authorization: " + proxy.authorization() + "\r\n";
   request += "\r\n";
+  // The proxy's silence closes the socket. A handler already queued when the answer came finds
+  // `done` and leaves the socket (by then the caller's stream's) alone.
+  struct Watch {
+    bool done = false, expired = false;
+  };
+  auto watch = std::make_shared<Watch>();
   asio::steady_timer timer(socket.get_executor());
-  bool timed_out = false;
   timer.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(d.timeout_s)));
-  timer.async_wait([&](boost::system::error_code ec) {
-    if (ec) return;
-    timed_out = true;
+  timer.async_wait([watch, &socket](boost::system::error_code ec) {
+    if (ec || watch->done) return;
+    watch->expired = true;
     boost::system::error_code ignored;
     socket.close(ignored);
   });
@@ -61,8 +68,9 @@ awaitable<std::optional<std::string>> open_tunnel(tcp::socket& socket, const Dia
     std::size_t n = co_await socket.async_read_some(asio::buffer(&c, 1), asio::redirect_error(use_awaitable, ec));
     if (n == 1) head += c;
   }
+  watch->done = true;
   timer.cancel();
-  if (timed_out) co_return where + ": no answer within " + std::to_string(static_cast<int>(d.timeout_s)) + " s";
+  if (watch->expired) co_return where + ": no answer within " + seconds_text(d.timeout_s) + " s (--timeout-s)";
   if (ec) co_return where + ": " + (head.empty() ? "closed before answering" : "closed mid-answer") + " (" + ec.message() + ")";
   if (!head.ends_with("\r\n\r\n")) co_return where + ": an answer head over 16 KiB";
   const std::string_view line = std::string_view(head).substr(0, head.find("\r\n"));
@@ -74,6 +82,12 @@ awaitable<std::optional<std::string>> open_tunnel(tcp::socket& socket, const Dia
 }
 
 }  // namespace
+
+std::string seconds_text(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
+}
 
 awaitable<std::optional<std::string>> dial(tcp::socket& socket, const Dial& d, Reached& reached) {
   auto ex = co_await asio::this_coro::executor;

@@ -33,4 +33,7 @@ struct Dial {
 // the user: the name that did not resolve, the address that refused, or the proxy's status line.
 awaitable<std::optional<std::string>> dial(tcp::socket& socket, const Dial& d, Reached& reached);
 
+// "60", "0.5": a timeout in seconds as the user wrote it, for messages.
+std::string seconds_text(double s);
+
 }  // namespace anthro::net

@@ -5,7 +5,6 @@
 #include <sys/socket.h>
 
 #include <cerrno>
-#include <sstream>
 
 #include "crypto/keylog.h"
 #include "http/messages_api.h"
@@ -23,20 +22,17 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // A certificate the client did not accept also names the trust in force and how to change it.
-std::string handshake_failed(const Target& t, const SessionConfig& config, ByteStream& stream, std::string why) {
+// Through a proxy the handshake crossed its tunnel, which the message names (the proxy may be
+// what failed: a tunnel to the wrong place, a TLS-intercepting proxy).
+std::string handshake_failed(const Target& t, const SessionConfig& config, const std::optional<ProxyRoute>& route,
+                             ByteStream& stream, std::string why) {
   long verify = SSL_get_verify_result(stream.ssl());
   if (verify != X509_V_OK)
     why += std::string(" (") + X509_verify_cert_error_string(verify) + "; trusted: " +
            (config.ca_file.empty() ? "the system store and the local endpoint's certificate" : config.ca_file) +
            "; see --cacert and --insecure)";
-  return "TLS handshake with " + t.authority() + " failed: " + why;
-}
-
-// "60", "0.5": a timeout as the user wrote it.
-std::string timeout_text(double s) {
-  std::ostringstream out;
-  out << s;
-  return out.str();
+  const std::string through = route ? " (through proxy " + route->server.url() + ")" : "";
+  return "TLS handshake with " + t.authority() + through + " failed: " + why;
 }
 
 // Why the target's transport did not come up; nothing when it did.
@@ -49,7 +45,7 @@ awaitable<std::optional<std::string>> first_contact(const Target& t, const Sessi
   if (!tls) co_return std::nullopt;
   auto stream = make_tls_stream(std::move(socket), *tls);
   if (auto ok = set_client_host(stream->ssl(), t.host); !ok) co_return ok.error().detail;
-  if (!co_await tls_handshake(*stream, false)) co_return handshake_failed(t, config, *stream, stream->error().message());
+  if (!co_await tls_handshake(*stream, false)) co_return handshake_failed(t, config, route, *stream, stream->error().message());
   stream->close();
   co_return std::nullopt;
 }
@@ -81,7 +77,7 @@ Result<bool> reach_target(const SessionConfig& config, const std::atomic<bool>* 
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.timeout_s));
   while (!done && !(stop && stop->load()) && Clock::now() < deadline) io.run_for(std::chrono::milliseconds(100));
   if (!done && stop && stop->load()) return make_error(ErrorClass::Cancelled, "cancelled while reaching " + target->authority());
-  if (!done) return make_error(ErrorClass::Network, "unreachable", "no answer from " + target->authority() + " within " + timeout_text(config.timeout_s) + " s (--timeout-s)");
+  if (!done) return make_error(ErrorClass::Network, "unreachable", "no answer from " + target->authority() + " within " + seconds_text(config.timeout_s) + " s (--timeout-s)");
   if (why) return make_error(ErrorClass::Network, "unreachable", *why);
   return true;
 }
@@ -255,7 +251,7 @@ awaitable<bool> SessionClient::connect() {
   if (!shook) {
     std::string why = !ext_.refusal.empty() ? "negotiation refused in the TLS extension: " + ext_.refusal
                                             : stream_->error().message();
-    co_return fail(handshake_failed(target_, config_, *stream_, std::move(why)));
+    co_return fail(handshake_failed(target_, config_, proxy_, *stream_, std::move(why)));
   }
   result_.alpn = selected_alpn(stream_->ssl());
   result_.tls_suite = tls_suite_name(stream_->ssl());
