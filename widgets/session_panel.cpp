@@ -89,10 +89,11 @@ SessionPanel::SessionPanel(QWidget* parent)
   target_->setMinimumContentsLength(20);
   target_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   key_source_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // follows the language's longest text
-  key_source_->addItems({QString(), QString(), QString(), QString()});
+  key_source_->addItems({QString(), QString(), QString(), QString(), QString()});  // KeySource's order
   api_key_->setEchoMode(QLineEdit::Password);
   api_key_->setEnabled(false);
-  connect(key_source_, &QComboBox::currentIndexChanged, this, [this](int i) { api_key_->setEnabled(i == 3); });
+  connect(key_source_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { api_key_->setEnabled(static_cast<KeySource>(i) == KeySource::Typed); });
   headers_->setMaximumHeight(QFontMetrics(headers_->font()).lineSpacing() * 3);
   headers_->setTabChangesFocus(true);
   max_tokens_->setRange(1, 1 << 20);
@@ -265,8 +266,11 @@ SessionPanel::SessionPanel(QWidget* parent)
       targets += tr(", ") + tr("%1 (%2)").arg(schemes, QString::fromUtf8(p->display_name.data(), static_cast<int>(p->display_name.size())));
     }
     target_->setToolTip(targets);
-    const QString sources[] = {tr("No API key"), tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
-    for (int i = 0; i < 4; ++i) key_source_->setItemText(i, sources[i]);
+    const QString sources[] = {tr("From the environment, by the target's API"), tr("No API key"),
+                               tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
+    for (int i = 0; i < 5; ++i) key_source_->setItemText(i, sources[i]);
+    key_source_->setItemData(0, tr("ANTHROPIC_API_KEY for anthro-v1 and Messages API targets, OPENAI_API_KEY for "
+                                   "chat completions, when set"), Qt::ToolTipRole);
     api_key_->setPlaceholderText(tr("API key, never saved"));
     api_key_->setToolTip(tr("API key (kept in memory only, never saved)"));
     system_->setPlaceholderText(tr("System prompt (optional)"));
@@ -416,11 +420,17 @@ SessionConfig SessionPanel::config() const {
   c.http2 = http2_->isEnabled() && http2_->isChecked();
   c.repeat = static_cast<unsigned>(repeat_->value());
   if (auto h = headers(); h && headers_->isEnabled()) c.headers = std::move(*h);
-  switch (key_source_->currentIndex()) {
-    case 1: c.api_key = qEnvironmentVariable("ANTHROPIC_API_KEY").toStdString(); break;
-    case 2: c.api_key = qEnvironmentVariable("OPENAI_API_KEY").toStdString(); break;
-    case 3: c.api_key = api_key_->text().toStdString(); break;
-    default: break;
+  switch (static_cast<KeySource>(key_source_->currentIndex())) {
+    case KeySource::ByTarget: {  // as the CLI without --api-key-env (default_api_key_variable)
+      auto parsed = parse_session_target(c.target);
+      if (const char* variable = parsed ? default_api_key_variable(*parsed) : nullptr)
+        c.api_key = qEnvironmentVariable(variable).toStdString();
+      break;
+    }
+    case KeySource::Anthropic: c.api_key = qEnvironmentVariable("ANTHROPIC_API_KEY").toStdString(); break;
+    case KeySource::OpenAi: c.api_key = qEnvironmentVariable("OPENAI_API_KEY").toStdString(); break;
+    case KeySource::Typed: c.api_key = api_key_->text().toStdString(); break;
+    case KeySource::None: break;
   }
   return c;
 }
@@ -466,7 +476,7 @@ bool SessionPanel::send() {
     showSessionError(QString::fromStdString(extra.error().detail));
     return false;
   }
-  if (key_source_->currentIndex() == 1 && c.api_key.empty())
+  if (static_cast<KeySource>(key_source_->currentIndex()) == KeySource::Anthropic && c.api_key.empty())
     emit message(tr("ANTHROPIC_API_KEY is not set in the environment; sending without a key."));
   answer_->clear();
   showSessionError({});

@@ -172,6 +172,8 @@ class SessionPanel : public QWidget {
   void stopCapture();
 
   QComboBox* target_;
+  // Where the API key comes from, in the combo's order; ByTarget is the CLI's default.
+  enum class KeySource { ByTarget, None, Anthropic, OpenAi, Typed };
   QComboBox* key_source_;
   QLineEdit* api_key_;
   QPlainTextEdit* headers_;

@@ -368,6 +368,31 @@ class TestSessionPanel : public QObject {
     QVERIFY(sendAndWait(panel));
   }
 
+  // The key's default is the CLI's: ANTHROPIC_API_KEY for a Messages API target,
+  // OPENAI_API_KEY for chat completions, each only when set.
+  void keysFollowTheTargetsApiByDefault() {
+    SessionPanel panel;
+    qputenv("ANTHROPIC_API_KEY", "sk-ant-gui-default");
+    qputenv("OPENAI_API_KEY", "sk-oai-gui-default");
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    for (const auto& [path, expected] : {std::pair{"/v1/messages", "x-api-key: sk-ant-gui-default"},
+                                         std::pair{"/v1/chat/completions", "authorization: Bearer sk-oai-gui-default"}}) {
+      HeadCatcher server;
+      panel.setTarget(QString("http://127.0.0.1:%1%2").arg(server.port()).arg(path));
+      QVERIFY(panel.send());
+      QVERIFY(finished.wait(30000));
+      const auto lines = header_lines(server.head());
+      QVERIFY2(std::count(lines.begin(), lines.end(), std::string(expected)) == 1, server.head().c_str());
+    }
+    qunsetenv("ANTHROPIC_API_KEY");
+    qunsetenv("OPENAI_API_KEY");
+    HeadCatcher server;
+    panel.setTarget(QString("http://127.0.0.1:%1/v1/messages").arg(server.port()));
+    QVERIFY(panel.send());
+    QVERIFY(finished.wait(30000));
+    QVERIFY2(server.head().find("x-api-key") == std::string::npos, server.head().c_str());
+  }
+
   // Layer Zero from the composer: the answer streams in while the ITL histogram
   // fills, the request reaches the charts with its TTFT (the first MODEL_OUTPUT), and the
   // fields a Layer Zero session has no use for are off while its target is chosen; a load
