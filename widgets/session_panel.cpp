@@ -266,7 +266,7 @@ SessionPanel::SessionPanel(QWidget* parent)
       targets += tr(", ") + tr("%1 (%2)").arg(schemes, QString::fromUtf8(p->display_name.data(), static_cast<int>(p->display_name.size())));
     }
     target_->setToolTip(targets);
-    const QString sources[] = {tr("From the environment, by the target's API"), tr("No API key"),
+    const QString sources[] = {tr("Environment, by target"), tr("No API key"),
                                tr("From $ANTHROPIC_API_KEY"), tr("From $OPENAI_API_KEY"), tr("Typed here")};
     for (int i = 0; i < 5; ++i) key_source_->setItemText(i, sources[i]);
     key_source_->setItemData(0, tr("ANTHROPIC_API_KEY for anthro-v1 and Messages API targets, OPENAI_API_KEY for "

@@ -3084,12 +3084,12 @@
         <translation>HTTP 目标的请求头，每行一个“名称: 值”：anthropic-beta、网关的路由或租户头；与客户端自带的同名头（anthropic-version）会被替换。机密值：写成“名称: $变量名”即从环境变量读取。密钥请填在“API 密钥”一栏。</translation>
     </message>
     <message>
-        <source>From the environment, by the target's API</source>
-        <translation>从环境变量读取（按目标的 API）</translation>
-    </message>
-    <message>
         <source>ANTHROPIC_API_KEY for anthro-v1 and Messages API targets, OPENAI_API_KEY for chat completions, when set</source>
         <translation>anthro-v1 和 Messages API 目标用 ANTHROPIC_API_KEY，chat completions 目标用 OPENAI_API_KEY（已设置时）</translation>
+    </message>
+    <message>
+        <source>Environment, by target</source>
+        <translation>环境变量（按目标）</translation>
     </message>
 </context>
 <context>

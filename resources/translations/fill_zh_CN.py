@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
-    "From the environment, by the target's API": '从环境变量读取（按目标的 API）',
+    'Environment, by target': '环境变量（按目标）',
     'ANTHROPIC_API_KEY for anthro-v1 and Messages API targets, OPENAI_API_KEY for chat completions, when set': 'anthro-v1 和 Messages API 目标用 ANTHROPIC_API_KEY，chat completions 目标用 OPENAI_API_KEY（已设置时）',
     'proxy tunnel': '代理隧道',
     'answer': '应答',
