@@ -47,6 +47,16 @@ inline bool ended_normally(QProcess& p, int ms) {
   return p.exitStatus() == QProcess::NormalExit;
 }
 
+// An environment variable set for one scope, then unset.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const QByteArray& value) : name_(name) { qputenv(name, value); }
+  ~ScopedVariable() { qunsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
 // A TCP port on 127.0.0.1 that nothing listened on a moment ago.
 inline int free_port() { return LoopbackListener(1).port(); }
 

@@ -682,12 +682,6 @@ const ItemResult* Diagnosis::item(std::string_view id) const {
   return nullptr;
 }
 
-FrameDrops count_frame_drops(const Observations& o) {
-  FrameDrops d{o.frames_refused, o.frames};  // frames_refused already counts the authentication failures
-  for (const auto& q : o.requests) d.dropped += q.record().token_gaps + q.record().token_duplicates;
-  return d;
-}
-
 Diagnosis evaluate(const Checklist& checklist, Observations o) {
   Diagnosis d;
   d.checklist_id = checklist.id;

@@ -91,4 +91,10 @@ void merge_observations(Observations& into, Observations more) {
   for (auto& w : more.warnings) into.warnings.push_back(std::move(w));
 }
 
+FrameDrops count_frame_drops(const Observations& o) {
+  FrameDrops d{o.frames_refused, o.frames};  // frames_refused already counts the authentication failures
+  for (const auto& q : o.requests) d.dropped += q.record().token_gaps + q.record().token_duplicates;
+  return d;
+}
+
 }  // namespace anthro
