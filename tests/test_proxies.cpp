@@ -295,28 +295,51 @@ class TestProxies : public QObject {
     QTemporaryDir dir;
     ForwardProxy proxy;
     QVERIFY2(proxy.ready(), qPrintable(proxy.why_not()));
-    EndpointProcess endpoint(dir.path(), {});
+    EndpointProcess endpoint(dir.path(), {"--lz-listen", "127.0.0.1:0"});
     QVERIFY(endpoint.ready());
     ScopedVariable password("WB_PROXY_PASSWORD", ForwardProxy::kPassword);
     const QStringList through = {"--proxy", proxy.auth_url(), "--proxy-password-env", "WB_PROXY_PASSWORD"};
-    Run bench = run(QStringList{"bench", "--target", endpoint.url("anthro"), "--requests", "6", "--concurrency", "2",
-                                "--format", "json"} + through, dir.path());
-    QVERIFY2(bench.code == 0, bench.err.constData());
-    const json benched = json::parse(bench.out.constData());
-    QCOMPARE(benched["requests"].get<int>(), 6);
-    QCOMPARE(QString::fromStdString(benched["proxy"].get<std::string>()), proxy.auth_url());
-    const QString port = endpoint.url("anthro").section(':', 2);
-    QVERIFY2(proxy.access_log().count(("CONNECT 127.0.0.1:" + port).toUtf8()) >= 2, proxy.access_log().constData());
-    ScopedVariable https_proxy("HTTPS_PROXY", proxy.auth_url(true).toUtf8());  // the environment's form, password and all
+    // What squid logged since `before` for `target`: its CONNECTs, or its forwarded POSTs.
+    auto logged = [&](const QByteArray& before, const QString& target) {
+      const QByteArray seen = target.startsWith("http://") ? ("POST " + target).toUtf8()
+                                                           : ("CONNECT 127.0.0.1:" + target.section(':', 2).section('/', 0, 0)).toUtf8();
+      return proxy.access_log().mid(before.size()).count(seen);
+    };
+    // bench on each protocol it speaks, with the password and through the open port in turn.
+    const QStringList targets = {endpoint.url("anthro"), endpoint.url("anthro+lab"), endpoint.url("https") + "/v1/messages",
+                                 endpoint.url("http") + "/v1/chat/completions"};
+    for (int i = 0; i < targets.size(); ++i) {
+      const bool with_credentials = i % 2 == 0;
+      const QByteArray before = proxy.access_log();
+      Run bench = run(QStringList{"bench", "--target", targets[i], "--requests", "6", "--concurrency", "2", "--format", "json"} +
+                          (with_credentials ? through : QStringList{"--proxy", proxy.open_url()}),
+                      dir.path());
+      QVERIFY2(bench.code == 0, (targets[i] + ": " + bench.err).toUtf8().constData());
+      const json benched = json::parse(bench.out.constData());
+      QCOMPARE(benched["requests"].get<int>(), 6);
+      QCOMPARE(QString::fromStdString(benched["proxy"].get<std::string>()), with_credentials ? proxy.auth_url() : proxy.open_url());
+      QVERIFY2(logged(before, targets[i]) >= (targets[i].startsWith("http://") ? 6 : 2), proxy.access_log().constData());
+    }
+    // diagnose's live workload: the environment's proxy with its password, and --proxy for a
+    // Layer Zero target (its own checklist).
+    {
+      ScopedVariable https_proxy("HTTPS_PROXY", proxy.auth_url(true).toUtf8());
+      const QByteArray before = proxy.access_log();
+      const QString target = endpoint.url("https") + "/v1/messages";
+      Run diagnose = run({"diagnose", "--target", target, "--requests", "20", "--quiet", "--format", "json"}, dir.path());
+      QVERIFY2(diagnose.code == 0 || diagnose.code == 1, diagnose.err.constData());
+      QVERIFY(!diagnose.out.contains(ForwardProxy::kPassword) && !diagnose.err.contains(ForwardProxy::kPassword));
+      const json diagnosis = json::parse(diagnose.out.constData());
+      QVERIFY2(diagnosis["checklist"].size() > 0 && diagnosis["summary"]["requests"].get<int>() > 0, diagnose.out.left(600).constData());
+      QVERIFY2(logged(before, target) >= 1, proxy.access_log().constData());
+    }
     const QByteArray before = proxy.access_log();
-    Run diagnose = run({"diagnose", "--target", endpoint.url("https") + "/v1/messages", "--requests", "20", "--quiet",
-                        "--format", "json"}, dir.path());
-    QVERIFY2(diagnose.code == 0 || diagnose.code == 1, diagnose.err.constData());
-    QVERIFY(!diagnose.out.contains(ForwardProxy::kPassword) && !diagnose.err.contains(ForwardProxy::kPassword));
-    const json diagnosis = json::parse(diagnose.out.constData());
-    QVERIFY2(diagnosis["checklist"].size() > 0 && diagnosis["summary"]["requests"].get<int>() > 0, diagnose.out.left(600).constData());
-    QVERIFY2(proxy.access_log().mid(before.size()).count(("CONNECT 127.0.0.1:" + port).toUtf8()) >= 1,
-             proxy.access_log().constData());
+    Run lz = run(QStringList{"diagnose", "--checklist", "layer-zero", "--target", endpoint.url("lz+lab"), "--requests", "4", "--quiet",
+                             "--format", "json"} + through,
+                 dir.path());
+    QVERIFY2(lz.code == 0 || lz.code == 1, lz.err.constData());
+    QCOMPARE(QString::fromStdString(json::parse(lz.out.constData())["checklist_id"].get<std::string>()), QString("layer-zero"));
+    QVERIFY2(logged(before, endpoint.url("lz+lab")) >= 1, proxy.access_log().constData());
   }
 
   // A capture of the client's side of the proxy holds CONNECT, the proxy's answer, then the
