@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 1: check_chat_request(body); break;
     case 2: check_response(body, parse_messages_response, messages_response_json); break;
     default:
-      check_response(body, parse_chat_completions_response,
+      check_response(body, [](std::string_view b) { return parse_chat_completions_response(b); },
                      [](const ResponseSpec& s) { return chat_completions_response_json(s, 0); });
   }
   return 0;
