@@ -264,7 +264,7 @@ class TestProxies : public QObject {
 
   // analyze reads a capture's CONNECT tunnels however the bytes fall: a request sent in the
   // CONNECT's own segment waits for the tunnel, a refusal keeps the proxy's line, and a CONNECT
-  // head past its bound stops the reading with a reason instead of growing.
+  // head or early bytes past their bounds stop the reading with a reason instead of growing.
   void aCapturesTunnelsAreReadBounded() {
     QTemporaryDir dir;
     const std::string body = R"({"model":"m","max_tokens":8,"stream":false,"messages":[{"role":"user","content":"hi"}]})";
@@ -288,6 +288,10 @@ class TestProxies : public QObject {
     QVERIFY2(c["tunnel_status"] == "HTTP/1.1 407 Proxy Authentication Required" && c["streams"].empty(), c.dump().c_str());
     c = analyzed({{true, "CONNECT h:443 HTTP/1.1\r\nx: " + std::string(17000, 'a')}, {true, "\r\n\r\n"}});
     QVERIFY2(c["http_error"] == "a CONNECT with a head over 16 KiB" && c["tunnel"].is_null(), c.dump().c_str());
+    std::vector<std::pair<bool, std::string>> early = {{true, "CONNECT h:443 HTTP/1.1\r\n\r\n"}};
+    for (int i = 0; i < 40; ++i) early.push_back({true, std::string(8000, 'x')});  // and no answer yet
+    c = analyzed(early);
+    QVERIFY2(c["http_error"] == "the client sent over 256 KiB before the tunnel opened", c.dump().c_str());
   }
 
   // bench's connections and diagnose's live workload take the proxy as a session does.

@@ -67,6 +67,9 @@ MakeConnectionReader connection_reader(ProfileId id) {
 // came after it before the tunnel opened.
 struct TunnelHeads {
   static constexpr std::size_t kMaxHead = 16 * 1024;  // a head beyond it is no proxy's
+  // What one side may send past its head before the tunnel opens: a client's first flight (a
+  // ClientHello, a request), never a stream.
+  static constexpr std::size_t kMaxEarly = 256 * 1024;
   std::string head[2];
   Bytes after[2];
   bool complete[2] = {false, false};
@@ -199,6 +202,12 @@ void CaptureDecoder::read_tunnel_heads(Conn& c, Direction dir, ByteView data, do
   const int side = dir == Direction::ClientToServer ? 0 : 1;
   std::string& head = t.head[side];
   if (t.complete[side]) {
+    if (t.after[side].size() + data.size() > TunnelHeads::kMaxEarly) {
+      c.info.http_error = std::string(side == 0 ? "the client" : "the proxy") + " sent over 256 KiB before the tunnel opened";
+      c.tunnel.reset();
+      c.recognised = true;  // nothing more of it is read
+      return;
+    }
     t.after[side].insert(t.after[side].end(), data.begin(), data.end());
   } else {
     const std::size_t before = head.size();
