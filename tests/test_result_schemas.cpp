@@ -402,7 +402,10 @@ class TestResultSchemas : public QObject {
       f.write(r.out);
     }
     Run cmp = run({"compare", a, b, "--output", out}, dir_.path());
-    QVERIFY2(cmp.code == 0 || cmp.code == 4, cmp.err.constData());
+    // Any verdict (1: worse) is a comparison document: two runs of 10 ms TTFTs on a machine the
+    // other suites load may truly differ (seen once in CI). The judge's A/A behaviour is
+    // test_rollout_statistics'; this suite checks the document's schema.
+    QVERIFY2(cmp.code == 0 || cmp.code == 1 || cmp.code == 4, cmp.err.constData());
     QFile saved(out);
     QVERIFY(saved.open(QIODevice::ReadOnly));
     json doc = json::parse(saved.readAll().toStdString());
