@@ -409,7 +409,9 @@ class TestEndpoint : public QObject {
     QCOMPARE(got[0].text, std::string("Hello replayed world"));
     QCOMPARE(got[0].figures.tokens, std::uint64_t{3});
     QVERIFY2(*got[0].figures.ttft_ms >= 60, std::to_string(*got[0].figures.ttft_ms).c_str());
-    QVERIFY2(*got[0].figures.max_gap_ms >= 300, std::to_string(*got[0].figures.max_gap_ms).c_str());
+    // The gap lies between two read stamps: the earlier can be late by a wakeup on a loaded machine,
+    // shortening it by that much (299.6 ms seen in CI); a gap from the wrong event would be ~0.
+    QVERIFY2(*got[0].figures.max_gap_ms >= 295, std::to_string(*got[0].figures.max_gap_ms).c_str());
     QCOMPARE(got[1].end, RequestEnd::Error);
     QCOMPARE(got[1].error_code, std::optional<int>(429));
     QCOMPARE(got[1].retry_after_ms, std::optional<std::uint32_t>(250));
