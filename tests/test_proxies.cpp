@@ -51,6 +51,7 @@ class TestProxies : public QObject {
     QTest::newRow("empty port") << "http://p:" << true << "not a number";
     QTest::newRow("no host") << "http://:8080" << true << "no proxy host";
     QTest::newRow("broken escape") << "http://a%4@p:1" << true << "%-escape";
+    QTest::newRow("a password where the port goes") << "http://alice:pw" << true << "not a number from 1 to 65535";
     QTest::newRow("control byte") << "http://p\r\nx:1" << true << "space or control byte";
   }
   void proxyUrlsAreReadAsCurlReadsThem() {

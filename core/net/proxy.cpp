@@ -162,7 +162,8 @@ Result<ProxyServer> parse_proxy_url(std::string_view url, std::string_view origi
     unsigned port = 0;
     auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
     if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535)
-      return bad_proxy(origin, "the proxy port \"" + std::string(port_text) + "\" is not a number from 1 to 65535");
+      // (not echoed: in "http://user:password" with no '@' the password stands where a port would)
+      return bad_proxy(origin, "the proxy port is not a number from 1 to 65535");
     out.port = static_cast<std::uint16_t>(port);
   }
   return out;
