@@ -64,10 +64,16 @@ step "  $(wc -w <<<"$commands") commands, $checked options found in the page"
 if [ -n "$workbench" ]; then
   step "   anthro-workbench(1) against anthro-workbench --help"
   man -l "$dist/man/anthro-workbench.1.gz" | col -bx | squeeze >"$work/anthro-workbench.txt"
-  gui_options=$(QT_QPA_PLATFORM=offscreen "$workbench" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+$')
+  # Without a display, as on a server or over ssh: --help and --version print, the window says why it cannot open.
+  nodisplay() { env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$@"; }
+  nodisplay "$workbench" --version | grep -qE '^anthro-workbench [0-9]' || fail "anthro-workbench --version without a display"
+  if nodisplay "$workbench" >"$work/nodisplay.out" 2>&1; then fail "anthro-workbench without a display exited 0"; fi
+  [ "$(nodisplay "$workbench" >/dev/null 2>&1; echo $?)" = 1 ] || fail "anthro-workbench without a display: exit $(nodisplay "$workbench" >/dev/null 2>&1; echo $?), not 1"
+  grep -q "no display" "$work/nodisplay.out" || fail "anthro-workbench without a display says: $(cat "$work/nodisplay.out")"
+  gui_options=$(nodisplay "$workbench" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+$')
   [ "$(wc -w <<<"$gui_options")" -ge 4 ] || fail "anthro-workbench --help lists only: $gui_options"
   # Qt's usage line names the program as invoked; the page names it as a user types it.
-  gui_synopsis=$(QT_QPA_PLATFORM=offscreen "$workbench" --help | sed -n 's/^Usage: [^ ]*/anthro-workbench/p' | squeeze)
+  gui_synopsis=$(nodisplay "$workbench" --help | sed -n 's/^Usage: [^ ]*/anthro-workbench/p' | squeeze)
   grep -qxF -- "SYNOPSIS $gui_synopsis" <(awk '/^SYNOPSIS$/ { getline; print "SYNOPSIS " $0; exit }' \
     <(man -l "$dist/man/anthro-workbench.1.gz" | col -bx) | squeeze) ||
     fail "anthro-workbench(1) has no SYNOPSIS '$gui_synopsis'"
