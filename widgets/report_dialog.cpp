@@ -9,12 +9,14 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QStyleOptionComboBox>
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "file_dialog.h"
+#include "window_fit.h"
 #include "gui_thread.h"
 #include "retranslator.h"
 #include "worker.h"
@@ -83,7 +85,7 @@ ReportDialog::ReportDialog(ResultJob job, const QString& origin, const QString& 
   layout->addWidget(preview_, 1);
   layout->addWidget(error_);
   layout->addLayout(bottom);
-  resize(980, 820);
+  fit_dialog(this, QSize(980, 820));
 
   (new Retranslator(this))->add([=, this] {
     setWindowTitle(tr("Export report"));
@@ -93,6 +95,14 @@ ReportDialog::ReportDialog(ResultJob job, const QString& origin, const QString& 
     format_->setItemText(1, tr("PDF"));
     format_->setItemText(2, tr("Markdown (charts as PNG files beside it)"));
     format_->setItemText(3, tr("JSON (the result and the report's sections)"));
+    // Wide enough for the longest item in this language: the style's own size hint falls a few
+    // pixels short of its text field for CJK text.
+    int widest = 0;
+    for (int i = 0; i < format_->count(); ++i) widest = std::max(widest, format_->fontMetrics().horizontalAdvance(format_->itemText(i)));
+    QStyleOptionComboBox option;
+    option.initFrom(format_);
+    const QSize text(widest + 8, format_->fontMetrics().height());
+    format_->setMinimumWidth(format_->style()->sizeFromContents(QStyle::CT_ComboBox, &option, text, format_).width());
     redact_->setText(tr("Redact prompts and answers"));
     redact_->setToolTip(tr("Replace prompt and answer text by its length and SHA-256. API keys, key log secrets "
                            "and private keys are always redacted."));

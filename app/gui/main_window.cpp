@@ -23,6 +23,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 
 #include <unistd.h>
 
@@ -95,7 +96,7 @@ QString copy_file(const QString& from, const QString& to) {
 
 MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults)
     : QMainWindow(parent),
-      tabs_(new QTabWidget(this)),
+      tabs_(new PageTabs(this)),
       welcome_(nullptr),
       session_(new widgets::SessionPanel(this)),
       diagnosis_(new widgets::DiagnosisPage(this)),
@@ -111,29 +112,24 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   tabs_->setDocumentMode(true);
   tabs_->setTabsClosable(true);
   tabs_->setMovable(true);
-  // A page taller than a laptop's screen scrolls instead of growing the window past it; every
-  // page fits 1024 px in width, so only the vertical bar ever shows.
-  auto* scroller = new QScrollArea(this);
-  scroller->setObjectName("pageScroller");
-  scroller->setFrameShape(QFrame::NoFrame);
-  scroller->setWidgetResizable(true);
-  scroller->setWidget(tabs_);
-  setCentralWidget(scroller);
+  // A page taller than a laptop's screen scrolls in its tab instead of growing the window past
+  // it; every page fits 1024 px in width, so only the vertical bar ever shows.
+  setCentralWidget(tabs_);
 
   auto* welcome = new WelcomePage(this);
   welcome_ = welcome;
-  tabs_->addTab(welcome_, QString());
-  tabs_->addTab(session_, QString());
-  tabs_->addTab(diagnosis_, QString());
-  tabs_->addTab(rollout_, QString());
-  tabs_->addTab(compare_, QString());
+  tabs_->addPage(welcome_, QString());
+  tabs_->addPage(session_, QString());
+  tabs_->addPage(diagnosis_, QString());
+  tabs_->addPage(rollout_, QString());
+  tabs_->addPage(compare_, QString());
   for (int i = 0; i < 5; ++i) tabs_->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);  // fixed pages
   connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     fitToCurrentPage();
     updateExportAction();
-    if (tabs_->currentWidget() == diagnosis_) refreshDiagnosisSources();
-    if (tabs_->currentWidget() == compare_) compare_->setKeys(keySources());
+    if (tabs_->currentPage() == diagnosis_) refreshDiagnosisSources();
+    if (tabs_->currentPage() == compare_) compare_->setKeys(keySources());
     if (auto* inspector = currentInspector(); inspector && inspector->index() && inspector->index()->finished()) {
       auto a = inspector->index()->analysis();
       keys_->showCapture(inspector->path(), inspector->index()->connections(),
@@ -175,7 +171,7 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   });
   connect(session_, &widgets::SessionPanel::streamClicked, this, [this](const QString& capture, std::uint32_t stream) {
     for (int i = 0; i < tabs_->count(); ++i)
-      if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i)); inspector && inspector->path() == capture) {
+      if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->page(i)); inspector && inspector->path() == capture) {
         showPage(inspector);
         inspector->applyFilter(QString("stream:%1").arg(stream));
         return;
@@ -262,7 +258,7 @@ void MainWindow::connectDiagnosis() {
   connect(diagnosis_, &widgets::DiagnosisPage::message, this, &MainWindow::log);
   connect(diagnosis_, &widgets::DiagnosisPage::captureReady, this, [this](const QString& path) {
     log(tr("Diagnosis capture written to %1").arg(path));
-    QWidget* shown = tabs_->currentWidget();
+    QWidget* shown = tabs_->currentPage();
     openCapture(path);
     showPage(shown);  // the person is reading verdicts: the capture waits in its tab
   });
@@ -278,7 +274,7 @@ void MainWindow::connectDiagnosis() {
 void MainWindow::refreshDiagnosisSources() {
   std::vector<std::pair<QString, CaptureKeySources>> open;
   for (int i = 0; i < tabs_->count(); ++i)
-    if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i)))
+    if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->page(i)))
       open.emplace_back(inspector->path(), inspector->keys());
   diagnosis_->setOpenCaptures(open, keySources());
 }
@@ -286,7 +282,7 @@ void MainWindow::refreshDiagnosisSources() {
 void MainWindow::jumpToFrames(const QString& capture, const QString& conn, int stream) {
   widgets::CaptureInspector* target = nullptr;
   for (int i = 0; i < tabs_->count() && !target; ++i)
-    if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i)); inspector && inspector->path() == capture)
+    if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->page(i)); inspector && inspector->path() == capture)
       target = inspector;
   if (!target) target = openCapture(capture);
   if (!target) return;  // refused, with its reason
@@ -347,11 +343,11 @@ void MainWindow::buildMenus() {
 
 void MainWindow::retranslate() {
   setWindowTitle(tr("anthro-v1 Workbench"));
-  tabs_->setTabText(tabs_->indexOf(welcome_), tr("Welcome"));
-  tabs_->setTabText(tabs_->indexOf(session_), tr("Live session"));
-  tabs_->setTabText(tabs_->indexOf(diagnosis_), tr("Diagnosis"));
-  tabs_->setTabText(tabs_->indexOf(rollout_), tr("Rollout"));
-  tabs_->setTabText(tabs_->indexOf(compare_), tr("Compare"));
+  tabs_->setTabText(tabs_->indexOfPage(welcome_), tr("Welcome"));
+  tabs_->setTabText(tabs_->indexOfPage(session_), tr("Live session"));
+  tabs_->setTabText(tabs_->indexOfPage(diagnosis_), tr("Diagnosis"));
+  tabs_->setTabText(tabs_->indexOfPage(rollout_), tr("Rollout"));
+  tabs_->setTabText(tabs_->indexOfPage(compare_), tr("Compare"));
   diagnosis_->setLanguage(current_language());
   rollout_->setLanguage(current_language());
   keys_dock_->setWindowTitle(tr("Keys"));
@@ -386,7 +382,7 @@ void MainWindow::setLanguage(const QString& locale) {
   log(tr("Language: %1").arg(locale));
 }
 
-void MainWindow::showPage(QWidget* page) { tabs_->setCurrentWidget(page); }
+void MainWindow::showPage(QWidget* page) { tabs_->setCurrentPage(page); }
 
 // The tab widget is as large as its largest page unless the others are ignored: then only the
 // page shown scrolls, and only when it needs to.
@@ -412,20 +408,19 @@ bool MainWindow::hasReport(QWidget* page) const {
 }
 
 void MainWindow::updateExportAction() {
-  if (export_report_action_ && tabs_) export_report_action_->setEnabled(hasReport(tabs_->currentWidget()));
+  if (export_report_action_ && tabs_) export_report_action_->setEnabled(hasReport(tabs_->currentPage()));
   if (save_capture_action_) save_capture_action_->setEnabled(currentInspector() != nullptr);
   if (close_tab_action_ && tabs_) {
-    QWidget* page = tabs_->currentWidget();
+    QWidget* page = tabs_->currentPage();
     close_tab_action_->setEnabled(page && page != welcome_ && page != session_ && page != diagnosis_ && page != rollout_);
   }
 }
 
 void MainWindow::closeTab(int index) {
   // Only capture tabs close: the fixed pages (Welcome … Compare) live as long as the window.
-  auto* page = qobject_cast<widgets::CaptureInspector*>(tabs_->widget(index));
+  auto* page = qobject_cast<widgets::CaptureInspector*>(tabs_->page(index));
   if (!page) return;
-  tabs_->removeTab(index);
-  page->deleteLater();
+  tabs_->removePage(index);
 }
 
 void MainWindow::saveCaptureAs() {
@@ -442,7 +437,7 @@ void MainWindow::saveCaptureAs() {
 // The page's result is copied here and made into its JSON on the dialog's worker: the page may
 // run again, or its tab close, while the dialog is open.
 widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
-  if (!page) page = tabs_->currentWidget();
+  if (!page) page = tabs_->currentPage();
   if (!hasReport(page)) {
     log(tr("Nothing to report here yet: run a diagnosis, a rollout, a session or a load, or open a capture."));
     return nullptr;
@@ -508,7 +503,7 @@ widgets::CaptureInspector* MainWindow::openCapture(const QString& path, const QS
       keys_->showCapture(inspector->path(), inspector->index()->connections(),
                          a ? a->embedded_keylogs : std::vector<std::string>{});
   });
-  int tab = tabs_->addTab(inspector, tabNameFor(path));
+  int tab = tabs_->addPage(inspector, tabNameFor(path));
   tabs_->setTabToolTip(tab, path);
   tabs_->setCurrentIndex(tab);
   inspector->open(path, keys);
@@ -550,14 +545,14 @@ QString MainWindow::tabNameFor(const QString& path) const {
   const QString base = QFileInfo(path).fileName();
   QStringList taken;
   for (int i = 0; i < tabs_->count(); ++i)
-    if (qobject_cast<widgets::CaptureInspector*>(tabs_->widget(i))) taken << tabs_->tabText(i);
+    if (qobject_cast<widgets::CaptureInspector*>(tabs_->page(i))) taken << tabs_->tabText(i);
   QString name = base;
   for (int n = 2; taken.contains(name); ++n) name = QString("%1 (%2)").arg(base).arg(n);
   return name;
 }
 
 widgets::CaptureInspector* MainWindow::currentInspector() const {
-  return tabs_ ? qobject_cast<widgets::CaptureInspector*>(tabs_->currentWidget()) : nullptr;
+  return tabs_ ? qobject_cast<widgets::CaptureInspector*>(tabs_->currentPage()) : nullptr;
 }
 
 void MainWindow::reloadCapturesWithKeys() {
@@ -645,6 +640,21 @@ void MainWindow::dropEvent(QDropEvent* event) {
   }
   for (const QString& path : captures) openCapture(path);
   event->acceptProposedAction();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (docks_settled_) return;
+  docks_settled_ = true;
+  // Once laid out: a state saved on a taller screen, or the docks' own size hints before the
+  // first layout, would leave the log a third of a laptop's height.
+  QTimer::singleShot(0, this, &MainWindow::keepDocksSmall);
+}
+
+void MainWindow::keepDocksSmall() {
+  const int most = height() / 4;
+  for (QDockWidget* dock : {log_dock_, keys_dock_})
+    if (dock->isVisible() && !dock->isFloating() && dock->height() > most) resizeDocks({dock}, {most}, Qt::Vertical);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "capture/analysis.h"
+#include "page_tabs.h"
 
 class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
-class QTabWidget;
 
 namespace anthro {
 class Endpoint;
@@ -55,7 +55,7 @@ class MainWindow : public QMainWindow {
   widgets::ComparePage* comparePage() const { return compare_; }
   QDockWidget* keysDock() const { return keys_dock_; }
   QDockWidget* logDock() const { return log_dock_; }
-  QTabWidget* tabs() const { return tabs_; }
+  PageTabs* tabs() const { return tabs_; }
   // The embedded endpoint's URL for a scheme (anthro, anthro+lab, http, https), or empty.
   QString endpointUrl(const QString& scheme) const;
   // Appends to the log panel (errors never open a dialog).
@@ -76,6 +76,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -99,11 +100,13 @@ class MainWindow : public QMainWindow {
   CaptureKeySources keySources() const;  // the keys panel's files
   void setLanguage(const QString& locale);
   void fitToCurrentPage();
+  void keepDocksSmall();
   void updateExportAction();
 
   std::unique_ptr<Endpoint> endpoint_;
   bool adding_keys_ = false;
-  QTabWidget* tabs_;
+  bool docks_settled_ = false;
+  PageTabs* tabs_;
   QWidget* welcome_;
   widgets::SessionPanel* session_;
   widgets::DiagnosisPage* diagnosis_;

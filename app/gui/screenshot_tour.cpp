@@ -158,7 +158,7 @@ bool laptop_shots(MainWindow& window, CaptureInspector* inspector, const QString
   window.resize(1024, 700);
   bool ok = true;
   const std::pair<QWidget*, const char*> pages[] = {
-      {window.tabs()->widget(0), "welcome"},  {inspector, "capture-inspector"},
+      {window.tabs()->page(0), "welcome"},  {inspector, "capture-inspector"},
       {window.sessionPanel(), "live-session"}, {window.diagnosisPage(), "diagnosis"},
       {window.rolloutPage(), "rollout"}, {window.comparePage(), "compare"}};
   for (const auto& [page, name] : pages) {
@@ -243,7 +243,7 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
   ok = laptop_shots(window, inspector, dir, "-zh_CN") && ok;
   ok = start_capture_shot(window, dir, "-zh_CN") && ok;
   window.resize(1500, 920);
-  window.showPage(window.tabs()->widget(0));
+  window.showPage(window.tabs()->page(0));
   ok = save(window, dir, "welcome-zh_CN.png") && ok;
   window.showPage(panel);
   ok = save(window, dir, "live-session-zh_CN.png") && ok;

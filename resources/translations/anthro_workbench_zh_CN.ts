@@ -2208,7 +2208,7 @@
     </message>
     <message>
         <source>Markdown (charts as PNG files beside it)</source>
-        <translation>Markdown（图表为旁边的 PNG 文件）</translation>
+        <translation>Markdown（图表另存 PNG）</translation>
     </message>
     <message>
         <source>JSON (the result and the report's sections)</source>

@@ -539,7 +539,7 @@ ZH = {
     '&Format': '格式(&F)',
     'HTML (one file, charts inline)': 'HTML（单个文件，内嵌图表）',
     'PDF': 'PDF',
-    'Markdown (charts as PNG files beside it)': 'Markdown（图表为旁边的 PNG 文件）',
+    'Markdown (charts as PNG files beside it)': 'Markdown（图表另存 PNG）',
     "JSON (the result and the report's sections)": 'JSON（结果及报告各节）',
     'Redact prompts and answers': '对提示词和回答脱敏',
     'Replace prompt and answer text by its length and SHA-256. API keys, key log secrets and private keys are always redacted.':

@@ -44,7 +44,7 @@ QString vector_file(const char* name) { return QString::fromStdString(vectors_pa
 
 int capture_tabs(gui::MainWindow& window) {
   int n = 0;
-  for (int i = 0; i < window.tabs()->count(); ++i) n += qobject_cast<CaptureInspector*>(window.tabs()->widget(i)) != nullptr;
+  for (int i = 0; i < window.tabs()->count(); ++i) n += qobject_cast<CaptureInspector*>(window.tabs()->page(i)) != nullptr;
   return n;
 }
 
@@ -102,9 +102,9 @@ class TestCaptureTabs : public QObject {
     CaptureInspector* first = window.openCapture(pcap);
     CaptureInspector* second = window.openCapture(pcap);
     CaptureInspector* third = window.openCapture(pcap);
-    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(first)), QString("lab-conversation.pcap"));
-    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(second)), QString("lab-conversation.pcap (2)"));
-    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(third)), QString("lab-conversation.pcap (3)"));
+    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOfPage(first)), QString("lab-conversation.pcap"));
+    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOfPage(second)), QString("lab-conversation.pcap (2)"));
+    QCOMPARE(window.tabs()->tabText(window.tabs()->indexOfPage(third)), QString("lab-conversation.pcap (3)"));
     QVERIFY(wait_loaded(first) && wait_loaded(second) && wait_loaded(third));
     QVERIFY(recent().startsWith(QFileInfo(pcap).absoluteFilePath()));
   }
@@ -158,7 +158,7 @@ class TestCaptureTabs : public QObject {
     QVERIFY(item);
     QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(item).center());
     QCOMPARE(capture_tabs(window), 2);
-    QVERIFY(qobject_cast<CaptureInspector*>(window.tabs()->currentWidget()));
+    QVERIFY(qobject_cast<CaptureInspector*>(window.tabs()->currentPage()));
   }
 
   // At 1024×700 the frame list gets most of a capture tab, with the docks where they are.

@@ -153,7 +153,7 @@ class TestDiagnosisPage : public QObject {
     // From that capture, "Diagnose this capture": the same item flagged, from packets alone.
     QSignalSpy again(page, &DiagnosisPage::finished);
     emit inspector->diagnoseRequested();
-    QCOMPARE(window.tabs()->currentWidget(), page);
+    QCOMPARE(window.tabs()->currentPage(), page);
     QVERIFY(again.wait(60000));
     QCOMPARE(again.at(0).at(0).toBool(), true);
     QCOMPARE(verdict_of(page, "server-stall"), Verdict::Warn);

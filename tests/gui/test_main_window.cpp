@@ -117,7 +117,7 @@ QPushButton* send_button(SessionPanel* panel) {
 
 CaptureInspector* inspector_of(gui::MainWindow& window, const QString& path) {
   for (int i = 0; i < window.tabs()->count(); ++i)
-    if (auto* inspector = qobject_cast<CaptureInspector*>(window.tabs()->widget(i)); inspector && inspector->path() == path)
+    if (auto* inspector = qobject_cast<CaptureInspector*>(window.tabs()->page(i)); inspector && inspector->path() == path)
       return inspector;
   return nullptr;
 }

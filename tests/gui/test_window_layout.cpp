@@ -8,6 +8,7 @@
 #include <QList>
 #include <QObject>
 #include <QRect>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSize>
 #include <QString>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "capture_dialog.h"
+#include "report_dialog.h"
 #include "capture_helper_env.h"
 #include "capture_inspector.h"
 #include "diagnosis_page.h"
@@ -77,7 +79,9 @@ QStringList clipped_texts(QWidget* root) {
   for (auto* label : root->findChildren<QLabel*>()) {
     if (!visible(label) || label->wordWrap() || label->text().isEmpty() || Qt::mightBeRichText(label->text())) continue;
     int need = 0;
-    for (const QString& line : label->text().split('\n'))
+    QString shown = label->text();
+    if (label->buddy()) shown.replace(QRegularExpression("&(.)"), "\\1");  // a mnemonic's & is not drawn
+    for (const QString& line : shown.split('\n'))
       need = std::max(need, label->fontMetrics().horizontalAdvance(line));
     int has = label->contentsRect().width() - 2 * label->margin() - label->indent();
     if (need > has + 1)
@@ -102,7 +106,7 @@ QStringList clipped_texts(QWidget* root) {
     for (int i = 0; i < combo->count(); ++i) {
       int need = combo->fontMetrics().horizontalAdvance(combo->itemText(i));
       if (need > field.width() + 1)
-        out << QString("%1: item \"%2\" needs %3 px, has %4").arg(where(combo), combo->itemText(i)).arg(need).arg(field.width());
+        out << QString("%1: item \"%2\" needs %3 px, has %4 (w %5 min %6)").arg(where(combo), combo->itemText(i)).arg(need).arg(field.width()).arg(combo->width()).arg(combo->minimumWidth());
     }
   }
   // One-line fields squeezed in height cut their text too.
@@ -293,6 +297,66 @@ class TestWindowLayout : public QObject {
     QVERIFY(panel->sessionError().isEmpty());
   }
 
+  // Every dialog on a laptop: inside the window, its buttons in view, no text cut.
+  void everyDialogFitsALaptop_data() {
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QSize>("screen");
+    for (const char* lang : {"en", "zh_CN"})
+      for (QSize s : {QSize(1024, 700), QSize(1366, 768)})
+        QTest::addRow("%s %dx%d", lang, s.width(), s.height()) << QString(lang) << s;
+  }
+  void everyDialogFitsALaptop() {
+    QFETCH(QString, language);
+    QFETCH(QSize, screen);
+    gui::install_language(language);
+    gui::MainWindow window;
+    window.resize(screen);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    CaptureInspector* capture = window.openCapture(QString::fromStdString(test::vectors_path("lab-conversation.pcap")));
+    QVERIFY(wait_loaded(capture, 20000));
+    const QList<QWidget*> dialogs = {static_cast<QWidget*>(window.exportReport(capture)), static_cast<QWidget*>(window.startCapture())};
+    for (QWidget* dialog : dialogs) {
+      QVERIFY(dialog);
+      QVERIFY(QTest::qWaitForWindowExposed(dialog));
+      const QString name = QString::fromLatin1(dialog->metaObject()->className());
+      const QRect room = window.frameGeometry();
+      QVERIFY2(dialog->width() <= room.width() && dialog->height() <= room.height(),
+               qPrintable(QString("%1 is %2x%3 in a %4x%5 window").arg(name).arg(dialog->width()).arg(dialog->height()).arg(room.width()).arg(room.height())));
+      int buttons = 0;
+      for (auto* button : dialog->findChildren<QPushButton*>()) {
+        if (!button->isVisibleTo(dialog)) continue;
+        ++buttons;
+        const QRect at(button->mapTo(dialog, QPoint(0, 0)), button->size());
+        QVERIFY2(dialog->rect().contains(at), qPrintable(QString("%1: \"%2\" at %3,%4 is outside the %5x%6 dialog")
+                                                          .arg(name, button->text()).arg(at.x()).arg(at.y()).arg(dialog->width()).arg(dialog->height())));
+      }
+      QVERIFY2(buttons >= 2, qPrintable(name));
+      QTRY_VERIFY2_WITH_TIMEOUT(clipped_texts(dialog).isEmpty(), qPrintable(name + ":\n" + clipped_texts(dialog).join('\n')), 3000);
+      dialog->close();
+    }
+  }
+
+  // The Log dock keeps the height a person gave it across restarts, but never more than a
+  // quarter of the window: it does not grow from one start to the next.
+  void theLogDockStaysSmall() {
+    int heights[3] = {};
+    for (int start = 0; start < 3; ++start) {
+      gui::MainWindow window;
+      window.resize(1024, 700);
+      window.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&window));
+      QTest::qWait(50);
+      heights[start] = window.logDock()->height();
+      QVERIFY2(heights[start] <= window.height() / 4,
+               qPrintable(QString("start %1: the log is %2 px of %3").arg(start).arg(heights[start]).arg(window.height())));
+      if (start == 0) window.resizeDocks({window.logDock()}, {500}, Qt::Vertical);  // dragged tall
+      QTest::qWait(50);
+      window.close();
+    }
+    QCOMPARE(heights[2], heights[1]);
+  }
+
   // The API key: its source and, beside it, a field wide enough for its placeholder.
   void theApiKeyFieldIsWide() {
     for (const char* lang : {"en", "zh_CN"}) {
@@ -354,7 +418,7 @@ class TestWindowLayoutScale : public QObject {
     panel->runLoad();
     QVERIFY(loaded.wait(60000));
     const QString grabs = qEnvironmentVariable("ANTHRO_LAYOUT_GRABS");  // where to save what was checked, to look at
-    const QList<QWidget*> pages = {window.tabs()->widget(0), window.sessionPanel(), window.diagnosisPage(),
+    const QList<QWidget*> pages = {window.tabs()->page(0), window.sessionPanel(), window.diagnosisPage(),
                                    window.rolloutPage(), static_cast<QWidget*>(capture)};
     for (QWidget* page : pages) {
       window.showPage(page);
@@ -365,15 +429,17 @@ class TestWindowLayoutScale : public QObject {
                               .arg(name)
                               .arg(window.minimumSizeHint().width())
                               .arg(window.minimumSizeHint().height())));
-      // A tall page scrolls; none is wider than the window.
-      auto* scroller = qobject_cast<QScrollArea*>(window.centralWidget());
+      // A tall page scrolls under the tab bar, which stays in view; none is wider than the window.
+      QScrollArea* scroller = window.tabs()->scroller(window.tabs()->currentIndex());
       QVERIFY(scroller);
+      QVERIFY(!scroller->isAncestorOf(window.tabs()->tabBar()));
+      QVERIFY(window.tabs()->tabBar()->isVisible());
       QVERIFY2(!scroller->horizontalScrollBar()->isVisible(),
                qPrintable(QString("%1 needs %2 px of width, has %3")
                               .arg(name)
-                              .arg(window.tabs()->minimumSizeHint().width())
+                              .arg(page->minimumSizeHint().width())
                               .arg(scroller->viewport()->width()) + widest_chain(page)));
-      if (page == window.tabs()->widget(0))
+      if (page == window.tabs()->page(0))
         QVERIFY2(!scroller->verticalScrollBar()->isVisible(), "the welcome page scrolls: another page's height counts");
       QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
                qPrintable(QString("%1: the window grew to %2x%3").arg(name).arg(window.width()).arg(window.height())));
