@@ -30,4 +30,10 @@ QString save_file_name(QWidget* parent, const QString& caption, const QString& f
   return remember(QFileDialog::getSaveFileName(parent, caption, QDir(last_directory()).filePath(file_name), filter));
 }
 
+QString existing_directory(QWidget* parent, const QString& caption) {
+  const QString dir = QFileDialog::getExistingDirectory(parent, caption, last_directory());
+  if (!dir.isEmpty()) QSettings().setValue(kKey, QFileInfo(dir).absoluteFilePath());
+  return dir;
+}
+
 }  // namespace anthro::widgets

@@ -19,8 +19,13 @@ struct LoopbackCaptureFiles {
 };
 
 // A new directory named after `prefix` ("anthro-session") in this process's own temporary
-// directory, which is removed, with every capture in it, when the process exits.
+// directory, with a file named after the run and its time ("session-145210.pcapng"). It stays
+// until remove_own_capture: the person decides (File → Save Capture As…, or on quit).
 LoopbackCaptureFiles new_capture_files(const QString& prefix);
+// `path` is a capture new_capture_files made.
+bool is_own_capture(const QString& path);
+// Removes such a capture with its directory and key log; any other path is left alone.
+void remove_own_capture(const QString& path);
 
 // Captures tcp `port` on lo into `files` until the Worker is stopped. It starts only once
 // `previous` is ready (an earlier capture still writing its file). `on_ready` (once capturing)

@@ -559,6 +559,7 @@ bool RolloutPage::saveResult(const QString& path) {
     return false;
   }
   emit message(tr("Rollout result written to %1").arg(QDir::toNativeSeparators(path)));
+  emit resultSaved(path);
   return true;
 }
 

@@ -83,6 +83,7 @@ class RolloutPage : public QWidget {
   // result() is empty).
   void finished();
   void exportReportRequested();  // "Export report…" was clicked
+  void resultSaved(const QString& path);
 
  private:
   void makeTimeline();

@@ -72,6 +72,8 @@ FileKind file_kind(const QString& path, QString& error) {
   return log.anthro.empty() && log.tls.empty() ? FileKind::Other : FileKind::KeyLog;
 }
 
+}  // namespace
+
 // A copy written to a temporary file and renamed, so a failed save leaves nothing behind. The
 // source is opened as every file read is (a FIFO put in the capture's place would block QFile).
 QString copy_file(const QString& from, const QString& to) {
@@ -91,8 +93,6 @@ QString copy_file(const QString& from, const QString& to) {
   }
   return out.commit() ? QString() : out.errorString();
 }
-
-}  // namespace
 
 MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults)
     : QMainWindow(parent),
@@ -167,8 +167,10 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   connect(rollout_, &widgets::RolloutPage::stateChanged, this, &MainWindow::updateExportAction);
   connect(session_, &widgets::SessionPanel::captureReady, this, [this](const QString& path) {
     log(tr("Session capture written to %1").arg(path));
-    openCapture(path);
+    own_captures_ << path;
+    if (!closing_) openCapture(path);
   });
+  watchResults();
   connect(session_, &widgets::SessionPanel::streamClicked, this, [this](const QString& capture, std::uint32_t stream) {
     for (int i = 0; i < tabs_->count(); ++i)
       if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->page(i)); inspector && inspector->path() == capture) {
@@ -258,6 +260,8 @@ void MainWindow::connectDiagnosis() {
   connect(diagnosis_, &widgets::DiagnosisPage::message, this, &MainWindow::log);
   connect(diagnosis_, &widgets::DiagnosisPage::captureReady, this, [this](const QString& path) {
     log(tr("Diagnosis capture written to %1").arg(path));
+    own_captures_ << path;
+    if (closing_) return;
     QWidget* shown = tabs_->currentPage();
     openCapture(path);
     showPage(shown);  // the person is reading verdicts: the capture waits in its tab
@@ -419,7 +423,7 @@ void MainWindow::updateExportAction() {
 void MainWindow::closeTab(int index) {
   // Only capture tabs close: the fixed pages (Welcome … Compare) live as long as the window.
   auto* page = qobject_cast<widgets::CaptureInspector*>(tabs_->page(index));
-  if (!page) return;
+  if (!page || !mayCloseCapture(page->path())) return;
   tabs_->removePage(index);
 }
 
@@ -432,16 +436,11 @@ void MainWindow::saveCaptureAs() {
   if (QFileInfo(target).absoluteFilePath() == QFileInfo(inspector->path()).absoluteFilePath()) return;
   const QString error = copy_file(inspector->path(), target);
   log(error.isEmpty() ? tr("Capture saved as %1").arg(target) : tr("Capture not saved to %1: %2").arg(target, error));
+  if (error.isEmpty()) saved_captures_ << inspector->path();
 }
 
-// The page's result is copied here and made into its JSON on the dialog's worker: the page may
-// run again, or its tab close, while the dialog is open.
-widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
-  if (!page) page = tabs_->currentPage();
-  if (!hasReport(page)) {
-    log(tr("Nothing to report here yet: run a diagnosis, a rollout, a session or a load, or open a capture."));
-    return nullptr;
-  }
+// A page's result as its JSON (the one `anthro-wb` writes), made later off this thread from a copy.
+widgets::ReportDialog::ResultJob MainWindow::resultJob(QWidget* page) const {
   using Job = widgets::ReportDialog::ResultJob;
   using Stop = const std::atomic<bool>&;
   Job job;
@@ -469,9 +468,22 @@ widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
       return Result<std::string>(out.str());
     };
   }
+  return job;
+}
+
+// The page's result is copied here and made into its JSON on the dialog's worker: the page may
+// run again, or its tab close, while the dialog is open.
+widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
+  if (!page) page = tabs_->currentPage();
+  if (!hasReport(page)) {
+    log(tr("Nothing to report here yet: run a diagnosis, a rollout, a session or a load, or open a capture."));
+    return nullptr;
+  }
+  widgets::ReportDialog::ResultJob job = resultJob(page);
   auto* dialog = new widgets::ReportDialog(std::move(job), QString(), current_language(), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &widgets::ReportDialog::message, this, &MainWindow::log);
+  connect(dialog, &widgets::ReportDialog::saved, this, [this, page] { unsaved_results_.remove(page); });
   dialog->open();
   return dialog;
 }
@@ -609,6 +621,8 @@ void MainWindow::removeRecent(const QString& path) {
 
 void MainWindow::updateRecentMenu() {
   QStringList recent = QSettings().value("files/recent").toStringList();
+  // A file removed since (a discarded capture, one deleted by hand) is no longer offered.
+  recent.removeIf([](const QString& path) { return !QFileInfo::exists(path); });
   recent_menu_->clear();
   for (const QString& path : recent) recent_menu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openCapture(path); })->setToolTip(path);
   recent_menu_->setEnabled(!recent.isEmpty());
@@ -658,6 +672,10 @@ void MainWindow::keepDocksSmall() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!mayClose()) {
+    event->ignore();
+    return;
+  }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QSet>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "capture/analysis.h"
 #include "page_tabs.h"
+#include "report_dialog.h"
 
 class QAction;
 class QDockWidget;
@@ -33,6 +35,9 @@ class SessionPanel;
 }  // namespace anthro::widgets
 
 namespace anthro::gui {
+
+// `from` copied to `to` through a temporary file renamed at the end; the error, or empty.
+QString copy_file(const QString& from, const QString& to);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -74,6 +79,12 @@ class MainWindow : public QMainWindow {
   // Session → Start Capture…: the capture dialog (one, kept), shown; its capture opens in a tab.
   widgets::CaptureDialog* startCapture();
 
+  // What closing the window would lose (app/gui/unsaved_work.cpp): the captures its pages made
+  // that nobody saved, the pages whose result is neither saved nor exported, the runs going on.
+  QStringList unsavedCaptures() const;
+  QList<QWidget*> unsavedResults() const;
+  QStringList runningWork() const;
+
  protected:
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
@@ -102,10 +113,22 @@ class MainWindow : public QMainWindow {
   void fitToCurrentPage();
   void keepDocksSmall();
   void updateExportAction();
+  widgets::ReportDialog::ResultJob resultJob(QWidget* page) const;
+  // Never lose work: closing asks, as Wireshark does, when something would be lost.
+  void watchResults();
+  bool mayClose();
+  bool mayCloseCapture(const QString& path);
+  bool saveAllInto(const QString& dir);
+  void stopRuns();
+  void discardOwnCaptures();
 
   std::unique_ptr<Endpoint> endpoint_;
   bool adding_keys_ = false;
   bool docks_settled_ = false;
+  bool closing_ = false;             // asked and answered: runs end without opening tabs
+  QStringList own_captures_;         // made by the pages, in the process's capture directory
+  QStringList saved_captures_;       // of those, saved by the person
+  QSet<QWidget*> unsaved_results_;   // pages whose last result is neither saved nor exported
   PageTabs* tabs_;
   QWidget* welcome_;
   widgets::SessionPanel* session_;

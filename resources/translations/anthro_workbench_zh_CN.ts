@@ -823,6 +823,96 @@
         <source>C&amp;ompare Two Results…</source>
         <translation>对比两个结果(&amp;O)…</translation>
     </message>
+    <message>
+        <source>a live session</source>
+        <translation>实时会话</translation>
+    </message>
+    <message>
+        <source>a load</source>
+        <translation>负载</translation>
+    </message>
+    <message>
+        <source>a diagnosis</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <source>a rollout</source>
+        <translation>灰度发布</translation>
+    </message>
+    <message>
+        <source>a comparison</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>a capture</source>
+        <translation>抓包</translation>
+    </message>
+    <message>
+        <source>Still running: %1.</source>
+        <translation>仍在运行：%1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n capture(s) not saved: %1.</source>
+        <translation><numerusform>%n 个抓包未保存：%1。</numerusform></translation>
+    </message>
+    <message>
+        <source>Results not saved or exported: %1.</source>
+        <translation>未保存或导出的结果：%1。</translation>
+    </message>
+    <message>
+        <source>Quit anthro-v1 Workbench</source>
+        <translation>退出 anthro-v1 Workbench</translation>
+    </message>
+    <message>
+        <source>Quitting now would lose work.</source>
+        <translation>现在退出会丢失工作。</translation>
+    </message>
+    <message>
+        <source>Save all…</source>
+        <translation>全部保存…</translation>
+    </message>
+    <message>
+        <source>Save captures and results into</source>
+        <translation>将抓包和结果保存到</translation>
+    </message>
+    <message>
+        <source>Close capture</source>
+        <translation>关闭抓包</translation>
+    </message>
+    <message>
+        <source>%1 is not saved.</source>
+        <translation>%1 尚未保存。</translation>
+    </message>
+    <message>
+        <source>It was captured by this window and lives in a temporary folder until you save or discard it.</source>
+        <translation>它由本窗口抓取，在您保存或丢弃之前存放在临时文件夹中。</translation>
+    </message>
+    <message>
+        <source>Save…</source>
+        <translation>保存…</translation>
+    </message>
+    <message>
+        <source>Stopping what runs, to save it…</source>
+        <translation>正在停止运行中的任务以便保存…</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %n file(s) into %1</source>
+        <translation><numerusform>已将 %n 个文件保存到 %1</numerusform></translation>
+    </message>
+    <message>
+        <source>Not everything was saved</source>
+        <translation>未能全部保存</translation>
+    </message>
+    <message>
+        <source>Nothing was discarded. These could not be written:
+%1</source>
+        <translation>没有丢弃任何内容。以下文件无法写入：
+%1</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>

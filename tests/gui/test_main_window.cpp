@@ -2,6 +2,11 @@
 // window, a live session against the embedded endpoint with its TTFT chart and Cancel, and a
 // capture of a million frames loading while the event loop stays responsive.
 #include <QByteArray>
+#include <QSettings>
+#include <QDir>
+#include <QApplication>
+#include <QFileDialog>
+#include <QMessageBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QFloat16>
@@ -30,6 +35,9 @@
 #include <qcustomplot.h>
 
 #include "capture_generator.h"
+#include "capture/capture_file.h"
+#include "util/files.h"
+#include "util/json.h"
 #include "capture_inspector.h"
 #include "client_faults_box.h"
 #include "connection_detail_view.h"
@@ -127,6 +135,31 @@ bool wait_loaded(CaptureInspector* inspector, int timeout_ms) {
   t.start();
   while (inspector->loading() && t.elapsed() < timeout_ms) QTest::qWait(20);
   return !inspector->loading();
+}
+
+
+// Answers the window's "Quitting now would lose work" box with `button` once it shows; with a
+// folder, answers the folder dialog that Save all opens too.
+void answer_unsaved_work(QMessageBox::StandardButton button, const QString& folder = {}) {
+  auto* poll = new QTimer;
+  poll->setInterval(50);
+  QObject::connect(poll, &QTimer::timeout, poll, [poll, button, folder]() mutable {
+    for (QWidget* w : QApplication::topLevelWidgets()) {
+      if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible() && box->objectName() == "unsavedWork" && button) {
+        box->button(button)->click();
+        button = QMessageBox::NoButton;
+        if (folder.isEmpty()) poll->deleteLater();
+        return;
+      }
+      if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && dialog->isVisible() && !button) {
+        dialog->setDirectory(folder);
+        QMetaObject::invokeMethod(dialog, "accept");
+        poll->deleteLater();
+        return;
+      }
+    }
+  });
+  poll->start();
 }
 
 }  // namespace
@@ -383,6 +416,94 @@ class TestMainWindow : public QObject {
     QTest::qWait(300);  // no stray session starts later
     QCOMPARE(finished.size(), 2);
     QVERIFY2(loop.worstGap() <= timing_bound(250, 1000), qPrintable(QString("event loop blocked for %1 ms").arg(loop.worstGap())));
+  }
+
+  // Quitting during a load asks (issue 41). Cancel stops nothing and removes nothing; Save all
+  // stops the load and puts the session's capture and the load's result into the folder
+  // picked; the temporary capture goes only then.
+  void quittingDuringALoadAsksAndKeepsTheFiles() {
+    gui::MainWindow window;
+    window.show();
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro"));
+    panel->setCaptureTraffic(true);
+    QSignalSpy ready(panel, &SessionPanel::captureReady);
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel->send());
+    QVERIFY(finished.wait(30000));
+    if (ready.isEmpty()) QVERIFY(ready.wait(15000));
+    const QString capture = ready.at(0).at(0).toString();
+    QVERIFY(QFileInfo::exists(capture));
+    QCOMPARE(window.unsavedCaptures(), QStringList{capture});
+    panel->setTarget(window.endpointUrl("anthro+lab"));
+    panel->setLoad(2000, 2);
+    panel->runLoad();
+    QVERIFY(panel->loadRunning());
+
+    answer_unsaved_work(QMessageBox::Cancel);
+    QVERIFY(!window.close());
+    QVERIFY(window.isVisible());
+    QVERIFY(panel->loadRunning());
+    QVERIFY(QFileInfo::exists(capture));
+
+    QTemporaryDir into;
+    answer_unsaved_work(QMessageBox::Save, into.path());
+    QVERIFY(window.close());
+    QVERIFY(!panel->loadRunning());
+    const QDir saved(into.path());
+    QVERIFY2(saved.exists(QFileInfo(capture).fileName()), qPrintable(saved.entryList().join(", ") + "\n" + window.logText()));
+    auto reader = CaptureReader::open(saved.filePath(QFileInfo(capture).fileName()).toStdString());
+    QVERIFY(reader);
+    QVERIFY(saved.exists("load.json"));
+    auto text = read_file(saved.filePath("load.json").toStdString(), file_limit::kResult);
+    QVERIFY(text);
+    auto doc = parse_json(*text);
+    QVERIFY(doc);
+    auto load = bench_from_json(*doc, "load.json");
+    QVERIFY2(load, load ? "" : load.error().detail.c_str());
+    QVERIFY2(!load->records.empty() && load->records.size() < 2000, qPrintable(QString::number(load->records.size())));
+    QVERIFY(!QFileInfo::exists(capture));  // saved: the temporary one went
+  }
+
+  // Discard removes the captures the window made, and Recent no longer offers them.
+  void discardRemovesTheCapturesAndRecentForgetsThem() {
+    gui::MainWindow window;
+    window.show();
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro+lab"));
+    panel->setCaptureTraffic(true);
+    QSignalSpy ready(panel, &SessionPanel::captureReady);
+    QVERIFY(panel->send());
+    QVERIFY(ready.wait(30000));
+    const QString capture = ready.at(0).at(0).toString();
+    QTRY_VERIFY(QSettings().value("files/recent").toStringList().contains(QFileInfo(capture).absoluteFilePath()));
+    answer_unsaved_work(QMessageBox::Discard);
+    QVERIFY(window.close());
+    QVERIFY(!QFileInfo::exists(capture));
+    QVERIFY(!QSettings().value("files/recent").toStringList().contains(QFileInfo(capture).absoluteFilePath()));
+  }
+
+  // A capture tab the window made asks before it closes; Cancel keeps tab and file.
+  void closingAnUnsavedCaptureTabAsks() {
+    gui::MainWindow window;
+    window.show();
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(window.endpointUrl("anthro+lab"));
+    panel->setCaptureTraffic(true);
+    QSignalSpy ready(panel, &SessionPanel::captureReady);
+    QVERIFY(panel->send());
+    QVERIFY(ready.wait(30000));
+    const QString capture = ready.at(0).at(0).toString();
+    QTRY_VERIFY(window.currentInspector());
+    const int tabs = window.tabs()->count();
+    answer_unsaved_work(QMessageBox::Cancel);
+    emit window.tabs()->tabCloseRequested(window.tabs()->currentIndex());
+    QCOMPARE(window.tabs()->count(), tabs);
+    QVERIFY(QFileInfo::exists(capture));
+    answer_unsaved_work(QMessageBox::Discard);
+    emit window.tabs()->tabCloseRequested(window.tabs()->currentIndex());
+    QCOMPARE(window.tabs()->count(), tabs - 1);
+    QVERIFY(!QFileInfo::exists(capture));
   }
 
   void aLoadCanBeStopped() {
