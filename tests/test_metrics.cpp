@@ -330,17 +330,17 @@ class TestMetrics : public QObject {
     Result<Slo> bad = parse_slo("ttft:100,tpot:abc");
     QVERIFY(!bad);
     QCOMPARE(bad.error().reason, std::string("usage"));
-    QCOMPARE(bad.error().detail, std::string("--slo: \"tpot:abc\": not a number"));
-    QCOMPARE(slo_error("ttft"), std::string("--slo: \"ttft\": expected NAME:MS"));
+    QCOMPARE(bad.error().detail, std::string("\"tpot:abc\": not a number"));
+    QCOMPARE(slo_error("ttft"), std::string("\"ttft\": expected NAME:MS"));
     QCOMPARE(slo_error("p50:3"),
-             std::string("--slo: \"p50:3\": unknown figure (expected ttft, tpot or e2e)"));
-    QCOMPARE(slo_error("ttft:1,ttft:2"), std::string("--slo: \"ttft:2\": given twice"));
-    QCOMPARE(slo_error("e2e:-5"), std::string("--slo: \"e2e:-5\": negative milliseconds"));
-    QCOMPARE(slo_error("ttft:10ms"), std::string("--slo: \"ttft:10ms\": not a number"));
-    QCOMPARE(slo_error("ttft:inf"), std::string("--slo: \"ttft:inf\": not a number"));
-    QCOMPARE(slo_error("ttft:"), std::string("--slo: \"ttft:\": not a number"));
-    QCOMPARE(slo_error("ttft:1,"), std::string("--slo: \"\": expected NAME:MS"));
-    QCOMPARE(slo_error(""), std::string("--slo: \"\": expected NAME:MS"));
+             std::string("\"p50:3\": unknown figure (expected ttft, tpot or e2e)"));
+    QCOMPARE(slo_error("ttft:1,ttft:2"), std::string("\"ttft:2\": given twice"));
+    QCOMPARE(slo_error("e2e:-5"), std::string("\"e2e:-5\": negative milliseconds"));
+    QCOMPARE(slo_error("ttft:10ms"), std::string("\"ttft:10ms\": not a number"));
+    QCOMPARE(slo_error("ttft:inf"), std::string("\"ttft:inf\": not a number"));
+    QCOMPARE(slo_error("ttft:"), std::string("\"ttft:\": not a number"));
+    QCOMPARE(slo_error("ttft:1,"), std::string("\"\": expected NAME:MS"));
+    QCOMPARE(slo_error(""), std::string("\"\": expected NAME:MS"));
   }
 
   void meetsSloJudgesEverySetObjective() {

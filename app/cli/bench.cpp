@@ -37,7 +37,7 @@ int run_bench_command(const std::vector<std::string>& argv) {
   b.duration_s = args.number("--duration", NumberRange::Positive);
   if (auto slo = args.value("--slo")) {
     auto parsed = parse_slo(*slo);
-    if (!parsed) args.fail(parsed.error().detail);
+    if (!parsed) args.fail("--slo: " + parsed.error().detail);
     else b.slo = *parsed;
   }
   LoadOptions load = read_load_options(args);

@@ -8,7 +8,7 @@ namespace anthro {
 namespace {
 
 Error slo_error(std::string_view part, std::string_view what) {
-  return make_error(ErrorClass::Usage, "--slo: \"" + std::string(part) + "\": " + std::string(what));
+  return make_error(ErrorClass::Usage, "\"" + std::string(part) + "\": " + std::string(what));
 }
 
 std::string_view trim(std::string_view s) {

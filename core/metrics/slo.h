@@ -18,7 +18,8 @@ struct Slo {
 
 // Any subset of ttft, tpot, e2e in any order, comma-separated, each NAME:MS with MS a finite
 // number ≥ 0; spaces around names and numbers are allowed. Errors (reason "usage") name the
-// bad part: `--slo: "tpot:abc": not a number`.
+// bad part in no interface's words (`"tpot:abc": not a number`): the CLI puts `--slo: ` before
+// it, the GUI marks its SLO field.
 Result<Slo> parse_slo(std::string_view text);
 
 // Timing only: a failed request (ERROR, or no RESPONSE) is not good whatever its figures, and
