@@ -4,7 +4,11 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QMessageBox>
+#include <QPainter>
 #include <QPixmap>
+#include <QPushButton>
+#include <QTimer>
 #include <QScrollBar>
 #include <QAbstractTextDocumentLayout>
 #include <QTextBlock>
@@ -152,8 +156,40 @@ bool start_capture_shot(MainWindow& window, const QString& dir, const QString& s
   return saved;
 }
 
-// The main pages at a laptop's 1024x700, as they were left by the tour (suffix: "" or a
-// language's "-zh_CN").
+// The window with `dialog` drawn where it stands over it: what a person sees.
+bool save_over(MainWindow& window, QWidget* dialog, const QString& dir, const QString& name) {
+  pump(300);
+  QPixmap shot = window.grab();
+  {
+    QPainter painter(&shot);
+    painter.drawPixmap(dialog->frameGeometry().topLeft() - window.frameGeometry().topLeft(), dialog->grab());
+  }
+  const QString path = QDir(dir).filePath(name);
+  const bool ok = shot.save(path);
+  std::printf("%s %s\n", ok ? "saved" : "FAILED", qPrintable(path));
+  return ok;
+}
+
+// Quitting with the tour's captures and results unsaved: the question, answered Cancel.
+bool unsaved_work_shot(MainWindow& window, const QString& dir, const QString& suffix) {
+  bool ok = false;
+  QTimer poll;
+  poll.setInterval(50);
+  QObject::connect(&poll, &QTimer::timeout, &window, [&] {
+    for (QWidget* w : QApplication::topLevelWidgets())
+      if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible() && box->objectName() == "unsavedWork") {
+        poll.stop();
+        ok = save_over(window, box, dir, "quit-unsaved" + suffix + ".png");
+        box->button(QMessageBox::Cancel)->click();
+      }
+  });
+  poll.start();
+  window.close();
+  return ok;
+}
+
+// The main pages at a laptop's 1024x700, as they were left by the tour, and the export dialog
+// over the Diagnosis page (suffix: "" or a language's "-zh_CN").
 bool laptop_shots(MainWindow& window, CaptureInspector* inspector, const QString& dir, const QString& suffix) {
   window.resize(1024, 700);
   bool ok = true;
@@ -165,6 +201,14 @@ bool laptop_shots(MainWindow& window, CaptureInspector* inspector, const QString
     window.showPage(page);
     ok = save(window, dir, QString("laptop-%1%2.png").arg(name, suffix)) && ok;
   }
+  window.showPage(window.diagnosisPage());
+  if (widgets::ReportDialog* dialog = window.exportReport()) {
+    wait_for([&] { return !dialog->busy(); }, 60000);
+    ok = save_over(window, dialog, dir, QString("laptop-report-export%1.png").arg(suffix)) && ok;
+    dialog->close();
+  } else {
+    ok = false;
+  }
   return ok;
 }
 
@@ -172,7 +216,7 @@ bool laptop_shots(MainWindow& window, CaptureInspector* inspector, const QString
 
 int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& vectors_dir) {
   QDir().mkpath(dir);
-  window.resize(1500, 920);
+  window.resize(1366, 768);
   window.show();
   bool ok = save(window, dir, "welcome.png");
 
@@ -239,10 +283,12 @@ int run_screenshot_tour(MainWindow& window, const QString& dir, const QString& v
 
   ok = laptop_shots(window, inspector, dir, "") && ok;
   ok = start_capture_shot(window, dir, "") && ok;
+  ok = unsaved_work_shot(window, dir, "") && ok;
   install_language("zh_CN");
   ok = laptop_shots(window, inspector, dir, "-zh_CN") && ok;
   ok = start_capture_shot(window, dir, "-zh_CN") && ok;
-  window.resize(1500, 920);
+  ok = unsaved_work_shot(window, dir, "-zh_CN") && ok;
+  window.resize(1366, 768);
   window.showPage(window.tabs()->page(0));
   ok = save(window, dir, "welcome-zh_CN.png") && ok;
   window.showPage(panel);
