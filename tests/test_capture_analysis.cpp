@@ -34,6 +34,7 @@
 #include "crypto/keylog.h"
 #include "diagnosis/diagnosis.h"
 #include "endpoint_fixture.h"
+#include "lo_capture.h"
 #include "scale_suite.h"
 #include "test_paths.h"
 #include "timing.h"
@@ -114,6 +115,30 @@ bool stop_tcpdump(QProcess& tcpdump, const std::string& pcap) {
   if (deadline.hasExpired()) qWarning("%s: no FIN from both ends after 10 s", pcap.c_str());
   ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
   return tcpdump.waitForFinished(5000);
+}
+
+// `from` without the packets before the first whose TCP payload starts a TLS application-data
+// record (0x17 0x03 0x03): its connection as a capture started after its handshake sees it. The
+// keys stay embedded. False when there is no such packet.
+bool cut_before_application_data(const std::string& from, const std::string& to) {
+  auto reader = CaptureReader::open(from);
+  auto writer = PcapngWriter::create(to);
+  if (!reader || !writer) return false;
+  bool kept = false;
+  std::uint32_t interface = 0;
+  while (auto p = (*reader)->next()) {
+    auto seg = parse_tcp(*p);
+    if (!kept && seg.ok() && *seg) {
+      ByteView payload = (*seg)->payload;
+      kept = payload.size() >= 3 && payload[0] == 0x17 && payload[1] == 0x03 && payload[2] == 0x03;
+      if (kept) {
+        interface = (*writer)->add_interface(p->link_type, 262144, "lo");
+        for (const auto& keys : (*reader)->secrets()) (*writer)->add_secrets(keys);
+      }
+    }
+    if (kept) (*writer)->write_packet_ns(interface, p->ts_ns, p->data, p->original_length);
+  }
+  return kept && (*writer)->close().ok();
 }
 
 }  // namespace
@@ -420,6 +445,44 @@ class TestCaptureAnalysis : public QObject {
     QVERIFY(a.ok());
     QCOMPARE(decryption_text(a->connections.at(0).info), std::string("ok"));
     QCOMPARE(a->connections[0].streams.at(0).text, live.requests.at(0).text);
+  }
+
+  // A capture that begins after a TLS connection's handshake (its first bytes application-data
+  // records): "TLS, no handshake seen", never read as anthro-v1 cleartext, even with its keys.
+  void aTlsConnectionWithoutItsHandshakeIsNotReadAsCleartext() {
+    EndpointFixture f({}, 20, 2, 12);
+    f.start();
+    const std::string url = f.endpoint().url("anthro"), whole = f.path("whole.pcapng"), cut = f.path("cut.pcapng");
+    LoCapture capture(url, whole, f.path("whole.keylog"));
+    QVERIFY2(capture.start(), capture.error().c_str());
+    SessionConfig c = f.session("anthro");
+    c.repeat = 3;
+    c.keylog_path = capture.config().keylog_path;
+    QVERIFY(!EndpointFixture::run(c).error);
+    QVERIFY2(capture.stop().ok(), capture.error().c_str());
+    QVERIFY(cut_before_application_data(whole, cut));
+
+    const QString data = QString::fromStdString(f.path(""));
+    Run analyzed = run({"analyze", QString::fromStdString(cut), "--format", "json"}, data);
+    QVERIFY2(analyzed.code == 0, analyzed.err.constData());
+    const nlohmann::json doc = nlohmann::json::parse(analyzed.out.toStdString());
+    QCOMPARE(doc["connections"].size(), std::size_t{1});
+    const nlohmann::json& conn = doc["connections"][0];
+    QCOMPARE(conn["transport"].get<std::string>(), std::string("tls"));
+    QCOMPARE(conn["decryption"].get<std::string>(), std::string("TLS: no handshake seen"));
+    QCOMPARE(conn["frames"].get<int>(), 0);
+    QCOMPARE(conn["streams"].size(), std::size_t{0});
+
+    Run decoded = run({"decode", QString::fromStdString(cut), "--format", "jsonl"}, data);
+    QVERIFY2(decoded.code == 0, decoded.err.constData());
+    QStringList kinds;
+    for (const QByteArray& line : decoded.out.split('\n')) {
+      if (line.isEmpty()) continue;
+      const nlohmann::json j = nlohmann::json::parse(line.toStdString());
+      kinds << QString::fromStdString(j["kind"].get<std::string>());
+      if (j["kind"] == "tls") QCOMPARE(j["status"].get<std::string>(), std::string("no handshake seen"));
+    }
+    QCOMPARE(kinds, QStringList{"tls"});  // no frame, no refusal, no desync
   }
 
   // HTTP/SSE sessions (Messages API and chat completions; cleartext, and TLS opened with the key

@@ -29,6 +29,7 @@
 
 #include <qcustomplot.h>
 
+#include "capture_dialog.h"
 #include "capture_generator.h"
 #include "capture_inspector.h"
 #include "client_faults_box.h"
@@ -339,6 +340,42 @@ class TestMainWindow : public QObject {
     QTRY_COMPARE(inspector->frames()->rowCount(), int(panel->results()[1].figures.tokens + 2));
     for (int row = 0; row < inspector->frames()->rowCount(); ++row)
       QCOMPARE(inspector->frames()->data(inspector->frames()->index(row, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), stream);
+  }
+
+  // Session → Start Capture… on lo while the session page sends over TLS (its own capture off,
+  // no key file anywhere): the capture opens decrypted, the app's own keys embedded in it.
+  void aStartedCaptureDecryptsTheAppsOwnSession() {
+    gui::MainWindow window;
+    CaptureDialog* dialog = window.startCapture();
+    const QString target = window.endpointUrl("anthro"), out = data_.filePath("own-keys.pcapng");
+    dialog->setInterface("lo");
+    dialog->setFilter("tcp port " + target.section(':', -1));
+    dialog->setOutput(out);
+    QSignalSpy captured(dialog, &CaptureDialog::captured);
+    QVERIFY(dialog->start());
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->state() != CaptureDialog::State::Starting, 10000);
+    QVERIFY2(dialog->state() == CaptureDialog::State::Capturing, qPrintable("capture failed: " + dialog->status()));
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(target);
+    panel->setCaptureTraffic(false);
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel->send());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(panel->results().size(), std::size_t{1});
+    QTest::qWait(200);  // the last packets reach the capture
+    dialog->stop();
+    QVERIFY(captured.wait(10000) || !captured.isEmpty());
+    CaptureInspector* inspector = inspector_of(window, out);
+    QVERIFY(inspector);
+    QVERIFY(wait_loaded(inspector, 20000));
+    const auto& conns = inspector->connections()->connections();
+    QCOMPARE(conns.size(), std::size_t{1});
+    QCOMPARE(decryption_text(conns[0]), std::string("ok"));
+    QCOMPARE(conns[0].alpn, std::string("anthro-v1"));
+    QVERIFY(conns[0].frames_opened > 0);
+    QCOMPARE(conns[0].frames_opened, conns[0].frames);
+    QCOMPARE(inspector->index()->analysis()->connections.at(0).streams.at(0).text, panel->results()[0].text);
+    QVERIFY2(window.logText().contains("key lines of this workbench's connections embedded"), qPrintable(window.logText()));
   }
 
   // Send clicked the moment a captured session ends, while its capture is still writing the
