@@ -29,6 +29,7 @@
 #include "capture/analysis.h"
 #include "capture/capture_file.h"
 #include "capture/packet.h"
+#include "capture_cut.h"
 #include "capture_generator.h"
 #include "cli_run.h"
 #include "crypto/keylog.h"
@@ -115,30 +116,6 @@ bool stop_tcpdump(QProcess& tcpdump, const std::string& pcap) {
   if (deadline.hasExpired()) qWarning("%s: no FIN from both ends after 10 s", pcap.c_str());
   ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
   return tcpdump.waitForFinished(5000);
-}
-
-// `from` without the packets before the first whose TCP payload starts a TLS application-data
-// record (0x17 0x03 0x03): its connection as a capture started after its handshake sees it. The
-// keys stay embedded. False when there is no such packet.
-bool cut_before_application_data(const std::string& from, const std::string& to) {
-  auto reader = CaptureReader::open(from);
-  auto writer = PcapngWriter::create(to);
-  if (!reader || !writer) return false;
-  bool kept = false;
-  std::uint32_t interface = 0;
-  while (auto p = (*reader)->next()) {
-    auto seg = parse_tcp(*p);
-    if (!kept && seg.ok() && *seg) {
-      ByteView payload = (*seg)->payload;
-      kept = payload.size() >= 3 && payload[0] == 0x17 && payload[1] == 0x03 && payload[2] == 0x03;
-      if (kept) {
-        interface = (*writer)->add_interface(p->link_type, 262144, "lo");
-        for (const auto& keys : (*reader)->secrets()) (*writer)->add_secrets(keys);
-      }
-    }
-    if (kept) (*writer)->write_packet_ns(interface, p->ts_ns, p->data, p->original_length);
-  }
-  return kept && (*writer)->close().ok();
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QTableView>
@@ -29,6 +30,7 @@
 
 #include <qcustomplot.h>
 
+#include "capture_cut.h"
 #include "capture_dialog.h"
 #include "capture_generator.h"
 #include "capture_inspector.h"
@@ -376,6 +378,24 @@ class TestMainWindow : public QObject {
     QCOMPARE(conns[0].frames_opened, conns[0].frames);
     QCOMPARE(inspector->index()->analysis()->connections.at(0).streams.at(0).text, panel->results()[0].text);
     QVERIFY2(window.logText().contains("key lines of this workbench's connections embedded"), qPrintable(window.logText()));
+
+    // The same connection as a capture begun after its handshake sees it: TLS with no handshake
+    // seen, no frame read from its ciphertext, and the header counts it as not decrypted.
+    const QString cut = data_.filePath("own-keys-cut.pcapng");
+    QVERIFY(cut_before_application_data(out.toStdString(), cut.toStdString()));
+    CaptureInspector* mid = window.openCapture(cut);
+    QVERIFY(mid);
+    QVERIFY(wait_loaded(mid, 20000));
+    const auto& cut_conns = mid->connections()->connections();
+    QCOMPARE(cut_conns.size(), std::size_t{1});
+    QCOMPARE(cut_conns[0].transport, CaptureTransport::Tls);
+    QCOMPARE(decryption_text(cut_conns[0]), std::string("TLS: no handshake seen"));
+    QCOMPARE(cut_conns[0].frames, std::uint64_t{0});
+    QCOMPARE(mid->frames()->rowCount(), 0);
+    QStringList headers;
+    for (auto* label : mid->findChildren<QLabel*>())
+      if (label->text().contains(" decrypted)")) headers << label->text();
+    QCOMPARE(headers, QStringList{"own-keys-cut.pcapng: 0 frames, 1 connection (0 decrypted)"});
   }
 
   // Send clicked the moment a captured session ends, while its capture is still writing the
