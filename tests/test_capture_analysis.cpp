@@ -29,11 +29,13 @@
 #include "capture/analysis.h"
 #include "capture/capture_file.h"
 #include "capture/packet.h"
+#include "capture_cut.h"
 #include "capture_generator.h"
 #include "cli_run.h"
 #include "crypto/keylog.h"
 #include "diagnosis/diagnosis.h"
 #include "endpoint_fixture.h"
+#include "lo_capture.h"
 #include "scale_suite.h"
 #include "test_paths.h"
 #include "timing.h"
@@ -420,6 +422,44 @@ class TestCaptureAnalysis : public QObject {
     QVERIFY(a.ok());
     QCOMPARE(decryption_text(a->connections.at(0).info), std::string("ok"));
     QCOMPARE(a->connections[0].streams.at(0).text, live.requests.at(0).text);
+  }
+
+  // A capture that begins after a TLS connection's handshake (its first bytes application-data
+  // records): "TLS, no handshake seen", never read as anthro-v1 cleartext, even with its keys.
+  void aTlsConnectionWithoutItsHandshakeIsNotReadAsCleartext() {
+    EndpointFixture f({}, 20, 2, 12);
+    f.start();
+    const std::string url = f.endpoint().url("anthro"), whole = f.path("whole.pcapng"), cut = f.path("cut.pcapng");
+    LoCapture capture(url, whole, f.path("whole.keylog"));
+    QVERIFY2(capture.start(), capture.error().c_str());
+    SessionConfig c = f.session("anthro");
+    c.repeat = 3;
+    c.keylog_path = capture.config().keylog_path;
+    QVERIFY(!EndpointFixture::run(c).error);
+    QVERIFY2(capture.stop().ok(), capture.error().c_str());
+    QVERIFY(cut_before_application_data(whole, cut));
+
+    const QString data = QString::fromStdString(f.path(""));
+    Run analyzed = run({"analyze", QString::fromStdString(cut), "--format", "json"}, data);
+    QVERIFY2(analyzed.code == 0, analyzed.err.constData());
+    const nlohmann::json doc = nlohmann::json::parse(analyzed.out.toStdString());
+    QCOMPARE(doc["connections"].size(), std::size_t{1});
+    const nlohmann::json& conn = doc["connections"][0];
+    QCOMPARE(conn["transport"].get<std::string>(), std::string("tls"));
+    QCOMPARE(conn["decryption"].get<std::string>(), std::string("TLS: no handshake seen"));
+    QCOMPARE(conn["frames"].get<int>(), 0);
+    QCOMPARE(conn["streams"].size(), std::size_t{0});
+
+    Run decoded = run({"decode", QString::fromStdString(cut), "--format", "jsonl"}, data);
+    QVERIFY2(decoded.code == 0, decoded.err.constData());
+    QStringList kinds;
+    for (const QByteArray& line : decoded.out.split('\n')) {
+      if (line.isEmpty()) continue;
+      const nlohmann::json j = nlohmann::json::parse(line.toStdString());
+      kinds << QString::fromStdString(j["kind"].get<std::string>());
+      if (j["kind"] == "tls") QCOMPARE(j["status"].get<std::string>(), std::string("no handshake seen"));
+    }
+    QCOMPARE(kinds, QStringList{"tls"});  // no frame, no refusal, no desync
   }
 
   // HTTP/SSE sessions (Messages API and chat completions; cleartext, and TLS opened with the key

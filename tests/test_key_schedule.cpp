@@ -112,6 +112,34 @@ class TestKeySchedule : public QObject {
     QVERIFY(bad.error().detail.find("missing/dir/keys.log") != std::string::npos);
   }
 
+  // The process's own key lines are kept only while a capture watches, each watch from its
+  // start, at most kMaxLines (the oldest go, counted as lost), and dropped when none watches.
+  void ownKeyLogIsKeptWhileWatchedAndBounded() {
+    OwnKeyLog::record("CLIENT_RANDOM before any watch");
+    {
+      OwnKeyLog::Watch first;
+      QCOMPARE(first.lines().size(), std::size_t{0});
+      OwnKeyLog::record("line 0");
+      std::vector<std::string> second_sees;
+      {
+        OwnKeyLog::Watch second;
+        OwnKeyLog::record("line 1");
+        second_sees = second.lines();
+      }
+      QCOMPARE(second_sees, std::vector<std::string>{"line 1"});
+      QCOMPARE(first.lines(), (std::vector<std::string>{"line 0", "line 1"}));
+      for (std::size_t i = 2; i < OwnKeyLog::kMaxLines + 7; ++i) OwnKeyLog::record("line " + std::to_string(i));
+      const auto kept = first.lines();
+      QCOMPARE(kept.size(), OwnKeyLog::kMaxLines);
+      QCOMPARE(kept.front(), std::string("line 7"));
+      QCOMPARE(first.lost(), std::uint64_t{7});
+    }
+    OwnKeyLog::Watch later;
+    OwnKeyLog::record("line after");
+    QCOMPARE(later.lines(), std::vector<std::string>{"line after"});
+    QCOMPARE(later.lost(), std::uint64_t{0});
+  }
+
   void pemKeysLoad() {
     const auto& k = vectors()["keys"];
     auto from_json = load_x25519_private_pem(k["server_static_private_pem"].get<std::string>(), "json");

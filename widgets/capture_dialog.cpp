@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "crypto/keylog.h"
 #include "error_text.h"
 #include "gui_thread.h"
 #include "retranslator.h"
@@ -181,6 +182,7 @@ bool CaptureDialog::start() {
   c.filter = filter_->text().trimmed().toStdString();
   c.duration_s = duration_->value();
   c.output = out.absoluteFilePath().toStdString();
+  c.own_keys = true;  // the workbench's own sessions, loads and checklists decrypt with no key file
   const int run = ++run_;
   const QString path = out.absoluteFilePath();
   progress_ = {};
@@ -240,6 +242,14 @@ void CaptureDialog::onEnded(int run, const QString& path, const Result<LiveCaptu
                  .arg(stats->kernel_drops)
                  .arg(stats->interface_drops),
              false);
+  if (stats->own_key_lines_lost > 0)
+    emit message(tr("%1: %2 key lines of this workbench's connections embedded; %3 older ones were dropped (at most %4 are kept).")
+                     .arg(path)
+                     .arg(stats->own_key_lines)
+                     .arg(stats->own_key_lines_lost)
+                     .arg(OwnKeyLog::kMaxLines));
+  else
+    emit message(tr("%1: %2 key lines of this workbench's connections embedded.").arg(path).arg(stats->own_key_lines));
   emit captured(path);
 }
 

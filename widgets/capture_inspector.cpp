@@ -448,7 +448,7 @@ void CaptureInspector::finishLoading(const Result<bool>& result, std::shared_ptr
   bool ok = static_cast<bool>(result);
   if (ok) {
     std::size_t opened = 0;
-    for (const auto& c : index_->connections()) opened += c.decryption == DecryptionState::Ok;
+    for (const auto& c : index_->connections()) opened += connection_decrypted(c);
     setStatus([name, frames = index_->frame_count(), connections = index_->connections().size(), opened] {
       // English has no translator to pick a plural form: one connection is said in its own words.
       return connections == 1 ? tr("%1: %2 frames, 1 connection (%3 decrypted)").arg(name).arg(frames).arg(opened)

@@ -30,14 +30,12 @@ namespace {
 
 QVariant count(std::uint64_t n) { return QVariant::fromValue<qulonglong>(n); }
 
-bool decrypted(const CaptureConnection& c) { return c.decryption == DecryptionState::Ok; }
-
 }  // namespace
 
 QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const CaptureConnection& c = rows_[static_cast<std::size_t>(index.row())];
-  if (role == Qt::ForegroundRole && index.column() == Decryption && !decrypted(c) && c.decryption != DecryptionState::Pending)
+  if (role == Qt::ForegroundRole && index.column() == Decryption && !connection_decrypted(c) && c.decryption != DecryptionState::Pending)
     return QBrush(QColor(0xD0, 0x3A, 0x3A));
   if (role == Qt::ToolTipRole && index.column() == Decryption) return QString::fromStdString(decryption_text(c));
   if (role == Qt::TextAlignmentRole)

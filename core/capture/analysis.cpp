@@ -323,7 +323,9 @@ CaptureEvents Lane::events() {
   events.on_connection_end = [this](const CaptureConnection& c) {
     if (c.transport == CaptureTransport::Tls)
       emit({{"kind", "tls"}, {"conn", c.name},
-            {"status", c.decryption == DecryptionState::Tls ? c.decryption_detail : "ok"},
+            {"status", c.decryption == DecryptionState::Tls           ? c.decryption_detail
+                       : c.decryption == DecryptionState::NoHandshake ? "no handshake seen"
+                                                                      : "ok"},
             {"alpn", c.alpn}, {"tls_suite", c.tls_suite}, {"version", c.tls_version}});
     ConnectionAnalysis done{c, {}, {}, {}};
     book(c).finish(done);

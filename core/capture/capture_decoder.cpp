@@ -23,6 +23,16 @@ namespace {
 // TLS lies below the profiles: its records are recognised here, what they carry by ALPN.
 bool is_tls_record(ByteView first) { return first.size() >= 3 && first[0] == 0x16 && first[1] == 0x03; }
 
+// A TLS record header (RFC 8446 §5.1: ChangeCipherSpec, alert, handshake or application data,
+// version 3.1-3.4, a length no record exceeds) that is not the client's first: a connection
+// whose handshake came before the capture. Its bytes are ciphertext, no profile's cleartext.
+bool is_tls_record_mid_stream(ByteView first) {
+  constexpr std::size_t kMaxRecord = (1u << 14) + 2048;  // TLSCiphertext's limit
+  if (first.size() < 5 || first[0] < 0x14 || first[0] > 0x17 || first[1] != 0x03 || first[2] > 0x04) return false;
+  const std::size_t length = (std::size_t{first[3]} << 8) | first[4];
+  return length > 0 && length <= kMaxRecord;
+}
+
 PerProfile<MakeConnectionReader>& reader_table() {
   static PerProfile<MakeConnectionReader> table("register_connection_reader");
   return table;
@@ -94,8 +104,13 @@ std::string decryption_text(const CaptureConnection& c) {
     case DecryptionState::NoKey: return "no key";
     case DecryptionState::Authentication: return "authentication: no key opens the frames";
     case DecryptionState::Tls: return "TLS: " + c.decryption_detail;
+    case DecryptionState::NoHandshake: return "TLS: no handshake seen";
   }
   return "";
+}
+
+bool connection_decrypted(const CaptureConnection& c) {
+  return c.decryption == DecryptionState::Ok && (c.frames_opened > 0 || c.http_requests > 0 || c.dissected_frames > 0);
 }
 
 std::optional<double> handshake_ms(const CaptureConnection& c) {
@@ -243,7 +258,8 @@ void CaptureDecoder::read_tunnel_heads(Conn& c, Direction dir, ByteView data, do
 }
 
 // The registry picks the cleartext profile from the client's first bytes; when the server
-// spoke first (or the client's bytes were not captured) no heuristic can, and the fallback reads it.
+// spoke first (or the client's bytes were not captured) no heuristic can, and the fallback reads
+// it, unless those bytes are TLS records: a TLS connection whose handshake was not captured.
 void CaptureDecoder::recognise(Conn& c, Direction dir, ByteView first, double ts) {
   bool from_client = dir == Direction::ClientToServer;
   if (from_client && is_tls_record(first)) {
@@ -252,6 +268,11 @@ void CaptureDecoder::recognise(Conn& c, Direction dir, ByteView first, double ts
     return;
   }
   const Profile* found = from_client ? recognise_connection(first) : nullptr;
+  if (!found && is_tls_record_mid_stream(first)) {
+    c.info.transport = CaptureTransport::Tls;
+    c.info.decryption = DecryptionState::NoHandshake;
+    return;  // no reader: nothing of it is read
+  }
   c.info.transport = CaptureTransport::Lab;  // unless its reader says what it is (HTTP's: http)
   start_reader(c, found ? *found : unrecognised_cleartext_profile(), nullptr, ts);
 }

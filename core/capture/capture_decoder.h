@@ -30,6 +30,7 @@ enum class DecryptionState {
   NoKey,           // frames, and no key for their connection token
   Authentication,  // keys were tried and none opened the frames
   Tls,             // its TLS records could not be decrypted (decryption_detail says why)
+  NoHandshake,     // TLS records from its first byte on, its handshake before the capture: never read
 };
 
 // What one connection of the capture is, as far as the decoder got.
@@ -72,8 +73,11 @@ struct CaptureConnection {
 };
 
 // cli.md's `decryption`: "ok", "no frames", "no key", "authentication: no key opens the frames",
-// "TLS: <why>"; empty while pending.
+// "TLS: no handshake seen", "TLS: <why>"; empty while pending.
 std::string decryption_text(const CaptureConnection& c);
+// Whether something of the connection was read: frames opened, HTTP requests or a format's own
+// frames, none of it refused as undecryptable (what a capture's "N decrypted" counts).
+bool connection_decrypted(const CaptureConnection& c);
 
 // Spec §6 `handshake` from packet times; null while a piece it needs was not seen (a TLS
 // handshake without its secrets, a capture that starts mid-connection).

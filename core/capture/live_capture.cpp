@@ -9,10 +9,12 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "capture/capture_file.h"
 #include "capture/capture_helper.h"
 #include "capture/helper_process.h"
+#include "crypto/keylog.h"
 #include "util/files.h"
 
 namespace anthro {
@@ -112,6 +114,8 @@ Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& c, const std:
   if (!helper_path) return helper_path.error();
   RawFile raw(c.output + ".capturing");
   if (!raw.error().empty()) return make_error(ErrorClass::Input, "io", raw.error());
+  std::optional<OwnKeyLog::Watch> own;  // from before the interface opens: no connection it sees is missed
+  if (c.own_keys) own.emplace();
   auto helper = HelperProcess::start(*helper_path, ch::capture_arguments(c));
   if (!helper) return helper.error();
 
@@ -146,7 +150,14 @@ Result<LiveCaptureStats> run_live_capture(const LiveCaptureConfig& c, const std:
   std::string secrets;
   if (!c.keylog_path.empty())
     if (auto text = read_file(c.keylog_path, file_limit::kKeyLog)) secrets = *text;
-  return write_with_secrets(raw.path(), c.output, secrets);
+  std::vector<std::string> own_lines = own ? own->lines() : std::vector<std::string>{};
+  for (const auto& line : own_lines) secrets += (secrets.empty() || secrets.back() == '\n' ? "" : "\n") + line + "\n";
+  auto stats = write_with_secrets(raw.path(), c.output, secrets);
+  if (stats && own) {
+    stats->own_key_lines = own_lines.size();
+    stats->own_key_lines_lost = own->lost();
+  }
+  return stats;
 }
 
 Result<std::vector<NetworkInterface>> list_capture_interfaces() {

@@ -18,6 +18,9 @@ struct LiveCaptureConfig {
   std::string output;       // .pcapng, written atomically
   double duration_s = 0;    // 0: until stop is set
   std::string keylog_path;  // read at the end and embedded ahead of the packets, when given
+  // The keys this process's own clients logged while it ran (OwnKeyLog), embedded too: the
+  // workbench's own connections decrypt with no key file.
+  bool own_keys = false;
   int snaplen = 262144;
 };
 
@@ -27,6 +30,8 @@ struct LiveCaptureStats {
   std::uint64_t kernel_drops = 0;     // pcap_stats ps_drop (the helper's isb_osdrop)
   std::uint64_t interface_drops = 0;  // ps_ifdrop (isb_ifdrop)
   bool secrets_embedded = false;
+  std::uint64_t own_key_lines = 0;       // own_keys: the lines embedded
+  std::uint64_t own_key_lines_lost = 0;  // own_keys: those OwnKeyLog's bound let go first
 };
 
 // Captures until the duration passes or `stop` becomes true. `on_ready` is called once the

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <sstream>
 
 namespace anthro {
@@ -110,6 +111,59 @@ std::optional<std::string> KeyLogSink::error() const {
   if (!first_error_) return std::nullopt;
   return first_error_->detail + " (" + std::to_string(lost_) + (lost_ == 1 ? " line" : " lines") +
          " not written)";
+}
+
+namespace {
+
+struct OwnLines {
+  std::mutex mutex;
+  std::deque<std::pair<std::uint64_t, std::string>> lines;  // numbered in the order recorded
+  std::uint64_t next = 0;
+  int watchers = 0;
+};
+
+OwnLines& own_lines() {
+  static OwnLines own;
+  return own;
+}
+
+}  // namespace
+
+OwnKeyLog::Watch::Watch() {
+  OwnLines& own = own_lines();
+  std::lock_guard lock(own.mutex);
+  ++own.watchers;
+  from_ = own.next;
+}
+
+OwnKeyLog::Watch::~Watch() {
+  OwnLines& own = own_lines();
+  std::lock_guard lock(own.mutex);
+  if (--own.watchers == 0) own.lines.clear();
+}
+
+std::vector<std::string> OwnKeyLog::Watch::lines() const {
+  OwnLines& own = own_lines();
+  std::lock_guard lock(own.mutex);
+  std::vector<std::string> out;
+  for (const auto& [seq, text] : own.lines)
+    if (seq >= from_) out.push_back(text);
+  return out;
+}
+
+std::uint64_t OwnKeyLog::Watch::lost() const {
+  OwnLines& own = own_lines();
+  std::lock_guard lock(own.mutex);
+  const std::uint64_t oldest = own.lines.empty() ? own.next : own.lines.front().first;
+  return oldest > from_ ? oldest - from_ : 0;
+}
+
+void OwnKeyLog::record(std::string_view line) {
+  OwnLines& own = own_lines();
+  std::lock_guard lock(own.mutex);
+  if (own.watchers == 0) return;
+  own.lines.emplace_back(own.next++, std::string(line));
+  if (own.lines.size() > kMaxLines) own.lines.pop_front();
 }
 
 }  // namespace anthro

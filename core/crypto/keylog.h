@@ -1,6 +1,7 @@
 // NSS key log files (SSLKEYLOGFILE) with the ANTHRO_V1 lines of spec §7.
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -51,6 +52,35 @@ class KeyLogSink {
   mutable std::mutex mutex_;
   std::optional<Error> first_error_;
   std::uint64_t lost_ = 0;
+};
+
+// The key-log lines (TLS secrets, ANTHRO_V1 keys) of this process's own client connections,
+// kept in memory only while a capture started in this process watches (the workbench's Start
+// Capture), so that capture embeds them with no key file. Every client TLS context logs through
+// on_keylog (net/tls.cpp), which records here; the CLI never watches, so it keeps nothing.
+class OwnKeyLog {
+ public:
+  // A TLS 1.3 connection logs five lines (and an anthro-v1 one its ANTHRO_V1 line), about 1.2 KB:
+  // 16384 lines are ~2,700 connections of a load in ~3.5 MB, far inside a DSB's and a key log's
+  // limits. Past it the oldest lines go; a watch says how many of its own it lost.
+  static constexpr std::size_t kMaxLines = 16384;
+
+  // Lines recorded from its start on; several may overlap. Recording stops, and what was kept
+  // is dropped, when the last one ends.
+  class Watch {
+   public:
+    Watch();
+    ~Watch();
+    Watch(const Watch&) = delete;
+    Watch& operator=(const Watch&) = delete;
+    std::vector<std::string> lines() const;  // oldest first
+    std::uint64_t lost() const;              // its lines the bound pushed out
+
+   private:
+    std::uint64_t from_;
+  };
+
+  static void record(std::string_view line);  // nothing unless watched
 };
 
 }  // namespace anthro

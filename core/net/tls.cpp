@@ -157,11 +157,13 @@ void keep_sending_secret(const SSL* s, std::string_view line) {
   OPENSSL_cleanse(secret->data(), secret->size());
 }
 
-// Every key-log line OpenSSL makes: to the key log asked for (--keylog), if any, and to the
-// stream that seals its own records. Never replaced: a context has this one callback.
+// Every key-log line OpenSSL makes: to the key log asked for (--keylog), if any, to the
+// stream that seals its own records, and a client's to the process's own record for a capture
+// watching it. Never replaced: a context has this one callback.
 void on_keylog(const SSL* s, const char* line) {
   write_keylog(s, line);
   keep_sending_secret(s, line);
+  if (!SSL_is_server(s)) OwnKeyLog::record(line);
 }
 
 Bytes alpn_wire(const std::vector<std::string>& protocols) {

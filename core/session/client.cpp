@@ -320,7 +320,9 @@ awaitable<bool> SessionClient::negotiate() {
   result_.suite = std::string(to_string(negotiated_.suite));
   result_.handshake_ms = (steady_now_s() - handshake_start_) * 1000.0;
   // A key log that cannot be written does not stop the session: the run reports it once.
-  if (keylog_) keylog_->append(format_anthro_line(negotiated_.token, keys_));
+  const std::string key_line = format_anthro_line(negotiated_.token, keys_);
+  if (keylog_) keylog_->append(key_line);
+  OwnKeyLog::record(key_line);
   co_return true;
 }
 

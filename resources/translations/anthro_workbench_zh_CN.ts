@@ -1043,6 +1043,14 @@
         <source>This account may not capture: the capture helper lacks its capabilities. An administrator grants them once (installing the .deb does): %1</source>
         <translation>此账户无法抓包：抓包助手缺少所需的能力（capabilities）。管理员授予一次即可（安装 .deb 时会自动授予）：%1</translation>
     </message>
+    <message>
+        <source>%1: %2 key lines of this workbench's connections embedded; %3 older ones were dropped (at most %4 are kept).</source>
+        <translation>%1：已嵌入本工作台连接的 %2 行密钥；较早的 %3 行已丢弃（最多保留 %4 行）。</translation>
+    </message>
+    <message>
+        <source>%1: %2 key lines of this workbench's connections embedded.</source>
+        <translation>%1：已嵌入本工作台连接的 %2 行密钥。</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::CaptureInspector</name>

@@ -600,6 +600,9 @@ ZH = {
     'Packets: %1, bytes: %2': '数据包：%1，字节：%2',
     'Written to %1 (kernel drops %2, interface drops %3).': '已写入 %1（内核丢包 %2，网卡丢包 %3）。',
     'Capturing on %1…': '正在 %1 上抓包…',
+    "%1: %2 key lines of this workbench's connections embedded.": '%1：已嵌入本工作台连接的 %2 行密钥。',
+    "%1: %2 key lines of this workbench's connections embedded; %3 older ones were dropped (at most %4 are kept).":
+        '%1：已嵌入本工作台连接的 %2 行密钥；较早的 %3 行已丢弃（最多保留 %4 行）。',
     'Stopping: writing the file…': '正在停止：写入文件…',
     'Typed here': '在此输入',
     'API key, never saved': 'API 密钥，从不保存',

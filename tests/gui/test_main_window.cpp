@@ -20,6 +20,7 @@
 #include <QTimer>
 
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QTableView>
@@ -34,6 +35,8 @@
 
 #include <qcustomplot.h>
 
+#include "capture_cut.h"
+#include "capture_dialog.h"
 #include "capture_generator.h"
 #include "capture/capture_file.h"
 #include "util/files.h"
@@ -372,6 +375,60 @@ class TestMainWindow : public QObject {
     QTRY_COMPARE(inspector->frames()->rowCount(), int(panel->results()[1].figures.tokens + 2));
     for (int row = 0; row < inspector->frames()->rowCount(); ++row)
       QCOMPARE(inspector->frames()->data(inspector->frames()->index(row, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), stream);
+  }
+
+  // Session → Start Capture… on lo while the session page sends over TLS (its own capture off,
+  // no key file anywhere): the capture opens decrypted, the app's own keys embedded in it.
+  void aStartedCaptureDecryptsTheAppsOwnSession() {
+    gui::MainWindow window;
+    CaptureDialog* dialog = window.startCapture();
+    const QString target = window.endpointUrl("anthro"), out = data_.filePath("own-keys.pcapng");
+    dialog->setInterface("lo");
+    dialog->setFilter("tcp port " + target.section(':', -1));
+    dialog->setOutput(out);
+    QSignalSpy captured(dialog, &CaptureDialog::captured);
+    QVERIFY(dialog->start());
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->state() != CaptureDialog::State::Starting, 10000);
+    QVERIFY2(dialog->state() == CaptureDialog::State::Capturing, qPrintable("capture failed: " + dialog->status()));
+    SessionPanel* panel = window.sessionPanel();
+    panel->setTarget(target);
+    panel->setCaptureTraffic(false);
+    QSignalSpy finished(panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel->send());
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(panel->results().size(), std::size_t{1});
+    QTest::qWait(200);  // the last packets reach the capture
+    dialog->stop();
+    QVERIFY(captured.wait(10000) || !captured.isEmpty());
+    CaptureInspector* inspector = inspector_of(window, out);
+    QVERIFY(inspector);
+    QVERIFY(wait_loaded(inspector, 20000));
+    const auto& conns = inspector->connections()->connections();
+    QCOMPARE(conns.size(), std::size_t{1});
+    QCOMPARE(decryption_text(conns[0]), std::string("ok"));
+    QCOMPARE(conns[0].alpn, std::string("anthro-v1"));
+    QVERIFY(conns[0].frames_opened > 0);
+    QCOMPARE(conns[0].frames_opened, conns[0].frames);
+    QCOMPARE(inspector->index()->analysis()->connections.at(0).streams.at(0).text, panel->results()[0].text);
+    QVERIFY2(window.logText().contains("key lines of this workbench's connections embedded"), qPrintable(window.logText()));
+
+    // The same connection as a capture begun after its handshake sees it: TLS with no handshake
+    // seen, no frame read from its ciphertext, and the header counts it as not decrypted.
+    const QString cut = data_.filePath("own-keys-cut.pcapng");
+    QVERIFY(cut_before_application_data(out.toStdString(), cut.toStdString()));
+    CaptureInspector* mid = window.openCapture(cut);
+    QVERIFY(mid);
+    QVERIFY(wait_loaded(mid, 20000));
+    const auto& cut_conns = mid->connections()->connections();
+    QCOMPARE(cut_conns.size(), std::size_t{1});
+    QCOMPARE(cut_conns[0].transport, CaptureTransport::Tls);
+    QCOMPARE(decryption_text(cut_conns[0]), std::string("TLS: no handshake seen"));
+    QCOMPARE(cut_conns[0].frames, std::uint64_t{0});
+    QCOMPARE(mid->frames()->rowCount(), 0);
+    QStringList headers;
+    for (auto* label : mid->findChildren<QLabel*>())
+      if (label->text().contains(" decrypted)")) headers << label->text();
+    QCOMPARE(headers, QStringList{"own-keys-cut.pcapng: 0 frames, 1 connection (0 decrypted)"});
   }
 
   // Send clicked the moment a captured session ends, while its capture is still writing the
