@@ -23,14 +23,19 @@ LoopbackCaptureFiles new_capture_files(const QString& prefix) {
   return {dir.filePath("session.pcapng"), dir.filePath("keys.log")};
 }
 
-std::unique_ptr<Worker> start_loopback_capture(const LoopbackCaptureFiles& files, std::uint16_t port,
-                                               std::shared_future<void> previous, std::function<void()> on_ready,
-                                               std::function<void(const Result<LiveCaptureStats>&)> on_ended) {
+LiveCaptureConfig loopback_capture_config(const LoopbackCaptureFiles& files, std::uint16_t port) {
   LiveCaptureConfig lc;
   lc.interface = "lo";
   lc.filter = "tcp port " + std::to_string(port);
   lc.output = files.pcapng.toStdString();
   lc.keylog_path = files.keylog.toStdString();
+  return lc;
+}
+
+std::unique_ptr<Worker> start_loopback_capture(const LoopbackCaptureFiles& files, std::uint16_t port,
+                                               std::shared_future<void> previous, std::function<void()> on_ready,
+                                               std::function<void(const Result<LiveCaptureStats>&)> on_ended) {
+  const LiveCaptureConfig lc = loopback_capture_config(files, port);
   return std::make_unique<Worker>([lc, previous, on_ready, on_ended](const std::atomic<bool>& stop) {
     if (previous.valid()) previous.wait();
     auto stats = run_live_capture(lc, stop, on_ready);

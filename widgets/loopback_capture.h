@@ -22,6 +22,9 @@ struct LoopbackCaptureFiles {
 // directory, which is removed, with every capture in it, when the process exits.
 LoopbackCaptureFiles new_capture_files(const QString& prefix);
 
+// What run_live_capture takes to capture tcp `port` on lo into `files`.
+LiveCaptureConfig loopback_capture_config(const LoopbackCaptureFiles& files, std::uint16_t port);
+
 // Captures tcp `port` on lo into `files` until the Worker is stopped. It starts only once
 // `previous` is ready (an earlier capture still writing its file). `on_ready` (once capturing)
 // and `on_ended` run on the worker thread: post their results through an Inbox.
