@@ -15,6 +15,7 @@
 #include <QFloat16>
 #include <QIODevice>
 #include <QLabel>
+#include <QLineEdit>
 #include <QList>
 #include <QObject>
 #include <QProcessEnvironment>
@@ -506,6 +507,39 @@ class TestSessionPanel : public QObject {
       }
     }
     gui::install_language("en");
+  }
+
+  // Stop during a load: the status says it was cancelled and how many of how many were done
+  // (it said "N requests in …" as if the load had run to its end).
+  void aStoppedLoadSaysHowManyOfHowMany() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setLoad(400, 2);
+    QSignalSpy finished(&panel, &SessionPanel::loadFinished);
+    QVERIFY(panel.runLoad());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->pointCount(0) >= 4, 30000);
+    panel.stopLoad();
+    QVERIFY(finished.wait(30000));
+    QVERIFY(finished.at(0).at(0).toBool());  // what was done is kept
+    QVERIFY(panel.lastLoad() && panel.lastLoad()->requests < 400);
+    const QString status = panel.loadStatus();
+    QVERIFY2(status.startsWith("Cancelled") && status.contains(QString("%1 of 400 requests done").arg(panel.lastLoad()->requests)),
+             qPrintable(status));
+    QVERIFY(panel.hasUnsavedResult());
+    QVERIFY(!panel.busy() || panel.waitForJobs(10000));
+  }
+
+  // The Model field shows its name from the start: "claude-3-…", not "-haiku-20240307".
+  void theModelFieldShowsItsNameFromTheStart() {
+    SessionPanel panel;
+    panel.resize(1024, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QLineEdit* model = nullptr;
+    for (QLineEdit* e : panel.findChildren<QLineEdit*>())
+      if (e->text().startsWith("claude-")) model = e;
+    QVERIFY(model);
+    QCOMPARE(model->cursorPosition(), 0);
   }
 
   // Session captures live in one directory of the process, gone when it exits. The test runs
