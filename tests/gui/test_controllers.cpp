@@ -10,8 +10,16 @@
 #include <chrono>
 #include <thread>
 
+#include "capture_index_loaded.h"
+#include "connections_model.h"
+#include "diagnosis_controller.h"
+#include "diagnosis_model.h"
 #include "endpoint_fixture.h"
+#include "frame_table_model.h"
 #include "job_service.h"
+#include "rollout/plan.h"
+#include "rollout_controller.h"
+#include "rollout_model.h"
 #include "session_controller.h"
 
 using namespace anthro;
@@ -26,6 +34,17 @@ std::vector<State> statesOf(const QSignalSpy& spy) {
   for (const auto& args : spy) out.push_back(args.at(0).template value<State>());
   return out;
 }
+
+constexpr auto kFatal = QAbstractItemModelTester::FailureReportingMode::Fatal;
+
+// A stage its 40 requests leave inconclusive (95 % success needs ~55 clean candidate trials).
+const char* const kNeedsMore = R"({
+  "schema_version": 1, "id": "ctl-needs-more", "title": {"en": "Needs more"},
+  "stages": [
+    {"name": "short", "title": {"en": "Too few requests"}, "split": 0.5, "requests": 40,
+     "gates": [{"id": "connection-success", "metric": "connection-success-rate", "comparison": ">=", "threshold": 0.95},
+               {"id": "ttft-p99", "metric": "ttft-p99-ratio", "comparison": "not-worse", "margin": 0.5, "min_n": 10}]}
+  ]})";
 
 }  // namespace
 
@@ -245,6 +264,156 @@ class TestControllers : public QObject {
     QVERIFY(!jobs.busy());
   }
 
+
+  // A live run with its own capture: the states in order, the live requests' progress (done of
+  // a known total), verdicts in the rows, the capture offered and its connections matched.
+  void aDiagnosisRunsCapturesAndMatches() {
+    JobService jobs;
+    DiagnosisController diagnosis(&jobs);
+    QAbstractItemModelTester tester(diagnosis.model(), kFatal);
+    QSignalSpy states(&diagnosis, &DiagnosisController::stateChanged);
+    QSignalSpy progress(&diagnosis, &DiagnosisController::progress);
+    QSignalSpy diagnosed(&diagnosis, &DiagnosisController::diagnosed);
+    QSignalSpy finished(&diagnosis, &DiagnosisController::finished);
+    QSignalSpy ready(&diagnosis, &DiagnosisController::captureReady);
+    DiagnoseConfig c;
+    LiveWorkloadConfig live;
+    live.session = fixture_->session("anthro+lab");
+    live.requests = 20;
+    live.concurrency = 2;
+    c.live = live;
+    QVERIFY(diagnosis.start(c, {}, true));
+    QVERIFY(!diagnosis.start(c, {}, true));  // one at a time
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(diagnosis.outcome(), DiagnosisController::Outcome::Matched);
+    using S = DiagnosisController::State;
+    QCOMPARE(statesOf<S>(states), (std::vector{S::StartingCapture, S::Running, S::Matching, S::Idle}));
+    QVERIFY(progress.size() >= 20);
+    const quint64 total = progress.last().at(1).toULongLong();
+    QVERIFY(total >= 20);  // the ordinary requests and the probes
+    QCOMPARE(progress.last().at(0).toULongLong(), total);
+    for (const auto& p : progress) QCOMPARE(p.at(1).toULongLong(), total);
+    QCOMPARE(diagnosed.size(), 1);
+    QCOMPARE(ready.size(), 1);
+    QCOMPARE(diagnosis.unsavedFiles(), QStringList{ready.at(0).at(0).toString()});
+    QVERIFY(diagnosis.hasDiagnosis() && diagnosis.hasUnsavedResult());
+    int judged = 0;
+    for (int row = 0; row < diagnosis.model()->rowCount(); ++row)
+      judged += diagnosis.model()->index(row, 0).data(DiagnosisModel::VerdictRole).toInt() >= 0;
+    QVERIFY(judged > 0);
+    // An item re-run alone replaces its row only.
+    const QString item = QString::fromStdString(diagnosis.model()->row(0).item.id);
+    QVERIFY(diagnosis.rerun(item));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(diagnosed.last().at(1).toBool(), true);
+    QVERIFY(jobs.waitAll(10000));
+  }
+
+  // Cancel during the live workload: Cancelled, the count of requests done kept (fewer than
+  // the total), and nothing the dropped run still reports (core's progress line, once a
+  // second) arrives afterwards.
+  void cancellingADiagnosisKeepsItsCountAndDropsLateReports() {
+    JobService jobs;
+    DiagnosisController diagnosis(&jobs);
+    QSignalSpy progress(&diagnosis, &DiagnosisController::progress);
+    QSignalSpy finished(&diagnosis, &DiagnosisController::finished);
+    DiagnoseConfig c;
+    LiveWorkloadConfig live;
+    live.session = fixture_->session("anthro+lab");
+    live.requests = 2000;
+    live.concurrency = 2;
+    c.live = live;
+    QVERIFY(diagnosis.start(c, {}, false));
+    QTRY_VERIFY_WITH_TIMEOUT(progress.size() >= 3, 30000);
+    QSignalSpy stages(&diagnosis, &DiagnosisController::stage);
+    diagnosis.cancel();
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(diagnosis.outcome(), DiagnosisController::Outcome::Cancelled);
+    QCOMPARE(diagnosis.state(), DiagnosisController::State::Idle);
+    QVERIFY(diagnosis.done() >= 3 && diagnosis.done() < diagnosis.total());
+    const qsizetype seen = progress.size();
+    QTest::qWait(1500);  // longer than core's progress period
+    QCOMPARE(stages.size(), 0);
+    QCOMPARE(progress.size(), seen);
+    QVERIFY(!diagnosis.hasDiagnosis());
+  }
+
+  // A rollout stage left inconclusive waits; Run more adds what its gates need; the rows pass
+  // the model tester all along (plan set, stages running, results, reset).
+  void aRolloutWaitsAndRunsWhatItsGatesNeed() {
+    JobService jobs;
+    RolloutController rollout(&jobs);
+    QAbstractItemModelTester tester(rollout.model(), kFatal);
+    QSignalSpy states(&rollout, &RolloutController::stateChanged);
+    QSignalSpy progress(&rollout, &RolloutController::progress);
+    QSignalSpy measured(&rollout, &RolloutController::measured);
+    QSignalSpy finished(&rollout, &RolloutController::finished);
+    auto plan = parse_plan(kNeedsMore, "test");
+    QVERIFY(plan);
+    rollout.model()->setPlan(*plan);
+    RolloutConfig c;
+    c.plan = *plan;
+    c.baseline = c.candidate = fixture_->endpoint().url("anthro+lab");
+    c.session = fixture_->session("anthro+lab");
+    QVERIFY(rollout.run(c));
+    QVERIFY(finished.wait(60000));
+    using S = RolloutController::State;
+    QCOMPARE(statesOf<S>(states), (std::vector{S::Running, S::Paused}));
+    QCOMPARE(progress.size(), 40);  // every request of the stage's batch
+    QCOMPARE(progress.last().at(0).toULongLong(), 40ull);
+    QCOMPARE(progress.last().at(1).toULongLong(), 40ull);
+    QVERIFY(measured.size() >= 40);
+    const StageResult paused = rollout.result()->stages.at(0);
+    const auto need = rollout.moreRequests();
+    QVERIFY(need && *need > 40 && *need == *requests_to_settle(paused));
+    QVERIFY(rollout.hasUnsavedResult());
+    QVERIFY(rollout.runMore());
+    QCOMPARE(rollout.state(), S::Running);
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(rollout.result()->stages.at(0).samples.workload, paused.samples.workload + *need);
+    QCOMPARE(progress.last().at(1).toULongLong(), quint64(*need));
+    if (rollout.state() == S::Paused) QVERIFY(rollout.rollBack() && finished.wait(60000));
+    QCOMPARE(rollout.state(), S::Idle);
+    rollout.model()->clearResults();
+    rollout.model()->setPlan(*plan);
+    QVERIFY(jobs.waitAll(10000));
+  }
+
+  // The capture page's models on a real capture of a send: frames and connections loaded,
+  // then rows appended as a longer capture is read, then reset.
+  void captureModelsPassTheModelTester() {
+    JobService jobs;
+    CaptureController capture(&jobs, "anthro-session");
+    SessionController session(&jobs, &capture);
+    QSignalSpy ready(&session, &SessionController::captureReady);
+    SessionConfig c = fixture_->session("anthro+lab");
+    c.repeat = 3;
+    QVERIFY(session.send(c, true));
+    QVERIFY(ready.wait(30000));
+    auto index = loaded(ready.at(0).at(0).toString().toStdString(), {});  // its keys are embedded
+    const std::vector<CaptureConnection> all = index->connections();
+    QVERIFY(!all.empty());
+    ConnectionsModel connections;
+    QAbstractItemModelTester tester(&connections, kFatal);
+    connections.setConnections({all.front()});
+    connections.setConnections(all);  // grown
+    QCOMPARE(connections.rowCount(), int(all.size()));
+    for (int row = 0; row < connections.rowCount(); ++row)
+      for (int col = 0; col < connections.columnCount(); ++col) connections.index(row, col).data(ConnectionsModel::SortRole);
+    connections.setConnections({});  // reset
+    QCOMPARE(connections.rowCount(), 0);
+
+    FrameTableModel frames;
+    QAbstractItemModelTester frame_tester(&frames, kFatal);
+    frames.setIndex(index);
+    QVERIFY(frames.rowCount() >= 3 * 32);  // REQUEST, 30 tokens, RESPONSE a request
+    for (int row = 0; row < frames.rowCount(); row += 7)
+      for (int col = 0; col < frames.columnCount(); ++col) frames.index(row, col).data(Qt::DisplayRole);
+    frames.setIndex(nullptr);
+    QCOMPARE(frames.rowCount(), 0);
+    QVERIFY(jobs.waitAll(10000));
+  }
  private:
   std::unique_ptr<EndpointFixture> fixture_;
 };
