@@ -9,6 +9,15 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
+    '%1 tokens/s, TTFT p50 %2 ms, p99 %3 ms': '%1 tokens/s，TTFT p50 %2 ms，p99 %3 ms',
+    '%1 requests in %2 s, %3': '%1 个请求，用时 %2 秒，%3',
+    'Cancelled after %1 s: %2, %3': '%1 秒后已取消：%2，%3',
+    'The capture %1 holds no packets (the session sent nothing on lo): not opened': '抓包 %1 中没有数据包（会话未在 lo 上发送任何数据）：不打开',
+    'Starting…': '正在启动…',
+    'Cancelled: %1 of %2 requests done': '已取消：已完成 %1/%2 个请求',
+    "Stage %1's gates need %L2 more requests; running %L3 (the most one Run more adds)": '阶段 %1 的门限还需 %L2 个请求；本次运行 %L3 个（“追加运行”一次最多添加的数量）',
+    'Running %L1 more requests in stage %2…': '正在阶段 %2 追加 %L1 个请求…',
+    'Run the waiting stage again with as many requests as its gates need (at most %L1), pooling its samples, and judge it again': '按门限所需的请求数（最多 %L1 个）再次运行等待中的阶段，合并其样本并重新判定',
     'Environment, by target': '环境变量（按目标）',
     'ANTHROPIC_API_KEY for anthro-v1 and Messages API targets, OPENAI_API_KEY for chat completions, when set': 'anthro-v1 和 Messages API 目标用 ANTHROPIC_API_KEY，chat completions 目标用 OPENAI_API_KEY（已设置时）',
     'proxy tunnel': '代理隧道',

@@ -261,7 +261,7 @@ class TestControllers : public QObject {
     QVERIFY(load.progress().done < 400);
     QCOMPARE(load.progress().total, std::optional<std::uint64_t>(400));
     QCOMPARE(load.result()->records.size(), std::size_t(records.size()));
-    QVERIFY(!jobs.busy());
+    QVERIFY(jobs.waitAll(10000));
   }
 
 
