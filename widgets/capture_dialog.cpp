@@ -233,7 +233,7 @@ void CaptureDialog::onEnded(std::uint64_t job, const QString& path, const Result
     emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
     return;
   }
-  onProgress(run, *stats);
+  onProgress(job, *stats);
   showStatus(tr("Written to %1 (kernel drops %2, interface drops %3).")
                  .arg(path)
                  .arg(stats->kernel_drops)
