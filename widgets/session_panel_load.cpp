@@ -220,6 +220,7 @@ bool SessionPanel::exportRecords(const QString& path) {
     return false;
   }
   emit message(tr("%n request record(s) written to %1", nullptr, int(last->records.size())).arg(path));
+  load_->markSaved();
   return true;
 }
 

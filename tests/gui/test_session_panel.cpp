@@ -529,6 +529,34 @@ class TestSessionPanel : public QObject {
     QVERIFY(!panel.busy() || panel.waitForJobs(10000));
   }
 
+  // For "never lose work": a captured send's file is unsaved until the user saves it, its
+  // result too; busy while a load runs; cancelAll stops it and waitForJobs sees its jobs end.
+  void thePageSaysWhatWouldBeLost() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setCaptureTraffic(true);
+    QSignalSpy ready(&panel, &SessionPanel::captureReady);
+    QVERIFY(panel.send());
+    QVERIFY(panel.busy());
+    QVERIFY(ready.wait(30000));
+    const QString path = ready.at(0).at(0).toString();
+    QCOMPARE(panel.unsavedFiles(), QStringList{path});
+    QVERIFY(panel.hasUnsavedResult());
+    panel.markCaptureSaved(path);
+    panel.markResultSaved();
+    QVERIFY(panel.unsavedFiles().isEmpty());
+    QVERIFY(!panel.hasUnsavedResult());
+    panel.setCaptureTraffic(false);
+    panel.setLoad(400, 2);
+    QVERIFY(panel.runLoad());
+    QVERIFY(panel.busy());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->pointCount(0) >= 2, 30000);
+    panel.cancelAll();
+    QVERIFY(panel.waitForJobs(30000));
+    QVERIFY(!panel.busy() && !panel.loadRunning());
+    QVERIFY(panel.hasUnsavedResult());  // the stopped load's requests
+  }
+
   // The Model field shows its name from the start: "claude-3-…", not "-haiku-20240307".
   void theModelFieldShowsItsNameFromTheStart() {
     SessionPanel panel;
