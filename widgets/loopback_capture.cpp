@@ -32,15 +32,4 @@ LiveCaptureConfig loopback_capture_config(const LoopbackCaptureFiles& files, std
   return lc;
 }
 
-std::unique_ptr<Worker> start_loopback_capture(const LoopbackCaptureFiles& files, std::uint16_t port,
-                                               std::shared_future<void> previous, std::function<void()> on_ready,
-                                               std::function<void(const Result<LiveCaptureStats>&)> on_ended) {
-  const LiveCaptureConfig lc = loopback_capture_config(files, port);
-  return std::make_unique<Worker>([lc, previous, on_ready, on_ended](const std::atomic<bool>& stop) {
-    if (previous.valid()) previous.wait();
-    auto stats = run_live_capture(lc, stop, on_ready);
-    on_ended(stats);
-  });
-}
-
 }  // namespace anthro::widgets
