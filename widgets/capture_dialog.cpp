@@ -19,7 +19,7 @@
 #include "error_text.h"
 #include "gui_thread.h"
 #include "retranslator.h"
-#include "worker.h"
+#include "job_service.h"
 
 namespace anthro::widgets {
 namespace {
@@ -48,7 +48,7 @@ CaptureDialog::CaptureDialog(QWidget* parent)
       filter_label_(new QLabel(this)),
       duration_label_(new QLabel(this)),
       output_label_(new QLabel(this)),
-      inbox_(std::make_shared<Inbox>(this)) {
+      jobs_(new JobService(this)) {
   setObjectName("captureDialog");
   interface_->setEditable(true);  // an interface pcap did not list (or "any") can be typed
   interface_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -101,7 +101,7 @@ CaptureDialog::CaptureDialog(QWidget* parent)
   });
 }
 
-CaptureDialog::~CaptureDialog() { inbox_->close(); }  // the worker stops and writes its file on its own
+CaptureDialog::~CaptureDialog() = default;  // the job stops and writes its file on its own
 
 void CaptureDialog::retranslate() {
   setWindowTitle(tr("Start capture"));
@@ -115,7 +115,7 @@ void CaptureDialog::retranslate() {
   start_->setText(tr("Start"));
   stop_->setText(tr("Stop"));
   close_->setText(tr("Close"));
-  onProgress(run_, progress_);
+  onProgress(job_, progress_);
   if (!interfaces_error_.isEmpty()) showStatus(tr("No interface list: %1").arg(interfaces_error_), true);
 }
 
@@ -183,21 +183,20 @@ bool CaptureDialog::start() {
   c.duration_s = duration_->value();
   c.output = out.absoluteFilePath().toStdString();
   c.own_keys = true;  // the workbench's own sessions, loads and checklists decrypt with no key file
-  const int run = ++run_;
   const QString path = out.absoluteFilePath();
   progress_ = {};
   setState(State::Starting);
   showStatus(tr("Opening %1…").arg(interfaceName()), false);
-  worker_ = std::make_unique<Worker>([this, inbox = inbox_, c, run, path](const std::atomic<bool>& stop) {
+  job_ = jobs_->start([this, c, path](JobContext& job) {
     auto stats = run_live_capture(
-        c, stop,
-        [this, inbox, run] {
-          inbox->post([this, run] {
-            if (run == run_ && state_ == State::Starting) setState(State::Capturing);
+        c, job.stop,
+        [this, &job] {
+          job.post([this, id = job.id] {
+            if (id == job_ && state_ == State::Starting) setState(State::Capturing);
           });
         },
-        [this, inbox, run](const LiveCaptureStats& s) { inbox->post([this, run, s] { onProgress(run, s); }); });
-    inbox->post([this, run, path, stats] { onEnded(run, path, stats); });
+        [this, &job](const LiveCaptureStats& s) { job.post([this, id = job.id, s] { onProgress(id, s); }); });
+    job.post([this, id = job.id, path, stats] { onEnded(id, path, stats); });
   });
   return true;
 }
@@ -205,7 +204,7 @@ bool CaptureDialog::start() {
 void CaptureDialog::stop() {
   if (state_ != State::Starting && state_ != State::Capturing) return;
   setState(State::Stopping);
-  if (worker_) worker_->stop();
+  jobs_->stop(job_);
 }
 
 void CaptureDialog::reject() {
@@ -213,16 +212,16 @@ void CaptureDialog::reject() {
   QDialog::reject();
 }
 
-void CaptureDialog::onProgress(int run, const LiveCaptureStats& stats) {
-  if (run != run_) return;
+void CaptureDialog::onProgress(std::uint64_t job, const LiveCaptureStats& stats) {
+  if (job != job_) return;
   progress_ = stats;
   counts_->setText(tr("Packets: %1, bytes: %2")
                        .arg(stats.packets)
                        .arg(QLocale().toString(static_cast<qulonglong>(stats.bytes))));  // no unit to translate
 }
 
-void CaptureDialog::onEnded(int run, const QString& path, const Result<LiveCaptureStats>& stats) {
-  if (run != run_) return;
+void CaptureDialog::onEnded(std::uint64_t job, const QString& path, const Result<LiveCaptureStats>& stats) {
+  if (job != job_) return;
   setState(State::Idle);
   if (!stats) {
     const QString detail = QString::fromStdString(stats.error().detail);
@@ -236,7 +235,7 @@ void CaptureDialog::onEnded(int run, const QString& path, const Result<LiveCaptu
     emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
     return;
   }
-  onProgress(run, *stats);
+  onProgress(job, *stats);
   showStatus(tr("Written to %1 (kernel drops %2, interface drops %3).")
                  .arg(path)
                  .arg(stats->kernel_drops)

@@ -17,8 +17,7 @@ class QSpinBox;
 
 namespace anthro::widgets {
 
-class Inbox;
-class Worker;
+class JobService;
 
 class CaptureDialog : public QDialog {
   Q_OBJECT
@@ -53,8 +52,8 @@ class CaptureDialog : public QDialog {
  private:
   void retranslate();
   void loadInterfaces();
-  void onProgress(int run, const LiveCaptureStats& stats);
-  void onEnded(int run, const QString& path, const Result<LiveCaptureStats>& stats);
+  void onProgress(std::uint64_t job, const LiveCaptureStats& stats);
+  void onEnded(std::uint64_t job, const QString& path, const Result<LiveCaptureStats>& stats);
   void setState(State s);
   void showStatus(const QString& text, bool error);
   void browse();
@@ -75,10 +74,9 @@ class CaptureDialog : public QDialog {
   QLabel* duration_label_;
   QLabel* output_label_;
 
-  std::shared_ptr<Inbox> inbox_;
-  std::unique_ptr<Worker> worker_;
+  JobService* jobs_;
   State state_ = State::Idle;
-  int run_ = 0;
+  std::uint64_t job_ = 0;  // the current capture's job: an older one's reports are not shown
   LiveCaptureStats progress_;
   QString interfaces_error_;
 };

@@ -71,6 +71,21 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       statistics_(new CaptureStatistics(this)),
       poll_timer_(new QTimer(this)),
       inbox_(std::make_shared<Inbox>(this)) {
+  QHBoxLayout* bar = nullptr;
+  QHBoxLayout* status_line = nullptr;
+  setupBar(bar, status_line);
+  setupFrameView();
+  setupConnectionView();
+  buildLowerTabs();
+  buildActions();
+  (new Retranslator(this))->add([this] { retranslate(); });
+  bindPanes();
+  layOut(bar, status_line);
+  bindBar();
+  bindViews();
+}
+
+void CaptureInspector::setupBar(QHBoxLayout*& bar, QHBoxLayout*& status_line) {
   filter_->setClearButtonEnabled(true);
   filter_->setObjectName("frameFilter");
   progress_->setRange(0, 1000);
@@ -91,7 +106,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   view_button_->setPopupMode(QToolButton::InstantPopup);
   view_button_->setMenu(view_menu_);
 
-  auto* bar = new QHBoxLayout;
+  bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
   bar->addWidget(goto_);
   bar->addWidget(progress_);
@@ -101,10 +116,12 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   bar->addWidget(export_button_);
   diagnose_button_->setEnabled(false);
   export_button_->setEnabled(false);
-  auto* status_line = new QHBoxLayout;
+  status_line = new QHBoxLayout;
   status_line->addWidget(status_);
   status_line->addWidget(notice_, 1);
+}
 
+void CaptureInspector::setupFrameView() {
   frame_view_->setModel(frames_);
   frame_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   frame_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -126,12 +143,14 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   for (int c = 0; c < FrameTableModel::FirstTracer; ++c) frame_view_->setColumnWidth(c, digit * widths[c] + 12);
   for (TracerColumn c = 0; c < tracer_columns().size(); ++c)
     frame_view_->setColumnWidth(FrameTableModel::FirstTracer + static_cast<int>(c), digit * tracer_columns()[c].width + 12);
+}
 
-  // Connections sort by any column, as numbers where they are numbers (ConnectionsModel::SortRole).
-  auto* sorted_connections = new QSortFilterProxyModel(this);
-  sorted_connections->setSourceModel(connections_);
-  sorted_connections->setSortRole(ConnectionsModel::SortRole);
-  connection_view_->setModel(sorted_connections);
+// Connections sort by any column, as numbers where they are numbers (ConnectionsModel::SortRole).
+void CaptureInspector::setupConnectionView() {
+  sorted_connections_ = new QSortFilterProxyModel(this);
+  sorted_connections_->setSourceModel(connections_);
+  sorted_connections_->setSortRole(ConnectionsModel::SortRole);
+  connection_view_->setModel(sorted_connections_);
   connection_view_->setSortingEnabled(true);
   connection_view_->sortByColumn(ConnectionsModel::Number, Qt::AscendingOrder);
   connection_view_->verticalHeader()->hide();
@@ -139,7 +158,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   connection_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   connection_view_->horizontalHeader()->setStretchLastSection(true);
   connection_view_->setAlternatingRowColors(true);
+}
 
+void CaptureInspector::buildLowerTabs() {
   auto* frame_split = new QSplitter(Qt::Horizontal, this);
   frame_split->addWidget(detail_);
   frame_split->addWidget(hex_);
@@ -159,8 +180,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   chart_scroll->setFrameShape(QFrame::NoFrame);
   lower_tabs_->addTab(chart_scroll, QString());
   lower_tabs_->addTab(statistics_, QString());
-  buildActions();
-  (new Retranslator(this))->add([this] { retranslate(); });
+}
+
+void CaptureInspector::bindPanes() {
   connect(charts_, &LatencyCharts::message, this, &CaptureInspector::message);
   connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) { showStream(request); });
   connect(statistics_, &CaptureStatistics::message, this, &CaptureInspector::message);
@@ -168,7 +190,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
     applyFilter(QString("conn:%1 stream:%2").arg(conn).arg(stream));
     lower_tabs_->setCurrentIndex(FrameTab);
   });
+}
 
+void CaptureInspector::layOut(QHBoxLayout* bar, QHBoxLayout* status_line) {
   // The frame list takes most of the tab; the panes below can be made small without the
   // docks around the tab giving way first.
   auto* split = new QSplitter(Qt::Vertical, this);
@@ -188,7 +212,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
   layout->addLayout(bar);
   layout->addLayout(status_line);
   layout->addWidget(split, 1);
+}
 
+void CaptureInspector::bindBar() {
   poll_timer_->setInterval(50);
   connect(poll_timer_, &QTimer::timeout, this, &CaptureInspector::poll);
   connect(cancel_button_, &QPushButton::clicked, this, &CaptureInspector::cancelLoading);
@@ -210,6 +236,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       frame_view_->setFocus();
     }
   });
+}
+
+void CaptureInspector::bindViews() {
   connect(frames_, &FrameTableModel::sortRequested, this, [this] { refreshRows(); });
   connect(frame_view_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
     QMenu* menu = contextMenuFor(frame_view_->indexAt(pos));
@@ -223,9 +252,9 @@ CaptureInspector::CaptureInspector(QWidget* parent)
             &CaptureInspector::showCurrentFrame, Qt::UniqueConnection);
   });
   connect(connection_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this, sorted_connections](const QModelIndex& current) {
+          [this](const QModelIndex& current) {
             const auto& rows = connections_->connections();
-            const QModelIndex source = sorted_connections->mapToSource(current);
+            const QModelIndex source = sorted_connections_->mapToSource(current);
             if (source.isValid() && static_cast<std::size_t>(source.row()) < rows.size())
               connection_detail_->showConnection(rows[static_cast<std::size_t>(source.row())]);
           });

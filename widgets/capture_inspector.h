@@ -19,11 +19,13 @@
 
 class QAction;
 class QActionGroup;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 class QTimer;
@@ -111,6 +113,15 @@ class CaptureInspector : public QWidget {
   void showCurrentFrame();
   void selectFieldAt(qsizetype offset);
   bool eventFilter(QObject* watched, QEvent* event) override;
+  // The constructor's parts, in order.
+  void setupBar(QHBoxLayout*& bar, QHBoxLayout*& status_line);
+  void setupFrameView();
+  void setupConnectionView();
+  void buildLowerTabs();
+  void bindPanes();
+  void layOut(QHBoxLayout* bar, QHBoxLayout* status_line);
+  void bindBar();
+  void bindViews();
   void buildActions();
   void retranslate();
   // The status line and the notice are remade on a language switch: they keep how to say it.
@@ -143,6 +154,7 @@ class CaptureInspector : public QWidget {
 
   FrameTableModel* frames_;
   ConnectionsModel* connections_;
+  QSortFilterProxyModel* sorted_connections_ = nullptr;  // the connection list's order
   QLineEdit* filter_;
   QProgressBar* progress_;
   QPushButton* cancel_button_;

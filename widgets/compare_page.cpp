@@ -19,7 +19,7 @@
 #include "report/report.h"
 #include "retranslator.h"
 #include "verdict_chip.h"
-#include "worker.h"
+#include "job_service.h"
 
 namespace anthro::widgets {
 namespace {
@@ -75,7 +75,7 @@ ComparePage::ComparePage(QWidget* parent)
       need_(new QLabel(this)),
       table_(new QTableWidget(0, ColumnCount, this)),
       charts_(new LatencyCharts(this)),
-      inbox_(std::make_shared<Inbox>(this)) {
+      jobs_(new JobService(this)) {
   margin_->setRange(0, 100);
   margin_->setDecimals(1);
   margin_->setSuffix(" %");
@@ -136,7 +136,7 @@ ComparePage::ComparePage(QWidget* parent)
   });
 }
 
-ComparePage::~ComparePage() { inbox_->close(); }
+ComparePage::~ComparePage() = default;  // the job ends with the JobService, joined off this thread
 
 void ComparePage::setBase(const QString& spec) { base_->setText(spec); }
 void ComparePage::setCandidate(const QString& spec) { candidate_->setText(spec); }
@@ -159,21 +159,22 @@ bool ComparePage::run() {
   options.margin = margin_->value() / 100;
   run_button_->setEnabled(false);
   verdict_->setText(tr("Comparing…"));
-  worker_ = std::make_unique<Worker>([inbox = inbox_, base, candidate, keys = keys_, options, this](const std::atomic<bool>&) {
+  running_ = true;
+  jobs_->start([base, candidate, keys = keys_, options, this](JobContext& job) {
     auto b = load_compare_input(base, keys);
     auto c = b ? load_compare_input(candidate, keys) : Result<CompareInput>(b.error());
     if (!b || !c) {
       QString why = QString::fromStdString((b ? c : b).error().detail);
-      return inbox->post([this, why] { failed(why); });
+      return job.post([this, why] { failed(why); });
     }
     Comparison result = compare_results(*b, *c, options);
-    inbox->post([this, result = std::move(result)] { showComparison(result); });
+    job.post([this, result = std::move(result)] { showComparison(result); });
   });
   return true;
 }
 
 void ComparePage::failed(const QString& why) {
-  worker_.reset();
+  running_ = false;
   run_button_->setEnabled(true);
   verdict_->setText(why);
   emit message(tr("Compare: %1").arg(why));
@@ -181,9 +182,10 @@ void ComparePage::failed(const QString& why) {
 }
 
 void ComparePage::showComparison(Comparison c) {
-  worker_.reset();
+  running_ = false;
   run_button_->setEnabled(true);
   comparison_ = std::move(c);
+  saved_ = false;
   table_->setRowCount(int(comparison_->figures.size()));
   for (int row = 0; row < table_->rowCount(); ++row) showFigure(row, comparison_->figures[std::size_t(row)]);
   table_->resizeColumnsToContents();

@@ -2,7 +2,7 @@
 // other as `anthro-wb compare` judges them (core/rollout/compare.h) — their TTFT CDFs and ITL
 // histograms overlaid on the same charts, and one row per figure with both sides' figures, the
 // ratios, the shape test, the verdict and what more is needed. The loading and judging run on a
-// Worker; the result comes back through an Inbox.
+// job of a JobService, which brings its result back.
 #pragma once
 
 #include <QWidget>
@@ -21,9 +21,8 @@ class QTableWidget;
 
 namespace anthro::widgets {
 
-class Inbox;
+class JobService;
 class LatencyCharts;
-class Worker;
 
 class ComparePage : public QWidget {
   Q_OBJECT
@@ -43,8 +42,11 @@ class ComparePage : public QWidget {
 
   // False (and a message) while one runs or a side is missing.
   bool run();
-  bool running() const { return worker_ != nullptr; }
+  bool running() const { return running_; }
   const std::optional<Comparison>& comparison() const { return comparison_; }
+  // For "never lose work", as the other pages: a comparison is unsaved until exported.
+  bool hasUnsavedResult() const { return comparison_ && !saved_; }
+  void markResultSaved() { saved_ = true; }
   QTableWidget* table() const { return table_; }
   LatencyCharts* charts() const { return charts_; }
   QString verdictText() const;
@@ -54,6 +56,7 @@ class ComparePage : public QWidget {
   void finished(bool ok);
 
  private:
+  bool saved_ = false;
   void browseInto(QLineEdit* into);
   void showComparison(Comparison c);
   void showFigure(int row, const FigureComparison& f);
@@ -71,8 +74,8 @@ class ComparePage : public QWidget {
   LatencyCharts* charts_;
   CaptureKeySources keys_;
   std::optional<Comparison> comparison_;
-  std::shared_ptr<Inbox> inbox_;
-  std::unique_ptr<Worker> worker_;
+  JobService* jobs_;
+  bool running_ = false;
 };
 
 }  // namespace anthro::widgets

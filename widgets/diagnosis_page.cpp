@@ -24,18 +24,11 @@
 #include "profile/profile.h"
 #include "retranslator.h"
 #include "session/target.h"
-#include "worker.h"
+#include "job_service.h"
+#include <climits>
 
 namespace anthro::widgets {
 namespace {
-
-// The checklist reduced to one item, for re-running it alone.
-Checklist only(const Checklist& checklist, const std::string& id) {
-  Checklist c = checklist;
-  c.items.clear();
-  if (const ChecklistItem* item = checklist.item(id)) c.items.push_back(*item);
-  return c;
-}
 
 // The live workload names its connections "live#N" and "live-baseline"; a capture names them
 // by address.
@@ -62,12 +55,12 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
       progress_(new QProgressBar(this)),
       progress_text_(new QLabel(this)),
       summary_(new QLabel(this)),
-      model_(new DiagnosisModel(this)),
       list_(new QTableView(this)),
       evidence_(new EvidenceView(this)),
-      inbox_(std::make_shared<Inbox>(this)) {
-  model_->setChecklist(checklist_);
-  list_->setModel(model_);
+      jobs_(new JobService(this)),
+      controller_(new DiagnosisController(jobs_, this)) {
+  DiagnosisModel* model = controller_->model();
+  list_->setModel(model);
   list_->setItemDelegateForColumn(DiagnosisModel::VerdictColumn, new VerdictChipDelegate(list_));
   list_->setSelectionBehavior(QAbstractItemView::SelectRows);
   list_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -115,18 +108,19 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
   connect(cancel_button_, &QPushButton::clicked, this, &DiagnosisPage::cancel);
   connect(export_button_, &QPushButton::clicked, this, &DiagnosisPage::exportReportRequested);
   connect(list_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &DiagnosisPage::showSelected);
-  connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
+  connect(model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
     if (evidence_->row() >= from.row() && evidence_->row() <= to.row()) showSelected();
   });
   connect(evidence_, &EvidenceView::refActivated, this, &DiagnosisPage::jump);
   connect(evidence_, &EvidenceView::causeActivated, this, &DiagnosisPage::selectItem);
   connect(evidence_, &EvidenceView::rerunRequested, this,
-          [this](int row) { rerun(QString::fromStdString(model_->row(row).item.id)); });
+          [this](int row) { rerun(QString::fromStdString(this->model()->row(row).item.id)); });
   connect(evidence_, &EvidenceView::manualTicked, this,
-          [this](int row, bool ticked, const QString& note) { model_->setTicked(row, ticked, note); });
+          [model](int row, bool ticked, const QString& note) { model->setTicked(row, ticked, note); });
+  bindController();
 }
 
-DiagnosisPage::~DiagnosisPage() { inbox_->close(); }  // the workers stop and are joined off this thread
+DiagnosisPage::~DiagnosisPage() = default;  // the jobs end with the JobService, joined off this thread
 
 QWidget* DiagnosisPage::makeSources() {
   auto* box = new QGroupBox(this);
@@ -237,15 +231,14 @@ void DiagnosisPage::setCaptureFile(const QString& path) {
 }
 
 void DiagnosisPage::setChecklist(const Checklist& checklist) {
-  checklist_ = checklist;
-  model_->setChecklist(checklist_);
-  evidence_->showRow(model_, -1);
+  controller_->setChecklist(checklist);
+  evidence_->showRow(model(), -1);
   checklist_box_->setCurrentIndex(checklist_box_->findData(QString::fromStdString(checklist.id)));
 }
 
 void DiagnosisPage::onChecklistPicked(int index) {
   const Checklist* picked = builtin_checklist(checklist_box_->itemData(index).toString().toStdString());
-  if (!picked || picked->id == checklist_.id) return;
+  if (!picked || picked->id == checklist().id) return;
   setChecklist(*picked);
   fitTarget();
 }
@@ -255,7 +248,7 @@ void DiagnosisPage::onChecklistPicked(int index) {
 void DiagnosisPage::fitTarget() {
   auto serves = [this](const QString& url) {
     const qsizetype colon = url.indexOf("://");
-    return colon > 0 && scheme_serves_checklist(url.left(colon).toStdString(), checklist_.id);
+    return colon > 0 && scheme_serves_checklist(url.left(colon).toStdString(), checklist().id);
   };
   if (serves(target_->currentText().trimmed())) return;
   for (int i = 0; i < target_->count(); ++i)
@@ -263,7 +256,7 @@ void DiagnosisPage::fitTarget() {
 }
 
 void DiagnosisPage::setLanguage(const QString& code) {
-  model_->setLanguage(code);
+  model()->setLanguage(code);
   const std::string lang = code.toStdString();
   for (int i = 0; i < checklist_box_->count(); ++i)
     if (const Checklist* c = builtin_checklist(checklist_box_->itemData(i).toString().toStdString()))
@@ -274,20 +267,20 @@ void DiagnosisPage::setLanguage(const QString& code) {
 QString DiagnosisPage::progressText() const { return progress_text_->text(); }
 
 void DiagnosisPage::selectItem(const QString& id) {
-  int row = model_->rowOf(id);
-  if (row >= 0) list_->selectionModel()->setCurrentIndex(model_->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  int row = model()->rowOf(id);
+  if (row >= 0) list_->selectionModel()->setCurrentIndex(model()->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 void DiagnosisPage::showSelected() {
   const QModelIndex current = list_->currentIndex();
-  evidence_->showRow(model_, current.isValid() ? current.row() : -1);
-  evidence_->setRerunEnabled(!running() && last_config_.has_value());
+  evidence_->showRow(model(), current.isValid() ? current.row() : -1);
+  evidence_->setRerunEnabled(!running() && controller_->hasConfig());
 }
 
 // The sources ticked, as run_diagnosis takes them; nullopt (and a message) when unusable.
 std::optional<DiagnoseConfig> DiagnosisPage::configFromSources() {
   DiagnoseConfig c;
-  c.checklist = checklist_;
+  c.checklist = checklist();
   if (use_live_->isChecked()) {
     LiveWorkloadConfig live;
     live.session.target = target_->currentText().trimmed().toStdString();
@@ -320,7 +313,8 @@ std::optional<DiagnoseConfig> DiagnosisPage::configFromSources() {
 bool DiagnosisPage::run() {
   auto config = configFromSources();
   if (!config) return false;
-  return start(std::move(*config), {}, config->live && capture_run_->isChecked());
+  const bool capture = config->live && capture_run_->isChecked();
+  return controller_->start(std::move(*config), {}, capture);
 }
 
 bool DiagnosisPage::diagnoseCapture(const QString& path, const CaptureKeySources& keys) {
@@ -328,198 +322,99 @@ bool DiagnosisPage::diagnoseCapture(const QString& path, const CaptureKeySources
   setUseSystem(false);
   setCaptureFile(path);
   DiagnoseConfig c;
-  c.checklist = checklist_;
+  c.checklist = checklist();
   c.capture = path.toStdString();
   c.keys = keys;
-  return start(std::move(c), {}, false);
+  return controller_->start(std::move(c), {}, false);
 }
 
-bool DiagnosisPage::rerun(const QString& id) {
-  if (!last_config_) {
-    emit message(tr("Run the diagnosis once before re-running an item."));
-    return false;
-  }
-  DiagnoseConfig c = *last_config_;
-  c.checklist = only(checklist_, id.toStdString());
-  return start(std::move(c), id, last_captured_);
-}
+bool DiagnosisPage::rerun(const QString& id) { return controller_->rerun(id); }
 
-bool DiagnosisPage::start(DiagnoseConfig config, const QString& only_item, bool capture_run) {
-  if (running()) {
-    emit message(tr("A diagnosis is already running; cancel it first."));
-    return false;
-  }
-  std::optional<std::uint16_t> port;
-  if (config.live) {
-    auto target = parse_target(config.live->session.target);
-    if (!target) {
-      emit message(QString::fromStdString(target.error().detail));
-      return false;
-    }
-    port = target->port;
-  }
-  if (only_item.isEmpty()) {
-    last_config_ = config;
-    last_captured_ = capture_run;
-    last_diagnosis_.reset();
-    model_->clearResults();
-  }
-  ++run_;
-  pending_ = std::make_unique<PendingRun>();
-  pending_->config = std::move(config);
-  pending_->only_item = only_item;
-  pending_->result = std::make_shared<DiagnosisRun>();
-  summary_->clear();
-  if (!capture_run || !port) {
-    startWorker();
-    return true;
-  }
-  // The capture must be listening before the workload sends its first byte.
-  pending_->capture = new_capture_files("anthro-diagnosis");
-  pending_->config.live->session.keylog_path = pending_->capture->keylog.toStdString();
-  auto previous = capture_worker_ ? capture_worker_->finished() : std::shared_future<void>();
-  setState(State::StartingCapture);
-  setProgress([] { return tr("Starting the capture on lo…"); });
-  capture_worker_ = start_loopback_capture(
-      *pending_->capture, *port, previous, [this, inbox = inbox_, run = run_] { inbox->post([this, run] { onCaptureListening(run); }); },
-      [this, inbox = inbox_, run = run_](const Result<LiveCaptureStats>& stats) {
-        inbox->post([this, run, stats] { onCaptureEnded(run, stats); });
-      });
-  return true;
-}
-
-void DiagnosisPage::onCaptureListening(int run) {
-  if (run == run_ && state_ == State::StartingCapture) startWorker();
-}
-
-void DiagnosisPage::startWorker() {
-  setState(State::Running);
-  setProgress([] { return tr("Running…"); });
-  worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = run_, config = pending_->config](const std::atomic<bool>& stop) mutable {
-    config.stop = &stop;
-    config.on_progress = [this, inbox](const std::string& line) {
-      inbox->post([this, l = QString::fromStdString(line)] { setProgress([l] { return l; }); });
-    };
-    auto result = run_diagnosis(config);
-    inbox->post([this, run, result] { onDiagnosed(run, result); });
+void DiagnosisPage::bindController() {
+  connect(controller_, &DiagnosisController::stateChanged, this, &DiagnosisPage::onStateChanged);
+  connect(controller_, &DiagnosisController::started, this, [this] {
+    summary_->clear();
+    progress_->setRange(0, 0);  // indeterminate until the run's total is known
+    setProgress([] { return tr("Starting…"); });
   });
+  connect(controller_, &DiagnosisController::stage, this,
+          [this](const QString& line) { setProgress([line] { return line; }); });
+  connect(controller_, &DiagnosisController::progress, this, &DiagnosisPage::onProgress);
+  connect(controller_, &DiagnosisController::diagnosed, this, &DiagnosisPage::onDiagnosed);
+  connect(controller_, &DiagnosisController::finished, this, &DiagnosisPage::onFinished);
+  connect(controller_, &DiagnosisController::failed, this, &DiagnosisPage::message);
+  connect(controller_, &DiagnosisController::message, this, &DiagnosisPage::message);
+  connect(controller_, &DiagnosisController::captureReady, this, &DiagnosisPage::captureReady);
 }
 
-void DiagnosisPage::onDiagnosed(int run, const Result<Diagnosis>& result) {
-  if (run != run_ || state_ != State::Running) return;
-  worker_.reset();
-  if (capture_worker_) capture_worker_->stop();  // it writes the file, then reports
-  if (!result) return finish(false, [d = QString::fromStdString(result.error().detail)] { return d; });
-  pending_->result->observations = result->observations;
-  if (pending_->only_item.isEmpty()) {
-    last_diagnosis_ = *result;
-    model_->setDiagnosis(*result, pending_->result);
-  } else if (!result->items.empty()) model_->setItemResult(result->items.front(), pending_->result);
-  for (const auto& w : result->warnings) emit message(QString::fromStdString(w));
+// A determinate bar once the run knows its total: "54/200", not a bar going back and forth.
+void DiagnosisPage::onProgress(quint64 done, quint64 total) {
+  if (total == 0) return;
+  progress_->setRange(0, static_cast<int>(std::min<quint64>(total, INT_MAX)));
+  progress_->setValue(static_cast<int>(std::min(done, total)));
+  progress_->setFormat(QStringLiteral("%v/%m"));
+}
+
+void DiagnosisPage::onDiagnosed(const Diagnosis& d) {
   int flagged = 0;
-  for (const auto& i : result->items) flagged += i.verdict == Verdict::Warn || i.verdict == Verdict::Fail;
-  summary_->setText(tr("%1 items, %2 flagged; worst: %3").arg(result->items.size()).arg(flagged).arg(verdict_text(result->worst())));
-  if (list_->currentIndex().isValid() == false) {
-    for (const auto& i : result->items)  // the worst item first, as a person would look
-      if (i.verdict == result->worst()) {
+  for (const auto& i : d.items) flagged += i.verdict == Verdict::Warn || i.verdict == Verdict::Fail;
+  summary_->setText(tr("%1 items, %2 flagged; worst: %3").arg(d.items.size()).arg(flagged).arg(verdict_text(d.worst())));
+  if (!list_->currentIndex().isValid()) {
+    for (const auto& i : d.items)  // the worst item first, as a person would look
+      if (i.verdict == d.worst()) {
         selectItem(QString::fromStdString(i.id));
         break;
       }
   }
-  if (!pending_->capture) return finish(true, [] { return tr("Diagnosis done"); });
-  setState(State::Matching);
-  setProgress([] { return tr("Writing the run's capture…"); });
 }
 
-void DiagnosisPage::onCaptureEnded(int run, const Result<LiveCaptureStats>& stats) {
-  if (run != run_) return;
-  if (!stats) emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
-  else if (stats->kernel_drops + stats->interface_drops > 0)
-    emit message(tr("The capture lost %1 packets: some streams may not decode").arg(stats->kernel_drops + stats->interface_drops));
-  if (state_ == State::StartingCapture) {  // it never got ready: go on without it
-    pending_->capture.reset();
-    pending_->config.live->session.keylog_path.clear();
-    return startWorker();
+void DiagnosisPage::onFinished(DiagnosisController::Outcome outcome) {
+  using Outcome = DiagnosisController::Outcome;
+  const QString file = QFileInfo(controller_->capturePath()).fileName();
+  const QString error = controller_->error();
+  const quint64 done = controller_->done(), total = controller_->total();
+  switch (outcome) {
+    case Outcome::Done: setProgress([] { return tr("Diagnosis done"); }); break;
+    case Outcome::Matched: setProgress([file] { return tr("Diagnosis done; evidence jumps to the frames of %1").arg(file); }); break;
+    case Outcome::Unmatched: setProgress([] { return tr("Diagnosis done; no connection of the run was found in its capture"); }); break;
+    case Outcome::CaptureFailed:
+      setProgress([] { return tr("Diagnosis done; its capture failed, so evidence cannot jump to frames"); });
+      break;
+    case Outcome::Failed: setProgress([error] { return error; }); break;
+    case Outcome::Cancelled:  // how far it got, not core's last progress line
+      setProgress([done, total] { return total ? tr("Cancelled: %1 of %2 requests done").arg(done).arg(total) : tr("Cancelled"); });
+      emit message(tr("Diagnosis cancelled"));
+      break;
   }
-  if (state_ != State::Matching) return;
-  if (!stats) return finish(true, [] { return tr("Diagnosis done; its capture failed, so evidence cannot jump to frames"); });
-  pending_->result->capture = pending_->capture->pcapng;
-  emit captureReady(pending_->result->capture);
-  startMatching();
-}
-
-// The live run's connections named as in its capture, read on a worker.
-void DiagnosisPage::startMatching() {
-  setProgress([] { return tr("Matching the run's connections to its capture…"); });
-  match_worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = run_, path = pending_->result->capture.toStdString(),
-                                            live = pending_->result->observations](const std::atomic<bool>& stop) {
-    AnalyzeOptions options;
-    options.progress = [&stop](std::uint64_t, std::uint64_t) { return !stop.load(); };
-    auto analysis = analyze_capture(path, {}, {}, options);  // the keys are embedded in the file
-    std::map<std::string, std::string> names;
-    if (analysis) names = match_connections(live, observe_capture(*analysis, false));
-    inbox->post([this, run, names] { onMatched(run, names); });
-  });
-}
-
-void DiagnosisPage::onMatched(int run, const std::map<std::string, std::string>& names) {
-  if (run != run_ || state_ != State::Matching) return;
-  match_worker_.reset();
-  auto matched = std::make_shared<DiagnosisRun>(*pending_->result);
-  matched->conn_names = names;
-  model_->setRun(pending_->result, matched);
-  finish(true, [file = QFileInfo(matched->capture).fileName(), found = !names.empty()] {
-    return found ? tr("Diagnosis done; evidence jumps to the frames of %1").arg(file)
-                 : tr("Diagnosis done; no connection of the run was found in its capture");
-  });
+  const bool ok = outcome != Outcome::Failed && outcome != Outcome::Cancelled;
+  if (!ok && outcome != Outcome::Failed) emit message(progress_text_->text());
   showSelected();
+  emit finished(ok);
 }
 
-std::optional<Diagnosis> DiagnosisPage::diagnosis() const {
-  if (!hasDiagnosis()) return std::nullopt;
-  Diagnosis d = *last_diagnosis_;
-  for (auto& item : d.items)  // re-runs and notes live in the rows
-    if (int row = model_->rowOf(QString::fromStdString(item.id)); row >= 0 && model_->row(row).result)
-      item = *model_->row(row).result;
-  return d;
-}
+std::optional<Diagnosis> DiagnosisPage::diagnosis() const { return controller_->diagnosis(); }
 
-void DiagnosisPage::cancel() {
-  if (!running()) return;
-  emit message(tr("Diagnosis cancelled"));
-  finish(false, [] { return tr("Cancelled"); });
-}
+void DiagnosisPage::cancel() { controller_->cancel(); }
+
+bool DiagnosisPage::busy() const { return jobs_->busy() || controller_->busy(); }
+bool DiagnosisPage::waitForJobs(int timeout_ms) { return jobs_->waitAll(timeout_ms); }
 
 void DiagnosisPage::setProgress(std::function<QString()> text) {
   progress_says_ = std::move(text);
   progress_text_->setText(progress_says_());
 }
 
-void DiagnosisPage::finish(bool ok, std::function<QString()> text) {
-  // Workers are never joined here: dropping them stops them, and the reaper joins.
-  worker_.reset();
-  match_worker_.reset();
-  if (capture_worker_) capture_worker_->stop();
-  ++run_;  // what the dropped workers still post is ignored
-  pending_.reset();
-  setState(State::Idle);
-  setProgress(std::move(text));
-  if (!ok) emit message(progress_text_->text());
-  emit finished(ok);
-}
-
-void DiagnosisPage::setState(State s) {
-  state_ = s;
-  const bool busy = s != State::Idle;
+void DiagnosisPage::onStateChanged() {
+  const bool busy = running();
   run_button_->setEnabled(!busy);
   cancel_button_->setEnabled(busy);
   progress_->setVisible(busy);
-  evidence_->setRerunEnabled(!busy && last_config_.has_value());
-  export_button_->setEnabled(!busy && last_diagnosis_.has_value());
+  evidence_->setRerunEnabled(!busy && controller_->hasConfig());
+  export_button_->setEnabled(!busy && controller_->hasDiagnosis());
 }
 
 void DiagnosisPage::jump(int row, int ref) {
-  const DiagnosisRow& r = model_->row(row);
+  const DiagnosisRow& r = model()->row(row);
   if (!r.result || ref < 0 || static_cast<std::size_t>(ref) >= r.result->refs.size()) return;
   const EvidenceRef& e = r.result->refs[static_cast<std::size_t>(ref)];
   const int stream = e.stream_id ? static_cast<int>(*e.stream_id) : -1;

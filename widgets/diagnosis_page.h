@@ -3,16 +3,15 @@
 // or a file; this machine), with progress and Cancel. Items are listed with coloured verdict
 // chips and a one-line reason; the evidence panel shows the selected item's figures, chart,
 // streams (a click jumps to their frames), manual tick and remedy, and re-runs it alone.
-// run_diagnosis runs on a Worker; progress and results come back through an Inbox.
+// The run is the DiagnosisController's (diagnosis_controller.h): this page lays out and binds.
 #pragma once
 
 #include <QWidget>
 #include <memory>
 #include <optional>
 
-#include "capture/live_capture.h"
 #include "diagnosis/diagnose.h"
-#include "loopback_capture.h"
+#include "diagnosis_controller.h"
 
 class QCheckBox;
 class QComboBox;
@@ -27,9 +26,7 @@ namespace anthro::widgets {
 class ClientFaultsBox;
 class DiagnosisModel;
 class EvidenceView;
-class Inbox;
-class Worker;
-struct DiagnosisRun;
+class JobService;
 
 class DiagnosisPage : public QWidget {
   Q_OBJECT
@@ -62,21 +59,33 @@ class DiagnosisPage : public QWidget {
   // The item alone, on the sources of the last run, measured again.
   bool rerun(const QString& id);
   void cancel();
-  bool running() const { return state_ != State::Idle; }
+  bool running() const { return controller_->busy(); }
 
   // The last full run as the page shows it now: items re-run alone and manual notes included;
   // none before a run has finished (or while one runs).
   std::optional<Diagnosis> diagnosis() const;
-  bool hasDiagnosis() const { return last_diagnosis_ && !running(); }  // diagnosis() without the copy
-  const Checklist& checklist() const { return checklist_; }  // the one the page runs
+  bool hasDiagnosis() const { return controller_->hasDiagnosis(); }  // diagnosis() without the copy
+  const Checklist& checklist() const { return controller_->checklist(); }  // the one the page runs
 
   ClientFaultsBox* clientFaults() const { return faults_; }  // applied to the live target's workload
-  DiagnosisModel* model() const { return model_; }
+  DiagnosisModel* model() const { return controller_->model(); }
+  DiagnosisController* controller() const { return controller_; }
   EvidenceView* evidence() const { return evidence_; }
   QTableView* list() const { return list_; }
   QComboBox* checklistBox() const { return checklist_box_; }
   void selectItem(const QString& id);
   QString progressText() const;
+  QProgressBar* progressBar() const { return progress_; }
+
+  // For "never lose work": a run under way; its captures not yet saved by the user; a
+  // diagnosis not yet exported; cancel every job and wait.
+  bool busy() const;
+  QStringList unsavedFiles() const { return controller_->unsavedFiles(); }
+  bool hasUnsavedResult() const { return controller_->hasUnsavedResult(); }
+  void cancelAll() { cancel(); }
+  bool waitForJobs(int timeout_ms);
+  void markCaptureSaved(const QString& path) { controller_->markCaptureSaved(path); }
+  void markResultSaved() { controller_->markSaved(); }
 
  signals:
   void message(const QString& text);
@@ -89,29 +98,15 @@ class DiagnosisPage : public QWidget {
   void exportReportRequested();  // "Export report…" was clicked
 
  private:
-  enum class State { Idle, StartingCapture, Running, Matching };
-
-  // What a run needs across its steps: the config, the item it is limited to, its capture.
-  struct PendingRun {
-    DiagnoseConfig config;
-    QString only_item;  // empty: every item
-    std::optional<LoopbackCaptureFiles> capture;
-    std::shared_ptr<DiagnosisRun> result;
-  };
-
   QWidget* makeSources();
   std::optional<DiagnoseConfig> configFromSources();
-  bool start(DiagnoseConfig config, const QString& only_item, bool capture_run);
-  void onCaptureListening(int run);
-  void startWorker();
-  void onDiagnosed(int run, const Result<Diagnosis>& result);
-  void onCaptureEnded(int run, const Result<LiveCaptureStats>& stats);
-  void startMatching();
-  void onMatched(int run, const std::map<std::string, std::string>& names);
+  void bindController();
+  void onStateChanged();
+  void onDiagnosed(const Diagnosis& d);
+  void onFinished(DiagnosisController::Outcome outcome);
+  void onProgress(quint64 done, quint64 total);
   // Progress and outcome texts are kept as how to say them, so a language switch remakes them.
   void setProgress(std::function<QString()> text);
-  void finish(bool ok, std::function<QString()> text);
-  void setState(State s);
   void jump(int row, int ref);
   void onChecklistPicked(int index);
   void fitTarget();
@@ -135,21 +130,13 @@ class DiagnosisPage : public QWidget {
   QLabel* progress_text_;
   std::function<QString()> progress_says_;
   QLabel* summary_;
-  DiagnosisModel* model_;
   QTableView* list_;
   EvidenceView* evidence_;
 
-  Checklist checklist_ = builtin_latency_checklist();
+  JobService* jobs_;
+  DiagnosisController* controller_;
   std::vector<std::pair<QString, CaptureKeySources>> open_captures_;
   CaptureKeySources fallback_keys_;
-  std::shared_ptr<Inbox> inbox_;
-  State state_ = State::Idle;
-  int run_ = 0;  // numbers the runs: reports of an older one are dropped
-  std::unique_ptr<PendingRun> pending_;
-  std::optional<DiagnoseConfig> last_config_;  // for re-running an item
-  std::optional<Diagnosis> last_diagnosis_;    // of the last full run
-  bool last_captured_ = false;
-  std::unique_ptr<Worker> worker_, capture_worker_, match_worker_;
 };
 
 }  // namespace anthro::widgets

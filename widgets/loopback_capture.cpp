@@ -46,19 +46,13 @@ void remove_own_capture(const QString& path) {
   if (is_own_capture(path)) QDir(QFileInfo(path).absolutePath()).removeRecursively();
 }
 
-std::unique_ptr<Worker> start_loopback_capture(const LoopbackCaptureFiles& files, std::uint16_t port,
-                                               std::shared_future<void> previous, std::function<void()> on_ready,
-                                               std::function<void(const Result<LiveCaptureStats>&)> on_ended) {
+LiveCaptureConfig loopback_capture_config(const LoopbackCaptureFiles& files, std::uint16_t port) {
   LiveCaptureConfig lc;
   lc.interface = "lo";
   lc.filter = "tcp port " + std::to_string(port);
   lc.output = files.pcapng.toStdString();
   lc.keylog_path = files.keylog.toStdString();
-  return std::make_unique<Worker>([lc, previous, on_ready, on_ended](const std::atomic<bool>& stop) {
-    if (previous.valid()) previous.wait();
-    auto stats = run_live_capture(lc, stop, on_ready);
-    on_ended(stats);
-  });
+  return lc;
 }
 
 }  // namespace anthro::widgets

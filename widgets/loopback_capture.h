@@ -1,15 +1,12 @@
-// A capture of the workbench's own traffic to a loopback port, for the inspector: each capture
-// has its own directory, pcapng file and key log, and its own Worker, so one capture never holds
-// another run's packets. Used by the session page and the diagnosis page.
+// The files and settings of a capture of the workbench's own traffic to a loopback port, for the
+// inspector: each capture has its own directory, pcapng file and key log, so one capture never
+// holds another run's packets. CaptureController (session_controller.h) runs them, for the
+// session and diagnosis controllers.
 #pragma once
 
 #include <QString>
-#include <functional>
-#include <future>
-#include <memory>
 
 #include "capture/live_capture.h"
-#include "worker.h"
 
 namespace anthro::widgets {
 
@@ -27,11 +24,7 @@ bool is_own_capture(const QString& path);
 // Removes such a capture with its directory and key log; any other path is left alone.
 void remove_own_capture(const QString& path);
 
-// Captures tcp `port` on lo into `files` until the Worker is stopped. It starts only once
-// `previous` is ready (an earlier capture still writing its file). `on_ready` (once capturing)
-// and `on_ended` run on the worker thread: post their results through an Inbox.
-std::unique_ptr<Worker> start_loopback_capture(const LoopbackCaptureFiles& files, std::uint16_t port,
-                                               std::shared_future<void> previous, std::function<void()> on_ready,
-                                               std::function<void(const Result<LiveCaptureStats>&)> on_ended);
+// What run_live_capture takes to capture tcp `port` on lo into `files`.
+LiveCaptureConfig loopback_capture_config(const LoopbackCaptureFiles& files, std::uint16_t port);
 
 }  // namespace anthro::widgets

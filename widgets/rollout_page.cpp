@@ -1,6 +1,7 @@
 #include "rollout_page.h"
 
 #include <QComboBox>
+#include <climits>
 #include <QDir>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -23,7 +24,8 @@
 #include "session/target.h"
 #include "util/files.h"
 #include "verdict_chip.h"
-#include "worker.h"
+#include "job_service.h"
+#include "request_point.h"
 
 namespace anthro::widgets {
 namespace {
@@ -51,10 +53,12 @@ RolloutPage::RolloutPage(QWidget* parent)
       status_(new QLabel(this)),
       problems_(new QLabel(this)),
       summary_(new QLabel(this)),
-      model_(new RolloutModel(this)),
+      model_(nullptr),
       timeline_(new QTreeView(this)),
       charts_(new LatencyCharts(this)),
-      inbox_(std::make_shared<Inbox>(this)) {
+      jobs_(new JobService(this)),
+      controller_(new RolloutController(jobs_, this)) {
+  model_ = controller_->model();
   makeTimeline();
   // Rollout events carry each request's arm and TTFT: the TTFT charts alone.
   charts_->setChartVisible(LatencyCharts::TokenRate, false);
@@ -87,19 +91,15 @@ RolloutPage::RolloutPage(QWidget* parent)
   (new Retranslator(this))->add([this] {
     charts_->setSeriesName(0, tr("baseline"));
     charts_->setSeriesName(1, tr("candidate"));
-    if (state_ == State::Idle || state_ == State::Paused) status_->setText(restingText());
+    if (state() == State::Idle || state() == State::Paused) status_->setText(restingText());
     showProblems();
   });
   loadBuiltinPlans();
-  setState(State::Idle);
+  bindController();
+  onStateChanged();
 }
 
-// The worker is never joined here: the rollout is asked to pause, which ends it after the
-// requests in flight, and the reaper joins it.
-RolloutPage::~RolloutPage() {
-  inbox_->close();
-  if (control_) control_->pause = true;
-}
+RolloutPage::~RolloutPage() = default;  // the controller pauses a running rollout; nothing is joined here
 
 // The stage timeline: verdicts as chips, intervals as bars, the plan's values editable.
 void RolloutPage::makeTimeline() {
@@ -123,7 +123,7 @@ void RolloutPage::makeTimeline() {
   connect(model_, &QAbstractItemModel::modelReset, timeline_, &QTreeView::expandAll);
   connect(model_, &RolloutModel::rejected, this, &RolloutPage::message);
   connect(model_, &RolloutModel::planEdited, this, [this] {
-    if (result_) {  // the results were judged on the old values
+    if (result()) {  // the results were judged on the old values
       dropResult();
       model_->clearResults();
     }
@@ -219,7 +219,9 @@ QWidget* RolloutPage::makeButtonRow() {
     run_button_->setToolTip(tr("Run the plan from its first stage"));
     pause_button_->setToolTip(tr("Judge the running stage on what it has measured, then wait"));
     continue_button_->setToolTip(tr("Let the waiting stage through and run the next ones"));
-    more_button_->setToolTip(tr("Run the waiting stage again, pooling its samples, and judge it again"));
+    more_button_->setToolTip(tr("Run the waiting stage again with as many requests as its gates need (at most %L1), "
+                                "pooling its samples, and judge it again")
+                                 .arg(RolloutController::kMaxMoreRequests));
     rollback_button_->setToolTip(tr("Stop and move every candidate session back to the baseline, timed"));
   });
   return row;
@@ -264,7 +266,7 @@ bool RolloutPage::selectPlan(const QString& id) {
 }
 
 bool RolloutPage::openPlan(const QString& path) {
-  if (state_ != State::Idle) {
+  if (state() != State::Idle) {
     emit message(tr("A rollout is running or waiting: finish or roll it back before opening a plan."));
     return false;
   }
@@ -299,7 +301,7 @@ QString RolloutPage::planError() const { return plan_error_text_; }
 
 void RolloutPage::showPlan(int index) {
   if (index < 0 || index >= static_cast<int>(plans_.size()) || index == shown_plan_) return;
-  if (state_ != State::Idle) {  // a running or waiting rollout keeps its plan
+  if (state() != State::Idle) {  // a running or waiting rollout keeps its plan
     const QSignalBlocker quiet(plan_);
     plan_->setCurrentIndex(shown_plan_);
     emit message(tr("A rollout is running or waiting: finish or roll it back before picking another plan."));
@@ -395,134 +397,88 @@ std::optional<RolloutConfig> RolloutPage::configFromInputs() {
 }
 
 bool RolloutPage::run() {
-  if (state_ != State::Idle && state_ != State::Paused) {
+  if (controller_->busy()) {
     emit message(tr("A rollout is running: pause or roll it back first."));
     return false;
   }
   auto config = configFromInputs();
   if (!config) return false;
   dropResult();
-  model_->clearResults();
   charts_->clear();
-  charts_origin_ = std::chrono::steady_clock::now();
-  last_config_ = *config;
-  return start(std::move(*config), tr("Running…"));
+  if (!controller_->run(std::move(*config))) return false;
+  status_->setText(tr("Running…"));
+  return true;
 }
 
 bool RolloutPage::pause() {
-  if (state_ != State::Running) {
-    emit message(tr("No rollout is running to pause."));
-    return false;
-  }
-  control_->pause = true;
-  setState(State::Pausing);
+  if (!controller_->pause()) return false;
   status_->setText(tr("Pausing: the requests in flight finish, then the stage is judged…"));
   return true;
 }
 
 bool RolloutPage::continueRollout() {
-  if (state_ != State::Paused || !result_ || !last_config_) {
-    emit message(tr("No rollout is waiting to continue."));
-    return false;
-  }
-  RolloutConfig c = *last_config_;
-  c.resume = *result_;
-  c.promote = true;
-  model_->setPromoted(result_->stopped_at.value_or(0));
-  emit message(tr("Stage %1 let through by a person").arg(result_->stopped_at.value_or(0) + 1));
-  return start(std::move(c), tr("Continuing…"));
-}
-
-bool RolloutPage::runMore() {
-  if (state_ != State::Paused || !result_ || !last_config_) {
-    emit message(tr("No rollout is waiting for more samples."));
-    return false;
-  }
-  RolloutConfig c = *last_config_;
-  c.resume = *result_;
-  c.promote = false;
-  model_->setRunning(result_->stopped_at.value_or(0));
-  return start(std::move(c), tr("Running more requests in stage %1…").arg(result_->stopped_at.value_or(0) + 1));
-}
-
-bool RolloutPage::rollBack() {
-  if (state_ == State::Running || state_ == State::Pausing) {
-    control_->roll_back = true;
-    setState(State::RollingBack);
-    status_->setText(tr("Rolling back…"));
-    return true;
-  }
-  if (state_ != State::Paused || !result_ || !last_config_) {
-    emit message(tr("No rollout is running or waiting to roll back."));
-    return false;
-  }
-  RolloutConfig c = *last_config_;
-  c.resume = *result_;
-  c.promote = false;
-  return start(std::move(c), tr("Rolling back…"), true);
-}
-
-bool RolloutPage::start(RolloutConfig config, const QString& status, bool roll_back) {
-  control_ = std::make_shared<RolloutControl>();
-  control_->roll_back = roll_back;
-  ++run_;
-  worker_ = std::make_unique<Worker>([this, inbox = inbox_, control = control_, run = run_, origin = charts_origin_,
-                                      config = std::move(config)](const std::atomic<bool>&) mutable {
-    config.control = control.get();
-    config.on_event = [this, inbox, run, origin](const RolloutEvent& e) {
-      RolloutEvent event = e;
-      event.result = nullptr;  // valid during the callback only: the stage travels as a copy
-      std::optional<StageResult> stage;
-      if (e.result) stage = *e.result;
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
-      inbox->post([this, run, event, stage, t] { onEvent(run, event, stage, t); });
-    };
-    auto result = run_rollout(config);
-    inbox->post([this, run, result] { onFinished(run, result); });
-  });
-  setState(roll_back ? State::RollingBack : State::Running);
-  status_->setText(status);
-  summary_->clear();
+  if (!controller_->continueRollout()) return false;
+  status_->setText(tr("Continuing…"));
   return true;
 }
 
-void RolloutPage::onEvent(int run, const RolloutEvent& event, const std::optional<StageResult>& stage, double t_s) {
-  if (run != run_) return;
-  if (!event.line.empty()) status_->setText(QString::fromStdString(event.line));
-  switch (event.kind) {
-    case RolloutEvent::Kind::StageStarted: model_->setRunning(event.stage); break;
-    case RolloutEvent::Kind::Progress:
-      if (event.ttft_ms) {
-        RequestPoint point;
-        point.t_s = event.sent_s.value_or(t_s);  // when it was sent, as the axis says
-        point.ttft_ms = event.ttft_ms;
-        charts_->addPoints(event.candidate_arm ? 1 : 0, {point});
-      }
-      break;
-    case RolloutEvent::Kind::StageFinished:
-      if (stage) model_->setStageResult(*stage);
-      break;
-    case RolloutEvent::Kind::RollbackStarted:
-    case RolloutEvent::Kind::Finished: break;
-  }
+bool RolloutPage::runMore() {
+  const std::size_t stage = result() ? result()->stopped_at.value_or(0) + 1 : 0;
+  const auto more = controller_->moreRequests();
+  if (!controller_->runMore()) return false;
+  status_->setText(more ? tr("Running %L1 more requests in stage %2…").arg(*more).arg(stage)
+                        : tr("Running more requests in stage %1…").arg(stage));
+  return true;
 }
 
-void RolloutPage::onFinished(int run, const Result<RolloutResult>& result) {
-  if (run != run_) return;
-  worker_.reset();
-  control_.reset();
-  if (!result) {
-    const QString why = tr("The rollout did not run: %1").arg(QString::fromStdString(result.error().detail));
-    status_->setText(why);
+bool RolloutPage::rollBack() {
+  if (!controller_->rollBack()) return false;
+  status_->setText(tr("Rolling back…"));
+  return true;
+}
+
+bool RolloutPage::busy() const { return jobs_->busy(); }
+bool RolloutPage::waitForJobs(int timeout_ms) { return jobs_->waitAll(timeout_ms); }
+
+// A running rollout pauses (its stage is judged on what it measured, and can be resumed).
+void RolloutPage::cancelAll() {
+  if (state() == State::Running) pause();
+}
+
+void RolloutPage::bindController() {
+  connect(controller_, &RolloutController::stateChanged, this, &RolloutPage::onStateChanged);
+  connect(controller_, &RolloutController::stage, this, [this](const QString& line) { status_->setText(line); });
+  connect(controller_, &RolloutController::started, this, [this] {
+    summary_->clear();
+    progress_->setRange(0, 0);
+  });
+  connect(controller_, &RolloutController::progress, this, [this](quint64 done, quint64 total) {
+    if (total == 0) return;  // a stage measured again (Argo's loop) may pass its batch
+    progress_->setRange(0, static_cast<int>(std::min<quint64>(total, INT_MAX)));
+    progress_->setValue(static_cast<int>(std::min(done, total)));
+  });
+  connect(controller_, &RolloutController::measured, this, [this](bool candidate, double sent_s, double ttft_ms) {
+    RequestPoint point;
+    point.t_s = sent_s;  // when it was sent, as the axis says
+    point.ttft_ms = ttft_ms;
+    charts_->addPoints(candidate ? 1 : 0, {point});
+  });
+  connect(controller_, &RolloutController::finished, this, &RolloutPage::onFinished);
+  connect(controller_, &RolloutController::failed, this, [this](const QString& why) {
+    if (!controller_->busy() && !controller_->error().isEmpty() && why == controller_->error()) {
+      status_->setText(why);
+      emit message(why);
+      emit finished();
+      return;
+    }
     emit message(why);
-    setState(State::Idle);
-    emit finished();
-    return;
-  }
-  result_ = *result;
-  model_->setResult(*result_);
-  QString summary = QString::fromStdString(result_->message);
-  if (const auto& r = result_->rollback)
+  });
+  connect(controller_, &RolloutController::message, this, &RolloutPage::message);
+}
+
+void RolloutPage::onFinished(const RolloutResult& result) {
+  QString summary = QString::fromStdString(result.message);
+  if (const auto& r = result.rollback)
     summary += '\n' + tr("Rollback: %1 candidate sessions switched back in %2 s, %3 candidate sockets left, open descriptors %4 → %5")
                            .arg(r->sessions)
                            .arg(r->seconds, 0, 'f', 2)
@@ -530,16 +486,15 @@ void RolloutPage::onFinished(int run, const Result<RolloutResult>& result) {
                            .arg(r->fds_before)
                            .arg(r->fds_after);
   summary_->setText(summary);
-  emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), QString::fromStdString(result_->message)));
-  setState(result_->state == RolloutState::Paused ? State::Paused : State::Idle);
   status_->setText(restingText());
+  onStateChanged();
   emit finished();
 }
 
 // What the status line says when nothing runs.
 QString RolloutPage::restingText() const {
-  if (state_ == State::Paused) return tr("Waiting for a person: Continue, Run more or Roll back");
-  return result_ ? tr("Done") : QString();
+  if (state() == State::Paused) return tr("Waiting for a person: Continue, Run more or Roll back");
+  return result() ? tr("Done") : QString();
 }
 
 void RolloutPage::askToSave() {
@@ -549,29 +504,29 @@ void RolloutPage::askToSave() {
 }
 
 bool RolloutPage::saveResult(const QString& path) {
-  if (!result_) {
+  if (!result()) {
     emit message(tr("No rollout result to save yet."));
     return false;
   }
-  auto written = write_file_atomic(path.toStdString(), rollout_json(*result_, language_.toStdString()));
+  auto written = write_file_atomic(path.toStdString(), rollout_json(*result(), language_.toStdString()));
   if (!written) {
     emit message(tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(written.error().detail)));
     return false;
   }
   emit message(tr("Rollout result written to %1").arg(QDir::toNativeSeparators(path)));
-  emit resultSaved(path);
+  controller_->markSaved();
   return true;
 }
 
 void RolloutPage::dropResult() {
-  result_.reset();
+  controller_->dropResult();
   summary_->clear();
   save_button_->setEnabled(false);
   export_button_->setEnabled(false);
 }
 
-void RolloutPage::setState(State s) {
-  state_ = s;
+void RolloutPage::onStateChanged() {
+  const State s = state();
   const bool busy = s == State::Running || s == State::Pausing || s == State::RollingBack;
   const bool idle = s == State::Idle;
   run_button_->setEnabled(!busy);
@@ -579,8 +534,8 @@ void RolloutPage::setState(State s) {
   continue_button_->setEnabled(s == State::Paused);
   more_button_->setEnabled(s == State::Paused);
   rollback_button_->setEnabled(s == State::Running || s == State::Pausing || s == State::Paused);
-  save_button_->setEnabled(!busy && result_.has_value());
-  export_button_->setEnabled(!busy && result_.has_value());
+  save_button_->setEnabled(!busy && result().has_value());
+  export_button_->setEnabled(!busy && result().has_value());
   // A waiting rollout resumes with the inputs it started with.
   for (QWidget* w : std::initializer_list<QWidget*>{plan_, open_plan_, baseline_, candidate_, requests_}) w->setEnabled(idle);
   model_->setEditable(idle);

@@ -3,8 +3,8 @@
 // and a candidate target. The stage timeline (RolloutModel) fills as run_rollout judges each
 // stage, beside live TTFT charts of both arms. Run, Pause, Continue (a person lets the waiting
 // stage through), Run more (pools more samples into it) and Roll back drive RolloutControl and
-// run_rollout's resume; the result saves as JSON. run_rollout runs on a Worker; its events come
-// back through an Inbox.
+// run_rollout's resume; the result saves as JSON. The run is the RolloutController's
+// (rollout_controller.h): this page lays out and binds.
 #pragma once
 
 #include <QWidget>
@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "rollout/rollout.h"
+#include "rollout_controller.h"
 
 class QComboBox;
 class QLabel;
@@ -25,16 +26,15 @@ class QTreeView;
 
 namespace anthro::widgets {
 
-class Inbox;
+class JobService;
 class LatencyCharts;
 class RolloutModel;
-class Worker;
 
 class RolloutPage : public QWidget {
   Q_OBJECT
  public:
   // Pausing and RollingBack: asked of the running rollout, which has not stopped yet.
-  enum class State { Idle, Running, Pausing, RollingBack, Paused };
+  using State = RolloutController::State;
 
   explicit RolloutPage(QWidget* parent = nullptr);
   ~RolloutPage() override;
@@ -69,9 +69,20 @@ class RolloutPage : public QWidget {
   bool rollBack();         // now, while running or waiting
   bool saveResult(const QString& path);
 
-  State state() const { return state_; }
-  const std::optional<RolloutResult>& result() const { return result_; }
+  State state() const { return controller_->state(); }
+  const std::optional<RolloutResult>& result() const { return controller_->result(); }
   RolloutModel* model() const { return model_; }
+  RolloutController* controller() const { return controller_; }
+  QProgressBar* progressBar() const { return progress_; }
+
+  // For "never lose work": a rollout under way; files none (a rollout captures nothing); a
+  // result not yet saved; cancel (a running rollout pauses: its stage is judged) and wait.
+  bool busy() const;
+  QStringList unsavedFiles() const { return {}; }
+  bool hasUnsavedResult() const { return controller_->hasUnsavedResult(); }
+  void cancelAll();
+  bool waitForJobs(int timeout_ms);
+  void markResultSaved() { controller_->markSaved(); }
   QTreeView* timeline() const { return timeline_; }
   LatencyCharts* charts() const { return charts_; }
   QString statusText() const;
@@ -83,7 +94,6 @@ class RolloutPage : public QWidget {
   // result() is empty).
   void finished();
   void exportReportRequested();  // "Export report…" was clicked
-  void resultSaved(const QString& path);
 
  private:
   void makeTimeline();
@@ -97,13 +107,12 @@ class RolloutPage : public QWidget {
   void showProblems();
   std::optional<RolloutConfig> configFromInputs();
   // `roll_back`: the rollout is resumed only to roll back at once.
-  bool start(RolloutConfig config, const QString& status, bool roll_back = false);
-  void onEvent(int run, const RolloutEvent& event, const std::optional<StageResult>& stage, double t_s);
-  void onFinished(int run, const Result<RolloutResult>& result);
+  void bindController();
+  void onFinished(const RolloutResult& result);
   QString restingText() const;
   void askToSave();
   void dropResult();
-  void setState(State s);
+  void onStateChanged();
 
   QComboBox* plan_;
   QPushButton* open_plan_;
@@ -139,14 +148,8 @@ class RolloutPage : public QWidget {
   QStringList embedded_targets_;
   std::map<std::string, std::pair<QString, QString>> profile_targets_;  // plan profile → baseline, candidate
   std::function<std::string()> embedded_metrics_;
-  std::shared_ptr<Inbox> inbox_;
-  State state_ = State::Idle;
-  int run_ = 0;  // numbers the runs: reports of an older one are dropped
-  std::optional<RolloutConfig> last_config_;  // what Continue, Run more and Roll back resume
-  std::optional<RolloutResult> result_;
-  std::shared_ptr<RolloutControl> control_;  // the running rollout's, shared with its worker
-  std::chrono::steady_clock::time_point charts_origin_;  // t = 0 of the charts, the first stage's start
-  std::unique_ptr<Worker> worker_;
+  JobService* jobs_;
+  RolloutController* controller_;
 };
 
 }  // namespace anthro::widgets

@@ -30,7 +30,7 @@
 #include "session/live_session.h"
 #include "session/target.h"
 #include "tokenstream/format.h"
-#include "worker.h"
+#include "session_controller.h"
 
 namespace anthro::widgets {
 namespace {
@@ -81,8 +81,21 @@ SessionPanel::SessionPanel(QWidget* parent)
       export_button_(new QPushButton(this)),
       faults_(new ClientFaultsBox(this)),
       charts_(new LatencyCharts(this)),
-      inbox_(std::make_shared<Inbox>(this)),
+      jobs_(new JobService(this)),
+      captures_(new CaptureController(jobs_, QStringLiteral("anthro-session"), this)),
+      session_(new SessionController(jobs_, captures_, this)),
+      load_(new LoadController(jobs_, this)),
       progress_timer_(new QTimer(this)) {
+  setupFields();
+  layOut(buildRequestBox(), buildAnswerBox(), buildLoadBox());
+  (new Retranslator(this))->add([this] { retranslate(); });
+  bindCharts();
+  bindControllers();
+  bindButtons();
+  for (const QString& url : recentTargets()) target_->addItem(url);
+}
+
+void SessionPanel::setupFields() {
   target_->setEditable(true);
   target_->setInsertPolicy(QComboBox::NoInsert);
   // Long URLs scroll in the field: they never size the page.
@@ -96,6 +109,9 @@ SessionPanel::SessionPanel(QWidget* parent)
           [this](int i) { api_key_->setEnabled(static_cast<KeySource>(i) == KeySource::Typed); });
   headers_->setMaximumHeight(QFontMetrics(headers_->font()).lineSpacing() * 3);
   headers_->setTabChangesFocus(true);
+  // The model's name from its start: a QLineEdit made with a text has its cursor at the end,
+  // and a field narrower than the name then shows "-haiku-20240307".
+  model_->setCursorPosition(0);
   max_tokens_->setRange(1, 1 << 20);
   max_tokens_->setValue(256);
   prompt_->setPlainText(tr("Explain tail latency in one paragraph."));
@@ -140,7 +156,9 @@ SessionPanel::SessionPanel(QWidget* parent)
   load_status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   progress_timer_->setInterval(500);
   connect(progress_timer_, &QTimer::timeout, this, &SessionPanel::updateLoadStatus);
+}
 
+QWidget* SessionPanel::buildRequestBox() {
   auto* request_box = new QGroupBox(this);
   // Never squeezed below its rows' heights: on a short screen the page scrolls instead.
   request_box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
@@ -178,7 +196,20 @@ SessionPanel::SessionPanel(QWidget* parent)
   buttons->addWidget(send_);
   buttons->addWidget(cancel_);
   form->addRow(buttons);
+  (new Retranslator(this))->add([=] {
+    request_box->setTitle(tr("Request"));
+    target_label->setText(tr("Target"));
+    key_label->setText(tr("API key"));
+    headers_label->setText(tr("Headers"));
+    model_label->setText(tr("Model"));
+    max_tokens_label->setText(tr("max_tokens"));
+    system_label->setText(tr("System"));
+    message_label->setText(tr("Message"));
+  });
+  return request_box;
+}
 
+QWidget* SessionPanel::buildAnswerBox() {
   auto* answer_box = new QGroupBox(this);
   auto* answer_layout = new QVBoxLayout(answer_box);
   answer_layout->addWidget(answer_, 1);
@@ -186,7 +217,13 @@ SessionPanel::SessionPanel(QWidget* parent)
   show_as_error(session_error_);
   session_error_->hide();
   answer_layout->addWidget(session_error_);
+  (new Retranslator(this))->add([=] {
+    answer_box->setTitle(tr("Answer"));
+  });
+  return answer_box;
+}
 
+QWidget* SessionPanel::buildLoadBox() {
   // The load panel: how requests arrive and how many, on one row; what to do with them on
   // the next; the progress or summary below, wrapped, so no text widens the window.
   auto* load_box = new QGroupBox(this);
@@ -224,7 +261,18 @@ SessionPanel::SessionPanel(QWidget* parent)
   records_button_->setEnabled(false);  // until a load has ended
   diagnose_button_->hide();  // shown when a load has ended: its target is worth diagnosing
   export_button_->hide();    // shown when a session or a load has ended
+  (new Retranslator(this))->add([=] {
+    load_box->setTitle(tr("Load"));
+    concurrency_label->setText(tr("Connections"));
+    rate_label->setText(tr("Rate"));
+    requests_label->setText(tr("Requests"));
+    duration_label->setText(tr("Duration"));
+    slo_label->setText(tr("SLO"));
+  });
+  return load_box;
+}
 
+void SessionPanel::layOut(QWidget* request_box, QWidget* answer_box, QWidget* load_box) {
   // A splitter, not a box layout: the answer's wrapping stats line (height-for-width) would make
   // the answer box's preferred height its minimum in a box layout and squeeze the request box.
   auto* left = new QSplitter(Qt::Vertical, this);
@@ -241,8 +289,9 @@ SessionPanel::SessionPanel(QWidget* parent)
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addWidget(split, 1);
   layout->addWidget(load_box);
+}
 
-  (new Retranslator(this))->add([=, this] {
+void SessionPanel::retranslate() {
     stream_->setText(tr("Stream"));
     token_ids_->setText(tr("Token ids"));
     http2_->setText(tr("HTTP/2"));
@@ -298,31 +347,17 @@ SessionPanel::SessionPanel(QWidget* parent)
     clear_button_->setText(tr("Clear charts"));
     charts_->setSeriesName(0, tr("baseline"));
     charts_->setSeriesName(1, tr("candidate"));
-    request_box->setTitle(tr("Request"));
-    target_label->setText(tr("Target"));
-    key_label->setText(tr("API key"));
-    headers_label->setText(tr("Headers"));
     headers_->setPlaceholderText(tr("HTTP targets: one NAME: VALUE a line (optional)"));
     headers_->setToolTip(tr("Request headers of HTTP targets, one NAME: VALUE a line: anthropic-beta, a gateway's "
                             "routing or tenant header; one the client sends itself (anthropic-version) is replaced. "
                             "A secret: NAME: $VARIABLE takes its value from the environment. "
                             "Keys go in the API key field."));
-    model_label->setText(tr("Model"));
-    max_tokens_label->setText(tr("max_tokens"));
-    system_label->setText(tr("System"));
-    message_label->setText(tr("Message"));
-    answer_box->setTitle(tr("Answer"));
-    load_box->setTitle(tr("Load"));
-    concurrency_label->setText(tr("Connections"));
-    rate_label->setText(tr("Rate"));
-    requests_label->setText(tr("Requests"));
-    duration_label->setText(tr("Duration"));
-    slo_label->setText(tr("SLO"));
     updateLoadControls();
     updateStatsLine();
     updateLoadStatus();
-  });
+}
 
+void SessionPanel::bindCharts() {
   connect(charts_, &LatencyCharts::message, this, &SessionPanel::message);
   connect(charts_, &LatencyCharts::cleared, this, [this] {
     plotted_.clear();
@@ -340,6 +375,9 @@ SessionPanel::SessionPanel(QWidget* parent)
     if (p.capture.isEmpty()) emit message(tr("Stream %1 was not captured: tick the capture option to see its frames.").arg(p.stream));
     else emit streamClicked(p.capture, p.stream);
   });
+}
+
+void SessionPanel::bindButtons() {
   connect(load_mode_, &QComboBox::currentIndexChanged, this, &SessionPanel::updateLoadControls);
   connect(send_, &QPushButton::clicked, this, &SessionPanel::send);
   connect(diagnose_button_, &QPushButton::clicked, this, [this] { emit diagnoseRequested(target()); });
@@ -351,15 +389,10 @@ SessionPanel::SessionPanel(QWidget* parent)
     if (loadRunning()) stopLoad();
     else runLoad();
   });
-  for (const QString& url : recentTargets()) target_->addItem(url);
 }
 
-SessionPanel::~SessionPanel() {
-  inbox_->close();
-  // The session cancels and the workers stop (a load's requests in flight finish) on the
-  // reaper thread, not this one.
-  reap([session = std::shared_ptr<LiveSession>(std::move(session_))] {});
-}
+// Jobs end with the JobService (a child): none is joined on this thread.
+SessionPanel::~SessionPanel() = default;
 
 void SessionPanel::setEmbeddedTargets(QStringList urls) {
   // The previous start's ports, remembered before this fix or by an older version, go.
@@ -394,7 +427,30 @@ void SessionPanel::setPrompt(const QString& text) { prompt_->setPlainText(text);
 void SessionPanel::setRepeat(int requests) { repeat_->setValue(requests); }
 void SessionPanel::setCaptureTraffic(bool on) { capture_->setChecked(on); }
 QString SessionPanel::answer() const { return answer_->toPlainText(); }
-bool SessionPanel::running() const { return state_ != State::Idle; }
+bool SessionPanel::running() const { return session_->busy(); }
+bool SessionPanel::loadRunning() const { return load_->busy(); }
+const BenchResult* SessionPanel::lastLoad() const { return load_->result(); }
+const SessionResult* SessionPanel::lastSession() const {
+  return session_->lastSession() ? &*session_->lastSession() : nullptr;
+}
+const std::vector<RequestResult>& SessionPanel::results() const { return session_->results(); }
+
+bool SessionPanel::busy() const { return jobs_->busy(); }
+QStringList SessionPanel::unsavedFiles() const { return captures_->unsavedFiles(); }
+bool SessionPanel::hasUnsavedResult() const { return session_->hasUnsavedResult() || load_->hasUnsavedResult(); }
+void SessionPanel::markCaptureSaved(const QString& path) { captures_->markSaved(path); }
+void SessionPanel::markResultSaved() {
+  session_->markSaved();
+  load_->markSaved();
+}
+
+void SessionPanel::cancelAll() {
+  cancel();
+  stopLoad();
+  captures_->stop();
+}
+
+bool SessionPanel::waitForJobs(int timeout_ms) { return jobs_->waitAll(timeout_ms); }
 
 QStringList SessionPanel::recentTargets() const { return QSettings().value("session/recentTargets").toStringList(); }
 
@@ -464,12 +520,6 @@ bool SessionPanel::send() {
     return false;
   }
   SessionConfig c = config();
-  auto parsed = parse_session_target(c.target);
-  if (!parsed) {
-    emit message(QString::fromStdString(parsed.error().detail));
-    showSessionError(QString::fromStdString(parsed.error().detail));
-    return false;
-  }
   if (auto extra = headers_->isEnabled() ? headers() : Result<std::vector<RequestHeader>>(std::vector<RequestHeader>{});
       !extra) {
     emit message(QString::fromStdString(extra.error().detail));
@@ -480,88 +530,34 @@ bool SessionPanel::send() {
     emit message(tr("ANTHROPIC_API_KEY is not set in the environment; sending without a key."));
   answer_->clear();
   showSessionError({});
-  results_.clear();
   last_token_s_ = -1;
   shown_request_.reset();
   updateStatsLine();
+  if (!session_->send(std::move(c), capture_->isChecked())) return false;
   startTimeBase();
   rememberTarget(target());
-
-  if (!capture_->isChecked()) return startSession(std::move(c), {});
-  startCapture(std::move(c), parsed->port);
   return true;
 }
 
-// The capture must be listening before the first byte is sent: the session starts when it is
-// ready, or without it when it cannot start (the reason goes to the log). Each capture has its
-// own directory, file and stop flag, and opens only once the previous one has written its file,
-// so one capture never holds another session's packets.
-void SessionPanel::startCapture(SessionConfig c, std::uint16_t port) {
-  const LoopbackCaptureFiles files = new_capture_files("anthro-session");
-  c.keylog_path = files.keylog.toStdString();
-  const QString path = files.pcapng;
-  const int run = ++capture_run_;
-  auto previous = capture_worker_ ? capture_worker_->finished() : std::shared_future<void>();
-  state_ = State::StartingCapture;
-  updateButtons();
-  capture_worker_ = start_loopback_capture(
-      files, port, previous, [this, inbox = inbox_, c, path, run] { inbox->post([this, c, path, run] { onCaptureListening(run, c, path); }); },
-      [this, inbox = inbox_, c, path, run](const Result<LiveCaptureStats>& stats) {
-        inbox->post([this, c, path, run, stats] { onCaptureEnded(run, c, path, stats); });
-      });
-}
+void SessionPanel::cancel() { session_->cancel(); }
 
-void SessionPanel::onCaptureListening(int run, const SessionConfig& c, const QString& path) {
-  if (run != capture_run_ || state_ != State::StartingCapture) return;  // cancelled meanwhile
-  emit message(tr("Capturing on lo…"));
-  startSession(c, path);
-}
-
-void SessionPanel::onCaptureEnded(int run, const SessionConfig& c, const QString& path,
-                                  const Result<LiveCaptureStats>& stats) {
-  if (!stats) emit message(tr("Capture failed: %1").arg(QString::fromStdString(stats.error().detail)));
-  if (run == capture_run_ && state_ == State::StartingCapture) startSession(c, {});  // never got ready: go on without it
-  else if (stats) emit captureReady(path);
-}
-
-bool SessionPanel::startSession(SessionConfig c, const QString& capture_path) {
-  LiveSessionEvents events;
-  events.on_text = [this, inbox = inbox_](std::uint32_t, std::string_view text) {
-    inbox->post([this, t = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))] { onText(t); });
-  };
-  events.on_token = [this, inbox = inbox_](std::uint32_t, const TokenArrival& arrival) {
-    inbox->post([this, arrival] { onToken(arrival); });
-  };
-  events.on_request_done = [this, inbox = inbox_](const RequestResult& r) { inbox->post([this, r] { onRequestDone(r); }); };
-  events.on_finished = [this, inbox = inbox_](const SessionResult& r) { inbox->post([this, r] { onFinished(r); }); };
-  auto started = LiveSession::start(std::move(c), std::move(events));
-  if (!started) {
-    emit message(QString::fromStdString(started.error().detail));
-    showSessionError(tr("Session failed: %1").arg(QString::fromStdString(started.error().detail)));
-    state_ = State::Idle;
-    stopCapture();
-    updateButtons();
-    emit sessionFinished(false);
-    return false;
-  }
-  // The previous session has finished; its thread is joined off this one all the same.
-  reap([previous = std::shared_ptr<LiveSession>(std::move(session_))] {});
-  session_ = std::move(*started);
-  session_capture_ = capture_path;
-  state_ = State::Running;
-  updateButtons();
-  return true;
-}
-
-void SessionPanel::cancel() {
-  if (state_ == State::StartingCapture) {  // nothing was sent yet
-    state_ = State::Idle;
-    stopCapture();
-    updateButtons();
-    emit sessionFinished(false);
-    return;
-  }
-  if (session_) session_->cancel();
+// The controllers' signals drawn on the page.
+void SessionPanel::bindControllers() {
+  connect(session_, &SessionController::stateChanged, this, &SessionPanel::updateButtons);
+  connect(session_, &SessionController::text, this, &SessionPanel::onText);
+  connect(session_, &SessionController::token, this, &SessionPanel::onToken);
+  connect(session_, &SessionController::requestDone, this, &SessionPanel::onRequestDone);
+  connect(session_, &SessionController::finished, this, &SessionPanel::onFinished);
+  connect(session_, &SessionController::failed, this, [this](const QString& text) {
+    emit message(text);
+    showSessionError(text);
+  });
+  connect(session_, &SessionController::message, this, &SessionPanel::message);
+  connect(session_, &SessionController::captureReady, this, &SessionPanel::captureReady);
+  connect(load_, &LoadController::stateChanged, this, &SessionPanel::updateLoadStatus);
+  connect(load_, &LoadController::record, this, &SessionPanel::onLoadRecord);
+  connect(load_, &LoadController::finished, this, &SessionPanel::onLoadEnded);
+  connect(load_, &LoadController::failed, this, &SessionPanel::onLoadEnded);
 }
 
 void SessionPanel::onText(const QString& text) {
@@ -578,16 +574,15 @@ void SessionPanel::onToken(const TokenArrival& arrival) {
   last_token_s_ = arrival.t;
 }
 
-void SessionPanel::onRequestDone(const RequestResult& r) {
+void SessionPanel::onRequestDone(const RequestResult& r, const QString& capture) {
   last_token_s_ = -1;
   charts_->clearRunningItl(0);
-  results_.push_back(r);
   Plotted what;
-  what.capture = session_capture_;
+  what.capture = capture;
   what.stream = r.stream_id;
   shown_request_ = static_cast<std::size_t>(plot(0, r, r.timeline.request_written, std::move(what)));
   updateStatsLine();
-  if (results_.size() > 1) answer_->appendPlainText(QString());
+  if (session_->results().size() > 1) answer_->appendPlainText(QString());
 }
 
 double SessionPanel::pageTime(double monotonic_s) {
@@ -633,17 +628,8 @@ void SessionPanel::updateStatsLine() {
 }
 
 void SessionPanel::onFinished(const SessionResult& result) {
-  if (result.error) {
-    emit message(tr("Session: %1").arg(QString::fromStdString(*result.error)));
-    showSessionError(tr("Session failed: %1").arg(QString::fromStdString(*result.error)));
-  }
-  for (const auto& warning : result.warnings) emit message(tr("Session: %1").arg(QString::fromStdString(warning)));
-  last_session_ = result;
   last_run_ = LastRun::Session;
   export_button_->show();
-  state_ = State::Idle;
-  stopCapture();
-  updateButtons();
   emit sessionFinished(!result.error);
 }
 
@@ -652,10 +638,6 @@ QString SessionPanel::sessionError() const { return session_error_->text(); }
 void SessionPanel::showSessionError(const QString& text) {
   session_error_->setText(text);
   session_error_->setVisible(!text.isEmpty());
-}
-
-void SessionPanel::stopCapture() {
-  if (capture_worker_) capture_worker_->stop();  // it writes the file and reports captureReady
 }
 
 void SessionPanel::updateButtons() {

@@ -12,7 +12,6 @@
 #include <optional>
 
 #include "session/bench.h"
-#include "capture/live_capture.h"
 #include "session/session.h"
 
 class QCheckBox;
@@ -31,10 +30,12 @@ class LiveSession;
 
 namespace anthro::widgets {
 
+class CaptureController;
 class ClientFaultsBox;
-class Inbox;
+class JobService;
 class LatencyCharts;
-class Worker;
+class LoadController;
+class SessionController;
 
 class SessionPanel : public QWidget {
   Q_OBJECT
@@ -65,7 +66,7 @@ class SessionPanel : public QWidget {
   bool send();
   void cancel();
   bool running() const;
-  void runLoad();
+  bool runLoad();
   void setLoadSeries(int series);  // 0 baseline, 1 candidate
   // A closed loop of `concurrency` connections, or with 0 an open loop at the rate set.
   void setLoad(int requests, int concurrency);
@@ -79,7 +80,7 @@ class SessionPanel : public QWidget {
   Result<BenchConfig> loadConfig() const;
   ClientFaultsBox* clientFaults() const { return faults_; }
   void stopLoad();                 // no new request starts; what finished is plotted
-  bool loadRunning() const { return load_ != nullptr; }
+  bool loadRunning() const;
   // The last load's per-request records as JSONL, or CSV when the path ends in .csv (core's
   // write_bench_records); false and a message naming the path when it cannot.
   bool exportRecords(const QString& path);
@@ -92,20 +93,33 @@ class SessionPanel : public QWidget {
 
   QString answer() const;
   // The last load that ended, or null.
-  const BenchResult* lastLoad() const { return last_load_.get(); }
+  const BenchResult* lastLoad() const;
   // The last session that ended (its requests, or the error that ended it), or null.
-  const SessionResult* lastSession() const { return last_session_ ? &*last_session_ : nullptr; }
+  const SessionResult* lastSession() const;
   // Which of the two ended last: what "Export report…" reports.
   enum class LastRun { None, Session, Load };
   LastRun lastRun() const { return last_run_; }
   LatencyCharts* charts() const { return charts_; }
   // The requests of the last session, as measured.
-  const std::vector<RequestResult>& results() const { return results_; }
+  const std::vector<RequestResult>& results() const;
   // Targets used before, newest first; the embedded endpoint's are never among them (its
   // ports change with every start, and it is always offered first).
   QStringList recentTargets() const;
   // Why the last session failed (it stays until the next Send), or empty.
   QString sessionError() const;
+
+  // For "never lose work": a job (send, load, capture) under way; the captures of sends not yet
+  // saved by the user; a session or load result not yet exported; cancel every job and wait.
+  bool busy() const;
+  QStringList unsavedFiles() const;
+  bool hasUnsavedResult() const;
+  void cancelAll();
+  bool waitForJobs(int timeout_ms);  // true when none is left
+  void markCaptureSaved(const QString& path);
+  void markResultSaved();
+  SessionController* sessionController() const { return session_; }
+  LoadController* loadController() const { return load_; }
+  CaptureController* captureController() const { return captures_; }
 
  signals:
   void message(const QString& text);
@@ -120,8 +134,6 @@ class SessionPanel : public QWidget {
   void exportReportRequested();  // "Export report…" was clicked
 
  private:
-  enum class State { Idle, StartingCapture, Running };
-  enum class LoadState { Idle, Running, Stopping, Done, Failed };
   enum class LoadMode { Closed, OpenConstant, OpenPoisson };
 
   // What a chart point stands for: a session's request (and the capture it went to, if any)
@@ -134,28 +146,26 @@ class SessionPanel : public QWidget {
     std::uint64_t tokens = 0;
     QString stop;  // stop reason, or the error that ended it
   };
-  // Counts of the load under way (or last run), for its progress and summary lines.
-  struct LoadProgress {
-    std::uint64_t done = 0, errors = 0, tokens = 0;
-    std::optional<std::uint64_t> total;
-    double started_s = 0;  // monotonic
-    bool slo = false;      // run with an SLO: its goodput is worth a mention
-  };
 
+  void setupFields();
+  QWidget* buildRequestBox();
+  QWidget* buildAnswerBox();
+  QWidget* buildLoadBox();
+  void layOut(QWidget* request_box, QWidget* answer_box, QWidget* load_box);
+  void retranslate();
+  void bindCharts();
+  void bindControllers();
+  void bindButtons();
   SessionConfig config() const;
   // The Headers field's lines ("NAME: VALUE" each, blank ones skipped), or what is wrong with
   // the first bad one.
   Result<std::vector<RequestHeader>> headers() const;
-  void startCapture(SessionConfig c, std::uint16_t port);
-  void onCaptureListening(int run, const SessionConfig& c, const QString& path);
-  void onCaptureEnded(int run, const SessionConfig& c, const QString& path, const Result<LiveCaptureStats>& stats);
-  bool startSession(SessionConfig c, const QString& capture_path);
   void onText(const QString& text);
   void onToken(const TokenArrival& arrival);
-  void onRequestDone(const RequestResult& r);
+  void onRequestDone(const RequestResult& r, const QString& capture);
   void onFinished(const SessionResult& result);
   void onLoadRecord(const BenchRecord& rec, double bench_start_s, int series);
-  void onLoadDone(const Result<BenchResult>& result);
+  void onLoadEnded();
   int plot(int series, const RequestResult& r, double monotonic_start_s, Plotted what);
   // "request start" of the page's charts for a monotonic time (seconds, steady clock: the
   // clock of RequestTimeline on live requests); the first one starts the time base if unset.
@@ -163,13 +173,13 @@ class SessionPanel : public QWidget {
   void startTimeBase();
   void updateStatsLine();
   void updateLoadStatus();
+  QString loadSummary(const BenchResult& r) const;
   QString loopHelp() const;
   void updateLoadControls();
   void exportRecordsWithDialog();
   void updateButtons();
   void rememberTarget(const QString& url);
   void showSessionError(const QString& text);
-  void stopCapture();
 
   QComboBox* target_;
   // Where the API key comes from, in the combo's order; ByTarget is the CLI's default.
@@ -208,26 +218,16 @@ class SessionPanel : public QWidget {
   ClientFaultsBox* faults_;
   LatencyCharts* charts_;
 
-  std::shared_ptr<Inbox> inbox_;
-  State state_ = State::Idle;
-  std::unique_ptr<LiveSession> session_;
-  QString session_capture_;  // the file capturing the session under way, or empty
-  std::vector<RequestResult> results_;
+  JobService* jobs_;
+  CaptureController* captures_;
+  SessionController* session_;
+  LoadController* load_;
   double origin_s_ = -1;  // monotonic seconds of the page's time base, or -1 before the first request
   std::vector<Plotted> plotted_;  // by chart request id
   std::optional<std::size_t> shown_request_;  // the request the stats line is about
   double last_token_s_ = -1;  // the streaming request's last token frame, or -1
-  std::unique_ptr<Worker> load_;
-  LoadState load_state_ = LoadState::Idle;
-  LoadProgress progress_;
-  QString load_error_;
   QTimer* progress_timer_;
-  std::unique_ptr<BenchResult> last_load_;
-  std::optional<SessionResult> last_session_;
   LastRun last_run_ = LastRun::None;
-  // The last capture started; it may still be writing its file when the next one starts.
-  std::unique_ptr<Worker> capture_worker_;
-  int capture_run_ = 0;  // numbers the captures, to tell the current one's reports from older ones'
 };
 
 }  // namespace anthro::widgets

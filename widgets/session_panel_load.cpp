@@ -28,7 +28,7 @@
 #include "metrics/slo.h"
 #include "session/live_session.h"
 #include "session/target.h"
-#include "worker.h"
+#include "session_controller.h"
 #include "metrics/request_result.h"
 
 namespace anthro::widgets {
@@ -96,50 +96,29 @@ Result<BenchConfig> SessionPanel::loadConfig() const {
 
 void SessionPanel::stopLoad() {
   if (!loadRunning()) return;
-  load_->stop();  // requests in flight finish, then the results are plotted as usual
+  load_->cancel();  // requests in flight finish, then the results are plotted as usual
   load_button_->setEnabled(false);
-  load_state_ = LoadState::Stopping;
-  updateLoadStatus();
 }
 
-void SessionPanel::runLoad() {
+bool SessionPanel::runLoad() {
   if (loadRunning()) {
     emit message(tr("A load is already running."));
-    return;
+    return false;
   }
   auto config = loadConfig();
   if (!config) {
     emit message(QString::fromStdString(config.error().detail));
-    return;
+    return false;
   }
-  BenchConfig b = std::move(*config);
-  const int series = series_->currentIndex();
   rememberTarget(target());
   startTimeBase();
-  progress_ = LoadProgress{};
-  progress_.total = b.requests;
-  progress_.slo = b.slo.ttft_ms || b.slo.tpot_ms || b.slo.e2e_ms;
-  progress_.started_s = steady_now_s();
-  load_state_ = LoadState::Running;
-  updateLoadStatus();
+  load_->start(std::move(*config), series_->currentIndex());
   progress_timer_->start();
-  // Each request reaches the charts as it ends; the result, after the last, ends the load.
-  load_ = std::make_unique<Worker>([this, inbox = inbox_, b, series](const std::atomic<bool>& stop) mutable {
-    b.stop = &stop;
-    const double bench_start = steady_now_s();  // for records that never wrote a request
-    b.on_record = [this, inbox, series, bench_start](const BenchRecord& rec) {
-      inbox->post([this, rec, series, bench_start] { onLoadRecord(rec, bench_start, series); });
-    };
-    auto result = run_bench(b);
-    inbox->post([this, result] { onLoadDone(result); });
-  });
+  return true;
 }
 
 void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s, int series) {
   const RequestResult& r = rec.result;
-  ++progress_.done;
-  if (r.error) ++progress_.errors;
-  progress_.tokens += r.figures.tokens;
   Plotted what;
   what.stream = r.stream_id;
   what.load_index = rec.index;
@@ -153,87 +132,95 @@ QString SessionPanel::loopHelp() const {
             "evenly spaced or as a Poisson process.");
 }
 
+QString SessionPanel::loadSummary(const BenchResult& r) const {
+  QString line = tr("%1 tokens/s, TTFT p50 %2 ms, p99 %3 ms")
+                     .arg(r.tokens_per_s, 0, 'f', 0)
+                     .arg(r.ttft_ms.p50, 0, 'f', 1)
+                     .arg(r.ttft_ms.p99, 0, 'f', 1);
+  std::uint64_t errors = 0;
+  for (const auto& [_, n] : r.errors) errors += n;
+  if (errors > 0) line += tr(", %1 errors").arg(errors);
+  if (load_->progress().slo) line += tr(", goodput %1 req/s within the SLO").arg(r.goodput_per_s, 0, 'f', 2);
+  return line;
+}
+
 void SessionPanel::updateLoadStatus() {
-  load_button_->setText(load_state_ == LoadState::Running || load_state_ == LoadState::Stopping ? tr("Stop load")
-                                                                                                 : tr("Run load"));
-  switch (load_state_) {
-    case LoadState::Idle:
+  using State = LoadController::State;
+  const State state = load_->state();
+  const LoadController::Progress& progress = load_->progress();
+  load_button_->setText(load_->busy() ? tr("Stop load") : tr("Run load"));
+  switch (state) {
+    case State::Idle:
       load_status_->setText(loopHelp());
       break;
-    case LoadState::Running:
-    case LoadState::Stopping: {
-      const double elapsed = std::max(steady_now_s() - progress_.started_s, 1e-3);
-      const QString done = progress_.total ? tr("%1 of %2 requests done").arg(progress_.done).arg(*progress_.total)
-                                           : tr("%1 requests done").arg(progress_.done);
+    case State::Running:
+    case State::Stopping: {
+      const double elapsed = std::max(steady_now_s() - progress.started_s, 1e-3);
+      const QString done = progress.total ? tr("%1 of %2 requests done").arg(progress.done).arg(*progress.total)
+                                          : tr("%1 requests done").arg(progress.done);
       QString line = tr("%1, %2 errors, %3 tokens/s, %4 s")
                          .arg(done)
-                         .arg(progress_.errors)
-                         .arg(double(progress_.tokens) / elapsed, 0, 'f', 0)
+                         .arg(progress.errors)
+                         .arg(double(progress.tokens) / elapsed, 0, 'f', 0)
                          .arg(elapsed, 0, 'f', 0);
-      if (load_state_ == LoadState::Stopping) line = tr("Stopping: waiting for the requests in flight… (%1)").arg(line);
+      if (state == State::Stopping) line = tr("Stopping: waiting for the requests in flight… (%1)").arg(line);
       load_status_->setText(line);
       break;
     }
-    case LoadState::Done: {
-      const BenchResult& r = *last_load_;
-      QString line = tr("%1 requests in %2 s, %3 tokens/s, TTFT p50 %4 ms, p99 %5 ms")
-                         .arg(r.requests)
-                         .arg(r.duration_s, 0, 'f', 1)
-                         .arg(r.tokens_per_s, 0, 'f', 0)
-                         .arg(r.ttft_ms.p50, 0, 'f', 1)
-                         .arg(r.ttft_ms.p99, 0, 'f', 1);
-      std::uint64_t errors = 0;
-      for (const auto& [_, n] : r.errors) errors += n;
-      if (errors > 0) line += tr(", %1 errors").arg(errors);
-      if (progress_.slo) line += tr(", goodput %1 req/s within the SLO").arg(r.goodput_per_s, 0, 'f', 2);
-      load_status_->setText(line);
+    case State::Done: {
+      const BenchResult& r = *load_->result();
+      load_status_->setText(tr("%1 requests in %2 s, %3").arg(r.requests).arg(r.duration_s, 0, 'f', 1).arg(loadSummary(r)));
       break;
     }
-    case LoadState::Failed:
-      load_status_->setText(tr("Load failed: %1").arg(load_error_));
+    case State::Cancelled: {  // how many of how many were done before the stop
+      const BenchResult& r = *load_->result();
+      const QString done = progress.total ? tr("%1 of %2 requests done").arg(r.requests).arg(*progress.total)
+                                          : tr("%1 requests done").arg(r.requests);
+      load_status_->setText(tr("Cancelled after %1 s: %2, %3").arg(r.duration_s, 0, 'f', 1).arg(done, loadSummary(r)));
+      break;
+    }
+    case State::Failed:
+      load_status_->setText(tr("Load failed: %1").arg(load_->error()));
       break;
   }
 }
 
 // The load's requests reached the charts one by one (onLoadRecord); this ends it.
-void SessionPanel::onLoadDone(const Result<BenchResult>& result) {
-  load_.reset();
+void SessionPanel::onLoadEnded() {
   progress_timer_->stop();
   load_button_->setEnabled(true);
+  updateLoadStatus();
+  const BenchResult* result = load_->result();
   if (!result) {
-    last_load_.reset();
-    last_run_ = last_session_ ? LastRun::Session : LastRun::None;
-    export_button_->setVisible(last_session_.has_value());
+    last_run_ = lastSession() ? LastRun::Session : LastRun::None;
+    export_button_->setVisible(lastSession() != nullptr);
     records_button_->setEnabled(false);
-    load_state_ = LoadState::Failed;
-    load_error_ = QString::fromStdString(result.error().detail);
-    updateLoadStatus();
     emit message(load_status_->text());
     emit loadFinished(false);
     return;
   }
   for (const auto& warning : result->warnings) emit message(tr("Session: %1").arg(QString::fromStdString(warning)));
-  last_load_ = std::make_unique<BenchResult>(*result);
   last_run_ = LastRun::Load;
   export_button_->show();
   records_button_->setEnabled(true);
   diagnose_button_->show();
-  load_state_ = LoadState::Done;
-  updateLoadStatus();
+  if (load_->state() == LoadController::State::Cancelled) emit message(load_status_->text());
   emit loadFinished(true);
 }
 
 bool SessionPanel::exportRecords(const QString& path) {
-  if (!last_load_) {
+  const BenchResult* last = load_->result();
+  if (!last) {
     emit message(tr("No load has ended yet: nothing to export."));
     return false;
   }
-  auto written = write_bench_records(*last_load_, path.toStdString());
+  auto written = write_bench_records(*last, path.toStdString());
   if (!written) {
     emit message(tr("Records not written to %1: %2").arg(path, QString::fromStdString(written.error().detail)));
     return false;
   }
-  emit message(tr("%n request record(s) written to %1", nullptr, int(last_load_->records.size())).arg(path));
+  emit message(tr("%n request record(s) written to %1", nullptr, int(last->records.size())).arg(path));
+  load_->markSaved();
   return true;
 }
 

@@ -167,10 +167,9 @@ MainWindow::MainWindow(QWidget* parent, std::vector<std::string> endpoint_faults
   connect(rollout_, &widgets::RolloutPage::stateChanged, this, &MainWindow::updateExportAction);
   connect(session_, &widgets::SessionPanel::captureReady, this, [this](const QString& path) {
     log(tr("Session capture written to %1").arg(path));
-    own_captures_ << path;
+    made_captures_ << path;
     if (!closing_) openCapture(path);
   });
-  watchResults();
   connect(session_, &widgets::SessionPanel::streamClicked, this, [this](const QString& capture, std::uint32_t stream) {
     for (int i = 0; i < tabs_->count(); ++i)
       if (auto* inspector = qobject_cast<widgets::CaptureInspector*>(tabs_->page(i)); inspector && inspector->path() == capture) {
@@ -260,7 +259,7 @@ void MainWindow::connectDiagnosis() {
   connect(diagnosis_, &widgets::DiagnosisPage::message, this, &MainWindow::log);
   connect(diagnosis_, &widgets::DiagnosisPage::captureReady, this, [this](const QString& path) {
     log(tr("Diagnosis capture written to %1").arg(path));
-    own_captures_ << path;
+    made_captures_ << path;
     if (closing_) return;
     QWidget* shown = tabs_->currentPage();
     openCapture(path);
@@ -436,7 +435,7 @@ void MainWindow::saveCaptureAs() {
   if (QFileInfo(target).absoluteFilePath() == QFileInfo(inspector->path()).absoluteFilePath()) return;
   const QString error = copy_file(inspector->path(), target);
   log(error.isEmpty() ? tr("Capture saved as %1").arg(target) : tr("Capture not saved to %1: %2").arg(target, error));
-  if (error.isEmpty()) saved_captures_ << inspector->path();
+  if (error.isEmpty()) markCaptureSaved(inspector->path());
 }
 
 // A page's result as its JSON (the one `anthro-wb` writes), made later off this thread from a copy.
@@ -483,7 +482,7 @@ widgets::ReportDialog* MainWindow::exportReport(QWidget* page) {
   auto* dialog = new widgets::ReportDialog(std::move(job), QString(), current_language(), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &widgets::ReportDialog::message, this, &MainWindow::log);
-  connect(dialog, &widgets::ReportDialog::saved, this, [this, page] { unsaved_results_.remove(page); });
+  connect(dialog, &widgets::ReportDialog::saved, this, [this, page] { markResultSaved(page); });
   dialog->open();
   return dialog;
 }

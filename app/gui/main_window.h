@@ -4,7 +4,6 @@
 #pragma once
 
 #include <QMainWindow>
-#include <QSet>
 #include <memory>
 #include <string>
 #include <vector>
@@ -115,7 +114,8 @@ class MainWindow : public QMainWindow {
   void updateExportAction();
   widgets::ReportDialog::ResultJob resultJob(QWidget* page) const;
   // Never lose work: closing asks, as Wireshark does, when something would be lost.
-  void watchResults();
+  void markResultSaved(QWidget* page);
+  void markCaptureSaved(const QString& path);
   bool mayClose();
   bool mayCloseCapture(const QString& path);
   bool saveAllInto(const QString& dir);
@@ -126,9 +126,9 @@ class MainWindow : public QMainWindow {
   bool adding_keys_ = false;
   bool docks_settled_ = false;
   bool closing_ = false;             // asked and answered: runs end without opening tabs
-  QStringList own_captures_;         // made by the pages, in the process's capture directory
-  QStringList saved_captures_;       // of those, saved by the person
-  QSet<QWidget*> unsaved_results_;   // pages whose last result is neither saved nor exported
+  // Every capture the pages made, in the process's capture directory: removed from there once
+  // the person has saved or discarded what it holds (the pages know which are unsaved).
+  QStringList made_captures_;
   PageTabs* tabs_;
   QWidget* welcome_;
   widgets::SessionPanel* session_;

@@ -1,6 +1,7 @@
 // The main window's part in never losing work: what closing would lose, the question (Save
 // all / Discard / Cancel, as Wireshark asks), and saving it all into one folder.
 #include <QDir>
+#include <functional>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -46,40 +47,41 @@ QString free_name(const QDir& dir, const QString& file) {
 
 }  // namespace
 
-void MainWindow::watchResults() {
-  auto mark = [this](QWidget* page) { return [this, page](bool ok) { if (ok) unsaved_results_.insert(page); }; };
-  connect(session_, &widgets::SessionPanel::sessionFinished, this, mark(session_));
-  connect(session_, &widgets::SessionPanel::loadFinished, this, mark(session_));
-  connect(diagnosis_, &widgets::DiagnosisPage::finished, this, mark(diagnosis_));
-  connect(compare_, &widgets::ComparePage::finished, this, mark(compare_));
-  connect(rollout_, &widgets::RolloutPage::finished, this, [this] {
-    if (rollout_->result()) unsaved_results_.insert(rollout_);
-  });
-  connect(rollout_, &widgets::RolloutPage::resultSaved, this, [this] { unsaved_results_.remove(rollout_); });
-}
-
+// Each page knows what it holds unsaved (its controllers keep it); the window only asks them.
 QStringList MainWindow::unsavedCaptures() const {
   QStringList out;
-  for (const QString& path : own_captures_)
-    if (!saved_captures_.contains(path) && QFileInfo::exists(path)) out << path;
+  for (const QString& path : session_->unsavedFiles() + diagnosis_->unsavedFiles())
+    if (QFileInfo::exists(path)) out << path;
   return out;
 }
 
 QList<QWidget*> MainWindow::unsavedResults() const {
   QList<QWidget*> out;
-  for (QWidget* page : {static_cast<QWidget*>(session_), static_cast<QWidget*>(diagnosis_), static_cast<QWidget*>(rollout_),
-                        static_cast<QWidget*>(compare_)})
-    if (unsaved_results_.contains(page) && hasReport(page)) out << page;
+  if (session_->hasUnsavedResult() && hasReport(session_)) out << session_;
+  if (diagnosis_->hasUnsavedResult() && hasReport(diagnosis_)) out << diagnosis_;
+  if (rollout_->hasUnsavedResult() && hasReport(rollout_)) out << rollout_;
+  if (compare_->hasUnsavedResult() && hasReport(compare_)) out << compare_;
   return out;
+}
+
+void MainWindow::markResultSaved(QWidget* page) {
+  if (page == session_) session_->markResultSaved();
+  else if (page == diagnosis_) diagnosis_->markResultSaved();
+  else if (page == rollout_) rollout_->markResultSaved();
+  else if (page == compare_) compare_->markResultSaved();
+}
+
+void MainWindow::markCaptureSaved(const QString& path) {
+  session_->markCaptureSaved(path);
+  diagnosis_->markCaptureSaved(path);
 }
 
 QStringList MainWindow::runningWork() const {
   QStringList out;
   if (session_->running()) out << tr("a live session");
   if (session_->loadRunning()) out << tr("a load");
-  if (diagnosis_->running()) out << tr("a diagnosis");
-  if (rollout_->state() != widgets::RolloutPage::State::Idle && rollout_->state() != widgets::RolloutPage::State::Paused)
-    out << tr("a rollout");
+  if (diagnosis_->busy()) out << tr("a diagnosis");
+  if (rollout_->busy()) out << tr("a rollout");
   if (compare_->running()) out << tr("a comparison");
   if (capture_dialog_ && capture_dialog_->state() != widgets::CaptureDialog::State::Idle) out << tr("a capture");
   return out;
@@ -125,7 +127,7 @@ bool MainWindow::mayClose() {
 }
 
 bool MainWindow::mayCloseCapture(const QString& path) {
-  if (!own_captures_.contains(path) || saved_captures_.contains(path) || !QFileInfo::exists(path)) return true;
+  if (!unsavedCaptures().contains(path)) return true;
   const Answer answer = ask(this, tr("Close capture"), tr("%1 is not saved.").arg(QFileInfo(path).fileName()),
                             tr("It was captured by this window and lives in a temporary folder until you save or discard it."),
                             tr("Save…"));
@@ -140,29 +142,29 @@ bool MainWindow::mayCloseCapture(const QString& path) {
     }
     log(tr("Capture saved as %1").arg(target));
   }
-  own_captures_.removeAll(path);
+  markCaptureSaved(path);  // saved, or discarded: nothing left to ask about
+  made_captures_.removeAll(path);
   removeRecent(QFileInfo(path).absoluteFilePath());
   widgets::remove_own_capture(path);
   return true;
 }
 
 // Asks every run to stop and waits, with the events flowing, until each has handed over what it
-// has (a session's capture is written as it stops).
+// has (a session's capture is written as it stops; a rollout pauses once its stage is judged).
 void MainWindow::stopRuns() {
-  if (session_->running()) session_->cancel();
-  if (session_->loadRunning()) session_->stopLoad();
-  if (diagnosis_->running()) diagnosis_->cancel();
-  if (rollout_->state() == widgets::RolloutPage::State::Running) rollout_->pause();
+  session_->cancelAll();
+  diagnosis_->cancelAll();
+  rollout_->cancelAll();
   if (capture_dialog_ && capture_dialog_->state() == widgets::CaptureDialog::State::Capturing) capture_dialog_->stop();
   statusBar()->showMessage(tr("Stopping what runs, to save it…"));
+  constexpr int kPatienceMs = 60000;  // a load's requests in flight finish; a stalled one does not hold the quit
   QElapsedTimer waited;
   waited.start();
-  constexpr int kPatienceMs = 60000;  // a load's requests in flight finish; a stalled one does not hold the quit
+  for (auto wait : {std::function<bool(int)>([this](int ms) { return session_->waitForJobs(ms); }),
+                    std::function<bool(int)>([this](int ms) { return diagnosis_->waitForJobs(ms); }),
+                    std::function<bool(int)>([this](int ms) { return rollout_->waitForJobs(ms); })})
+    wait(std::max<int>(0, kPatienceMs - static_cast<int>(waited.elapsed())));
   while (!runningWork().isEmpty() && waited.elapsed() < kPatienceMs) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-  // A capture is handed over after its run ends.
-  QElapsedTimer settle;
-  settle.start();
-  while (settle.elapsed() < 300) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
 bool MainWindow::saveAllInto(const QString& dir_path) {
@@ -175,7 +177,7 @@ bool MainWindow::saveAllInto(const QString& dir_path) {
       failed << tr("%1: %2").arg(target, error);
       continue;
     }
-    saved_captures_ << capture;
+    markCaptureSaved(capture);
     ++saved;
   }
   const QString lang = current_language();
@@ -192,7 +194,7 @@ bool MainWindow::saveAllInto(const QString& dir_path) {
       failed << tr("%1: %2").arg(target, QString::fromStdString(written.error().detail));
       continue;
     }
-    unsaved_results_.remove(page);
+    markResultSaved(page);
     ++saved;
   }
   log(tr("Saved %n file(s) into %1", "", saved).arg(dir_path));
@@ -203,11 +205,11 @@ bool MainWindow::saveAllInto(const QString& dir_path) {
 }
 
 void MainWindow::discardOwnCaptures() {
-  for (const QString& path : own_captures_) {
+  for (const QString& path : made_captures_) {
     removeRecent(QFileInfo(path).absoluteFilePath());
     widgets::remove_own_capture(path);
   }
-  own_captures_.clear();
+  made_captures_.clear();
 }
 
 }  // namespace anthro::gui

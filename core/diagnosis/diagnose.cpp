@@ -43,6 +43,7 @@ Result<Observations> observe_live(const DiagnoseConfig& config) {
   live.stop = config.stop;
   auto progress = config.on_progress;
   if (progress) live.on_progress = [progress](const std::string& line) { progress("live: " + line); };
+  live.on_requests = config.on_requests;
   say(config, "live: running the workload against " + live.session.target);
   return run_live_workload(live);
 }

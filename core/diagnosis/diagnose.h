@@ -22,6 +22,7 @@ struct DiagnoseConfig {
   // lz-tool-schema's pairs of files: a tool's input_schema and its handler's schema.
   std::vector<std::pair<std::string, std::string>> tool_schemas;
   std::function<void(const std::string& stage)> on_progress;  // "live: 120/207 requests", ...
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_requests;  // the live workload's (LiveWorkloadConfig)
   const std::atomic<bool>* stop = nullptr;                    // set: stops as soon as it can
 };
 

@@ -121,6 +121,10 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
   b.seed = config.seed;
   b.stop = config.stop;
   b.on_progress = config.on_progress;
+  if (config.on_requests)
+    b.on_record = [&config, done = std::uint64_t(0), total = std::uint64_t(plan.size())](const BenchRecord&) mutable {
+      config.on_requests(++done, total);
+    };
   b.plan = [&plan](std::uint64_t index) { return plan[index % plan.size()]; };
   auto bench = run_bench(b);
   if (!bench) return bench.error();

@@ -35,6 +35,9 @@ struct LiveWorkloadConfig {
   std::optional<ProfileId> own_workload;
   std::map<ProfileId, std::any> own_options;
   std::function<void(const std::string& line)> on_progress;  // about once a second
+  // Each ordinary or probe request as it ends: `done` of the plan's `total` (the standard
+  // workload's; a format's own may not call it).
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_requests;
   const std::atomic<bool>* stop = nullptr;  // set: no further request starts
 };
 

@@ -242,6 +242,7 @@ class StageRunner {
     e.kind = RolloutEvent::Kind::Progress;
     e.stage = r_.index;
     e.candidate_arm = candidate_arm;
+    e.request = rec.index;
     e.ttft_ms = rec.result.figures.ttft_ms;
     if (rec.result.timeline.request_written > 0) e.sent_s = rec.result.timeline.request_written - t0_;
     e.line = std::string(candidate_arm ? "candidate" : "baseline") + " request " + std::to_string(rec.index + 1) + ": " +
@@ -399,13 +400,15 @@ std::string failed_gates(const StageResult& s) {
 // Runs a stage's batches until Argo's loop settles it: pass, fail beyond failureLimit,
 // inconclusive beyond inconclusiveLimit, or a person's pause or rollback. Gives the time the
 // candidate arm took to drain after it was told to stop, and its connections.
-std::pair<double, unsigned> run_stage(const RolloutConfig& c, StageResult& sr, std::mutex& events, double t0) {
+std::pair<double, unsigned> run_stage(const RolloutConfig& c, StageResult& sr, std::mutex& events, double t0,
+                                      std::optional<std::uint64_t> first_batch) {
   const PlanStage& stage = c.plan.stages[sr.index];
   std::uint64_t batch = c.requests_per_stage.value_or(stage.requests);
   StageRunner runner(c, sr, events, t0);
   unsigned failures = 0, inconclusives = 0;
   for (;;) {
-    runner.run_batch(batch);
+    runner.run_batch(first_batch.value_or(batch));
+    first_batch.reset();
     runner.judge();
     if (runner.error_limit_hit()) {
       sr.verdict = Verdict::Fail;
@@ -422,6 +425,22 @@ std::pair<double, unsigned> run_stage(const RolloutConfig& c, StageResult& sr, s
   }
   return {runner.drain_s(), runner.candidate_connections()};
 }
+
+}  // namespace
+
+std::optional<std::uint64_t> requests_to_settle(const StageResult& stage) {
+  const double share = stage.mode == SplitMode::Mirror ? 1.0 : std::min(stage.split, 1.0);
+  if (share <= 0) return std::nullopt;
+  std::optional<std::uint64_t> most;
+  for (const auto& g : stage.gates)
+    if (g.result.verdict == Verdict::Inconclusive && g.result.need_more) {
+      const auto requests = static_cast<std::uint64_t>(std::ceil(static_cast<double>(*g.result.need_more) / share));
+      most = std::max(most.value_or(0), requests);
+    }
+  return most;
+}
+
+namespace {
 
 // After a failure or a person's "roll back": the candidate arm has stopped (`drain_s` after it
 // was told to); what it left open.
@@ -532,7 +551,7 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
     StageResult& sr = r.stages.back();
     emit(c, events, RolloutEvent::Kind::StageStarted, k, stage_name(sr) + ": " + stage.title.en);
     int fds_before = open_fd_count();
-    auto [drain_s, connections] = run_stage(c, sr, events, t0);
+    auto [drain_s, connections] = run_stage(c, sr, events, t0, pooled ? c.more_requests : std::nullopt);
     emit(c, events, RolloutEvent::Kind::StageFinished, k, stage_name(sr) + ": " + to_string(sr.verdict), &sr);
 
     bool person_rolls_back = c.control && c.control->roll_back;

@@ -93,6 +93,11 @@ struct RolloutControl {
   std::atomic<bool> roll_back{false};  // stop and roll back now
 };
 
+// The stage requests an inconclusive stage still needs for every gate's "need N more" (rate
+// gates count candidate trials, the others samples on each side): the largest need, over the
+// share of the stage's requests its candidate arm gets. None when no gate says.
+std::optional<std::uint64_t> requests_to_settle(const StageResult& stage);
+
 struct RolloutEvent {
   enum class Kind { StageStarted, Progress, StageFinished, RollbackStarted, Finished } kind = Kind::Progress;
   std::size_t stage = 0;
@@ -102,6 +107,7 @@ struct RolloutEvent {
   // its TTFT, for live charts.
   bool candidate_arm = false;
   std::optional<double> sent_s, ttft_ms;
+  std::optional<std::uint64_t> request;  // Progress: the request of the stage that ended (none: a line only)
 };
 
 struct RolloutConfig {
@@ -118,6 +124,9 @@ struct RolloutConfig {
   double rollback_load_s = 1.0;         // the rollback rehearsal's load before the switch
   std::optional<RolloutResult> resume;  // continue this result: pool more samples into its stopped stage
   bool promote = false;                 // with resume: a person lets the paused stage through
+  // With resume: the paused stage's next batch (then its usual one), to meet what its gates
+  // need (requests_to_settle).
+  std::optional<std::uint64_t> more_requests;
   RolloutControl* control = nullptr;
   std::function<void(const RolloutEvent&)> on_event;  // on the rollout's thread
   // The candidate's Prometheus text (its /metrics), read at each stage's end by the gates of

@@ -1727,6 +1727,33 @@
     </message>
 </context>
 <context>
+    <name>anthro::widgets::DiagnosisController</name>
+    <message>
+        <source>A diagnosis is already running; cancel it first.</source>
+        <translation>已有诊断在运行；请先取消。</translation>
+    </message>
+    <message>
+        <source>Run the diagnosis once before re-running an item.</source>
+        <translation>请先完整运行一次诊断，再单独重跑某项。</translation>
+    </message>
+    <message>
+        <source>Writing the run's capture…</source>
+        <translation>正在写入本次运行的抓包…</translation>
+    </message>
+    <message>
+        <source>Capture failed: %1</source>
+        <translation>抓包失败：%1</translation>
+    </message>
+    <message>
+        <source>The capture lost %1 packets: some streams may not decode</source>
+        <translation>抓包丢失了 %1 个数据包：部分流可能无法解码</translation>
+    </message>
+    <message>
+        <source>Matching the run's connections to its capture…</source>
+        <translation>正在将本次运行的连接与抓包对应…</translation>
+    </message>
+</context>
+<context>
     <name>anthro::widgets::DiagnosisModel</name>
     <message>
         <source>not run</source>
@@ -1816,22 +1843,6 @@
         <translation>请勾选一个来源：实时目标、抓包或本机。</translation>
     </message>
     <message>
-        <source>Run the diagnosis once before re-running an item.</source>
-        <translation>请先完整运行一次诊断，再单独重跑某项。</translation>
-    </message>
-    <message>
-        <source>A diagnosis is already running; cancel it first.</source>
-        <translation>已有诊断在运行；请先取消。</translation>
-    </message>
-    <message>
-        <source>Starting the capture on lo…</source>
-        <translation>正在 lo 上启动抓包…</translation>
-    </message>
-    <message>
-        <source>Running…</source>
-        <translation>运行中…</translation>
-    </message>
-    <message>
         <source>%1 items, %2 flagged; worst: %3</source>
         <translation>共 %1 项，%2 项被标记；最差：%3</translation>
     </message>
@@ -1840,24 +1851,8 @@
         <translation>诊断完成</translation>
     </message>
     <message>
-        <source>Writing the run's capture…</source>
-        <translation>正在写入本次运行的抓包…</translation>
-    </message>
-    <message>
-        <source>Capture failed: %1</source>
-        <translation>抓包失败：%1</translation>
-    </message>
-    <message>
-        <source>The capture lost %1 packets: some streams may not decode</source>
-        <translation>抓包丢失了 %1 个数据包：部分流可能无法解码</translation>
-    </message>
-    <message>
         <source>Diagnosis done; its capture failed, so evidence cannot jump to frames</source>
         <translation>诊断完成；抓包失败，证据无法跳转到帧</translation>
-    </message>
-    <message>
-        <source>Matching the run's connections to its capture…</source>
-        <translation>正在将本次运行的连接与抓包对应…</translation>
     </message>
     <message>
         <source>Diagnosis done; no connection of the run was found in its capture</source>
@@ -1906,6 +1901,14 @@
     <message>
         <source>; %1 on the Messages API</source>
         <translation>；%1 适用于 Messages API</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Cancelled: %1 of %2 requests done</source>
+        <translation>已取消：已完成 %1/%2 个请求</translation>
     </message>
 </context>
 <context>
@@ -2283,6 +2286,13 @@
     </message>
 </context>
 <context>
+    <name>anthro::widgets::LoadController</name>
+    <message>
+        <source>Load failed: %1</source>
+        <translation>压测失败：%1</translation>
+    </message>
+</context>
+<context>
     <name>anthro::widgets::ReportDialog</name>
     <message>
         <source>Export report</source>
@@ -2383,6 +2393,45 @@
     <message>
         <source>%1 — charts: %2, fields redacted: %3</source>
         <translation>%1 — 图表：%2，已脱敏字段：%3</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::RolloutController</name>
+    <message>
+        <source>A rollout is running: pause or roll it back first.</source>
+        <translation>有灰度发布正在运行：请先暂停或回滚。</translation>
+    </message>
+    <message>
+        <source>No rollout is running to pause.</source>
+        <translation>没有正在运行的灰度发布可暂停。</translation>
+    </message>
+    <message>
+        <source>No rollout is waiting to continue.</source>
+        <translation>没有等待继续的灰度发布。</translation>
+    </message>
+    <message>
+        <source>Stage %1 let through by a person</source>
+        <translation>阶段 %1 已由人工放行</translation>
+    </message>
+    <message>
+        <source>No rollout is waiting for more samples.</source>
+        <translation>没有等待追加样本的灰度发布。</translation>
+    </message>
+    <message>
+        <source>Stage %1's gates need %L2 more requests; running %L3 (the most one Run more adds)</source>
+        <translation>阶段 %1 的门限还需 %L2 个请求；本次运行 %L3 个（“追加运行”一次最多添加的数量）</translation>
+    </message>
+    <message>
+        <source>No rollout is running or waiting to roll back.</source>
+        <translation>没有正在运行或等待中的灰度发布可回滚。</translation>
+    </message>
+    <message>
+        <source>The rollout did not run: %1</source>
+        <translation>灰度发布未能运行：%1</translation>
+    </message>
+    <message>
+        <source>Rollout %1: %2</source>
+        <translation>灰度发布 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -2659,10 +2708,6 @@
         <translation>放行等待中的阶段并运行后续阶段</translation>
     </message>
     <message>
-        <source>Run the waiting stage again, pooling its samples, and judge it again</source>
-        <translation>再次运行等待中的阶段，合并样本后重新判定</translation>
-    </message>
-    <message>
         <source>Stop and move every candidate session back to the baseline, timed</source>
         <translation>停止并把所有候选会话切回基线，并计时</translation>
     </message>
@@ -2707,28 +2752,12 @@
         <translation>运行中…</translation>
     </message>
     <message>
-        <source>No rollout is running to pause.</source>
-        <translation>没有正在运行的灰度发布可暂停。</translation>
-    </message>
-    <message>
         <source>Pausing: the requests in flight finish, then the stage is judged…</source>
         <translation>正在暂停：等进行中的请求完成后判定该阶段…</translation>
     </message>
     <message>
-        <source>No rollout is waiting to continue.</source>
-        <translation>没有等待继续的灰度发布。</translation>
-    </message>
-    <message>
-        <source>Stage %1 let through by a person</source>
-        <translation>阶段 %1 已由人工放行</translation>
-    </message>
-    <message>
         <source>Continuing…</source>
         <translation>继续中…</translation>
-    </message>
-    <message>
-        <source>No rollout is waiting for more samples.</source>
-        <translation>没有等待追加样本的灰度发布。</translation>
     </message>
     <message>
         <source>Running more requests in stage %1…</source>
@@ -2737,14 +2766,6 @@
     <message>
         <source>Rolling back…</source>
         <translation>回滚中…</translation>
-    </message>
-    <message>
-        <source>No rollout is running or waiting to roll back.</source>
-        <translation>没有正在运行或等待中的灰度发布可回滚。</translation>
-    </message>
-    <message>
-        <source>The rollout did not run: %1</source>
-        <translation>灰度发布未能运行：%1</translation>
     </message>
     <message>
         <source>Rollback: %1 candidate sessions switched back in %2 s, %3 candidate sockets left, open descriptors %4 → %5</source>
@@ -2757,10 +2778,6 @@
     <message>
         <source>Done</source>
         <translation>完成</translation>
-    </message>
-    <message>
-        <source>Rollout %1: %2</source>
-        <translation>灰度发布 %1：%2</translation>
     </message>
     <message>
         <source>Save rollout result</source>
@@ -2793,6 +2810,41 @@
     <message>
         <source>Every stage's gates, intervals and charts as HTML, PDF, Markdown or JSON</source>
         <translation>将每个阶段的门限、区间和图表导出为 HTML、PDF、Markdown 或 JSON</translation>
+    </message>
+    <message>
+        <source>Run the waiting stage again with as many requests as its gates need (at most %L1), pooling its samples, and judge it again</source>
+        <translation>按门限所需的请求数（最多 %L1 个）再次运行等待中的阶段，合并其样本并重新判定</translation>
+    </message>
+    <message>
+        <source>Running %L1 more requests in stage %2…</source>
+        <translation>正在阶段 %2 追加 %L1 个请求…</translation>
+    </message>
+</context>
+<context>
+    <name>anthro::widgets::SessionController</name>
+    <message>
+        <source>Capturing on lo…</source>
+        <translation>正在 lo 上抓包…</translation>
+    </message>
+    <message>
+        <source>A session is already running; cancel it first.</source>
+        <translation>已有会话在运行，请先取消。</translation>
+    </message>
+    <message>
+        <source>Session: %1</source>
+        <translation>会话：%1</translation>
+    </message>
+    <message>
+        <source>Session failed: %1</source>
+        <translation>会话失败：%1</translation>
+    </message>
+    <message>
+        <source>Capture failed: %1</source>
+        <translation>抓包失败：%1</translation>
+    </message>
+    <message>
+        <source>The capture %1 holds no packets (the session sent nothing on lo): not opened</source>
+        <translation>抓包 %1 中没有数据包（会话未在 lo 上发送任何数据）：不打开</translation>
     </message>
 </context>
 <context>
@@ -2920,14 +2972,6 @@
     <message>
         <source>ANTHROPIC_API_KEY is not set in the environment; sending without a key.</source>
         <translation>环境变量中没有 ANTHROPIC_API_KEY，将不带密钥发送。</translation>
-    </message>
-    <message>
-        <source>Capturing on lo…</source>
-        <translation>正在 lo 上抓包…</translation>
-    </message>
-    <message>
-        <source>Capture failed: %1</source>
-        <translation>抓包失败：%1</translation>
     </message>
     <message>
         <source>Session: %1</source>
@@ -3070,10 +3114,6 @@
         <translation>正在停止：等待进行中的请求…（%1）</translation>
     </message>
     <message>
-        <source>%1 requests in %2 s, %3 tokens/s, TTFT p50 %4 ms, p99 %5 ms</source>
-        <translation>%1 个请求，用时 %2 秒，%3 tokens/s，TTFT p50 %4 ms，p99 %5 ms</translation>
-    </message>
-    <message>
         <source>, %1 errors</source>
         <translation>，%1 个错误</translation>
     </message>
@@ -3116,10 +3156,6 @@
     <message>
         <source>API key, never saved</source>
         <translation>API 密钥，从不保存</translation>
-    </message>
-    <message>
-        <source>Session failed: %1</source>
-        <translation>会话失败：%1</translation>
     </message>
     <message>
         <source>HTTP/2</source>
@@ -3188,6 +3224,18 @@
     <message>
         <source>Environment, by target</source>
         <translation>环境变量（按目标）</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s, TTFT p50 %2 ms, p99 %3 ms</source>
+        <translation>%1 tokens/s，TTFT p50 %2 ms，p99 %3 ms</translation>
+    </message>
+    <message>
+        <source>%1 requests in %2 s, %3</source>
+        <translation>%1 个请求，用时 %2 秒，%3</translation>
+    </message>
+    <message>
+        <source>Cancelled after %1 s: %2, %3</source>
+        <translation>%1 秒后已取消：%2，%3</translation>
     </message>
 </context>
 <context>

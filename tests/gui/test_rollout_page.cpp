@@ -54,6 +54,15 @@ const char* const kLongStage = R"({
      "gates": [{"id": "connection-success", "metric": "connection-success-rate", "comparison": ">=", "threshold": 0.5}]}
   ]})";
 
+// A stage its 40 requests leave inconclusive (a 95 % success rate needs ~55 clean candidate
+// trials; half of 40 go to the candidate): it waits for a person, saying how many more it needs.
+const char* const kNeedsMore = R"({
+  "schema_version": 1, "id": "gui-needs-more", "title": {"en": "Needs more"},
+  "stages": [
+    {"name": "short", "title": {"en": "Too few requests"}, "split": 0.5, "requests": 40,
+     "gates": [{"id": "connection-success", "metric": "connection-success-rate", "comparison": ">=", "threshold": 0.95}]}
+  ]})";
+
 QString write_plan(const QTemporaryDir& dir, const QString& name, const char* json) {
   const QString path = dir.filePath(name);
   if (!write_file_atomic(path.toStdString(), json)) return {};
@@ -251,6 +260,27 @@ class TestRolloutPage : public QObject {
     QCOMPARE(stage_state(page, 0), StageState::RolledBack);
     QCOMPARE(stage_state(page, 1), StageState::Pending);
     QVERIFY(!button(page, "Continue")->isEnabled());
+  }
+
+  // Run more adds as many requests as the waiting stage's gates say they need (it added the
+  // stage's own batch, 40 here, however many the gate needed).
+  void runMoreAddsWhatTheGatesNeed() {
+    gui::MainWindow window;
+    RolloutPage* page = window.rolloutPage();
+    QVERIFY(page->openPlan(write_plan(dir_, "needs-more.json", kNeedsMore)));
+    QSignalSpy finished(page, &RolloutPage::finished);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(page->state(), RolloutPage::State::Paused);
+    const StageResult paused = page->result()->stages.at(0);
+    QCOMPARE(paused.samples.workload, std::uint64_t(40));
+    const auto need = requests_to_settle(paused);
+    QVERIFY2(need && *need > 40, paused.need.c_str());
+    QVERIFY(page->hasUnsavedResult());
+    QTest::mouseClick(button(page, "Run more"), Qt::LeftButton);
+    QVERIFY2(page->statusText().contains(QString::number(*need)), qPrintable(page->statusText()));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(page->result()->stages.at(0).samples.workload, paused.samples.workload + *need);
   }
 
   void rollBackWhileRunning() {

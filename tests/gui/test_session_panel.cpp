@@ -15,6 +15,7 @@
 #include <QFloat16>
 #include <QIODevice>
 #include <QLabel>
+#include <QLineEdit>
 #include <QList>
 #include <QObject>
 #include <QProcessEnvironment>
@@ -506,6 +507,67 @@ class TestSessionPanel : public QObject {
       }
     }
     gui::install_language("en");
+  }
+
+  // Stop during a load: the status says it was cancelled and how many of how many were done
+  // (it said "N requests in …" as if the load had run to its end).
+  void aStoppedLoadSaysHowManyOfHowMany() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setLoad(400, 2);
+    QSignalSpy finished(&panel, &SessionPanel::loadFinished);
+    QVERIFY(panel.runLoad());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->pointCount(0) >= 4, 30000);
+    panel.stopLoad();
+    QVERIFY(finished.wait(30000));
+    QVERIFY(finished.at(0).at(0).toBool());  // what was done is kept
+    QVERIFY(panel.lastLoad() && panel.lastLoad()->requests < 400);
+    const QString status = panel.loadStatus();
+    QVERIFY2(status.startsWith("Cancelled") && status.contains(QString("%1 of 400 requests done").arg(panel.lastLoad()->requests)),
+             qPrintable(status));
+    QVERIFY(panel.hasUnsavedResult());
+    QVERIFY(!panel.busy() || panel.waitForJobs(10000));
+  }
+
+  // For "never lose work": a captured send's file is unsaved until the user saves it, its
+  // result too; busy while a load runs; cancelAll stops it and waitForJobs sees its jobs end.
+  void thePageSaysWhatWouldBeLost() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setCaptureTraffic(true);
+    QSignalSpy ready(&panel, &SessionPanel::captureReady);
+    QVERIFY(panel.send());
+    QVERIFY(panel.busy());
+    QVERIFY(ready.wait(30000));
+    const QString path = ready.at(0).at(0).toString();
+    QCOMPARE(panel.unsavedFiles(), QStringList{path});
+    QVERIFY(panel.hasUnsavedResult());
+    panel.markCaptureSaved(path);
+    panel.markResultSaved();
+    QVERIFY(panel.unsavedFiles().isEmpty());
+    QVERIFY(!panel.hasUnsavedResult());
+    panel.setCaptureTraffic(false);
+    panel.setLoad(400, 2);
+    QVERIFY(panel.runLoad());
+    QVERIFY(panel.busy());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->pointCount(0) >= 2, 30000);
+    panel.cancelAll();
+    QVERIFY(panel.waitForJobs(30000));
+    QVERIFY(!panel.busy() && !panel.loadRunning());
+    QVERIFY(panel.hasUnsavedResult());  // the stopped load's requests
+  }
+
+  // The Model field shows its name from the start: "claude-3-…", not "-haiku-20240307".
+  void theModelFieldShowsItsNameFromTheStart() {
+    SessionPanel panel;
+    panel.resize(1024, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QLineEdit* model = nullptr;
+    for (QLineEdit* e : panel.findChildren<QLineEdit*>())
+      if (e->text().startsWith("claude-")) model = e;
+    QVERIFY(model);
+    QCOMPARE(model->cursorPosition(), 0);
   }
 
   // Session captures live in one directory of the process and outlive it until the person
