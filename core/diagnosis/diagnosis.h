@@ -12,6 +12,7 @@
 #include "capture/analysis.h"
 #include "diagnosis/checklist.h"
 #include "diagnosis/observations.h"
+#include "util/message.h"
 #include "util/result.h"
 
 namespace anthro {
@@ -29,13 +30,15 @@ struct EvidenceRef {
 // ("context wait is 93 % of TTFT in the 2 slowest requests").
 struct CauseLink {
   std::string id;
-  std::string why;
+  std::string why;       // English, as the JSON's `evidence` keeps it
+  MessageText why_text;  // the same, to render in any language
 };
 
 struct ItemResult {
   std::string id;
   Verdict verdict = Verdict::Inconclusive;
-  std::string reason;                 // one line for a person
+  std::string reason;                 // one line for a person, in English (the JSON's `evidence`)
+  MessageText reason_text;            // the same, to render in any language (util/message.h)
   std::string statistic_name;         // "p99 TTFT", "reuse", ...
   std::optional<double> statistic;
   std::string unit;
@@ -69,6 +72,8 @@ Diagnosis evaluate(const Checklist& checklist, Observations observations);
 // Links each flagged item that another flagged item explains to it (causes.cpp); evaluate
 // calls it.
 void link_causes(Diagnosis& d, const Checklist& checklist, const Observations& o);
+// The diagnosis's texts in the message catalogue (diagnosis/messages.cpp).
+void register_diagnosis_messages();
 // One item on its own (the GUI's re-run, and manual ticks keep their notes).
 ItemResult evaluate_item(const ChecklistItem& item, const Observations& observations);
 
