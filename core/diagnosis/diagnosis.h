@@ -98,6 +98,9 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang = "en", con
 // The verdicts in Prometheus text format (anthro_wb_diagnose_*), each sample with `labels`
 // (the CLI's target) and the checklist's id.
 std::string diagnosis_prometheus(const Diagnosis& d, const PrometheusLabels& labels);
+// An item's reason and a cause's why in `lang` (English: the very text the JSON keeps).
+std::string item_reason(const ItemResult& r, std::string_view lang);
+std::string cause_why(const CauseLink& c, std::string_view lang);
 // One line per item, verdict first.
 std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang = "en");
 

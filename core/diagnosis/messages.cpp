@@ -8,6 +8,8 @@ namespace {
 
 const MessageTemplate kDiagnosisMessages[] = {
     {"plain", "{text}", "{text}"},
+    {"text.caused_by", "caused by {cause}: {why}", "原因 {cause}：{why}"},
+    {"text.remedy", "remedy: {remedy}", "补救：{remedy}"},
     {"list.or", "{first} or {rest}", "{first}或{rest}"},
     {"source.live", "live", "实时"},
     {"source.capture", "capture", "抓包"},

@@ -8,6 +8,7 @@
 #include "tokenstream/format.h"
 #include "diagnosis/diagnosis.h"
 #include "profile/profile.h"
+#include "rollout/gates.h"
 #include "util/message.h"
 
 namespace anthro {
@@ -24,6 +25,7 @@ void register_builtin_formats() {
 // Core's own texts, then the formats' (each registers its own as it registers its profile).
 void load_builtin_messages() {
   register_diagnosis_messages();
+  register_rollout_messages();
   (void)profiles();
 }
 

@@ -228,8 +228,8 @@ void build_diagnosis(Builder& b, const json& d) {
     ReportSection s;
     s.heading = (known ? known->title.in(doc.lang) : str(item, "title")) + " (" + report_code(str(item, "id")) + ")";
     s.verdict = v;
-    b.fact(s, "Evidence", str(item, "evidence"));
-    if (const json* cause = cause_of(item)) b.fact(s, "Caused by", report_code(str(*cause, "id")) + ": " + str(*cause, "evidence"));
+    b.fact(s, "Evidence", b.text(item, "evidence"));
+    if (const json* cause = cause_of(item)) b.fact(s, "Caused by", report_code(str(*cause, "id")) + ": " + b.text(*cause, "evidence"));
     if (item.contains("statistic") && !item["statistic"].is_null())
       b.fact(s, "Statistic", str(item, "statistic_name") + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
     b.fact(s, "Samples", Builder::num(item.value("n", json(nullptr))));
@@ -239,7 +239,7 @@ void build_diagnosis(Builder& b, const json& d) {
     b.fact(s, "Note", str(item, "note"));
     if (auto chart = item_chart(item, known, doc.lang)) s.charts.push_back(b.add_chart(std::move(*chart)));
     if (v == Verdict::Warn || v == Verdict::Fail || v == Verdict::Inconclusive)
-      lines.emplace_back(v, b.verdict(v) + " — " + s.heading + ": " + str(item, "evidence") + caused_by_text(b, item));
+      lines.emplace_back(v, b.verdict(v) + " — " + s.heading + ": " + b.text(item, "evidence") + caused_by_text(b, item));
     items.children.push_back(std::move(s));
   }
   std::string tally;
@@ -298,7 +298,7 @@ ReportSection stage_section(Builder& b, const json& stage, const std::string& la
     gates.rows.push_back({report_code(str(g, "id")), b.verdict(verdict_of(g)), Builder::num(g.value("statistic", json(nullptr)), 4, unit),
                           interval, Builder::num(g.value("n", json(nullptr))),
                           str(g, "comparison") + " " + Builder::num(g.value("threshold", json(nullptr)), 6, unit),
-                          str(g, "reason")});
+                          b.text(g, "reason")});
     ForestRow row;
     row.label = str(g, "id");
     row.statistic = number(g.value("statistic", json(nullptr))).value_or(NAN);

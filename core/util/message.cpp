@@ -99,9 +99,11 @@ std::string render(const MessageText& text, std::string_view lang, std::string_v
   return out;
 }
 
-std::string message_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
+std::string message_number(double v) { return message_printf("%.4g", v); }
+
+std::string message_printf(const char* format, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
 

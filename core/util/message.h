@@ -68,7 +68,8 @@ std::string render(const MessageText& text, std::string_view lang = "en", std::s
 // The `{name}` placeholders of a template, in order.
 std::vector<std::string> message_placeholders(std::string_view pattern);
 
-// A number as the probes write it ("%.4g"), and a count.
+// A number as the probes write it ("%.4g"); one in a printf format of one double ("%.1f").
 std::string message_number(double v);
+std::string message_printf(const char* format, double v);
 
 }  // namespace anthro
