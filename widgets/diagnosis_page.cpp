@@ -416,9 +416,14 @@ void DiagnosisPage::onDiagnosed(int run, const Result<Diagnosis>& result) {
     model_->setDiagnosis(*result, pending_->result);
   } else if (!result->items.empty()) model_->setItemResult(result->items.front(), pending_->result);
   for (const auto& w : result->warnings) emit message(QString::fromStdString(w));
-  int flagged = 0;
-  for (const auto& i : result->items) flagged += i.verdict == Verdict::Warn || i.verdict == Verdict::Fail;
-  summary_->setText(tr("%1 items, %2 flagged; worst: %3").arg(result->items.size()).arg(flagged).arg(verdict_text(result->worst())));
+  int flagged = 0, ran = 0;
+  for (int row = 0; row < model_->rowCount(); ++row) {
+    const auto& item = model_->row(row).result;
+    ran += item.has_value();
+    flagged += item && (item->verdict == Verdict::Warn || item->verdict == Verdict::Fail);
+  }
+  summary_->setText(tr("%1 of %2 items run, %3 flagged; worst: %4")
+                        .arg(ran).arg(model_->rowCount()).arg(flagged).arg(verdict_text(result->worst())));
   if (list_->currentIndex().isValid() == false) {
     for (const auto& i : result->items)  // the worst item first, as a person would look
       if (i.verdict == result->worst()) {

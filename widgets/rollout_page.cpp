@@ -521,7 +521,7 @@ void RolloutPage::onFinished(int run, const Result<RolloutResult>& result) {
   }
   result_ = *result;
   model_->setResult(*result_);
-  QString summary = QString::fromStdString(result_->message);
+  QString summary = model_->rendered(result_->message, result_->message_text);
   if (const auto& r = result_->rollback)
     summary += '\n' + tr("Rollback: %1 candidate sessions switched back in %2 s, %3 candidate sockets left, open descriptors %4 → %5")
                            .arg(r->sessions)
@@ -530,7 +530,7 @@ void RolloutPage::onFinished(int run, const Result<RolloutResult>& result) {
                            .arg(r->fds_before)
                            .arg(r->fds_after);
   summary_->setText(summary);
-  emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), QString::fromStdString(result_->message)));
+  emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), model_->rendered(result_->message, result_->message_text)));
   setState(result_->state == RolloutState::Paused ? State::Paused : State::Idle);
   status_->setText(restingText());
   emit finished();

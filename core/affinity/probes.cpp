@@ -204,6 +204,13 @@ namespace anthro {
 namespace {
 
 const MessageTemplate kAffinityMessages[] = {
+    // Statistic names (ItemResult::statistic_name), shown through name_in.
+    {"statistic.TTFT of a session's first request above the others (median)", "TTFT of a session's first request above the others (median)", "会话首个请求的 TTFT 高出其余请求（中位数）"},
+    {"statistic.hash mismatch rate", "hash mismatch rate", "哈希不一致率"},
+    {"statistic.replies whose token count is not the stream's", "replies whose token count is not the stream's", "令牌计数与流不符的回复"},
+    {"statistic.replies without the request's session", "replies without the request's session", "缺少请求会话的回复"},
+    {"statistic.requests under a migrated id", "requests under a migrated id", "使用已迁移 id 的请求"},
+    {"statistic.session ids in flight on two connections at once", "session ids in flight on two connections at once", "同时在两个连接上使用的会话 id"},
     {"sa.absent", "absent", "缺失"},
     {"sa.loop_409.crossed", "requests sent again under a session id a 409 had replaced (X-Anthropic-New-Session-ID ignored):",
      "以已被 409 替换的会话 id 重发的请求（忽略了 X-Anthropic-New-Session-ID）："},

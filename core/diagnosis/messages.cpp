@@ -7,6 +7,25 @@ namespace anthro {
 namespace {
 
 const MessageTemplate kDiagnosisMessages[] = {
+    // Statistic names (ItemResult::statistic_name), shown through name_in.
+    {"statistic.HTTP connections", "HTTP connections", "HTTP 连接"},
+    {"statistic.cancel rate", "cancel rate", "取消率"},
+    {"statistic.connections without anthro-v1", "connections without anthro-v1", "未得到 anthro-v1 的连接"},
+    {"statistic.dropped frames", "dropped frames", "丢弃的帧"},
+    {"statistic.drops", "drops", "丢包"},
+    {"statistic.longest token gap with the window open", "longest token gap with the window open", "窗口打开时的最长令牌间隔"},
+    {"statistic.mismatches", "mismatches", "不一致数"},
+    {"statistic.p95 cancel latency", "p95 cancel latency", "p95 取消延迟"},
+    {"statistic.p95 connection duration", "p95 connection duration", "p95 连接时长"},
+    {"statistic.p95 context wait", "p95 context wait", "p95 上下文等待"},
+    {"statistic.p99 TTFT", "p99 TTFT", "p99 TTFT"},
+    {"statistic.p99 frame decode time", "p99 frame decode time", "p99 帧解码时间"},
+    {"statistic.retries before retry_after_ms", "retries before retry_after_ms", "早于 retry_after_ms 的重试"},
+    {"statistic.reuse", "reuse", "复用率"},
+    {"statistic.streams with a full receive ring", "streams with a full receive ring", "接收环已满的流"},
+    {"statistic.truncated requests", "truncated requests", "被截断的请求"},
+    {"statistic.streams cut before RESPONSE or ERROR", "streams cut before RESPONSE or ERROR", "在 RESPONSE 或 ERROR 之前被切断的流"},
+    {"statistic.streams the client abandoned without CANCEL", "streams the client abandoned without CANCEL", "客户端未发送 CANCEL 就放弃的流"},
     {"plain", "{text}", "{text}"},
     {"text.caused_by", "caused by {cause}: {why}", "原因 {cause}：{why}"},
     {"text.remedy", "remedy: {remedy}", "补救：{remedy}"},

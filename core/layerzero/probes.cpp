@@ -231,6 +231,13 @@ namespace anthro::lz {
 namespace {
 
 const MessageTemplate kLayerZeroMessages[] = {
+    // Statistic names (ItemResult::statistic_name), shown through name_in.
+    {"statistic.chunks over 512 B under backpressure", "chunks over 512 B under backpressure", "背压下超过 512 B 的块"},
+    {"statistic.constraints on which the schemas disagree", "constraints on which the schemas disagree", "模式不一致的约束"},
+    {"statistic.frames lost or repeated across resumes", "frames lost or repeated across resumes", "恢复中丢失或重复的帧"},
+    {"statistic.median gap between client heartbeats", "median gap between client heartbeats", "客户端心跳间隔中位数"},
+    {"statistic.resumes refused for clock skew", "resumes refused for clock skew", "因时钟偏差被拒绝的恢复"},
+    {"statistic.tool calls answered after budget × 0.8", "tool calls answered after budget × 0.8", "超过 budget × 0.8 才应答的工具调用"},
     {"lz.clock_skew.crossed",
      "resumes refused with TERMINATE 7 clock-skew (client and server clocks more than 0.5 s apart), of {resumes}:",
      "{resumes} 次恢复中因 TERMINATE 7 clock-skew（客户端与服务器时钟相差超过 0.5 s）被拒绝的："},

@@ -202,7 +202,7 @@ std::optional<ReportChart> item_chart(const json& item, const ChecklistItem* kno
   for (const auto& v : item["samples"])
     if (v.is_number()) c.samples.push_back(v.get<double>());
   c.points = c.drawn = c.samples.size();
-  c.x_label = str(item, "statistic_name") + (str(item, "unit").empty() ? "" : " (" + str(item, "unit") + ")");
+  c.x_label = name_in("statistic.", str(item, "statistic_name"), lang) + (str(item, "unit").empty() ? "" : " (" + str(item, "unit") + ")");
   if (known)
     for (const auto& t : known->thresholds) c.lines.push_back({t.value, t.name + " " + Builder::num(json(t.value), 4, t.unit)});
   return c;
@@ -231,7 +231,7 @@ void build_diagnosis(Builder& b, const json& d) {
     b.fact(s, "Evidence", b.text(item, "evidence"));
     if (const json* cause = cause_of(item)) b.fact(s, "Caused by", report_code(str(*cause, "id")) + ": " + b.text(*cause, "evidence"));
     if (item.contains("statistic") && !item["statistic"].is_null())
-      b.fact(s, "Statistic", str(item, "statistic_name") + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
+      b.fact(s, "Statistic", name_in("statistic.", str(item, "statistic_name"), doc.lang) + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
     b.fact(s, "Samples", Builder::num(item.value("n", json(nullptr))));
     if (item.value("need_more", 0) > 0) b.fact(s, "Need more", Builder::num(item["need_more"]));
     b.fact(s, "Threshold", str(item, "threshold"));

@@ -152,6 +152,11 @@ namespace anthro {
 namespace {
 
 const MessageTemplate kTokenStreamMessages[] = {
+    // Statistic names (ItemResult::statistic_name), shown through name_in.
+    {"statistic.429s of a spent quota (Retry-After > 1000 ms)", "429s of a spent quota (Retry-After > 1000 ms)", "配额耗尽的 429（Retry-After > 1000 ms）"},
+    {"statistic.replies the client read as text", "replies the client read as text", "客户端当作文本读取的回复"},
+    {"statistic.replies with the degraded marker", "replies with the degraded marker", "带降级标记的回复"},
+    {"statistic.requests with a header the profile refuses", "requests with a header the profile refuses", "带有该配置拒绝的请求头的请求"},
     {"ts.header_refused", "requests sent with a header the profile refuses, e.g. {example}, {refused} of them answered 400/401:",
      "发送了该配置拒绝的请求头的请求，例如 {example}，其中 {refused} 个得到 400/401 应答："},
     {"ts.alignment_header.pass", "every request sent X-Claude-Token-Alignment: 4 ({n} requests)",

@@ -58,6 +58,12 @@ std::vector<MessageTemplate> message_catalogue() {
 
 bool has_message(std::string_view id) { return find(id) != nullptr; }
 
+std::string name_in(std::string_view prefix, const std::string& english, std::string_view lang) {
+  if (lang != "zh_CN" || english.empty()) return english;
+  const std::string id = std::string(prefix) + english;
+  return has_message(id) ? render(Message(id), lang) : english;
+}
+
 std::vector<std::string> message_placeholders(std::string_view pattern) {
   std::vector<std::string> out;
   for (std::size_t at = pattern.find('{'); at != std::string_view::npos; at = pattern.find('{', at + 1)) {

@@ -65,6 +65,9 @@ bool has_message(std::string_view id);
 // `fallback` when given, else as the id.
 std::string render(const Message& m, std::string_view lang = "en");
 std::string render(const MessageText& text, std::string_view lang = "en", std::string_view fallback = {});
+// A fixed English name (a statistic's: "p99 TTFT") in `lang`: message `prefix + english` when
+// the catalogue has it, else the English as it is.
+std::string name_in(std::string_view prefix, const std::string& english, std::string_view lang);
 // The `{name}` placeholders of a template, in order.
 std::vector<std::string> message_placeholders(std::string_view pattern);
 

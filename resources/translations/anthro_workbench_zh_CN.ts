@@ -1734,10 +1734,6 @@
         <translation>运行中…</translation>
     </message>
     <message>
-        <source>%1 items, %2 flagged; worst: %3</source>
-        <translation>共 %1 项，%2 项被标记；最差：%3</translation>
-    </message>
-    <message>
         <source>Diagnosis done</source>
         <translation>诊断完成</translation>
     </message>
@@ -1808,6 +1804,10 @@
     <message>
         <source>; %1 on the Messages API</source>
         <translation>；%1 适用于 Messages API</translation>
+    </message>
+    <message>
+        <source>%1 of %2 items run, %3 flagged; worst: %4</source>
+        <translation>已运行 %1/%2 项，%3 项被标记；最差：%4</translation>
     </message>
 </context>
 <context>
@@ -3090,6 +3090,10 @@
     <message>
         <source>Environment, by target</source>
         <translation>环境变量（按目标）</translation>
+    </message>
+    <message>
+        <source>no RESPONSE</source>
+        <translation>没有 RESPONSE</translation>
     </message>
 </context>
 <context>
