@@ -148,6 +148,7 @@ EvidenceView::EvidenceView(QWidget* parent)
 void EvidenceView::setRerunEnabled(bool on) { rerun_->setEnabled(on && row_ >= 0); }
 
 QString EvidenceView::figure(const QString& name) const {
+  if (name == "reason") return reason_->text();
   if (name == "statistic") return statistic_->text();
   if (name == "n") return n_->text();
   if (name == "threshold") return threshold_->text();
