@@ -101,6 +101,7 @@ class TestDiagnosisPage : public QObject {
     QVERIFY(data_.isValid());
     qputenv("XDG_DATA_HOME", data_.path().toUtf8());  // the endpoint's generated credentials
   }
+  void cleanup() { gui::install_language("en"); }  // a test that failed in 简体中文 leaves English behind
 
   // stall=800@10: every stream pauses 800 ms at its tenth token; server-stall must warn, and
   // its evidence must open that stream's frames in the run's own capture.
