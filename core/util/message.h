@@ -31,7 +31,7 @@ struct Message {
   std::vector<MessageArg> args;
 
   Message() = default;
-  Message(std::string message_id, std::vector<MessageArg> message_args = {})
+  explicit Message(std::string message_id, std::vector<MessageArg> message_args = {})
       : id(std::move(message_id)), args(std::move(message_args)) {}
   // A nested text as an argument.
   Message& with(std::string name, std::vector<Message> text);
