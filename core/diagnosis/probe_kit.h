@@ -67,7 +67,7 @@ class Judge {
     if (severity(t->verdict) > severity(verdict_)) verdict_ = t->verdict;
     crossed_.push_back(Message("probe.crossed", {{"what", {std::move(what)}},
                                                  {"value", number(value)},
-                                                 {"unit", t->unit.empty() ? "" : " " + t->unit},
+                                                 {"unit", t->unit.empty() ? MessageText{} : MessageText{Message("probe.unit", {{"unit", unit_text(t->unit)}})}},
                                                  {"compare", t->compare == Compare::Above ? ">" : "<"},
                                                  {"limit", number(t->value)}}));
   }
