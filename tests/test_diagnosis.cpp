@@ -4,12 +4,14 @@
 #include <QFloat16>
 #include <QObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QString>
 #include <QStringList>
 #include <QStringLiteral>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -21,8 +23,11 @@
 #include "diagnosis/diagnose.h"
 #include "diagnosis/probe_kit.h"
 #include "endpoint_fixture.h"
+#include "english_text.h"
 #include "test_paths.h"
 #include "util/files.h"
+#include "util/message.h"
+#include "util/message_json.h"
 
 using namespace anthro;
 
@@ -404,6 +409,71 @@ class TestDiagnosis : public QObject {
       if (item["id"] == "ttft-tail") QVERIFY(item["caused_by"]["evidence"].get<std::string>().find("context wait is") == 0);
     Run text = wb(args);
     QVERIFY2(text.out.contains("caused by gpu-context-wait: context wait is"), qPrintable(text.out));
+  }
+
+  // Issue 41: a diagnosis in 简体中文 — `diagnose --lang zh_CN`'s text and the zh_CN report of
+  // its result — has no English sentence in any item's reason, cause or remedy; the JSON keeps
+  // its English evidence and adds the messages it was rendered from.
+  void aChineseDiagnosisHasNoEnglishReason() {
+    test::EndpointFixture endpoint({"context-wait=200"}, 5, 1, 6);
+    endpoint.start();
+    QTemporaryDir dir;
+    const QString saved = dir.filePath("d.json");
+    Run text = wb({"diagnose", "--target", QString::fromStdString(endpoint.endpoint().url("anthro+lab")), "--requests", "100",
+                   "--threshold", "ttft-tail=150", "--lang", "zh_CN", "--output", saved});
+    QCOMPARE(text.code, 1);
+    QVERIFY2(text.out.contains(QString::fromUtf8("原因 gpu-context-wait：")), qPrintable(text.out));
+    int items = 0;
+    for (const QString& line : text.out.split('\n')) {
+      if (line.startsWith("warning: ")) continue;  // the run's own warnings, not an item's text
+      items += !line.startsWith(' ') && !line.isEmpty();
+      const std::string english = test::english_run(line.toStdString());
+      QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + line));
+    }
+    QCOMPARE(items, 18);
+
+    auto doc = nlohmann::json::parse(read_file(saved.toStdString(), file_limit::kResult).value());
+    for (const auto& item : doc["checklist"]) {
+      QVERIFY(!item["evidence_messages"].empty());
+      QCOMPARE(render(messages_from_json(item["evidence_messages"])), item["evidence"].get<std::string>());
+    }
+
+    for (const char* format : {"md", "html"}) {
+      const QString out = dir.filePath(QString("d.") + format);
+      Run report = wb({"report", "--lang", "zh_CN", "--to", format, saved, "--output", out});
+      QVERIFY2(report.code == 0, qPrintable(report.err));
+      QString rendered = QString::fromStdString(read_file(out.toStdString(), file_limit::kResult).value());
+      rendered.remove(QRegularExpression("<[^>]*>"));  // HTML: its text alone
+      int evidence = 0;
+      for (const QString& line : rendered.split('\n')) {
+        // The summary's flagged items and each item's evidence, cause and statistic.
+        bool item_text = line.contains(QString::fromUtf8("证据")) || line.contains(QString::fromUtf8(" — ")) ||
+                         line.contains(QString::fromUtf8("统计量")) || line.contains(QString::fromUtf8("原因"));
+        if (!item_text) continue;
+        ++evidence;
+        const std::string english = test::english_run(line.toStdString());
+        QVERIFY2(english.empty(), qPrintable(QString(format) + ": " + QString::fromStdString(english) + " in: " + line));
+      }
+      QVERIFY2(evidence >= 18, qPrintable(rendered));
+    }
+  }
+
+  // Every message of the catalogue (core's and the formats') has its English and its 简体中文,
+  // with the same placeholders; "translated" alone takes each language's own argument.
+  void everyMessageHasBothLanguages() {
+    std::vector<MessageTemplate> all = message_catalogue();
+    QVERIFY(all.size() > 150);
+    for (const auto& t : all) {
+      QVERIFY2(*t.en && *t.zh_CN, t.id);
+      if (std::string(t.id) == "translated") continue;
+      auto en = message_placeholders(t.en), zh = message_placeholders(t.zh_CN);
+      std::sort(en.begin(), en.end());
+      std::sort(zh.begin(), zh.end());
+      QVERIFY2(en == zh, t.id);
+      if (std::string(t.id).rfind("unit.", 0) == 0 || std::string(t.id) == "plain") continue;
+      const std::string english = test::english_run(render(Message(t.id), "zh_CN"));
+      QVERIFY2(english.empty(), (std::string(t.id) + ": " + english).c_str());
+    }
   }
 
   void powersaveGovernorWarnsWithItsRemedy() {

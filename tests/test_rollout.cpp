@@ -21,6 +21,7 @@
 
 #include "affinity/serve.h"
 #include "endpoint_fixture.h"
+#include "english_text.h"
 #include "lo_capture.h"
 #include "rollout/rollout.h"
 #include "cli_run.h"
@@ -362,6 +363,52 @@ class TestRollout : public QObject {
     Cli bad_fault = cli({"rollout", "--endpoint-fault", "session-migrate=2"});
     QCOMPARE(bad_fault.code, 2);
     QVERIFY2(bad_fault.err.contains("session-migrate=2") && bad_fault.err.contains("out of range"), bad_fault.err.constData());
+  }
+
+  // Issue 41: a failed stage in 简体中文 — `rollout --lang zh_CN`'s text (gate reasons, the
+  // rollback, the outcome) and the zh_CN report of its result — has no English sentence; the
+  // result read back keeps the messages beside the English `reason` and `message`.
+  void aChineseRolloutHasNoEnglishReason() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath("r.json");
+    auto faulty = endpoint({"corrupt-frames=0.02"});
+    Cli failed = cli({"rollout", "--baseline", QString::fromStdString(https_baseline()), "--candidate",
+                      QString::fromStdString(faulty->endpoint().url("anthro")), "--insecure", "--stage", "1",
+                      "--requests-per-stage", "100", "--lang", "zh_CN", "--output", out, "--quiet"});
+    QCOMPARE(failed.code, 1);
+    const QString text = QString::fromUtf8(failed.out);
+    QVERIFY2(text.contains(QString::fromUtf8("已回滚")) && text.contains(QString::fromUtf8("回滚：")), failed.out.constData());
+    int gates = 0;
+    for (const QString& line : text.split('\n')) {
+      gates += line.contains(QString::fromUtf8(" — "));
+      const std::string english = test::english_run(line.toStdString());
+      QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + line));
+    }
+    QVERIFY2(gates >= 2, failed.out.constData());
+
+    auto saved = parse_rollout_result(read_file(out.toStdString(), file_limit::kResult).value(), "r.json");
+    QVERIFY(saved.ok());
+    QVERIFY(!saved->message_text.empty());
+    QCOMPARE(render(saved->message_text), saved->message);
+    QVERIFY(saved->message.find("failed") != std::string::npos);  // the English stays as it was
+    for (const auto& g : saved->stages.at(0).gates) {
+      QVERIFY2(!g.result.reason_text.empty(), g.id.c_str());
+      QCOMPARE(render(g.result.reason_text), g.result.reason);
+      QVERIFY(text.contains(QString::fromStdString(render(g.result.reason_text, "zh_CN"))));
+    }
+
+    Cli report = cli({"report", "--lang", "zh_CN", "--to", "md", out, "--output", dir.filePath("r.md")});
+    QVERIFY2(report.code == 0, report.err.constData());
+    QFile md(dir.filePath("r.md"));
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    int rows = 0;
+    for (const QString& line : QString::fromUtf8(md.readAll()).split('\n')) {
+      if (!line.startsWith("| `")) continue;  // the gates' table rows, with their reasons
+      ++rows;
+      const std::string english = test::english_run(line.toStdString());
+      QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + line));
+    }
+    QVERIFY(rows >= 2);
   }
 
   // Two live bench runs at once against two endpoints of the same model (A/A) and one against an

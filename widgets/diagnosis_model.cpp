@@ -61,6 +61,16 @@ QString DiagnosisModel::title(int r) const {
   return QString::fromStdString(row(r).item.title.in(language_.toStdString()));
 }
 
+QString DiagnosisModel::reason(int r) const {
+  const auto& result = row(r).result;
+  return result ? QString::fromStdString(item_reason(*result, language_.toStdString())) : QString();
+}
+
+QString DiagnosisModel::causeWhy(int r) const {
+  const auto& result = row(r).result;
+  return result && result->caused_by ? QString::fromStdString(cause_why(*result->caused_by, language_.toStdString())) : QString();
+}
+
 QString DiagnosisModel::remedy(int r) const {
   return QString::fromStdString(row(r).item.remedy.in(language_.toStdString()));
 }
@@ -85,7 +95,7 @@ QVariant DiagnosisModel::data(const QModelIndex& index, int role) const {
     case ReasonColumn:
       if (!r.result) return tr("not run");
       if (r.ticked) return tr("checked: %1").arg(r.note);
-      return QString::fromStdString(r.result->reason);
+      return reason(index.row());
     default: return {};
   }
 }

@@ -52,6 +52,9 @@ class DiagnosisModel : public QAbstractTableModel {
   int rowOf(const QString& id) const;
   QString title(int r) const;
   QString remedy(int r) const;
+  // The row's reason and its cause's why in the model's language (core's messages rendered).
+  QString reason(int r) const;
+  QString causeWhy(int r) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

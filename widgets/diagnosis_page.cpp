@@ -356,9 +356,16 @@ void DiagnosisPage::onProgress(quint64 done, quint64 total) {
 }
 
 void DiagnosisPage::onDiagnosed(const Diagnosis& d) {
-  int flagged = 0;
-  for (const auto& i : d.items) flagged += i.verdict == Verdict::Warn || i.verdict == Verdict::Fail;
-  summary_->setText(tr("%1 items, %2 flagged; worst: %3").arg(d.items.size()).arg(flagged).arg(verdict_text(d.worst())));
+  // Items not run (no source measures them, or a re-run of one) are not counted as checked.
+  int flagged = 0, ran = 0;
+  DiagnosisModel* rows = model();
+  for (int row = 0; row < rows->rowCount(); ++row) {
+    const auto& item = rows->row(row).result;
+    ran += item.has_value();
+    flagged += item && (item->verdict == Verdict::Warn || item->verdict == Verdict::Fail);
+  }
+  summary_->setText(tr("%1 of %2 items run, %3 flagged; worst: %4")
+                        .arg(ran).arg(rows->rowCount()).arg(flagged).arg(verdict_text(d.worst())));
   if (!list_->currentIndex().isValid()) {
     for (const auto& i : d.items)  // the worst item first, as a person would look
       if (i.verdict == d.worst()) {

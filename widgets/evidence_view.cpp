@@ -148,6 +148,7 @@ EvidenceView::EvidenceView(QWidget* parent)
 void EvidenceView::setRerunEnabled(bool on) { rerun_->setEnabled(on && row_ >= 0); }
 
 QString EvidenceView::figure(const QString& name) const {
+  if (name == "reason") return reason_->text();
   if (name == "statistic") return statistic_->text();
   if (name == "n") return n_->text();
   if (name == "threshold") return threshold_->text();
@@ -182,7 +183,7 @@ void EvidenceView::showCause() {
   const QString name = (at >= 0 ? model_->title(at) : id).toHtmlEscaped();
   cause_->setText(tr("Caused by %1: %2")
                       .arg(QString("<a href=\"%1\">%2</a>").arg(id.toHtmlEscaped(), name),
-                           QString::fromStdString(cause->why).toHtmlEscaped()));
+                           model_->causeWhy(row_).toHtmlEscaped()));
 }
 
 void EvidenceView::showFigures() {
@@ -208,11 +209,12 @@ void EvidenceView::showFigures() {
     return;
   }
   const ItemResult& res = *r.result;
-  reason_->setText(QString::fromStdString(res.reason));
-  statistic_->setText(res.statistic ? QString::fromStdString(res.statistic_name) + ": " + number(*res.statistic) + " " +
-                                          QString::fromStdString(res.unit)
+  reason_->setText(model_->reason(row_));
+  const std::string lang = model_->language().toStdString();
+  statistic_->setText(res.statistic ? QString::fromStdString(name_in("statistic.", res.statistic_name, lang)) + ": " +
+                                          number(*res.statistic) + " " + QString::fromStdString(res.unit)
                                     : QStringLiteral("–"));
-  QString n = QString::number(res.n) + " " + QString::fromStdString(r.item.n_unit);
+  QString n = QString::number(res.n) + " " + QString::fromStdString(name_in("unit.", r.item.n_unit, lang));
   if (res.need_more) n += tr(" (%1 more needed, at least %2)").arg(res.need_more).arg(r.item.min_n);
   n_->setText(n);
   threshold_->setText(QString::fromStdString(res.threshold));
@@ -231,7 +233,7 @@ void EvidenceView::showChart() {
                                 lines_in(r.item, "ms"));
   }
   if (!res.samples.empty()) {
-    return chart_->showDistribution(QString::fromStdString(res.statistic_name), res.samples, QString::fromStdString(res.unit),
+    return chart_->showDistribution(QString::fromStdString(name_in("statistic.", res.statistic_name, model_->language().toStdString())), res.samples, QString::fromStdString(res.unit),
                                     lines_in(r.item, res.unit));
   }
   chart_->clear(tr("No distribution for this item: its evidence is listed below."));

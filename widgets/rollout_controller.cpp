@@ -154,7 +154,7 @@ void RolloutController::onFinished(const Result<RolloutResult>& result) {
   result_ = *result;
   saved_ = false;
   model_->setResult(*result_);
-  emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), QString::fromStdString(result_->message)));
+  emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), model_->rendered(result_->message, result_->message_text)));
   setState(result_->state == RolloutState::Paused ? State::Paused : State::Idle);
   emit finished(*result_);
 }

@@ -140,6 +140,11 @@ void RolloutModel::setPlan(const RolloutPlan& plan) {
   endResetModel();
 }
 
+QString RolloutModel::rendered(const std::string& english, const MessageText& text) const {
+  const std::string lang = language_.toStdString();
+  return QString::fromStdString(lang == "en" || text.empty() ? english : render(text, lang, english));
+}
+
 void RolloutModel::setLanguage(const QString& code) {
   language_ = code;
   for (std::size_t s = 0; s < plan_.stages.size(); ++s) changedStage(s);
@@ -324,7 +329,7 @@ QVariant RolloutModel::stageData(std::size_t s, int column, int role) const {
     case RequestsColumn: return QString::number(requests_per_stage_.value_or(stage.requests));
     case NColumn: return result ? QVariant(QString::number(result->samples.requests)) : QVariant();
     case NoteColumn:
-      if (result && !result->need.empty()) return QString::fromStdString(result->need);
+      if (result && !result->need.empty()) return rendered(result->need, result->need_text);
       if (result && !result->warnings.empty()) return QString::fromStdString(result->warnings.front());
       return QString::fromStdString(stage.title.in(language_.toStdString()));
     default: return {};
@@ -368,7 +373,7 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
                                                       : tr("An absolute bound, above 0");
     if (column == StatisticColumn && out && out->result.p_value)
       return tr("one-sided Mann-Whitney p = %1").arg(*out->result.p_value, 0, 'g', 3);
-    if (out && !out->result.reason.empty()) return QString::fromStdString(out->result.reason);
+    if (out && !out->result.reason.empty()) return rendered(out->result.reason, out->result.reason_text);
     return QStringLiteral("%1 %2").arg(QString::fromLatin1(to_string(gate.metric)), QString::fromLatin1(to_string(gate.comparison)));
   }
   if (role != Qt::DisplayRole) return {};
@@ -395,7 +400,7 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
     case NoteColumn:
       if (!out) return {};
       if (out->result.need_more) return tr("need %1 more").arg(*out->result.need_more);
-      return QString::fromStdString(out->result.reason);
+      return rendered(out->result.reason, out->result.reason_text);
     default: return {};
   }
 }

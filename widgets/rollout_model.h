@@ -51,6 +51,9 @@ class RolloutModel : public QAbstractItemModel {
   void setPlan(const RolloutPlan& plan);  // every result cleared
   const RolloutPlan& plan() const { return plan_; }
   void setLanguage(const QString& code);  // "en" or "zh_CN": stage titles
+  // A text the rollout keeps in English and as messages (reasons, needs, its message), in the
+  // model's language.
+  QString rendered(const std::string& english, const MessageText& text) const;
   void setEditable(bool on);              // plan values edit only while nothing runs
   // The run's own count for every stage (the page's "requests per stage"), shown instead of
   // the plan's; nullopt: each stage's own.

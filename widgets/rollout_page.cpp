@@ -477,7 +477,7 @@ void RolloutPage::bindController() {
 }
 
 void RolloutPage::onFinished(const RolloutResult& result) {
-  QString summary = QString::fromStdString(result.message);
+  QString summary = model_->rendered(result.message, result.message_text);
   if (const auto& r = result.rollback)
     summary += '\n' + tr("Rollback: %1 candidate sessions switched back in %2 s, %3 candidate sockets left, open descriptors %4 → %5")
                            .arg(r->sessions)

@@ -41,7 +41,7 @@ QString ms(const std::optional<double>& v) { return v ? QString::number(*v, 'f',
 
 QString stopText(const RequestResult& r) {
   return r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
-                       : QString::fromStdString(r.error.value_or("no RESPONSE"));
+                       : r.error ? QString::fromStdString(*r.error) : SessionPanel::tr("no RESPONSE");
 }
 
 }  // namespace

@@ -21,15 +21,14 @@ GateResult slot_gate(std::string_view metrics, double threshold) {
   auto used = prometheus_sample(metrics, "anthropic_gpu_context_slots_used");
   auto slots = prometheus_sample(metrics, "anthropic_gpu_context_slots");
   if (!used || !slots || *slots <= 0) {
-    g.reason = "the candidate's metrics have no anthropic_gpu_context_slots_used and anthropic_gpu_context_slots";
+    set_reason(g, {Message("sa.slot_gate.no_metrics")});
     return g;
   }
   g.n = 1;
   g.statistic = *used / *slots;
   g.verdict = g.statistic < threshold ? Verdict::Pass : Verdict::Fail;
-  char line[160];
-  std::snprintf(line, sizeof line, "%.0f of %.0f context slots used (%.1f %%)", *used, *slots, g.statistic * 100);
-  g.reason = line;
+  set_reason(g, {Message("sa.slot_gate", {{"used", message_printf("%.0f", *used)}, {"slots", message_printf("%.0f", *slots)},
+                                          {"share", message_printf("%.1f", g.statistic * 100)}})});
   return g;
 }
 
@@ -37,7 +36,18 @@ GateResult slot_gate(std::string_view metrics, double threshold) {
 
 namespace anthro {
 
+namespace {
+
+const MessageTemplate kSlotGateMessages[] = {
+    {"sa.slot_gate.no_metrics", "the candidate's metrics have no anthropic_gpu_context_slots_used and anthropic_gpu_context_slots",
+     "候选的指标中没有 anthropic_gpu_context_slots_used 和 anthropic_gpu_context_slots"},
+    {"sa.slot_gate", "{used} of {slots} context slots used ({share} %)", "{slots} 个上下文槽已用 {used} 个（{share} %）"},
+};
+
+}  // namespace
+
 void register_session_affinity_plan_metrics() {
+  register_messages(kSlotGateMessages);
   register_plan_metric({.name = "slot-utilisation", .what = "slot utilisation",
                         .refuse_threshold = affinity_plan::refuse_slot_threshold, .judge = affinity_plan::slot_gate});
 }

@@ -54,9 +54,9 @@ void loop_409(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   if (!j.enough(requests.size())) return;
   j.show("requests under a migrated id", static_cast<double>(loops), "requests");
   j.check("loop_requests", static_cast<double>(loops),
-          "requests sent again under a session id a 409 had replaced (X-Anthropic-New-Session-ID ignored):");
+          Message("sa.loop_409.crossed"));
   keep_refs(r, refs);
-  j.finish(std::to_string(migrated.size()) + " sessions migrated (409); every client switched to the new id");
+  j.finish(Message("sa.loop_409.pass", {{"migrated", count(migrated.size())}}));
 }
 
 void hash_mismatch(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -77,10 +77,9 @@ void hash_mismatch(const ChecklistItem& item, const Observations& o, ItemResult&
   double rate = static_cast<double>(refs.size()) / static_cast<double>(n);
   j.show("hash mismatch rate", rate, "");
   j.check("rate", rate,
-          std::to_string(refused) + " requests answered 400 invalid_context_hash and " + std::to_string(disagree) +
-              " replies whose Context-Hash is not the conversation's, in " + std::to_string(n) + ": rate");
+          Message("sa.hash_mismatch.crossed", {{"refused", count(refused)}, {"disagree", count(disagree)}, {"n", count(n)}}));
   keep_refs(r, refs);
-  j.finish("client and server agree on every Context-Hash (" + std::to_string(n) + " exchanges)");
+  j.finish(Message("sa.hash_mismatch.pass", {{"n", count(n)}}));
 }
 
 // TTFT of the requests that opened a session (a slot taken, perhaps by a collection) against
@@ -104,10 +103,9 @@ void slot_gc_ttft(const ChecklistItem& item, const Observations& o, ItemResult& 
   double excess = percentile(opening, 50) - percentile(continuing, 50);
   j.show("TTFT of a session's first request above the others (median)", excess, "ms");
   j.check("excess_ms", excess,
-          "a new session's first token waits for its context slot (median of " + std::to_string(opening.size()) +
-              " against " + std::to_string(continuing.size()) + "):");
+          Message("sa.slot_gc_ttft.crossed", {{"opening", count(opening.size())}, {"continuing", count(continuing.size())}}));
   keep_refs(r, refs);
-  j.finish("a new session costs " + number(excess) + " ms of TTFT (the slot's cold load)");
+  j.finish(Message("sa.slot_gc_ttft.pass", {{"excess", number(excess)}}));
 }
 
 // A 200 to a request that spoke affinity, without the session id the server must answer with,
@@ -129,10 +127,9 @@ void header_dropped(const ChecklistItem& item, const Observations& o, ItemResult
   if (!j.enough(n)) return;
   j.show("replies without the request's session", static_cast<double>(refs.size()), "replies");
   j.check("replies", static_cast<double>(refs.size()),
-          std::to_string(missing) + " replies without X-Anthropic-Session-ID and " + std::to_string(changed) +
-              " under another session than the request named: replies");
+          Message("sa.header_dropped.crossed", {{"missing", count(missing)}, {"changed", count(changed)}}));
   keep_refs(r, refs);
-  j.finish("every reply carried the request's session (" + std::to_string(n) + " replies)");
+  j.finish(Message("sa.header_dropped.pass", {{"n", count(n)}}));
 }
 
 // The counts of X-Anthropic-Token-Count (each chunk's extension summed, the trailer's total)
@@ -140,7 +137,7 @@ void header_dropped(const ChecklistItem& item, const Observations& o, ItemResult
 void token_count_misparse(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   Judge j(item, r);
   std::size_t n = 0;
-  std::string example;
+  std::optional<Message> example;
   std::vector<EvidenceRef> refs;
   for (std::size_t i : affinity_requests(o)) {
     const auto& x = affinity_of(o, i);
@@ -151,16 +148,17 @@ void token_count_misparse(const ChecklistItem& item, const Observations& o, Item
     bool trailer_off = x.trailer_token_count && *x.trailer_token_count != tokens;
     if (!chunks_off && !trailer_off) continue;
     refs.push_back(ref_of(o, i));
-    if (example.empty())
-      example = "e.g. " + std::to_string(tokens) + " tokens streamed, chunk extensions " +
-                (x.chunk_token_count ? std::to_string(*x.chunk_token_count) : "absent") + ", trailer " +
-                (x.trailer_token_count ? std::to_string(*x.trailer_token_count) : "absent");
+    auto counted = [](const std::optional<std::uint64_t>& c) { return c ? MessageText{Message("plain", {{"text", count(*c)}})} : MessageText{Message("sa.absent")}; };
+    if (!example)
+      example = Message("sa.token_count_misparse.example",
+                        {{"tokens", count(tokens)}, {"chunks", counted(x.chunk_token_count)}, {"trailer", counted(x.trailer_token_count)}});
   }
   if (!j.enough(n)) return;
   j.show("replies whose token count is not the stream's", static_cast<double>(refs.size()), "replies");
-  j.check("replies", static_cast<double>(refs.size()), "X-Anthropic-Token-Count disagrees with the stream (" + example + "): replies");
+  j.check("replies", static_cast<double>(refs.size()),
+          Message("sa.token_count_misparse.crossed", {{"example", example ? MessageText{*example} : MessageText{}}}));
   keep_refs(r, refs);
-  j.finish("X-Anthropic-Token-Count agrees with the tokens streamed in " + std::to_string(n) + " replies");
+  j.finish(Message("sa.token_count_misparse.pass", {{"n", count(n)}}));
 }
 
 // One session id in flight on two connections at once (a serverless global, a batch sharing
@@ -194,17 +192,59 @@ void session_id_shared(const ChecklistItem& item, const Observations& o, ItemRes
   }
   if (!j.enough(n)) return;
   j.show("session ids in flight on two connections at once", static_cast<double>(shared), "sessions");
-  j.check("sessions", static_cast<double>(shared), "session ids used by several connections at the same time:");
+  j.check("sessions", static_cast<double>(shared), Message("sa.session_id_shared.crossed"));
   keep_refs(r, refs);
-  j.finish("no session id was in use on two connections at once (" + std::to_string(uses.size()) + " sessions)");
+  j.finish(Message("sa.session_id_shared.pass", {{"n", count(uses.size())}}));
 }
 
 }  // namespace anthro::affinity_probes
 
 namespace anthro {
 
+namespace {
+
+const MessageTemplate kAffinityMessages[] = {
+    // Statistic names (ItemResult::statistic_name), shown through name_in.
+    {"statistic.TTFT of a session's first request above the others (median)", "TTFT of a session's first request above the others (median)", "会话首个请求的 TTFT 高出其余请求（中位数）"},
+    {"statistic.hash mismatch rate", "hash mismatch rate", "哈希不一致率"},
+    {"statistic.replies whose token count is not the stream's", "replies whose token count is not the stream's", "令牌计数与流不符的回复"},
+    {"statistic.replies without the request's session", "replies without the request's session", "缺少请求会话的回复"},
+    {"statistic.requests under a migrated id", "requests under a migrated id", "使用已迁移 id 的请求"},
+    {"statistic.session ids in flight on two connections at once", "session ids in flight on two connections at once", "同时在两个连接上使用的会话 id"},
+    {"sa.absent", "absent", "缺失"},
+    {"sa.loop_409.crossed", "requests sent again under a session id a 409 had replaced (X-Anthropic-New-Session-ID ignored):",
+     "以已被 409 替换的会话 id 重发的请求（忽略了 X-Anthropic-New-Session-ID）："},
+    {"sa.loop_409.pass", "{migrated} sessions migrated (409); every client switched to the new id",
+     "{migrated} 个会话已迁移（409）；每个客户端都换用了新 id"},
+    {"sa.hash_mismatch.crossed",
+     "{refused} requests answered 400 invalid_context_hash and {disagree} replies whose Context-Hash is not the "
+     "conversation's, in {n}: rate",
+     "{n} 个中有 {refused} 个请求得到 400 invalid_context_hash，{disagree} 个回复的 Context-Hash 与会话不符：比率"},
+    {"sa.hash_mismatch.pass", "client and server agree on every Context-Hash ({n} exchanges)",
+     "客户端与服务器在每个 Context-Hash 上一致（{n} 次交换）"},
+    {"sa.slot_gc_ttft.crossed", "a new session's first token waits for its context slot (median of {opening} against {continuing}):",
+     "新会话的首个令牌要等待其上下文槽（{opening} 个对 {continuing} 个的中位数）："},
+    {"sa.slot_gc_ttft.pass", "a new session costs {excess} ms of TTFT (the slot's cold load)", "新会话使 TTFT 增加 {excess} ms（槽的冷加载）"},
+    {"sa.header_dropped.crossed",
+     "{missing} replies without X-Anthropic-Session-ID and {changed} under another session than the request named: replies",
+     "{missing} 个回复缺少 X-Anthropic-Session-ID，{changed} 个属于与请求所指不同的会话：回复数"},
+    {"sa.header_dropped.pass", "every reply carried the request's session ({n} replies)", "每个回复都带有请求的会话（{n} 个回复）"},
+    {"sa.token_count_misparse.example", "e.g. {tokens} tokens streamed, chunk extensions {chunks}, trailer {trailer}",
+     "例如流式传输了 {tokens} 个令牌，块扩展 {chunks}，尾部 {trailer}"},
+    {"sa.token_count_misparse.crossed", "X-Anthropic-Token-Count disagrees with the stream ({example}): replies",
+     "X-Anthropic-Token-Count 与流不一致（{example}）：回复数"},
+    {"sa.token_count_misparse.pass", "X-Anthropic-Token-Count agrees with the tokens streamed in {n} replies",
+     "{n} 个回复中 X-Anthropic-Token-Count 与流式令牌数一致"},
+    {"sa.session_id_shared.crossed", "session ids used by several connections at the same time:", "同时被多个连接使用的会话 id："},
+    {"sa.session_id_shared.pass", "no session id was in use on two connections at once ({n} sessions)",
+     "没有会话 id 同时在两个连接上使用（{n} 个会话）"},
+};
+
+}  // namespace
+
 void register_session_affinity_probes() {
   using namespace affinity_probes;
+  register_messages(kAffinityMessages);
   const std::pair<const char*, probe_kit::Probe> kProbes[] = {
       {"sa-409-loop", loop_409},
       {"sa-hash-mismatch", hash_mismatch},

@@ -23,7 +23,7 @@ std::optional<double> context_wait_share(const RequestResult& r) {
 }
 
 // ttft-tail ← gpu-context-wait: the context wait is most of the TTFT of the tail (p99 and up).
-std::optional<std::string> tail_is_context_wait(const Observations& o) {
+std::optional<Message> tail_is_context_wait(const Observations& o) {
   std::vector<double> ttft;
   for (const auto& q : o.requests)
     if (ordinary(q) && q.record().figures.ttft_ms) ttft.push_back(*q.record().figures.ttft_ms);
@@ -36,13 +36,12 @@ std::optional<std::string> tail_is_context_wait(const Observations& o) {
   if (shares.empty()) return std::nullopt;
   double median = percentile(shares, 50);
   if (median < 0.5) return std::nullopt;
-  return "context wait is " + pct(median) + " of TTFT in the " + std::to_string(shares.size()) +
-         " slowest requests (p99 and above, median)";
+  return Message("cause.tail_is_context_wait", {{"share", pct(median)}, {"requests", count(shares.size())}});
 }
 
 // cancel-latency ← ring-buffer-stall: the slow cancels were on streams whose receive ring was
 // full, so the cancelled RESPONSE waited behind unread tokens.
-std::optional<std::string> cancels_waited_on_full_ring(const Observations& o, double slow_ms) {
+std::optional<Message> cancels_waited_on_full_ring(const Observations& o, double slow_ms) {
   std::size_t slow = 0, behind = 0;
   for (const auto& q : o.requests) {
     const RequestResult& s = q.record();
@@ -53,17 +52,15 @@ std::optional<std::string> cancels_waited_on_full_ring(const Observations& o, do
     if (ring_full(o, q)) ++behind;
   }
   if (behind == 0 || behind * 2 < slow) return std::nullopt;
-  return std::to_string(behind) + " of " + std::to_string(slow) +
-         " slow cancels were on streams whose receive ring was full: their cancelled RESPONSE waited behind unread "
-         "tokens";
+  return Message("cause.cancels_behind_full_ring", {{"behind", count(behind)}, {"slow", count(slow)}});
 }
 
 bool flagged(const ItemResult* r) { return r && (r->verdict == Verdict::Warn || r->verdict == Verdict::Fail); }
 
-void link(Diagnosis& d, const char* effect, const char* cause, const std::optional<std::string>& why) {
+void link(Diagnosis& d, const char* effect, const char* cause, const std::optional<Message>& why) {
   auto found = std::find_if(d.items.begin(), d.items.end(), [&](const ItemResult& r) { return r.id == effect; });
   if (found == d.items.end() || !flagged(&*found) || !flagged(d.item(cause)) || !why) return;
-  found->caused_by = CauseLink{cause, *why};
+  found->caused_by = CauseLink{cause, render(*why), {*why}};
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "capture/analysis.h"
 #include "diagnosis/checklist.h"
 #include "diagnosis/observations.h"
+#include "util/message.h"
 #include "util/result.h"
 
 namespace anthro {
@@ -29,13 +30,15 @@ struct EvidenceRef {
 // ("context wait is 93 % of TTFT in the 2 slowest requests").
 struct CauseLink {
   std::string id;
-  std::string why;
+  std::string why;       // English, as the JSON's `evidence` keeps it
+  MessageText why_text;  // the same, to render in any language
 };
 
 struct ItemResult {
   std::string id;
   Verdict verdict = Verdict::Inconclusive;
-  std::string reason;                 // one line for a person
+  std::string reason;                 // one line for a person, in English (the JSON's `evidence`)
+  MessageText reason_text;            // the same, to render in any language (util/message.h)
   std::string statistic_name;         // "p99 TTFT", "reuse", ...
   std::optional<double> statistic;
   std::string unit;
@@ -69,6 +72,8 @@ Diagnosis evaluate(const Checklist& checklist, Observations observations);
 // Links each flagged item that another flagged item explains to it (causes.cpp); evaluate
 // calls it.
 void link_causes(Diagnosis& d, const Checklist& checklist, const Observations& o);
+// The diagnosis's texts in the message catalogue (diagnosis/messages.cpp).
+void register_diagnosis_messages();
 // One item on its own (the GUI's re-run, and manual ticks keep their notes).
 ItemResult evaluate_item(const ChecklistItem& item, const Observations& observations);
 
@@ -93,6 +98,9 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang = "en", con
 // The verdicts in Prometheus text format (anthro_wb_diagnose_*), each sample with `labels`
 // (the CLI's target) and the checklist's id.
 std::string diagnosis_prometheus(const Diagnosis& d, const PrometheusLabels& labels);
+// An item's reason and a cause's why in `lang` (English: the very text the JSON keeps).
+std::string item_reason(const ItemResult& r, std::string_view lang);
+std::string cause_why(const CauseLink& c, std::string_view lang);
 // One line per item, verdict first.
 std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang = "en");
 

@@ -11,6 +11,7 @@
 #include "metrics/request_json.h"
 #include "metrics/stats.h"
 #include "util/json.h"
+#include "util/message_json.h"
 
 namespace anthro {
 
@@ -34,7 +35,7 @@ json ref_json(const EvidenceRef& r) {
 // At most this many samples go into the JSON per item: enough for a chart, not a dump.
 constexpr std::size_t kMaxSamples = 2000;
 
-json cause_json(const CauseLink& c) { return {{"id", c.id}, {"evidence", c.why}}; }
+json cause_json(const CauseLink& c) { return {{"id", c.id}, {"evidence", c.why}, {"evidence_messages", messages_json(c.why_text)}}; }
 
 json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view lang) {
   json refs = json::array();
@@ -48,6 +49,7 @@ json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view 
   json j = {{"id", r.id},
             {"verdict", to_string(r.verdict)},
             {"evidence", r.reason},
+            {"evidence_messages", messages_json(r.reason_text)},
             {"n", r.n},
             {"need_more", r.need_more},
             {"threshold", r.threshold},
@@ -89,7 +91,7 @@ AnalysisVerdicts verdicts_json(const Diagnosis& d, std::string_view lang, const 
     const ChecklistItem* item = checklist ? checklist->item(r.id) : nullptr;
     items.push_back(item_json(r, item, lang));
     if (r.verdict != Verdict::Warn && r.verdict != Verdict::Fail) continue;
-    json finding = {{"id", r.id}, {"verdict", to_string(r.verdict)}, {"evidence", r.reason},
+    json finding = {{"id", r.id}, {"verdict", to_string(r.verdict)}, {"evidence", r.reason}, {"evidence_messages", messages_json(r.reason_text)},
                     {"conn", r.refs.empty() ? json(nullptr) : json(r.refs.front().conn)}};
     if (r.caused_by) finding["caused_by"] = cause_json(*r.caused_by);
     findings.push_back(std::move(finding));
@@ -128,17 +130,25 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Chec
   return dump_json(doc);
 }
 
+std::string item_reason(const ItemResult& r, std::string_view lang) {
+  return lang == "en" ? r.reason : render(r.reason_text, lang, r.reason);
+}
+
+std::string cause_why(const CauseLink& c, std::string_view lang) { return lang == "en" ? c.why : render(c.why_text, lang, c.why); }
+
 std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::string_view lang) {
   std::string out;
   char line[256];
   for (const auto& r : d.items) {
     const ChecklistItem* item = checklist.item(r.id);
     std::snprintf(line, sizeof line, "%-12s %-22s ", to_string(r.verdict), r.id.c_str());
-    out += line + r.reason;
+    out += line + item_reason(r, lang);
     if (r.n) out += " (n=" + std::to_string(r.n) + ")";
     out += "\n";
-    if (r.caused_by) out += "             caused by " + r.caused_by->id + ": " + r.caused_by->why + "\n";
-    if (item && (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail)) out += "             remedy: " + item->remedy.in(lang) + "\n";
+    if (r.caused_by)
+      out += "             " + render(Message("text.caused_by", {{"cause", r.caused_by->id}, {"why", cause_why(*r.caused_by, lang)}}), lang) + "\n";
+    if (item && (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail))
+      out += "             " + render(Message("text.remedy", {{"remedy", item->remedy.in(lang)}}), lang) + "\n";
   }
   for (const auto& w : d.warnings) out += "warning: " + w + "\n";
   return out;

@@ -38,11 +38,12 @@ void alpn(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   if (o.system.openssl_version) ++n;
   if (!j.enough(n)) return;
   j.show("connections without anthro-v1", static_cast<double>(wrong), "connections");
-  if (wrong) j.flag(Verdict::Fail, std::to_string(wrong) + " of the connections that offered anthro-v1 got \"" + got + "\"");
-  if (old_openssl) j.flag(Verdict::Fail, o.system.openssl_text + " cannot offer ALPN (1.0.2 or later needed)");
+  if (wrong) j.flag(Verdict::Fail, Message("alpn.wrong", {{"wrong", count(wrong)}, {"got", got}}));
+  if (old_openssl) j.flag(Verdict::Fail, Message("alpn.old_openssl", {{"openssl", o.system.openssl_text}}));
   keep_refs(r, refs);
-  j.finish("every connection that offered anthro-v1 got it" +
-           (o.system.openssl_text.empty() ? std::string() : "; " + o.system.openssl_text + " offers ALPN"));
+  MessageText pass = {Message("alpn.pass")};
+  if (!o.system.openssl_text.empty()) pass.push_back(Message("alpn.openssl_offers", {{"openssl", o.system.openssl_text}}));
+  j.finish(pass);
 }
 
 void http_fallback(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -64,9 +65,9 @@ void http_fallback(const ChecklistItem& item, const Observations& o, ItemResult&
   }
   if (!j.enough(n)) return;
   j.show("HTTP connections", static_cast<double>(spoke_http), "connections");
-  j.check("connections", static_cast<double>(spoke_http), "connections that spoke HTTP without offering anthro-v1:");
+  j.check("connections", static_cast<double>(spoke_http), Message("http_fallback.crossed"));
   keep_refs(r, refs);
-  j.finish("no client spoke HTTP to the server instead of anthro-v1");
+  j.finish(Message("http_fallback.pass"));
 }
 
 // Streams that ended without RESPONSE or ERROR, and who cut them.
@@ -141,12 +142,10 @@ void connection_reuse(const ChecklistItem& item, const Observations& o, ItemResu
   std::size_t connections = opened - reopened;
   double reuse = 1.0 - static_cast<double>(connections) / static_cast<double>(requests);
   j.show("reuse", reuse, "");
-  j.check("reuse", reuse, std::to_string(connections) + " connections for " + std::to_string(requests) + " requests: reuse");
-  j.finish("reuse " + number(reuse) + " (" + std::to_string(connections) + " connections, " + std::to_string(requests) +
-           " requests)");
-  if (reopened)
-    r.reason += "; " + std::to_string(reopened) + " of " + std::to_string(opened) +
-                " connections were reopened after a reset (connection-reset) and are not counted";
+  j.check("reuse", reuse, Message("connection_reuse.crossed", {{"connections", count(connections)}, {"requests", count(requests)}}));
+  j.finish(Message("connection_reuse.pass",
+                   {{"reuse", number(reuse)}, {"connections", count(connections)}, {"requests", count(requests)}}));
+  if (reopened) add_reason(r, Message("connection_reuse.reopened", {{"reopened", count(reopened)}, {"opened", count(opened)}}));
 }
 
 void frame_decode_time(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -161,14 +160,13 @@ void frame_decode_time(const ChecklistItem& item, const Observations& o, ItemRes
   if (live) {
     double p99 = percentile(samples, 99);
     j.show("p99 frame decode time", p99, "ms");
-    j.check("p99", p99, "p99 decrypt + verify");
+    j.check("p99", p99, Message("frame_decode_time.crossed"));
     r.samples = std::move(samples);
   }
   if (powersave)
-    j.flag(Verdict::Warn, "CPU frequency governor is powersave on " + std::to_string(powersave) + " of " +
-                              std::to_string(o.system.governors.size()) + " CPUs");
-  j.finish(live ? "p99 " + number(*r.statistic) + " ms over " + std::to_string(r.n) + " frames"
-                : "no CPU runs the powersave governor");
+    j.flag(Verdict::Warn, Message("frame_decode_time.powersave", {{"powersave", count(powersave)}, {"cpus", count(o.system.governors.size())}}));
+  j.finish(live ? Message("frame_decode_time.pass", {{"p99", number(*r.statistic)}, {"frames", count(r.n)}})
+                : Message("frame_decode_time.no_powersave"));
 }
 
 void gpu_context_wait(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -184,11 +182,11 @@ void gpu_context_wait(const ChecklistItem& item, const Observations& o, ItemResu
   if (!j.enough(waits.size())) return;
   double p95 = percentile(waits, 95);
   j.show("p95 context wait", p95, "ms");
-  j.check("p95", p95, "p95 GPU context wait");
-  if (r.verdict != Verdict::Fail) j.check("rebalance", p95, "p95 GPU context wait (rebalance)");
+  j.check("p95", p95, Message("gpu_context_wait.crossed"));
+  if (r.verdict != Verdict::Fail) j.check("rebalance", p95, Message("gpu_context_wait.rebalance"));
   keep_refs(r, refs);
   r.samples = std::move(waits);
-  j.finish("p95 " + number(p95) + " ms");
+  j.finish(Message("probe.p95_ms", {{"p95", number(p95)}}));
 }
 
 void nic_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -198,8 +196,8 @@ void nic_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) 
   double seconds = std::max(nic.back().t - nic.front().t, 1e-3);
   double rate = static_cast<double>(nic.back().drops - std::min(nic.back().drops, nic.front().drops)) / seconds;
   j.show("drops", rate, "1/s");
-  j.check("drops_per_s", rate, "NIC drops");
-  j.finish(number(rate) + " drops/s over " + number(seconds) + " s");
+  j.check("drops_per_s", rate, Message("nic_drops.crossed"));
+  j.finish(Message("nic_drops.pass", {{"rate", number(rate)}, {"seconds", number(seconds)}}));
 }
 
 bool is_stream(const ObservedRequest& q) { return q.anthro && q.record().timeline.request_written > 0; }
@@ -218,9 +216,9 @@ void ring_buffer_stall(const ChecklistItem& item, const Observations& o, ItemRes
   }
   if (!j.enough(n)) return;
   j.show("streams with a full receive ring", static_cast<double>(full), "streams");
-  j.check("zero_windows", static_cast<double>(full), "streams whose receive ring filled (zero window):");
+  j.check("zero_windows", static_cast<double>(full), Message("ring_buffer_stall.crossed"));
   keep_refs(r, refs);
-  j.finish("the client's receive ring never filled during a stream");
+  j.finish(Message("ring_buffer_stall.pass"));
 }
 
 void server_stall(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -240,13 +238,13 @@ void server_stall(const ChecklistItem& item, const Observations& o, ItemResult& 
   }
   if (!j.enough(n)) return;
   j.show("longest token gap with the window open", worst, "ms");
-  if (!refs.empty()) j.check("max_gap", worst, std::to_string(refs.size()) + " streams paused; longest gap");
+  if (!refs.empty()) j.check("max_gap", worst, Message("server_stall.crossed", {{"paused", count(refs.size())}}));
   keep_refs(r, refs);
-  j.finish("longest gap " + number(worst) + " ms over " + std::to_string(n) + " streams");
+  j.finish(Message("server_stall.pass", {{"worst", number(worst)}, {"streams", count(n)}}));
 }
 
 void count_cuts(const ChecklistItem& item, const Observations& o, ItemResult& r, Cut which, const std::string& what,
-                const std::string& pass) {
+                const std::string& what_id, const std::string& pass_id) {
   Judge j(item, r);
   std::size_t n = 0;
   std::vector<EvidenceRef> refs;
@@ -257,17 +255,19 @@ void count_cuts(const ChecklistItem& item, const Observations& o, ItemResult& r,
   }
   if (!j.enough(n)) return;
   j.show(what, static_cast<double>(refs.size()), "streams");
-  j.check("streams", static_cast<double>(refs.size()), what + ":");
+  j.check("streams", static_cast<double>(refs.size()), Message(what_id));
   keep_refs(r, refs);
-  j.finish(pass);
+  j.finish(Message(pass_id));
 }
 
 void connection_reset(const ChecklistItem& item, const Observations& o, ItemResult& r) {
-  count_cuts(item, o, r, Cut::Server, "streams cut before RESPONSE or ERROR", "every stream ended with RESPONSE or ERROR");
+  count_cuts(item, o, r, Cut::Server, "streams cut before RESPONSE or ERROR", "connection_reset.crossed",
+             "connection_reset.pass");
 }
 
 void cancel_not_sent(const ChecklistItem& item, const Observations& o, ItemResult& r) {
-  count_cuts(item, o, r, Cut::Client, "streams the client abandoned without CANCEL", "every stream the client gave up was cancelled");
+  count_cuts(item, o, r, Cut::Client, "streams the client abandoned without CANCEL", "cancel_not_sent.crossed",
+             "cancel_not_sent.pass");
 }
 
 // A cancel probe's reply that ended on its own after the CANCEL: the cancel took at least as
@@ -280,12 +280,13 @@ struct ShortReplies {
 };
 
 // Why the cancel probes measured too little, and what would: a reply that outlasts the CANCEL.
-std::string short_replies_text(const ShortReplies& s, double threshold_ms) {
-  std::string asked = s.asked ? "up to " + std::to_string(s.asked) + " tokens" : "a long reply";
-  return std::to_string(s.count) + " probe replies ended on their own at most " + number(s.longest_ms) +
-         " ms after their CANCEL, too soon to tell a cancel slower than " + number(threshold_ms) +
-         " ms (the probes asked for " + asked + "; the replies had at most " + std::to_string(s.most_tokens) +
-         "): more probes will not help; longer replies would (a model or endpoint that answers at length)";
+Message short_replies_text(const ShortReplies& s, double threshold_ms) {
+  Message asked = s.asked ? Message("cancel_latency.asked_up_to", {{"tokens", count(s.asked)}}) : Message("cancel_latency.asked_long");
+  return Message("cancel_latency.short_replies", {{"count", count(s.count)},
+                                                  {"longest", number(s.longest_ms)},
+                                                  {"threshold", number(threshold_ms)},
+                                                  {"asked", {asked}},
+                                                  {"most_tokens", count(s.most_tokens)}});
 }
 
 void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -330,29 +331,23 @@ void cancel_latency(const ChecklistItem& item, const Observations& o, ItemResult
     latencies.push_back(*ms);
   }
   if (!j.enough(n)) {
-    if (short_replies.count) r.reason += ": " + short_replies_text(short_replies, warn_ms);
-    if (short_replies.read_late)
-      r.reason += "; " + std::to_string(short_replies.read_late) +
-                  " probe replies ended on their own while the client's receive ring was full, which says when the "
-                  "client read them, not when the server cancelled (ring-buffer-stall)";
+    if (short_replies.count)
+      r.reason_text = {Message("probe.because", {{"what", r.reason_text}, {"why", {short_replies_text(short_replies, warn_ms)}}})};
+    if (short_replies.read_late) add_reason(r, Message("cancel_latency.read_late", {{"count", count(short_replies.read_late)}}));
     return;
   }
   if (unanswered)
     j.flag(timeout ? timeout->verdict : Verdict::Fail,
-           std::to_string(unanswered) + " of " + std::to_string(n) + " CANCELs got no cancelled RESPONSE within " +
-               number(limit_ms) + " ms");
+           Message("cancel_latency.unanswered", {{"unanswered", count(unanswered)}, {"n", count(n)}, {"limit", number(limit_ms)}}));
   if (!latencies.empty()) {
     double p95 = percentile(latencies, 95);
     j.show("p95 cancel latency", p95, "ms");
-    j.check("p95", p95, "p95 cancel latency");
+    j.check("p95", p95, Message("cancel_latency.crossed"));
   }
   keep_refs(r, refs);
   r.samples = latencies;
-  j.finish("p95 " + (r.statistic ? number(*r.statistic) : std::string("-")) + " ms over " + std::to_string(n) + " probes");
-  if (at_least)
-    r.reason += "; " + std::to_string(at_least) + " of the " + std::to_string(n) +
-                " CANCELs were not honoured before the reply ended, each counted as the time the reply ran on after it (a "
-                "lower bound)";
+  j.finish(Message("cancel_latency.pass", {{"p95", r.statistic ? number(*r.statistic) : std::string("-")}, {"n", count(n)}}));
+  if (at_least) add_reason(r, Message("cancel_latency.at_least", {{"at_least", count(at_least)}, {"n", count(n)}}));
 }
 
 void retry_after_ignored(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -379,14 +374,13 @@ void retry_after_ignored(const ChecklistItem& item, const Observations& o, ItemR
   if (!j.enough(n)) {
     // More of the same run cannot help: only a server that sheds load sends the 429 to time.
     if (n == 0)
-      r.reason = "no 429 arrived: the server never asked the client to back off, so there was no retry to time "
-                 "(run it against a server under load, or one started with --fault overload=RATE)";
+      r.reason_text = {Message("retry_after_ignored.no_429")};
     return;
   }
   j.show("retries before retry_after_ms", static_cast<double>(refs.size()), "retries");
-  j.check("early_retries", static_cast<double>(refs.size()), "of " + std::to_string(n) + " 429s, retried early:");
+  j.check("early_retries", static_cast<double>(refs.size()), Message("retry_after_ignored.crossed", {{"n", count(n)}}));
   keep_refs(r, refs);
-  j.finish("every request after a 429 waited its retry_after_ms (" + std::to_string(n) + " 429s)");
+  j.finish(Message("retry_after_ignored.pass", {{"n", count(n)}}));
 }
 
 void frame_drops(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -400,9 +394,9 @@ void frame_drops(const ChecklistItem& item, const Observations& o, ItemResult& r
   if (!j.enough(o.frames)) return;
   double rate = static_cast<double>(drops) / static_cast<double>(o.frames);
   j.show("dropped frames", rate, "");
-  j.check("rate", rate, std::to_string(drops) + " of " + std::to_string(o.frames) + " frames refused, skipped or repeated: rate");
+  j.check("rate", rate, Message("frame_drops.crossed", {{"drops", count(drops)}, {"frames", count(o.frames)}}));
   keep_refs(r, refs);
-  j.finish("no frame refused, skipped or repeated in " + std::to_string(o.frames) + " frames");
+  j.finish(Message("frame_drops.pass", {{"frames", count(o.frames)}}));
 }
 
 void ttft_tail(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -418,11 +412,11 @@ void ttft_tail(const ChecklistItem& item, const Observations& o, ItemResult& r) 
   if (!j.enough(ttft.size())) return;
   Summary s = summarize(ttft);
   j.show("p99 TTFT", s.p99, "ms");
-  j.check("p99", s.p99, "p99 TTFT");
-  if (s.p50 > 0) j.check("jitter", s.stddev / s.p50, "TTFT stddev/median");
+  j.check("p99", s.p99, Message("ttft_tail.crossed"));
+  if (s.p50 > 0) j.check("jitter", s.stddev / s.p50, Message("ttft_tail.jitter"));
   keep_refs(r, refs);
   r.samples = std::move(ttft);
-  j.finish("p99 " + number(s.p99) + " ms, stddev/median " + number(s.p50 > 0 ? s.stddev / s.p50 : 0));
+  j.finish(Message("ttft_tail.pass", {{"p99", number(s.p99)}, {"jitter", number(s.p50 > 0 ? s.stddev / s.p50 : 0)}}));
 }
 
 void max_tokens_truncation(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -448,16 +442,14 @@ void max_tokens_truncation(const ChecklistItem& item, const Observations& o, Ite
   }
   if (!j.enough(n)) {
     if (too_short)
-      r.reason = std::to_string(too_short) + " max_tokens probe replies ended on their own after at most " +
-                 std::to_string(longest) + " tokens, within the " + std::to_string(most_kept) +
-                 " a 16-bit max_tokens keeps, so a truncation could not show: more probes will not help; a server "
-                 "that answers the probe with more tokens would";
+      r.reason_text = {Message("max_tokens_truncation.too_short",
+                               {{"count", count(too_short)}, {"longest", count(longest)}, {"kept", count(most_kept)}})};
     return;
   }
   j.show("truncated requests", static_cast<double>(refs.size()), "probes");
-  j.check("truncated", static_cast<double>(refs.size()), "requests with max_tokens > 65535 stopped at max_tokens mod 65536:");
+  j.check("truncated", static_cast<double>(refs.size()), Message("max_tokens_truncation.crossed"));
   keep_refs(r, refs);
-  j.finish("max_tokens above 65535 was honoured");
+  j.finish(Message("max_tokens_truncation.pass"));
 }
 
 // A candidate stream that is whole: what it says can be compared with the baseline's.
@@ -491,9 +483,9 @@ void utf8_mismatch(const ChecklistItem& item, const Observations& o, ItemResult&
   }
   if (!j.enough(n)) return;
   j.show("mismatches", static_cast<double>(refs.size()), o.utf8_pairs.empty() ? "streams" : "pairs");
-  j.check("mismatches", static_cast<double>(refs.size()), "texts corrupted on anthro-v1 (invalid UTF-8 or differing from the baseline):");
+  j.check("mismatches", static_cast<double>(refs.size()), Message("utf8_mismatch.crossed"));
   keep_refs(r, refs);
-  j.finish("4-byte UTF-8 arrived intact (" + std::to_string(n) + (o.utf8_pairs.empty() ? " streams)" : " pairs)"));
+  j.finish(Message(o.utf8_pairs.empty() ? "utf8_mismatch.pass_streams" : "utf8_mismatch.pass_pairs", {{"n", count(n)}}));
 }
 
 void connection_duration(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -508,10 +500,10 @@ void connection_duration(const ChecklistItem& item, const Observations& o, ItemR
   if (!j.enough(seconds.size())) return;
   double p95 = percentile(seconds, 95);
   j.show("p95 connection duration", p95, "s");
-  j.check("p95", p95, "p95 connection duration");
+  j.check("p95", p95, Message("connection_duration.crossed"));
   keep_refs(r, refs);
   r.samples = std::move(seconds);
-  j.finish("p95 " + number(p95) + " s over " + std::to_string(r.n) + " connections");
+  j.finish(Message("connection_duration.pass", {{"p95", number(p95)}, {"n", count(r.n)}}));
 }
 
 void cancel_rate(const ChecklistItem& item, const Observations& o, ItemResult& r) {
@@ -530,9 +522,9 @@ void cancel_rate(const ChecklistItem& item, const Observations& o, ItemResult& r
   if (!j.enough(n)) return;
   double rate = static_cast<double>(cancels) / static_cast<double>(n);
   j.show("cancel rate", rate, "");
-  j.check("rate", rate, std::to_string(cancels) + " CANCELs in " + std::to_string(n) + " requests: rate");
+  j.check("rate", rate, Message("cancel_rate.crossed", {{"cancels", count(cancels)}, {"n", count(n)}}));
   keep_refs(r, refs);
-  j.finish(std::to_string(cancels) + " CANCELs in " + std::to_string(n) + " requests (" + pct(rate) + ")");
+  j.finish(Message("cancel_rate.pass", {{"cancels", count(cancels)}, {"n", count(n)}, {"rate", pct(rate)}}));
 }
 
 const std::map<std::string, Probe>& probes() {
@@ -570,20 +562,12 @@ bool given(const Observations& o, ProbeSource s) {
 
 // What an item that reads anthro-v1 alone measures, for the reason it gives when the run spoke
 // none (an HTTP target, OpenAI-compatible or Messages API, or a capture of one).
-const std::map<std::string, const char*>& anthro_only_items() {
-  static const std::map<std::string, const char*> what = {
-      {"alpn", "the ALPN answer to a client that offers anthro-v1"},
-      {"connection-reuse", "requests per anthro-v1 connection"},
-      {"frame-decode-time", "the decrypt and verify time of anthro-v1 frames"},
-      {"ring-buffer-stall", "the anthro-v1 client's receive ring"},
-      {"server-stall", "the token gaps of anthro-v1 streams"},
-      {"cancel-latency", "a CANCEL's cancelled RESPONSE (HTTP has no CANCEL: its client closes the connection)"},
-      {"frame-drops", "anthro-v1 frames refused, skipped or repeated"},
-      {"utf8-mismatch", "an anthro-v1 stream's text against the HTTP baseline's"},
-      {"connection-duration", "anthro-v1 connections"},
-      {"cancel-rate", "the CANCELs of anthro-v1 requests"},
-  };
-  return what;
+// (Each `anthro_only.<probe>` message in the catalogue.)
+bool anthro_only(const std::string& probe) {
+  static const char* const items[] = {"alpn",           "connection-reuse", "frame-decode-time",   "ring-buffer-stall",
+                                      "server-stall",   "cancel-latency",   "frame-drops",         "utf8-mismatch",
+                                      "connection-duration", "cancel-rate"};
+  return std::find(std::begin(items), std::end(items), probe) != std::end(items);
 }
 
 // An item its probe left with nothing measured says why, where more of the same run would never
@@ -597,41 +581,49 @@ void explain_nothing_measured(const ChecklistItem& item, const Observations& o, 
     ok += answered_ok(o, i);
   }
   if (sent == 0) return;
-  auto what = anthro_only_items().find(item.probe);
-  if (what != anthro_only_items().end() && anthro == 0) {
-    r.reason = "cannot apply: it measures " + std::string(what->second) + ", and none of the " + std::to_string(sent) +
-               " requests spoke anthro-v1 (they went over HTTP): more of them would not settle it; an anthro:// or "
-               "anthro+lab:// target, or a capture of one, would";
+  if (anthro_only(item.probe) && anthro == 0) {
+    r.reason_text = {Message("probe.anthro_only", {{"what", {Message("anthro_only." + item.probe)}}, {"sent", count(sent)}})};
   } else if (item.probe == "gpu-context-wait" && ok > 0) {
-    r.reason = "cannot apply: none of the " + std::to_string(ok) +
-               " answered requests carried the server's timing (context_wait_us): this server does not report its "
-               "GPU context wait, so more requests would not settle it";
+    r.reason_text = {Message("gpu_context_wait.no_timing", {{"ok", count(ok)}})};
   }
 }
 
 }  // namespace
 
-ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
+namespace {
+
+ItemResult judge_item(const ChecklistItem& item, const Observations& o) {
   ItemResult r;
   r.id = item.id;
   r.threshold = threshold_text(item);
   if (item.probe == "manual") {
     r.verdict = Verdict::Manual;
-    r.reason = "a person checks this item and ticks it with a note";
+    r.reason_text = {Message("probe.manual")};
     return r;
   }
   for (ProbeSource s : item.sources)
     if (given(o, s)) r.sources.push_back(s);
   if (r.sources.empty()) {
-    std::string would;
-    for (ProbeSource s : item.sources) would += (would.empty() ? "" : " or ") + std::string(to_string(s));
+    MessageText would;  // "live or capture"
+    for (auto s = item.sources.rbegin(); s != item.sources.rend(); ++s) {
+      Message name("source." + std::string(to_string(*s)));
+      would = would.empty() ? MessageText{name} : MessageText{Message("list.or", {{"first", {name}}, {"rest", would}})};
+    }
     r.verdict = Verdict::Inconclusive;
     r.need_more = std::max<std::size_t>(item.min_n, 1);
-    r.reason = "not measured: a " + would + " source would measure it";
+    r.reason_text = {Message("probe.not_measured", {{"sources", would}})};
     return r;
   }
   (*find_probe(item.probe))(item, o, r);  // the checklist's reader refused any other name
   if (r.verdict == Verdict::Inconclusive && r.n == 0) explain_nothing_measured(item, o, r);
+  return r;
+}
+
+}  // namespace
+
+ItemResult evaluate_item(const ChecklistItem& item, const Observations& o) {
+  ItemResult r = judge_item(item, o);
+  r.reason = render(r.reason_text);
   return r;
 }
 

@@ -28,6 +28,14 @@ inline std::string threshold_text(const ChecklistItem& item) {
   return out;
 }
 
+inline std::string count(std::size_t n) { return std::to_string(n); }
+
+// A unit word of a checklist ("requests") in the catalogue's words when it has them.
+inline MessageText unit_text(const std::string& word) {
+  if (has_message("unit." + word)) return {Message("unit." + word)};
+  return {Message("plain", {{"text", word}})};
+}
+
 // Collects an item's verdict: enough samples, then each threshold the statistics cross.
 class Judge {
  public:
@@ -39,8 +47,9 @@ class Judge {
     if (n >= item_.min_n && n > 0) return true;
     r_.verdict = Verdict::Inconclusive;
     r_.need_more = std::max<std::size_t>(item_.min_n, 1) - n;
-    r_.reason = "need " + std::to_string(r_.need_more) + " more " + (item_.n_unit.empty() ? "samples" : item_.n_unit) +
-                " (have " + std::to_string(n) + ")";
+    r_.reason_text = {Message("probe.need_more", {{"need", count(r_.need_more)},
+                                                  {"unit", unit_text(item_.n_unit.empty() ? "samples" : item_.n_unit)},
+                                                  {"have", count(n)}})};
     return false;
   }
 
@@ -52,33 +61,32 @@ class Judge {
   }
 
   // `value` against the threshold `name`; `what` describes the value for the reason line.
-  void check(std::string_view name, double value, const std::string& what) {
+  void check(std::string_view name, double value, Message what) {
     const Threshold* t = item_.threshold(name);
     if (!t || !t->crossed(value)) return;
     if (severity(t->verdict) > severity(verdict_)) verdict_ = t->verdict;
-    crossed_.push_back(what + " " + number(value) + (t->unit.empty() ? "" : " " + t->unit) +
-                       (t->compare == Compare::Above ? " > " : " < ") + number(t->value));
+    crossed_.push_back(Message("probe.crossed", {{"what", {std::move(what)}},
+                                                 {"value", number(value)},
+                                                 {"unit", t->unit.empty() ? MessageText{} : MessageText{Message("probe.unit", {{"unit", unit_text(t->unit)}})}},
+                                                 {"compare", t->compare == Compare::Above ? ">" : "<"},
+                                                 {"limit", number(t->value)}}));
   }
-  void flag(Verdict v, const std::string& why) {
+  void flag(Verdict v, Message why) {
     if (severity(v) > severity(verdict_)) verdict_ = v;
-    crossed_.push_back(why);
+    crossed_.push_back(std::move(why));
   }
 
-  void finish(const std::string& pass_reason) {
+  void finish(MessageText pass_reason) {
     r_.verdict = verdict_;
-    if (verdict_ == Verdict::Pass) {
-      r_.reason = pass_reason;
-      return;
-    }
-    r_.reason.clear();
-    for (const auto& c : crossed_) r_.reason += (r_.reason.empty() ? "" : "; ") + c;
+    r_.reason_text = verdict_ == Verdict::Pass ? std::move(pass_reason) : crossed_;
   }
+  void finish(Message pass_reason) { finish(MessageText{std::move(pass_reason)}); }
 
  private:
   const ChecklistItem& item_;
   ItemResult& r_;
   Verdict verdict_ = Verdict::Pass;
-  std::vector<std::string> crossed_;
+  MessageText crossed_;
 };
 
 using Probe = std::function<void(const ChecklistItem&, const Observations&, ItemResult&)>;
@@ -128,6 +136,9 @@ inline bool ring_full(const Observations& o, const ObservedRequest& q) {
 }
 
 inline std::string pct(double fraction) { return number(fraction * 100) + " %"; }
+
+// Adds a message to the item's reason ("; " between).
+inline void add_reason(ItemResult& r, Message m) { r.reason_text.push_back(std::move(m)); }
 
 // Any checklist's probe (evaluate.cpp holds the latency checklist's), or one a wire format
 // registered; null when none has it.

@@ -6,6 +6,10 @@
 #include "http2/format.h"
 #include "layerzero/format.h"
 #include "tokenstream/format.h"
+#include "diagnosis/diagnosis.h"
+#include "profile/profile.h"
+#include "rollout/gates.h"
+#include "util/message.h"
 
 namespace anthro {
 
@@ -16,6 +20,13 @@ void register_builtin_formats() {
   register_session_affinity();
   register_token_stream();
   lz::register_layer_zero();
+}
+
+// Core's own texts, then the formats' (each registers its own as it registers its profile).
+void load_builtin_messages() {
+  register_diagnosis_messages();
+  register_rollout_messages();
+  (void)profiles();
 }
 
 }  // namespace anthro

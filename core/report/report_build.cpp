@@ -202,7 +202,7 @@ std::optional<ReportChart> item_chart(const json& item, const ChecklistItem* kno
   for (const auto& v : item["samples"])
     if (v.is_number()) c.samples.push_back(v.get<double>());
   c.points = c.drawn = c.samples.size();
-  c.x_label = str(item, "statistic_name") + (str(item, "unit").empty() ? "" : " (" + str(item, "unit") + ")");
+  c.x_label = name_in("statistic.", str(item, "statistic_name"), lang) + (str(item, "unit").empty() ? "" : " (" + str(item, "unit") + ")");
   if (known)
     for (const auto& t : known->thresholds) c.lines.push_back({t.value, t.name + " " + Builder::num(json(t.value), 4, t.unit)});
   return c;
@@ -228,10 +228,10 @@ void build_diagnosis(Builder& b, const json& d) {
     ReportSection s;
     s.heading = (known ? known->title.in(doc.lang) : str(item, "title")) + " (" + report_code(str(item, "id")) + ")";
     s.verdict = v;
-    b.fact(s, "Evidence", str(item, "evidence"));
-    if (const json* cause = cause_of(item)) b.fact(s, "Caused by", report_code(str(*cause, "id")) + ": " + str(*cause, "evidence"));
+    b.fact(s, "Evidence", b.text(item, "evidence"));
+    if (const json* cause = cause_of(item)) b.fact(s, "Caused by", report_code(str(*cause, "id")) + ": " + b.text(*cause, "evidence"));
     if (item.contains("statistic") && !item["statistic"].is_null())
-      b.fact(s, "Statistic", str(item, "statistic_name") + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
+      b.fact(s, "Statistic", name_in("statistic.", str(item, "statistic_name"), doc.lang) + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
     b.fact(s, "Samples", Builder::num(item.value("n", json(nullptr))));
     if (item.value("need_more", 0) > 0) b.fact(s, "Need more", Builder::num(item["need_more"]));
     b.fact(s, "Threshold", str(item, "threshold"));
@@ -239,7 +239,7 @@ void build_diagnosis(Builder& b, const json& d) {
     b.fact(s, "Note", str(item, "note"));
     if (auto chart = item_chart(item, known, doc.lang)) s.charts.push_back(b.add_chart(std::move(*chart)));
     if (v == Verdict::Warn || v == Verdict::Fail || v == Verdict::Inconclusive)
-      lines.emplace_back(v, b.verdict(v) + " — " + s.heading + ": " + str(item, "evidence") + caused_by_text(b, item));
+      lines.emplace_back(v, b.verdict(v) + " — " + s.heading + ": " + b.text(item, "evidence") + caused_by_text(b, item));
     items.children.push_back(std::move(s));
   }
   std::string tally;
@@ -298,7 +298,7 @@ ReportSection stage_section(Builder& b, const json& stage, const std::string& la
     gates.rows.push_back({report_code(str(g, "id")), b.verdict(verdict_of(g)), Builder::num(g.value("statistic", json(nullptr)), 4, unit),
                           interval, Builder::num(g.value("n", json(nullptr))),
                           str(g, "comparison") + " " + Builder::num(g.value("threshold", json(nullptr)), 6, unit),
-                          str(g, "reason")});
+                          b.text(g, "reason")});
     ForestRow row;
     row.label = str(g, "id");
     row.statistic = number(g.value("statistic", json(nullptr))).value_or(NAN);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
+#include "util/message_json.h"
 
 namespace anthro::report_detail {
 
@@ -22,6 +23,9 @@ class Builder {
   // A label in the report's language (it must be one of report_labels()).
   std::string tr(const std::string& english) const;
   std::string verdict(Verdict v) const { return tr(to_string(v)); }
+  // A core text of the result (`evidence`, `reason`) in the report's language: its messages
+  // rendered, else the English string.
+  std::string text(const json& o, const std::string& key) const { return rendered_text(o, key, doc_.lang); }
 
   // Numbers as a person reads them: "—" for null, units after.
   static std::string num(const json& v, int digits = 4, const std::string& unit = "");

@@ -261,7 +261,7 @@ void build_analysis(Builder& b, const json& d) {
   std::vector<std::pair<Verdict, std::string>> findings;
   for (const auto& f : d.value("findings", json::array())) {
     Verdict v = parse_verdict(str(f, "verdict")).value_or(Verdict::Inconclusive);
-    findings.emplace_back(v, b.verdict(v) + " — " + report_code(str(f, "id")) + ": " + str(f, "evidence"));
+    findings.emplace_back(v, b.verdict(v) + " — " + report_code(str(f, "id")) + ": " + b.text(f, "evidence"));
     if (!doc.verdict || severity(v) > severity(*doc.verdict)) doc.verdict = v;
   }
   std::stable_sort(findings.begin(), findings.end(), [](const auto& a, const auto& c) { return severity(a.first) > severity(c.first); });

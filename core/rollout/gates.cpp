@@ -17,25 +17,38 @@ std::string pct(double v) {
   return buf;
 }
 
+// "; need N more trials" or what can never be proven.
+Message more_trials(const std::optional<std::uint64_t>& need, const char* never_id) {
+  return need ? Message("gate.need_trials", {{"need", std::to_string(*need)}}) : Message(never_id);
+}
+
 }  // namespace
+
+void set_reason(GateResult& g, MessageText text) {
+  g.reason = render(text);
+  g.reason_text = std::move(text);
+}
+
+void add_reason(GateResult& g, Message m) {
+  g.reason_text.push_back(std::move(m));
+  g.reason = render(g.reason_text);
+}
 
 GateResult judge_rate(std::uint64_t successes, std::uint64_t n, double target) {
   GateResult g;
   g.n = n;
   g.statistic = n ? static_cast<double>(successes) / static_cast<double>(n) : 0;
   g.interval = wilson(successes, n);
-  std::string seen = std::to_string(successes) + "/" + std::to_string(n) + ", 95 % bounds " + pct(g.interval.low) +
-                     "–" + pct(g.interval.high) + " against " + pct(target);
+  Message seen("gate.rate", {{"count", std::to_string(successes)}, {"n", std::to_string(n)}, {"low", pct(g.interval.low)},
+                             {"high", pct(g.interval.high)}, {"target", pct(target)}});
+  set_reason(g, {seen});
   if (n > 0 && g.interval.low >= target) {
     g.verdict = Verdict::Pass;
-    g.reason = seen;
   } else if (n > 0 && g.interval.high < target) {
     g.verdict = Verdict::Fail;
-    g.reason = seen;
   } else {
     g.need_more = trials_needed(successes, n, target);
-    g.reason = seen + (g.need_more ? "; need " + std::to_string(*g.need_more) + " more trials"
-                                   : "; no number of further trials can prove it");
+    add_reason(g, more_trials(g.need_more, "gate.no_trials_prove"));
   }
   return g;
 }
@@ -44,10 +57,9 @@ GateResult judge_bad_rate(std::uint64_t bad, std::uint64_t n, double limit) {
   GateResult g = judge_rate(n - std::min(bad, n), n, 1 - limit);
   g.statistic = n ? static_cast<double>(bad) / static_cast<double>(n) : 0;
   g.interval = {1 - g.interval.high, 1 - g.interval.low};
-  std::string seen = std::to_string(bad) + "/" + std::to_string(n) + ", 95 % bounds " + pct(g.interval.low) + "–" +
-                     pct(g.interval.high) + " against " + pct(limit);
-  if (g.verdict != Verdict::Inconclusive) g.reason = seen;
-  else g.reason = seen + (g.need_more ? "; need " + std::to_string(*g.need_more) + " more trials" : "; cannot be proven");
+  set_reason(g, {Message("gate.rate", {{"count", std::to_string(bad)}, {"n", std::to_string(n)}, {"low", pct(g.interval.low)},
+                                       {"high", pct(g.interval.high)}, {"target", pct(limit)}})});
+  if (g.verdict == Verdict::Inconclusive) add_reason(g, more_trials(g.need_more, "gate.cannot_prove"));
   return g;
 }
 
@@ -71,7 +83,7 @@ GateResult judge_latency(std::span<const double> candidate_in, std::span<const d
   g.n = std::min(candidate.size(), baseline.size());
   if (g.n < min_n) {
     g.need_more = min_n - g.n;
-    g.reason = "need " + std::to_string(*g.need_more) + " more samples on each side";
+    set_reason(g, {Message("gate.need_each_side", {{"need", std::to_string(*g.need_more)}})});
     return g;
   }
   std::vector<double> shrunk(candidate.begin(), candidate.end());
@@ -84,11 +96,11 @@ GateResult judge_latency(std::span<const double> candidate_in, std::span<const d
   double limit = 1 + margin;
   double at_or_under = static_cast<double>(std::count_if(ratios.begin(), ratios.end(), [&](double r) { return !(r > limit); }));
   g.worse_p = std::min({1.0, shift.p, 2 * at_or_under / static_cast<double>(ratios.size())});
-  char line[200];
-  std::snprintf(line, sizeof line, "P99 ratio %.3f (95 %% interval %.3f–%.3f, limit %.3f); shift p = %.3g", g.statistic,
-                g.interval.low, g.interval.high, limit, shift.p);
-  g.reason = line;
-  if (better == Better::Higher) g.reason += " (on the time per unit)";
+  Message line("gate.latency", {{"ratio", message_printf("%.3f", g.statistic)}, {"low", message_printf("%.3f", g.interval.low)},
+                                {"high", message_printf("%.3f", g.interval.high)}, {"limit", message_printf("%.3f", limit)}});
+  Message shift_p("gate.shift_p", {{"p", message_printf("%.3g", shift.p)}});
+  if (better == Better::Higher) shift_p = Message("gate.per_unit", {{"what", {shift_p}}});
+  set_reason(g, {line, shift_p});
   if (shift.p < 0.05 || g.interval.low > limit) g.verdict = Verdict::Fail;
   else if (g.interval.high <= limit) g.verdict = Verdict::Pass;
   else g.verdict = Verdict::Inconclusive;
@@ -108,12 +120,10 @@ GateResult judge_rate_difference(std::uint64_t bad_candidate, std::uint64_t n_ca
   if (lower_at(0) <= margin) high = 0;
   for (int i = 0; i < 100 && high - low > 1e-9; ++i) (lower_at((low + high) / 2) > margin ? low : high) = (low + high) / 2;
   g.worse_p = 0.5 * std::erfc(low / std::sqrt(2.0));
-  char line[200];
-  std::snprintf(line, sizeof line, "%llu/%llu against %llu/%llu: difference %+.4g (95 %% bounds %+.4g to %+.4g, margin %.4g)",
-                static_cast<unsigned long long>(bad_candidate), static_cast<unsigned long long>(n_candidate),
-                static_cast<unsigned long long>(bad_baseline), static_cast<unsigned long long>(n_baseline), g.statistic,
-                g.interval.low, g.interval.high, margin);
-  g.reason = line;
+  set_reason(g, {Message("gate.rate_difference", {{"bad_candidate", std::to_string(bad_candidate)}, {"n_candidate", std::to_string(n_candidate)},
+                                                 {"bad_baseline", std::to_string(bad_baseline)}, {"n_baseline", std::to_string(n_baseline)},
+                                                 {"difference", message_printf("%+.4g", g.statistic)}, {"low", message_printf("%+.4g", g.interval.low)},
+                                                 {"high", message_printf("%+.4g", g.interval.high)}, {"margin", message_printf("%.4g", margin)}})});
   if (n_candidate == 0 || n_baseline == 0) g.verdict = Verdict::Inconclusive;
   else if (g.interval.low > margin) g.verdict = Verdict::Fail;
   else if (g.interval.high <= margin) g.verdict = Verdict::Pass;
@@ -152,24 +162,80 @@ GateResult judge_p99_below(std::span<const double> samples, double bound, std::s
   std::sort(sorted.begin(), sorted.end());
   if (g.n < std::max<std::size_t>(min_n, 1)) {
     g.need_more = std::max<std::size_t>(min_n, 1) - g.n;
-    g.reason = "need " + std::to_string(*g.need_more) + " more samples";
+    set_reason(g, {Message("gate.need_samples", {{"need", std::to_string(*g.need_more)}})});
     return g;
   }
   g.statistic = percentile(sorted, 99);
   g.interval = quantile_bounds(sorted, 0.99);
-  char line[200];
-  std::snprintf(line, sizeof line, "P99 %.1f (95 %% bounds %.1f–%.1f) against < %.1f, n = %zu", g.statistic,
-                g.interval.low, g.interval.high, bound, g.n);
-  g.reason = line;
+  set_reason(g, {Message("gate.p99_below", {{"p99", message_printf("%.1f", g.statistic)}, {"low", message_printf("%.1f", g.interval.low)},
+                                           {"high", message_printf("%.1f", g.interval.high)}, {"bound", message_printf("%.1f", bound)}, {"n", std::to_string(g.n)}})});
   if (g.interval.high < bound) {
     g.verdict = Verdict::Pass;
   } else if (g.interval.low >= bound) {
     g.verdict = Verdict::Fail;
   } else {
     g.need_more = samples_needed(sorted, bound);
-    g.reason += g.need_more ? "; need " + std::to_string(*g.need_more) + " more samples" : "; cannot be proven";
+    add_reason(g, g.need_more ? Message("gate.need_samples", {{"need", std::to_string(*g.need_more)}}) : Message("gate.cannot_prove"));
   }
   return g;
 }
+
+namespace {
+
+const MessageTemplate kRolloutMessages[] = {
+    {"gate.rate", "{count}/{n}, 95 % bounds {low}–{high} against {target}", "{count}/{n}，95 % 区间 {low}–{high}，目标 {target}"},
+    {"gate.need_trials", "need {need} more trials", "还需 {need} 次试验"},
+    {"gate.no_trials_prove", "no number of further trials can prove it", "再多的试验也无法证明"},
+    {"gate.cannot_prove", "cannot be proven", "无法证明"},
+    {"gate.need_each_side", "need {need} more samples on each side", "每侧还需 {need} 个样本"},
+    {"gate.need_samples", "need {need} more samples", "还需 {need} 个样本"},
+    {"gate.latency", "P99 ratio {ratio} (95 % interval {low}–{high}, limit {limit})", "P99 比值 {ratio}（95 % 区间 {low}–{high}，上限 {limit}）"},
+    {"gate.shift_p", "shift p = {p}", "偏移 p = {p}"},
+    {"gate.per_unit", "{what} (on the time per unit)", "{what}（按单位时间计）"},
+    {"gate.rate_difference",
+     "{bad_candidate}/{n_candidate} against {bad_baseline}/{n_baseline}: difference {difference} (95 % bounds {low} to "
+     "{high}, margin {margin})",
+     "{bad_candidate}/{n_candidate} 对 {bad_baseline}/{n_baseline}：差值 {difference}（95 % 区间 {low} 至 {high}，容差 {margin}）"},
+    {"gate.no_item", "no checklist item {id}", "没有检查项 {id}"},
+    {"gate.item", "{id}: {verdict} — {reason}", "{id}：{verdict} — {reason}"},
+    {"gate.improvement", "P99 TTFT {baseline} ms → {candidate} ms: {change} % (90 % interval {low} % to {high} %)",
+     "P99 TTFT {baseline} ms → {candidate} ms：{change} %（90 % 区间 {low} % 至 {high} %）"},
+    {"gate.no_metrics", "no metrics source for the candidate: its /metrics is read to judge {what}",
+     "候选没有指标来源：需读取其 /metrics 以判定{what}"},
+    {"gate.rollback",
+     "{sessions} candidate sessions switched back in {seconds} s; {left} left open; fds {fds_before} → {fds_after}; "
+     "baseline served {requests} requests after the switch, {failed} failed",
+     "{sessions} 个候选会话在 {seconds} s 内切回；{left} 个仍打开；文件描述符 {fds_before} → {fds_after}；切换后基线处理了 "
+     "{requests} 个请求，{failed} 个失败"},
+    {"stage.more_trials", "{need} more trials", "还需 {need} 次试验"},
+    {"stage.more_samples", "{need} more samples", "还需 {need} 个样本"},
+    {"stage.gate_needs", "{id}: {what}", "{id}：{what}"},
+    {"stage.name", "stage {stage} ({name})", "阶段 {stage}（{name}）"},
+    // A plan's own text in both languages (its stage's rollback): each language shows its own.
+    {"translated", "{en}", "{zh_CN}"},
+    {"rollout.passed", "stages {stages} passed", "阶段 {stages} 已通过"},
+    {"rollout.passed_promoted", "stages {stages} passed ({promoted} let through by a person while inconclusive)",
+     "阶段 {stages} 已通过（{promoted} 在无定论时由人工放行）"},
+    {"rollout.rolled_back_paused", "paused rollout rolled back by a person before stage {stage}", "暂停的发布在阶段 {stage} 之前由人工回滚"},
+    {"rollout.rolled_back_by_person", "{stage}: rolled back by a person", "{stage}：由人工回滚"},
+    {"rollout.failed", "{stage} failed: {gates}; rolled back ({rollback})", "{stage} 失败：{gates}；已回滚（{rollback}）"},
+    {"rollout.paused_need", "paused at {stage}, need {need}", "暂停于{stage}，需要 {need}"},
+    {"rollout.paused_by_person", "paused by a person before stage {stage}", "在阶段 {stage} 之前由人工暂停"},
+    // rollout_text's lines.
+    {"text.rollout_arms", "  baseline  {baseline}\n  candidate {candidate}", "  基线  {baseline}\n  候选 {candidate}"},
+    {"text.rollout_stage", "stage {stage} {name} ({mode}, split {split} %, {requests} requests, candidate {candidate}): {verdict}",
+     "阶段 {stage} {name}（{mode}，分流 {split} %，{requests} 个请求，候选 {candidate}）：{verdict}"},
+    {"text.promoted", " (promoted by a person)", "（由人工放行）"},
+    {"text.threshold", ", threshold {threshold}", "，阈值 {threshold}"},
+    {"text.warning", "warning: {warning}", "警告：{warning}"},
+    {"text.rollback", "rollback: {seconds} s, {left} candidate sockets left, fds {fds_before} → {fds_after}",
+     "回滚：{seconds} s，剩余 {left} 个候选套接字，文件描述符 {fds_before} → {fds_after}"},
+    {"gate.p99_below", "P99 {p99} (95 % bounds {low}–{high}) against < {bound}, n = {n}",
+     "P99 {p99}（95 % 区间 {low}–{high}），要求 < {bound}，n = {n}"},
+};
+
+}  // namespace
+
+void register_rollout_messages() { register_messages(kRolloutMessages); }
 
 }  // namespace anthro

@@ -8,6 +8,7 @@
 
 #include "diagnosis/checklist.h"
 #include "rollout/statistics.h"
+#include "util/message.h"
 
 namespace anthro {
 
@@ -23,9 +24,16 @@ struct GateResult {
   // < 0.05 exactly when one of the two rules below fails the gate; rates, the one-sided p of
   // the difference being over the margin.
   std::optional<double> worse_p;
-  std::string reason;
+  std::string reason;       // in English (the JSON's `reason`)
+  MessageText reason_text;  // the same, to render in any language (util/message.h)
   std::string unit;  // of the statistic, when the gate's plan entry names none
 };
+
+// Sets the reason (both forms), or adds a message to it ("; " between).
+void set_reason(GateResult& g, MessageText text);
+void add_reason(GateResult& g, Message m);
+// The gates' texts in the message catalogue.
+void register_rollout_messages();
 
 // "rate ≥ target": pass when the lower one-sided 95 % Wilson bound reaches the target, fail when
 // the upper bound stays below it, else inconclusive with the trials still needed.

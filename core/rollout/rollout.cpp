@@ -78,7 +78,7 @@ GateResult item_gate(const std::string& id, const Observations& o) {
   GateResult g;
   const ChecklistItem* item = builtin_latency_checklist().item(id);
   if (!item) {
-    g.reason = "no checklist item " + id;
+    set_reason(g, {Message("gate.no_item", {{"id", id}})});
     return g;
   }
   ItemResult r = evaluate_item(*item, o);
@@ -87,7 +87,7 @@ GateResult item_gate(const std::string& id, const Observations& o) {
   g.interval = {std::nan(""), std::nan("")};  // an item has a threshold, not an interval
   g.statistic = r.statistic.value_or(0);
   if (r.need_more) g.need_more = r.need_more;
-  g.reason = id + ": " + std::string(to_string(r.verdict)) + " — " + r.reason;
+  set_reason(g, {Message("gate.item", {{"id", id}, {"verdict", to_string(r.verdict)}, {"reason", r.reason_text}})});
   // A flag of either kind fails a gate that asks the item to pass.
   if (r.verdict == Verdict::Pass) g.verdict = Verdict::Pass;
   else if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) g.verdict = Verdict::Fail;
@@ -101,7 +101,7 @@ GateResult recorded_improvement(const StageSamples& s, std::size_t min_n, std::u
   std::size_t need = std::max<std::size_t>(min_n, 20);
   if (g.n < need) {
     g.need_more = need - g.n;
-    g.reason = "need " + std::to_string(*g.need_more) + " more samples on each side";
+    set_reason(g, {Message("gate.need_each_side", {{"need", std::to_string(*g.need_more)}})});
     return g;
   }
   double ratio = percentile(s.ttft_candidate_ms, 99) / percentile(s.ttft_baseline_ms, 99);
@@ -109,11 +109,11 @@ GateResult recorded_improvement(const StageSamples& s, std::size_t min_n, std::u
   g.statistic = 1 - ratio;
   g.interval = {1 - r.high, 1 - r.low};
   g.verdict = Verdict::Pass;
-  char line[160];
-  std::snprintf(line, sizeof line, "P99 TTFT %.1f ms → %.1f ms: %+.1f %% (90 %% interval %+.1f %% to %+.1f %%)",
-                percentile(s.ttft_baseline_ms, 99), percentile(s.ttft_candidate_ms, 99), g.statistic * 100,
-                g.interval.low * 100, g.interval.high * 100);
-  g.reason = line;
+  set_reason(g, {Message("gate.improvement", {{"baseline", message_printf("%.1f", percentile(s.ttft_baseline_ms, 99))},
+                                             {"candidate", message_printf("%.1f", percentile(s.ttft_candidate_ms, 99))},
+                                             {"change", message_printf("%+.1f", g.statistic * 100)},
+                                             {"low", message_printf("%+.1f", g.interval.low * 100)},
+                                             {"high", message_printf("%+.1f", g.interval.high * 100)}})});
   return g;
 }
 
@@ -122,7 +122,7 @@ GateResult registered_gate(const PlanMetric& m, const std::function<std::string(
   if (metrics) return m.judge(metrics(), threshold);
   GateResult g;
   g.interval = {std::nan(""), std::nan("")};  // one reading: a value, not an estimate
-  g.reason = "no metrics source for the candidate: its /metrics is read to judge " + m.what;
+  set_reason(g, {Message("gate.no_metrics", {{"what", m.what}})});
   return g;
 }
 
@@ -132,13 +132,10 @@ GateResult rollback_gate(const RollbackRehearsal& r) {
   g.statistic = r.seconds;
   g.unit = "s";
   g.interval = {std::nan(""), std::nan("")};
-  char line[200];
-  std::snprintf(line, sizeof line,
-                "%u candidate sessions switched back in %.2f s; %d left open; fds %d → %d; baseline served %llu "
-                "requests after the switch, %llu failed",
-                r.sessions, r.seconds, r.candidate_sockets_after, r.fds_before, r.fds_after,
-                static_cast<unsigned long long>(r.requests_after), static_cast<unsigned long long>(r.failed_after));
-  g.reason = line;
+  set_reason(g, {Message("gate.rollback", {{"sessions", std::to_string(r.sessions)}, {"seconds", message_printf("%.2f", r.seconds)},
+                                          {"left", std::to_string(r.candidate_sockets_after)},
+                                          {"fds_before", std::to_string(r.fds_before)}, {"fds_after", std::to_string(r.fds_after)},
+                                          {"requests", std::to_string(r.requests_after)}, {"failed", std::to_string(r.failed_after)}})});
   if (!r.clean() || r.failed_after > 0) g.verdict = Verdict::Fail;
   else if (r.sessions == 0 || r.requests_after == 0) g.verdict = Verdict::Inconclusive;  // nothing was switched
   else g.verdict = Verdict::Pass;
@@ -175,6 +172,7 @@ class StageRunner {
   void judge() {
     r_.gates.clear();
     r_.need.clear();
+    r_.need_text.clear();
     r_.ttft_baseline = summarize(r_.samples.ttft_baseline_ms);
     r_.ttft_candidate = summarize(r_.samples.ttft_candidate_ms);
     bool failed = false, open = false;
@@ -186,9 +184,11 @@ class StageRunner {
       if (out.result.verdict == Verdict::Inconclusive) {
         open = true;
         const auto& more = out.result.need_more;
-        r_.need += (r_.need.empty() ? "" : "; ") + gate.id + ": " +
-                   (more ? std::to_string(*more) + (is_rate(gate.metric) ? " more trials" : " more samples")
-                         : out.result.reason);
+        MessageText what = more ? MessageText{Message(is_rate(gate.metric) ? "stage.more_trials" : "stage.more_samples",
+                                                      {{"need", std::to_string(*more)}})}
+                                : out.result.reason_text;
+        r_.need_text.push_back(Message("stage.gate_needs", {{"id", gate.id}, {"what", what}}));
+        r_.need = render(r_.need_text);
       }
       r_.gates.push_back(std::move(out));
     }
@@ -389,12 +389,24 @@ void emit(const RolloutConfig& c, std::mutex& m, RolloutEvent::Kind kind, std::s
 }
 
 std::string stage_name(const StageResult& s) { return "stage " + std::to_string(s.index + 1) + " (" + s.name + ")"; }
+Message stage_named(const StageResult& s) {
+  return Message("stage.name", {{"stage", std::to_string(s.index + 1)}, {"name", s.name}});
+}
 
-std::string failed_gates(const StageResult& s) {
-  std::string out;
+MessageText failed_gates(const StageResult& s) {
+  MessageText out;
   for (const auto& g : s.gates)
-    if (g.result.verdict == Verdict::Fail) out += (out.empty() ? "" : "; ") + g.id + ": " + g.result.reason;
+    if (g.result.verdict == Verdict::Fail) out.push_back(Message("stage.gate_needs", {{"id", g.id}, {"what", g.result.reason_text}}));
   return out;
+}
+
+Message translated(const LocalizedText& t) {
+  return Message("translated", {{"en", t.en}, {"zh_CN", t.zh_CN.empty() ? t.en : t.zh_CN}});
+}
+
+void set_message(RolloutResult& r, Message m) {
+  r.message_text = {std::move(m)};
+  r.message = render(r.message_text);
 }
 
 // Runs a stage's batches until Argo's loop settles it: pass, fail beyond failureLimit,
@@ -455,14 +467,14 @@ RollbackRehearsal roll_back_now(const std::string& candidate, int fds_before, do
   return r;
 }
 
-std::string passed_message(const RolloutResult& r) {
+Message passed_message(const RolloutResult& r) {
   std::string ran, promoted;
   for (const auto& s : r.stages) {
     ran += (ran.empty() ? "" : ", ") + std::to_string(s.index + 1);
     if (s.promoted) promoted += (promoted.empty() ? "" : ", ") + std::to_string(s.index + 1);
   }
-  return "stages " + ran + " passed" +
-         (promoted.empty() ? "" : " (" + promoted + " let through by a person while inconclusive)");
+  if (promoted.empty()) return Message("rollout.passed", {{"stages", ran}});
+  return Message("rollout.passed_promoted", {{"stages", ran}, {"promoted", promoted}});
 }
 
 Result<bool> check_targets(const RolloutConfig& c) {
@@ -523,13 +535,14 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
   r.state = RolloutState::Passed;
   r.stopped_at.reset();
   r.message.clear();
+  r.message_text.clear();
   std::mutex events;
   const double t0 = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
   if (c.resume && c.control && c.control->roll_back) {  // a person rolls back a paused rollout: nothing more runs
     r.rollback = roll_back_now(c.candidate, open_fd_count(), 0, 0);
     r.state = RolloutState::RolledBack;
     r.stopped_at = first;
-    r.message = "paused rollout rolled back by a person before stage " + std::to_string(first + 1);
+    set_message(r, Message("rollout.rolled_back_paused", {{"stage", std::to_string(first + 1)}}));
     emit(c, events, RolloutEvent::Kind::Finished, first, r.message);
     return r;
   }
@@ -560,24 +573,26 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
       r.rollback = roll_back_now(sr.candidate, fds_before, drain_s, connections);
       r.state = person_rolls_back ? RolloutState::RolledBack : RolloutState::Failed;
       r.stopped_at = k;
-      r.message = person_rolls_back ? stage_name(sr) + ": rolled back by a person"
-                                    : stage_name(sr) + " failed: " + failed_gates(sr) + "; rolled back (" + stage.rollback.en + ")";
+      set_message(r, person_rolls_back
+                         ? Message("rollout.rolled_back_by_person", {{"stage", {stage_named(sr)}}})
+                         : Message("rollout.failed", {{"stage", {stage_named(sr)}}, {"gates", failed_gates(sr)},
+                                                      {"rollback", {translated(stage.rollback)}}}));
       break;
     }
     if (sr.verdict == Verdict::Inconclusive) {
       r.state = RolloutState::Paused;
       r.stopped_at = k;
-      r.message = "paused at " + stage_name(sr) + ", need " + sr.need;
+      set_message(r, Message("rollout.paused_need", {{"stage", {stage_named(sr)}}, {"need", sr.need_text}}));
       break;
     }
     if (c.control && c.control->pause && k < last) {
       r.state = RolloutState::Paused;
       r.stopped_at = k + 1;
-      r.message = "paused by a person before stage " + std::to_string(k + 2);
+      set_message(r, Message("rollout.paused_by_person", {{"stage", std::to_string(k + 2)}}));
       break;
     }
   }
-  if (r.state == RolloutState::Passed) r.message = passed_message(r);
+  if (r.state == RolloutState::Passed) set_message(r, passed_message(r));
   emit(c, events, RolloutEvent::Kind::Finished, r.stopped_at.value_or(last), r.message);
   return r;
 }

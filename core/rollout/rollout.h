@@ -67,6 +67,7 @@ struct StageResult {
   bool promoted = false;  // a person let it through while inconclusive
   std::vector<std::string> warnings;
   std::string need;  // inconclusive: what more it needs, for a person ("connection-success: 26053 more trials")
+  MessageText need_text;  // the same, to render in any language
 };
 
 struct RolloutResult {
@@ -84,6 +85,7 @@ struct RolloutResult {
   std::optional<std::size_t> stopped_at;  // the stage that failed or paused
   std::optional<RollbackRehearsal> rollback;  // after a failure or a person's "roll back"
   std::string message;  // "paused at stage 1 (shadow): need …", "stage 4 (region) failed: …"
+  MessageText message_text;  // the same, to render in any language
 };
 
 // What a person asks of a running rollout (the GUI's buttons; the CLI's SIGINT). Another

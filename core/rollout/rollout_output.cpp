@@ -7,6 +7,7 @@
 #include "metrics/request_json.h"
 #include "rollout/rollout.h"
 #include "util/json.h"
+#include "util/message_json.h"
 
 namespace anthro {
 
@@ -52,7 +53,8 @@ json gate_json(const GateOutcome& g) {
           {"verdict", to_string(r.verdict)},
           {"need_more", json_or_null(r.need_more)},
           {"p_value", json_or_null(r.p_value)},
-          {"reason", r.reason}};
+          {"reason", r.reason},
+          {"reason_messages", messages_json(r.reason_text)}};
 }
 
 json stage_json(const StageResult& s, std::string_view lang) {
@@ -68,6 +70,7 @@ json stage_json(const StageResult& s, std::string_view lang) {
           {"verdict", to_string(s.verdict)},
           {"promoted", s.promoted},
           {"need", s.need},
+          {"need_messages", messages_json(s.need_text)},
           {"ttft_ms", {{"baseline", summary_json(s.ttft_baseline)}, {"candidate", summary_json(s.ttft_candidate)}}},
           {"gates", gates},
           {"rollback", rollback_json(s.rollback)},
@@ -103,6 +106,7 @@ class ResultReader {
     r.state = *state;
     if (!d.contains("stopped_at") || !d["stopped_at"].is_null()) r.stopped_at = stage_number(d, "stopped_at");
     r.message = d.value("message", std::string());
+    r.message_text = messages_from_json(d.value("message_messages", json::array()));
     const json& stages = field(d, "stages", json::value_t::array);
     for (std::size_t i = 0; i < stages.size(); ++i) {
       where_ = "stage " + std::to_string(i + 1) + ": ";
@@ -163,6 +167,7 @@ class ResultReader {
     s.verdict = *verdict;
     s.promoted = o.value("promoted", false);
     s.need = o.value("need", std::string());
+    s.need_text = messages_from_json(o.value("need_messages", json::array()));
     const json& samples = field(o, "samples", json::value_t::object);
     read_samples(samples, s.samples);
     s.ttft_baseline = summarize(s.samples.ttft_baseline_ms);
@@ -218,6 +223,7 @@ class ResultReader {
     if (o.contains("need_more") && o["need_more"].is_number_unsigned()) g.result.need_more = o["need_more"].get<std::uint64_t>();
     if (o.contains("p_value") && o["p_value"].is_number()) g.result.p_value = o["p_value"].get<double>();
     g.result.reason = o.value("reason", std::string());
+    g.result.reason_text = messages_from_json(o.value("reason_messages", json::array()));
     return g;
   }
 
@@ -265,6 +271,7 @@ std::string rollout_json(const RolloutResult& r, std::string_view lang) {
               {"state", to_string(r.state)},
               {"stopped_at", r.stopped_at ? json(*r.stopped_at + 1) : json(nullptr)},
               {"message", r.message},
+              {"message_messages", messages_json(r.message_text)},
               {"rollback", rollback_json(r.rollback)},
               {"stages", stages}};
   return dump_json(doc, 2);
@@ -281,25 +288,34 @@ Result<RolloutResult> parse_rollout_result(std::string_view text, const std::str
   }
 }
 
+// A text the result keeps in English and as messages, in `lang` (English: the very text kept).
+std::string in_lang(const std::string& english, const MessageText& text, std::string_view lang) {
+  return lang == "en" || text.empty() ? english : render(text, lang, english);
+}
+
 std::string rollout_text(const RolloutResult& r, std::string_view lang) {
-  std::string out = r.plan_title.in(lang) + "\n  baseline  " + r.baseline + "\n  candidate " + r.candidate + "\n";
+  auto say = [lang](const char* id, std::vector<MessageArg> args) { return render(Message(id, std::move(args)), lang); };
+  std::string out = r.plan_title.in(lang) + "\n" + say("text.rollout_arms", {{"baseline", r.baseline}, {"candidate", r.candidate}}) + "\n";
   for (const auto& s : r.stages) {
-    out += "\nstage " + std::to_string(s.index + 1) + " " + s.name + " (" + to_string(s.mode) + ", split " +
-           format("%g", s.split * 100) + " %, " + std::to_string(s.samples.workload) + " requests, candidate " +
-           s.candidate + "): " + to_string(s.verdict) + (s.promoted ? " (promoted by a person)" : "") + "\n";
+    out += "\n" + say("text.rollout_stage", {{"stage", std::to_string(s.index + 1)}, {"name", s.name}, {"mode", to_string(s.mode)},
+                                             {"split", format("%g", s.split * 100)}, {"requests", std::to_string(s.samples.workload)},
+                                             {"candidate", s.candidate}, {"verdict", to_string(s.verdict)}}) +
+           (s.promoted ? say("text.promoted", {}) : "") + "\n";
     for (const auto& g : s.gates) {
       const GateResult& x = g.result;
       std::string interval = std::isnan(x.interval.low) ? "" : " [" + figure(x.interval.low, g.unit) + ", " + figure(x.interval.high, g.unit) + "]";
       out += "  " + std::string(to_string(x.verdict)) + "\t" + g.id + ": " + figure(x.statistic, g.unit) + interval + ", n = " + std::to_string(x.n) +
-             (g.threshold ? ", threshold " + figure(*g.threshold, g.unit) : "") + " — " + x.reason + "\n";
+             (g.threshold ? say("text.threshold", {{"threshold", figure(*g.threshold, g.unit)}}) : "") + " — " +
+             in_lang(x.reason, x.reason_text, lang) + "\n";
     }
-    for (const auto& w : s.warnings) out += "  warning: " + w + "\n";
+    for (const auto& w : s.warnings) out += "  " + say("text.warning", {{"warning", w}}) + "\n";
   }
   if (r.rollback)
-    out += format("\nrollback: %.2f s", r.rollback->seconds) + ", " + std::to_string(r.rollback->candidate_sockets_after) +
-           " candidate sockets left, fds " + std::to_string(r.rollback->fds_before) + " → " +
-           std::to_string(r.rollback->fds_after) + "\n";
-  out += "\n" + r.message + "\n";
+    out += "\n" + say("text.rollback", {{"seconds", format("%.2f", r.rollback->seconds)},
+                                        {"left", std::to_string(r.rollback->candidate_sockets_after)},
+                                        {"fds_before", std::to_string(r.rollback->fds_before)},
+                                        {"fds_after", std::to_string(r.rollback->fds_after)}}) + "\n";
+  out += "\n" + in_lang(r.message, r.message_text, lang) + "\n";
   return out;
 }
 

@@ -45,21 +45,20 @@ HeaderFaults header_faults(const Observations& o, std::initializer_list<TokenStr
 }
 
 void judge_header(const ChecklistItem& item, const Observations& o, ItemResult& r,
-                  std::initializer_list<TokenStreamField> fields, const std::string& pass) {
+                  std::initializer_list<TokenStreamField> fields, const char* pass_id) {
   Judge j(item, r);
   HeaderFaults h = header_faults(o, fields);
   if (!j.enough(h.n)) return;
   j.show("requests with a header the profile refuses", static_cast<double>(h.faulty), "requests");
   j.check("requests", static_cast<double>(h.faulty),
-          "requests sent with a header the profile refuses, e.g. " + h.example + ", " + std::to_string(h.refused) +
-              " of them answered 400/401:");
+          Message("ts.header_refused", {{"example", h.example}, {"refused", count(h.refused)}}));
   keep_refs(r, std::move(h.refs));
-  j.finish(pass + " (" + std::to_string(h.n) + " requests)");
+  j.finish(Message(pass_id, {{"n", count(h.n)}}));
 }
 
 // Token stream spec §5.1 row 1: X-Claude-Token-Alignment missing or not 4.
 void alignment_header(const ChecklistItem& item, const Observations& o, ItemResult& r) {
-  judge_header(item, o, r, {TokenStreamField::Alignment}, "every request sent X-Claude-Token-Alignment: 4");
+  judge_header(item, o, r, {TokenStreamField::Alignment}, "ts.alignment_header.pass");
 }
 
 // Token stream spec §5.1 row 3, and the signed int64 or BigInt id of "where the seed contradicts
@@ -67,7 +66,7 @@ void alignment_header(const ChecklistItem& item, const Observations& o, ItemResu
 // tenant is not the request's.
 void context_id(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   judge_header(item, o, r, {TokenStreamField::ContextId, TokenStreamField::TenantId},
-               "every X-Claude-Context-ID was a plain decimal u64 of the request's tenant");
+               "ts.context_id.pass");
 }
 
 // Token stream spec §5.1 row 2: the binary body read as text. Only a client that says so shows it:
@@ -86,9 +85,9 @@ void text_decoding(const ChecklistItem& item, const Observations& o, ItemResult&
   if (!j.enough(n)) return;
   j.show("replies the client read as text", static_cast<double>(reported), "replies");
   j.check("replies", static_cast<double>(reported),
-          "replies followed by the client's JSON parse error report (it decoded u32 ids with a TextDecoder):");
+          Message("ts.text_decoding.crossed"));
   keep_refs(r, std::move(refs));
-  j.finish("no client reported reading a token stream as text (" + std::to_string(n) + " replies)");
+  j.finish(Message("ts.text_decoding.pass", {{"n", count(n)}}));
 }
 
 // Token stream spec §4.4 and §5.1 row 4: a 429 whose Retry-After (milliseconds) is above 1000 says
@@ -115,11 +114,9 @@ void quota_429(const ChecklistItem& item, const Observations& o, ItemResult& r) 
   double rate = static_cast<double>(quota) / static_cast<double>(n);
   j.show("429s of a spent quota (Retry-After > 1000 ms)", rate, "");
   j.check("rate", rate,
-          std::to_string(quota) + " of " + std::to_string(n) + " requests answered 429 with Retry-After up to " +
-              std::to_string(longest) + " ms (the tenant's quota, not GPU memory): rate");
+          Message("ts.quota_429.crossed", {{"quota", count(quota)}, {"n", count(n)}, {"longest", count(longest)}}));
   keep_refs(r, std::move(refs));
-  j.finish(std::to_string(congestion) + " 429s of GPU memory (Retry-After ≤ 1000 ms), none of a spent quota, in " +
-           std::to_string(n) + " requests");
+  j.finish(Message("ts.quota_429.pass", {{"congestion", count(congestion)}, {"n", count(n)}}));
 }
 
 // Token stream spec §6: before full migration, fewer than 0.1 % of replies may take the degraded
@@ -141,10 +138,9 @@ void degraded_rate(const ChecklistItem& item, const Observations& o, ItemResult&
   double rate = static_cast<double>(degraded) / static_cast<double>(n);
   j.show("replies with the degraded marker", rate, "");
   j.check("rate", rate,
-          std::to_string(degraded) + " of " + std::to_string(n) + " replies carried the degraded marker 0xFFFFFFFE (" +
-              std::to_string(unannounced) + " without X-Claude-Backpressure): rate");
+          Message("ts.degraded_rate.crossed", {{"degraded", count(degraded)}, {"n", count(n)}, {"unannounced", count(unannounced)}}));
   keep_refs(r, std::move(refs));
-  j.finish("no reply took the degraded path (" + std::to_string(n) + " replies)");
+  j.finish(Message("ts.degraded_rate.pass", {{"n", count(n)}}));
 }
 
 }  // namespace
@@ -153,8 +149,41 @@ void degraded_rate(const ChecklistItem& item, const Observations& o, ItemResult&
 
 namespace anthro {
 
+namespace {
+
+const MessageTemplate kTokenStreamMessages[] = {
+    // Statistic names (ItemResult::statistic_name), shown through name_in.
+    {"statistic.429s of a spent quota (Retry-After > 1000 ms)", "429s of a spent quota (Retry-After > 1000 ms)", "配额耗尽的 429（Retry-After > 1000 ms）"},
+    {"statistic.replies the client read as text", "replies the client read as text", "客户端当作文本读取的回复"},
+    {"statistic.replies with the degraded marker", "replies with the degraded marker", "带降级标记的回复"},
+    {"statistic.requests with a header the profile refuses", "requests with a header the profile refuses", "带有该配置拒绝的请求头的请求"},
+    {"ts.header_refused", "requests sent with a header the profile refuses, e.g. {example}, {refused} of them answered 400/401:",
+     "发送了该配置拒绝的请求头的请求，例如 {example}，其中 {refused} 个得到 400/401 应答："},
+    {"ts.alignment_header.pass", "every request sent X-Claude-Token-Alignment: 4 ({n} requests)",
+     "每个请求都发送了 X-Claude-Token-Alignment: 4（{n} 个请求）"},
+    {"ts.context_id.pass", "every X-Claude-Context-ID was a plain decimal u64 of the request's tenant ({n} requests)",
+     "每个 X-Claude-Context-ID 都是属于该请求租户的十进制 u64（{n} 个请求）"},
+    {"ts.text_decoding.crossed",
+     "replies followed by the client's JSON parse error report (it decoded u32 ids with a TextDecoder):",
+     "之后客户端报告了 JSON 解析错误的回复（它用 TextDecoder 解码了 u32 id）："},
+    {"ts.text_decoding.pass", "no client reported reading a token stream as text ({n} replies)",
+     "没有客户端报告把令牌流当作文本读取（{n} 个回复）"},
+    {"ts.quota_429.crossed",
+     "{quota} of {n} requests answered 429 with Retry-After up to {longest} ms (the tenant's quota, not GPU memory): rate",
+     "{n} 个请求中有 {quota} 个得到 429，Retry-After 最长 {longest} ms（租户配额耗尽，而非 GPU 内存）：比率"},
+    {"ts.quota_429.pass", "{congestion} 429s of GPU memory (Retry-After ≤ 1000 ms), none of a spent quota, in {n} requests",
+     "{n} 个请求中有 {congestion} 个因 GPU 内存的 429（Retry-After ≤ 1000 ms），没有配额耗尽的 429"},
+    {"ts.degraded_rate.crossed",
+     "{degraded} of {n} replies carried the degraded marker 0xFFFFFFFE ({unannounced} without X-Claude-Backpressure): rate",
+     "{n} 个回复中有 {degraded} 个带有降级标记 0xFFFFFFFE（{unannounced} 个没有 X-Claude-Backpressure）：比率"},
+    {"ts.degraded_rate.pass", "no reply took the degraded path ({n} replies)", "没有回复走降级路径（{n} 个回复）"},
+};
+
+}  // namespace
+
 void register_token_stream_probes() {
   using namespace probe_kit;
+  register_messages(kTokenStreamMessages);
   const std::pair<const char*, Probe> kProbes[] = {
       {"ts-alignment-header", alignment_header}, {"ts-text-decoding", text_decoding},
       {"ts-context-id", context_id},             {"ts-quota-429", quota_429},

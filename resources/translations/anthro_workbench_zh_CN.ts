@@ -1843,10 +1843,6 @@
         <translation>请勾选一个来源：实时目标、抓包或本机。</translation>
     </message>
     <message>
-        <source>%1 items, %2 flagged; worst: %3</source>
-        <translation>共 %1 项，%2 项被标记；最差：%3</translation>
-    </message>
-    <message>
         <source>Diagnosis done</source>
         <translation>诊断完成</translation>
     </message>
@@ -1901,6 +1897,10 @@
     <message>
         <source>; %1 on the Messages API</source>
         <translation>；%1 适用于 Messages API</translation>
+    </message>
+    <message>
+        <source>%1 of %2 items run, %3 flagged; worst: %4</source>
+        <translation>已运行 %1/%2 项，%3 项被标记；最差：%4</translation>
     </message>
     <message>
         <source>Starting…</source>
@@ -3224,6 +3224,10 @@
     <message>
         <source>Environment, by target</source>
         <translation>环境变量（按目标）</translation>
+    </message>
+    <message>
+        <source>no RESPONSE</source>
+        <translation>没有 RESPONSE</translation>
     </message>
     <message>
         <source>%1 tokens/s, TTFT p50 %2 ms, p99 %3 ms</source>

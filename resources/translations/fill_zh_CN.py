@@ -325,6 +325,8 @@ ZH = {
     'A diagnosis is already running; cancel it first.': '已有诊断在运行；请先取消。',
     'Starting the capture on lo…': '正在 lo 上启动抓包…',
     '%1 items, %2 flagged; worst: %3': '共 %1 项，%2 项被标记；最差：%3',
+    '%1 of %2 items run, %3 flagged; worst: %4': '已运行 %1/%2 项，%3 项被标记；最差：%4',
+    'no RESPONSE': '没有 RESPONSE',
     'Diagnosis done': '诊断完成',
     "Writing the run's capture…": '正在写入本次运行的抓包…',
     'Diagnosis done; its capture failed, so evidence cannot jump to frames': '诊断完成；抓包失败，证据无法跳转到帧',

@@ -25,6 +25,7 @@
 #include "client_faults_box.h"
 #include "diagnosis_model.h"
 #include "diagnosis_page.h"
+#include "english_text.h"
 #include "evidence_chart.h"
 #include "evidence_view.h"
 #include "frame_table_model.h"
@@ -102,6 +103,7 @@ class TestDiagnosisPage : public QObject {
     QVERIFY(data_.isValid());
     qputenv("XDG_DATA_HOME", data_.path().toUtf8());  // the endpoint's generated credentials
   }
+  void cleanup() { gui::install_language("en"); }  // a test that failed in 简体中文 leaves English behind
 
   // stall=800@10: every stream pauses 800 ms at its tenth token; server-stall must warn, and
   // its evidence must open that stream's frames in the run's own capture.
@@ -184,6 +186,20 @@ class TestDiagnosisPage : public QObject {
     QCOMPARE(page->progressText(), QString("Diagnosis done"));
     gui::install_language("zh_CN");
     QTRY_COMPARE(page->progressText(), QString::fromUtf8("诊断完成"));
+    // Issue 41: in 简体中文 every reason the page shows — the list's and the evidence panel's,
+    // with its statistic — is Chinese, not core's English.
+    for (int row = 0; row < page->model()->rowCount(); ++row) {
+      const QString reason = page->model()->data(page->model()->index(row, DiagnosisModel::ReasonColumn), Qt::DisplayRole).toString();
+      const std::string english = test::english_run(reason.toStdString());
+      QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + reason));
+      page->selectItem(QString::fromStdString(page->model()->row(row).item.id));
+      for (const char* figure : {"reason", "statistic", "n"}) {
+        const QString shown = page->evidence()->figure(figure);
+        QVERIFY2(test::english_run(shown.toStdString()).empty(), qPrintable(QString(figure) + ": " + shown));
+      }
+    }
+    QVERIFY(page->model()->data(page->model()->index(page->model()->rowOf("cancel-not-sent"), DiagnosisModel::ReasonColumn),
+                                Qt::DisplayRole).toString().contains(QString::fromUtf8("客户端未发送 CANCEL 就放弃的流")));
     gui::install_language("en");
     QTRY_COMPARE(page->progressText(), QString("Diagnosis done"));
   }

@@ -99,6 +99,12 @@ bool recognise(ByteView first) {
   return as_text(first).substr(0, kHello.size()) == kHello;
 }
 
+// Its probe's texts, registered with it (util/message.h).
+const MessageTemplate kMessages[] = {
+    {"toy.crossed", "toy connections", "toy 连接"},
+    {"toy.pass", "{n} toy connections", "{n} 个 toy 连接"},
+};
+
 // How many connections spoke the toy format; the threshold warns above its value.
 void count_connections(const ChecklistItem& item, const Observations& o, ItemResult& r) {
   const Profile* toy = find_profile(kName);
@@ -107,8 +113,8 @@ void count_connections(const ChecklistItem& item, const Observations& o, ItemRes
   probe_kit::Judge judge(item, r);
   if (!judge.enough(n)) return;
   judge.show("connections", static_cast<double>(n), "");
-  judge.check("max", static_cast<double>(n), "toy connections");
-  judge.finish(std::to_string(n) + " toy connections");
+  judge.check("max", static_cast<double>(n), Message("toy.crossed"));
+  judge.finish(Message("toy.pass", {{"n", std::to_string(n)}}));
 }
 
 [[maybe_unused]] const bool registered = [] {
@@ -117,6 +123,7 @@ void count_connections(const ChecklistItem& item, const Observations& o, ItemRes
                            .dissect = [] { return std::unique_ptr<ConnectionDissector>(new Dissector); },
                            .describe = describe, .frame_types = kTypes, .columns = kColumns});
   probe_kit::register_probe(std::string(kProbe), count_connections, toy.id);
+  register_messages(kMessages);
   return true;
 }();
 
