@@ -8,6 +8,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QRegularExpression>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -15,6 +17,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "error_text.h"
 #include "file_dialog.h"
 #include "client_faults_box.h"
 #include "connection_match.h"
@@ -155,6 +158,12 @@ QWidget* DiagnosisPage::makeSources() {
   form->addRow(QString(), faults_);
   form->addRow(use_capture_, capture_row);
   form->addRow(use_system_);
+  thresholds_ = new QLineEdit(this);
+  thresholds_->setObjectName(QStringLiteral("thresholds"));
+  thresholds_->setClearButtonEnabled(true);
+  auto* thresholds_label = new QLabel(this);
+  thresholds_label->setBuddy(thresholds_);
+  form->addRow(thresholds_label, thresholds_);
   connect(checklist_box_, &QComboBox::activated, this, &DiagnosisPage::onChecklistPicked);
   connect(browse_, &QPushButton::clicked, this, [this] {
     QString path = open_file_name(this, tr("Capture to diagnose"), tr("Captures (*.pcap *.pcapng *.cap);;All files (*)"));
@@ -187,6 +196,10 @@ QWidget* DiagnosisPage::makeSources() {
     use_capture_->setText(tr("Capture"));
     browse_->setText(tr("Browse…"));
     use_system_->setText(tr("This machine (OpenSSL, CPU governor, NIC drops, socket buffers)"));
+    thresholds_label->setText(tr("Thresholds"));
+    thresholds_->setPlaceholderText(tr("ttft-tail=800, server-stall=500 (item=value or item.name=value)"));
+    thresholds_->setToolTip(tr("Your own limits instead of the checklist's: an item's first threshold by its id, "
+                               "another by id.name; the remedies name them"));
     target_->setToolTip(tr("anthro://host:port, anthro+lab://host:port, https://host/v1/messages, lz+lab://host:port"));
     capture_file_->setToolTip(tr("A capture open in the inspector, or a file"));
   });
@@ -278,9 +291,27 @@ void DiagnosisPage::showSelected() {
 }
 
 // The sources ticked, as run_diagnosis takes them; nullopt (and a message) when unusable.
+// The page's checklist with the Thresholds field applied, by the rule `diagnose --threshold`
+// follows; a bad entry is said on the field, and nothing runs.
+std::optional<Checklist> DiagnosisPage::checklistWithThresholds() {
+  Checklist list = checklist();
+  for (const QString& spec : thresholds_->text().split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts)) {
+    if (auto ok = apply_threshold(list, spec.toStdString()); !ok) {
+      const QString why = tr("Thresholds: %1").arg(QString::fromStdString(ok.error().detail));
+      mark_field(thresholds_, why);
+      emit message(why);
+      return std::nullopt;
+    }
+  }
+  mark_field(thresholds_, QString());
+  return list;
+}
+
 std::optional<DiagnoseConfig> DiagnosisPage::configFromSources() {
   DiagnoseConfig c;
-  c.checklist = checklist();
+  auto list = checklistWithThresholds();
+  if (!list) return std::nullopt;
+  c.checklist = std::move(*list);
   if (use_live_->isChecked()) {
     LiveWorkloadConfig live;
     live.session.target = target_->currentText().trimmed().toStdString();
@@ -322,7 +353,9 @@ bool DiagnosisPage::diagnoseCapture(const QString& path, const CaptureKeySources
   setUseSystem(false);
   setCaptureFile(path);
   DiagnoseConfig c;
-  c.checklist = checklist();
+  auto list = checklistWithThresholds();
+  if (!list) return false;
+  c.checklist = std::move(*list);
   c.capture = path.toStdString();
   c.keys = keys;
   return controller_->start(std::move(c), {}, false);

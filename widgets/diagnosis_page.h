@@ -15,6 +15,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QLineEdit;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -100,6 +101,7 @@ class DiagnosisPage : public QWidget {
  private:
   QWidget* makeSources();
   std::optional<DiagnoseConfig> configFromSources();
+  std::optional<Checklist> checklistWithThresholds();
   void bindController();
   void onStateChanged();
   void onDiagnosed(const Diagnosis& d);
@@ -115,6 +117,7 @@ class DiagnosisPage : public QWidget {
   QComboBox* checklist_box_;
   QCheckBox* use_live_;
   QComboBox* target_;
+  QLineEdit* thresholds_ = nullptr;  // "ttft-tail=800, server-stall=500", as diagnose --threshold
   QSpinBox* requests_;
   QSpinBox* concurrency_;
   QCheckBox* capture_run_;

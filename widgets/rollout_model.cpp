@@ -133,6 +133,7 @@ RolloutModel::RolloutModel(QObject* parent) : QAbstractItemModel(parent) {}
 void RolloutModel::setPlan(const RolloutPlan& plan) {
   beginResetModel();
   plan_ = plan;
+  typed_.clear();
   results_.assign(plan_.stages.size(), std::nullopt);
   running_.reset();
   state_.reset();
@@ -229,9 +230,19 @@ std::vector<PlanProblem> RolloutModel::problems() const {
 
 // The schema's ranges (split a fraction, requests ≥ 1, margin ≥ 0), and a gate's threshold
 // within what its metric can be: a rate from 0 to 1, a latency above 0.
+const QString* RolloutModel::typedAt(std::size_t s, std::optional<std::size_t> g, int column) const {
+  auto it = typed_.find({s, g, column});
+  return it == typed_.end() ? nullptr : &it->second;
+}
+
 QString RolloutModel::problemAt(std::size_t s, std::optional<std::size_t> g, int column) const {
   const PlanStage& stage = plan_.stages.at(s);
   const QString where = tr("stage %1 (%2)").arg(s + 1).arg(QString::fromStdString(stage.name));
+  if (const QString* typed = typedAt(s, g, column)) {
+    const QString at = g ? tr("%1, gate %2").arg(where, QString::fromStdString(stage.gates.at(*g).id)) : where;
+    return column == RequestsColumn ? tr("%1: \"%2\" is not a whole number of requests").arg(at, *typed)
+                                    : tr("%1: \"%2\" is not a number").arg(at, *typed);
+  }
   if (!g) {
     if (column == SplitColumn && !(stage.split >= 0 && stage.split <= 1))
       return tr("%1: split must be a fraction from 0 to 1, not %2").arg(where, exact_number(stage.split));
@@ -299,6 +310,8 @@ QVariant RolloutModel::stageData(std::size_t s, int column, int role) const {
   }
   const QString problem = problemAt(s, std::nullopt, column);
   if (role == Qt::BackgroundRole && !problem.isEmpty()) return QColor(0xd0, 0x3a, 0x3a, 70);
+  if (const QString* typed = typedAt(s, std::nullopt, column); typed && (role == Qt::EditRole || role == Qt::DisplayRole))
+    return *typed;
   if (role == Qt::EditRole && column == SplitColumn) return exact_number(stage.split);
   if (role == Qt::EditRole && column == RequestsColumn) return QString::number(stage.requests);
   if (role == Qt::ToolTipRole) {
@@ -360,6 +373,7 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
   }
   const QString problem = problemAt(s, g, column);
   if (role == Qt::BackgroundRole && !problem.isEmpty()) return QColor(0xd0, 0x3a, 0x3a, 70);
+  if (const QString* typed = typedAt(s, g, column); typed && (role == Qt::EditRole || role == Qt::DisplayRole)) return *typed;
   if (role == Qt::EditRole && column == ThresholdColumn) {
     if (gate.comparison == GateCompare::NotWorse && gate.margin) return exact_number(*gate.margin);
     if (gate.threshold) return exact_number(*gate.threshold);
@@ -407,29 +421,32 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
 
 bool RolloutModel::setData(const QModelIndex& index, const QVariant& value, int role) {
   if (!index.isValid() || role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable)) return false;
+  const bool stage_row = index.internalId() == kStageRow;
+  const std::size_t s = stage_row ? static_cast<std::size_t>(index.row()) : index.internalId() - 1;
+  const std::optional<std::size_t> g = stage_row ? std::nullopt : std::optional<std::size_t>(index.row());
   const auto v = parse_number(value.toString());
-  if (!v) {
-    emit rejected(tr("\"%1\" is not a number").arg(value.toString()));
-    return false;
+  const bool whole = v && *v >= 0 && *v == std::floor(*v) && *v <= 1e12;
+  auto changed = [&] {
+    emit dataChanged(index.siblingAtColumn(0), index.siblingAtColumn(ColumnCount - 1));
+    emit planEdited();
+  };
+  if (!v || (stage_row && index.column() == RequestsColumn && !whole)) {
+    typed_[{s, g, index.column()}] = value.toString();  // kept and marked: the run is refused until fixed
+    emit rejected(problemAt(s, g, index.column()));
+    changed();
+    return true;
   }
-  if (index.internalId() == kStageRow) {
-    PlanStage& stage = plan_.stages.at(static_cast<std::size_t>(index.row()));
-    if (index.column() == SplitColumn) {
-      stage.split = *v;
-    } else {
-      if (*v < 0 || *v != std::floor(*v) || *v > 1e12) {
-        emit rejected(tr("\"%1\" is not a whole number of requests").arg(value.toString()));
-        return false;
-      }
-      stage.requests = static_cast<std::uint64_t>(*v);
-    }
+  typed_.erase({s, g, index.column()});
+  if (stage_row) {
+    PlanStage& stage = plan_.stages.at(s);
+    if (index.column() == SplitColumn) stage.split = *v;
+    else stage.requests = static_cast<std::uint64_t>(*v);
   } else {
     PlanGate& gate = plan_.stages.at(index.internalId() - 1).gates.at(static_cast<std::size_t>(index.row()));
     if (gate.comparison == GateCompare::NotWorse) gate.margin = *v;
     else gate.threshold = *v;
   }
-  emit dataChanged(index.siblingAtColumn(0), index.siblingAtColumn(ColumnCount - 1));
-  emit planEdited();
+  changed();
   return true;
 }
 

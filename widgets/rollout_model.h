@@ -7,6 +7,8 @@
 
 #include <QAbstractItemModel>
 #include <QStyledItemDelegate>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <vector>
 
@@ -105,6 +107,10 @@ class RolloutModel : public QAbstractItemModel {
   std::optional<std::uint64_t> requests_per_stage_;
   bool editable_ = true;
   QString language_ = QStringLiteral("en");
+  // What a person typed that is no value (stage, gate or none, column): shown as typed, marked,
+  // and the run refused until it is fixed, never silently put back to the old value.
+  std::map<std::tuple<std::size_t, std::optional<std::size_t>, int>, QString> typed_;
+  const QString* typedAt(std::size_t s, std::optional<std::size_t> g, int column) const;
 };
 
 // Paints a gate's interval as a bar against its threshold (a line), the passing side shaded.

@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -204,7 +205,7 @@ QWidget* RolloutPage::makeButtonRow() {
   connect(pause_button_, &QPushButton::clicked, this, &RolloutPage::pause);
   connect(continue_button_, &QPushButton::clicked, this, &RolloutPage::continueRollout);
   connect(more_button_, &QPushButton::clicked, this, &RolloutPage::runMore);
-  connect(rollback_button_, &QPushButton::clicked, this, &RolloutPage::rollBack);
+  connect(rollback_button_, &QPushButton::clicked, this, &RolloutPage::askToRollBack);
   connect(save_button_, &QPushButton::clicked, this, &RolloutPage::askToSave);
   connect(export_button_, &QPushButton::clicked, this, &RolloutPage::exportReportRequested);
   (new Retranslator(this))->add([this] {
@@ -495,6 +496,17 @@ void RolloutPage::onFinished(const RolloutResult& result) {
 QString RolloutPage::restingText() const {
   if (state() == State::Paused) return tr("Waiting for a person: Continue, Run more or Roll back");
   return result() ? tr("Done") : QString();
+}
+
+// Rolling back ends the rollout for every candidate session: a click alone must not do it.
+void RolloutPage::askToRollBack() {
+  QMessageBox box(QMessageBox::Warning, tr("Roll back"), tr("Roll back the rollout now?"), QMessageBox::Cancel, this);
+  box.setObjectName("confirmRollBack");
+  box.setInformativeText(tr("Every candidate session moves back to the baseline, and the rollout ends rolled back."));
+  QPushButton* yes = box.addButton(tr("Roll back"), QMessageBox::DestructiveRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  if (box.clickedButton() == yes) rollBack();
 }
 
 void RolloutPage::askToSave() {

@@ -66,7 +66,7 @@ class RolloutPage : public QWidget {
   bool pause();            // the running stage is judged, then the rollout waits
   bool continueRollout();  // a person lets the waiting stage through; the next stages run
   bool runMore();          // more samples pooled into the waiting stage, judged again
-  bool rollBack();         // now, while running or waiting
+  bool rollBack();         // now, while running or waiting (the button asks first)
   bool saveResult(const QString& path);
 
   State state() const { return controller_->state(); }
@@ -111,6 +111,7 @@ class RolloutPage : public QWidget {
   void onFinished(const RolloutResult& result);
   QString restingText() const;
   void askToSave();
+  void askToRollBack();
   void dropResult();
   void onStateChanged();
 

@@ -149,6 +149,7 @@ void SessionPanel::setupFields() {
   duration_->setRange(0, 86400);
   duration_->setDecimals(0);
   slo_->setClearButtonEnabled(true);
+  slo_->setObjectName(QStringLiteral("slo"));
   series_->addItems({QString(), QString()});
   load_status_->setObjectName(QStringLiteral("load-status"));
   load_status_->setWordWrap(true);
@@ -174,6 +175,24 @@ QWidget* SessionPanel::buildRequestBox() {
   // The key's source, and under it the field a typed key goes in, as wide as the column.
   form->addRow(key_label, key_source_);
   form->addRow(QString(), api_key_);
+  // What a certificate error points to: a CA file, or no check at all.
+  ca_file_ = new QLineEdit(this);
+  ca_file_->setObjectName(QStringLiteral("caFile"));
+  ca_file_->setClearButtonEnabled(true);
+  auto* browse_ca = new QPushButton(QStringLiteral("…"), this);
+  browse_ca->setMaximumWidth(browse_ca->fontMetrics().horizontalAdvance(QStringLiteral("……")) + 16);
+  insecure_ = new QCheckBox(this);
+  insecure_->setObjectName(QStringLiteral("insecure"));
+  auto* trust_row = new QHBoxLayout;
+  trust_row->addWidget(ca_file_, 1);
+  trust_row->addWidget(browse_ca);
+  trust_row->addWidget(insecure_);
+  auto* trust_label = new QLabel(this);
+  form->addRow(trust_label, trust_row);
+  connect(browse_ca, &QPushButton::clicked, this, [this] {
+    const QString path = open_file_name(this, tr("CA certificate"), tr("PEM certificates (*.pem *.crt);;All files (*)"));
+    if (!path.isEmpty()) ca_file_->setText(path);
+  });
   auto* headers_label = new QLabel(this);
   form->addRow(headers_label, headers_);
   auto* model_row = new QHBoxLayout;
@@ -200,6 +219,13 @@ QWidget* SessionPanel::buildRequestBox() {
     request_box->setTitle(tr("Request"));
     target_label->setText(tr("Target"));
     key_label->setText(tr("API key"));
+    trust_label->setText(tr("CA file"));
+    ca_file_->setPlaceholderText(tr("System store"));
+    ca_file_->setToolTip(tr("The CA certificate (PEM) a TLS server's certificate must be signed by; empty: the system's "
+                            "store and the embedded endpoint's certificate"));
+    browse_ca->setToolTip(tr("Pick a CA certificate file"));
+    insecure_->setText(tr("Insecure"));
+    insecure_->setToolTip(tr("Accept any certificate: no check of who the server is"));
     headers_label->setText(tr("Headers"));
     model_label->setText(tr("Model"));
     max_tokens_label->setText(tr("max_tokens"));
@@ -464,6 +490,9 @@ void SessionPanel::rememberTarget(const QString& url) {
   QSettings().setValue("session/recentTargets", recent);
 }
 
+void SessionPanel::setCaFile(const QString& path) { ca_file_->setText(path); }
+void SessionPanel::setInsecure(bool on) { insecure_->setChecked(on); }
+
 SessionConfig SessionPanel::config() const {
   SessionConfig c;
   c.target = target().toStdString();
@@ -475,6 +504,8 @@ SessionConfig SessionPanel::config() const {
   if (token_ids_->isEnabled() && token_ids_->isChecked()) use_token_stream(c);
   c.http2 = http2_->isEnabled() && http2_->isChecked();
   c.repeat = static_cast<unsigned>(repeat_->value());
+  c.ca_file = ca_file_->text().trimmed().toStdString();
+  c.insecure = insecure_->isChecked();
   if (auto h = headers(); h && headers_->isEnabled()) c.headers = std::move(*h);
   switch (static_cast<KeySource>(key_source_->currentIndex())) {
     case KeySource::ByTarget: {  // as the CLI without --api-key-env (default_api_key_variable)

@@ -57,6 +57,8 @@ class SessionPanel : public QWidget {
   // The Headers field: an HTTP target's request headers, one "NAME: VALUE" a line; offered for
   // such targets only.
   void setHeaders(const QString& lines);
+  void setCaFile(const QString& path);
+  void setInsecure(bool on);
   bool headersOffered() const;
   // Capture the session's own traffic on lo (libpcap; needs the capture permission).
   void setCaptureTraffic(bool on);
@@ -186,6 +188,8 @@ class SessionPanel : public QWidget {
   enum class KeySource { ByTarget, None, Anthropic, OpenAi, Typed };
   QComboBox* key_source_;
   QLineEdit* api_key_;
+  QLineEdit* ca_file_ = nullptr;   // whom TLS trusts: empty for the system store (and the local endpoint)
+  QCheckBox* insecure_ = nullptr;  // no certificate check at all
   QPlainTextEdit* headers_;
   QLineEdit* model_;
   QSpinBox* max_tokens_;

@@ -87,7 +87,11 @@ Result<BenchConfig> SessionPanel::loadConfig() const {
     return make_error(ErrorClass::Usage, tr("Set a number of requests or a duration for the load.").toStdString());
   if (const QString slo = slo_->text().trimmed(); !slo.isEmpty()) {
     auto parsed = parse_slo(slo.toStdString());
-    if (!parsed) return make_error(ErrorClass::Usage, tr("SLO: %1").arg(QString::fromStdString(parsed.error().detail)).toStdString());
+    if (!parsed) {  // said on the field, in the page's words: the SLO field and what is wrong in it
+      const QString why = tr("SLO: %1").arg(QString::fromStdString(parsed.error().detail));
+      mark_field(slo_, why);
+      return make_error(ErrorClass::Usage, why.toStdString());
+    }
     b.slo = *parsed;
   }
   faults_->applyTo(b);
@@ -108,8 +112,11 @@ bool SessionPanel::runLoad() {
   auto config = loadConfig();
   if (!config) {
     emit message(QString::fromStdString(config.error().detail));
+    load_status_->setText(QString::fromStdString(config.error().detail));
+    show_as_error(load_status_);
     return false;
   }
+  show_as_error(load_status_, false);
   rememberTarget(target());
   startTimeBase();
   load_->start(std::move(*config), series_->currentIndex());

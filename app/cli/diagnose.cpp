@@ -43,7 +43,7 @@ void read_checklist(Args& args, DiagnoseConfig& d) {
     }
   }
   for (const auto& spec : args.values("--threshold"))
-    if (auto ok = apply_threshold(d.checklist, spec); !ok) args.fail(ok.error().detail);
+    if (auto ok = apply_threshold(d.checklist, spec); !ok) args.fail("--threshold " + ok.error().detail);
 }
 
 }  // namespace

@@ -236,7 +236,7 @@ Result<Checklist> load_checklist(const std::string& path) {
 
 Result<bool> apply_threshold(Checklist& checklist, std::string_view spec) {
   auto usage = [&](const std::string& why) {
-    return make_error(ErrorClass::Usage, "--threshold \"" + std::string(spec) + "\": " + why);
+    return make_error(ErrorClass::Usage, "\"" + std::string(spec) + "\": " + why);  // the interface says where
   };
   auto eq = spec.find('=');
   if (eq == std::string_view::npos) return usage("expected ID=VALUE or ID.NAME=VALUE");

@@ -78,7 +78,8 @@ const Checklist* builtin_checklist(std::string_view id);
 // The JSON Schema for checklist files, compiled in (resources/checklists/checklist.schema.json).
 std::string_view checklist_schema();
 
-// `ID=VALUE` (the item's first threshold) or `ID.NAME=VALUE`. Usage errors name the spec and
+// `ID=VALUE` (the item's first threshold) or `ID.NAME=VALUE`. Usage errors (in no interface's
+// words: the CLI puts `--threshold ` before them, the Diagnosis page its field) name the spec and
 // say what is wrong (an unknown id lists the known ones).
 Result<bool> apply_threshold(Checklist& checklist, std::string_view spec);
 

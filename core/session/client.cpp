@@ -21,7 +21,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// A certificate the client did not accept also names the trust in force and how to change it.
+// A certificate the client did not accept also names the trust in force and how to change it,
+// in no interface's words: the CLI's --cacert/--insecure and the session page's CA file and
+// Insecure are the same two choices.
 // Through a proxy the handshake crossed its tunnel, which the message names (the proxy may be
 // what failed: a tunnel to the wrong place, a TLS-intercepting proxy).
 std::string handshake_failed(const Target& t, const SessionConfig& config, const std::optional<ProxyRoute>& route,
@@ -30,7 +32,7 @@ std::string handshake_failed(const Target& t, const SessionConfig& config, const
   if (verify != X509_V_OK)
     why += std::string(" (") + X509_verify_cert_error_string(verify) + "; trusted: " +
            (config.ca_file.empty() ? "the system store and the local endpoint's certificate" : config.ca_file) +
-           "; see --cacert and --insecure)";
+           "; trust the CA certificate that signed it, or turn the check off)";
   const std::string through = route ? " (through proxy " + route->server.url() + ")" : "";
   return "TLS handshake with " + t.authority() + through + " failed: " + why;
 }

@@ -32,6 +32,8 @@
 #include "language.h"
 #include "main_window.h"
 #include "timing.h"
+#include "vectors.h"
+#include "error_text.h"
 
 using namespace anthro;
 using namespace anthro::widgets;
@@ -301,6 +303,38 @@ class TestDiagnosisPage : public QObject {
     QCOMPARE(said.last().at(0).toString(), reason);
     QVERIFY(!page.hasDiagnosis());
     for (int r = 0; r < page.model()->rowCount(); ++r) QVERIFY2(!page.model()->row(r).result, qPrintable(page.model()->title(r)));
+  }
+
+  // The Thresholds field takes what `diagnose --threshold` takes: a bad entry is marked on the
+  // field in the page's words and nothing runs; a good one changes the item's threshold.
+  void thresholdsComeFromTheirField() {
+    DiagnosisPage page;
+    auto* field = page.findChild<QLineEdit*>("thresholds");
+    QVERIFY(field);
+    const QString capture = QString::fromStdString(test::vectors_path("lab-conversation.pcap"));
+    const CaptureKeySources keys{{test::vectors_path("lab-conversation.keylog")}, {}};
+    QSignalSpy finished(&page, &DiagnosisPage::finished);
+    QVERIFY(page.diagnoseCapture(capture, keys));
+    QVERIFY(finished.wait(60000));
+    const std::string standard = page.diagnosis()->item("server-stall")->threshold;
+
+    field->setText("server-stall=abc");
+    QSignalSpy said(&page, &DiagnosisPage::message);
+    QVERIFY(!page.diagnoseCapture(capture, keys));
+    QVERIFY(!page.running());
+    QVERIFY(field_marked(field));
+    QCOMPARE(field->toolTip(), QString("Thresholds: \"server-stall=abc\": \"abc\" is not a number"));
+    QCOMPARE(said.last().at(0).toString(), field->toolTip());
+    field->setText("no-such-item=3");
+    QVERIFY(!page.diagnoseCapture(capture, keys));
+    QVERIFY2(field->toolTip().contains("no item \"no-such-item\""), qPrintable(field->toolTip()));
+
+    field->setText("server-stall=7");
+    QVERIFY(page.diagnoseCapture(capture, keys));
+    QVERIFY(!field_marked(field));
+    QVERIFY(finished.wait(60000));
+    const std::string own = page.diagnosis()->item("server-stall")->threshold;
+    QVERIFY2(own != standard && own.find('7') != std::string::npos, own.c_str());
   }
 
   void cancelStopsARun() {

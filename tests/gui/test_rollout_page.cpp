@@ -11,6 +11,10 @@
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QAbstractButton>
+#include <QApplication>
+#include <QTimer>
+#include <QMessageBox>
 
 #include <QPushButton>
 #include <QTreeView>
@@ -108,6 +112,26 @@ bool wait_for_candidate_points(RolloutPage* page, std::size_t points, int timeou
   t.start();
   while (page->charts()->pointCount(1) < points && t.elapsed() < timeout_ms) QTest::qWait(20);
   return page->charts()->pointCount(1) >= points;
+}
+
+
+// Answers the Roll back confirmation once it shows: Roll back, or Cancel.
+void answer_roll_back(bool yes) {
+  auto* poll = new QTimer;
+  poll->setInterval(30);
+  QObject::connect(poll, &QTimer::timeout, poll, [poll, yes] {
+    for (QWidget* w : QApplication::topLevelWidgets())
+      if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible() && box->objectName() == "confirmRollBack") {
+        for (QAbstractButton* b : box->buttons())
+          if ((box->buttonRole(b) == QMessageBox::DestructiveRole) == yes) {
+            b->click();
+            break;
+          }
+        poll->deleteLater();
+        return;
+      }
+  });
+  poll->start();
 }
 
 }  // namespace
@@ -251,6 +275,12 @@ class TestRolloutPage : public QObject {
     QCOMPARE(page->model()->plan().id, std::string("gui-long-stage"));
     QCOMPARE(stage_state(page, 0), StageState::Waiting);
 
+    // The button asks first: Cancel leaves the stage waiting.
+    answer_roll_back(false);
+    QTest::mouseClick(button(page, "Roll back"), Qt::LeftButton);
+    QCOMPARE(page->state(), RolloutPage::State::Paused);
+    QCOMPARE(stage_state(page, 0), StageState::Waiting);
+    answer_roll_back(true);
     QTest::mouseClick(button(page, "Roll back"), Qt::LeftButton);
     QCOMPARE(page->state(), RolloutPage::State::RollingBack);
     QVERIFY(finished.wait(20000));
@@ -336,10 +366,25 @@ class TestRolloutPage : public QObject {
     QVERIFY(model->setData(model->gateIndex(0, 0, RolloutModel::ThresholdColumn), "1.2", Qt::EditRole));
     QCOMPARE(model->problems().size(), std::size_t{3});
     QVERIFY(model->problems().front().text.contains("rate from 0 to 1"));  // stage 1 comes first
+    // Text that is no value is kept as typed and marked, never put back silently, and the run
+    // is refused until it is fixed.
     QSignalSpy rejected(model, &RolloutModel::rejected);
-    QVERIFY(!model->setData(model->stageIndex(0, RolloutModel::RequestsColumn), "many", Qt::EditRole));
+    const QModelIndex requests = model->stageIndex(0, RolloutModel::RequestsColumn);
+    QVERIFY(model->setData(requests, "many", Qt::EditRole));
     QCOMPARE(rejected.size(), 1);
-    QVERIFY(!model->setData(model->stageIndex(0, RolloutModel::RequestsColumn), "2.5", Qt::EditRole));
+    QVERIFY2(rejected.at(0).at(0).toString().contains("\"many\" is not a whole number"), qPrintable(rejected.at(0).at(0).toString()));
+    QCOMPARE(requests.data().toString(), QString("many"));
+    QCOMPARE(requests.data(Qt::EditRole).toString(), QString("many"));
+    QVERIFY(requests.data(Qt::BackgroundRole).isValid());
+    QCOMPARE(model->problems().size(), std::size_t{4});
+    QVERIFY(!page->run());
+    QVERIFY(model->setData(requests, "2.5", Qt::EditRole));
+    QCOMPARE(requests.data().toString(), QString("2.5"));
+    QVERIFY(model->setData(model->gateIndex(0, 0, RolloutModel::ThresholdColumn), "lots", Qt::EditRole));
+    QVERIFY(model->gateIndex(0, 0, RolloutModel::ThresholdColumn).data(Qt::ToolTipRole).toString().contains("\"lots\" is not a number"));
+    QCOMPARE(model->problems().size(), std::size_t{4});  // the rate's 1.2 now reads "lots"
+    QVERIFY(model->setData(requests, "40", Qt::EditRole));
+    QCOMPARE(model->plan().stages[0].requests, std::uint64_t{40});
     // Fixed, in a fraction or a percentage, the plan may run.
     QVERIFY(model->setData(split, "5 %", Qt::EditRole));
     QCOMPARE(model->plan().stages[1].split, 0.05);

@@ -37,6 +37,7 @@
 #include "language.h"
 #include "latency_charts.h"
 #include "loopback_capture.h"
+#include "error_text.h"
 #include "session_panel.h"
 #include "tokenstream/exchange.h"
 #include "tokenstream/format.h"
@@ -507,6 +508,52 @@ class TestSessionPanel : public QObject {
       }
     }
     gui::install_language("en");
+  }
+
+  // A certificate the page does not trust: the error names the two choices the page has
+  // controls for (CA file, Insecure), not the CLI's options; ticking Insecure sends.
+  void anUntrustedCertificatePointsAtThePagesControls() {
+    SessionPanel panel;
+    panel.setTarget(QString::fromStdString(fixture_->endpoint().url("anthro")));
+    // A CA of its own, which never signed the endpoint's certificate.
+    QTemporaryDir dir;
+    const QString ca = dir.filePath("other-ca.pem");
+    QProcess openssl;
+    openssl.start("openssl", {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
+                              "/CN=another CA", "-days", "1", "-keyout", dir.filePath("key.pem"), "-out", ca});
+    QVERIFY(openssl.waitForFinished(30000) && openssl.exitCode() == 0);
+    panel.setCaFile(ca);
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    panel.send();
+    QVERIFY(finished.wait(30000));
+    QVERIFY(!finished.at(0).at(0).toBool());
+    const QString error = panel.sessionError();
+    QVERIFY2(error.contains("trust the CA certificate that signed it, or turn the check off") &&
+                 error.contains("other-ca.pem") && !error.contains("--"),
+             qPrintable(error));
+    panel.setInsecure(true);
+    panel.send();
+    QVERIFY(finished.wait(30000));
+    QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(panel.sessionError()));
+  }
+
+  // A bad SLO is said on its field in the page's words (not the CLI's "--slo"), and the load
+  // does not start; editing the field clears the mark.
+  void aBadSloIsMarkedOnItsField() {
+    SessionPanel panel;
+    panel.setTarget(lab_);
+    panel.setSlo("ttft:abc");
+    QSignalSpy messages(&panel, &SessionPanel::message);
+    QVERIFY(!panel.runLoad());
+    QVERIFY(!panel.loadRunning());
+    auto* slo = panel.findChild<QLineEdit*>("slo");
+    QVERIFY(slo);
+    QVERIFY(field_marked(slo));
+    QCOMPARE(slo->toolTip(), QString("SLO: \"ttft:abc\": not a number"));
+    QCOMPARE(messages.last().at(0).toString(), slo->toolTip());
+    QVERIFY(!panel.loadStatus().contains("--"));
+    QTest::keyClick(slo, Qt::Key_Backspace);
+    QVERIFY(!field_marked(slo));
   }
 
   // Stop during a load: the status says it was cancelled and how many of how many were done
