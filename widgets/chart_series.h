@@ -46,6 +46,11 @@ struct ChartSeries {
   void dropOldest(std::size_t count);
   // The changes since the last call; sorted_ttft / sorted_tps follow them.
   SeriesSync sync();
+  // The graphs hold another run's requests: the next sync() gives all of these.
+  void redraw() {
+    rebuild_ = true;
+    dropped_.clear();
+  }
   // Changes not yet synced (sorted_ttft is then behind the held requests).
   bool pending() const { return unsynced_ > 0 || !dropped_.empty() || rebuild_; }
 
