@@ -436,9 +436,9 @@ int LatencyCharts::seriesCount() const { return d_->seriesCount(); }
 int LatencyCharts::seriesIndex(const QString& name) { return d_->seriesNamed(name); }
 
 // Holds the point in its run's series, the oldest dropped beyond the bounds.
-bool LatencyCharts::Impl::store(int index, const RequestPoint& p) {
+bool LatencyCharts::Impl::store(int index, const RequestPoint& p, double run, const QString& run_label) {
   if (!std::isfinite(p.t_s)) return false;
-  ChartSeries& s = runFor(p.run, p.run_label).series[index];
+  ChartSeries& s = runFor(run, run_label).series[index];
   StoredRequest stored;
   stored.t = p.t_s;
   stored.ttft = finiteOr(p.ttft_ms, kNaN);
@@ -457,13 +457,14 @@ bool LatencyCharts::Impl::store(int index, const RequestPoint& p) {
 void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch) {
   if (series < 0 || series >= d_->seriesCount() || batch.empty()) return;
   bool added = false;
-  for (const RequestPoint& p : batch) added = d_->store(series, p) || added;
+  for (const RequestPoint& p : batch) added = d_->store(series, p, 0, {}) || added;
   if (added) d_->markDirty();
 }
 
-void LatencyCharts::addPoints(const std::vector<RequestPoint>& batch) {
+void LatencyCharts::addPoints(const std::vector<RunPoint>& batch) {
   bool added = false;
-  for (const RequestPoint& p : batch) added = d_->store(p.series.isEmpty() ? 0 : d_->seriesNamed(p.series), p) || added;
+  for (const RunPoint& p : batch)
+    added = d_->store(p.series.isEmpty() ? 0 : d_->seriesNamed(p.series), p.point, p.run, p.run_label) || added;
   if (added) d_->markDirty();
 }
 
@@ -513,10 +514,18 @@ void LatencyCharts::addRunningItl(int series, const std::vector<double>& itl_ms)
   d_->markDirty();
 }
 
+// In every run: the request may have streamed while another run was shown.
 void LatencyCharts::clearRunningItl(int series) {
-  if (series < 0 || series >= d_->seriesCount() || d_->series()[series].running_itl.empty()) return;
-  d_->series()[series].running_itl = {};
-  d_->markDirty();
+  if (series < 0 || series >= d_->seriesCount()) return;
+  bool cleared = false;
+  auto drop = [&](Impl::Run& run) {
+    if (run.series[series].running_itl.empty()) return;
+    run.series[series].running_itl = {};
+    cleared = true;
+  };
+  drop(d_->no_run);
+  for (Impl::Run& run : d_->runs) drop(run);
+  if (cleared) d_->markDirty();
 }
 
 std::vector<double> LatencyCharts::ttftValues(int series) const {
@@ -861,11 +870,12 @@ void LatencyCharts::resetView() {
 
 bool LatencyCharts::followsData() const { return d_->follow; }
 
-void LatencyCharts::setStages(const std::vector<std::pair<QString, double>>& starts) {
-  d_->stages.clear();
-  for (const auto& [name, start] : starts)
-    if (std::isfinite(start)) d_->stages.push_back({name, start, start});
+void LatencyCharts::addStage(const QString& name, double start_s) {
+  if (!std::isfinite(start_s) || (!d_->stages.empty() && d_->stages.back().name == name)) return;
+  d_->stages.push_back({name, start_s, start_s});
   d_->markDirty();
 }
+
+int LatencyCharts::stageCount() const { return static_cast<int>(d_->stages.size()); }
 
 }  // namespace anthro::widgets

@@ -35,8 +35,12 @@ struct RequestPoint {
   std::optional<double> tokens_per_s;
   std::vector<double> itl_ms;  // inter-token latencies of this request
   int request = 0;             // caller's id, given back by requestClicked
-  // The series by name (addPoints without an index; request_point names it by protocol and
-  // target), and the run: its key (say its start's wall-clock seconds) and how it is listed.
+};
+
+// A point of a run, in a series by name: request_point names it by protocol and target. The
+// run's key (its start's wall-clock seconds) tells runs apart; its label lists it.
+struct RunPoint {
+  RequestPoint point;
   QString series;
   double run = 0;
   QString run_label;
@@ -74,8 +78,8 @@ class LatencyCharts : public QWidget {
   // Values that are not finite are treated as missing; a point whose t_s is not finite is
   // ignored.
   void addPoints(int series, const std::vector<RequestPoint>& batch);
-  // Each point to the series its `series` names (series 0 when empty).
-  void addPoints(const std::vector<RequestPoint>& batch);
+  // Each point to its run, in the series its `series` names (series 0 when empty).
+  void addPoints(const std::vector<RunPoint>& batch);
   // Empties every chart (also from the charts' context menu), then emits cleared().
   void clear();
 
@@ -101,9 +105,11 @@ class LatencyCharts : public QWidget {
   void resetView();
   bool followsData() const;
 
-  // Shaded spans of the time charts with their names at the top (rollout stages), each from
-  // its start to the next one's (the last to its last point). Replaces the stages held.
-  void setStages(const std::vector<std::pair<QString, double>>& starts);
+  // A shaded span of the time charts with its name at the top (a rollout stage), from its
+  // start to the next one's (the last to the last point); a stage resumed under the same name
+  // keeps its band. clear() removes them.
+  void addStage(const QString& name, double start_s);
+  int stageCount() const;
 
   // The series and queries below are of the run shown.
   // Exactly the TTFT values held for the series, oldest first (points without TTFT skipped).

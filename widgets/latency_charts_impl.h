@@ -130,7 +130,7 @@ struct LatencyCharts::Impl {
   void applyMargins();
   void styleGraph(QCPGraph* g, int s, Dots dots = Dots::Screen);
   void styleSeries(int s);
-  bool store(int series, const RequestPoint& point);
+  bool store(int series, const RequestPoint& point, double run, const QString& run_label);
   bool hasData(Chart chart, int s) const;
   std::vector<int> legendSeries() const;
   void makeNavigable(QCustomPlot* plot);

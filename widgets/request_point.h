@@ -2,13 +2,37 @@
 // loads and captures.
 #pragma once
 
+#include <QString>
+#include <string>
+
 #include "latency_charts.h"
 #include "session/session.h"
 
 namespace anthro::widgets {
 
+// The run a request belongs to, as the charts place it: its start (RunStart: the requests'
+// sent times are on start.clock_s's clock), the protocol and target it ran against, how the
+// run selector lists it, and its role ("candidate" beside a baseline; empty otherwise).
+struct ChartRun {
+  RunStart start;
+  ProfileId profile = ProfileId::AnthroV1;
+  std::string target;
+  QString label, role;
+};
+
+// The run of a session (or a load's sessions) of `config` started at `start`: its protocol
+// from the target's scheme (HTTP/2 when offered, a riding format when the session speaks one);
+// `kind` names it in the run selector beside its start's time ("14:32:05 load").
+ChartRun chart_run(const SessionConfig& config, const RunStart& start, const QString& kind, const QString& role = {});
+
 // `t_s`: when the request started, seconds since the series began; `request`: the caller's
 // id, given back by LatencyCharts::requestClicked.
 RequestPoint request_point(const RequestResult& r, double t_s, int request);
+// On its run's time base (`started_s` on the clock of run.start.clock_s), in the series of the
+// protocol it spoke (a riding format whose part its record holds, else the run's) and the
+// run's target: "anthro-v1 · anthro://127.0.0.1:4433".
+RunPoint request_point(const RequestResult& r, const ChartRun& run, double started_s, int request);
+// That series' name; without a record (a request still streaming), the run's protocol.
+QString chart_series(const ChartRun& run, const RequestResult* r = nullptr);
 
 }  // namespace anthro::widgets

@@ -469,8 +469,11 @@ bool RolloutPage::start(RolloutConfig config, const QString& status, bool roll_b
   worker_ = std::make_unique<Worker>([this, inbox = inbox_, control = control_, run = run_, origin = charts_origin_,
                                       config = std::move(config)](const std::atomic<bool>&) mutable {
     config.control = control.get();
-    config.on_event = [this, inbox, run, origin](const RolloutEvent& e) {
+    // A resumed rollout's requests are sent since its own start: after the stages before it.
+    const double resumed_at = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+    config.on_event = [this, inbox, run, origin, resumed_at](const RolloutEvent& e) {
       RolloutEvent event = e;
+      if (event.sent_s) *event.sent_s += resumed_at;
       event.result = nullptr;  // valid during the callback only: the stage travels as a copy
       std::optional<StageResult> stage;
       if (e.result) stage = *e.result;
@@ -490,7 +493,11 @@ void RolloutPage::onEvent(int run, const RolloutEvent& event, const std::optiona
   if (run != run_) return;
   if (!event.line.empty()) status_->setText(QString::fromStdString(event.line));
   switch (event.kind) {
-    case RolloutEvent::Kind::StageStarted: model_->setRunning(event.stage); break;
+    case RolloutEvent::Kind::StageStarted:
+      model_->setRunning(event.stage);
+      if (last_config_ && event.stage < last_config_->plan.stages.size())
+        charts_->addStage(QString::fromStdString(last_config_->plan.stages[event.stage].name), t_s);
+      break;
     case RolloutEvent::Kind::Progress:
       if (event.ttft_ms) {
         RequestPoint point;

@@ -115,7 +115,7 @@ void SessionPanel::runLoad() {
   BenchConfig b = std::move(*config);
   const int series = series_->currentIndex();
   rememberTarget(target());
-  startTimeBase();
+  load_run_ = chart_run(b.session, RunStart::now(), tr("load"), series == 1 ? tr("candidate") : QString());
   progress_ = LoadProgress{};
   progress_.total = b.requests;
   progress_.slo = b.slo.ttft_ms || b.slo.tpot_ms || b.slo.e2e_ms;
@@ -124,18 +124,18 @@ void SessionPanel::runLoad() {
   updateLoadStatus();
   progress_timer_->start();
   // Each request reaches the charts as it ends; the result, after the last, ends the load.
-  load_ = std::make_unique<Worker>([this, inbox = inbox_, b, series](const std::atomic<bool>& stop) mutable {
+  load_ = std::make_unique<Worker>([this, inbox = inbox_, b](const std::atomic<bool>& stop) mutable {
     b.stop = &stop;
     const double bench_start = steady_now_s();  // for records that never wrote a request
-    b.on_record = [this, inbox, series, bench_start](const BenchRecord& rec) {
-      inbox->post([this, rec, series, bench_start] { onLoadRecord(rec, bench_start, series); });
+    b.on_record = [this, inbox, bench_start](const BenchRecord& rec) {
+      inbox->post([this, rec, bench_start] { onLoadRecord(rec, bench_start); });
     };
     auto result = run_bench(b);
     inbox->post([this, result] { onLoadDone(result); });
   });
 }
 
-void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s, int series) {
+void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s) {
   const RequestResult& r = rec.result;
   ++progress_.done;
   if (r.error) ++progress_.errors;
@@ -144,7 +144,7 @@ void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s, in
   what.stream = r.stream_id;
   what.load_index = rec.index;
   const double started = r.timeline.request_written > 0 ? r.timeline.request_written : bench_start_s + rec.start_s;
-  plot(series, r, started, std::move(what));
+  plot(r, started, std::move(what));
 }
 
 QString SessionPanel::loopHelp() const {
