@@ -766,6 +766,7 @@ void LatencyCharts::Impl::onUserRange(QCustomPlot* from, const QCPRange& range) 
     }
   setting_range = false;
   updateScroll();
+  updateStages();
 }
 
 void LatencyCharts::Impl::applyTimeRange(double lo, double hi) {
@@ -773,6 +774,7 @@ void LatencyCharts::Impl::applyTimeRange(double lo, double hi) {
   for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(lo, hi);
   setting_range = false;
   updateScroll();
+  updateStages();
 }
 
 // The scroll bar spans the run and the view (when zoomed out past it); its handle is the view.
@@ -798,7 +800,8 @@ void LatencyCharts::Impl::resetView() {
   for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
 }
 
-// One shaded band a stage on both time charts, alternating tints, its name at the top left.
+// One shaded band a stage on both time charts, alternating tints, its name at the top left
+// of the part in view (so a band begun left of a zoomed view keeps its name).
 void LatencyCharts::Impl::updateStages() {
   const std::size_t wanted = 2 * stages.size();
   while (band_rects.size() < wanted) {
@@ -835,8 +838,10 @@ void LatencyCharts::Impl::updateStages() {
     band_rects[i]->setPen(QPen(withAlpha(theme.text, 60), 1, Qt::DashLine));
     band_labels[i]->setText(band.name);
     band_labels[i]->setColor(theme.muted);
+    band_labels[i]->setBrush(withAlpha(theme.base, 220));  // readable over the percentile lines
     band_labels[i]->setFont(q->font());
-    band_labels[i]->position->setCoords(band.start, 0);
+    const double view_lower = band_rects[i]->parentPlot()->xAxis->range().lower;
+    band_labels[i]->position->setCoords(band.start < view_lower && band.end > view_lower ? view_lower : band.start, 0);
   }
 }
 

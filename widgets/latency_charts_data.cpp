@@ -112,8 +112,9 @@ void LatencyCharts::Impl::updateCharts() {
   updateStages();
   if (follow) applyTimeRange(full.lower, full.upper);
   else updateScroll();
-  plots[TtftOverTime]->yAxis->setRange(0, any_ttft ? std::max(ttft_hi * 1.08, 1.0) : 500);
-  plots[TokenRate]->yAxis->setRange(0, any_tps ? std::max(tps_hi * 1.08, 1.0) : 100);
+  const double headroom = stages.empty() ? 1.08 : 1.2;  // stage names above the highest dot
+  plots[TtftOverTime]->yAxis->setRange(0, any_ttft ? std::max(ttft_hi * headroom, 1.0) : 500);
+  plots[TokenRate]->yAxis->setRange(0, any_tps ? std::max(tps_hi * headroom, 1.0) : 100);
 
   // Percentile lines and the CDF.
   for (int s = 0; s < seriesCount(); ++s) {
