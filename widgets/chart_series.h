@@ -3,7 +3,6 @@
 // QCustomPlot side applies a SeriesSync in latency_charts_data.cpp.
 #pragma once
 
-#include <QString>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -34,7 +33,6 @@ struct SeriesSync {
 };
 
 struct ChartSeries {
-  QString name;
   std::deque<StoredRequest> points;  // oldest first
   std::size_t ttft_held = 0;
   std::vector<double> sorted_ttft, sorted_tps;  // values the graphs show, ascending

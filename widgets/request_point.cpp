@@ -23,6 +23,18 @@ ChartRun chart_run(const SessionConfig& config, const RunStart& start, const QSt
   return run;
 }
 
+ChartRun capture_run(const CaptureConnection& connection, double first_s) {
+  ChartRun run;
+  run.start.clock_s = first_s;
+  run.target = connection.server.text();
+  if (connection.transport == CaptureTransport::Http) {
+    run.profile = connection.alpn == "h2" ? ProfileId::Http2 : ProfileId::Http;
+  } else if (const Profile* by_alpn = profile_for_alpn(connection.alpn)) {
+    run.profile = by_alpn->id;
+  }
+  return run;
+}
+
 RequestPoint request_point(const RequestResult& r, double t_s, int request) {
   RequestPoint p;
   p.t_s = t_s;

@@ -5,6 +5,7 @@
 #include <QString>
 #include <string>
 
+#include "capture/capture_decoder.h"
 #include "latency_charts.h"
 #include "session/session.h"
 
@@ -24,6 +25,11 @@ struct ChartRun {
 // from the target's scheme (HTTP/2 when offered, a riding format when the session speaks one);
 // `kind` names it in the run selector beside its start's time ("14:32:05 load").
 ChartRun chart_run(const SessionConfig& config, const RunStart& start, const QString& kind, const QString& role = {});
+
+// A capture's connection as a run of the charts: its protocol from what the capture read (HTTP
+// with ALPN h2 is HTTP/2; a TLS connection's ALPN names its format; else anthro-v1), its
+// target the server's address. The capture is one run: `first_s` (its first request) is 0.
+ChartRun capture_run(const CaptureConnection& connection, double first_s);
 
 // `t_s`: when the request started, seconds since the series began; `request`: the caller's
 // id, given back by LatencyCharts::requestClicked.
