@@ -20,7 +20,14 @@ ChartRun chart_run(const SessionConfig& config, const RunStart& start, const QSt
   }
   const QString time = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(start.unix_s * 1000)).toString(QStringLiteral("HH:mm:ss"));
   run.label = kind.isEmpty() ? time : time + QLatin1Char(' ') + kind;
+  run.key = start.unix_s;
   return run;
+}
+
+ChartRun overlaid(ChartRun candidate, const ChartRun& baseline) {
+  candidate.key = baseline.key;
+  candidate.label = baseline.label + QStringLiteral(" + ") + candidate.label;
+  return candidate;
 }
 
 ChartRun capture_run(const CaptureConnection& connection, double first_s) {
@@ -54,7 +61,7 @@ QString chart_series(const ChartRun& run, const RequestResult* r) {
 }
 
 RunPoint request_point(const RequestResult& r, const ChartRun& run, double started_s, int request) {
-  return {request_point(r, started_s - run.start.clock_s, request), chart_series(run, &r), run.start.unix_s, run.label};
+  return {request_point(r, started_s - run.start.clock_s, request), chart_series(run, &r), run.key, run.label};
 }
 
 }  // namespace anthro::widgets

@@ -12,12 +12,14 @@
 namespace anthro::widgets {
 
 // The run a request belongs to, as the charts place it: its start (RunStart: the requests'
-// sent times are on start.clock_s's clock), the protocol and target it ran against, how the
-// run selector lists it, and its role ("candidate" beside a baseline; empty otherwise).
+// sent times are on start.clock_s's clock), the protocol and target it ran against, the run
+// of the charts it is shown in (`key`, `label`: its own, or the baseline's it is overlaid on)
+// and its role ("candidate" beside a baseline; empty otherwise).
 struct ChartRun {
   RunStart start;
   ProfileId profile = ProfileId::AnthroV1;
   std::string target;
+  double key = 0;
   QString label, role;
 };
 
@@ -25,6 +27,12 @@ struct ChartRun {
 // from the target's scheme (HTTP/2 when offered, a riding format when the session speaks one);
 // `kind` names it in the run selector beside its start's time ("14:32:05 load").
 ChartRun chart_run(const SessionConfig& config, const RunStart& start, const QString& kind, const QString& role = {});
+
+// A candidate run overlaid on the baseline's: shown with it, each from its own start. Runs are
+// otherwise shown one at a time (the latest by default), since most runs are re-runs of one
+// target whose dots would pile up in one colour; an SRE comparing two loads marks the second
+// "as candidate" and reads both from 0, side by side, in two series.
+ChartRun overlaid(ChartRun candidate, const ChartRun& baseline);
 
 // A capture's connection as a run of the charts: its protocol from what the capture read (HTTP
 // with ALPN h2 is HTTP/2; a TLS connection's ALPN names its format; else anthro-v1), its

@@ -115,7 +115,9 @@ void SessionPanel::runLoad() {
   BenchConfig b = std::move(*config);
   const int series = series_->currentIndex();
   rememberTarget(target());
+  const ChartRun last = send_run_.key > load_run_.key ? send_run_ : load_run_;  // a copy: load_run_ changes
   load_run_ = chart_run(b.session, RunStart::now(), tr("load"), series == 1 ? tr("candidate") : QString());
+  if (series == 1 && last.key > 0) load_run_ = overlaid(load_run_, last);
   progress_ = LoadProgress{};
   progress_.total = b.requests;
   progress_.slo = b.slo.ttft_ms || b.slo.tpot_ms || b.slo.e2e_ms;
