@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QApplication>
+#include <QComboBox>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QScrollBar>
@@ -722,6 +723,14 @@ class TestLatencyCharts : public QObject {
     auto* bar = charts.findChild<QScrollBar*>("time-window");
     QVERIFY(bar && bar->isVisible() && bar->isEnabled());
     QVERIFY(bar->pageStep() < bar->maximum() + bar->pageStep());
+    // A click on its groove right of the handle moves the window later (a page, or to the
+    // run's end), zoom kept.
+    const QCPRange zoomed = plot->xAxis->range();
+    QTest::mouseClick(bar, Qt::LeftButton, {}, QPoint(bar->width() - 30, bar->height() / 2));
+    const QCPRange moved = plot->xAxis->range();
+    QVERIFY2(moved.lower > zoomed.lower + zoomed.size() * 0.3, qPrintable(QString("%1 -> %2").arg(zoomed.lower).arg(moved.lower)));
+    QVERIFY(std::abs(moved.size() - zoomed.size()) < 1e-6);
+    QCOMPARE(charts.plot(LatencyCharts::TokenRate)->xAxis->range().lower, moved.lower);
   }
 
   // Dragging the TTFT chart to the left shows later requests; the zoom stays.
@@ -806,6 +815,8 @@ class TestLatencyCharts : public QObject {
       b.push_back(request_point(measured(1480.1 + i * 0.5, 200 + i), second, 1480.1 + i * 0.5, 100 + i));
     }
     QCOMPARE(a.front().series, b.front().series);  // one target and protocol: one series
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
     charts.addPoints(a);
     charts.addPoints(b);
     charts.flush();
@@ -819,7 +830,12 @@ class TestLatencyCharts : public QObject {
     QCOMPARE(plot->graph(s)->data()->constBegin()->key, 0.1);
     QVERIFY2(plot->xAxis->range().lower > -1 && plot->xAxis->range().upper < 10,
              qPrintable(QString("%1 .. %2").arg(plot->xAxis->range().lower).arg(plot->xAxis->range().upper)));
-    charts.showRun(0);
+    // The run selector under the charts, by keyboard: the earlier run.
+    auto* runs = charts.findChild<QComboBox*>("run-selector");
+    QVERIFY(runs && runs->isVisible());
+    QCOMPARE(runs->currentIndex(), 1);
+    QTest::keyClick(runs, Qt::Key_Up);
+    QCOMPARE(charts.shownRun(), 0);
     charts.flush();
     QCOMPARE(plot->graph(s)->dataCount(), 10);
     QCOMPARE(plot->graph(s)->data()->constBegin()->key, 0.2);
