@@ -210,12 +210,27 @@ LatencyCharts::Impl::Run& LatencyCharts::Impl::runFor(double key, const QString&
   run.label = label.isEmpty() ? tr("run %1").arg(runs.size() + 1) : label;
   run.series.resize(lines.size());
   runs.push_back(std::move(run));
-  if (runs.size() > static_cast<std::size_t>(kMaxRuns)) {
-    if (picked && *picked == runs.front().key) picked.reset();
-    runs.pop_front();
-  }
+  boundRuns();
   updateRunBox();
   return runs.back();
+}
+
+// At most kMaxRuns runs, holding together no more than two full series do (requests and ITL
+// samples): beyond, the oldest runs are dropped.
+void LatencyCharts::Impl::boundRuns() {
+  auto over = [&] {
+    std::size_t points = 0, itl = 0;
+    for (const Run& run : runs)
+      for (const ChartSeries& s : run.series) points += s.points.size(), itl += s.itl.size();
+    return points > max_points * kSeriesCount || itl > kMaxItlSamples * kSeriesCount;
+  };
+  bool dropped = false;
+  while (runs.size() > 1 && (runs.size() > static_cast<std::size_t>(kMaxRuns) || over())) {
+    if (picked && *picked == runs.front().key) picked.reset();
+    runs.pop_front();
+    dropped = true;
+  }
+  if (dropped) updateRunBox();
 }
 
 // Fixed margins from the font, the same in each column of the grid, so the data areas line up
@@ -450,6 +465,10 @@ bool LatencyCharts::Impl::store(int index, const RequestPoint& p, double run, co
   s.add(stored);
   if (s.points.size() > max_points) s.dropOldest(s.points.size() - max_points);
   s.itl.dropBeyond(kMaxItlSamples);
+  if (++stored_since_bound >= 4096) {  // counting every run's requests costs a few hundred steps
+    stored_since_bound = 0;
+    boundRuns();
+  }
   takeColour(index);
   return true;
 }

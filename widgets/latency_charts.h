@@ -54,7 +54,8 @@ class LatencyCharts : public QWidget {
 
   static constexpr int kSeriesCount = 2;  // series made at construction: baseline, candidate
   static constexpr int kMaxSeries = 12;   // beyond, points of new names go to the last series
-  static constexpr int kMaxRuns = 16;     // the oldest run is dropped beyond
+  static constexpr int kMaxRuns = 16;     // the oldest run is dropped beyond, or while all runs
+                                          // hold more than two full series
   static constexpr std::size_t kMaxPoints = 2'000'000;         // requests held per series
   static constexpr std::size_t kMaxItlSamples = 32'000'000;    // ITL samples held per series
   static constexpr int kExportWidth = 900, kExportHeight = 540;  // smallest export size

@@ -108,6 +108,8 @@ struct LatencyCharts::Impl {
   int addSeries(const QString& name);
   int seriesNamed(const QString& name);
   Run& runFor(double key, const QString& label);
+  void boundRuns();
+  std::size_t stored_since_bound = 0;
   void takeColour(int s);
   QColor colour(int s) const { return theme.series[std::max(lines[s].colour, 0) % chart_detail::kColours]; }
   QColor strong(int s) const { return theme.strong[std::max(lines[s].colour, 0) % chart_detail::kColours]; }

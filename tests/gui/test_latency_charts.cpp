@@ -873,6 +873,23 @@ class TestLatencyCharts : public QObject {
     charts.flush();
     QCOMPARE(colour(b), kept);
   }
+
+  // Runs are bounded: together no more than two full series hold, the oldest dropped first.
+  void oldRunsAreDroppedBeyondTheBound() {
+    LatencyCharts charts;
+    charts.setMaxPoints(10);
+    auto run = [&](double key, int n) {
+      std::vector<RunPoint> points;
+      for (int i = 0; i < n; ++i) points.push_back({ramp(1)[0], "anthro-v1 · anthro://h:1", key, QString("run %1").arg(key)});
+      charts.addPoints(points);
+    };
+    run(1, 10);
+    run(2, 10);
+    run(3, 1);
+    QCOMPARE(charts.runLabels(), QStringList({"run 1", "run 2", "run 3"}));  // 21 held: checked at the next run
+    run(4, 1);
+    QCOMPARE(charts.runLabels(), QStringList({"run 2", "run 3", "run 4"}));
+  }
 };
 
 QTEST_MAIN(TestLatencyCharts)
