@@ -2193,10 +2193,6 @@
         <translation>首 token 时间</translation>
     </message>
     <message>
-        <source>request start (s)</source>
-        <translation>请求开始 (s)</translation>
-    </message>
-    <message>
         <source>TTFT (ms)</source>
         <translation>TTFT (ms)</translation>
     </message>
@@ -2283,6 +2279,34 @@
     <message>
         <source>Clear charts</source>
         <translation>清空图表</translation>
+    </message>
+    <message>
+        <source>Reset view</source>
+        <translation>重置视图</translation>
+    </message>
+    <message>
+        <source>since this run's start (s)</source>
+        <translation>自本次运行开始 (s)</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>The run the charts show, each from its own start</source>
+        <translation>图表显示的运行，各自从其开始计时</translation>
+    </message>
+    <message>
+        <source>The part of the run shown: wheel on a chart zooms, drag pans</source>
+        <translation>显示的运行区段：在图表上滚动滚轮缩放，拖动平移</translation>
+    </message>
+    <message>
+        <source>Show the whole run and follow new requests (or double-click a chart)</source>
+        <translation>显示整个运行并跟随新请求（或双击图表）</translation>
     </message>
 </context>
 <context>
@@ -3224,6 +3248,14 @@
     <message>
         <source>Environment, by target</source>
         <translation>环境变量（按目标）</translation>
+    </message>
+    <message>
+        <source>send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>负载</translation>
     </message>
     <message>
         <source>%1 tokens/s, TTFT p50 %2 ms, p99 %3 ms</source>
