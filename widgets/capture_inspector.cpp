@@ -528,18 +528,19 @@ void CaptureInspector::fillCharts(std::shared_ptr<CaptureStatistics::Prepared> t
 void CaptureInspector::addChartPoints(ChartFill fill, std::function<void()> done) {
   constexpr std::size_t kChartSlice = 200'000;
   const auto& conns = fill.analysis->connections;
-  std::vector<RequestPoint> points;
+  std::vector<RunPoint> points;
   std::size_t samples = 0;
   for (; fill.conn < conns.size(); ++fill.conn, fill.stream = 0) {
+    const ChartRun run = capture_run(conns[fill.conn].info, fill.first);
     for (; fill.stream < conns[fill.conn].streams.size() && samples < kChartSlice; ++fill.stream) {
       const RequestResult& s = conns[fill.conn].streams[fill.stream];
-      points.push_back(request_point(s, s.timeline.request_written - fill.first, static_cast<int>(chart_streams_.size())));
+      points.push_back(request_point(s, run, s.timeline.request_written, static_cast<int>(chart_streams_.size())));
       chart_streams_.emplace_back(static_cast<std::uint32_t>(fill.conn), s.stream_id);
       samples += s.figures.itl_ms.size() + 1;
     }
     if (samples >= kChartSlice) break;
   }
-  charts_->addPoints(0, points);
+  charts_->addPoints(points);
   if (fill.conn == conns.size()) return done();
   QTimer::singleShot(0, this, [this, fill, done = std::move(done)]() mutable {
     if (index_ && index_->analysis() == fill.analysis) addChartPoints(std::move(fill), std::move(done));

@@ -46,6 +46,18 @@ class PassiveText : public QCPItemText {
   double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
 };
 
+class PassiveRect : public QCPItemRect {
+ public:
+  using QCPItemRect::QCPItemRect;
+  double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+};
+
+// A rollout stage's span on the time axis, shaded with its name at the top.
+struct StageBand {
+  QString name;
+  double start = 0, end = 0;  // end: the next stage's start, or its last point while it runs
+};
+
 class PassiveTracer : public QCPItemTracer {
  public:
   using QCPItemTracer::QCPItemTracer;
@@ -390,9 +402,13 @@ inline QVector<QCPGraphData> cdfPoints(const std::vector<double>& sorted) {
   return points;
 }
 
+// Series colours: Okabe-Ito based, colour-blind safe, distinct on light and dark bases. A
+// series keeps the colour it took first (LatencyCharts::Impl::takeColour).
+constexpr int kColours = 8;
+
 struct Theme {
   QColor base, text, muted, axis, grid;
-  std::array<QColor, LatencyCharts::kSeriesCount> series, strong;
+  std::array<QColor, kColours> series, strong;
 };
 
 inline Theme themeFor(const QPalette& palette) {
@@ -403,13 +419,14 @@ inline Theme themeFor(const QPalette& palette) {
   t.muted = mix(t.base, t.text, 0.72);
   t.axis = mix(t.base, t.text, 0.45);
   t.grid = mix(t.base, t.text, dark ? 0.16 : 0.11);
-  // Blue and orange (Okabe-Ito based): colour-blind safe, distinct on light and dark bases.
   if (dark) {
-    t.series = {QColor(0x5a, 0xa9, 0xe6), QColor(0xf0, 0xa2, 0x3b)};
-    t.strong = {QColor(0xa8, 0xd4, 0xf7), QColor(0xff, 0xd0, 0x8a)};
+    t.series = {QColor(0x5a, 0xa9, 0xe6), QColor(0xf0, 0xa2, 0x3b), QColor(0x3f, 0xc6, 0x9e), QColor(0xf0, 0x78, 0x5a),
+                QColor(0xd9, 0x8c, 0xc0), QColor(0xb0, 0xb0, 0xb0), QColor(0xe6, 0xd8, 0x4a), QColor(0x9a, 0x8c, 0xf0)};
+    for (int i = 0; i < kColours; ++i) t.strong[i] = i == 0 ? QColor(0xa8, 0xd4, 0xf7) : i == 1 ? QColor(0xff, 0xd0, 0x8a) : mix(t.series[i], t.text, 0.45);
   } else {
-    t.series = {QColor(0x1f, 0x6f, 0xb4), QColor(0xe0, 0x7b, 0x00)};
-    t.strong = {QColor(0x0b, 0x3c, 0x6b), QColor(0x8a, 0x45, 0x00)};
+    t.series = {QColor(0x1f, 0x6f, 0xb4), QColor(0xe0, 0x7b, 0x00), QColor(0x00, 0x9e, 0x73), QColor(0xd5, 0x5e, 0x00),
+                QColor(0xb8, 0x5a, 0x95), QColor(0x5f, 0x5f, 0x5f), QColor(0x9a, 0x8a, 0x00), QColor(0x5b, 0x4b, 0xc4)};
+    for (int i = 0; i < kColours; ++i) t.strong[i] = i == 0 ? QColor(0x0b, 0x3c, 0x6b) : i == 1 ? QColor(0x8a, 0x45, 0x00) : mix(t.series[i], t.text, 0.45);
   }
   return t;
 }

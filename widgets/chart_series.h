@@ -3,7 +3,6 @@
 // QCustomPlot side applies a SeriesSync in latency_charts_data.cpp.
 #pragma once
 
-#include <QString>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -34,7 +33,6 @@ struct SeriesSync {
 };
 
 struct ChartSeries {
-  QString name;
   std::deque<StoredRequest> points;  // oldest first
   std::size_t ttft_held = 0;
   std::vector<double> sorted_ttft, sorted_tps;  // values the graphs show, ascending
@@ -46,6 +44,11 @@ struct ChartSeries {
   void dropOldest(std::size_t count);
   // The changes since the last call; sorted_ttft / sorted_tps follow them.
   SeriesSync sync();
+  // The graphs hold another run's requests: the next sync() gives all of these.
+  void redraw() {
+    rebuild_ = true;
+    dropped_.clear();
+  }
   // Changes not yet synced (sorted_ttft is then behind the held requests).
   bool pending() const { return unsynced_ > 0 || !dropped_.empty() || rebuild_; }
 

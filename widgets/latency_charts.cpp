@@ -8,7 +8,14 @@
 #include <QEvent>
 #include <QFileInfo>
 #include <QMenu>
+#include <QComboBox>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -47,16 +54,19 @@ QCustomPlot* LatencyCharts::Impl::makePlot(Chart chart) {
                    [this](QCPAbstractPlottable* p, int index, QMouseEvent*) { onClick(p, index); });
   QObject::connect(plot, &QCustomPlot::legendClick, q,
                    [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) { toggleFromLegend(item); });
+  if (chart == TtftOverTime || chart == TokenRate) makeNavigable(plot);
   plot->setContextMenuPolicy(Qt::CustomContextMenu);
   QObject::connect(plot, &QWidget::customContextMenuRequested, q, [this, chart, plot](const QPoint& at) {
     QMenu menu(plot);
-    for (int s = 0; s < kSeriesCount; ++s) {
-      QAction* show = menu.addAction(tr("Show %1").arg(series[s].name), q,
+    for (int s = 0; s < seriesCount(); ++s) {
+      if (lines[s].colour < 0) continue;  // never had data
+      QAction* show = menu.addAction(tr("Show %1").arg(lines[s].name), q,
                                      [this, s](bool on) { q->setSeriesVisible(s, on); });
       show->setCheckable(true);
-      show->setChecked(shown[s]);
+      show->setChecked(lines[s].shown);
     }
     menu.addSeparator();
+    if (chart == TtftOverTime || chart == TokenRate) menu.addAction(tr("Reset view"), q, &LatencyCharts::resetView);
     menu.addAction(tr("Clear charts"), q, &LatencyCharts::clear);
     menu.addAction(tr("Export chart…"), q, [this, chart] { exportWithDialog(chart); });
     menu.exec(plot->mapToGlobal(at));
@@ -76,8 +86,8 @@ void LatencyCharts::Impl::exportWithDialog(Chart chart) {
 
 // Titles and axis labels in the current language (again on every language change).
 void LatencyCharts::Impl::retranslate() {
-  const QString texts[4][3] = {{tr("Time to first token"), tr("request start (s)"), tr("TTFT (ms)")},
-                               {tr("Token rate"), tr("request start (s)"), tr("tokens/s")},
+  const QString texts[4][3] = {{tr("Time to first token"), tr("since this run's start (s)"), tr("TTFT (ms)")},
+                               {tr("Token rate"), tr("since this run's start (s)"), tr("tokens/s")},
                                {tr("Inter-token latency"), tr("ITL (ms)"), tr("samples")},
                                {tr("TTFT distribution"), tr("TTFT (ms)"), tr("fraction")}};
   for (int chart = 0; chart < 4; ++chart) {
@@ -86,37 +96,13 @@ void LatencyCharts::Impl::retranslate() {
     plots[chart]->yAxis->setLabel(texts[chart][2]);
     empty_notes[chart]->setText(tr("No data"));
   }
+  if (strip) retranslateStrip();
 }
 
 void LatencyCharts::Impl::build() {
   for (Chart chart : {TtftOverTime, TokenRate, ItlHistogram, TtftCdf}) makePlot(chart);
   retranslate();
 
-  for (int s = 0; s < kSeriesCount; ++s) {
-    ttft[s] = new SeriesGraph(plots[TtftOverTime]->xAxis, plots[TtftOverTime]->yAxis);
-    tps[s] = new SeriesGraph(plots[TokenRate]->xAxis, plots[TokenRate]->yAxis);
-    cdf[s] = plots[TtftCdf]->addGraph();
-    cdf[s]->setLineStyle(QCPGraph::lsStepLeft);
-    hist[s] = new QCPBars(plots[ItlHistogram]->xAxis, plots[ItlHistogram]->yAxis);
-    hist[s]->setWidthType(QCPBars::wtPlotCoords);
-    for (QCPAbstractPlottable* p :
-         std::initializer_list<QCPAbstractPlottable*>{ttft[s], tps[s], cdf[s], hist[s]}) {
-      p->setSelectable(QCP::stNone);
-      p->setObjectName(QStringLiteral("series-%1").arg(s));
-      p->removeFromLegend();
-    }
-    for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
-      auto* line = makeLevelLine(plots[TtftOverTime], 0, QStringLiteral("thresholds"));
-      line->setObjectName(QStringLiteral("p%1-%2").arg(kPercentiles[i]).arg(s));
-      line->setVisible(false);
-      pct_lines[s][i] = line;
-      auto* label = makeMarginLabel(plots[TtftOverTime]);
-      label->setObjectName(QStringLiteral("p%1-%2-label").arg(kPercentiles[i]).arg(s));
-      label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-      label->setVisible(false);
-      pct_labels[s][i] = label;
-    }
-  }
   // Reading percentiles off the CDF: faint guides at 0.50, 0.95 and 0.99.
   for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
     double y = kPercentiles[i] / 100;
@@ -141,13 +127,110 @@ void LatencyCharts::Impl::build() {
                    [this] { placePercentileLabels(); });
   QObject::connect(plots[ItlHistogram], &QCustomPlot::afterLayout, q, [this] { fitHistogramRange(); });
 
-  grid = new QGridLayout(q);
+  auto* column = new QVBoxLayout(q);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(2);
+  grid = new QGridLayout;
   grid->setContentsMargins(0, 0, 0, 0);
   grid->setSpacing(1);
+  column->addLayout(grid, 1);
+  buildStrip();
+  column->addWidget(strip);
   placeCharts();
 
   applyTheme();
   updateCharts();
+}
+
+// A series' graphs on every chart, its percentile lines and labels; in the theme's colours
+// once it has data (takeColour).
+int LatencyCharts::Impl::addSeries(const QString& name) {
+  const int s = seriesCount();
+  SeriesPlot line;
+  line.name = name;
+  line.ttft = new SeriesGraph(plots[TtftOverTime]->xAxis, plots[TtftOverTime]->yAxis);
+  line.tps = new SeriesGraph(plots[TokenRate]->xAxis, plots[TokenRate]->yAxis);
+  line.cdf = plots[TtftCdf]->addGraph();
+  line.cdf->setLineStyle(QCPGraph::lsStepLeft);
+  line.hist = new QCPBars(plots[ItlHistogram]->xAxis, plots[ItlHistogram]->yAxis);
+  line.hist->setWidthType(QCPBars::wtPlotCoords);
+  for (QCPAbstractPlottable* p :
+       std::initializer_list<QCPAbstractPlottable*>{line.ttft, line.tps, line.cdf, line.hist}) {
+    p->setSelectable(QCP::stNone);
+    p->setObjectName(QStringLiteral("series-%1").arg(s));
+    p->removeFromLegend();
+  }
+  for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
+    auto* pct = makeLevelLine(plots[TtftOverTime], 0, QStringLiteral("thresholds"));
+    pct->setObjectName(QStringLiteral("p%1-%2").arg(kPercentiles[i]).arg(s));
+    pct->setVisible(false);
+    line.pct_lines[i] = pct;
+    auto* label = makeMarginLabel(plots[TtftOverTime]);
+    label->setObjectName(QStringLiteral("p%1-%2-label").arg(kPercentiles[i]).arg(s));
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    label->setVisible(false);
+    line.pct_labels[i] = label;
+  }
+  lines.push_back(line);
+  for (Run& run : runs) run.series.resize(lines.size());
+  no_run.series.resize(lines.size());
+  styleSeries(s);
+  return s;
+}
+
+int LatencyCharts::Impl::seriesNamed(const QString& name) {
+  for (int s = 0; s < seriesCount(); ++s)
+    if (lines[s].name == name) return s;
+  return seriesCount() < kMaxSeries ? addSeries(name) : seriesCount() - 1;
+}
+
+// A series keeps the colour it takes with its first point, so it has the same one in every
+// run and after other series come and go: series 0 and 1 their own when free, others the
+// first free one.
+void LatencyCharts::Impl::takeColour(int s) {
+  if (lines[s].colour >= 0) return;
+  std::array<bool, kColours> used{};
+  for (const SeriesPlot& l : lines)
+    if (l.colour >= 0) used[l.colour % kColours] = true;
+  int colour = s < kSeriesCount && !used[s] ? s : -1;
+  for (int i = 0; i < kColours && colour < 0; ++i)
+    if (!used[i]) colour = i;
+  lines[s].colour = colour >= 0 ? colour : s % kColours;
+  styleSeries(s);
+}
+
+// The run of that key, added (the oldest dropped beyond kMaxRuns) if new.
+LatencyCharts::Impl::Run& LatencyCharts::Impl::runFor(double key, const QString& label) {
+  for (Run& run : runs)
+    if (run.key == key) return run;
+  // Zoomed into the run shown: it stays shown (picked) rather than jumping to the new one.
+  if (!follow && !picked && !runs.empty()) picked = runs.back().key;
+  Run run;
+  run.key = key;
+  run.label = label.isEmpty() ? tr("run %1").arg(runs.size() + 1) : label;
+  run.series.resize(lines.size());
+  runs.push_back(std::move(run));
+  boundRuns();
+  updateRunBox();
+  return runs.back();
+}
+
+// At most kMaxRuns runs, holding together no more than two full series do (requests and ITL
+// samples): beyond, the oldest runs are dropped.
+void LatencyCharts::Impl::boundRuns() {
+  auto over = [&] {
+    std::size_t points = 0, itl = 0;
+    for (const Run& run : runs)
+      for (const ChartSeries& s : run.series) points += s.points.size(), itl += s.itl.size();
+    return points > max_points * kSeriesCount || itl > kMaxItlSamples * kSeriesCount;
+  };
+  bool dropped = false;
+  while (runs.size() > 1 && (runs.size() > static_cast<std::size_t>(kMaxRuns) || over())) {
+    if (picked && *picked == runs.front().key) picked.reset();
+    runs.pop_front();
+    dropped = true;
+  }
+  if (dropped) updateRunBox();
 }
 
 // Fixed margins from the font, the same in each column of the grid, so the data areas line up
@@ -183,21 +266,8 @@ void LatencyCharts::Impl::applyTheme() {
     empty_notes[c]->setColor(theme.muted);
     empty_notes[c]->setFont(font);
   }
-  for (int s = 0; s < kSeriesCount; ++s) {
-    QPen cdf_pen(theme.series[s], 1.6);
-    cdf[s]->setPen(cdf_pen);
-    QColor fill = withAlpha(theme.series[s], 115);
-    hist[s]->setPen(Qt::NoPen);
-    hist[s]->setBrush(fill);
-    const std::array<Qt::PenStyle, 3> styles = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
-    for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
-      QPen pen(theme.strong[s], i == 0 ? 1.5 : 1.3, styles[i]);
-      pen.setCapStyle(Qt::FlatCap);
-      pct_lines[s][i]->setPen(pen);
-      pct_labels[s][i]->setColor(theme.strong[s]);
-      pct_labels[s][i]->setFont(small);
-    }
-  }
+  dot_pixel_ratio = 0;  // colours changed: new pixmaps
+  for (int s = 0; s < seriesCount(); ++s) styleSeries(s);
   for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
     cdf_guides[i]->setPen(QPen(mix(theme.base, theme.text, 0.35), 1, Qt::DashLine));
     cdf_guide_labels[i]->setColor(theme.muted);
@@ -206,12 +276,28 @@ void LatencyCharts::Impl::applyTheme() {
   hist_note->setColor(theme.muted);
   hist_note->setFont(small);
   for (PassiveTracer* mark : marks) mark->setPen(QPen(theme.text, 1.8));
-  dot_pixel_ratio = 0;  // colours changed: new pixmaps
-  for (int s = 0; s < kSeriesCount; ++s) {
-    styleGraph(ttft[s], s);
-    styleGraph(tps[s], s);
-  }
+  updateStages();
   applyMargins();
+}
+
+void LatencyCharts::Impl::styleSeries(int s) {
+  SeriesPlot& line = lines[s];
+  line.cdf->setPen(QPen(colour(s), 1.6));
+  line.hist->setPen(Qt::NoPen);
+  line.hist->setBrush(withAlpha(colour(s), 115));
+  QFont small = q->font();
+  small.setPointSizeF(small.pointSizeF() > 0 ? small.pointSizeF() * 0.9 : 8);
+  const std::array<Qt::PenStyle, 3> styles = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
+  for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
+    QPen pen(strong(s), i == 0 ? 1.5 : 1.3, styles[i]);
+    pen.setCapStyle(Qt::FlatCap);
+    line.pct_lines[i]->setPen(pen);
+    line.pct_labels[i]->setColor(strong(s));
+    line.pct_labels[i]->setFont(small);
+  }
+  line.dots = {};  // drawn again in its colour by styleGraph
+  styleGraph(line.ttft, s);
+  styleGraph(line.tps, s);
 }
 
 // Series with data are listed; a hidden one struck out and muted.
@@ -219,36 +305,52 @@ void LatencyCharts::Impl::updateLegends() {
   for (int c = 0; c < 4; ++c) {
     QCustomPlot* plot = plots[c];
     plot->legend->clearItems();
-    for (int s = 0; s < kSeriesCount; ++s) {
+    for (int s = 0; s < seriesCount(); ++s) {
       QCPAbstractPlottable* p = plottable(Chart(c), s);
-      p->setName(series[s].name);
-      bool has_data = c == ItlHistogram ? !series[s].itl.empty() || !series[s].running_itl.empty()
-                      : c == TokenRate  ? !series[s].sorted_tps.empty()
-                                        : !series[s].sorted_ttft.empty();
-      if (!has_data) continue;
+      p->setName(lines[s].name);
+      if (!hasData(Chart(c), s)) continue;
       p->addToLegend();
       auto* item = plot->legend->itemWithPlottable(p);
       QFont font = plot->legend->font();
-      font.setStrikeOut(!shown[s]);
+      font.setStrikeOut(!lines[s].shown);
       item->setFont(font);
-      item->setTextColor(shown[s] ? theme.text : theme.muted);
+      item->setTextColor(lines[s].shown ? theme.text : theme.muted);
     }
   }
 }
 
+bool LatencyCharts::Impl::hasData(Chart c, int s) const {
+  const ChartSeries& data = series()[s];
+  return c == ItlHistogram ? !data.itl.empty() || !data.running_itl.empty()
+         : c == TokenRate  ? !data.sorted_tps.empty()
+                           : !data.sorted_ttft.empty();
+}
+
+// The series a chart's legend measures: those with data in any chart of the run shown (so
+// the axes stay put as data reaches the other charts), or the first two before any has.
+std::vector<int> LatencyCharts::Impl::legendSeries() const {
+  std::vector<int> listed;
+  for (int s = 0; s < seriesCount(); ++s)
+    if (hasData(TtftOverTime, s) || hasData(TokenRate, s) || hasData(ItlHistogram, s)) listed.push_back(s);
+  if (listed.empty())
+    for (int s = 0; s < std::min(seriesCount(), int(kSeriesCount)); ++s) listed.push_back(s);
+  return listed;
+}
+
 // The room the legend has beside the title at `width`, and the widths of its entries in one
-// row and stacked (the wider entry). Measured on both names whether or not a series has data
-// yet, so the axes stay put as data arrives.
+// row and stacked (the wider entry).
 LatencyCharts::Impl::LegendFit LatencyCharts::Impl::legendFit(Chart chart, int width) const {
   const QCPLegend* legend = plots[chart]->legend;
   const QFontMetrics title_fm(titles[chart]->font()), fm(legend->font());
   LegendFit fit;
   fit.room = width - 2 * kHeaderInset - title_fm.horizontalAdvance(titles[chart]->text()) - kHeaderGap;
-  for (int s = 0; s < kSeriesCount; ++s) {
-    const int entry = legendKeyWidth(legend) + fm.horizontalAdvance(series[s].name);
-    fit.row += entry + (s > 0 ? legend->columnSpacing() : 0);
+  const std::vector<int> listed = legendSeries();
+  for (int s : listed) {
+    const int entry = legendKeyWidth(legend) + fm.horizontalAdvance(lines[s].name);
+    fit.row += entry + (s != listed.front() ? legend->columnSpacing() : 0);
     fit.column = std::max(fit.column, entry);
   }
+  fit.entries = static_cast<int>(listed.size());
   return fit;
 }
 
@@ -268,10 +370,10 @@ void LatencyCharts::Impl::arrangeHeader(Chart chart) {
   }
   const QFontMetrics fm(legend->font());
   const int key = legendKeyWidth(legend);
-  for (int s = 0; s < kSeriesCount; ++s) {
+  for (int s = 0; s < seriesCount(); ++s) {
     const QString name = one_line || fit.column <= fit.room
-                             ? series[s].name
-                             : fm.elidedText(series[s].name, Qt::ElideMiddle, std::max(fit.room - key, fm.averageCharWidth() * 3));
+                             ? lines[s].name
+                             : fm.elidedText(lines[s].name, Qt::ElideMiddle, std::max(fit.room - key, fm.averageCharWidth() * 3));
     plottable(chart, s)->setName(name);
   }
   const Chart partner = chart == TtftOverTime ? TtftCdf
@@ -279,10 +381,12 @@ void LatencyCharts::Impl::arrangeHeader(Chart chart) {
                         : chart == TokenRate  ? ItlHistogram
                                               : TokenRate;
   const bool on_screen = plot->viewport() == plot->rect();
-  const bool partner_tall = on_screen && plots[partner]->isVisible() &&
-                            !legendFit(partner, plots[partner]->viewport().width()).fitsOneLine();
+  const auto stacked = [](const LegendFit& f) { return f.fitsOneLine() ? 1 : std::max(f.entries, 1); };
+  const int rows = std::max(stacked(fit), on_screen && plots[partner]->isVisible()
+                                              ? stacked(legendFit(partner, plots[partner]->viewport().width()))
+                                              : 1);
   const int line = std::max(fm.height(), legend->iconSize().height()) + 4;
-  const int height = std::max(QFontMetrics(titles[chart]->font()).height(), one_line && !partner_tall ? line : 2 * line) + 10;
+  const int height = std::max(QFontMetrics(titles[chart]->font()).height(), rows * line) + 10;
   headers[chart]->setMinimumSize(0, height);
   headers[chart]->setMaximumSize(QWIDGETSIZE_MAX, height);
 }
@@ -290,20 +394,20 @@ void LatencyCharts::Impl::arrangeHeader(Chart chart) {
 void LatencyCharts::Impl::toggleFromLegend(QCPAbstractLegendItem* item) {
   auto* entry = qobject_cast<QCPPlottableLegendItem*>(item);
   if (!entry) return;
-  for (int s = 0; s < kSeriesCount; ++s)
+  for (int s = 0; s < seriesCount(); ++s)
     for (int c = 0; c < 4; ++c)
-      if (entry->plottable() == plottable(Chart(c), s)) return q->setSeriesVisible(s, !shown[s]);
+      if (entry->plottable() == plottable(Chart(c), s)) return q->setSeriesVisible(s, !lines[s].shown);
 }
 
 
 void LatencyCharts::Impl::onClick(QCPAbstractPlottable* plottable, int data_index) {
-  for (int s = 0; s < kSeriesCount; ++s) {
-    const bool is_ttft = plottable == ttft[s];
-    if (!is_ttft && plottable != tps[s]) continue;
+  for (int s = 0; s < seriesCount(); ++s) {
+    const bool is_ttft = plottable == lines[s].ttft;
+    if (!is_ttft && plottable != lines[s].tps) continue;
     auto data = static_cast<QCPGraph*>(plottable)->data();
     if (data_index < 0 || data_index >= data->size()) return;
     const QCPGraphData point = *data->at(data_index);
-    const auto& points = series[s].points;
+    const auto& points = series()[s].points;
     for (auto it = points.rbegin(); it != points.rend(); ++it) {
       if (it->t == point.key && (is_ttft ? it->ttft : it->tps) == point.value) {
         marked = Marked{s, *it};
@@ -318,71 +422,94 @@ void LatencyCharts::Impl::onClick(QCPAbstractPlottable* plottable, int data_inde
 }
 
 LatencyCharts::LatencyCharts(QWidget* parent) : QWidget(parent), d_(std::make_unique<Impl>(this)) {
-  d_->series[0].name = tr("baseline");
-  d_->series[1].name = tr("candidate");
   d_->timer.setSingleShot(true);
   d_->timer.setInterval(kFlushIntervalMs);
   connect(&d_->timer, &QTimer::timeout, this, &LatencyCharts::flush);
   d_->build();
+  d_->addSeries(tr("baseline"));
+  d_->addSeries(tr("candidate"));
+  d_->updateCharts();
 }
 
 LatencyCharts::~LatencyCharts() = default;
 
 void LatencyCharts::setSeriesName(int series, const QString& name) {
-  if (series < 0 || series >= kSeriesCount) return;
-  d_->series[series].name = name;
+  if (series < 0 || series >= kMaxSeries) return;
+  while (d_->seriesCount() <= series) d_->addSeries(QString());
+  d_->lines[series].name = name;
   d_->updateLegends();
   for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString LatencyCharts::seriesName(int series) const {
-  if (series < 0 || series >= kSeriesCount) return {};
-  return d_->series[series].name;
+  if (series < 0 || series >= d_->seriesCount()) return {};
+  return d_->lines[series].name;
+}
+
+int LatencyCharts::seriesCount() const { return d_->seriesCount(); }
+
+int LatencyCharts::seriesIndex(const QString& name) { return d_->seriesNamed(name); }
+
+// Holds the point in its run's series, the oldest dropped beyond the bounds.
+bool LatencyCharts::Impl::store(int index, const RequestPoint& p, double run, const QString& run_label) {
+  if (!std::isfinite(p.t_s)) return false;
+  ChartSeries& s = runFor(run, run_label).series[index];
+  StoredRequest stored;
+  stored.t = p.t_s;
+  stored.ttft = finiteOr(p.ttft_ms, kNaN);
+  stored.tps = finiteOr(p.tokens_per_s, kNaN);
+  stored.request = p.request;
+  for (double itl : p.itl_ms)
+    if (std::isfinite(itl)) s.itl.add(itl);
+  stored.itl_end = s.itl.added();
+  s.add(stored);
+  if (s.points.size() > max_points) s.dropOldest(s.points.size() - max_points);
+  s.itl.dropBeyond(kMaxItlSamples);
+  if (++stored_since_bound >= 4096) {  // counting every run's requests costs a few hundred steps
+    stored_since_bound = 0;
+    boundRuns();
+  }
+  takeColour(index);
+  return true;
 }
 
 void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch) {
-  if (series < 0 || series >= kSeriesCount || batch.empty()) return;
-  ChartSeries& s = d_->series[series];
-  std::size_t added = 0;
-  for (const RequestPoint& p : batch) {
-    if (!std::isfinite(p.t_s)) continue;
-    StoredRequest stored;
-    stored.t = p.t_s;
-    stored.ttft = finiteOr(p.ttft_ms, Impl::kNaN);
-    stored.tps = finiteOr(p.tokens_per_s, Impl::kNaN);
-    stored.request = p.request;
-    for (double itl : p.itl_ms)
-      if (std::isfinite(itl)) s.itl.add(itl);
-    stored.itl_end = s.itl.added();
-    s.add(stored);
-    ++added;
-  }
-  if (s.points.size() > d_->max_points) s.dropOldest(s.points.size() - d_->max_points);
-  s.itl.dropBeyond(kMaxItlSamples);
-  if (added == 0) return;
-  d_->markDirty();
+  if (series < 0 || series >= d_->seriesCount() || batch.empty()) return;
+  bool added = false;
+  for (const RequestPoint& p : batch) added = d_->store(series, p, 0, {}) || added;
+  if (added) d_->markDirty();
+}
+
+void LatencyCharts::addPoints(const std::vector<RunPoint>& batch) {
+  bool added = false;
+  for (const RunPoint& p : batch)
+    added = d_->store(p.series.isEmpty() ? 0 : d_->seriesNamed(p.series), p.point, p.run, p.run_label) || added;
+  if (added) d_->markDirty();
 }
 
 void LatencyCharts::clear() {
-  for (int i = 0; i < kSeriesCount; ++i) {
-    ChartSeries& s = d_->series[i];
-    QString name = s.name;
-    s = ChartSeries{};
-    s.name = name;
-    d_->ttft[i]->data()->clear();
-    d_->tps[i]->data()->clear();
+  d_->runs.clear();
+  d_->no_run.series.assign(d_->lines.size(), ChartSeries{});
+  d_->picked.reset();
+  d_->drawn.reset();
+  for (auto& line : d_->lines) {
+    line.ttft->data()->clear();
+    line.tps->data()->clear();
   }
+  d_->stages.clear();
   d_->marked.reset();
   d_->timer.stop();
   d_->dirty = false;
+  d_->follow = true;
+  d_->updateRunBox();
   d_->updateCharts();
   for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
   emit cleared();
 }
 
 void LatencyCharts::setSeriesVisible(int series, bool visible) {
-  if (series < 0 || series >= kSeriesCount || d_->shown[series] == visible) return;
-  d_->shown[series] = visible;
+  if (series < 0 || series >= d_->seriesCount() || d_->lines[series].shown == visible) return;
+  d_->lines[series].shown = visible;
   flush();  // pending points first, so the redraw below shows them too
   d_->updateCharts();
   for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
@@ -390,31 +517,40 @@ void LatencyCharts::setSeriesVisible(int series, bool visible) {
 }
 
 bool LatencyCharts::seriesVisible(int series) const {
-  return series >= 0 && series < kSeriesCount && d_->shown[series];
+  return series >= 0 && series < d_->seriesCount() && d_->lines[series].shown;
 }
 
 void LatencyCharts::addRunningItl(int series, const std::vector<double>& itl_ms) {
-  if (series < 0 || series >= kSeriesCount) return;
+  if (series < 0 || series >= d_->seriesCount()) return;
   std::size_t added = 0;
   for (double itl : itl_ms)
     if (std::isfinite(itl)) {
-      d_->series[series].running_itl.add(itl);
+      d_->series()[series].running_itl.add(itl);
       ++added;
     }
   if (added == 0) return;
+  d_->takeColour(series);
   d_->markDirty();
 }
 
+// In every run: the request may have streamed while another run was shown.
 void LatencyCharts::clearRunningItl(int series) {
-  if (series < 0 || series >= kSeriesCount || d_->series[series].running_itl.empty()) return;
-  d_->series[series].running_itl = {};
-  d_->markDirty();
+  if (series < 0 || series >= d_->seriesCount()) return;
+  bool cleared = false;
+  auto drop = [&](Impl::Run& run) {
+    if (run.series[series].running_itl.empty()) return;
+    run.series[series].running_itl = {};
+    cleared = true;
+  };
+  drop(d_->no_run);
+  for (Impl::Run& run : d_->runs) drop(run);
+  if (cleared) d_->markDirty();
 }
 
 std::vector<double> LatencyCharts::ttftValues(int series) const {
   std::vector<double> values;
-  if (series < 0 || series >= kSeriesCount) return values;
-  const ChartSeries& s = d_->series[series];
+  if (series < 0 || series >= d_->seriesCount()) return values;
+  const ChartSeries& s = d_->series()[series];
   values.reserve(s.ttft_held);
   for (const StoredRequest& p : s.points)
     if (std::isfinite(p.ttft)) values.push_back(p.ttft);
@@ -422,21 +558,21 @@ std::vector<double> LatencyCharts::ttftValues(int series) const {
 }
 
 std::size_t LatencyCharts::pointCount(int series) const {
-  if (series < 0 || series >= kSeriesCount) return 0;
-  return d_->series[series].points.size();
+  if (series < 0 || series >= d_->seriesCount()) return 0;
+  return d_->series()[series].points.size();
 }
 
 std::size_t LatencyCharts::itlSampleCount(int series) const {
-  if (series < 0 || series >= kSeriesCount) return 0;
-  return d_->series[series].itl.size() + d_->series[series].running_itl.size();
+  if (series < 0 || series >= d_->seriesCount()) return 0;
+  return d_->series()[series].itl.size() + d_->series()[series].running_itl.size();
 }
 
 std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int series) const {
-  if (series < 0 || series >= kSeriesCount) return std::nullopt;
-  const ChartSeries& s = d_->series[series];
+  if (series < 0 || series >= d_->seriesCount()) return std::nullopt;
+  const ChartSeries& s = d_->series()[series];
   std::vector<double> fresh;
   const std::vector<double>* sorted = &s.sorted_ttft;
-  if (s.pending()) {
+  if (s.pending() || !d_->drawn || *d_->drawn != d_->shownRun().key) {
     fresh = ttftValues(series);
     std::sort(fresh.begin(), fresh.end());
     sorted = &fresh;
@@ -447,20 +583,19 @@ std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int ser
 }
 
 void LatencyCharts::setAdaptiveSampling(bool on) {
-  for (int s = 0; s < kSeriesCount; ++s)
-    for (QCPGraph* g : {d_->ttft[s], d_->tps[s], d_->cdf[s]})
-      if (g) g->setAdaptiveSampling(on);
+  for (auto& line : d_->lines)
+    for (QCPGraph* g : {line.ttft, line.tps, line.cdf}) g->setAdaptiveSampling(on);
 }
 
 void LatencyCharts::setMaxPoints(std::size_t max_points) {
   d_->max_points = std::max<std::size_t>(max_points, 1);
   bool dropped = false;
-  for (auto& s : d_->series) {
-    if (s.points.size() > d_->max_points) {
-      s.dropOldest(s.points.size() - d_->max_points);
-      dropped = true;
-    }
-  }
+  for (auto& run : d_->runs)
+    for (auto& s : run.series)
+      if (s.points.size() > d_->max_points) {
+        s.dropOldest(s.points.size() - d_->max_points);
+        dropped = true;
+      }
   if (dropped) d_->markDirty();
 }
 
@@ -470,7 +605,15 @@ void LatencyCharts::flush() {
   d_->timer.stop();
   if (!d_->dirty) return;
   d_->dirty = false;
-  for (int i = 0; i < kSeriesCount; ++i) d_->sync(d_->series[i], i);
+  Impl::Run& run = d_->shownRun();
+  const std::optional<double> key = d_->runs.empty() ? std::nullopt : std::optional<double>(run.key);
+  if (key != d_->drawn) {  // another run: its requests replace the graphs'
+    for (ChartSeries& s : run.series) s.redraw();
+    d_->marked.reset();
+    d_->drawn = key;
+    d_->updateRunBox();
+  }
+  for (int i = 0; i < d_->seriesCount(); ++i) d_->sync(run.series[i], i);
   d_->updateCharts();
   for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -492,6 +635,7 @@ void LatencyCharts::Impl::placeCharts() {
   const bool time_first = !plots[TtftOverTime]->isHidden() || !plots[TokenRate]->isHidden();
   grid->setColumnStretch(0, time_first ? 3 : 1);
   grid->setColumnStretch(1, time_first ? 2 : 1);
+  strip->setHidden(!time_first);
 }
 
 QCustomPlot* LatencyCharts::plot(Chart chart) const {
@@ -522,9 +666,9 @@ bool LatencyCharts::exportChart(Chart chart, const QString& path, QString* error
   // Vector formats get vector dots (pixmap dots would be embedded as images); the PNG, drawn
   // at twice the size, dots drawn for that.
   auto restyle = [&](Impl::Dots dots) {
-    for (int s = 0; s < kSeriesCount; ++s) {
-      if (chart == TtftOverTime) d_->styleGraph(d_->ttft[s], s, dots);
-      if (chart == TokenRate) d_->styleGraph(d_->tps[s], s, dots);
+    for (int s = 0; s < d_->seriesCount(); ++s) {
+      if (chart == TtftOverTime) d_->styleGraph(d_->lines[s].ttft, s, dots);
+      if (chart == TokenRate) d_->styleGraph(d_->lines[s].tps, s, dots);
     }
   };
   restyle(suffix == QLatin1String("png") ? Impl::Dots::Png : Impl::Dots::Vector);
@@ -561,5 +705,201 @@ void LatencyCharts::changeEvent(QEvent* event) {
       break;
   }
 }
+
+// ---- The time view: zoom, pan, the scroll bar, Reset view, runs, stage bands ----
+
+// Wheel zooms the time axis around the cursor, drag pans it; the value axis keeps following
+// the data. A double-click shows the whole run again.
+void LatencyCharts::Impl::makeNavigable(QCustomPlot* plot) {
+  plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot->axisRect()->setRangeDrag(Qt::Horizontal);
+  plot->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot->axisRect()->setRangeZoomFactor(0.85);
+  QObject::connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), q,
+                   [this, plot](const QCPRange& range) { onUserRange(plot, range); });
+  QObject::connect(plot, &QCustomPlot::mouseDoubleClick, q, [this](QMouseEvent*) { q->resetView(); });
+}
+
+// Under the charts: the run shown (when there are several), the visible window of the run as
+// a scroll bar, and Reset view.
+void LatencyCharts::Impl::buildStrip() {
+  strip = new QWidget(q);
+  strip->setObjectName(QStringLiteral("time-view"));
+  auto* row = new QHBoxLayout(strip);
+  row->setContentsMargins(4, 0, 4, 2);
+  run_label = new QLabel(strip);
+  run_box = new QComboBox(strip);
+  run_box->setObjectName(QStringLiteral("run-selector"));
+  run_box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  scroll = new QScrollBar(Qt::Horizontal, strip);
+  scroll->setObjectName(QStringLiteral("time-window"));
+  reset = new QPushButton(strip);
+  reset->setObjectName(QStringLiteral("reset-view"));
+  row->addWidget(run_label);
+  row->addWidget(run_box);
+  row->addWidget(scroll, 1);
+  row->addWidget(reset);
+  QObject::connect(reset, &QPushButton::clicked, q, &LatencyCharts::resetView);
+  QObject::connect(run_box, qOverload<int>(&QComboBox::activated), q, [this](int i) { q->showRun(i); });
+  QObject::connect(scroll, &QScrollBar::valueChanged, q, [this](int value) {
+    const double width = plots[TtftOverTime]->xAxis->range().size();
+    const double lower = scroll_origin + value * scroll_unit;
+    follow = false;
+    applyTimeRange(lower, lower + width);
+    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
+  });
+  retranslateStrip();
+  updateRunBox();
+}
+
+void LatencyCharts::Impl::retranslateStrip() {
+  run_label->setText(tr("Run"));
+  run_box->setToolTip(tr("The run the charts show, each from its own start"));
+  scroll->setToolTip(tr("The part of the run shown: wheel on a chart zooms, drag pans"));
+  reset->setText(tr("Reset view"));
+  reset->setToolTip(tr("Show the whole run and follow new requests (or double-click a chart)"));
+}
+
+// The runs held, newest last; shown only when there is a choice.
+void LatencyCharts::Impl::updateRunBox() {
+  if (!run_box) return;
+  const QSignalBlocker block(run_box);
+  run_box->clear();
+  for (const Run& run : runs) run_box->addItem(run.label);
+  const int shown = q->shownRun();
+  run_box->setCurrentIndex(shown);
+  run_box->setVisible(runs.size() > 1);
+  run_label->setVisible(runs.size() > 1);
+}
+
+// The user zoomed or panned one time chart: the other follows, and new points no longer move
+// the view.
+void LatencyCharts::Impl::onUserRange(QCustomPlot* from, const QCPRange& range) {
+  if (setting_range) return;
+  follow = false;
+  setting_range = true;
+  for (Chart c : {TtftOverTime, TokenRate})
+    if (plots[c] != from) {
+      plots[c]->xAxis->setRange(range);
+      plots[c]->replot(QCustomPlot::rpQueuedReplot);
+    }
+  setting_range = false;
+  updateScroll();
+  updateStages();
+}
+
+void LatencyCharts::Impl::applyTimeRange(double lo, double hi) {
+  setting_range = true;
+  for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(lo, hi);
+  setting_range = false;
+  updateScroll();
+  updateStages();
+}
+
+// The scroll bar spans the run and the view (when zoomed out past it); its handle is the view.
+void LatencyCharts::Impl::updateScroll() {
+  constexpr double kSteps = 10'000;
+  if (!scroll) return;
+  const QCPRange view = plots[TtftOverTime]->xAxis->range();
+  const double lo = std::min(full.lower, view.lower), hi = std::max(full.upper, view.upper);
+  scroll_origin = lo;
+  scroll_unit = std::max((hi - lo) / kSteps, 1e-9);
+  const QSignalBlocker block(scroll);
+  const int page = static_cast<int>(std::lround(view.size() / scroll_unit));
+  scroll->setRange(0, std::max(0, static_cast<int>(kSteps) - page));
+  scroll->setPageStep(page);
+  scroll->setSingleStep(std::max(1, page / 10));
+  scroll->setValue(static_cast<int>(std::lround((view.lower - lo) / scroll_unit)));
+  scroll->setEnabled(scroll->maximum() > 0);
+}
+
+void LatencyCharts::Impl::resetView() {
+  follow = true;
+  applyTimeRange(full.lower, full.upper);
+  for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// One shaded band a stage on both time charts, alternating tints, its name at the top left
+// of the part in view (so a band begun left of a zoomed view keeps its name).
+void LatencyCharts::Impl::updateStages() {
+  const std::size_t wanted = 2 * stages.size();
+  while (band_rects.size() < wanted) {
+    QCustomPlot* plot = plots[band_rects.size() % 2 ? TokenRate : TtftOverTime];
+    auto* rect = new PassiveRect(plot);
+    rect->setObjectName(QStringLiteral("stage-band"));
+    rect->setLayer(QStringLiteral("grid"));
+    for (QCPItemPosition* corner : {rect->topLeft, rect->bottomRight}) {
+      corner->setTypeX(QCPItemPosition::ptPlotCoords);
+      corner->setTypeY(QCPItemPosition::ptAxisRectRatio);
+      corner->setAxisRect(plot->axisRect());
+    }
+    auto* label = new PassiveText(plot);
+    label->setObjectName(QStringLiteral("stage-label"));
+    label->setLayer(QStringLiteral("thresholds"));
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setAxisRect(plot->axisRect());
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setPadding(QMargins(4, 2, 4, 2));
+    band_rects.push_back(rect);
+    band_labels.push_back(label);
+  }
+  for (std::size_t i = 0; i < band_rects.size(); ++i) {
+    const bool used = i < wanted;
+    band_rects[i]->setVisible(used);
+    band_labels[i]->setVisible(used);
+    if (!used) continue;
+    const StageBand& band = stages[i / 2];
+    const bool odd = (i / 2) % 2;
+    band_rects[i]->topLeft->setCoords(band.start, 0);
+    band_rects[i]->bottomRight->setCoords(std::max(band.end, band.start), 1);
+    band_rects[i]->setBrush(withAlpha(theme.text, odd ? 22 : 10));
+    band_rects[i]->setPen(QPen(withAlpha(theme.text, 60), 1, Qt::DashLine));
+    band_labels[i]->setText(band.name);
+    band_labels[i]->setColor(theme.muted);
+    band_labels[i]->setBrush(withAlpha(theme.base, 220));  // readable over the percentile lines
+    band_labels[i]->setFont(q->font());
+    const double view_lower = band_rects[i]->parentPlot()->xAxis->range().lower;
+    band_labels[i]->position->setCoords(band.start < view_lower && band.end > view_lower ? view_lower : band.start, 0);
+  }
+}
+
+QStringList LatencyCharts::runLabels() const {
+  QStringList labels;
+  for (const Impl::Run& run : d_->runs) labels << run.label;
+  return labels;
+}
+
+int LatencyCharts::shownRun() const {
+  const Impl::Run& shown = d_->shownRun();
+  for (std::size_t i = 0; i < d_->runs.size(); ++i)
+    if (&d_->runs[i] == &shown) return static_cast<int>(i);
+  return -1;
+}
+
+void LatencyCharts::showRun(int index) {
+  const int count = static_cast<int>(d_->runs.size());
+  if (index < 0 || index >= count - 1) d_->picked.reset();  // the latest: follows new runs
+  else d_->picked = d_->runs[static_cast<std::size_t>(index)].key;
+  d_->follow = true;
+  d_->markDirty();
+  flush();
+  d_->updateRunBox();
+}
+
+void LatencyCharts::resetView() {
+  flush();
+  d_->resetView();
+}
+
+bool LatencyCharts::followsData() const { return d_->follow; }
+
+void LatencyCharts::addStage(const QString& name, double start_s) {
+  if (!std::isfinite(start_s) || (!d_->stages.empty() && d_->stages.back().name == name)) return;
+  d_->stages.push_back({name, start_s, start_s});
+  d_->markDirty();
+}
+
+int LatencyCharts::stageCount() const { return static_cast<int>(d_->stages.size()); }
 
 }  // namespace anthro::widgets

@@ -29,11 +29,11 @@ constexpr int kSparseAlpha = 210, kDenseAlpha = 80;
 // value per pixel column, so 10^6 points replot in a few ms); vector exports get real discs.
 void LatencyCharts::Impl::styleGraph(QCPGraph* g, int s, Dots dots) {
   const bool dense = g->dataCount() > kDotLimit;
-  const QColor colour = withAlpha(theme.series[s], dense ? kDenseAlpha : kSparseAlpha);
+  const QColor colour = withAlpha(this->colour(s), dense ? kDenseAlpha : kSparseAlpha);
   const double size = dense ? kDenseDot : kSparseDot;
   g->setLineStyle(QCPGraph::lsNone);
   g->setPen(QPen(colour, 1));
-  static_cast<SeriesGraph*>(g)->key_colour = theme.series[s];
+  static_cast<SeriesGraph*>(g)->key_colour = this->colour(s);
   g->setAdaptiveSampling(true);
   if (dots == Dots::Vector) {
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, size));
@@ -41,27 +41,29 @@ void LatencyCharts::Impl::styleGraph(QCPGraph* g, int s, Dots dots) {
   }
   const double ratio = dots == Dots::Png ? 2.0 : std::max(1.0, q->devicePixelRatioF());
   if (ratio != dot_pixel_ratio) {
-    for (int i = 0; i < kSeriesCount; ++i) {
-      dot_pixmaps[i][0] = dotPixmap(withAlpha(theme.series[i], kSparseAlpha), kSparseDot, ratio);
-      dot_pixmaps[i][1] = dotPixmap(withAlpha(theme.series[i], kDenseAlpha), kDenseDot, ratio);
-    }
+    for (SeriesPlot& line : lines) line.dots = {};
     dot_pixel_ratio = ratio;
   }
-  g->setScatterStyle(QCPScatterStyle(dot_pixmaps[s][dense ? 1 : 0]));
+  std::array<QPixmap, 2>& dots_of = lines[s].dots;
+  if (dots_of[0].isNull()) {
+    dots_of[0] = dotPixmap(withAlpha(this->colour(s), kSparseAlpha), kSparseDot, ratio);
+    dots_of[1] = dotPixmap(withAlpha(this->colour(s), kDenseAlpha), kDenseDot, ratio);
+  }
+  g->setScatterStyle(QCPScatterStyle(dots_of[dense ? 1 : 0]));
 }
 
 // Brings the TTFT and token-rate graphs in line with the held requests.
 void LatencyCharts::Impl::sync(ChartSeries& s, int index) {
   SeriesSync change = s.sync();
   if (change.rebuild) {
-    ttft[index]->data()->set(graphData(change.added_ttft), true);
-    tps[index]->data()->set(graphData(change.added_tps), true);
+    lines[index].ttft->data()->set(graphData(change.added_ttft), true);
+    lines[index].tps->data()->set(graphData(change.added_tps), true);
     return;
   }
-  removeFromGraph(*ttft[index]->data(), std::move(change.removed_ttft));
-  removeFromGraph(*tps[index]->data(), std::move(change.removed_tps));
-  addToGraph(*ttft[index]->data(), graphData(change.added_ttft));
-  addToGraph(*tps[index]->data(), graphData(change.added_tps));
+  removeFromGraph(*lines[index].ttft->data(), std::move(change.removed_ttft));
+  removeFromGraph(*lines[index].tps->data(), std::move(change.removed_tps));
+  addToGraph(*lines[index].ttft->data(), graphData(change.added_ttft));
+  addToGraph(*lines[index].tps->data(), graphData(change.added_tps));
 }
 
 void LatencyCharts::Impl::updateCharts() {
@@ -69,19 +71,20 @@ void LatencyCharts::Impl::updateCharts() {
   double t_lo = std::numeric_limits<double>::infinity(), t_hi = -t_lo;
   double ttft_lo = t_lo, ttft_hi = 0, tps_hi = 0;
   bool any_ttft = false, any_tps = false;
-  for (int s = 0; s < kSeriesCount; ++s) {
-    for (QCPAbstractPlottable* p : std::initializer_list<QCPAbstractPlottable*>{ttft[s], tps[s], cdf[s], hist[s]})
-      p->setVisible(shown[s]);
-    styleGraph(ttft[s], s);
-    styleGraph(tps[s], s);
-    if (!shown[s]) continue;
-    for (QCPGraph* g : {ttft[s], tps[s]}) {
+  for (int s = 0; s < seriesCount(); ++s) {
+    const SeriesPlot& line = lines[s];
+    for (QCPAbstractPlottable* p : std::initializer_list<QCPAbstractPlottable*>{line.ttft, line.tps, line.cdf, line.hist})
+      p->setVisible(line.shown);
+    styleGraph(line.ttft, s);
+    styleGraph(line.tps, s);
+    if (!line.shown) continue;
+    for (QCPGraph* g : {line.ttft, line.tps}) {
       auto data = g->data();
       if (data->isEmpty()) continue;
       t_lo = std::min(t_lo, data->constBegin()->key);
       t_hi = std::max(t_hi, (data->constEnd() - 1)->key);
     }
-    const ChartSeries& ser = series[s];
+    const ChartSeries& ser = series()[s];
     if (!ser.sorted_ttft.empty()) {
       any_ttft = true;
       ttft_lo = std::min(ttft_lo, ser.sorted_ttft.front());
@@ -92,35 +95,47 @@ void LatencyCharts::Impl::updateCharts() {
       tps_hi = std::max(tps_hi, ser.sorted_tps.back());
     }
   }
+  for (const StageBand& band : stages) {  // a stage started shows though none of its points did
+    t_lo = std::min(t_lo, band.start);
+    t_hi = std::max(t_hi, band.start);
+  }
   if (t_lo <= t_hi) {
     // Padded on both sides, so the first and last dots (a lone one too) sit inside the axes.
     const double pad = t_hi > t_lo ? (t_hi - t_lo) * 0.04 : 0.5;
-    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(t_lo - pad, t_hi + pad);
+    full = QCPRange(t_lo - pad, t_hi + pad);
   } else {
-    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(0, 60);
+    full = QCPRange(0, 60);
   }
-  plots[TtftOverTime]->yAxis->setRange(0, any_ttft ? std::max(ttft_hi * 1.08, 1.0) : 500);
-  plots[TokenRate]->yAxis->setRange(0, any_tps ? std::max(tps_hi * 1.08, 1.0) : 100);
+  // Stage bands end at the next stage's start; the last at the run's last point.
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    stages[i].end = i + 1 < stages.size() ? stages[i + 1].start : std::max(stages[i].start, t_hi);
+  updateStages();
+  if (follow) applyTimeRange(full.lower, full.upper);
+  else updateScroll();
+  const double headroom = stages.empty() ? 1.08 : 1.2;  // stage names above the highest dot
+  plots[TtftOverTime]->yAxis->setRange(0, any_ttft ? std::max(ttft_hi * headroom, 1.0) : 500);
+  plots[TokenRate]->yAxis->setRange(0, any_tps ? std::max(tps_hi * headroom, 1.0) : 100);
 
   // Percentile lines and the CDF.
-  for (int s = 0; s < kSeriesCount; ++s) {
-    const auto& sorted = series[s].sorted_ttft;
+  for (int s = 0; s < seriesCount(); ++s) {
+    SeriesPlot& line = lines[s];
+    const auto& sorted = series()[s].sorted_ttft;
     for (std::size_t i = 0; i < kPercentiles.size(); ++i) {
-      if (sorted.empty() || !shown[s]) {
-        pct_lines[s][i]->setVisible(false);
-        pct_labels[s][i]->setVisible(false);
+      if (sorted.empty() || !line.shown) {
+        line.pct_lines[i]->setVisible(false);
+        line.pct_labels[i]->setVisible(false);
         continue;
       }
       double v = percentileOfSorted(sorted, kPercentiles[i]);
-      pct_lines[s][i]->point1->setCoords(0, v);
-      pct_lines[s][i]->point2->setCoords(1, v);
-      pct_lines[s][i]->setVisible(true);
-      pct_labels[s][i]->setText(QStringLiteral("p%1 %2").arg(kPercentiles[i]).arg(formatMs(v)));
-      pct_labels[s][i]->position->setCoords(1, v);
-      pct_labels[s][i]->setProperty("value", v);
-      pct_labels[s][i]->setVisible(true);
+      line.pct_lines[i]->point1->setCoords(0, v);
+      line.pct_lines[i]->point2->setCoords(1, v);
+      line.pct_lines[i]->setVisible(true);
+      line.pct_labels[i]->setText(QStringLiteral("p%1 %2").arg(kPercentiles[i]).arg(formatMs(v)));
+      line.pct_labels[i]->position->setCoords(1, v);
+      line.pct_labels[i]->setProperty("value", v);
+      line.pct_labels[i]->setVisible(true);
     }
-    cdf[s]->data()->set(cdfPoints(sorted), true);
+    line.cdf->data()->set(cdfPoints(sorted), true);
   }
   if (any_ttft) {
     double span = std::max(ttft_hi - ttft_lo, std::max(ttft_hi * 0.05, 1.0));
@@ -143,7 +158,7 @@ void LatencyCharts::Impl::updateCharts() {
 }
 
 void LatencyCharts::Impl::placeMarks() {
-  const bool on = marked && shown[marked->series];
+  const bool on = marked && marked->series < seriesCount() && lines[marked->series].shown;
   const std::array<double, 2> values = {marked ? marked->point.ttft : kNaN, marked ? marked->point.tps : kNaN};
   for (std::size_t i = 0; i < marks.size(); ++i) {
     marks[i]->setVisible(on && std::isfinite(values[i]));
@@ -153,9 +168,10 @@ void LatencyCharts::Impl::placeMarks() {
 
 // A series' ITL bucket counts: its requests' and the streaming request's.
 std::vector<std::uint64_t> LatencyCharts::Impl::itlCounts(int s) const {
-  std::vector<std::uint64_t> counts = series[s].itl.counts();
-  if (!series[s].running_itl.empty())
-    for (int b = 0; b < kItlBuckets; ++b) counts[b] += series[s].running_itl.counts()[b];
+  const ChartSeries& data = series()[s];
+  std::vector<std::uint64_t> counts = data.itl.counts();
+  if (!data.running_itl.empty())
+    for (int b = 0; b < kItlBuckets; ++b) counts[b] += data.running_itl.counts()[b];
   return counts;
 }
 
@@ -163,16 +179,16 @@ std::vector<std::uint64_t> LatencyCharts::Impl::itlCounts(int s) const {
 // if any, are one overflow bar explained by a note in the corner.
 void LatencyCharts::Impl::updateHistogram() {
   std::vector<std::uint64_t> combined(kItlBuckets, 0);
-  std::array<std::vector<std::uint64_t>, kSeriesCount> counts_of;
-  for (int s = 0; s < kSeriesCount; ++s) {
+  std::vector<std::vector<std::uint64_t>> counts_of(lines.size());
+  for (int s = 0; s < seriesCount(); ++s) {
     counts_of[s] = itlCounts(s);
-    if (shown[s])
+    if (lines[s].shown)
       for (int b = 0; b < kItlBuckets; ++b) combined[b] += counts_of[s][b];
   }
   const std::optional<HistogramBins> layout = histogramBins(combined);
   hist_note->setVisible(false);
   if (!layout) {
-    for (auto* bars : hist) bars->data()->clear();
+    for (SeriesPlot& line : lines) line.hist->data()->clear();
     plots[ItlHistogram]->xAxis->setRange(0, 50);
     plots[ItlHistogram]->yAxis->setRange(0, 10);
     hist_max = 0;
@@ -184,9 +200,10 @@ void LatencyCharts::Impl::updateHistogram() {
   const std::size_t bar_count = layout->barCount();
   double max_count = 0;
   std::uint64_t overflow_total = 0;
-  for (int s = 0; s < kSeriesCount; ++s) {
-    if (!shown[s]) {
-      hist[s]->data()->clear();
+  for (int s = 0; s < seriesCount(); ++s) {
+    QCPBars* bars = lines[s].hist;
+    if (!lines[s].shown) {
+      bars->data()->clear();
       continue;
     }
     const std::vector<std::uint64_t> counts = binCounts(counts_of[s], *layout);
@@ -199,8 +216,8 @@ void LatencyCharts::Impl::updateHistogram() {
       max_count = std::max(max_count, count);
     }
     if (layout->overflow) overflow_total += counts[layout->bins];
-    hist[s]->setWidth(width);
-    hist[s]->data()->set(data, true);
+    bars->setWidth(width);
+    bars->data()->set(data, true);
   }
   if (layout->overflow && overflow_total > 0) {
     hist_note->setText(tr("last bar: ≥ %1 ms (%2 samples)")
@@ -229,15 +246,16 @@ void LatencyCharts::Impl::fitHistogramRange() {
 // labels of close values (or of both series) never overlap.
 void LatencyCharts::Impl::placePercentileLabels() {
   QCustomPlot* plot = plots[TtftOverTime];
-  QFontMetrics fm(pct_labels[0][0]->font());
+  if (lines.empty()) return;
+  QFontMetrics fm(lines[0].pct_labels[0]->font());
   const double gap = fm.height();
   struct Label {
     PassiveText* item;
     double y;
   };
   std::vector<Label> labels;
-  for (auto& per_series : pct_labels)
-    for (PassiveText* item : per_series)
+  for (SeriesPlot& line : lines)
+    for (PassiveText* item : line.pct_labels)
       if (item->visible())
         labels.push_back({item, plot->yAxis->coordToPixel(item->property("value").toDouble())});
   if (labels.empty()) return;

@@ -1,6 +1,46 @@
 #include "request_point.h"
 
+#include <QCoreApplication>
+#include <QDateTime>
+
+#include "profile/profile.h"
+#include "session/target.h"
+
 namespace anthro::widgets {
+
+ChartRun chart_run(const SessionConfig& config, const RunStart& start, const QString& kind, const QString& role) {
+  ChartRun run;
+  run.start = start;
+  run.target = config.target;
+  run.role = role;
+  if (!config.riders.empty()) {
+    run.profile = config.riders.begin()->first;
+  } else if (auto target = parse_session_target(config.target)) {
+    run.profile = target->profile == ProfileId::Http && config.http2 ? ProfileId::Http2 : target->profile;
+  }
+  const QString time = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(start.unix_s * 1000)).toString(QStringLiteral("HH:mm:ss"));
+  run.label = kind.isEmpty() ? time : time + QLatin1Char(' ') + kind;
+  run.key = start.unix_s;
+  return run;
+}
+
+ChartRun overlaid(ChartRun candidate, const ChartRun& baseline) {
+  candidate.key = baseline.key;
+  candidate.label = baseline.label + QStringLiteral(" + ") + candidate.label;
+  return candidate;
+}
+
+ChartRun capture_run(const CaptureConnection& connection, double first_s) {
+  ChartRun run;
+  run.start.clock_s = first_s;
+  run.target = connection.server.text();
+  if (connection.transport == CaptureTransport::Http) {
+    run.profile = connection.alpn == "h2" ? ProfileId::Http2 : ProfileId::Http;
+  } else if (const Profile* by_alpn = profile_for_alpn(connection.alpn)) {
+    run.profile = by_alpn->id;
+  }
+  return run;
+}
 
 RequestPoint request_point(const RequestResult& r, double t_s, int request) {
   RequestPoint p;
@@ -10,6 +50,18 @@ RequestPoint request_point(const RequestResult& r, double t_s, int request) {
   p.itl_ms = r.figures.itl_ms;
   p.request = request;
   return p;
+}
+
+QString chart_series(const ChartRun& run, const RequestResult* r) {
+  const ProfileId spoke = r && !r->extensions.all().empty() ? r->extensions.all().begin()->first : run.profile;
+  const std::string_view protocol = profile(spoke).display_name;
+  QString name = QString::fromUtf8(protocol.data(), static_cast<qsizetype>(protocol.size())) + QStringLiteral(" · ") +
+                 QString::fromStdString(run.target);
+  return run.role.isEmpty() ? name : run.role + QStringLiteral(" · ") + name;
+}
+
+RunPoint request_point(const RequestResult& r, const ChartRun& run, double started_s, int request) {
+  return {request_point(r, started_s - run.start.clock_s, request), chart_series(run, &r), run.key, run.label};
 }
 
 }  // namespace anthro::widgets

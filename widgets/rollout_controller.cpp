@@ -104,8 +104,11 @@ bool RolloutController::start(RolloutConfig config, bool roll_back) {
   error_.clear();
   job_ = jobs_->start([this, control = control_, origin = origin_, config = std::move(config)](JobContext& job) mutable {
     config.control = control.get();
-    config.on_event = [&job, this, origin](const RolloutEvent& e) {
+    // A resumed rollout's requests are sent since its own start: after the stages before it.
+    const double resumed_at = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+    config.on_event = [&job, this, origin, resumed_at](const RolloutEvent& e) {
       RolloutEvent event = e;
+      if (event.sent_s) *event.sent_s += resumed_at;
       event.result = nullptr;  // valid during the callback only: the stage travels as a copy
       std::optional<StageResult> stage;
       if (e.result) stage = *e.result;
@@ -129,6 +132,8 @@ void RolloutController::onEvent(const RolloutEvent& event, const std::optional<S
       done_ = 0;
       total_ = more_.value_or(c.requests_per_stage.value_or(event.stage < c.plan.stages.size() ? c.plan.stages[event.stage].requests : 0));
       more_.reset();  // the first batch of the waiting stage only
+      if (event.stage < c.plan.stages.size())
+        emit stageStarted(static_cast<int>(event.stage), QString::fromStdString(c.plan.stages[event.stage].name), t_s);
       break;
     }
     case RolloutEvent::Kind::Progress:

@@ -55,6 +55,8 @@ class RolloutController : public QObject {
   void progress(quint64 done, quint64 total);  // requests of the stage under way (total: its batch)
   // A request ended: its arm, when it was sent (s since the start) and its TTFT.
   void measured(bool candidate_arm, double sent_s, double ttft_ms);
+  // A stage began at t_s (s since the start): the charts' band for it.
+  void stageStarted(int stage, const QString& name, double t_s);
   void finished(const anthro::RolloutResult& result);
   void failed(const QString& message);
   void message(const QString& text);

@@ -464,6 +464,8 @@ void RolloutPage::bindController() {
     point.ttft_ms = ttft_ms;
     charts_->addPoints(candidate ? 1 : 0, {point});
   });
+  connect(controller_, &RolloutController::stageStarted, this,
+          [this](int, const QString& name, double t_s) { charts_->addStage(name, t_s); });
   connect(controller_, &RolloutController::finished, this, &RolloutPage::onFinished);
   connect(controller_, &RolloutController::failed, this, [this](const QString& why) {
     if (!controller_->busy() && !controller_->error().isEmpty() && why == controller_->error()) {

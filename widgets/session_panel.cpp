@@ -389,8 +389,6 @@ void SessionPanel::bindCharts() {
     plotted_.clear();
     shown_request_.reset();
     updateStatsLine();
-    // A request under way belongs to the new time base; otherwise the next one starts it.
-    origin_s_ = running() || loadRunning() ? steady_now_s() : -1;
   });
   connect(charts_, &LatencyCharts::requestClicked, this, [this](int, int request) {
     if (request < 0 || static_cast<std::size_t>(request) >= plotted_.size()) return;
@@ -564,8 +562,9 @@ bool SessionPanel::send() {
   last_token_s_ = -1;
   shown_request_.reset();
   updateStatsLine();
+  ChartRun run = chart_run(c, RunStart::now(), tr("send"));
   if (!session_->send(std::move(c), capture_->isChecked())) return false;
-  startTimeBase();
+  send_run_ = std::move(run);
   rememberTarget(target());
   return true;
 }
@@ -601,34 +600,26 @@ void SessionPanel::onText(const QString& text) {
 void SessionPanel::onToken(const TokenArrival& arrival) {
   if (arrival.count == 0) return;
   if (last_token_s_ >= 0)
-    charts_->addRunningItl(0, std::vector<double>(arrival.count, (arrival.t - last_token_s_) * 1000 / arrival.count));
+    charts_->addRunningItl(charts_->seriesIndex(chart_series(send_run_)), std::vector<double>(arrival.count, (arrival.t - last_token_s_) * 1000 / arrival.count));
   last_token_s_ = arrival.t;
 }
 
 void SessionPanel::onRequestDone(const RequestResult& r, const QString& capture) {
   last_token_s_ = -1;
-  charts_->clearRunningItl(0);
+  charts_->clearRunningItl(charts_->seriesIndex(chart_series(send_run_)));
   Plotted what;
   what.capture = capture;
   what.stream = r.stream_id;
-  shown_request_ = static_cast<std::size_t>(plot(0, r, r.timeline.request_written, std::move(what)));
+  shown_request_ = static_cast<std::size_t>(plot(r, r.timeline.request_written, std::move(what)));
   updateStatsLine();
   if (session_->results().size() > 1) answer_->appendPlainText(QString());
 }
 
-double SessionPanel::pageTime(double monotonic_s) {
-  if (origin_s_ < 0) origin_s_ = monotonic_s;
-  return monotonic_s - origin_s_;
-}
-
-void SessionPanel::startTimeBase() {
-  if (origin_s_ < 0) origin_s_ = steady_now_s();
-}
-
 // Puts the request on the charts (within ~50 ms: LatencyCharts coalesces its replots) and
 // returns its chart id.
-int SessionPanel::plot(int series, const RequestResult& r, double monotonic_start_s, Plotted what) {
+int SessionPanel::plot(const RequestResult& r, double monotonic_start_s, Plotted what) {
   const int id = static_cast<int>(plotted_.size());
+  charts_->addPoints({request_point(r, what.load_index ? load_run_ : send_run_, monotonic_start_s, id)});
   what.ttft_ms = r.figures.ttft_ms;
   what.e2e_ms = r.figures.e2e_ms;
   what.mean_itl_ms = r.figures.mean_itl_ms;
@@ -636,7 +627,6 @@ int SessionPanel::plot(int series, const RequestResult& r, double monotonic_star
   what.tokens = r.figures.tokens;
   what.stop = stopText(r);
   plotted_.push_back(std::move(what));
-  charts_->addPoints(series, {request_point(r, pageTime(monotonic_start_s), id)});
   return id;
 }
 

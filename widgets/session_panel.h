@@ -13,6 +13,7 @@
 
 #include "session/bench.h"
 #include "session/session.h"
+#include "request_point.h"
 
 class QCheckBox;
 class QComboBox;
@@ -166,13 +167,9 @@ class SessionPanel : public QWidget {
   void onToken(const TokenArrival& arrival);
   void onRequestDone(const RequestResult& r, const QString& capture);
   void onFinished(const SessionResult& result);
-  void onLoadRecord(const BenchRecord& rec, double bench_start_s, int series);
+  void onLoadRecord(const BenchRecord& rec, double bench_start_s);
   void onLoadEnded();
-  int plot(int series, const RequestResult& r, double monotonic_start_s, Plotted what);
-  // "request start" of the page's charts for a monotonic time (seconds, steady clock: the
-  // clock of RequestTimeline on live requests); the first one starts the time base if unset.
-  double pageTime(double monotonic_s);
-  void startTimeBase();
+  int plot(const RequestResult& r, double monotonic_start_s, Plotted what);
   void updateStatsLine();
   void updateLoadStatus();
   QString loadSummary(const BenchResult& r) const;
@@ -226,7 +223,7 @@ class SessionPanel : public QWidget {
   CaptureController* captures_;
   SessionController* session_;
   LoadController* load_;
-  double origin_s_ = -1;  // monotonic seconds of the page's time base, or -1 before the first request
+  ChartRun send_run_, load_run_;  // the charts' runs: the last send's, the last load's
   std::vector<Plotted> plotted_;  // by chart request id
   std::optional<std::size_t> shown_request_;  // the request the stats line is about
   double last_token_s_ = -1;  // the streaming request's last token frame, or -1

@@ -118,19 +118,23 @@ bool SessionPanel::runLoad() {
   }
   show_as_error(load_status_, false);
   rememberTarget(target());
-  startTimeBase();
-  load_->start(std::move(*config), series_->currentIndex());
+  const int series = series_->currentIndex();
+  const ChartRun last = send_run_.key > load_run_.key ? send_run_ : load_run_;  // a copy: load_run_ changes
+  ChartRun run = chart_run(config->session, RunStart::now(), tr("load"), series == 1 ? tr("candidate") : QString());
+  if (series == 1 && last.key > 0) run = overlaid(run, last);
+  if (!load_->start(std::move(*config), series)) return false;
+  load_run_ = std::move(run);
   progress_timer_->start();
   return true;
 }
 
-void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s, int series) {
+void SessionPanel::onLoadRecord(const BenchRecord& rec, double bench_start_s) {
   const RequestResult& r = rec.result;
   Plotted what;
   what.stream = r.stream_id;
   what.load_index = rec.index;
   const double started = r.timeline.request_written > 0 ? r.timeline.request_written : bench_start_s + rec.start_s;
-  plot(series, r, started, std::move(what));
+  plot(r, started, std::move(what));
 }
 
 QString SessionPanel::loopHelp() const {

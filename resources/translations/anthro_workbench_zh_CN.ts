@@ -1899,16 +1899,32 @@
         <translation>；%1 适用于 Messages API</translation>
     </message>
     <message>
-        <source>%1 of %2 items run, %3 flagged; worst: %4</source>
-        <translation>已运行 %1/%2 项，%3 项被标记；最差：%4</translation>
-    </message>
-    <message>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
         <source>Cancelled: %1 of %2 requests done</source>
         <translation>已取消：已完成 %1/%2 个请求</translation>
+    </message>
+    <message>
+        <source>Thresholds</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>ttft-tail=800, server-stall=500 (item=value or item.name=value)</source>
+        <translation>ttft-tail=800, server-stall=500（项=值 或 项.名称=值）</translation>
+    </message>
+    <message>
+        <source>Your own limits instead of the checklist's: an item's first threshold by its id, another by id.name; the remedies name them</source>
+        <translation>用您自己的限值替代检查清单的：按 id 设定某项的第一个阈值，按 id.名称 设定其他阈值；补救建议会提到它们</translation>
+    </message>
+    <message>
+        <source>Thresholds: %1</source>
+        <translation>阈值：%1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 items run, %3 flagged; worst: %4</source>
+        <translation>已运行 %1/%2 项，%3 项被标记；最差：%4</translation>
     </message>
 </context>
 <context>
@@ -2193,10 +2209,6 @@
         <translation>首 token 时间</translation>
     </message>
     <message>
-        <source>request start (s)</source>
-        <translation>请求开始 (s)</translation>
-    </message>
-    <message>
         <source>TTFT (ms)</source>
         <translation>TTFT (ms)</translation>
     </message>
@@ -2283,6 +2295,34 @@
     <message>
         <source>Clear charts</source>
         <translation>清空图表</translation>
+    </message>
+    <message>
+        <source>Reset view</source>
+        <translation>重置视图</translation>
+    </message>
+    <message>
+        <source>since this run's start (s)</source>
+        <translation>自本次运行开始 (s)</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>The run the charts show, each from its own start</source>
+        <translation>图表显示的运行，各自从其开始计时</translation>
+    </message>
+    <message>
+        <source>The part of the run shown: wheel on a chart zooms, drag pans</source>
+        <translation>显示的运行区段：在图表上滚动滚轮缩放，拖动平移</translation>
+    </message>
+    <message>
+        <source>Show the whole run and follow new requests (or double-click a chart)</source>
+        <translation>显示整个运行并跟随新请求（或双击图表）</translation>
     </message>
 </context>
 <context>
@@ -2557,14 +2597,6 @@
         <translation>还需 %1 个</translation>
     </message>
     <message>
-        <source>"%1" is not a number</source>
-        <translation>"%1" 不是数字</translation>
-    </message>
-    <message>
-        <source>"%1" is not a whole number of requests</source>
-        <translation>"%1" 不是整数个请求</translation>
-    </message>
-    <message>
         <source>Stage / gate</source>
         <translation>阶段 / 门禁</translation>
     </message>
@@ -2607,6 +2639,14 @@
     <message>
         <source>Interval against the threshold</source>
         <translation>区间与阈值</translation>
+    </message>
+    <message>
+        <source>%1: "%2" is not a whole number of requests</source>
+        <translation>%1：“%2”不是整数个请求</translation>
+    </message>
+    <message>
+        <source>%1: "%2" is not a number</source>
+        <translation>%1：“%2”不是数字</translation>
     </message>
 </context>
 <context>
@@ -2818,6 +2858,14 @@
     <message>
         <source>Running %L1 more requests in stage %2…</source>
         <translation>正在阶段 %2 追加 %L1 个请求…</translation>
+    </message>
+    <message>
+        <source>Roll back the rollout now?</source>
+        <translation>现在回滚本次发布吗？</translation>
+    </message>
+    <message>
+        <source>Every candidate session moves back to the baseline, and the rollout ends rolled back.</source>
+        <translation>所有候选会话都将切回基线，发布以“已回滚”结束。</translation>
     </message>
 </context>
 <context>
@@ -3226,8 +3274,12 @@
         <translation>环境变量（按目标）</translation>
     </message>
     <message>
-        <source>no RESPONSE</source>
-        <translation>没有 RESPONSE</translation>
+        <source>send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>负载</translation>
     </message>
     <message>
         <source>%1 tokens/s, TTFT p50 %2 ms, p99 %3 ms</source>
@@ -3240,6 +3292,42 @@
     <message>
         <source>Cancelled after %1 s: %2, %3</source>
         <translation>%1 秒后已取消：%2，%3</translation>
+    </message>
+    <message>
+        <source>no RESPONSE</source>
+        <translation>没有 RESPONSE</translation>
+    </message>
+    <message>
+        <source>CA certificate</source>
+        <translation>CA 证书</translation>
+    </message>
+    <message>
+        <source>PEM certificates (*.pem *.crt);;All files (*)</source>
+        <translation>PEM 证书 (*.pem *.crt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>CA file</source>
+        <translation>CA 文件</translation>
+    </message>
+    <message>
+        <source>System store</source>
+        <translation>系统证书库</translation>
+    </message>
+    <message>
+        <source>The CA certificate (PEM) a TLS server's certificate must be signed by; empty: the system's store and the embedded endpoint's certificate</source>
+        <translation>TLS 服务器证书必须由其签发的 CA 证书（PEM）；留空：使用系统证书库和内嵌端点的证书</translation>
+    </message>
+    <message>
+        <source>Pick a CA certificate file</source>
+        <translation>选择 CA 证书文件</translation>
+    </message>
+    <message>
+        <source>Insecure</source>
+        <translation>不校验</translation>
+    </message>
+    <message>
+        <source>Accept any certificate: no check of who the server is</source>
+        <translation>接受任何证书：不校验服务器身份</translation>
     </message>
 </context>
 <context>

@@ -165,8 +165,9 @@ class TestHttpCaptureInspector : public QObject {
     QCOMPARE(inspector.connectionDetail()->value("HTTP", "requests"), QString("2"));
     QCOMPARE(inspector.connectionDetail()->value("HTTP", "SSE events"), QString("13"));
 
-    // Each request's TTFT on the charts: 4 ms and 5 ms.
-    std::vector<double> ttft = inspector.charts()->ttftValues(0);
+    // Each request's TTFT on the charts, in the series of its protocol and server: 4 ms and 5 ms.
+    const QString series = "HTTP Messages API · " + QString::fromStdString(conns[0].server.text());
+    std::vector<double> ttft = inspector.charts()->ttftValues(inspector.charts()->seriesIndex(series));
     QCOMPARE(ttft.size(), std::size_t{2});
     QVERIFY2(std::abs(ttft[0] - 4.0) < 0.01 && std::abs(ttft[1] - 5.0) < 0.01,  // pcap keeps microseconds
              qPrintable(QString("%1, %2").arg(ttft[0]).arg(ttft[1])));

@@ -319,7 +319,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(panel->results().size(), std::size_t{3});
     std::vector<double> measured;
     for (const auto& r : panel->results()) measured.push_back(*r.figures.ttft_ms);
-    QCOMPARE(panel->charts()->ttftValues(0), measured);  // exactly what the session measured
+    // Exactly what the session measured, in the series of its protocol and target.
+    QCOMPARE(panel->charts()->ttftValues(panel->charts()->seriesIndex("anthro-v1 · " + window.endpointUrl("anthro"))), measured);
     QVERIFY(!panel->answer().isEmpty());
   }
 
@@ -367,7 +368,7 @@ class TestMainWindow : public QObject {
     panel->charts()->flush();
     QTest::qWait(100);
     plot->replot();
-    QCPGraph* graph = plot->graph(0);
+    QCPGraph* graph = plot->graph(panel->charts()->seriesIndex("anthro-v1 · " + panel->target()));
     double x = graph->data()->at(1)->key, y = graph->data()->at(1)->value;
     QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(int(graph->keyAxis()->coordToPixel(x)), int(graph->valueAxis()->coordToPixel(y))));
     QCOMPARE(window.currentInspector(), inspector);
@@ -570,12 +571,13 @@ class TestMainWindow : public QObject {
     QSignalSpy finished(panel, &SessionPanel::loadFinished);
     panel->runLoad();  // 50 requests at concurrency 4: several seconds
     QVERIFY(panel->loadRunning());
+    const int series = panel->charts()->seriesIndex("anthro-v1 · " + window.endpointUrl("anthro+lab"));
     // Stopped once the first requests are on the chart, long before the 50th.
-    QTRY_VERIFY_WITH_TIMEOUT((panel->charts()->flush(), panel->charts()->pointCount(0) >= 2), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT((panel->charts()->flush(), panel->charts()->pointCount(series) >= 2), 20000);
     panel->stopLoad();
     QVERIFY(finished.wait(20000));
     QCOMPARE(finished.at(0).at(0).toBool(), true);
-    const std::size_t plotted = panel->charts()->pointCount(0);
+    const std::size_t plotted = panel->charts()->pointCount(series);
     QVERIFY2(plotted > 0 && plotted < 50, qPrintable(QString::number(plotted)));
   }
 

@@ -3,6 +3,8 @@
 // the timeline shows both stages with their gates judged, the charts both arms; Pause leaves a
 // stage waiting for a person, Roll back (while waiting, and while running) ends the rollout
 // rolled back; a plan file with a bad field and values typed out of range are refused, named.
+#include <qcustomplot.h>
+
 #include <QElapsedTimer>
 #include <QFloat16>
 #include <QModelIndex>
@@ -210,6 +212,25 @@ class TestRolloutPage : public QObject {
     // The live TTFT charts got both arms.
     QVERIFY(page->charts()->pointCount(0) >= 40);
     QVERIFY(page->charts()->pointCount(1) >= 10);
+    // One shaded band a stage on the TTFT chart, in order, side by side, named at the top.
+    QCOMPARE(page->charts()->stageCount(), 2);
+    QCustomPlot* plot = page->charts()->plot(LatencyCharts::TtftOverTime);
+    plot->replot();
+    std::vector<QCPItemRect*> bands;
+    QStringList names;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      if (auto* band = qobject_cast<QCPItemRect*>(plot->item(i)); band && band->visible() && band->objectName() == "stage-band")
+        bands.push_back(band);
+      if (auto* label = qobject_cast<QCPItemText*>(plot->item(i)); label && label->visible() && label->objectName() == "stage-label")
+        names << label->text();
+    }
+    QCOMPARE(bands.size(), std::size_t{2});
+    QCOMPARE(names, QStringList({"route", "region"}));
+    const double first_end = bands[0]->bottomRight->coords().x(), second_start = bands[1]->topLeft->coords().x();
+    QVERIFY(bands[0]->topLeft->coords().x() < first_end);
+    QVERIFY(first_end <= second_start);
+    QVERIFY(second_start < bands[1]->bottomRight->coords().x());
+    QVERIFY(bands[1]->bottomRight->coords().x() <= plot->xAxis->range().upper);
 
     // The result saves as the JSON the CLI's --resume reads.
     QVERIFY(button(page, "Save result…")->isEnabled());

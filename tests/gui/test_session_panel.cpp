@@ -48,7 +48,13 @@ using namespace anthro::widgets;
 
 namespace {
 
-// The keys (request start, s) of a series' TTFT points, ascending.
+// The series of a target's requests: named by protocol and target, a load's candidate run
+// apart ("candidate · anthro-v1 · …").
+int seriesOf(SessionPanel& panel, const QString& protocol, const QString& target, bool candidate = false) {
+  return panel.charts()->seriesIndex((candidate ? "candidate · " : "") + protocol + " · " + target);
+}
+
+// The keys (since the run's start, s) of a series' TTFT points in the run shown, ascending.
 std::vector<double> startTimes(SessionPanel& panel, int series) {
   panel.charts()->flush();
   std::vector<double> keys;
@@ -97,7 +103,8 @@ class TestSessionPanel : public QObject {
     QSignalSpy finished(&panel, &SessionPanel::loadFinished);
     panel.runLoad();
     QVERIFY(panel.loadRunning());
-    QCPGraph* drawn = panel.charts()->plot(LatencyCharts::TtftOverTime)->graph(0);
+    const int s = seriesOf(panel, "anthro-v1", lab_);
+    QCPGraph* drawn = panel.charts()->plot(LatencyCharts::TtftOverTime)->graph(s);
     std::size_t partial = 0;
     int drawn_while_running = 0;
     QString status_while_running;
@@ -106,7 +113,7 @@ class TestSessionPanel : public QObject {
     while (finished.isEmpty() && clock.elapsed() < 60000) {
       QTest::qWait(20);
       if (!finished.isEmpty()) break;  // loadFinished came in that wait: the load is over
-      const std::size_t held = panel.charts()->pointCount(0);
+      const std::size_t held = panel.charts()->pointCount(s);
       if (held > 0 && held < 40) partial = held;
       if (held < 40 && drawn->dataCount() > 0) {  // drawn by the charts' own coalesced update
         drawn_while_running = drawn->dataCount();
@@ -117,33 +124,42 @@ class TestSessionPanel : public QObject {
     QVERIFY2(partial > 0, "no point reached the charts while the load ran");
     QVERIFY(drawn_while_running > 0 && drawn_while_running < 40);
     QVERIFY2(status_while_running.contains(" of 40 requests done"), qPrintable(status_while_running));
-    QCOMPARE(panel.charts()->pointCount(0), std::size_t(40));
-    QCOMPARE(panel.charts()->ttftValues(0).size(), std::size_t(40));
+    QCOMPARE(panel.charts()->pointCount(s), std::size_t(40));
+    QCOMPARE(panel.charts()->ttftValues(s).size(), std::size_t(40));
     QVERIFY2(panel.loadStatus().startsWith("40 requests in"), qPrintable(panel.loadStatus()));
   }
 
-  // "request start" counts from the page's first request for sends and loads alike: a load
-  // run after a session is plotted after it, not from 0 again.
-  void oneTimeBaseForSendsAndLoads() {
+  // Each send and each load is a run of its own, placed since its own start: a load after a
+  // session starts near 0 again; the latest run is shown, an earlier one a pick away. A load
+  // "as candidate" is overlaid on the latest run, from its own start too, in a series apart.
+  void eachRunOnItsOwnTimeBase() {
     SessionPanel panel;
     panel.setTarget(lab_);
     panel.setRepeat(2);
     QVERIFY(sendAndWait(panel));
-    QTest::qWait(300);
-    panel.setLoadSeries(1);
+    QTest::qWait(1100);  // runs a second apart: listed by their start's time
     panel.setLoad(6, 2);
     QVERIFY(loadAndWait(panel));
-    const std::vector<double> sent = startTimes(panel, 0), loaded = startTimes(panel, 1);
-    QCOMPARE(sent.size(), std::size_t(2));
-    QCOMPARE(loaded.size(), std::size_t(6));
-    QVERIFY2(sent.front() >= 0 && sent.front() < 0.5, qPrintable(QString::number(sent.front())));
-    QVERIFY2(loaded.front() > sent.back() + 0.25,
-             qPrintable(QString("load from %1 s, session until %2 s").arg(loaded.front()).arg(sent.back())));
-    // A second load goes on from there too.
+    const int base = seriesOf(panel, "anthro-v1", lab_), candidate = seriesOf(panel, "anthro-v1", lab_, true);
+    const std::vector<double> loaded = startTimes(panel, base);
+    QCOMPARE(loaded.size(), std::size_t(6));  // the load's alone: the send's run is not shown
+    QVERIFY2(loaded.front() >= 0 && loaded.front() < 0.5, qPrintable(QString::number(loaded.front())));
+    QCOMPARE(panel.charts()->runLabels().size(), 2);
+
+    QTest::qWait(1100);
+    panel.setLoadSeries(1);
     QVERIFY(loadAndWait(panel));
-    const std::vector<double> both = startTimes(panel, 1);
-    QCOMPARE(both.size(), std::size_t(12));
-    QVERIFY(both[6] > loaded.back());
+    QCOMPARE(panel.charts()->runLabels().size(), 2);  // overlaid, not a run of its own
+    QCOMPARE(startTimes(panel, base), loaded);
+    const std::vector<double> compared = startTimes(panel, candidate);
+    QCOMPARE(compared.size(), std::size_t(6));
+    QVERIFY2(compared.front() >= 0 && compared.front() < 0.5, qPrintable(QString::number(compared.front())));
+
+    panel.charts()->showRun(0);
+    const std::vector<double> sent = startTimes(panel, base);
+    QCOMPARE(sent.size(), std::size_t(2));
+    QVERIFY2(sent.front() >= 0 && sent.front() < 0.5, qPrintable(QString::number(sent.front())));
+    QVERIFY(startTimes(panel, candidate).empty());
   }
 
   // Clear empties the charts and the next request starts the time base again.
@@ -156,7 +172,7 @@ class TestSessionPanel : public QObject {
     QCOMPARE(panel.charts()->pointCount(0), std::size_t(0));
     QVERIFY(panel.statsLine().isEmpty());
     QVERIFY(sendAndWait(panel));
-    const std::vector<double> keys = startTimes(panel, 0);
+    const std::vector<double> keys = startTimes(panel, seriesOf(panel, "anthro-v1", lab_));
     QCOMPARE(keys.size(), std::size_t(1));
     QVERIFY2(keys[0] < 0.5, qPrintable(QString::number(keys[0])));
   }
@@ -242,7 +258,7 @@ class TestSessionPanel : public QObject {
     QVERIFY(loadAndWait(panel));
     panel.charts()->flush();
     QCustomPlot* plot = panel.charts()->plot(LatencyCharts::TtftOverTime);
-    emit plot->plottableClick(plot->graph(0), 0, nullptr);
+    emit plot->plottableClick(plot->graph(seriesOf(panel, "anthro-v1", lab_)), 0, nullptr);
     QVERIFY2(panel.statsLine().startsWith("load request "), qPrintable(panel.statsLine()));
     QVERIFY(panel.statsLine().contains("TTFT"));
   }
@@ -253,18 +269,20 @@ class TestSessionPanel : public QObject {
     EndpointFixture slow({}, 20, 5, 400);  // ~2 s of tokens
     slow.start();
     SessionPanel panel;
-    panel.setTarget(QString::fromStdString(slow.endpoint().url("anthro+lab")));
+    const QString target = QString::fromStdString(slow.endpoint().url("anthro+lab"));
+    panel.setTarget(target);
     QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
     QVERIFY(panel.send());
-    auto* bars = qobject_cast<QCPBars*>(panel.charts()->plot(LatencyCharts::ItlHistogram)->plottable(0));
+    const int s = seriesOf(panel, "anthro-v1", target);
+    auto* bars = qobject_cast<QCPBars*>(panel.charts()->plot(LatencyCharts::ItlHistogram)->plottable(s));
     QTRY_VERIFY_WITH_TIMEOUT(bars->dataCount() > 0, 10000);  // drawn by the charts' own update
     QVERIFY(panel.results().empty());
     QVERIFY(finished.isEmpty());
-    const std::size_t partial = panel.charts()->itlSampleCount(0);
+    const std::size_t partial = panel.charts()->itlSampleCount(s);
     QVERIFY(partial > 0 && partial < 399);
     QVERIFY(finished.wait(20000));
     QCOMPARE(panel.results().size(), std::size_t(1));
-    QCOMPARE(panel.charts()->itlSampleCount(0), panel.results()[0].figures.itl_ms.size());
+    QCOMPARE(panel.charts()->itlSampleCount(s), panel.results()[0].figures.itl_ms.size());
   }
 
   void aCancelShowsItsLatency() {
@@ -291,7 +309,8 @@ class TestSessionPanel : public QObject {
     SessionPanel panel;
     panel.setTarget(lab_);
     QVERIFY(!panel.tokenIdsOffered());
-    panel.setTarget(QString::fromStdString(ids.endpoint().url("http")) + "/v1/messages");
+    const QString target = QString::fromStdString(ids.endpoint().url("http")) + "/v1/messages";
+    panel.setTarget(target);
     QVERIFY(panel.tokenIdsOffered());
     panel.setTokenIds(true);
     QVERIFY(sendAndWait(panel));
@@ -303,7 +322,7 @@ class TestSessionPanel : public QObject {
     QVERIFY(r.figures.ttft_ms.has_value());
     QCOMPARE(panel.answer(), QString::fromStdString(r.text));
     QVERIFY(!panel.answer().contains(QStringLiteral("⟦")));  // every id named through GET /v1/vocab
-    QCOMPARE(startTimes(panel, 1).size() + startTimes(panel, 0).size(), std::size_t{1});
+    QCOMPARE(startTimes(panel, seriesOf(panel, "Token stream", target)).size(), std::size_t{1});
 
     // HTTP/2: offered for an https:// target only; the same ids come over ALPN h2.
     QVERIFY(!panel.http2Offered());
@@ -404,11 +423,13 @@ class TestSessionPanel : public QObject {
     lz.config().own_listen[lz::profile_id()] = "127.0.0.1:0";
     lz.start();
     SessionPanel panel;
-    panel.setTarget(QString::fromStdString(lz.endpoint().url("lz+lab")));
+    const QString target = QString::fromStdString(lz.endpoint().url("lz+lab"));
+    panel.setTarget(target);
     QVERIFY(!panel.tokenIdsOffered());
     QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
     QVERIFY(panel.send());
-    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->itlSampleCount(0) > 0, 10000);
+    const int s = seriesOf(panel, "Layer Zero", target);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->itlSampleCount(s) > 0, 10000);
     QVERIFY(finished.isEmpty());  // drawn while it streams
     QVERIFY(finished.wait(20000));
     QVERIFY(finished.at(0).at(0).toBool());
@@ -418,7 +439,7 @@ class TestSessionPanel : public QObject {
     QCOMPARE(r.figures.tokens, std::uint64_t{200});
     QVERIFY(r.figures.ttft_ms.has_value());
     QCOMPARE(panel.answer(), QString::fromStdString(r.text));
-    QCOMPARE(startTimes(panel, 1).size() + startTimes(panel, 0).size(), std::size_t{1});
+    QCOMPARE(startTimes(panel, s).size(), std::size_t{1});
     QSignalSpy messages(&panel, &SessionPanel::message);
     panel.runLoad();
     QVERIFY(!panel.loadRunning());
@@ -564,7 +585,7 @@ class TestSessionPanel : public QObject {
     panel.setLoad(400, 2);
     QSignalSpy finished(&panel, &SessionPanel::loadFinished);
     QVERIFY(panel.runLoad());
-    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->pointCount(0) >= 4, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT((panel.charts()->flush(), panel.charts()->pointCount(seriesOf(panel, "anthro-v1", lab_)) >= 4), 30000);
     panel.stopLoad();
     QVERIFY(finished.wait(30000));
     QVERIFY(finished.at(0).at(0).toBool());  // what was done is kept
@@ -597,7 +618,7 @@ class TestSessionPanel : public QObject {
     panel.setLoad(400, 2);
     QVERIFY(panel.runLoad());
     QVERIFY(panel.busy());
-    QTRY_VERIFY_WITH_TIMEOUT(panel.charts()->pointCount(0) >= 2, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT((panel.charts()->flush(), panel.charts()->pointCount(seriesOf(panel, "anthro-v1", lab_)) >= 2), 30000);
     panel.cancelAll();
     QVERIFY(panel.waitForJobs(30000));
     QVERIFY(!panel.busy() && !panel.loadRunning());
