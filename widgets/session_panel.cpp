@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <chrono>
 
@@ -179,8 +180,8 @@ QWidget* SessionPanel::buildRequestBox() {
   ca_file_ = new QLineEdit(this);
   ca_file_->setObjectName(QStringLiteral("caFile"));
   ca_file_->setClearButtonEnabled(true);
-  auto* browse_ca = new QPushButton(QStringLiteral("…"), this);
-  browse_ca->setMaximumWidth(browse_ca->fontMetrics().horizontalAdvance(QStringLiteral("……")) + 16);
+  auto* browse_ca = new QToolButton(this);  // "…": a tool button, as narrow as its text
+  browse_ca->setText(QStringLiteral("…"));
   insecure_ = new QCheckBox(this);
   insecure_->setObjectName(QStringLiteral("insecure"));
   auto* trust_row = new QHBoxLayout;
@@ -189,7 +190,7 @@ QWidget* SessionPanel::buildRequestBox() {
   trust_row->addWidget(insecure_);
   auto* trust_label = new QLabel(this);
   form->addRow(trust_label, trust_row);
-  connect(browse_ca, &QPushButton::clicked, this, [this] {
+  connect(browse_ca, &QToolButton::clicked, this, [this] {
     const QString path = open_file_name(this, tr("CA certificate"), tr("PEM certificates (*.pem *.crt);;All files (*)"));
     if (!path.isEmpty()) ca_file_->setText(path);
   });

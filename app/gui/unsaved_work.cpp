@@ -121,7 +121,10 @@ bool MainWindow::mayClose() {
       return false;
     }
   }
-  closing_ = true;
+  if (!closing_) {  // Discard: the runs stop too, and the captures they hand over go with the rest
+    closing_ = true;
+    stopRuns();
+  }
   discardOwnCaptures();
   return true;
 }

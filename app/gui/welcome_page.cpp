@@ -39,6 +39,10 @@ WelcomePage::WelcomePage(QWidget* parent)
   section.setWeight(QFont::DemiBold);
   recent_title_->setFont(section);
   recent_->setFrameShape(QFrame::NoFrame);
+  // The list takes the room left, not its own preferred height: the page, scrolled on its own
+  // under the tabs, then fits a laptop's height (a few recent files always show).
+  recent_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+  recent_->setMinimumHeight(recent_->fontMetrics().height() * 4);
 
   auto* column = new QVBoxLayout;
   column->addWidget(title_);

@@ -440,7 +440,8 @@ class TestWindowLayoutScale : public QObject {
                               .arg(page->minimumSizeHint().width())
                               .arg(scroller->viewport()->width()) + widest_chain(page)));
       if (page == window.tabs()->page(0))
-        QVERIFY2(!scroller->verticalScrollBar()->isVisible(), "the welcome page scrolls: another page's height counts");
+        QVERIFY2(!scroller->verticalScrollBar()->isVisible(),
+                 qPrintable(QString("the welcome page scrolls: it needs %1 px, has %2 (hfw %3, size %4, range %5)").arg(page->minimumSizeHint().height()).arg(scroller->viewport()->height()).arg(page->layout() && page->layout()->hasHeightForWidth() ? page->layout()->totalHeightForWidth(scroller->viewport()->width()) : -1).arg(page->height()).arg(scroller->verticalScrollBar()->maximum())));
       QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
                qPrintable(QString("%1: the window grew to %2x%3").arg(name).arg(window.width()).arg(window.height())));
       if (!grabs.isEmpty())
