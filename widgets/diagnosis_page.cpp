@@ -41,6 +41,12 @@ Checklist only(const Checklist& checklist, const std::string& id) {
 // by address.
 bool is_live_connection(const std::string& name) { return name.rfind("live", 0) == 0; }
 
+QString summary_of(const Diagnosis& d) {
+  int flagged = 0;
+  for (const auto& i : d.items) flagged += i.verdict == Verdict::Warn || i.verdict == Verdict::Fail;
+  return DiagnosisPage::tr("%1 items, %2 flagged; worst: %3").arg(d.items.size()).arg(flagged).arg(verdict_text(d.worst()));
+}
+
 }  // namespace
 
 DiagnosisPage::DiagnosisPage(QWidget* parent)
@@ -369,6 +375,7 @@ bool DiagnosisPage::start(DiagnoseConfig config, const QString& only_item, bool 
   pending_->config = std::move(config);
   pending_->only_item = only_item;
   pending_->result = std::make_shared<DiagnosisRun>();
+  pending_->result->capture_asked = capture_run && port;
   summary_->clear();
   if (!capture_run || !port) {
     startWorker();
@@ -416,9 +423,7 @@ void DiagnosisPage::onDiagnosed(int run, const Result<Diagnosis>& result) {
     model_->setDiagnosis(*result, pending_->result);
   } else if (!result->items.empty()) model_->setItemResult(result->items.front(), pending_->result);
   for (const auto& w : result->warnings) emit message(QString::fromStdString(w));
-  int flagged = 0;
-  for (const auto& i : result->items) flagged += i.verdict == Verdict::Warn || i.verdict == Verdict::Fail;
-  summary_->setText(tr("%1 items, %2 flagged; worst: %3").arg(result->items.size()).arg(flagged).arg(verdict_text(result->worst())));
+  summary_->setText(summary_of(*result));
   if (list_->currentIndex().isValid() == false) {
     for (const auto& i : result->items)  // the worst item first, as a person would look
       if (i.verdict == result->worst()) {
@@ -427,6 +432,7 @@ void DiagnosisPage::onDiagnosed(int run, const Result<Diagnosis>& result) {
       }
   }
   if (!pending_->capture) return finish(true, [] { return tr("Diagnosis done"); });
+  pending_->judged = std::make_shared<Diagnosis>(*result);
   setState(State::Matching);
   setProgress([] { return tr("Writing the run's capture…"); });
 }
@@ -448,30 +454,52 @@ void DiagnosisPage::onCaptureEnded(int run, const Result<LiveCaptureStats>& stat
   startMatching();
 }
 
-// The live run's connections named as in its capture, read on a worker.
+// The live run's connections named as in its capture, and the capture made a source of the
+// diagnosis (add_capture_of_run: the items only a capture measures), read on a worker.
 void DiagnosisPage::startMatching() {
   setProgress([] { return tr("Matching the run's connections to its capture…"); });
   match_worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = run_, path = pending_->result->capture.toStdString(),
-                                            live = pending_->result->observations](const std::atomic<bool>& stop) {
+                                            checklist = pending_->config.checklist,
+                                            live = pending_->judged](const std::atomic<bool>& stop) {
     AnalyzeOptions options;
     options.progress = [&stop](std::uint64_t, std::uint64_t) { return !stop.load(); };
     auto analysis = analyze_capture(path, {}, {}, options);  // the keys are embedded in the file
     std::map<std::string, std::string> names;
-    if (analysis) names = match_connections(live, observe_capture(*analysis, false));
-    inbox->post([this, run, names] { onMatched(run, names); });
+    auto judged = std::make_shared<Diagnosis>(*live);
+    QString problem;
+    if (analysis) {
+      Observations captured = observe_capture(*analysis);
+      names = match_connections(live->observations, captured);
+      add_capture_of_run(*judged, checklist, std::move(captured));
+    } else {
+      problem = QString::fromStdString(analysis.error().detail);
+    }
+    inbox->post([this, run, names, judged, problem] { onMatched(run, names, judged, problem); });
   });
 }
 
-void DiagnosisPage::onMatched(int run, const std::map<std::string, std::string>& names) {
+void DiagnosisPage::onMatched(int run, const std::map<std::string, std::string>& names,
+                              std::shared_ptr<const Diagnosis> judged, const QString& problem) {
   if (run != run_ || state_ != State::Matching) return;
   match_worker_.reset();
   auto matched = std::make_shared<DiagnosisRun>(*pending_->result);
   matched->conn_names = names;
+  matched->observations = judged->observations;
   model_->setRun(pending_->result, matched);
-  finish(true, [file = QFileInfo(matched->capture).fileName(), found = !names.empty()] {
-    return found ? tr("Diagnosis done; evidence jumps to the frames of %1").arg(file)
-                 : tr("Diagnosis done; no connection of the run was found in its capture");
-  });
+  if (pending_->only_item.isEmpty()) {
+    last_diagnosis_ = *judged;
+    model_->setDiagnosis(*judged, matched);
+  } else if (!judged->items.empty()) {
+    model_->setItemResult(judged->items.front(), matched);
+  }
+  summary_->setText(summary_of(*judged));
+  if (!problem.isEmpty())
+    finish(true, [problem] { return tr("Diagnosis done; its capture could not be read: %1").arg(problem); });
+  else
+    finish(true, [file = QFileInfo(matched->capture).fileName(), found = !names.empty()] {
+      return found ? tr("Diagnosis done; evidence jumps to the frames of %1").arg(file)
+                   : tr("Diagnosis done; no connection of the run was found in its capture");
+    });
   showSelected();
 }
 
@@ -529,8 +557,15 @@ void DiagnosisPage::jump(int row, int ref) {
     if (!r.run->observations.capture_file.empty() && !is_live_connection(e.conn))
       return emit jumpToFrames(QString::fromStdString(r.run->observations.capture_file), QString::fromStdString(e.conn), stream);
   }
-  emit message(tr("%1 was measured live without a capture: tick \"Capture this run's traffic\" to see its frames.")
-                   .arg(QString::fromStdString(e.conn)));
+  // Why there are no frames to show, as it is: never a box to tick that is ticked.
+  const QString conn = QString::fromStdString(e.conn);
+  if (!r.run || !r.run->capture_asked)
+    emit message(tr("%1 was measured live without a capture: tick \"Capture this run's traffic\" and run again to see its frames.").arg(conn));
+  else if (r.run->capture.isEmpty())
+    emit message(tr("%1: the run's capture is not ready (still being written, or it failed: see the log).").arg(conn));
+  else
+    emit message(tr("%1 is not in the run's capture %2: none of its requests was found there with the same stream and timing.")
+                     .arg(conn, QFileInfo(r.run->capture).fileName()));
 }
 
 }  // namespace anthro::widgets

@@ -97,6 +97,7 @@ class DiagnosisPage : public QWidget {
     QString only_item;  // empty: every item
     std::optional<LoopbackCaptureFiles> capture;
     std::shared_ptr<DiagnosisRun> result;
+    std::shared_ptr<const Diagnosis> judged;  // a captured run's live verdicts, judged again with its capture
   };
 
   QWidget* makeSources();
@@ -107,7 +108,8 @@ class DiagnosisPage : public QWidget {
   void onDiagnosed(int run, const Result<Diagnosis>& result);
   void onCaptureEnded(int run, const Result<LiveCaptureStats>& stats);
   void startMatching();
-  void onMatched(int run, const std::map<std::string, std::string>& names);
+  void onMatched(int run, const std::map<std::string, std::string>& names, std::shared_ptr<const Diagnosis> judged,
+                 const QString& problem);
   // Progress and outcome texts are kept as how to say them, so a language switch remakes them.
   void setProgress(std::function<QString()> text);
   void finish(bool ok, std::function<QString()> text);

@@ -1,5 +1,6 @@
 #include "report_renderer.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -223,6 +224,21 @@ QStringList layoutInto(QTextDocument& text, const ReportDocument& doc, ChartStyl
   return charts.errors();
 }
 
+// A heading never ends a page: one whose next block starts on a later page starts that page
+// (QTextDocument has page breaks but no keep-with-next). The layout is read again after each
+// move, as it moves everything after it.
+void keepHeadingsWithNext(QTextDocument& text) {
+  const qreal page = text.pageSize().height();
+  QAbstractTextDocumentLayout* layout = text.documentLayout();
+  auto page_of = [&](const QTextBlock& b) { return static_cast<int>(layout->blockBoundingRect(b).top() / page); };
+  for (QTextBlock b = text.begin(); b.isValid() && b.next().isValid(); b = b.next()) {
+    if (b.blockFormat().headingLevel() == 0 || page_of(b.next()) <= page_of(b)) continue;
+    QTextBlockFormat f = b.blockFormat();
+    f.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+    QTextCursor(b).setBlockFormat(f);
+  }
+}
+
 bool writePdf(const ReportDocument& doc, const QString& path, QString* error, ChartStyle style) {
   QTextDocument text;
   layoutInto(text, doc, style, 640);  // A4 less its margins at 96 dpi is 680
@@ -235,6 +251,7 @@ bool writePdf(const ReportDocument& doc, const QString& path, QString* error, Ch
     pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
     // Paginated here, so print() draws this document (its chart images included), not a copy.
     text.setPageSize(pdf.pageLayout().paintRectPixels(pdf.resolution()).size());
+    keepHeadingsWithNext(text);
     text.print(&pdf);
   }
   if (!QFileInfo(tmp).size() || std::rename(QFile::encodeName(tmp).constData(), QFile::encodeName(path).constData()) != 0) {

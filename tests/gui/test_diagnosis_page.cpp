@@ -19,6 +19,8 @@
 #include <QTabWidget>
 #include <QTreeWidget>
 
+#include "affinity/exchange.h"
+#include "affinity/format.h"
 #include "capture_inspector.h"
 #include "client_faults_box.h"
 #include "diagnosis_model.h"
@@ -129,6 +131,11 @@ class TestDiagnosisPage : public QObject {
     QVERIFY2(verdict_of(page, "server-stall") == Verdict::Warn, qPrintable(stall_reason + "\n" + window.logText()));
     QCOMPARE(verdict_of(page, "gpu-context-wait"), Verdict::Pass);  // only the mapped item is flagged
     QCOMPARE(verdict_of(page, "ttft-tail"), Verdict::Inconclusive);  // 40 requests < 100
+    // The run's capture is a source: http-fallback (capture only) is measured on it.
+    const ItemResult& fallback = *page->model()->row(page->model()->rowOf("http-fallback")).result;
+    QVERIFY2(fallback.verdict == Verdict::Pass, fallback.reason.c_str());
+    QVERIFY(std::find(fallback.sources.begin(), fallback.sources.end(), ProbeSource::Capture) != fallback.sources.end());
+    QVERIFY(fallback.n > 0);
     QCOMPARE(page->model()->data(page->model()->index(page->model()->rowOf("server-stall"), 0), Qt::DisplayRole).toString(),
              QString("warn"));
 
@@ -162,6 +169,65 @@ class TestDiagnosisPage : public QObject {
     click_ref(evidence, 1);
     QCOMPARE(window.currentInspector(), inspector);
     check_frames(inspector, from_capture.refs.at(1).conn, *from_capture.refs.at(1).stream_id, 500);
+  }
+
+  // Session affinity rides on the Messages API: a captured run's evidence (strip-affinity-headers:
+  // replies without the request's session) jumps to that exchange's frames in the run's capture,
+  // the HTTP/1.1 exchange the live client numbered as the capture does.
+  void sessionAffinityEvidenceJumpsToTheExchangesFrames() {
+    gui::MainWindow window(nullptr, {"strip-affinity-headers"});
+    window.resize(1366, 768);
+    window.show();
+    DiagnosisPage* page = window.diagnosisPage();
+    window.showPage(page);
+    page->setChecklist(*builtin_checklist("session-affinity"));
+    page->setTarget(window.endpointUrl("https") + "/v1/messages");
+    page->setWorkload(24, 2);
+    page->setCaptureRun(true);
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QSignalSpy captured(page, &DiagnosisPage::captureReady);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(!captured.isEmpty(), qPrintable("no capture: " + window.logText()));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QVERIFY2(page->progressText().startsWith("Diagnosis done; evidence jumps to the frames of"), qPrintable(page->progressText()));
+
+    page->selectItem("sa-header-dropped");
+    const DiagnosisRow& row = page->model()->row(page->model()->rowOf("sa-header-dropped"));
+    QVERIFY2(row.result && (row.result->verdict == Verdict::Warn || row.result->verdict == Verdict::Fail),
+             qPrintable(window.logText()));
+    const EvidenceRef& ref = row.result->refs.at(0);
+    QVERIFY(ref.stream_id);
+    QVERIFY2(row.run->conn_names.count(ref.conn), ref.conn.c_str());
+    const std::string conn = row.run->conn_names.at(ref.conn);
+
+    QSignalSpy said(page, &DiagnosisPage::message);
+    click_ref(page->evidence(), 0);
+    QVERIFY2(said.isEmpty(), qPrintable(said.isEmpty() ? QString() : said.at(0).at(0).toString()));
+    CaptureInspector* inspector = window.currentInspector();
+    QVERIFY(inspector);
+    QCOMPARE(inspector->path(), captured.at(0).at(0).toString());
+    QVERIFY(wait_loaded(inspector, 30000));
+    // The exchange in the capture.
+    auto analysis = inspector->index()->analysis();
+    std::uint32_t conn_number = 0;
+    const RequestResult* exchange = nullptr;
+    for (std::size_t c = 0; c < analysis->connections.size(); ++c)
+      if (analysis->connections[c].info.name == conn)
+        for (const auto& s : analysis->connections[c].streams)
+          if (s.stream_id == *ref.stream_id) exchange = &s, conn_number = static_cast<std::uint32_t>(c + 1);
+    QVERIFY2(exchange, qPrintable(QString::fromStdString(conn)));
+    const auto* affinity = exchange->extensions.find<AffinityExchange>(session_affinity_id());
+    QVERIFY(affinity && !affinity->session_id);  // the reply came without its session
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 10000);
+    FrameTableModel* frames = inspector->frames();
+    QTRY_VERIFY_WITH_TIMEOUT(frames->rowCount() > 2, 10000);
+    QCOMPARE(frames->data(frames->index(0, FrameTableModel::Type), Qt::DisplayRole).toString(), QString("HTTP_REQUEST"));
+    QCOMPARE(frames->data(frames->index(1, FrameTableModel::Type), Qt::DisplayRole).toString(), QString("HTTP_RESPONSE"));
+    for (int r = 0; r < frames->rowCount(); ++r) {
+      QCOMPARE(frames->data(frames->index(r, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), *ref.stream_id);
+      QCOMPARE(frames->data(frames->index(r, FrameTableModel::Connection), Qt::DisplayRole).toUInt(), conn_number);
+    }
   }
 
   // "Close without CANCEL" in the page's client faults reaches the live workload.
