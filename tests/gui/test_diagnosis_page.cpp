@@ -93,6 +93,27 @@ void check_frames(CaptureInspector* inspector, const std::string& conn, std::uin
   }
 }
 
+// Every column of the inspector's frame list from the session tracer's on that is shown holds
+// a value in some row (the rows shown are a filter's: the whole capture is loaded for it), and
+// Summary starts inside the list's viewport.
+void check_no_empty_column(CaptureInspector* inspector) {
+  inspector->applyFilter("");
+  QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 10000);
+  FrameTableModel* frames = inspector->frames();
+  QTableView* view = inspector->frameView();
+  for (int c = FrameTableModel::FirstTracer; c < frame_column_count(); ++c) {
+    if (view->isColumnHidden(c) || c == summary_column()) continue;
+    bool filled = false;
+    for (int r = 0; r < frames->rowCount() && !filled; ++r)
+      filled = !frames->data(frames->index(r, c), Qt::DisplayRole).toString().isEmpty();
+    QVERIFY2(filled, qPrintable(frames->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() + " is empty"));
+  }
+  QVERIFY(!view->isColumnHidden(summary_column()));
+  const int at = view->columnViewportPosition(summary_column());
+  QVERIFY2(at >= 0 && at + 40 < view->viewport()->width(),
+           qPrintable(QString("Summary at %1 of %2").arg(at).arg(view->viewport()->width())));
+}
+
 }  // namespace
 
 class TestDiagnosisPage : public QObject {
@@ -156,6 +177,9 @@ class TestDiagnosisPage : public QObject {
     QVERIFY(inspector);
     QCOMPARE(inspector->path(), captured.at(0).at(0).toString());
     check_frames(inspector, run_info.conn_names.at(ref.conn), *ref.stream_id, 500);
+
+    window.resize(1366, 768);
+    check_no_empty_column(inspector);
 
     // From that capture, "Diagnose this capture": the same item flagged, from packets alone.
     QSignalSpy again(page, &DiagnosisPage::finished);
@@ -228,6 +252,7 @@ class TestDiagnosisPage : public QObject {
       QCOMPARE(frames->data(frames->index(r, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), *ref.stream_id);
       QCOMPARE(frames->data(frames->index(r, FrameTableModel::Connection), Qt::DisplayRole).toUInt(), conn_number);
     }
+    check_no_empty_column(inspector);  // the token stream's tracer columns have nothing here
   }
 
   // "Close without CANCEL" in the page's client faults reaches the live workload.
