@@ -225,17 +225,25 @@ QStringList layoutInto(QTextDocument& text, const ReportDocument& doc, ChartStyl
 }
 
 // A heading never ends a page: one whose next block starts on a later page starts that page
-// (QTextDocument has page breaks but no keep-with-next). The layout is read again after each
-// move, as it moves everything after it.
+// (QTextDocument has page breaks but no keep-with-next). Each move moves everything after it,
+// and Qt's incremental relayout after a format change misplaces (and print() then loses) later
+// blocks: the whole document is laid out anew after each.
 void keepHeadingsWithNext(QTextDocument& text) {
   const qreal page = text.pageSize().height();
   QAbstractTextDocumentLayout* layout = text.documentLayout();
-  auto page_of = [&](const QTextBlock& b) { return static_cast<int>(layout->blockBoundingRect(b).top() / page); };
+  // The page of a block's first line: a line that did not fit was pushed down inside its block,
+  // whose own top stays on the page before.
+  auto page_of = [&](const QTextBlock& b) {
+    qreal top = layout->blockBoundingRect(b).top();
+    if (b.layout() && b.layout()->lineCount() > 0) top += b.layout()->lineAt(0).y();  // from the block's top
+    return static_cast<int>(top / page);
+  };
   for (QTextBlock b = text.begin(); b.isValid() && b.next().isValid(); b = b.next()) {
     if (b.blockFormat().headingLevel() == 0 || page_of(b.next()) <= page_of(b)) continue;
-    QTextBlockFormat f = b.blockFormat();
-    f.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
-    QTextCursor(b).setBlockFormat(f);
+    QTextBlockFormat breaks;
+    breaks.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+    QTextCursor(b).mergeBlockFormat(breaks);
+    text.markContentsDirty(0, text.characterCount());
   }
 }
 
