@@ -1116,6 +1116,10 @@
         <source>%1: %2 frames, 1 connection (%3 decrypted)</source>
         <translation>%1：%2 帧，1 个连接（%3 个已解密）</translation>
     </message>
+    <message>
+        <source>Cut short: the file ends at byte %1, inside %2. The %3 packets before it are shown; nothing after was captured.</source>
+        <translation>文件被截断：在第 %1 字节处结束，位于 %2 之中。显示其之前的 %3 个数据包；之后的内容未被抓取。</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::CaptureStatistics</name>
@@ -1778,10 +1782,6 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <source>%1 was measured live without a capture: tick "Capture this run's traffic" to see its frames.</source>
-        <translation>%1 是在没有抓包的情况下实时测得的：勾选“抓取本次运行的流量”即可查看其帧。</translation>
-    </message>
-    <message>
         <source>Export report…</source>
         <translation>导出报告…</translation>
     </message>
@@ -1808,6 +1808,22 @@
     <message>
         <source>; %1 on the Messages API</source>
         <translation>；%1 适用于 Messages API</translation>
+    </message>
+    <message>
+        <source>Diagnosis done; its capture could not be read: %1</source>
+        <translation>诊断完成；其抓包无法读取：%1</translation>
+    </message>
+    <message>
+        <source>%1 was measured live without a capture: tick "Capture this run's traffic" and run again to see its frames.</source>
+        <translation>%1 是在没有抓包的情况下实时测得的：勾选“抓取本次运行的流量”并重新运行，即可查看其帧。</translation>
+    </message>
+    <message>
+        <source>%1: the run's capture is not ready (still being written, or it failed: see the log).</source>
+        <translation>%1：本次运行的抓包尚未就绪（仍在写入，或已失败：见日志）。</translation>
+    </message>
+    <message>
+        <source>%1 is not in the run's capture %2: none of its requests was found there with the same stream and timing.</source>
+        <translation>%1 不在本次运行的抓包 %2 中：在其中找不到流号和时间相同的请求。</translation>
     </message>
 </context>
 <context>
@@ -2940,10 +2956,6 @@
         <translation>流 %1</translation>
     </message>
     <message>
-        <source>%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6</source>
-        <translation>%1：TTFT %2，E2E %3，%4 个 token，平均 ITL %5，停止原因 %6</translation>
-    </message>
-    <message>
         <source>, cancel latency %1</source>
         <translation>，取消延迟 %1</translation>
     </message>
@@ -3090,6 +3102,14 @@
     <message>
         <source>Environment, by target</source>
         <translation>环境变量（按目标）</translation>
+    </message>
+    <message>
+        <source>%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5</source>
+        <translation>%1：TTFT %2，E2E %3，%4 个 token，平均 ITL %5</translation>
+    </message>
+    <message>
+        <source>, stop %1</source>
+        <translation>，停止原因 %1</translation>
     </message>
 </context>
 <context>

@@ -684,7 +684,6 @@ ZH = {
     'SLO': 'SLO',
     'load request %1': '压测请求 %1',
     'stream %1': '流 %1',
-    '%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6': '%1：TTFT %2，E2E %3，%4 个 token，平均 ITL %5，停止原因 %6',
     ', cancel latency %1': '，取消延迟 %1',
     'Set a number of requests or a duration for the load.': '请为压测设置请求数或时长。',
     'SLO: %1': 'SLO：%1',
