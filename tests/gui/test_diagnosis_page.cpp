@@ -317,7 +317,7 @@ class TestDiagnosisPage : public QObject {
     window.showPage(page);
     page->setTarget(window.endpointUrl("anthro"));
     page->setWorkload(24, 2);
-    page->setCaptureRun(false);
+    page->setCaptureRun(true);  // its evidence, riding on HTTP as session affinity's does, finds its exchanges
     QComboBox* box = page->checklistBox();
     box->setCurrentIndex(box->findData(QString("token-stream")));
     emit box->activated(box->currentIndex());
@@ -328,6 +328,9 @@ class TestDiagnosisPage : public QObject {
     QVERIFY(finished.wait(120000));
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     QVERIFY2(only_flagged(page, *builtin_checklist("token-stream"), "ts-degraded-rate"), "see the verdicts above");
+    const DiagnosisRow& row = page->model()->row(page->model()->rowOf("ts-degraded-rate"));
+    QVERIFY(row.result && !row.result->refs.empty() && row.result->refs.front().stream_id);
+    QVERIFY2(row.run->conn_names.count(row.result->refs.front().conn), row.result->refs.front().conn.c_str());
   }
 
   // A finding another explains shows its cause as a link; following it selects that item.
