@@ -2,6 +2,8 @@
 // format, the content checked — HTML parsed (no external reference, every verdict, its SVG
 // charts), the PDF's text (pdftotext) holding every verdict, the Markdown's PNGs present — and
 // a run with an API key, a key log and a PEM key leaving none of their bytes in any output.
+#include <algorithm>
+
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
@@ -119,6 +121,54 @@ class TestReportCli : public QObject {
       json doc = json::parse(read(output).toStdString());
       QCOMPARE(doc["kind"], "report");
       QCOMPARE(doc["result"]["kind"], kind.toStdString());
+    }
+  }
+
+  // The PDF's pages as a reader turns them (pdftotext -layout, a form feed a page): a chart of
+  // thinned samples says how many of how many the item had; the "Charts" heading is never the
+  // last line of a page, wherever the text before it ends (a note of growing length moves it
+  // down a page, a few lines a step); no page holds the redaction note alone.
+  void pdfPagesKeepHeadingsWithTheirChartsAndSayHowManySamples() {
+    const QString many = dir_.filePath("diagnosis-many.json");
+    Run d = run(ANTHRO_WB, {"diagnose", "--target", target_, "--api-key-env", "REPORT_TEST_KEY", "--requests", "200",
+                            "--quiet", "--output", many}, env_);
+    QVERIFY2(d.code == 0 || d.code == 1, d.err.constData());
+    json result = json::parse(read(many).toStdString());
+    const json* decode = nullptr;
+    for (const auto& item : result["checklist"])
+      if (item["id"] == "frame-decode-time") decode = &item;
+    QVERIFY(decode);
+    const std::size_t total = (*decode)["samples_total"].get<std::size_t>();
+    QVERIFY2(total > 2000 && (*decode)["samples"].size() == 2000, qPrintable(QString::number(total)));
+    QCOMPARE((*decode)["n"].get<std::size_t>(), total);
+
+    const int kSteps = 24;  // about a page, three lines a step
+    for (int step = 0; step < kSteps; ++step) {
+      json variant = result;
+      variant["checklist"][0]["note"] = QString("a note that moves what follows; ").repeated(step * 6).toStdString();
+      const QString input = dir_.filePath(QString("many-%1.json").arg(step)), output = dir_.filePath(QString("many-%1.pdf").arg(step));
+      QFile f(input);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(variant.dump()));
+      f.close();
+      Run r = run(ANTHRO_WB, {"report", input, "--to", "pdf", "--output", output, "--lang", "en"}, env_);
+      QVERIFY2(r.code == 0, r.err.constData());
+      QProcess p;
+      p.start("pdftotext", {"-layout", "-enc", "UTF-8", output, "-"});
+      QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+      const QStringList pages = QString::fromUtf8(p.readAllStandardOutput()).split('\f', Qt::SkipEmptyParts);
+      QVERIFY(pages.size() > 1);
+      QVERIFY2(pages.join('\n').contains(QString("(n = %1, 2000 drawn)").arg(total)), qPrintable(QString::number(total)));
+      for (int page = 0; page < pages.size(); ++page) {
+        QStringList lines;
+        for (const QString& l : pages[page].split('\n'))
+          if (!l.trimmed().isEmpty()) lines << l.trimmed();
+        const QString where = QString("step %1, page %2 of %3").arg(step).arg(page + 1).arg(pages.size());
+        QVERIFY2(lines.isEmpty() || lines.last() != "Charts", qPrintable(where + ": \"Charts\" ends the page"));
+        const QStringList redaction = {"Redacted", "nothing was redacted"};
+        QVERIFY2(!std::all_of(lines.begin(), lines.end(), [&](const QString& l) { return redaction.contains(l); }),
+                 qPrintable(where + ": the redaction note alone"));
+      }
     }
   }
 

@@ -211,6 +211,9 @@ void CaptureInspector::layOut(QHBoxLayout* bar, QHBoxLayout* status_line) {
   layout->setSpacing(4);
   layout->addLayout(bar);
   layout->addLayout(status_line);
+  truncated_ = new QLabel(this);
+  truncated_->hide();
+  layout->addWidget(truncated_);
   layout->addWidget(split, 1);
 }
 
@@ -350,6 +353,7 @@ void CaptureInspector::retranslate() {
   copy_action_->setText(tr("Copy rows"));
   if (status_text_) status_->setText(status_text_());
   if (notice_text_) notice_->setText(notice_text_());
+  if (truncated_text_) truncated_->setText(truncated_text_());
   // The models translate their headers and a few cells ("*REF*") when asked; tell the views to ask again.
   emit frames_->headerDataChanged(Qt::Horizontal, 0, frame_column_count() - 1);
   if (frames_->rowCount() > 0)
@@ -366,6 +370,23 @@ void CaptureInspector::showNotice(std::function<QString()> text) {
   notice_text_ = std::move(text);
   notice_->setText(notice_text_ ? notice_text_() : QString());
   notice_->setVisible(static_cast<bool>(notice_text_));
+}
+
+// A file cut short says so above its frames, not only in the log: where it ends and what it cut.
+void CaptureInspector::showTruncation(const std::optional<CaptureTruncation>& cut) {
+  truncated_->setObjectName("inspectorTruncation");
+  truncated_->setWordWrap(true);
+  truncated_->setStyleSheet("QLabel { background: #fff3cd; color: #5c4400; padding: 4px; }");
+  truncated_text_ = nullptr;
+  if (cut)
+    truncated_text_ = [c = *cut] {
+      return tr("Cut short: the file ends at byte %1, inside %2. The %3 packets before it are shown; nothing after was captured.")
+          .arg(c.file_size)
+          .arg(QString::fromStdString(c.record))
+          .arg(c.packets_read);
+    };
+  truncated_->setText(truncated_text_ ? truncated_text_() : QString());
+  truncated_->setVisible(static_cast<bool>(truncated_text_));
 }
 
 QString CaptureInspector::filterError() const { return notice_text_ ? notice_->text() : QString(); }
@@ -397,6 +418,7 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   stopFilter();
   path_ = path;
   keys_ = keys;
+  showTruncation(std::nullopt);
   auto index = CaptureIndex::create();
   if (!index) {
     setStatus([text = QString::fromStdString(index.error().detail)] { return text; });
@@ -462,6 +484,9 @@ void CaptureInspector::showTracerColumns() {
     const bool spoken = std::any_of(conns.begin(), conns.end(), [id](const CaptureConnection& c) { return c.profile == id; });
     frame_view_->setColumnHidden(first_profile_column() + static_cast<int>(at), !spoken);
   }
+  // Once loaded, a column no row fills gives its room to Summary.
+  if (index_ && index_->finished())
+    for (int c : empty_columns(*index_)) frame_view_->setColumnHidden(c, true);
 }
 
 void CaptureInspector::finishLoading(const Result<bool>& result, std::shared_ptr<CaptureStatistics::Prepared> tables) {
@@ -483,8 +508,10 @@ void CaptureInspector::finishLoading(const Result<bool>& result, std::shared_ptr
       return connections == 1 ? tr("%1: %2 frames, 1 connection (%3 decrypted)").arg(name).arg(frames).arg(opened)
                               : tr("%1: %2 frames, %3 connections (%4 decrypted)").arg(name).arg(frames).arg(connections).arg(opened);
     });
-    if (auto a = index_->analysis())
+    if (auto a = index_->analysis()) {
       for (const auto& w : a->warnings) emit message(QString::fromStdString(w));
+      showTruncation(a->truncation);
+    }
   } else {
     setStatus([text = QString::fromStdString(result.error().detail)] { return text; });
   }

@@ -92,6 +92,7 @@ class CaptureInspector : public QWidget {
   CaptureStatistics* statistics() const { return statistics_; }
   QLineEdit* filterEdit() const { return filter_; }
   QLabel* noticeLabel() const { return notice_; }
+  QLabel* truncationBanner() const { return truncated_; }  // shown when the file ends inside a record
   // The filter the row context menu's "Filter on this value" applies for a frame's column.
   QString filterFor(std::size_t frame, int column) const;
 
@@ -127,6 +128,7 @@ class CaptureInspector : public QWidget {
   // The status line and the notice are remade on a language switch: they keep how to say it.
   void setStatus(std::function<QString()> text);
   void showNotice(std::function<QString()> text);
+  void showTruncation(const std::optional<CaptureTruncation>& cut);
   void refreshRows();
   void showRows(std::optional<std::vector<std::uint32_t>> rows);
   std::optional<std::size_t> currentFrame() const;
@@ -164,6 +166,8 @@ class CaptureInspector : public QWidget {
   QLabel* status_;
   std::function<QString()> status_text_, notice_text_;
   QLabel* notice_;  // a refused filter or go-to, until the next one succeeds
+  QLabel* truncated_ = nullptr;  // what a cut-short file lost, above the frames
+  std::function<QString()> truncated_text_;
   QLineEdit* goto_;
   QToolButton* view_button_;
   QMenu* view_menu_;

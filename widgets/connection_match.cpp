@@ -7,19 +7,23 @@ namespace anthro::widgets {
 namespace {
 
 // Socket-read stamps on both sides differ by scheduling and pcap timestamping only.
-constexpr double kTtftSlackMs = 5;
+constexpr double kSlackMs = 5;
 
 struct StreamKey {
   std::uint32_t stream_id = 0;
-  double ttft_ms = 0;
+  bool ttft = false;  // ms is the TTFT, else the E2E
+  double ms = 0;
 };
 
-// The streams with a TTFT of each connection, by connection index.
+// The timed requests of each connection, by connection index.
 std::vector<std::vector<StreamKey>> streams_by_connection(const Observations& o) {
   std::vector<std::vector<StreamKey>> out(o.connections.size());
-  for (const auto& q : o.requests)
-    if (q.anthro && q.record().figures.ttft_ms && q.connection < out.size())
-      out[q.connection].push_back({q.record().stream_id, *q.record().figures.ttft_ms});
+  for (const auto& q : o.requests) {
+    const RequestResult& r = q.record();
+    if (r.stream_id == 0 || q.connection >= out.size()) continue;
+    if (r.figures.ttft_ms) out[q.connection].push_back({r.stream_id, true, *r.figures.ttft_ms});
+    else if (r.figures.e2e_ms) out[q.connection].push_back({r.stream_id, false, *r.figures.e2e_ms});
+  }
   return out;
 }
 
@@ -27,7 +31,7 @@ std::size_t shared_streams(const std::vector<StreamKey>& a, const std::vector<St
   std::size_t n = 0;
   for (const auto& s : a)
     for (const auto& t : b)
-      if (s.stream_id == t.stream_id && std::abs(s.ttft_ms - t.ttft_ms) <= kTtftSlackMs) {
+      if (s.stream_id == t.stream_id && s.ttft == t.ttft && std::abs(s.ms - t.ms) <= kSlackMs) {
         ++n;
         break;
       }

@@ -27,6 +27,7 @@ struct DiagnosisController::PendingRun {
   std::optional<std::uint16_t> port;
   QString capture;  // its capture file while one is taken
   std::shared_ptr<DiagnosisRun> result = std::make_shared<DiagnosisRun>();
+  std::shared_ptr<const Diagnosis> judged;  // a captured run's live verdicts, judged again with its capture
 };
 
 DiagnosisController::DiagnosisController(JobService* jobs, QObject* parent)
@@ -67,6 +68,7 @@ bool DiagnosisController::start(DiagnoseConfig config, const QString& only_item,
     last_capture_.clear();
     model_->clearResults();
   }
+  pending->result->capture_asked = capture_run && pending->port;
   pending->config = std::move(config);
   pending->only_item = only_item;
   pending_ = std::move(pending);
@@ -133,6 +135,7 @@ void DiagnosisController::onDiagnosed(const Result<Diagnosis>& result) {
   for (const auto& w : result->warnings) emit message(QString::fromStdString(w));
   emit diagnosed(*result, only_item);
   if (pending_->capture.isEmpty()) return finish(Outcome::Done);
+  pending_->judged = std::make_shared<Diagnosis>(*result);
   setState(State::Matching);
   emit stage(tr("Writing the run's capture…"));
 }
@@ -156,24 +159,48 @@ void DiagnosisController::onCaptureEnded(const QString& path, const Result<LiveC
   startMatching();
 }
 
-// The live run's connections named as in its capture, read on a job.
+// The live run's connections named as in its capture, and the capture made a source of the
+// diagnosis (add_capture_of_run: the items only a capture measures), read on a job.
 void DiagnosisController::startMatching() {
   emit stage(tr("Matching the run's connections to its capture…"));
-  job_ = jobs_->start([this, path = pending_->result->capture.toStdString(), live = pending_->result->observations](JobContext& job) {
+  job_ = jobs_->start([this, path = pending_->result->capture.toStdString(), checklist = pending_->config.checklist,
+                       live = pending_->judged](JobContext& job) {
     AnalyzeOptions options;
     options.progress = [&job](std::uint64_t, std::uint64_t) { return !job.stop.load(); };
     auto analysis = analyze_capture(path, {}, {}, options);  // the keys are embedded in the file
     std::map<std::string, std::string> names;
-    if (analysis) names = match_connections(live, observe_capture(*analysis, false));
-    job.post([this, names] { onMatched(names); });
+    auto judged = std::make_shared<Diagnosis>(*live);
+    QString problem;
+    if (analysis) {
+      Observations captured = observe_capture(*analysis);
+      names = match_connections(live->observations, captured);
+      add_capture_of_run(*judged, checklist, std::move(captured));
+    } else {
+      problem = QString::fromStdString(analysis.error().detail);
+    }
+    job.post([this, names, judged, problem] { onMatched(names, judged, problem); });
   });
 }
 
-void DiagnosisController::onMatched(const std::map<std::string, std::string>& names) {
+void DiagnosisController::onMatched(const std::map<std::string, std::string>& names,
+                                    std::shared_ptr<const Diagnosis> judged, const QString& problem) {
   if (state_ != State::Matching) return;
   auto matched = std::make_shared<DiagnosisRun>(*pending_->result);
   matched->conn_names = names;
+  matched->observations = judged->observations;
   model_->setRun(pending_->result, matched);
+  const bool only_item = !pending_->only_item.isEmpty();
+  if (!only_item) {
+    last_diagnosis_ = *judged;
+    model_->setDiagnosis(*judged, matched);
+  } else if (!judged->items.empty()) {
+    model_->setItemResult(judged->items.front(), matched);
+  }
+  emit rejudged(*judged, only_item);
+  if (!problem.isEmpty()) {
+    error_ = problem;
+    return finish(Outcome::CaptureUnread);
+  }
   finish(names.empty() ? Outcome::Unmatched : Outcome::Matched);
 }
 

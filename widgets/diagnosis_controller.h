@@ -23,8 +23,8 @@ class DiagnosisController : public QObject {
   Q_OBJECT
  public:
   enum class State { Idle, StartingCapture, Running, Matching };
-  // How a run ended: verdicts (with its capture matched, unmatched or failed), or none.
-  enum class Outcome { Done, Matched, Unmatched, CaptureFailed, Failed, Cancelled };
+  // How a run ended: verdicts (with its capture matched, unmatched, failed or unreadable), or none.
+  enum class Outcome { Done, Matched, Unmatched, CaptureFailed, CaptureUnread, Failed, Cancelled };
 
   explicit DiagnosisController(JobService* jobs, QObject* parent = nullptr);
 
@@ -41,7 +41,7 @@ class DiagnosisController : public QObject {
   State state() const { return state_; }
   bool busy() const { return state_ != State::Idle; }
   Outcome outcome() const { return outcome_; }  // of the last run that ended
-  QString error() const { return error_; }       // of the last failed run
+  QString error() const { return error_; }       // of the last failed run, or why its capture was unread
   // Requests of the live run under way (or last): done of total, total 0 before it is known.
   std::uint64_t done() const { return done_; }
   std::uint64_t total() const { return total_; }
@@ -62,6 +62,8 @@ class DiagnosisController : public QObject {
   void stage(const QString& line);             // core's progress line ("live: …")
   void progress(quint64 done, quint64 total);  // the live run's requests
   void diagnosed(const anthro::Diagnosis& diagnosis, bool only_item);  // verdicts are in the rows
+  // A captured run's verdicts judged again with its capture (add_capture_of_run), in the rows.
+  void rejudged(const anthro::Diagnosis& diagnosis, bool only_item);
   void finished(DiagnosisController::Outcome outcome);  // every run ends with one
   void failed(const QString& message);
   void message(const QString& text);
@@ -73,7 +75,8 @@ class DiagnosisController : public QObject {
   void onDiagnosed(const Result<Diagnosis>& result);
   void onCaptureEnded(const QString& path, const Result<LiveCaptureStats>& stats, bool ready);
   void startMatching();
-  void onMatched(const std::map<std::string, std::string>& names);
+  void onMatched(const std::map<std::string, std::string>& names, std::shared_ptr<const Diagnosis> judged,
+                 const QString& problem);
   void finish(Outcome outcome);
   void setState(State s);
 

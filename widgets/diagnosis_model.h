@@ -18,6 +18,7 @@ namespace anthro::widgets {
 struct DiagnosisRun {
   Observations observations;
   QString capture;  // a capture file holding the run's frames, or empty
+  bool capture_asked = false;  // the run was to capture its traffic (the capture may have failed)
   CaptureKeySources keys;
   std::map<std::string, std::string> conn_names;  // live connection -> capture connection
 };

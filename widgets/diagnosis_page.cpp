@@ -374,6 +374,7 @@ void DiagnosisPage::bindController() {
           [this](const QString& line) { setProgress([line] { return line; }); });
   connect(controller_, &DiagnosisController::progress, this, &DiagnosisPage::onProgress);
   connect(controller_, &DiagnosisController::diagnosed, this, &DiagnosisPage::onDiagnosed);
+  connect(controller_, &DiagnosisController::rejudged, this, &DiagnosisPage::onDiagnosed);
   connect(controller_, &DiagnosisController::finished, this, &DiagnosisPage::onFinished);
   connect(controller_, &DiagnosisController::failed, this, &DiagnosisPage::message);
   connect(controller_, &DiagnosisController::message, this, &DiagnosisPage::message);
@@ -420,6 +421,9 @@ void DiagnosisPage::onFinished(DiagnosisController::Outcome outcome) {
     case Outcome::CaptureFailed:
       setProgress([] { return tr("Diagnosis done; its capture failed, so evidence cannot jump to frames"); });
       break;
+    case Outcome::CaptureUnread:
+      setProgress([error] { return tr("Diagnosis done; its capture could not be read: %1").arg(error); });
+      break;
     case Outcome::Failed: setProgress([error] { return error; }); break;
     case Outcome::Cancelled:  // how far it got, not core's last progress line
       setProgress([done, total] { return total ? tr("Cancelled: %1 of %2 requests done").arg(done).arg(total) : tr("Cancelled"); });
@@ -464,8 +468,15 @@ void DiagnosisPage::jump(int row, int ref) {
     if (!r.run->observations.capture_file.empty() && !is_live_connection(e.conn))
       return emit jumpToFrames(QString::fromStdString(r.run->observations.capture_file), QString::fromStdString(e.conn), stream);
   }
-  emit message(tr("%1 was measured live without a capture: tick \"Capture this run's traffic\" to see its frames.")
-                   .arg(QString::fromStdString(e.conn)));
+  // Why there are no frames to show, as it is: never a box to tick that is ticked.
+  const QString conn = QString::fromStdString(e.conn);
+  if (!r.run || !r.run->capture_asked)
+    emit message(tr("%1 was measured live without a capture: tick \"Capture this run's traffic\" and run again to see its frames.").arg(conn));
+  else if (r.run->capture.isEmpty())
+    emit message(tr("%1: the run's capture is not ready (still being written, or it failed: see the log).").arg(conn));
+  else
+    emit message(tr("%1 is not in the run's capture %2: none of its requests was found there with the same stream and timing.")
+                     .arg(conn, QFileInfo(r.run->capture).fileName()));
 }
 
 }  // namespace anthro::widgets

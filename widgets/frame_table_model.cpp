@@ -108,6 +108,22 @@ QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const Fram
   return {};
 }
 
+std::vector<int> empty_columns(const CaptureIndex& index) {
+  std::vector<int> unfilled;
+  for (int c = FrameTableModel::FirstTracer; c < frame_column_count(); ++c)
+    if (c != summary_column()) unfilled.push_back(c);
+  const std::size_t rows = index.frame_count();
+  if (rows > kMaxRowsLooked) return {};  // not settled: every column keeps its place
+  for (std::size_t i = 0; i < rows && !unfilled.empty(); ++i) {
+    auto row = index.row(i);
+    if (!row) return {};
+    const bool http = row->kind == RowKind::HttpRequest || row->kind == RowKind::HttpResponse;
+    if (!http && row->kind != RowKind::Dissected) continue;
+    std::erase_if(unfilled, [&](int c) { return !frame_cell_text(index, i, *row, c).isEmpty(); });
+  }
+  return unfilled;
+}
+
 std::vector<std::uint32_t> sort_frames(const CaptureIndex& index, std::vector<std::uint32_t> frames, int column,
                                        Qt::SortOrder order, const std::atomic<bool>* cancelled) {
   auto numeric = [&](auto field) {

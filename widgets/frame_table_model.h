@@ -102,6 +102,11 @@ int frame_column_count();    // every column, the registered ones last
 
 // The text a frame shows in a column, except Time (which depends on the rows around it).
 QString frame_cell_text(const CaptureIndex& index, std::size_t frame, const FrameRow& row, int column);
+// The session tracer's and the registered formats' columns (every column from FirstTracer but
+// Summary) that no row of `index` fills: a column is empty once none of the first
+// kMaxRowsLooked rows that could hold a value does and those were all of them.
+inline constexpr std::size_t kMaxRowsLooked = 50'000;
+std::vector<int> empty_columns(const CaptureIndex& index);
 
 // `frames` ordered by `column` (Time by timestamp; text columns by their first 32 bytes), ties
 // in frame order; the order reversed for Qt::DescendingOrder. Runs off the UI thread; returns

@@ -1,5 +1,6 @@
 #include "report_renderer.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -223,6 +224,29 @@ QStringList layoutInto(QTextDocument& text, const ReportDocument& doc, ChartStyl
   return charts.errors();
 }
 
+// A heading never ends a page: one whose next block starts on a later page starts that page
+// (QTextDocument has page breaks but no keep-with-next). Each move moves everything after it,
+// and Qt's incremental relayout after a format change misplaces (and print() then loses) later
+// blocks: the whole document is laid out anew after each.
+void keepHeadingsWithNext(QTextDocument& text) {
+  const qreal page = text.pageSize().height();
+  QAbstractTextDocumentLayout* layout = text.documentLayout();
+  // The page of a block's first line: a line that did not fit was pushed down inside its block,
+  // whose own top stays on the page before.
+  auto page_of = [&](const QTextBlock& b) {
+    qreal top = layout->blockBoundingRect(b).top();
+    if (b.layout() && b.layout()->lineCount() > 0) top += b.layout()->lineAt(0).y();  // from the block's top
+    return static_cast<int>(top / page);
+  };
+  for (QTextBlock b = text.begin(); b.isValid() && b.next().isValid(); b = b.next()) {
+    if (b.blockFormat().headingLevel() == 0 || page_of(b.next()) <= page_of(b)) continue;
+    QTextBlockFormat breaks;
+    breaks.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+    QTextCursor(b).mergeBlockFormat(breaks);
+    text.markContentsDirty(0, text.characterCount());
+  }
+}
+
 bool writePdf(const ReportDocument& doc, const QString& path, QString* error, ChartStyle style) {
   QTextDocument text;
   layoutInto(text, doc, style, 640);  // A4 less its margins at 96 dpi is 680
@@ -235,6 +259,7 @@ bool writePdf(const ReportDocument& doc, const QString& path, QString* error, Ch
     pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
     // Paginated here, so print() draws this document (its chart images included), not a copy.
     text.setPageSize(pdf.pageLayout().paintRectPixels(pdf.resolution()).size());
+    keepHeadingsWithNext(text);
     text.print(&pdf);
   }
   if (!QFileInfo(tmp).size() || std::rename(QFile::encodeName(tmp).constData(), QFile::encodeName(path).constData()) != 0) {

@@ -40,9 +40,24 @@ constexpr int kMaxRecentTargets = 10;
 
 QString ms(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 1) + " ms" : QStringLiteral("–"); }
 
+// The server's stop reason, else why the request ended otherwise; nothing for a reply read to
+// its end that names none (a token stream's, a non-streamed one).
 QString stopText(const RequestResult& r) {
-  return r.stop_reason ? QString::fromLatin1(to_string(*r.stop_reason))
-                       : r.error ? QString::fromStdString(*r.error) : SessionPanel::tr("no RESPONSE");
+  if (r.stop_reason) return QString::fromLatin1(to_string(*r.stop_reason));
+  if (r.error) return QString::fromStdString(*r.error);
+  switch (r.end) {
+    case RequestEnd::Response: return {};
+    case RequestEnd::Open: return SessionPanel::tr("no end seen");
+    case RequestEnd::Error: return SessionPanel::tr("error");
+    case RequestEnd::ConnectionError: return SessionPanel::tr("connection error");
+    case RequestEnd::ProtocolError: return SessionPanel::tr("unreadable reply");
+    case RequestEnd::ConnectionClosed: return SessionPanel::tr("connection closed");
+    case RequestEnd::Timeout: return SessionPanel::tr("timed out");
+    case RequestEnd::SendFailed: return SessionPanel::tr("send failed");
+    case RequestEnd::ClientClosed: return SessionPanel::tr("closed by the client");
+    case RequestEnd::CancelClosed: return SessionPanel::tr("closed to cancel");
+  }
+  return {};
 }
 
 }  // namespace
@@ -641,10 +656,8 @@ void SessionPanel::updateStatsLine() {
   }
   const Plotted& p = plotted_[*shown_request_];
   const QString who = p.load_index ? tr("load request %1").arg(*p.load_index) : tr("stream %1").arg(p.stream);
-  QString line = tr("%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6")
-                     .arg(who, ms(p.ttft_ms), ms(p.e2e_ms))
-                     .arg(p.tokens)
-                     .arg(ms(p.mean_itl_ms), p.stop);
+  QString line = tr("%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5").arg(who, ms(p.ttft_ms), ms(p.e2e_ms)).arg(p.tokens).arg(ms(p.mean_itl_ms));
+  if (!p.stop.isEmpty()) line += tr(", stop %1").arg(p.stop);
   if (p.cancel_latency_ms) line += tr(", cancel latency %1").arg(ms(p.cancel_latency_ms));
   figures_->setText(line);
 }

@@ -638,6 +638,7 @@ Result<CaptureAnalysis> analyze_capture(const std::string& path, const CaptureKe
   checksums.apply(analysis);
   join_records(analysis, std::move(records));
   for (const auto& w : (*reader)->warnings()) analysis.warnings.push_back(w);
+  analysis.truncation = (*reader)->truncation();
   return analysis;
 }
 

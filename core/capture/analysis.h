@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "capture/capture_decoder.h"
+#include "capture/capture_file.h"
 #include "metrics/request_result.h"
 #include "metrics/stats.h"
 #include "util/spill.h"
@@ -35,6 +36,7 @@ struct CaptureAnalysis {
   std::string file;
   std::vector<ConnectionAnalysis> connections;
   std::vector<std::string> warnings;  // truncation, malformed packets, key log problems
+  std::optional<CaptureTruncation> truncation;  // the file ended inside a record (also a warning)
   std::uint64_t packets = 0, tcp_segments = 0;
   unsigned threads = 1;  // the pass's decoding threads; its JSON is rendered on as many
   std::vector<std::string> embedded_keylogs;  // the capture's own DSB key log texts

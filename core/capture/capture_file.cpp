@@ -181,6 +181,7 @@ struct CaptureReader::State {
   std::vector<std::optional<InterfaceStatistics>> statistics;  // by file-wide interface number
   std::vector<std::string> secrets, warnings;
   std::optional<Error> error;
+  std::optional<CaptureTruncation> truncation;
 
   ~State() {
     if (fd >= 0) ::close(fd);
@@ -258,6 +259,7 @@ struct CaptureReader::State {
     std::uint64_t present = size > at ? size - at : 0;
     warn(path + ": truncated at byte " + std::to_string(size) + ": " + what + " needs " + std::to_string(need) +
          " bytes, " + std::to_string(present) + " present");
+    truncation = CaptureTruncation{size, index, what};
     done = true;
     return std::nullopt;
   }
@@ -595,6 +597,7 @@ std::optional<RawPacket> CaptureReader::next() {
 
 const std::vector<std::string>& CaptureReader::secrets() const { return s_->secrets; }
 const std::vector<std::string>& CaptureReader::warnings() const { return s_->warnings; }
+const std::optional<CaptureTruncation>& CaptureReader::truncation() const { return s_->truncation; }
 const std::optional<Error>& CaptureReader::error() const { return s_->error; }
 const std::vector<CaptureInterface>& CaptureReader::interfaces() const { return s_->interfaces; }
 std::optional<InterfaceStatistics> CaptureReader::statistics(std::uint32_t interface) const {

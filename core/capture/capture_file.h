@@ -48,6 +48,13 @@ struct CaptureInterface {
   std::uint32_t section = 0;      // 0-based pcapng section; 0 for classic pcap
 };
 
+// Where a file that ends inside a record was cut, for a banner as well as the warning.
+struct CaptureTruncation {
+  std::uint64_t file_size = 0;     // the byte the file ends at
+  std::uint64_t packets_read = 0;  // the whole packets before the cut
+  std::string record;              // the record cut: "packet 7 record header (at byte 1234)"
+};
+
 // A pcapng Interface Statistics Block's counters, as libpcap's pcap_stats gives them.
 struct InterfaceStatistics {
   std::uint64_t received = 0;         // isb_ifrecv (ps_recv)
@@ -71,6 +78,7 @@ class CaptureReader {
 
   const std::vector<std::string>& secrets() const;   // DSB TLS key log texts seen so far (pcapng)
   const std::vector<std::string>& warnings() const;  // truncation and structure problems, for people
+  const std::optional<CaptureTruncation>& truncation() const;  // set when the file ended inside a record
   // The problem that stopped reading early (reason "capture" or "io"), also the last warning.
   const std::optional<Error>& error() const;
   const std::vector<CaptureInterface>& interfaces() const;  // seen so far, indexed by RawPacket::interface

@@ -20,7 +20,7 @@ namespace anthro {
 // One request, stream or connection behind a verdict: where a user can jump to.
 struct EvidenceRef {
   std::string conn;                        // connection name, as in the capture or live run
-  std::optional<std::uint32_t> stream_id;  // anthro-v1 stream
+  std::optional<std::uint32_t> stream_id;  // the request's stream or exchange (RequestResult::stream_id)
   std::optional<std::uint64_t> request;    // index into Observations::requests
   std::optional<double> value;             // the figure this reference contributes
   std::optional<std::pair<std::uint64_t, std::uint64_t>> packets;  // capture: its first and last packet (1-based)
@@ -69,6 +69,11 @@ struct Diagnosis {
 // inconclusive, naming the source that would.
 // (By value: a caller done with its observations moves them in.)
 Diagnosis evaluate(const Checklist& checklist, Observations observations);
+// A capture of the very run `d` judged live (the GUI's "Capture this run's traffic"): the same
+// traffic seen twice, so no request counts twice. The items no source of the run measured and a
+// capture does (http-fallback: the ALPN of every TLS connection) are judged on the capture; the
+// others keep their live verdicts. The capture's observations follow the run's in `d`.
+void add_capture_of_run(Diagnosis& d, const Checklist& checklist, Observations captured);
 // Links each flagged item that another flagged item explains to it (causes.cpp); evaluate
 // calls it.
 void link_causes(Diagnosis& d, const Checklist& checklist, const Observations& o);

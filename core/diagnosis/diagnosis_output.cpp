@@ -59,6 +59,7 @@ json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view 
             {"sources", sources_json(r.sources)},
             {"refs", refs},
             {"samples", samples},
+            {"samples_total", r.samples.size()},  // before thinning: a chart says how many it draws of them
             {"note", r.note}};
   if (r.caused_by) j["caused_by"] = cause_json(*r.caused_by);
   if (item) {

@@ -106,7 +106,7 @@ inline EvidenceRef ref_of(const Observations& o, std::size_t index, std::optiona
   const ObservedRequest& q = o.requests[index];
   EvidenceRef ref;
   if (q.connection < o.connections.size()) ref.conn = o.connections[q.connection].name;
-  if (q.anthro) ref.stream_id = q.record().stream_id;
+  if (q.record().stream_id) ref.stream_id = q.record().stream_id;
   ref.request = index;
   ref.value = value;
   ref.packets = q.record().packets;

@@ -39,6 +39,8 @@ const char* to_string(RequestEnd end);
 std::optional<RequestEnd> parse_request_end(std::string_view text);
 
 struct RequestResult {
+  // The request on its connection, one numbering live and captured: the anthro-v1 or HTTP/2
+  // stream, or the HTTP/1.1 exchange's number (1 for the connection's first request).
   std::uint32_t stream_id = 0;
   RequestTimeline timeline;
   RequestFigures figures;

@@ -201,7 +201,9 @@ std::optional<ReportChart> item_chart(const json& item, const ChecklistItem* kno
   c.title = known ? known->title.in(lang) : str(item, "title").empty() ? str(item, "id") : str(item, "title");
   for (const auto& v : item["samples"])
     if (v.is_number()) c.samples.push_back(v.get<double>());
-  c.points = c.drawn = c.samples.size();
+  // The JSON holds at most 2,000 of them, evenly thinned: the caption says how many of how many.
+  c.drawn = c.samples.size();
+  c.points = std::max<std::size_t>(c.drawn, item.value("samples_total", std::size_t{0}));
   c.x_label = name_in("statistic.", str(item, "statistic_name"), lang) + (str(item, "unit").empty() ? "" : " (" + str(item, "unit") + ")");
   if (known)
     for (const auto& t : known->thresholds) c.lines.push_back({t.value, t.name + " " + Builder::num(json(t.value), 4, t.unit)});

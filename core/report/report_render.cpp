@@ -154,11 +154,13 @@ class Html {
     out_ += inline_html(doc_.title) + "</h1>\n";
     list(label("Summary"), doc_.summary);
     facts(label("Environment"), doc_.environment);
-    for (const auto& s : doc_.sections) section(s, 2);
+    // What the report leaves out, before what it shows (and never a last page of its own).
     out_ += "<h2>" + escape_html(label("Redacted")) + "</h2>\n<ul class=\"redactions\">";
     if (doc_.redactions.empty()) out_ += "<li>" + escape_html(label("nothing was redacted")) + "</li>";
     for (const auto& r : doc_.redactions) out_ += "<li>" + escape_html(r) + "</li>";
-    out_ += "</ul>\n</body>\n</html>\n";
+    out_ += "</ul>\n";
+    for (const auto& s : doc_.sections) section(s, 2);
+    out_ += "</body>\n</html>\n";
     return std::move(out_);
   }
 
@@ -307,10 +309,10 @@ std::string report_markdown(const ReportDocument& doc, const std::function<std::
   for (const auto& l : doc.summary) out += "- " + inline_markdown(l) + "\n";
   out += "\n## " + label("Environment") + "\n\n";
   for (const auto& [k, v] : doc.environment) out += "- **" + escape_markdown(k) + "**: " + inline_markdown(v) + "\n";
-  for (const auto& s : doc.sections) markdown_section(doc, s, 2, out, chart_png);
-  out += "\n## " + label("Redacted") + "\n\n";
+  out += "\n## " + label("Redacted") + "\n\n";  // as in HTML: before what the report shows
   if (doc.redactions.empty()) out += "- " + label("nothing was redacted") + "\n";
   for (const auto& r : doc.redactions) out += "- " + escape_markdown(r) + "\n";  // not a code span: a ` would end it
+  for (const auto& s : doc.sections) markdown_section(doc, s, 2, out, chart_png);
   return out;
 }
 

@@ -142,6 +142,9 @@ class SessionClient : private HttpSideRequests {
   NonceSequence nonces_;  // for key_c2s: one sequence per connection, so no nonce repeats
   double handshake_start_ = 0;
   std::uint32_t next_stream_id_ = 1;
+  // HTTP/1.1 requests written on the connection (side requests too): a request's number among
+  // them is its stream_id, as a capture's HTTP dissector numbers the connection's exchanges.
+  std::uint32_t http1_exchanges_ = 0;
   // request_cancel(); all on the client's executor.
   bool cancel_requested_ = false;
   bool closed_for_cancel_ = false;

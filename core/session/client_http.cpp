@@ -77,6 +77,7 @@ awaitable<std::optional<SessionClient::SideReply>> SessionClient::side_request(s
   }
   add_user_headers(fields);
   if (h2_) co_return co_await http2_side_request(method, path, fields, std::move(body), what);
+  ++http1_exchanges_;  // a capture numbers it among the connection's requests
   bool sent = co_await write(as_bytes(http1_request(method, request_target(path), fields, body)));
   if (!sent) {
     fail("cannot send " + what + ": " + stream_->error().message());
@@ -133,6 +134,7 @@ awaitable<bool> SessionClient::http_request(RequestResult& r, RequestRecorder& r
   if (!meta.probe && options.metadata_json) meta.probe = probe_of_metadata(*options.metadata_json);
   rec.request_sent(steady_now_s(), meta);  // as the write starts (see client_anthro.cpp)
   if (h2_) co_return co_await http2_exchange(r, rec, options, fields, std::move(body), messages);
+  r.stream_id = ++http1_exchanges_;
   bool sent = co_await write(as_bytes(http1_request("POST", request_target(target_.path), fields, body)));
   if (!sent) {
     if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);

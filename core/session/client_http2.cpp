@@ -45,6 +45,7 @@ awaitable<bool> SessionClient::http2_exchange(RequestResult& r, RequestRecorder&
     rec.ended(RequestEnd::SendFailed, h2_->error());
     co_return false;
   }
+  r.stream_id = static_cast<std::uint32_t>(id);
   if (!co_await flush_http2()) {
     if (closed_for_cancel_) rec.ended(RequestEnd::CancelClosed, kCancelClosed);
     else rec.ended(RequestEnd::SendFailed, "cannot send the request: " + stream_->error().message());

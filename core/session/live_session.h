@@ -16,7 +16,7 @@ namespace anthro {
 // thread (e.g. QMetaObject::invokeMethod with Qt::QueuedConnection), copying what it keeps.
 // A handler must not destroy its LiveSession (the destructor joins the thread it runs on).
 struct LiveSessionEvents {
-  // Token text as it arrives. stream_id is the anthro-v1 stream; 0 on HTTP targets.
+  // Token text as it arrives. stream_id is the request's (RequestResult::stream_id).
   std::function<void(std::uint32_t stream_id, std::string_view text)> on_text;
   // Each request as it ends, figures computed (also a failed or cancelled one).
   std::function<void(const RequestResult&)> on_request_done;

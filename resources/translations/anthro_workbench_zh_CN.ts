@@ -1214,6 +1214,10 @@
         <source>%1: %2 frames, 1 connection (%3 decrypted)</source>
         <translation>%1：%2 帧，1 个连接（%3 个已解密）</translation>
     </message>
+    <message>
+        <source>Cut short: the file ends at byte %1, inside %2. The %3 packets before it are shown; nothing after was captured.</source>
+        <translation>文件被截断：在第 %1 字节处结束，位于 %2 之中。显示其之前的 %3 个数据包；之后的内容未被抓取。</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::CaptureStatistics</name>
@@ -1867,10 +1871,6 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <source>%1 was measured live without a capture: tick "Capture this run's traffic" to see its frames.</source>
-        <translation>%1 是在没有抓包的情况下实时测得的：勾选“抓取本次运行的流量”即可查看其帧。</translation>
-    </message>
-    <message>
         <source>Export report…</source>
         <translation>导出报告…</translation>
     </message>
@@ -1899,12 +1899,32 @@
         <translation>；%1 适用于 Messages API</translation>
     </message>
     <message>
+        <source>%1 of %2 items run, %3 flagged; worst: %4</source>
+        <translation>已运行 %1/%2 项，%3 项被标记；最差：%4</translation>
+    </message>
+    <message>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
         <source>Cancelled: %1 of %2 requests done</source>
         <translation>已取消：已完成 %1/%2 个请求</translation>
+    </message>
+    <message>
+        <source>Diagnosis done; its capture could not be read: %1</source>
+        <translation>诊断完成；其抓包无法读取：%1</translation>
+    </message>
+    <message>
+        <source>%1 was measured live without a capture: tick "Capture this run's traffic" and run again to see its frames.</source>
+        <translation>%1 是在没有抓包的情况下实时测得的：勾选“抓取本次运行的流量”并重新运行，即可查看其帧。</translation>
+    </message>
+    <message>
+        <source>%1: the run's capture is not ready (still being written, or it failed: see the log).</source>
+        <translation>%1：本次运行的抓包尚未就绪（仍在写入，或已失败：见日志）。</translation>
+    </message>
+    <message>
+        <source>%1 is not in the run's capture %2: none of its requests was found there with the same stream and timing.</source>
+        <translation>%1 不在本次运行的抓包 %2 中：在其中找不到流号和时间相同的请求。</translation>
     </message>
     <message>
         <source>Thresholds</source>
@@ -1921,10 +1941,6 @@
     <message>
         <source>Thresholds: %1</source>
         <translation>阈值：%1</translation>
-    </message>
-    <message>
-        <source>%1 of %2 items run, %3 flagged; worst: %4</source>
-        <translation>已运行 %1/%2 项，%3 项被标记；最差：%4</translation>
     </message>
 </context>
 <context>
@@ -3130,10 +3146,6 @@
         <translation>流 %1</translation>
     </message>
     <message>
-        <source>%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5, stop %6</source>
-        <translation>%1：TTFT %2，E2E %3，%4 个 token，平均 ITL %5，停止原因 %6</translation>
-    </message>
-    <message>
         <source>, cancel latency %1</source>
         <translation>，取消延迟 %1</translation>
     </message>
@@ -3274,14 +3286,6 @@
         <translation>环境变量（按目标）</translation>
     </message>
     <message>
-        <source>send</source>
-        <translation>发送</translation>
-    </message>
-    <message>
-        <source>load</source>
-        <translation>负载</translation>
-    </message>
-    <message>
         <source>%1 tokens/s, TTFT p50 %2 ms, p99 %3 ms</source>
         <translation>%1 tokens/s，TTFT p50 %2 ms，p99 %3 ms</translation>
     </message>
@@ -3294,8 +3298,48 @@
         <translation>%1 秒后已取消：%2，%3</translation>
     </message>
     <message>
-        <source>no RESPONSE</source>
-        <translation>没有 RESPONSE</translation>
+        <source>no end seen</source>
+        <translation>未见结束</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>connection error</source>
+        <translation>连接错误</translation>
+    </message>
+    <message>
+        <source>unreadable reply</source>
+        <translation>回复无法读取</translation>
+    </message>
+    <message>
+        <source>connection closed</source>
+        <translation>连接已关闭</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>send failed</source>
+        <translation>发送失败</translation>
+    </message>
+    <message>
+        <source>closed by the client</source>
+        <translation>客户端关闭</translation>
+    </message>
+    <message>
+        <source>closed to cancel</source>
+        <translation>为取消而关闭</translation>
+    </message>
+    <message>
+        <source>%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5</source>
+        <translation>%1：TTFT %2，端到端 %3，%4 个 token，平均 ITL %5</translation>
+    </message>
+    <message>
+        <source>, stop %1</source>
+        <translation>，结束原因 %1</translation>
     </message>
     <message>
         <source>CA certificate</source>
@@ -3328,6 +3372,14 @@
     <message>
         <source>Accept any certificate: no check of who the server is</source>
         <translation>接受任何证书：不校验服务器身份</translation>
+    </message>
+    <message>
+        <source>send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>负载</translation>
     </message>
 </context>
 <context>

@@ -102,6 +102,30 @@ class TestCaptureInspector : public QObject {
  private slots:
   void initTestCase() { qputenv("TZ", "UTC"); }  // the time of day is local time
 
+  // A capture cut inside its last packet says so above its frames: where the file ends and the
+  // record it cut; the whole file shows no banner.
+  void aTruncatedCaptureShowsABanner() {
+    QTemporaryDir dir;
+    QFile whole(vector_pcap());
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    const QByteArray bytes = whole.readAll();
+    const QString cut = dir.filePath("cut.pcap");
+    QFile out(cut);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(bytes.left(bytes.size() - 10));
+    out.close();
+    auto full = open_loaded(vector_pcap());
+    QVERIFY(!full->truncationBanner()->isVisible());
+    const int packets = static_cast<int>(full->index()->analysis()->packets);
+    auto inspector = open_loaded(cut);
+    QLabel* banner = inspector->truncationBanner();
+    QVERIFY(banner->isVisible());
+    QVERIFY2(banner->text().contains(QString("ends at byte %1, inside packet %2 ").arg(bytes.size() - 10).arg(packets)),
+             qPrintable(banner->text()));
+    QVERIFY2(banner->text().contains(QString("The %1 packets before it are shown").arg(packets - 1)), qPrintable(banner->text()));
+    QVERIFY(banner->geometry().bottom() < inspector->frameView()->mapTo(inspector.get(), QPoint(0, 0)).y());
+  }
+
   void headerClicksSortAndSortBack() {
     QTemporaryDir dir;
     const QString path = dir.filePath("many.pcap");

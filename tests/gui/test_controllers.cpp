@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -274,6 +275,7 @@ class TestControllers : public QObject {
     QSignalSpy states(&diagnosis, &DiagnosisController::stateChanged);
     QSignalSpy progress(&diagnosis, &DiagnosisController::progress);
     QSignalSpy diagnosed(&diagnosis, &DiagnosisController::diagnosed);
+    QSignalSpy rejudged(&diagnosis, &DiagnosisController::rejudged);
     QSignalSpy finished(&diagnosis, &DiagnosisController::finished);
     QSignalSpy ready(&diagnosis, &DiagnosisController::captureReady);
     DiagnoseConfig c;
@@ -295,6 +297,11 @@ class TestControllers : public QObject {
     QCOMPARE(progress.last().at(0).toULongLong(), total);
     for (const auto& p : progress) QCOMPARE(p.at(1).toULongLong(), total);
     QCOMPARE(diagnosed.size(), 1);
+    // Judged again with the run's own capture as a source (add_capture_of_run), in the rows.
+    QCOMPARE(rejudged.size(), 1);
+    const auto sources = diagnosis.diagnosis()->sources;
+    QVERIFY(std::find(sources.begin(), sources.end(), ProbeSource::Capture) != sources.end());
+    QVERIFY(diagnosis.model()->row(0).run && diagnosis.model()->row(0).run->capture_asked);
     QCOMPARE(ready.size(), 1);
     QCOMPARE(diagnosis.unsavedFiles(), QStringList{ready.at(0).at(0).toString()});
     QVERIFY(diagnosis.hasDiagnosis() && diagnosis.hasUnsavedResult());

@@ -21,6 +21,8 @@
 #include <QTabWidget>
 #include <QTreeWidget>
 
+#include "affinity/exchange.h"
+#include "affinity/format.h"
 #include "capture_inspector.h"
 #include "client_faults_box.h"
 #include "diagnosis_model.h"
@@ -96,6 +98,27 @@ void check_frames(CaptureInspector* inspector, const std::string& conn, std::uin
   }
 }
 
+// Every column of the inspector's frame list from the session tracer's on that is shown holds
+// a value in some row (the rows shown are a filter's: the whole capture is loaded for it), and
+// Summary starts inside the list's viewport.
+void check_no_empty_column(CaptureInspector* inspector) {
+  inspector->applyFilter("");
+  QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 10000);
+  FrameTableModel* frames = inspector->frames();
+  QTableView* view = inspector->frameView();
+  for (int c = FrameTableModel::FirstTracer; c < frame_column_count(); ++c) {
+    if (view->isColumnHidden(c) || c == summary_column()) continue;
+    bool filled = false;
+    for (int r = 0; r < frames->rowCount() && !filled; ++r)
+      filled = !frames->data(frames->index(r, c), Qt::DisplayRole).toString().isEmpty();
+    QVERIFY2(filled, qPrintable(frames->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() + " is empty"));
+  }
+  QVERIFY(!view->isColumnHidden(summary_column()));
+  const int at = view->columnViewportPosition(summary_column());
+  QVERIFY2(at >= 0 && at + 40 < view->viewport()->width(),
+           qPrintable(QString("Summary at %1 of %2").arg(at).arg(view->viewport()->width())));
+}
+
 }  // namespace
 
 class TestDiagnosisPage : public QObject {
@@ -135,6 +158,11 @@ class TestDiagnosisPage : public QObject {
     QVERIFY2(verdict_of(page, "server-stall") == Verdict::Warn, qPrintable(stall_reason + "\n" + window.logText()));
     QCOMPARE(verdict_of(page, "gpu-context-wait"), Verdict::Pass);  // only the mapped item is flagged
     QCOMPARE(verdict_of(page, "ttft-tail"), Verdict::Inconclusive);  // 40 requests < 100
+    // The run's capture is a source: http-fallback (capture only) is measured on it.
+    const ItemResult& fallback = *page->model()->row(page->model()->rowOf("http-fallback")).result;
+    QVERIFY2(fallback.verdict == Verdict::Pass, fallback.reason.c_str());
+    QVERIFY(std::find(fallback.sources.begin(), fallback.sources.end(), ProbeSource::Capture) != fallback.sources.end());
+    QVERIFY(fallback.n > 0);
     QCOMPARE(page->model()->data(page->model()->index(page->model()->rowOf("server-stall"), 0), Qt::DisplayRole).toString(),
              QString("warn"));
 
@@ -156,6 +184,9 @@ class TestDiagnosisPage : public QObject {
     QCOMPARE(inspector->path(), captured.at(0).at(0).toString());
     check_frames(inspector, run_info.conn_names.at(ref.conn), *ref.stream_id, 500);
 
+    window.resize(1366, 768);
+    check_no_empty_column(inspector);
+
     // From that capture, "Diagnose this capture": the same item flagged, from packets alone.
     QSignalSpy again(page, &DiagnosisPage::finished);
     emit inspector->diagnoseRequested();
@@ -168,6 +199,66 @@ class TestDiagnosisPage : public QObject {
     click_ref(evidence, 1);
     QCOMPARE(window.currentInspector(), inspector);
     check_frames(inspector, from_capture.refs.at(1).conn, *from_capture.refs.at(1).stream_id, 500);
+  }
+
+  // Session affinity rides on the Messages API: a captured run's evidence (strip-affinity-headers:
+  // replies without the request's session) jumps to that exchange's frames in the run's capture,
+  // the HTTP/1.1 exchange the live client numbered as the capture does.
+  void sessionAffinityEvidenceJumpsToTheExchangesFrames() {
+    gui::MainWindow window(nullptr, {"strip-affinity-headers"});
+    window.resize(1366, 768);
+    window.show();
+    DiagnosisPage* page = window.diagnosisPage();
+    window.showPage(page);
+    page->setChecklist(*builtin_checklist("session-affinity"));
+    page->setTarget(window.endpointUrl("https") + "/v1/messages");
+    page->setWorkload(24, 2);
+    page->setCaptureRun(true);
+    QSignalSpy finished(page, &DiagnosisPage::finished);
+    QSignalSpy captured(page, &DiagnosisPage::captureReady);
+    QVERIFY(page->run());
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(!captured.isEmpty(), qPrintable("no capture: " + window.logText()));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QVERIFY2(page->progressText().startsWith("Diagnosis done; evidence jumps to the frames of"), qPrintable(page->progressText()));
+
+    page->selectItem("sa-header-dropped");
+    const DiagnosisRow& row = page->model()->row(page->model()->rowOf("sa-header-dropped"));
+    QVERIFY2(row.result && (row.result->verdict == Verdict::Warn || row.result->verdict == Verdict::Fail),
+             qPrintable(window.logText()));
+    const EvidenceRef& ref = row.result->refs.at(0);
+    QVERIFY(ref.stream_id);
+    QVERIFY2(row.run->conn_names.count(ref.conn), ref.conn.c_str());
+    const std::string conn = row.run->conn_names.at(ref.conn);
+
+    QSignalSpy said(page, &DiagnosisPage::message);
+    click_ref(page->evidence(), 0);
+    QVERIFY2(said.isEmpty(), qPrintable(said.isEmpty() ? QString() : said.at(0).at(0).toString()));
+    CaptureInspector* inspector = window.currentInspector();
+    QVERIFY(inspector);
+    QCOMPARE(inspector->path(), captured.at(0).at(0).toString());
+    QVERIFY(wait_loaded(inspector, 30000));
+    // The exchange in the capture.
+    auto analysis = inspector->index()->analysis();
+    std::uint32_t conn_number = 0;
+    const RequestResult* exchange = nullptr;
+    for (std::size_t c = 0; c < analysis->connections.size(); ++c)
+      if (analysis->connections[c].info.name == conn)
+        for (const auto& s : analysis->connections[c].streams)
+          if (s.stream_id == *ref.stream_id) exchange = &s, conn_number = static_cast<std::uint32_t>(c + 1);
+    QVERIFY2(exchange, qPrintable(QString::fromStdString(conn)));
+    const auto* affinity = exchange->extensions.find<AffinityExchange>(session_affinity_id());
+    QVERIFY(affinity && !affinity->session_id);  // the reply came without its session
+    QTRY_VERIFY_WITH_TIMEOUT(!inspector->filtering(), 10000);
+    FrameTableModel* frames = inspector->frames();
+    QTRY_VERIFY_WITH_TIMEOUT(frames->rowCount() > 2, 10000);
+    QCOMPARE(frames->data(frames->index(0, FrameTableModel::Type), Qt::DisplayRole).toString(), QString("HTTP_REQUEST"));
+    QCOMPARE(frames->data(frames->index(1, FrameTableModel::Type), Qt::DisplayRole).toString(), QString("HTTP_RESPONSE"));
+    for (int r = 0; r < frames->rowCount(); ++r) {
+      QCOMPARE(frames->data(frames->index(r, FrameTableModel::Stream), Qt::DisplayRole).toUInt(), *ref.stream_id);
+      QCOMPARE(frames->data(frames->index(r, FrameTableModel::Connection), Qt::DisplayRole).toUInt(), conn_number);
+    }
+    check_no_empty_column(inspector);  // the token stream's tracer columns have nothing here
   }
 
   // "Close without CANCEL" in the page's client faults reaches the live workload.
@@ -246,7 +337,7 @@ class TestDiagnosisPage : public QObject {
     window.showPage(page);
     page->setTarget(window.endpointUrl("anthro"));
     page->setWorkload(24, 2);
-    page->setCaptureRun(false);
+    page->setCaptureRun(true);  // its evidence, riding on HTTP as session affinity's does, finds its exchanges
     QComboBox* box = page->checklistBox();
     box->setCurrentIndex(box->findData(QString("token-stream")));
     emit box->activated(box->currentIndex());
@@ -257,6 +348,9 @@ class TestDiagnosisPage : public QObject {
     QVERIFY(finished.wait(120000));
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     QVERIFY2(only_flagged(page, *builtin_checklist("token-stream"), "ts-degraded-rate"), "see the verdicts above");
+    const DiagnosisRow& row = page->model()->row(page->model()->rowOf("ts-degraded-rate"));
+    QVERIFY(row.result && !row.result->refs.empty() && row.result->refs.front().stream_id);
+    QVERIFY2(row.run->conn_names.count(row.result->refs.front().conn), row.result->refs.front().conn.c_str());
   }
 
   // A finding another explains shows its cause as a link; following it selects that item.

@@ -323,6 +323,11 @@ class TestSessionPanel : public QObject {
     QCOMPARE(panel.answer(), QString::fromStdString(r.text));
     QVERIFY(!panel.answer().contains(QStringLiteral("⟦")));  // every id named through GET /v1/vocab
     QCOMPARE(startTimes(panel, seriesOf(panel, "Token stream", target)).size(), std::size_t{1});
+    // Its stats line names the exchange as the capture's Stream column does (the vocabulary's
+    // GET went first), and no anthro-v1 RESPONSE it never has.
+    QVERIFY(r.stream_id > 0);
+    QVERIFY2(panel.statsLine().startsWith(QString("stream %1: TTFT").arg(r.stream_id)), qPrintable(panel.statsLine()));
+    QVERIFY2(!panel.statsLine().contains("stop"), qPrintable(panel.statsLine()));
 
     // HTTP/2: offered for an https:// target only; the same ids come over ALPN h2.
     QVERIFY(!panel.http2Offered());
