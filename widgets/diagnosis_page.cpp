@@ -106,6 +106,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent)
     export_button_->setToolTip(tr("The verdicts, evidence, charts and remedies as HTML, PDF, Markdown or JSON"));
     evidence_->setToolTip(QString());
     if (progress_says_) progress_text_->setText(progress_says_());
+    showSummary();
   });
   connect(run_button_, &QPushButton::clicked, this, &DiagnosisPage::run);
   connect(cancel_button_, &QPushButton::clicked, this, &DiagnosisPage::cancel);
@@ -367,6 +368,7 @@ void DiagnosisPage::bindController() {
   connect(controller_, &DiagnosisController::stateChanged, this, &DiagnosisPage::onStateChanged);
   connect(controller_, &DiagnosisController::started, this, [this] {
     summary_->clear();
+    summary_worst_.reset();
     progress_->setRange(0, 0);  // indeterminate until the run's total is known
     setProgress([] { return tr("Starting…"); });
   });
@@ -389,8 +391,10 @@ void DiagnosisPage::onProgress(quint64 done, quint64 total) {
   progress_->setFormat(QStringLiteral("%v/%m"));
 }
 
-void DiagnosisPage::onDiagnosed(const Diagnosis& d) {
-  // Items not run (no source measures them, or a re-run of one) are not counted as checked.
+// Items not run (no source measures them, or a re-run of one) are not counted as checked; made
+// again when the language changes.
+void DiagnosisPage::showSummary() {
+  if (!summary_worst_) return;
   int flagged = 0, ran = 0;
   DiagnosisModel* rows = model();
   for (int row = 0; row < rows->rowCount(); ++row) {
@@ -399,7 +403,12 @@ void DiagnosisPage::onDiagnosed(const Diagnosis& d) {
     flagged += item && (item->verdict == Verdict::Warn || item->verdict == Verdict::Fail);
   }
   summary_->setText(tr("%1 of %2 items run, %3 flagged; worst: %4")
-                        .arg(ran).arg(rows->rowCount()).arg(flagged).arg(verdict_text(d.worst())));
+                        .arg(ran).arg(rows->rowCount()).arg(flagged).arg(verdict_text(*summary_worst_)));
+}
+
+void DiagnosisPage::onDiagnosed(const Diagnosis& d) {
+  summary_worst_ = d.worst();
+  showSummary();
   if (!list_->currentIndex().isValid()) {
     for (const auto& i : d.items)  // the worst item first, as a person would look
       if (i.verdict == d.worst()) {

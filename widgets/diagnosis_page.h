@@ -105,6 +105,7 @@ class DiagnosisPage : public QWidget {
   void bindController();
   void onStateChanged();
   void onDiagnosed(const Diagnosis& d);
+  void showSummary();
   void onFinished(DiagnosisController::Outcome outcome);
   void onProgress(quint64 done, quint64 total);
   // Progress and outcome texts are kept as how to say them, so a language switch remakes them.
@@ -118,6 +119,7 @@ class DiagnosisPage : public QWidget {
   QCheckBox* use_live_;
   QComboBox* target_;
   QLineEdit* thresholds_ = nullptr;  // "ttft-tail=800, server-stall=500", as diagnose --threshold
+  std::optional<Verdict> summary_worst_;  // the shown summary's worst verdict; none before a run
   QSpinBox* requests_;
   QSpinBox* concurrency_;
   QCheckBox* capture_run_;

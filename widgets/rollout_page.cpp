@@ -507,6 +507,7 @@ void RolloutPage::askToRollBack() {
   box.setInformativeText(tr("Every candidate session moves back to the baseline, and the rollout ends rolled back."));
   QPushButton* yes = box.addButton(tr("Roll back"), QMessageBox::DestructiveRole);
   box.setDefaultButton(QMessageBox::Cancel);
+  box.button(QMessageBox::Cancel)->setText(tr("Cancel"));  // Qt's own word is English without its translations
   box.exec();
   if (box.clickedButton() == yes) rollBack();
 }

@@ -539,6 +539,7 @@ void MainWindow::refuseCapture(const QString& path) {
   removeRecent(QFileInfo(path).absoluteFilePath());
   auto* box = new QMessageBox(QMessageBox::Warning, tr("Not a capture"), text, QMessageBox::Close, this);
   box->setObjectName("notACapture");
+  box->button(QMessageBox::Close)->setText(tr("Close"));  // Qt's own word is English without its translations
   box->setAttribute(Qt::WA_DeleteOnClose);
   if (kind == FileKind::PemKey || kind == FileKind::KeyLog) {
     QPushButton* add = box->addButton(tr("Add as key"), QMessageBox::AcceptRole);

@@ -31,6 +31,9 @@ Answer ask(QWidget* parent, const QString& title, const QString& text, const QSt
   box.setObjectName("unsavedWork");
   box.setInformativeText(details);
   box.button(QMessageBox::Save)->setText(save_label);
+  // Qt's own words for these stay English without its translations installed: ours, translated.
+  box.button(QMessageBox::Discard)->setText(MainWindow::tr("Discard"));
+  box.button(QMessageBox::Cancel)->setText(MainWindow::tr("Cancel"));
   box.setDefaultButton(QMessageBox::Save);
   box.setEscapeButton(QMessageBox::Cancel);
   const int picked = box.exec();

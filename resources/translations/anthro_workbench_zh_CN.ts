@@ -913,6 +913,18 @@
         <translation>没有丢弃任何内容。以下文件无法写入：
 %1</translation>
     </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation>丢弃</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
 </context>
 <context>
     <name>anthro::gui::WelcomePage</name>
@@ -2882,6 +2894,10 @@
     <message>
         <source>Every candidate session moves back to the baseline, and the rollout ends rolled back.</source>
         <translation>所有候选会话都将切回基线，发布以“已回滚”结束。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>

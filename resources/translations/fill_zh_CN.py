@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
+    'Discard': '丢弃',
     'Thresholds': '阈值',
     'ttft-tail=800, server-stall=500 (item=value or item.name=value)': 'ttft-tail=800, server-stall=500（项=值 或 项.名称=值）',
     "Your own limits instead of the checklist's: an item's first threshold by its id, another by id.name; the remedies name them": '用您自己的限值替代检查清单的：按 id 设定某项的第一个阈值，按 id.名称 设定其他阈值；补救建议会提到它们',
