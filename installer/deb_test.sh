@@ -178,8 +178,9 @@ step "  session page: $got"
 [[ $got =~ ^[1-9][0-9]+\ 1\ anthro-v1:decrypted:2$ ]] || fail "the session page's capture does not hold the session: $got"
 got=$(summary "$home/gui/dialog.pcapng")
 step "  Start capture: $got"
-# The dialog captures the wire with no key log: the session's one TLS connection, encrypted.
-[[ $got =~ ^[1-9][0-9]+\ 1\ [^\ ]*:encrypted:0$ ]] || fail "the dialog's capture does not hold the session: $got"
+# The dialog is given no key log, yet the session is the app's own: its keys are embedded
+# (issue 41), so its one TLS connection decrypts.
+[[ $got =~ ^[1-9][0-9]+\ 1\ anthro-v1:decrypted:2$ ]] || fail "the dialog's capture does not decrypt the app's own session: $got"
 
 step "as $user: a helper without capabilities names the setcap command"
 install -d -m 0755 "$work/nocaps"

@@ -7,6 +7,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config lld
   qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-l10n-tools qt6-svg-dev libqcustomplot-dev
   fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
+  # Qt's own texts (standard buttons, file dialogs, text menus) in 简体中文
+  qt6-translations-l10n
   libssl-dev libsodium-dev libpcap-dev libnghttp2-dev libcap-dev libcap2-bin nlohmann-json3-dev libboost-dev
   libcurl4-openssl-dev
   xvfb xauth tshark tcpdump curl imagemagick poppler-utils openssl

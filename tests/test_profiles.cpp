@@ -154,7 +154,7 @@ class TestProfiles : public QObject {
     QVERIFY(!parse_own_target("lz+lab://127.0.0.1:1/path", lz::profile_id()).ok());
     auto unknown = parse_target("ftp://x:1");
     QVERIFY(!unknown.ok());
-    QCOMPARE(unknown.error().detail, std::string("--target \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)"));
+    QCOMPARE(unknown.error().detail, std::string("\"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)"));
   }
 
   // Which targets a checklist can run against: its profile's schemes and its carrier's.

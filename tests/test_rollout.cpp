@@ -374,8 +374,17 @@ class TestRollout : public QObject {
     auto faulty = endpoint({"corrupt-frames=0.02"});
     Cli failed = cli({"rollout", "--baseline", QString::fromStdString(https_baseline()), "--candidate",
                       QString::fromStdString(faulty->endpoint().url("anthro")), "--insecure", "--stage", "1",
-                      "--requests-per-stage", "100", "--lang", "zh_CN", "--output", out, "--quiet"});
+                      "--requests-per-stage", "100", "--lang", "zh_CN", "--output", out});
     QCOMPARE(failed.code, 1);
+    // Its event lines on stderr too: the stage's start and verdict, the rollback.
+    int events = 0;
+    for (const QString& line : QString::fromUtf8(failed.err).split('\n')) {
+      if (!line.startsWith("rollout: ")) continue;
+      ++events;
+      const std::string english = test::english_run(line.mid(9).toStdString());
+      QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + line));
+    }
+    QVERIFY2(events >= 3, failed.err.constData());
     const QString text = QString::fromUtf8(failed.out);
     QVERIFY2(text.contains(QString::fromUtf8("已回滚")) && text.contains(QString::fromUtf8("回滚：")), failed.out.constData());
     int gates = 0;

@@ -36,7 +36,7 @@
 #include "request_point.h"
 #include "retranslator.h"
 #include "session_tracer.h"
-#include "worker.h"
+#include "job_service.h"
 
 namespace anthro::widgets {
 
@@ -70,7 +70,7 @@ CaptureInspector::CaptureInspector(QWidget* parent)
       charts_(new LatencyCharts(this)),
       statistics_(new CaptureStatistics(this)),
       poll_timer_(new QTimer(this)),
-      inbox_(std::make_shared<Inbox>(this)) {
+      jobs_(new JobService(this)) {
   QHBoxLayout* bar = nullptr;
   QHBoxLayout* status_line = nullptr;
   setupBar(bar, status_line);
@@ -265,7 +265,7 @@ void CaptureInspector::bindViews() {
   connect(hex_, &HexView::byteClicked, this, &CaptureInspector::selectFieldAt);
 }
 
-CaptureInspector::~CaptureInspector() { inbox_->close(); }  // the workers stop and are joined off this thread
+CaptureInspector::~CaptureInspector() = default;  // the JobService drops the load and the filter, joined off this thread
 
 // The inspector's moves, as Wireshark has them: in the View button's menu, the row's context
 // menu and on the keyboard while this tab is shown.
@@ -412,7 +412,8 @@ bool CaptureInspector::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) {
-  loader_.reset();  // the previous load stops; its result is never shown
+  jobs_->drop(load_job_);  // the previous load stops; its result is never shown
+  load_job_ = 0;
   diagnose_button_->setEnabled(false);
   export_button_->setEnabled(false);
   stopFilter();
@@ -437,9 +438,9 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
   progress_->show();
   cancel_button_->show();
   setStatus([name = QFileInfo(path).fileName()] { return tr("Loading %1…").arg(name); });
-  loader_ = std::make_unique<Worker>([this, inbox = inbox_, index = index_, progress = load_progress_,
-                                      file = path.toStdString(), keys, sorting = statistics_->sorting(),
-                                      gui = thread()](const std::atomic<bool>& stop) {
+  load_job_ = jobs_->start([this, index = index_, progress = load_progress_, file = path.toStdString(), keys,
+                            sorting = statistics_->sorting(), gui = thread()](JobContext& job) {
+    const std::atomic<bool>& stop = job.stop;
     yield_to_gui_thread();  // this thread and the pass's lanes
     auto result = index->load(file, keys, [&](std::uint64_t done, std::uint64_t total) {
       progress->done = done;
@@ -448,7 +449,7 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
     });
     // The statistics' rows are made here too: a big capture's would hold the GUI thread.
     auto tables = result ? CaptureStatistics::prepare(index->analysis(), sorting, gui) : nullptr;
-    inbox->post([this, index, result, tables] {
+    job.post([this, index, result, tables] {
       if (index == index_) finishLoading(result, tables);  // else a later open() replaced this load
     });
   });
@@ -456,7 +457,7 @@ void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) 
 }
 
 void CaptureInspector::cancelLoading() {
-  if (loader_) loader_->stop();
+  if (load_job_) jobs_->stop(load_job_);  // what it has read is still shown
 }
 
 void CaptureInspector::poll() {
@@ -491,7 +492,7 @@ void CaptureInspector::showTracerColumns() {
 
 void CaptureInspector::finishLoading(const Result<bool>& result, std::shared_ptr<CaptureStatistics::Prepared> tables) {
   poll_timer_->stop();
-  loader_.reset();
+  load_job_ = 0;
   poll();  // the rows, progress and selection as the load left them
   connections_->setConnections(index_->connections());
   showTracerColumns();
@@ -633,9 +634,9 @@ void CaptureInspector::refreshRows() {
   }
   const bool sorted = frames_->sorted();
   setStatus([filtering = !frame_filter_.empty()] { return filtering ? tr("Filtering…") : tr("Sorting…"); });
-  filter_worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = filter_run_, filter = frame_filter_,
-                                             column = frames_->sortColumn(), order = frames_->sortOrder(), sorted,
-                                             index = index_](const std::atomic<bool>& stop) {
+  filter_job_ = jobs_->start([this, filter = frame_filter_, column = frames_->sortColumn(), order = frames_->sortOrder(),
+                              sorted, index = index_](JobContext& job) {
+    const std::atomic<bool>& stop = job.stop;
     std::vector<std::uint32_t> rows;
     if (filter.empty()) {
       rows.resize(std::min<std::size_t>(index->frame_count(), std::numeric_limits<int>::max()));
@@ -645,14 +646,12 @@ void CaptureInspector::refreshRows() {
     }
     if (sorted && !stop) rows = sort_frames(*index, std::move(rows), column, order, &stop);
     if (stop) return;
-    inbox->post([this, run, rows = std::move(rows)]() mutable {
-      if (run == filter_run_) showRows(std::move(rows));
-    });
+    job.post([this, rows = std::move(rows)]() mutable { showRows(std::move(rows)); });  // a dropped filter's never arrive
   });
 }
 
 void CaptureInspector::showRows(std::optional<std::vector<std::uint32_t>> rows) {
-  filter_worker_.reset();
+  filter_job_ = 0;
   const auto keep = currentFrame();
   const bool filtered = !frame_filter_.empty();
   frames_->setSelection(std::move(rows));
@@ -673,8 +672,8 @@ void CaptureInspector::showRows(std::optional<std::vector<std::uint32_t>> rows) 
 // The filter under way stops, and its rows are never shown: they would replace what a later
 // filter, a cleared filter or another capture shows.
 void CaptureInspector::stopFilter() {
-  filter_worker_.reset();
-  ++filter_run_;
+  jobs_->drop(filter_job_);
+  filter_job_ = 0;
 }
 
 void CaptureInspector::showCurrentFrame() {

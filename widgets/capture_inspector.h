@@ -15,6 +15,7 @@
 #include "capture/capture_index.h"
 #include "capture_statistics.h"
 #include "frame_filter.h"
+#include "job_service.h"
 #include "frame_table_model.h"
 
 class QAction;
@@ -37,9 +38,7 @@ class ConnectionDetailView;
 class ConnectionsModel;
 class FrameDetailView;
 class HexView;
-class Inbox;
 class LatencyCharts;
-class Worker;
 
 class CaptureInspector : public QWidget {
   Q_OBJECT
@@ -52,7 +51,7 @@ class CaptureInspector : public QWidget {
   void open(const QString& path, const CaptureKeySources& keys);
   QString path() const { return path_; }
   const CaptureKeySources& keys() const { return keys_; }
-  bool loading() const { return loader_ != nullptr; }
+  bool loading() const { return load_job_ != 0; }
   void cancelLoading();
 
   // "conn:2 stream:7 type:STREAM_TOKEN some text": every part optional. Empty shows all. A
@@ -60,7 +59,7 @@ class CaptureInspector : public QWidget {
   // says why and what the list still shows. The selected frame stays selected when it still
   // matches; otherwise nothing is selected and the detail panes are empty.
   void applyFilter(const QString& filter);
-  bool filtering() const { return filter_worker_ != nullptr; }
+  bool filtering() const { return filter_job_ != 0; }
   QString filterError() const;  // empty when the last filter was applied
   QString appliedFilter() const { return active_filter_; }
   void selectFrame(std::size_t frame);
@@ -148,9 +147,8 @@ class CaptureInspector : public QWidget {
   QString path_;
   CaptureKeySources keys_;
   std::shared_ptr<CaptureIndex> index_;
-  std::unique_ptr<Worker> loader_, filter_worker_;  // the current load and filter, until their results are shown
+  JobId load_job_ = 0, filter_job_ = 0;  // the current load and filter, until their results are shown
   std::shared_ptr<LoadProgress> load_progress_;
-  int filter_run_ = 0;  // numbers the filters, so only the last one's rows are shown
   QString active_filter_;
   FrameFilter frame_filter_;  // active_filter_, parsed
 
@@ -186,7 +184,7 @@ class CaptureInspector : public QWidget {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> chart_streams_;  // request id -> (connection, stream)
   QTimer* poll_timer_;
   int polls_ = 0;
-  std::shared_ptr<Inbox> inbox_;
+  JobService* jobs_;  // the load and the filter run here
 };
 
 

@@ -56,7 +56,7 @@ bool DiagnosisController::start(DiagnoseConfig config, const QString& only_item,
   if (config.live) {
     auto target = parse_target(config.live->session.target);
     if (!target) {
-      emit failed(QString::fromStdString(target.error().detail));
+      emit failed(tr("Target: %1").arg(QString::fromStdString(target.error().detail)));
       return false;
     }
     pending->port = target->port;

@@ -19,7 +19,7 @@
 #include "window_fit.h"
 #include "gui_thread.h"
 #include "retranslator.h"
-#include "worker.h"
+#include "job_service.h"
 
 namespace anthro::widgets {
 
@@ -39,9 +39,9 @@ ReportDialog::ReportDialog(ResultJob job, const QString& origin, const QString& 
       error_(new QLabel(this)),
       save_button_(new QPushButton(this)),
       close_button_(new QPushButton(this)),
-      job_(std::move(job)),
+      job_maker_(std::move(job)),
       origin_(origin),
-      inbox_(std::make_shared<Inbox>(this)) {
+      jobs_(new JobService(this)) {
   setObjectName("ReportDialog");
   for (ReportFormat f : {ReportFormat::Html, ReportFormat::Pdf, ReportFormat::Markdown, ReportFormat::Json})
     format_->addItem(QString(), static_cast<int>(f));
@@ -120,7 +120,7 @@ ReportDialog::ReportDialog(ResultJob job, const QString& origin, const QString& 
 }
 
 // A build still running is stopped and its thread joined off this one; what it posts is dropped.
-ReportDialog::~ReportDialog() { inbox_->close(); }
+ReportDialog::~ReportDialog() = default;  // the JobService drops a build still running, joined off this thread
 
 void ReportDialog::setFormat(ReportFormat format) { format_->setCurrentIndex(format_->findData(static_cast<int>(format))); }
 ReportFormat ReportDialog::format() const { return static_cast<ReportFormat>(format_->currentData().toInt()); }
@@ -135,7 +135,7 @@ void ReportDialog::setLanguage(const QString& code) {
 void ReportDialog::setRedactPrompts(bool on) { redact_->setChecked(on); }
 
 void ReportDialog::rebuild() {
-  ++run_;
+  jobs_->drop(job_);  // a build for options since changed: its result is not wanted
   error_->clear();
   error_->hide();
   setBusy(true);
@@ -144,28 +144,27 @@ void ReportDialog::rebuild() {
   status_->setText(json_ ? tr("Building the report…") : tr("Preparing the result…"));
   // The options are read here, on this thread (the zh_CN translator loads once, here).
   ReportOptions options = reportOptions(origin_, lang, redact_->isChecked());
-  worker_ = std::make_unique<Worker>([this, inbox = inbox_, run = run_, lang, text = json_, job = json_ ? ResultJob() : job_,
-                                      options = std::move(options)](const std::atomic<bool>& stop) mutable {
+  job_ = jobs_->start([this, lang, text = json_, job = json_ ? ResultJob() : job_maker_,
+                       options = std::move(options)](JobContext& context) mutable {
     if (!text) {
-      auto made = job(lang.toStdString(), stop);
-      if (stop) return;
+      auto made = job(lang.toStdString(), context.stop);
+      if (context.stop) return;
       if (!made) {
         auto failed = std::make_shared<Result<ReportDocument>>(made.error());
-        inbox->post([this, run, lang, failed] { onBuilt(run, lang, nullptr, failed); });
+        context.post([this, lang, failed] { onBuilt(lang, nullptr, failed); });
         return;
       }
       text = std::make_shared<const std::string>(std::move(*made));
     }
-    if (stop) return;
+    if (context.stop) return;
     auto doc = std::make_shared<Result<ReportDocument>>(build_report(*text, options));
-    inbox->post([this, run, lang, text, doc] { onBuilt(run, lang, text, doc); });
+    context.post([this, lang, text, doc] { onBuilt(lang, text, doc); });
   });
 }
 
-void ReportDialog::onBuilt(int run, const QString& lang, std::shared_ptr<const std::string> json,
+void ReportDialog::onBuilt(const QString& lang, std::shared_ptr<const std::string> json,
                            const std::shared_ptr<Result<ReportDocument>>& doc) {
-  if (run != run_) return;
-  worker_.reset();
+  job_ = 0;
   if (json) {
     json_ = std::move(json);
     json_lang_ = lang;

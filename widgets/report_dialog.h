@@ -1,5 +1,5 @@
 // File → Export report…: a result of the workbench (its JSON text, or a job that makes it)
-// turned into a report. The report is built on a Worker (a big result takes a while to parse),
+// turned into a report. The report is built on the job service (a big result takes a while to parse),
 // previewed as the PDF lays it out (charts as images: a QTextBrowser cannot show inline SVG),
 // in the format, language and redaction picked, and saved where the user says — atomically,
 // so a failed save leaves nothing half-written; errors are shown in the dialog.
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "report/report.h"
+#include "job_service.h"
 #include "report_renderer.h"
 #include "util/result.h"
 
@@ -24,8 +25,6 @@ class QTextBrowser;
 
 namespace anthro::widgets {
 
-class Inbox;
-class Worker;
 
 class ReportDialog : public QDialog {
   Q_OBJECT
@@ -47,7 +46,7 @@ class ReportDialog : public QDialog {
   QString language() const;
   void setRedactPrompts(bool on);         // rebuilds it with prompts and answers replaced, or not
 
-  bool busy() const { return worker_ != nullptr; }
+  bool busy() const { return job_ != 0; }
   // The report as previewed, or null while it is built or when it could not be.
   const ReportDocument* document() const { return doc_.get(); }
   QTextBrowser* preview() const { return preview_; }
@@ -64,7 +63,7 @@ class ReportDialog : public QDialog {
 
  private:
   void rebuild();
-  void onBuilt(int run, const QString& lang, std::shared_ptr<const std::string> json,
+  void onBuilt(const QString& lang, std::shared_ptr<const std::string> json,
                const std::shared_ptr<Result<ReportDocument>>& doc);
   void askToSave();
   void showError(const QString& text);
@@ -80,14 +79,13 @@ class ReportDialog : public QDialog {
   QPushButton* save_button_;
   QPushButton* close_button_;
 
-  ResultJob job_;
+  ResultJob job_maker_;  // makes the result's JSON, off this thread
   QString origin_;
   std::shared_ptr<const std::string> json_;  // the job's text, once made
   QString json_lang_;                        // and the language it was made in
   std::shared_ptr<const ReportDocument> doc_;
-  std::shared_ptr<Inbox> inbox_;
-  int run_ = 0;  // numbers the builds: a build for options since changed is dropped
-  std::unique_ptr<Worker> worker_;
+  JobService* jobs_;
+  JobId job_ = 0;  // the build under way, or 0
 };
 
 }  // namespace anthro::widgets

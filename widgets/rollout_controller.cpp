@@ -124,7 +124,7 @@ bool RolloutController::start(RolloutConfig config, bool roll_back) {
 }
 
 void RolloutController::onEvent(const RolloutEvent& event, const std::optional<StageResult>& stage, double t_s) {
-  if (!event.line.empty()) emit this->stage(QString::fromStdString(event.line));
+  if (!event.line.empty()) emit this->stage(model_->rendered(event.line, event.text));  // in the page's language
   switch (event.kind) {
     case RolloutEvent::Kind::StageStarted: {
       model_->setRunning(event.stage);

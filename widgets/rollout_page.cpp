@@ -92,7 +92,10 @@ RolloutPage::RolloutPage(QWidget* parent)
   (new Retranslator(this))->add([this] {
     charts_->setSeriesName(0, tr("baseline"));
     charts_->setSeriesName(1, tr("candidate"));
-    if (state() == State::Idle || state() == State::Paused) status_->setText(restingText());
+    if (state() == State::Idle || state() == State::Paused) {
+      status_->setText(restingText());
+      showSummary();
+    }
     showProblems();
   });
   loadBuiltinPlans();
@@ -354,6 +357,7 @@ void RolloutPage::setLanguage(const QString& code) {
   language_ = code;
   model_->setLanguage(code);
   retitlePlans();
+  if (state() == State::Idle || state() == State::Paused) showSummary();  // a run under way has no outcome yet
 }
 
 QString RolloutPage::statusText() const { return status_->text(); }
@@ -479,9 +483,12 @@ void RolloutPage::bindController() {
   connect(controller_, &RolloutController::message, this, &RolloutPage::message);
 }
 
-void RolloutPage::onFinished(const RolloutResult& result) {
-  QString summary = model_->rendered(result.message, result.message_text);
-  if (const auto& r = result.rollback)
+// The outcome line in the page's language, made again when the language changes.
+void RolloutPage::showSummary() {
+  const std::optional<RolloutResult>& result = this->result();
+  if (!result) return;
+  QString summary = model_->rendered(result->message, result->message_text);
+  if (const auto& r = result->rollback)
     summary += '\n' + tr("Rollback: %1 candidate sessions switched back in %2 s, %3 candidate sockets left, open descriptors %4 → %5")
                            .arg(r->sessions)
                            .arg(r->seconds, 0, 'f', 2)
@@ -489,6 +496,10 @@ void RolloutPage::onFinished(const RolloutResult& result) {
                            .arg(r->fds_before)
                            .arg(r->fds_after);
   summary_->setText(summary);
+}
+
+void RolloutPage::onFinished(const RolloutResult&) {
+  showSummary();
   status_->setText(restingText());
   onStateChanged();
   emit finished();

@@ -109,6 +109,7 @@ class RolloutPage : public QWidget {
   // `roll_back`: the rollout is resumed only to roll back at once.
   void bindController();
   void onFinished(const RolloutResult& result);
+  void showSummary();
   QString restingText() const;
   void askToSave();
   void askToRollBack();

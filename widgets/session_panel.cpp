@@ -565,6 +565,12 @@ bool SessionPanel::send() {
     return false;
   }
   SessionConfig c = config();
+  if (auto parsed = parse_session_target(c.target); !parsed) {  // said on the page, as the page names the field
+    const QString why = tr("Target: %1").arg(QString::fromStdString(parsed.error().detail));
+    emit message(why);
+    showSessionError(why);
+    return false;
+  }
   if (auto extra = headers_->isEnabled() ? headers() : Result<std::vector<RequestHeader>>(std::vector<RequestHeader>{});
       !extra) {
     emit message(QString::fromStdString(extra.error().detail));

@@ -8,6 +8,7 @@
 #include "endpoint/endpoint.h"
 #include "model/faults.h"
 #include "rollout/rollout.h"
+#include "util/message.h"
 #include "util/files.h"
 
 namespace anthro::cli {
@@ -130,8 +131,8 @@ int run_rollout_command(const std::vector<std::string>& argv) {
   c.control = &control;
   std::signal(SIGINT, on_interrupt);
   bool quiet = args.has("--quiet");
-  c.on_event = [quiet](const RolloutEvent& e) {
-    if (!quiet && e.kind != RolloutEvent::Kind::Progress) std::cerr << "rollout: " << e.line << "\n";
+  c.on_event = [quiet, lang](const RolloutEvent& e) {
+    if (!quiet && e.kind != RolloutEvent::Kind::Progress) std::cerr << "rollout: " << (e.text.empty() ? e.line : render(e.text, lang, e.line)) << "\n";
   };
   auto result = run_rollout(c);
   if (!result) return error_exit("rollout", result.error());

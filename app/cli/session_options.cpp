@@ -173,6 +173,7 @@ void refuse_for_own_client(Args& args, const SessionConfig& c) {
 void read_session_options(Args& args, SessionConfig& c, bool positional_allowed) {
   c.target = args.value_or("--target", "");
   if (c.target.empty()) args.fail("--target is required");
+  if (auto target = parse_session_target(c.target); !target) args.fail("--target " + target.error().detail);
   if (auto file = args.value("--messages")) {
     auto text = read_file(*file, file_limit::kMessages);  // its errors name the file
     auto messages = text ? parse_messages_json(*text) : Result<std::vector<ChatMessage>>(text.error());

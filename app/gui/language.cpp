@@ -1,6 +1,7 @@
 #include "language.h"
 
 #include <QCoreApplication>
+#include <QLibraryInfo>
 #include <QLocale>
 #include <QSettings>
 #include <QTranslator>
@@ -15,16 +16,26 @@ QTranslator& translator() {
   return t;
 }
 
+// Qt's own texts (a message box's standard buttons, file dialogs, a field's context menu), from
+// Debian's qt6-translations-l10n; without that package they stay in English.
+QTranslator& qt_translator() {
+  static QTranslator t;
+  return t;
+}
+
 }  // namespace
 
 QString current_language() { return g_current; }
 
 void install_language(const QString& code) {
   QCoreApplication::removeTranslator(&translator());
+  QCoreApplication::removeTranslator(&qt_translator());
   g_current = QStringLiteral("en");
   // English is the source language: no translator needed.
   // Installing or removing a translator sends QEvent::LanguageChange to every widget.
   if (code == QLatin1String("zh_CN") && translator().load(QStringLiteral(":/i18n/anthro_workbench_zh_CN.qm"))) {
+    if (qt_translator().load(QStringLiteral("qtbase_zh_CN"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+      QCoreApplication::installTranslator(&qt_translator());
     QCoreApplication::installTranslator(&translator());
     g_current = code;
   }

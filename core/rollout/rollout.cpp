@@ -245,8 +245,10 @@ class StageRunner {
     e.request = rec.index;
     e.ttft_ms = rec.result.figures.ttft_ms;
     if (rec.result.timeline.request_written > 0) e.sent_s = rec.result.timeline.request_written - t0_;
-    e.line = std::string(candidate_arm ? "candidate" : "baseline") + " request " + std::to_string(rec.index + 1) + ": " +
-             to_string(rec.result.end);
+    e.text = {Message("rollout.request", {{"arm", {Message(candidate_arm ? "arm.candidate" : "arm.baseline")}},
+                                           {"n", std::to_string(rec.index + 1)},
+                                           {"end", {Message(std::string("end.") + to_string(rec.result.end))}}})};
+    e.line = render(e.text, "en");
     c_.on_event(e);
   }
 
@@ -376,19 +378,19 @@ class StageRunner {
   Observations observed_;  // the candidate arm, for checklist-item gates
 };
 
-void emit(const RolloutConfig& c, std::mutex& m, RolloutEvent::Kind kind, std::size_t stage, std::string line,
+void emit(const RolloutConfig& c, std::mutex& m, RolloutEvent::Kind kind, std::size_t stage, MessageText text,
           const StageResult* result = nullptr) {
   if (!c.on_event) return;
   std::lock_guard lock(m);
   RolloutEvent e;
   e.kind = kind;
   e.stage = stage;
-  e.line = std::move(line);
+  e.line = render(text, "en");
+  e.text = std::move(text);
   e.result = result;
   c.on_event(e);
 }
 
-std::string stage_name(const StageResult& s) { return "stage " + std::to_string(s.index + 1) + " (" + s.name + ")"; }
 Message stage_named(const StageResult& s) {
   return Message("stage.name", {{"stage", std::to_string(s.index + 1)}, {"name", s.name}});
 }
@@ -403,6 +405,8 @@ MessageText failed_gates(const StageResult& s) {
 Message translated(const LocalizedText& t) {
   return Message("translated", {{"en", t.en}, {"zh_CN", t.zh_CN.empty() ? t.en : t.zh_CN}});
 }
+
+Message verdict_word(Verdict v) { return Message(std::string("verdict.") + to_string(v)); }
 
 void set_message(RolloutResult& r, Message m) {
   r.message_text = {std::move(m)};
@@ -432,7 +436,7 @@ std::pair<double, unsigned> run_stage(const RolloutConfig& c, StageResult& sr, s
     if (sr.verdict == Verdict::Fail && ++failures > stage.failure_limit) break;
     if (sr.verdict == Verdict::Inconclusive && ++inconclusives > stage.inconclusive_limit) break;
     emit(c, events, RolloutEvent::Kind::Progress, sr.index,
-         stage_name(sr) + ": " + to_string(sr.verdict) + ", measuring again (Argo limits)");
+         {Message("rollout.measuring_again", {{"stage", {stage_named(sr)}}, {"verdict", {verdict_word(sr.verdict)}}})});
     std::this_thread::sleep_for(std::chrono::duration<double>(stage.interval_s));
   }
   return {runner.drain_s(), runner.candidate_connections()};
@@ -543,7 +547,7 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
     r.state = RolloutState::RolledBack;
     r.stopped_at = first;
     set_message(r, Message("rollout.rolled_back_paused", {{"stage", std::to_string(first + 1)}}));
-    emit(c, events, RolloutEvent::Kind::Finished, first, r.message);
+    emit(c, events, RolloutEvent::Kind::Finished, first, r.message_text);
     return r;
   }
 
@@ -562,14 +566,17 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
       r.stages.push_back(std::move(fresh));
     }
     StageResult& sr = r.stages.back();
-    emit(c, events, RolloutEvent::Kind::StageStarted, k, stage_name(sr) + ": " + stage.title.en);
+    emit(c, events, RolloutEvent::Kind::StageStarted, k,
+         {Message("rollout.stage_started", {{"stage", {stage_named(sr)}}, {"title", {translated(stage.title)}}})});
     int fds_before = open_fd_count();
     auto [drain_s, connections] = run_stage(c, sr, events, t0, pooled ? c.more_requests : std::nullopt);
-    emit(c, events, RolloutEvent::Kind::StageFinished, k, stage_name(sr) + ": " + to_string(sr.verdict), &sr);
+    emit(c, events, RolloutEvent::Kind::StageFinished, k,
+         {Message("rollout.stage_finished", {{"stage", {stage_named(sr)}}, {"verdict", {verdict_word(sr.verdict)}}})}, &sr);
 
     bool person_rolls_back = c.control && c.control->roll_back;
     if (person_rolls_back || sr.verdict == Verdict::Fail) {
-      emit(c, events, RolloutEvent::Kind::RollbackStarted, k, stage_name(sr) + ": rolling back (" + stage.rollback.en + ")");
+      emit(c, events, RolloutEvent::Kind::RollbackStarted, k,
+           {Message("rollout.rolling_back", {{"stage", {stage_named(sr)}}, {"rollback", {translated(stage.rollback)}}})});
       r.rollback = roll_back_now(sr.candidate, fds_before, drain_s, connections);
       r.state = person_rolls_back ? RolloutState::RolledBack : RolloutState::Failed;
       r.stopped_at = k;
@@ -593,7 +600,7 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
     }
   }
   if (r.state == RolloutState::Passed) set_message(r, passed_message(r));
-  emit(c, events, RolloutEvent::Kind::Finished, r.stopped_at.value_or(last), r.message);
+  emit(c, events, RolloutEvent::Kind::Finished, r.stopped_at.value_or(last), r.message_text);
   return r;
 }
 

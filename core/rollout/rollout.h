@@ -16,6 +16,7 @@
 #include "rollout/gates.h"
 #include "rollout/plan.h"
 #include "session/session.h"
+#include "util/message.h"
 
 namespace anthro {
 
@@ -103,7 +104,8 @@ std::optional<std::uint64_t> requests_to_settle(const StageResult& stage);
 struct RolloutEvent {
   enum class Kind { StageStarted, Progress, StageFinished, RollbackStarted, Finished } kind = Kind::Progress;
   std::size_t stage = 0;
-  std::string line;                 // for a person
+  std::string line;                 // for a person, in English
+  MessageText text;                 // the same line as messages, for the reader's language
   const StageResult* result = nullptr;  // StageFinished: the stage; valid during the callback only
   // Progress: a finished request's arm, when it was sent (seconds since the rollout began) and
   // its TTFT, for live charts.

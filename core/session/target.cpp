@@ -12,7 +12,8 @@
 namespace anthro {
 namespace {
 
-Error bad(const std::string& url, const std::string& why) { return make_error(ErrorClass::Usage, "--target \"" + url + "\": " + why); }
+// In no interface's words: the CLI puts `--target ` before it, a page its field's name.
+Error bad(const std::string& url, const std::string& why) { return make_error(ErrorClass::Usage, "\"" + url + "\": " + why); }
 
 // The schemes of the profiles the live client speaks, for the error that lists them.
 std::string scheme_names() {

@@ -22,7 +22,9 @@ struct MessageArg {
   std::string value;
   std::vector<Message> text;
 
-  MessageArg(std::string arg_name, std::string arg_value) : name(std::move(arg_name)), value(std::move(arg_value)) {}
+  // Defined below, once Message is complete (a vector of an incomplete type may be a member,
+  // but not be made or destroyed).
+  MessageArg(std::string arg_name, std::string arg_value);
   MessageArg(std::string arg_name, std::vector<Message> arg_text);
 };
 
@@ -37,6 +39,8 @@ struct Message {
   Message& with(std::string name, std::vector<Message> text);
 };
 
+inline MessageArg::MessageArg(std::string arg_name, std::string arg_value)
+    : name(std::move(arg_name)), value(std::move(arg_value)) {}
 inline MessageArg::MessageArg(std::string arg_name, std::vector<Message> arg_text)
     : name(std::move(arg_name)), text(std::move(arg_text)) {}
 

@@ -1768,6 +1768,10 @@
         <source>Matching the run's connections to its capture…</source>
         <translation>正在将本次运行的连接与抓包对应…</translation>
     </message>
+    <message>
+        <source>Target: %1</source>
+        <translation>目标：%1</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::DiagnosisModel</name>
@@ -3396,6 +3400,10 @@
     <message>
         <source>load</source>
         <translation>负载</translation>
+    </message>
+    <message>
+        <source>Target: %1</source>
+        <translation>目标：%1</translation>
     </message>
 </context>
 <context>

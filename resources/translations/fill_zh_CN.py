@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ZH = {
+    'Target: %1': '目标：%1',
     'Discard': '丢弃',
     'Thresholds': '阈值',
     'ttft-tail=800, server-stall=500 (item=value or item.name=value)': 'ttft-tail=800, server-stall=500（项=值 或 项.名称=值）',

@@ -563,6 +563,17 @@ class TestSessionPanel : public QObject {
     QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(panel.sessionError()));
   }
 
+  // A target that is no URL is said in the page's words: "Target: …", no "--target".
+  void aBadTargetIsSaidInThePagesWords() {
+    SessionPanel panel;
+    panel.setTarget("ftp://x:1");
+    QSignalSpy messages(&panel, &SessionPanel::message);
+    QVERIFY(!panel.send());
+    QVERIFY(!panel.running());
+    QCOMPARE(panel.sessionError(), QString("Target: \"ftp://x:1\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)"));
+    QCOMPARE(messages.last().at(0).toString(), panel.sessionError());
+  }
+
   // A bad SLO is said on its field in the page's words (not the CLI's "--slo"), and the load
   // does not start; editing the field clears the mark.
   void aBadSloIsMarkedOnItsField() {

@@ -25,6 +25,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -295,6 +296,20 @@ class TestWindowLayout : public QObject {
     QVERIFY(panel->sessionError().isEmpty());
     QVERIFY(finished.wait(30000));
     QVERIFY(panel->sessionError().isEmpty());
+  }
+
+  // Qt's own texts follow the interface's language too (a message box's standard buttons,
+  // file dialogs): 简体中文 loads Qt's own translation beside the workbench's.
+  void qtsOwnTextsFollowTheLanguage() {
+    gui::install_language("zh_CN");
+    {
+      QMessageBox box(QMessageBox::Question, "t", "t", QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+      QCOMPARE(box.button(QMessageBox::Save)->text(), QString::fromUtf8("保存"));
+      QCOMPARE(box.button(QMessageBox::Cancel)->text(), QString::fromUtf8("取消"));
+    }
+    gui::install_language("en");
+    QMessageBox box(QMessageBox::Question, "t", "t", QMessageBox::Save);
+    QCOMPARE(box.button(QMessageBox::Save)->text(), QString("Save"));
   }
 
   // Every dialog on a laptop: inside the window, its buttons in view, no text cut.
