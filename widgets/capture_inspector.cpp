@@ -37,6 +37,7 @@
 #include "retranslator.h"
 #include "session_tracer.h"
 #include "job_service.h"
+#include "worker.h"  // yield_to_gui_thread
 
 namespace anthro::widgets {
 
