@@ -1,4 +1,5 @@
-// Observations from a capture's analysis, and two sets of observations merged.
+// Observations from a capture's analysis, two sets of observations merged, and a captured run's
+// capture added to its diagnosis.
 #include <algorithm>
 
 #include "diagnosis/diagnosis.h"
@@ -95,6 +96,25 @@ FrameDrops count_frame_drops(const Observations& o) {
   FrameDrops d{o.frames_refused, o.frames};  // frames_refused already counts the authentication failures
   for (const auto& q : o.requests) d.dropped += q.record().token_gaps + q.record().token_duplicates;
   return d;
+}
+
+// A captured run: what only a capture measures is judged on the run's own capture.
+void add_capture_of_run(Diagnosis& d, const Checklist& checklist, Observations captured) {
+  const std::size_t offset = d.observations.requests.size();  // the capture's requests follow the run's
+  for (ItemResult& r : d.items) {
+    const ChecklistItem* item = checklist.item(r.id);
+    // Measured already (the run saw it first hand), or no capture measures it.
+    if (!item || item->probe == "manual" || !r.sources.empty() ||
+        std::find(item->sources.begin(), item->sources.end(), ProbeSource::Capture) == item->sources.end())
+      continue;
+    ItemResult judged = evaluate_item(*item, captured);
+    for (EvidenceRef& ref : judged.refs)
+      if (ref.request) *ref.request += offset;
+    r = std::move(judged);
+  }
+  if (std::find(d.sources.begin(), d.sources.end(), ProbeSource::Capture) == d.sources.end())
+    d.sources.push_back(ProbeSource::Capture);
+  merge_observations(d.observations, std::move(captured));  // causes stay linked on the run's requests alone
 }
 
 }  // namespace anthro
