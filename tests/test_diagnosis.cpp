@@ -423,20 +423,26 @@ class TestDiagnosis : public QObject {
                    "--threshold", "ttft-tail=150", "--lang", "zh_CN", "--output", saved});
     QCOMPARE(text.code, 1);
     QVERIFY2(text.out.contains(QString::fromUtf8("原因 gpu-context-wait：")), qPrintable(text.out));
-    int items = 0;
+    int items = 0, warnings = 0;
     for (const QString& line : text.out.split('\n')) {
-      if (line.startsWith("warning: ")) continue;  // the run's own warnings, not an item's text
-      items += !line.startsWith(' ') && !line.isEmpty();
+      // The run's own warnings too: no HTTP baseline was given for the UTF-8 pair.
+      const bool warning = line.startsWith(QString::fromUtf8("警告："));
+      warnings += warning;
+      items += !warning && !line.startsWith(' ') && !line.isEmpty();
       const std::string english = test::english_run(line.toStdString());
       QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + line));
     }
     QCOMPARE(items, 18);
+    QVERIFY2(warnings >= 1, qPrintable(text.out));
 
     auto doc = nlohmann::json::parse(read_file(saved.toStdString(), file_limit::kResult).value());
     for (const auto& item : doc["checklist"]) {
       QVERIFY(!item["evidence_messages"].empty());
       QCOMPARE(render(messages_from_json(item["evidence_messages"])), item["evidence"].get<std::string>());
     }
+    QCOMPARE(doc["warning_messages"].size(), doc["warnings"].size());
+    for (std::size_t i = 0; i < doc["warnings"].size(); ++i)
+      QCOMPARE(render(messages_from_json(doc["warning_messages"][i])), doc["warnings"][i].get<std::string>());
 
     for (const char* format : {"md", "html"}) {
       const QString out = dir.filePath(QString("d.") + format);
@@ -448,7 +454,8 @@ class TestDiagnosis : public QObject {
       for (const QString& line : rendered.split('\n')) {
         // The summary's flagged items and each item's evidence, cause and statistic.
         bool item_text = line.contains(QString::fromUtf8("证据")) || line.contains(QString::fromUtf8(" — ")) ||
-                         line.contains(QString::fromUtf8("统计量")) || line.contains(QString::fromUtf8("原因"));
+                         line.contains(QString::fromUtf8("统计量")) || line.contains(QString::fromUtf8("原因")) ||
+                         line.contains("utf8-mismatch");  // the warning
         if (!item_text) continue;
         ++evidence;
         const std::string english = test::english_run(line.toStdString());

@@ -188,9 +188,9 @@ void ComparePage::showComparison(Comparison c) {
   saved_ = false;
   table_->setRowCount(int(comparison_->figures.size()));
   for (int row = 0; row < table_->rowCount(); ++row) showFigure(row, comparison_->figures[std::size_t(row)]);
+  retranslate();
   table_->resizeColumnsToContents();
   showCharts(*comparison_);
-  retranslate();
   emit message(tr("Compare: %1").arg(verdictText()));
   emit finished(true);
 }
@@ -213,10 +213,15 @@ void ComparePage::showFigure(int row, const FigureComparison& f) {
   auto* verdict = cell(compare_verdict_text(f.verdict));
   verdict->setData(kChipColourRole, verdict_colour(comparison_verdict(to_string(f.verdict))));
   table_->setItem(row, VerdictColumn, verdict);
+  table_->setItem(row, NeedColumn, cell(QString()));  // these two in the interface's language: retranslate
+  table_->setItem(row, ReasonColumn, cell(QString()));
+}
+
+void ComparePage::showFigureTexts(int row, const FigureComparison& f) {
   const bool need = f.need_more && *f.need_more > 0;
-  table_->setItem(row, NeedColumn, cell(need ? QString("%1 %2").arg(*f.need_more).arg(QString::fromStdString(f.need_unit))
-                                             : QString()));
-  table_->setItem(row, ReasonColumn, cell(QString::fromStdString(f.reason)));
+  const QString unit = QString::fromStdString(name_in("unit.", f.need_unit, message_language()));
+  table_->item(row, NeedColumn)->setText(need ? QString("%1 %2").arg(*f.need_more).arg(unit) : QString());
+  table_->item(row, ReasonColumn)->setText(rendered(f.reason_text));
 }
 
 void ComparePage::showCharts(const Comparison& c) {
@@ -227,6 +232,8 @@ void ComparePage::showCharts(const Comparison& c) {
   charts_->addPoints(1, chart_points(c, false));
   charts_->flush();
 }
+
+QString ComparePage::needText() const { return need_->text(); }
 
 QString ComparePage::verdictText() const {
   if (!comparison_) return {};
@@ -241,10 +248,13 @@ void ComparePage::retranslate() {
   verdict_->setText(verdictText());
   verdict_->setStyleSheet(QString("QLabel { color: %1; font-weight: bold; }")
                               .arg(verdict_colour(comparison_verdict(to_string(comparison_->verdict))).name()));
-  const std::string& need = comparison_->need;
-  need_->setText(QString::fromStdString(need.empty() ? comparison_->corrected : need + "\n" + comparison_->corrected));
-  for (int row = 0; row < table_->rowCount(); ++row)
-    table_->item(row, VerdictColumn)->setText(compare_verdict_text(comparison_->figures[std::size_t(row)].verdict));
+  const QString corrected = rendered(comparison_->corrected_text);
+  need_->setText(comparison_->need_text.empty() ? corrected : rendered(comparison_->need_text) + '\n' + corrected);
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    const FigureComparison& f = comparison_->figures[std::size_t(row)];
+    table_->item(row, VerdictColumn)->setText(compare_verdict_text(f.verdict));
+    showFigureTexts(row, f);
+  }
 }
 
 }  // namespace anthro::widgets

@@ -50,6 +50,7 @@ class ComparePage : public QWidget {
   QTableWidget* table() const { return table_; }
   LatencyCharts* charts() const { return charts_; }
   QString verdictText() const;
+  QString needText() const;  // what more is needed, and what the correction covered
 
  signals:
   void message(const QString& text);
@@ -60,6 +61,7 @@ class ComparePage : public QWidget {
   void browseInto(QLineEdit* into);
   void showComparison(Comparison c);
   void showFigure(int row, const FigureComparison& f);
+  void showFigureTexts(int row, const FigureComparison& f);
   void showCharts(const Comparison& c);
   void failed(const QString& why);
   void retranslate();

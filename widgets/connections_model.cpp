@@ -3,6 +3,8 @@
 #include <QBrush>
 #include <QColor>
 
+#include "retranslator.h"
+
 namespace anthro::widgets {
 
 void ConnectionsModel::setConnections(std::vector<CaptureConnection> connections) {
@@ -60,7 +62,7 @@ QVariant ConnectionsModel::data(const QModelIndex& index, int role) const {
     case Suite: return c.suite ? QString::fromLatin1(std::string(to_string(*c.suite)).c_str()) : QString();
     case TlsSuite: return QString::fromStdString(c.tls_suite.empty() ? std::string() : c.tls_suite + " " + c.tls_version);
     case Decryption:
-      return c.decryption == DecryptionState::Pending ? tr("(loading)") : QString::fromStdString(decryption_text(c));
+      return c.decryption == DecryptionState::Pending ? tr("(loading)") : rendered(decryption_message(c));
     case Frames: return count(c.frames + c.dissected_frames);  // a connection speaks one of the two
     case HttpRequests: return c.http_requests ? count(c.http_requests) : QVariant();
     case Retransmissions: return count(t.retransmissions);

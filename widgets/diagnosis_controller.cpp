@@ -5,6 +5,7 @@
 #include "diagnosis_model.h"
 #include "loopback_capture.h"
 #include "session/target.h"
+#include "retranslator.h"
 #include "session_controller.h"
 
 namespace anthro::widgets {
@@ -132,7 +133,7 @@ void DiagnosisController::onDiagnosed(const Result<Diagnosis>& result) {
   } else if (!result->items.empty()) {
     model_->setItemResult(result->items.front(), pending_->result);
   }
-  for (const auto& w : result->warnings) emit message(QString::fromStdString(w));
+  for (const auto& w : result->warnings) emit message(rendered(w));
   emit diagnosed(*result, only_item);
   if (pending_->capture.isEmpty()) return finish(Outcome::Done);
   pending_->judged = std::make_shared<Diagnosis>(*result);

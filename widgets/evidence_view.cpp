@@ -217,7 +217,7 @@ void EvidenceView::showFigures() {
   QString n = QString::number(res.n) + " " + QString::fromStdString(name_in("unit.", r.item.n_unit, lang));
   if (res.need_more) n += tr(" (%1 more needed, at least %2)").arg(res.need_more).arg(r.item.min_n);
   n_->setText(n);
-  threshold_->setText(QString::fromStdString(res.threshold));
+  threshold_->setText(QString::fromStdString(lang == "en" ? res.threshold : anthro::render(res.threshold_text, lang, res.threshold)));
   sources_->setText(sources_text(res.sources));
 }
 

@@ -62,7 +62,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("Report", "Statistic"), QT_TRANSLATE_NOOP("Report", "Samples"),
     QT_TRANSLATE_NOOP("Report", "Need more"), QT_TRANSLATE_NOOP("Report", "Threshold"),
     QT_TRANSLATE_NOOP("Report", "Evidence"), QT_TRANSLATE_NOOP("Report", "Remedy"), QT_TRANSLATE_NOOP("Report", "Note"),
-    QT_TRANSLATE_NOOP("Report", "Findings"), QT_TRANSLATE_NOOP("Report", "%1 items: %2"),
+    QT_TRANSLATE_NOOP("Report", "Findings"), QT_TRANSLATE_NOOP("Report", "%1 items: %2"), QT_TRANSLATE_NOOP("Report", ", "),
     QT_TRANSLATE_NOOP("Report", "Caused by"), QT_TRANSLATE_NOOP("Report", "caused by %1"),
     QT_TRANSLATE_NOOP("Report", "System"), QT_TRANSLATE_NOOP("Report", "Grayscale rollout"),
     QT_TRANSLATE_NOOP("Report", "Plan"), QT_TRANSLATE_NOOP("Report", "State"), QT_TRANSLATE_NOOP("Report", "Stage"),

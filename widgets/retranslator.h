@@ -4,8 +4,12 @@
 #pragma once
 
 #include <QObject>
+#include <QString>
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "util/message.h"
 
 class QWidget;
 
@@ -22,5 +26,12 @@ class Retranslator : public QObject {
  private:
   std::vector<std::function<void()>> texts_;
 };
+
+// The language core's messages (util/message.h) render in: the interface's, "en" or "zh_CN",
+// set where the translator is installed.
+void set_message_language(const std::string& code);
+std::string message_language();
+// A core text in the interface's language.
+QString rendered(const MessageText& text);
 
 }  // namespace anthro::widgets

@@ -159,9 +159,19 @@ void RolloutController::onFinished(const Result<RolloutResult>& result) {
   result_ = *result;
   saved_ = false;
   model_->setResult(*result_);
-  emit message(tr("Rollout %1: %2").arg(QString::fromLatin1(to_string(result_->state)), model_->rendered(result_->message, result_->message_text)));
+  emit message(outcomeLine().arg(model_->rendered(result_->message, result_->message_text)));
   setState(result_->state == RolloutState::Paused ? State::Paused : State::Idle);
   emit finished(*result_);
+}
+
+QString RolloutController::outcomeLine() const {
+  switch (result_->state) {
+    case RolloutState::Passed: return tr("Rollout passed: %1");
+    case RolloutState::Failed: return tr("Rollout failed: %1");
+    case RolloutState::Paused: return tr("Rollout paused: %1");
+    case RolloutState::RolledBack: return tr("Rollout rolled back: %1");
+  }
+  return QStringLiteral("%1");
 }
 
 void RolloutController::dropResult() { result_.reset(); }

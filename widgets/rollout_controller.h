@@ -66,6 +66,7 @@ class RolloutController : public QObject {
   bool waiting(const QString& refusal);
   void onEvent(const RolloutEvent& event, const std::optional<StageResult>& stage, double t_s);
   void onFinished(const Result<RolloutResult>& result);
+  QString outcomeLine() const;  // "Rollout passed: %1", by the result's state
   void setState(State s);
 
   JobService* jobs_;

@@ -41,15 +41,19 @@ constexpr int kMaxRecentTargets = 10;
 QString ms(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 1) + " ms" : QStringLiteral("–"); }
 
 // The server's stop reason, else why the request ended otherwise; nothing for a reply read to
-// its end that names none (a token stream's, a non-streamed one).
-QString stopText(const RequestResult& r) {
-  if (r.stop_reason) return QString::fromLatin1(to_string(*r.stop_reason));
-  if (r.error) return QString::fromStdString(*r.error);
-  switch (r.end) {
+// its end that names none (a token stream's, a non-streamed one). Core's own account of the end
+// is English: another language shows the end's name, and an error's text only where it is the
+// server's words.
+QString stopText(const std::optional<StopReason>& stop_reason, RequestEnd end, const std::optional<std::string>& error) {
+  if (stop_reason) return QString::fromLatin1(to_string(*stop_reason));
+  const QString detail = error ? QString::fromStdString(*error) : QString();
+  if (error && message_language() == "en") return detail;
+  switch (end) {
     case RequestEnd::Response: return {};
     case RequestEnd::Open: return SessionPanel::tr("no end seen");
-    case RequestEnd::Error: return SessionPanel::tr("error");
-    case RequestEnd::ConnectionError: return SessionPanel::tr("connection error");
+    case RequestEnd::Error: return detail.isEmpty() ? SessionPanel::tr("error") : SessionPanel::tr("error %1").arg(detail);
+    case RequestEnd::ConnectionError:
+      return detail.isEmpty() ? SessionPanel::tr("connection error") : SessionPanel::tr("connection error %1").arg(detail);
     case RequestEnd::ProtocolError: return SessionPanel::tr("unreadable reply");
     case RequestEnd::ConnectionClosed: return SessionPanel::tr("connection closed");
     case RequestEnd::Timeout: return SessionPanel::tr("timed out");
@@ -647,7 +651,9 @@ int SessionPanel::plot(const RequestResult& r, double monotonic_start_s, Plotted
   what.mean_itl_ms = r.figures.mean_itl_ms;
   what.cancel_latency_ms = r.figures.cancel_latency_ms;
   what.tokens = r.figures.tokens;
-  what.stop = stopText(r);
+  what.stop_reason = r.stop_reason;
+  what.end = r.end;
+  what.error = r.error;
   plotted_.push_back(std::move(what));
   return id;
 }
@@ -663,7 +669,7 @@ void SessionPanel::updateStatsLine() {
   const Plotted& p = plotted_[*shown_request_];
   const QString who = p.load_index ? tr("load request %1").arg(*p.load_index) : tr("stream %1").arg(p.stream);
   QString line = tr("%1: TTFT %2, E2E %3, %4 tokens, mean ITL %5").arg(who, ms(p.ttft_ms), ms(p.e2e_ms)).arg(p.tokens).arg(ms(p.mean_itl_ms));
-  if (!p.stop.isEmpty()) line += tr(", stop %1").arg(p.stop);
+  if (const QString stop = stopText(p.stop_reason, p.end, p.error); !stop.isEmpty()) line += tr(", stop %1").arg(stop);
   if (p.cancel_latency_ms) line += tr(", cancel latency %1").arg(ms(p.cancel_latency_ms));
   figures_->setText(line);
 }

@@ -147,7 +147,10 @@ class SessionPanel : public QWidget {
     std::optional<std::uint64_t> load_index;  // the load's request number
     std::optional<double> ttft_ms, e2e_ms, mean_itl_ms, cancel_latency_ms;
     std::uint64_t tokens = 0;
-    QString stop;  // stop reason, or the error that ended it
+    // How it ended, shown in the interface's language when the line is made (stopText).
+    std::optional<StopReason> stop_reason;
+    RequestEnd end = RequestEnd::Open;
+    std::optional<std::string> error;
   };
 
   void setupFields();

@@ -1,5 +1,7 @@
 #include "language.h"
 
+#include "retranslator.h"
+
 #include <QCoreApplication>
 #include <QLibraryInfo>
 #include <QLocale>
@@ -28,17 +30,23 @@ QTranslator& qt_translator() {
 QString current_language() { return g_current; }
 
 void install_language(const QString& code) {
+  const bool chinese = code == QLatin1String("zh_CN");
+  // Before the translators change: each change sends QEvent::LanguageChange to every widget,
+  // which renders core's texts at once.
+  widgets::set_message_language(chinese ? "zh_CN" : "en");
   QCoreApplication::removeTranslator(&translator());
   QCoreApplication::removeTranslator(&qt_translator());
   g_current = QStringLiteral("en");
   // English is the source language: no translator needed.
-  // Installing or removing a translator sends QEvent::LanguageChange to every widget.
-  if (code == QLatin1String("zh_CN") && translator().load(QStringLiteral(":/i18n/anthro_workbench_zh_CN.qm"))) {
-    if (qt_translator().load(QStringLiteral("qtbase_zh_CN"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-      QCoreApplication::installTranslator(&qt_translator());
-    QCoreApplication::installTranslator(&translator());
-    g_current = code;
+  if (!chinese) return;
+  if (!translator().load(QStringLiteral(":/i18n/anthro_workbench_zh_CN.qm"))) {
+    widgets::set_message_language("en");
+    return;
   }
+  if (qt_translator().load(QStringLiteral("qtbase_zh_CN"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+    QCoreApplication::installTranslator(&qt_translator());
+  QCoreApplication::installTranslator(&translator());
+  g_current = code;
 }
 
 void install_default_language() {

@@ -96,18 +96,36 @@ struct CaptureDecoder::Conn {
   double feeding_tls_ts = 0;  // the arrival time of the TLS records being fed, for the handshake
 };
 
-std::string decryption_text(const CaptureConnection& c) {
+namespace {
+
+// The English is cli.md's `decryption` value.
+const MessageTemplate kCaptureMessages[] = {
+    {"decryption.ok", "ok", "成功"},
+    {"decryption.no_frames", "no frames", "没有帧"},
+    {"decryption.no_key", "no key", "没有密钥"},
+    {"decryption.authentication", "authentication: no key opens the frames", "认证：没有密钥能打开这些帧"},
+    {"decryption.tls", "TLS: {why}", "TLS：{why}"},
+    {"decryption.no_handshake", "TLS: no handshake seen", "TLS：未见握手"},
+};
+
+}  // namespace
+
+void register_capture_messages() { register_messages(kCaptureMessages); }
+
+MessageText decryption_message(const CaptureConnection& c) {
   switch (c.decryption) {
-    case DecryptionState::Pending: return "";
-    case DecryptionState::Ok: return "ok";
-    case DecryptionState::NoFrames: return "no frames";
-    case DecryptionState::NoKey: return "no key";
-    case DecryptionState::Authentication: return "authentication: no key opens the frames";
-    case DecryptionState::Tls: return "TLS: " + c.decryption_detail;
-    case DecryptionState::NoHandshake: return "TLS: no handshake seen";
+    case DecryptionState::Pending: return {};
+    case DecryptionState::Ok: return {Message("decryption.ok")};
+    case DecryptionState::NoFrames: return {Message("decryption.no_frames")};
+    case DecryptionState::NoKey: return {Message("decryption.no_key")};
+    case DecryptionState::Authentication: return {Message("decryption.authentication")};
+    case DecryptionState::Tls: return {Message("decryption.tls", {{"why", c.decryption_detail}})};
+    case DecryptionState::NoHandshake: return {Message("decryption.no_handshake")};
   }
-  return "";
+  return {};
 }
+
+std::string decryption_text(const CaptureConnection& c) { return render(decryption_message(c)); }
 
 bool connection_decrypted(const CaptureConnection& c) {
   return c.decryption == DecryptionState::Ok && (c.frames_opened > 0 || c.http_requests > 0 || c.dissected_frames > 0);

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "util/message.h"
 #include "capture/http_event.h"
 #include "metrics/request_result.h"
 #include "capture/tcp_reassembly.h"
@@ -75,6 +76,11 @@ struct CaptureConnection {
 // cli.md's `decryption`: "ok", "no frames", "no key", "authentication: no key opens the frames",
 // "TLS: no handshake seen", "TLS: <why>"; empty while pending.
 std::string decryption_text(const CaptureConnection& c);
+// The same in any language (util/message.h); empty while pending. TLS's own reason stays as the
+// decoder wrote it.
+MessageText decryption_message(const CaptureConnection& c);
+// The capture's texts in the message catalogue.
+void register_capture_messages();
 // Whether something of the connection was read: frames opened, HTTP requests or a format's own
 // frames, none of it refused as undecryptable (what a capture's "N decrypted" counts).
 bool connection_decrypted(const CaptureConnection& c);

@@ -44,7 +44,8 @@ struct ItemResult {
   std::string unit;
   std::size_t n = 0;                  // samples behind the statistic
   std::size_t need_more = 0;          // inconclusive: samples still needed
-  std::string threshold;              // as text: "> 800 ms fail; stddev/median > 0.5 warn"
+  std::string threshold;              // as text: "p99 > 800 ms → fail; stddev/median > 0.5 → warn"
+  MessageText threshold_text;         // the same, to render in any language
   std::vector<ProbeSource> sources;   // the sources that measured it
   std::vector<EvidenceRef> refs;      // at most kMaxRefs, worst first
   std::vector<double> samples;        // the distribution shown in the evidence chart
@@ -59,7 +60,7 @@ struct Diagnosis {
   std::vector<ProbeSource> sources;
   std::vector<ItemResult> items;  // in checklist order
   Observations observations;
-  std::vector<std::string> warnings;
+  std::vector<MessageText> warnings;  // the JSON's `warnings` in English, `warning_messages` beside
 
   Verdict worst() const;
   const ItemResult* item(std::string_view id) const;

@@ -53,6 +53,7 @@ json item_json(const ItemResult& r, const ChecklistItem* item, std::string_view 
             {"n", r.n},
             {"need_more", r.need_more},
             {"threshold", r.threshold},
+            {"threshold_messages", messages_json(r.threshold_text)},
             {"statistic_name", r.statistic_name},
             {"statistic", json_or_null(r.statistic)},
             {"unit", r.unit},
@@ -127,7 +128,12 @@ std::string diagnosis_json(const Diagnosis& d, std::string_view lang, const Chec
               {"findings", json::parse(verdicts.findings)},
               {"checklist", json::parse(verdicts.checklist)},
               {"system", system_json(o.system)},
-              {"warnings", d.warnings}};
+              {"warnings", json::array()},
+              {"warning_messages", json::array()}};
+  for (const auto& w : d.warnings) {
+    doc["warnings"].push_back(render(w));
+    doc["warning_messages"].push_back(messages_json(w));
+  }
   return dump_json(doc);
 }
 
@@ -151,7 +157,7 @@ std::string diagnosis_text(const Diagnosis& d, const Checklist& checklist, std::
     if (item && (r.verdict == Verdict::Warn || r.verdict == Verdict::Fail))
       out += "             " + render(Message("text.remedy", {{"remedy", item->remedy.in(lang)}}), lang) + "\n";
   }
-  for (const auto& w : d.warnings) out += "warning: " + w + "\n";
+  for (const auto& w : d.warnings) out += render(Message("text.warning").with("warning", w), lang) + "\n";
   return out;
 }
 

@@ -595,7 +595,8 @@ namespace {
 ItemResult judge_item(const ChecklistItem& item, const Observations& o) {
   ItemResult r;
   r.id = item.id;
-  r.threshold = threshold_text(item);
+  r.threshold_text = threshold_messages(item);
+  r.threshold = render(r.threshold_text);
   if (item.probe == "manual") {
     r.verdict = Verdict::Manual;
     r.reason_text = {Message("probe.manual")};
@@ -683,7 +684,7 @@ Diagnosis evaluate(const Checklist& checklist, Observations o) {
   for (const auto& item : checklist.items) d.items.push_back(evaluate_item(item, o));
   link_causes(d, checklist, o);
   d.warnings = o.warnings;
-  for (const auto& p : o.system.problems) d.warnings.push_back("system: " + p);
+  for (const auto& p : o.system.problems) d.warnings.push_back({Message("warning.system", {{"problem", p}})});
   d.observations = std::move(o);
   return d;
 }

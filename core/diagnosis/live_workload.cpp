@@ -131,11 +131,11 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
   std::vector<std::string> run_warnings = bench->warnings;  // a key log not written
 
   Observations o = observe_bench(std::move(*bench), config.session.target);
-  o.warnings.insert(o.warnings.end(), run_warnings.begin(), run_warnings.end());
+  for (auto& w : run_warnings) o.warnings.push_back(plain_text(std::move(w)));
   if (config.utf8_pair && target->profile == ProfileId::AnthroV1) {
     std::string url = baseline_url(config, *target);
     if (url.empty())
-      o.warnings.push_back("utf8-mismatch: no HTTP baseline for " + config.session.target + " (give --baseline URL)");
+      o.warnings.push_back({Message("warning.no_baseline", {{"target", config.session.target}})});
     else
       pair_utf8_probe(config.session, url, o);
   }
@@ -155,7 +155,7 @@ void pair_utf8_probe(const SessionConfig& session, const std::string& url, Obser
   s.ring_kib.reset();
   auto result = run_session(s);
   if (!result) {
-    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + result.error().detail);
+    o.warnings.push_back({Message("warning.baseline_failed", {{"url", url}, {"error", result.error().detail}})});
     return;
   }
   ObservedConnection c;
@@ -164,7 +164,8 @@ void pair_utf8_probe(const SessionConfig& session, const std::string& url, Obser
   c.probe_only = true;
   o.connections.push_back(std::move(c));
   if (result->error || result->requests.empty()) {
-    o.warnings.push_back("utf8-mismatch: baseline " + url + ": " + result->error.value_or("no request"));
+    o.warnings.push_back(result->error ? MessageText{Message("warning.baseline_failed", {{"url", url}, {"error", *result->error}})}
+                                        : MessageText{Message("warning.baseline_no_request", {{"url", url}})});
     return;
   }
   ObservedRequest q;

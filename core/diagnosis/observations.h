@@ -13,6 +13,7 @@
 
 #include "metrics/request_result.h"
 #include "profile/profile.h"
+#include "util/message.h"
 
 namespace anthro {
 
@@ -116,7 +117,9 @@ struct Observations {
   // or a capture's dissector (Profile::join_records).
   FormatRecords records;
   std::vector<ToolSchemaPair> tool_schemas;
-  std::vector<std::string> warnings;
+  // For a person, each in any language; a lower layer's English line (a session's, a
+  // capture's) rides as `plain_text`.
+  std::vector<MessageText> warnings;
 };
 
 }  // namespace anthro

@@ -48,7 +48,7 @@ Observations observe_capture(const CaptureAnalysis& analysis, bool texts) {
       o.frames += ca.info.frames;
       o.frames_refused += ca.info.frames - std::min(ca.info.frames, ca.info.frames_opened);
     } else if (ca.info.frames > 0) {
-      o.warnings.push_back(ca.info.name + ": frames not decrypted (" + decryption_text(ca.info) + ")");
+      o.warnings.push_back({Message("warning.not_decrypted", {{"conn", ca.info.name}, {"why", decryption_message(ca.info)}})});
     }
     for (std::size_t i = 0; i < ca.streams.size(); ++i) {
       ObservedRequest q;
@@ -63,7 +63,7 @@ Observations observe_capture(const CaptureAnalysis& analysis, bool texts) {
       o.requests.push_back(std::move(q));
     }
   }
-  for (const auto& w : analysis.warnings) o.warnings.push_back(w);
+  for (const auto& w : analysis.warnings) o.warnings.push_back(plain_text(w));
   o.records = analysis.records;
   return o;
 }

@@ -20,13 +20,18 @@ inline std::string number(double v) {
   return buf;
 }
 
-inline std::string threshold_text(const ChecklistItem& item) {
-  std::string out;
+// "p99 > 800 ms → fail; stddev/median > 0.5 → warn", in any language.
+inline MessageText threshold_messages(const ChecklistItem& item) {
+  MessageText out;
   for (const auto& t : item.thresholds)
-    out += (out.empty() ? "" : "; ") + t.name + (t.compare == Compare::Above ? " > " : " < ") + number(t.value) +
-           (t.unit.empty() ? "" : " " + t.unit) + " → " + to_string(t.verdict);
+    out.push_back(Message("threshold.line", {{"name", t.name},
+                                             {"compare", t.compare == Compare::Above ? ">" : "<"},
+                                             {"value", number(t.value) + (t.unit.empty() ? "" : " " + t.unit)}})
+                      .with("verdict", {Message(std::string("verdict.") + to_string(t.verdict))}));
   return out;
 }
+
+inline std::string threshold_text(const ChecklistItem& item) { return render(threshold_messages(item)); }
 
 inline std::string count(std::size_t n) { return std::to_string(n); }
 

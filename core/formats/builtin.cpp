@@ -6,6 +6,7 @@
 #include "http2/format.h"
 #include "layerzero/format.h"
 #include "tokenstream/format.h"
+#include "capture/capture_decoder.h"
 #include "diagnosis/diagnosis.h"
 #include "profile/profile.h"
 #include "rollout/gates.h"
@@ -24,6 +25,7 @@ void register_builtin_formats() {
 
 // Core's own texts, then the formats' (each registers its own as it registers its profile).
 void load_builtin_messages() {
+  register_capture_messages();
   register_diagnosis_messages();
   register_rollout_messages();
   (void)profiles();

@@ -19,7 +19,7 @@ namespace {
 struct SessionRuns {
   std::mutex m;
   std::vector<lz::ConnectionTrace> traces;
-  std::vector<std::string> warnings;
+  std::vector<MessageText> warnings;
   std::size_t done = 0;
   std::shared_ptr<KeyLogSink> keylog;  // one for every session's TLS connections
 };
@@ -36,7 +36,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
     std::lock_guard lock(runs.m);
     ++runs.done;
     if (!result) {
-      runs.warnings.push_back("session " + c.name + ": " + result.error().detail);
+      runs.warnings.push_back({Message("lz.warning.session", {{"session", c.name}, {"error", result.error().detail}})});
       continue;
     }
     for (auto& t : result->trace) runs.traces.push_back(std::move(t));
@@ -65,7 +65,7 @@ Result<Observations> lz::run_layer_zero_workload(const LiveWorkloadConfig& confi
   o.target = config.session.target;
   o.warnings = std::move(runs.warnings);
   if (runs.keylog)
-    if (auto problem = runs.keylog->error()) o.warnings.push_back(*problem);  // a key log not written stops nothing
+    if (auto problem = runs.keylog->error()) o.warnings.push_back(plain_text(*problem));  // a key log not written stops nothing
   lz::set_trace(o.records, lz::link_sessions(std::move(runs.traces)));
   for (const auto& c : lz::trace_of(o.records).connections) {
     ObservedConnection seen;

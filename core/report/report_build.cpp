@@ -111,7 +111,7 @@ const std::vector<std::string>& report_labels() {
       "Tokens/s", "Mean ITL", "Stop reason", "End", "Error", "Requests", "Warnings",
       // diagnosis
       "Latency diagnosis", "Checklist", "Sources", "Statistic", "Samples", "Need more", "Threshold", "Evidence",
-      "Remedy", "Note", "Findings", "%1 items: %2", "System", "Caused by", "caused by %1",
+      "Remedy", "Note", "Findings", "%1 items: %2", ", ", "System", "Caused by", "caused by %1",
       // rollout
       "Grayscale rollout", "Plan", "State", "Stage", "Mode", "Split", "Gate", "Interval", "Reason",
       "Promoted by a person while inconclusive", "Still needed", "Rollback", "Rollback time",
@@ -236,7 +236,7 @@ void build_diagnosis(Builder& b, const json& d) {
       b.fact(s, "Statistic", name_in("statistic.", str(item, "statistic_name"), doc.lang) + " = " + Builder::num(item["statistic"], 4, str(item, "unit")));
     b.fact(s, "Samples", Builder::num(item.value("n", json(nullptr))));
     if (item.value("need_more", 0) > 0) b.fact(s, "Need more", Builder::num(item["need_more"]));
-    b.fact(s, "Threshold", str(item, "threshold"));
+    b.fact(s, "Threshold", b.text(item, "threshold"));
     if (v != Verdict::Pass) b.fact(s, "Remedy", known ? known->remedy.in(doc.lang) : str(item, "remedy"));
     b.fact(s, "Note", str(item, "note"));
     if (auto chart = item_chart(item, known, doc.lang)) s.charts.push_back(b.add_chart(std::move(*chart)));
@@ -246,7 +246,7 @@ void build_diagnosis(Builder& b, const json& d) {
   }
   std::string tally;
   for (Verdict v : {Verdict::Fail, Verdict::Warn, Verdict::Inconclusive, Verdict::Manual, Verdict::Pass})
-    if (counts[v]) tally += (tally.empty() ? "" : ", ") + std::to_string(counts[v]) + " " + b.verdict(v);
+    if (counts[v]) tally += (tally.empty() ? "" : b.tr(", ")) + std::to_string(counts[v]) + " " + b.verdict(v);
   sort_worst_first(lines);
   std::string head = b.tr("%1 items: %2");
   head.replace(head.find("%1"), 2, std::to_string(items.children.size()));

@@ -181,8 +181,14 @@ void Builder::warnings(const json& d) {
   if (!d.contains("warnings") || !d["warnings"].is_array() || d["warnings"].empty()) return;
   ReportSection w;
   w.heading = tr("Warnings");
-  for (const auto& line : d["warnings"])
-    if (line.is_string()) w.paragraphs.push_back(line.get<std::string>());
+  const json& lines = d["warnings"];
+  // Each in the report's language where the result kept its messages (a diagnosis's).
+  const json messages = d.value("warning_messages", json::array());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].is_string()) continue;
+    const bool rendered = messages.is_array() && i < messages.size() && lines.size() == messages.size();
+    w.paragraphs.push_back(rendered ? text(json{{"w", lines[i]}, {"w_messages", messages[i]}}, "w") : lines[i].get<std::string>());
+  }
   doc_.sections.push_back(std::move(w));
 }
 

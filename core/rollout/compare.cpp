@@ -149,10 +149,13 @@ void decide(FigureComparison& f, const CompareOptions& o, std::size_t figures, d
   if (f.worse_p_holm < o.alpha) f.verdict = CompareVerdict::Worse;
   else if (f.judged.verdict == Verdict::Pass) f.verdict = CompareVerdict::NoWorse;
   else f.verdict = CompareVerdict::Inconclusive;
-  f.reason = f.judged.reason + format("; worse p %.3g, %.3g after Holm", f.judged.worse_p.value_or(1), f.worse_p_holm);
-  if (f.judged.verdict == Verdict::Fail && f.verdict != CompareVerdict::Worse)
-    f.reason += " (worse alone, not once the family is corrected)";
-  if (f.shape_changed) f.reason += format("; the shape changed (KS D = %.3g, p %.3g after Holm)", f.ks->d, f.ks_p_holm);
+  f.reason_text = f.judged.reason_text;
+  const bool alone = f.judged.verdict == Verdict::Fail && f.verdict != CompareVerdict::Worse;
+  f.reason_text.push_back(Message(alone ? "compare.worse_p_alone" : "compare.worse_p",
+                                  {{"p", format("%.3g", f.judged.worse_p.value_or(1))}, {"holm", format("%.3g", f.worse_p_holm)}}));
+  if (f.shape_changed)
+    f.reason_text.push_back(Message("compare.shape_changed", {{"d", format("%.3g", f.ks->d)}, {"holm", format("%.3g", f.ks_p_holm)}}));
+  f.reason = render(f.reason_text);
   f.need_unit = f.source == "checklist" ? "samples" : "requests";
   if (f.verdict != CompareVerdict::Inconclusive) {
     f.need_more = 0;
@@ -177,7 +180,7 @@ double samples_per_request(const FigureComparison& f, std::size_t requests) {
   return std::max(1.0, n / static_cast<double>(requests));
 }
 
-std::string overall_need(const std::vector<FigureComparison>& figures) {
+MessageText overall_need(const std::vector<FigureComparison>& figures) {
   std::uint64_t requests = 0;
   std::vector<std::string> unknown;
   std::string which;
@@ -186,13 +189,12 @@ std::string overall_need(const std::vector<FigureComparison>& figures) {
     if (!f.need_more) unknown.push_back(f.id);
     else if (f.need_unit == "requests" && *f.need_more > requests) requests = *f.need_more, which = f.id;
   }
-  std::string out;
-  if (requests) out = "about " + std::to_string(requests) + " more requests on each side (for " + which + ")";
+  MessageText out;
+  if (requests) out.push_back(Message("compare.need_requests", {{"n", std::to_string(requests)}, {"figure", which}}));
   for (const auto& f : figures)
     if (f.verdict == CompareVerdict::Inconclusive && f.need_more && f.need_unit == "samples")
-      out += (out.empty() ? "" : "; ") + std::to_string(*f.need_more) + " more " + f.id + " samples on each side";
-  for (const auto& id : unknown)
-    out += (out.empty() ? "" : "; ") + id + ": its effect sits on the margin, no number of requests settles it";
+      out.push_back(Message("compare.need_samples", {{"n", std::to_string(*f.need_more)}, {"figure", f.id}}));
+  for (const auto& id : unknown) out.push_back(Message("compare.need_unknown", {{"figure", id}}));
   return out;
 }
 
@@ -246,10 +248,8 @@ Comparison compare_results(const CompareInput& base, const CompareInput& candida
   correct(c.figures, options.alpha);
   std::size_t requests = std::min(base.requests, candidate.requests);
   for (auto& f : c.figures) decide(f, options, c.figures.size(), samples_per_request(f, requests));
-  c.corrected = "Holm over the " + std::to_string(c.figures.size()) + " figures' worse p-values (family-wise α " +
-                format("%g", options.alpha) +
-                "), and apart over their KS p-values; no worse needs every figure's own bound inside the margin, "
-                "which needs no correction";
+  c.corrected_text = {Message("compare.corrected", {{"n", std::to_string(c.figures.size())}, {"alpha", format("%g", options.alpha)}})};
+  c.corrected = render(c.corrected_text);
   bool any_worse = false, any_open = c.figures.empty();
   for (const auto& f : c.figures) {
     any_worse |= f.verdict == CompareVerdict::Worse;
@@ -257,7 +257,8 @@ Comparison compare_results(const CompareInput& base, const CompareInput& candida
   }
   c.verdict = any_worse ? CompareVerdict::Worse : any_open ? CompareVerdict::Inconclusive : CompareVerdict::NoWorse;
   if (c.verdict == CompareVerdict::Inconclusive)
-    c.need = c.figures.empty() ? "a figure both sides have: they share none" : overall_need(c.figures);
+    c.need_text = c.figures.empty() ? MessageText{Message("compare.need_shared")} : overall_need(c.figures);
+  c.need = render(c.need_text);
   return c;
 }
 

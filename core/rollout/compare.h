@@ -83,7 +83,8 @@ struct FigureComparison {
   CompareVerdict verdict = CompareVerdict::Inconclusive;
   std::optional<std::uint64_t> need_more;               // per side, in need_unit; nullopt: no estimate
   std::string need_unit;                                // "requests" or "samples"
-  std::string reason;                                   // one line for a person
+  std::string reason;                                   // one line for a person, in English
+  MessageText reason_text;                              // the same, to render in any language
 };
 
 struct Comparison {
@@ -95,6 +96,7 @@ struct Comparison {
   CompareVerdict verdict = CompareVerdict::Inconclusive;
   std::string need;                       // inconclusive: what more is needed, for a person
   std::string corrected;                  // what the multiple-comparison correction covered
+  MessageText need_text, corrected_text;  // the same two, to render in any language
 };
 
 // Every figure both sides have, judged and corrected; the verdict: worse if any figure is worse,

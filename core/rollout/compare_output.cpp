@@ -7,6 +7,7 @@
 #include "metrics/request_json.h"
 #include "rollout/compare.h"
 #include "util/json.h"
+#include "util/message_json.h"
 
 namespace anthro {
 
@@ -72,7 +73,8 @@ json figure_json(const FigureComparison& f, const CompareOptions& o) {
             {"verdict", to_string(f.verdict)},
             {"need_more", json_or_null(f.need_more)},
             {"need_unit", f.need_unit},
-            {"reason", f.reason}};
+            {"reason", f.reason},
+            {"reason_messages", messages_json(f.reason_text)}};
   return j;
 }
 
@@ -126,7 +128,9 @@ std::string comparison_json(const Comparison& c) {
             {"rate_margin", c.options.rate_margin},
             {"alpha", c.options.alpha},
             {"corrected", c.corrected},
+            {"corrected_messages", messages_json(c.corrected_text)},
             {"need", c.need.empty() ? json(nullptr) : json(c.need)},
+            {"need_messages", messages_json(c.need_text)},
             {"figures", figures},
             {"not_compared", c.not_compared}};
   return dump_json(j);

@@ -93,6 +93,8 @@ std::string render(const Message& m, std::string_view lang) {
   return out;
 }
 
+MessageText plain_text(std::string text) { return {Message("plain", {{"text", std::move(text)}})}; }
+
 std::string render(const MessageText& text, std::string_view lang, std::string_view fallback) {
   if (!fallback.empty())
     for (const auto& m : text)

@@ -47,6 +47,10 @@ inline MessageArg::MessageArg(std::string arg_name, std::vector<Message> arg_tex
 // Several messages a person reads as one line: joined by "; " (English) or "；".
 using MessageText = std::vector<Message>;
 
+// A line some lower layer wrote in English (an OS error, a capture's structure problem), carried
+// as it is where messages are expected.
+MessageText plain_text(std::string text);
+
 // One id's templates: `{name}` stands for an argument; both have the same placeholders.
 struct MessageTemplate {
   const char* id;

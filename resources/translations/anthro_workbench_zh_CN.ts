@@ -565,6 +565,10 @@
         <source>samples</source>
         <translation>样本数</translation>
     </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
 </context>
 <context>
     <name>SessionTracer</name>
@@ -2502,8 +2506,20 @@
         <translation>灰度发布未能运行：%1</translation>
     </message>
     <message>
-        <source>Rollout %1: %2</source>
-        <translation>灰度发布 %1：%2</translation>
+        <source>Rollout passed: %1</source>
+        <translation>灰度发布通过：%1</translation>
+    </message>
+    <message>
+        <source>Rollout failed: %1</source>
+        <translation>灰度发布失败：%1</translation>
+    </message>
+    <message>
+        <source>Rollout paused: %1</source>
+        <translation>灰度发布暂停：%1</translation>
+    </message>
+    <message>
+        <source>Rollout rolled back: %1</source>
+        <translation>灰度发布已回滚：%1</translation>
     </message>
 </context>
 <context>
@@ -3404,6 +3420,14 @@
     <message>
         <source>Target: %1</source>
         <translation>目标：%1</translation>
+    </message>
+    <message>
+        <source>error %1</source>
+        <translation>错误 %1</translation>
+    </message>
+    <message>
+        <source>connection error %1</source>
+        <translation>连接错误 %1</translation>
     </message>
 </context>
 <context>

@@ -27,6 +27,7 @@
 #include <QTreeWidget>
 
 #include "capture_inspector.h"
+#include "connections_model.h"
 #include "frame_detail_view.h"
 #include "keys_panel.h"
 #include "language.h"
@@ -207,8 +208,14 @@ class TestCaptureTabs : public QObject {
     QVERIFY(inspector->filterError().startsWith("Filter not applied"));
     auto* view = inspector->findChild<QToolButton*>("inspectorView");
     QCOMPARE(view->text(), QString("View"));
+    auto decryption = [inspector] {
+      ConnectionsModel* m = inspector->connections();
+      return m->data(m->index(0, ConnectionsModel::Decryption), Qt::DisplayRole).toString();
+    };
+    QCOMPARE(decryption(), QString("ok"));
     gui::install_language("zh_CN");
     QTRY_COMPARE(view->text(), QString::fromUtf8("视图"));
+    QCOMPARE(decryption(), QString::fromUtf8("成功"));  // core's state, in the interface's language
     QVERIFY2(inspector->filterError().startsWith(QString::fromUtf8("过滤未应用")), qPrintable(inspector->filterError()));
     QVERIFY2(inspector->filterError().contains(QString::fromUtf8("过滤键")), qPrintable(inspector->filterError()));
     QCOMPARE(inspector->lowerTabs()->tabText(3), QString::fromUtf8("统计"));

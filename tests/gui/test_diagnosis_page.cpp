@@ -286,7 +286,7 @@ class TestDiagnosisPage : public QObject {
       const std::string english = test::english_run(reason.toStdString());
       QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + reason));
       page->selectItem(QString::fromStdString(page->model()->row(row).item.id));
-      for (const char* figure : {"reason", "statistic", "n"}) {
+      for (const char* figure : {"reason", "statistic", "n", "threshold"}) {
         const QString shown = page->evidence()->figure(figure);
         QVERIFY2(test::english_run(shown.toStdString()).empty(), qPrintable(QString(figure) + ": " + shown));
       }

@@ -25,7 +25,9 @@
 
 #include "compare_page.h"
 #include "endpoint_fixture.h"
+#include "english_text.h"
 #include "latency_charts.h"
+#include "language.h"
 #include "main_window.h"
 #include "session/bench.h"
 #include "rollout_model.h"
@@ -286,6 +288,7 @@ class TestRolloutPage : public QObject {
     QVERIFY(finished.wait(20000));
     QCOMPARE(page->state(), RolloutPage::State::Paused);
     QCOMPARE(page->result()->state, RolloutState::Paused);
+    QVERIFY2(window.logText().contains("Rollout paused: "), qPrintable(window.logText()));  // the state in words, not "paused"
     QCOMPARE(stage_state(page, 0), StageState::Waiting);
     QCOMPARE(gate_verdict(page, 0, 0), int(Verdict::Inconclusive));
     QVERIFY2(gate_text(page, 0, 0, RolloutModel::NoteColumn).startsWith("need "),
@@ -307,6 +310,7 @@ class TestRolloutPage : public QObject {
     QVERIFY(finished.wait(20000));
     QCOMPARE(page->state(), RolloutPage::State::Idle);
     QCOMPARE(page->result()->state, RolloutState::RolledBack);
+    QVERIFY2(window.logText().contains("Rollout rolled back: "), qPrintable(window.logText()));
     QVERIFY(page->result()->rollback);
     QCOMPARE(stage_state(page, 0), StageState::RolledBack);
     QCOMPARE(stage_state(page, 1), StageState::Pending);
@@ -444,6 +448,23 @@ class TestRolloutPage : public QObject {
     QCOMPARE(page->charts()->pointCount(1), std::size_t{60});
     QVERIFY(page->charts()->itlSampleCount(0) > 60);
     QVERIFY(window.hasReport(page));
+
+    // Issue 41: in 简体中文 the figures' reasons and what more is needed are Chinese, not core's
+    // English; switching back brings the English back.
+    const QString english_reason = table->item(ttft, ComparePage::ReasonColumn)->text();
+    QVERIFY2(english_reason.contains("after Holm"), qPrintable(english_reason));
+    gui::install_language("zh_CN");
+    QTRY_VERIFY2(table->item(ttft, ComparePage::ReasonColumn)->text().contains(QString::fromUtf8("Holm 校正后")),
+                 qPrintable(table->item(ttft, ComparePage::ReasonColumn)->text()));
+    QVERIFY(!page->verdictText().startsWith("worse"));
+    for (int row = 0; row < table->rowCount(); ++row)
+      for (int column : {ComparePage::NeedColumn, ComparePage::ReasonColumn}) {
+        const QString shown = table->item(row, column)->text();
+        QVERIFY2(test::english_run(shown.toStdString()).empty(), qPrintable(shown));
+      }
+    QVERIFY2(test::english_run(page->needText().toStdString()).empty(), qPrintable(page->needText()));
+    gui::install_language("en");
+    QTRY_COMPARE(table->item(ttft, ComparePage::ReasonColumn)->text(), english_reason);
 
     page->setCandidate(dir.filePath("missing.json"));
     QVERIFY(page->run());

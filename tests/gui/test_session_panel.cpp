@@ -34,6 +34,7 @@
 #include "chart_checks.h"
 #include "endpoint_fixture.h"
 #include "head_catcher.h"
+#include "english_text.h"
 #include "language.h"
 #include "latency_charts.h"
 #include "loopback_capture.h"
@@ -699,6 +700,28 @@ class TestSessionPanel : public QObject {
     QCOMPARE(removed.size(), 2);
     const QDir empty_root = QFileInfo(QFileInfo(removed[0]).absolutePath()).dir();
     QVERIFY2(!empty_root.exists(), qPrintable(empty_root.path() + " outlived the process though empty"));
+  }
+
+  // Issue 41: how a request ended, in the interface's language: core's English account in
+  // English, the end's name in 简体中文, both ways on a switch.
+  void aCutStreamEndsInTheInterfacesLanguage() {
+    EndpointFixture resetting({"reset-mid-stream=1"}, 5, 2, 200);
+    resetting.start();
+    SessionPanel panel;
+    panel.setTarget(QString::fromStdString(resetting.endpoint().url("anthro+lab")));
+    QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
+    QVERIFY(panel.send());
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(panel.results().size(), std::size_t(1));
+    const RequestResult& r = panel.results()[0];
+    QVERIFY2(r.error && r.end != RequestEnd::Response, qPrintable(panel.statsLine()));
+    QVERIFY2(panel.statsLine().contains(QString::fromStdString(*r.error)), qPrintable(panel.statsLine()));
+    gui::install_language("zh_CN");
+    QTRY_VERIFY2(panel.statsLine().startsWith(QString::fromUtf8("流 ")), qPrintable(panel.statsLine()));
+    QVERIFY2(test::english_run(panel.statsLine().toStdString()).empty(), qPrintable(panel.statsLine()));
+    QVERIFY2(!panel.statsLine().contains(QString::fromStdString(*r.error)), qPrintable(panel.statsLine()));
+    gui::install_language("en");
+    QTRY_VERIFY2(panel.statsLine().contains(QString::fromStdString(*r.error)), qPrintable(panel.statsLine()));
   }
 
  private:
