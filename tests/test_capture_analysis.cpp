@@ -1,7 +1,7 @@
-// Captures as anthro-v1 traffic: the vector pcap with either kind of key, keys embedded in a
-// pcapng, and a live lab session captured by tcpdump agreeing with the session's own timing.
+// Captures as anthro-v1 and HTTP traffic: the vector pcap with either kind of key, keys embedded
+// in a pcapng, and live sessions captured by tcpdump agreeing with the sessions' own timing and
+// with tshark. (TLS 1.2 sessions of openssl against tshark: test_tls_decoder.)
 #include <QByteArray>
-#include <QDeadlineTimer>
 #include <QFile>
 #include <QFloat16>
 #include <QJsonArray>
@@ -10,9 +10,6 @@
 #include <QJsonValue>
 #include <QObject>
 #include <QProcess>
-#include <QRegularExpression>
-#include <QRegularExpressionMatch>
-#include <QStandardPaths>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
@@ -37,6 +34,7 @@
 #include "endpoint_fixture.h"
 #include "lo_capture.h"
 #include "scale_suite.h"
+#include "tcpdump_capture.h"
 #include "test_paths.h"
 #include "timing.h"
 #include "tls_plaintext.h"
@@ -84,38 +82,6 @@ bool handshakes_agree(const CaptureConnection& captured, const SessionResult& li
   if (delta < timing_bound(5.0, 25.0)) return true;
   qWarning("handshake: capture %.3f ms, live %.3f ms", *from_capture, *live.handshake_ms);
   return false;
-}
-
-// tcpdump on loopback for `port`, started and listening; an empty result carries why not.
-QString start_tcpdump(QProcess& tcpdump, const std::string& pcap, const QString& port) {
-  if (QStandardPaths::findExecutable("tcpdump").isEmpty()) return "tcpdump is not installed";
-  tcpdump.start("tcpdump", {"-i", "lo", "-s", "0", "-U", "--immediate-mode", "-w", QString::fromStdString(pcap),
-                            "tcp port " + port});
-  if (!tcpdump.waitForStarted(5000)) return "tcpdump did not start";
-  tcpdump.setReadChannel(QProcess::StandardError);  // "listening on" comes on stderr
-  QByteArray err;
-  while (!err.contains("listening on") && tcpdump.waitForReadyRead(5000)) err += tcpdump.readAllStandardError();
-  return err.contains("listening on") ? QString() : "tcpdump could not capture here: " + QString::fromUtf8(err);
-}
-
-// Both ends' FIN (or an RST) are in the file: the connection's last packets were written.
-bool closed_in_file(const std::string& pcap) {
-  auto reader = CaptureReader::open(pcap);
-  int closes = 0;
-  if (reader.ok())
-    while (auto p = (*reader)->next())
-      if (auto seg = parse_tcp(*p); seg.ok() && *seg && ((*seg)->flags & 0x05)) ++closes;
-  return closes >= 2;
-}
-
-// Stops tcpdump once the connection's end is in `pcap` (on a busy machine tcpdump may write it
-// late: no fixed sleep), or after 10 s.
-bool stop_tcpdump(QProcess& tcpdump, const std::string& pcap) {
-  QDeadlineTimer deadline(10000);
-  while (!closed_in_file(pcap) && !deadline.hasExpired()) QTest::qWait(50);
-  if (deadline.hasExpired()) qWarning("%s: no FIN from both ends after 10 s", pcap.c_str());
-  ::kill(static_cast<pid_t>(tcpdump.processId()), SIGINT);
-  return tcpdump.waitForFinished(5000);
 }
 
 }  // namespace
@@ -382,10 +348,9 @@ class TestCaptureAnalysis : public QObject {
       auto ours = decoded_plaintext(pcap, c.keylog_path);
       auto theirs = tshark_plaintext(pcap, c.keylog_path);
       QVERIFY(ours[Direction::ServerToClient].size() > 1000);
-      QVERIFY2(theirs[port.toStdString()] == ours[Direction::ServerToClient], "server bytes differ from tshark's");
+      const std::string differs = tshark_differs(theirs, ours, port.toStdString());
+      QVERIFY2(differs.empty(), differs.c_str());
       QVERIFY2(theirs.size() == 2, "tshark saw no client data");
-      for (auto& [p, bytes] : theirs)
-        if (p != port.toStdString()) QVERIFY2(bytes == ours[Direction::ClientToServer], "client bytes differ from tshark's");
       auto no_key = analyze_capture(pcap, {});
       QVERIFY(no_key.ok());
       QCOMPARE(decryption_text(no_key->connections.at(0).info), std::string("TLS: no secret for this client_random"));
@@ -559,113 +524,6 @@ class TestCaptureAnalysis : public QObject {
     QVERIFY(ttfts_agree(streams, live.requests));
     QVERIFY(handshakes_agree(a->connections[0].info, live));
     QVERIFY(a->connections[0].info.syn_ts.has_value());
-  }
-
-  // A real TLS 1.2 session (openssl s_server and s_client over lo, AEAD suites, the client's key
-  // log) captured by tcpdump: our decoder and tshark read the same application bytes out of it,
-  // and they are the bytes the two programs exchanged.
-  void tls12CaptureDecryptsAsTsharkDoes_data() {
-    QTest::addColumn<QString>("cipher");
-    QTest::addColumn<QString>("suite");
-    QTest::newRow("aes-128-gcm") << "ECDHE-ECDSA-AES128-GCM-SHA256" << "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256";
-    QTest::newRow("aes-256-gcm") << "ECDHE-ECDSA-AES256-GCM-SHA384" << "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384";
-    QTest::newRow("chacha20") << "ECDHE-ECDSA-CHACHA20-POLY1305" << "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256";
-  }
-  void tls12CaptureDecryptsAsTsharkDoes() {
-    QFETCH(QString, cipher);
-    QFETCH(QString, suite);
-    QTemporaryDir dir;
-    const QString key = dir.filePath("key.pem"), cert = dir.filePath("cert.pem"), keylog = dir.filePath("client.keylog");
-    QProcess req;
-    req.start("openssl", {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
-                          key, "-out", cert, "-subj", "/CN=localhost", "-days", "2"});
-    QVERIFY2(req.waitForFinished(30000) && req.exitCode() == 0, req.readAllStandardError().constData());
-    // Not -quiet: the server says "ACCEPT 127.0.0.1:PORT" once it listens. Its stdin is read as
-    // commands only when a read starts with a letter, so both sides send digits and spaces only.
-    QProcess server, client;
-    server.start("openssl", {"s_server", "-accept", "127.0.0.1:0", "-cert", cert, "-key", key, "-tls1_2", "-cipher",
-                             cipher, "-naccept", "1"});
-    const auto listening = wait_for_output(server, QRegularExpression("ACCEPT 127\\.0\\.0\\.1:(\\d+)\n"));
-    QVERIFY2(listening.hasMatch(), "openssl s_server did not listen");
-    const QString port = listening.captured(1);
-    const std::string pcap = dir.filePath("tls12.pcap").toStdString();
-    QProcess tcpdump;
-    if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QFAIL(qPrintable(why));
-    client.start("openssl", {"s_client", "-connect", "127.0.0.1:" + port, "-tls1_2", "-cipher", cipher, "-keylogfile",
-                             keylog, "-quiet"});
-    const QByteArray to_server = digits(7, 40000), to_client = digits(11, 60000);
-    QVERIFY(send(client, to_server));
-    QVERIFY2(wait_for_output(server, ends_with(to_server)).hasMatch(), "the server did not receive the client's bytes");
-    QVERIFY(send(server, to_client));
-    QVERIFY2(wait_for_output(client, ends_with(to_client)).hasMatch(), "the client did not receive the server's bytes");
-    client.kill();
-    server.kill();
-    client.waitForFinished(5000);
-    server.waitForFinished(5000);
-    QVERIFY(stop_tcpdump(tcpdump, pcap));
-
-    std::map<Direction, std::string> ours;
-    std::vector<CaptureConnection> conns;
-    KeyRing ring;
-    ring.add(parse_keylog(anthro::test::read_file(keylog.toStdString()), keylog.toStdString()));
-    CaptureEvents events;
-    events.on_plaintext = [&](const CaptureConnection&, Direction d, ByteView b, double) { ours[d] += as_text(b); };
-    events.on_connection_end = [&](const CaptureConnection& c) { conns.push_back(c); };
-    CaptureDecoder decoder(ring, events);
-    auto reader = CaptureReader::open(pcap);
-    QVERIFY(reader.ok());
-    while (auto p = (*reader)->next())
-      if (auto seg = parse_tcp(*p); seg.ok() && *seg) decoder.feed(**seg);
-    decoder.finish();
-    QCOMPARE(conns.size(), std::size_t{1});
-    QCOMPARE(conns[0].transport, CaptureTransport::Tls);
-    QCOMPARE(conns[0].tls_suite, suite.toStdString());
-    QVERIFY2(ours[Direction::ClientToServer] == to_server.toStdString(), "client bytes are not what the client sent");
-    QVERIFY2(ours[Direction::ServerToClient] == to_client.toStdString(), "server bytes are not what the server sent");
-
-    auto theirs = tshark_plaintext(pcap, keylog.toStdString());
-    QCOMPARE(theirs.size(), std::size_t{2});
-    QVERIFY2(theirs[port.toStdString()] == ours[Direction::ServerToClient], "server bytes differ from tshark's");
-    for (auto& [p, bytes] : theirs)
-      if (p != port.toStdString()) QVERIFY2(bytes == ours[Direction::ClientToServer], "client bytes differ from tshark's");
-  }
-
- private:
-  // `n` bytes of lines of decimal digits, from `seed`: text no openssl command starts with.
-  static QByteArray digits(unsigned seed, int n) {
-    std::mt19937 rng(seed);
-    QByteArray out;
-    while (out.size() < n) out += QByteArray::number(rng()) + (out.size() % 7 ? " " : "\n");
-    out.truncate(n - 1);
-    return out + "\n";
-  }
-
-  // Writes `bytes` to `p`'s stdin, all of them (no event loop runs to flush it otherwise).
-  static bool send(QProcess& p, const QByteArray& bytes) {
-    if (!p.waitForStarted(10000)) return false;
-    p.write(bytes);
-    while (p.bytesToWrite() > 0)
-      if (!p.waitForBytesWritten(10000)) return false;
-    return true;
-  }
-
-  static QRegularExpression ends_with(const QByteArray& bytes) {
-    return QRegularExpression(QRegularExpression::escape(QString::fromLatin1(bytes.right(64))));
-  }
-
-  // Reads `p`'s stdout until `what` matches it (no match after 20 s).
-  static QRegularExpressionMatch wait_for_output(QProcess& p, const QRegularExpression& what) {
-    QString seen;
-    QDeadlineTimer deadline(20000);
-    for (;;) {
-      seen += QString::fromLatin1(p.readAllStandardOutput());
-      QRegularExpressionMatch m = what.match(seen);
-      if (m.hasMatch() || deadline.hasExpired()) {
-        if (!m.hasMatch()) qWarning("waited for %s; got %s", qPrintable(what.pattern()), qPrintable(seen.right(200)));
-        return m;
-      }
-      p.waitForReadyRead(200);
-    }
   }
 };
 

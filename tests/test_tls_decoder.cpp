@@ -1,8 +1,14 @@
 // Passive TLS decryption: real TLS 1.3 and 1.2 connections made in memory with OpenSSL (two SSL
 // objects joined by memory BIOs, NSS key log from the keylog callback), recorded per direction
-// and fed to TlsDecoder whole, a byte at a time and in random pieces.
+// and fed to TlsDecoder whole, a byte at a time and in random pieces; and TLS 1.2 sessions of
+// openssl's s_server and s_client captured by tcpdump on lo, decrypted as tshark decrypts them.
+#include <QByteArray>
+#include <QDeadlineTimer>
 #include <QFloat16>
 #include <QObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QRegularExpressionMatch>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
@@ -12,6 +18,7 @@
 #include <openssl/x509.h>
 
 #include <array>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +26,8 @@
 #include "capture/analysis.h"
 #include "capture/tls_decoder.h"
 #include "capture_generator.h"
+#include "tcpdump_capture.h"
+#include "tls_plaintext.h"
 #include "tls_test_identity.h"
 #include "crypto/keylog.h"
 #include "util/files.h"
@@ -362,6 +371,63 @@ class TestTlsDecoder : public QObject {
     check_session(lab, d, "TLSv1.2", iana);
   }
 
+  // A real TLS 1.2 session (openssl s_server and s_client over lo, AEAD suites, the client's key
+  // log) captured by tcpdump: our decoder and tshark read the same application bytes out of it,
+  // and they are the bytes the two programs exchanged.
+  void tls12CaptureDecryptsAsTsharkDoes_data() {
+    QTest::addColumn<QString>("cipher");
+    QTest::addColumn<QString>("suite");
+    QTest::newRow("aes-128-gcm") << "ECDHE-ECDSA-AES128-GCM-SHA256" << "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256";
+    QTest::newRow("aes-256-gcm") << "ECDHE-ECDSA-AES256-GCM-SHA384" << "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384";
+    QTest::newRow("chacha20") << "ECDHE-ECDSA-CHACHA20-POLY1305" << "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256";
+  }
+  void tls12CaptureDecryptsAsTsharkDoes() {
+    QFETCH(QString, cipher);
+    QFETCH(QString, suite);
+    QTemporaryDir dir;
+    const QString key = dir.filePath("key.pem"), cert = dir.filePath("cert.pem"), keylog = dir.filePath("client.keylog");
+    QProcess req;
+    req.start("openssl", {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                          key, "-out", cert, "-subj", "/CN=localhost", "-days", "2"});
+    QVERIFY2(req.waitForFinished(30000) && req.exitCode() == 0, req.readAllStandardError().constData());
+    // Not -quiet: the server says "ACCEPT 127.0.0.1:PORT" once it listens. Its stdin is read as
+    // commands only when a read starts with a letter, so both sides send digits and spaces only.
+    QProcess server, client;
+    server.start("openssl", {"s_server", "-accept", "127.0.0.1:0", "-cert", cert, "-key", key, "-tls1_2", "-cipher",
+                             cipher, "-naccept", "1"});
+    const auto listening = wait_for_output(server, QRegularExpression("ACCEPT 127\\.0\\.0\\.1:(\\d+)\n"));
+    QVERIFY2(listening.hasMatch(), "openssl s_server did not listen");
+    const QString port = listening.captured(1);
+    const std::string pcap = dir.filePath("tls12.pcap").toStdString();
+    QProcess tcpdump;
+    if (QString why = start_tcpdump(tcpdump, pcap, port); !why.isEmpty()) QFAIL(qPrintable(why));
+    client.start("openssl", {"s_client", "-connect", "127.0.0.1:" + port, "-tls1_2", "-cipher", cipher, "-keylogfile",
+                             keylog, "-quiet"});
+    const QByteArray to_server = digits(7, 40000), to_client = digits(11, 60000);
+    QVERIFY(send(client, to_server));
+    QVERIFY2(wait_for_output(server, ends_with(to_server)).hasMatch(), "the server did not receive the client's bytes");
+    QVERIFY(send(server, to_client));
+    QVERIFY2(wait_for_output(client, ends_with(to_client)).hasMatch(), "the client did not receive the server's bytes");
+    client.kill();
+    server.kill();
+    client.waitForFinished(5000);
+    server.waitForFinished(5000);
+    QVERIFY(stop_tcpdump(tcpdump, pcap));
+
+    std::vector<CaptureConnection> conns;
+    auto ours = decoded_plaintext(pcap, keylog.toStdString(), &conns);
+    QCOMPARE(conns.size(), std::size_t{1});
+    QCOMPARE(conns[0].transport, CaptureTransport::Tls);
+    QCOMPARE(conns[0].tls_suite, suite.toStdString());
+    QVERIFY2(ours[Direction::ClientToServer] == to_server.toStdString(), "client bytes are not what the client sent");
+    QVERIFY2(ours[Direction::ServerToClient] == to_client.toStdString(), "server bytes are not what the server sent");
+
+    auto theirs = tshark_plaintext(pcap, keylog.toStdString());
+    QCOMPARE(theirs.size(), std::size_t{2});
+    const std::string differs = tshark_differs(theirs, ours, port.toStdString());
+    QVERIFY2(differs.empty(), differs.c_str());
+  }
+
   // The client's key share is for a group the server refuses: HelloRetryRequest, then a second
   // ClientHello with the same random.
   void helloRetryRequest() {
@@ -512,6 +578,44 @@ class TestTlsDecoder : public QObject {
     QCOMPARE(d.status, std::string("no application data"));
     QCOMPARE(d.handshakes, 1);
     QCOMPARE(decode({}, {}, Chunking::Whole).status, std::string("no ClientHello seen"));
+  }
+
+ private:
+  // `n` bytes of lines of decimal digits, from `seed`: text no openssl command starts with.
+  static QByteArray digits(unsigned seed, int n) {
+    std::mt19937 rng(seed);
+    QByteArray out;
+    while (out.size() < n) out += QByteArray::number(rng()) + (out.size() % 7 ? " " : "\n");
+    out.truncate(n - 1);
+    return out + "\n";
+  }
+
+  // Writes `bytes` to `p`'s stdin, all of them (no event loop runs to flush it otherwise).
+  static bool send(QProcess& p, const QByteArray& bytes) {
+    if (!p.waitForStarted(10000)) return false;
+    p.write(bytes);
+    while (p.bytesToWrite() > 0)
+      if (!p.waitForBytesWritten(10000)) return false;
+    return true;
+  }
+
+  static QRegularExpression ends_with(const QByteArray& bytes) {
+    return QRegularExpression(QRegularExpression::escape(QString::fromLatin1(bytes.right(64))));
+  }
+
+  // Reads `p`'s stdout until `what` matches it (no match after 20 s).
+  static QRegularExpressionMatch wait_for_output(QProcess& p, const QRegularExpression& what) {
+    QString seen;
+    QDeadlineTimer deadline(20000);
+    for (;;) {
+      seen += QString::fromLatin1(p.readAllStandardOutput());
+      QRegularExpressionMatch m = what.match(seen);
+      if (m.hasMatch() || deadline.hasExpired()) {
+        if (!m.hasMatch()) qWarning("waited for %s; got %s", qPrintable(what.pattern()), qPrintable(seen.right(200)));
+        return m;
+      }
+      p.waitForReadyRead(200);
+    }
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "capture/capture_decoder.h"
 #include "capture/capture_file.h"
@@ -16,13 +17,16 @@
 
 namespace anthro::test {
 
-// Each direction's application bytes as our decoder sees them (decrypted for TLS).
-inline std::map<Direction, std::string> decoded_plaintext(const std::string& pcap, const std::string& keylog) {
+// Each direction's application bytes as our decoder sees them (decrypted for TLS); the
+// connections as they ended into `ended` when given.
+inline std::map<Direction, std::string> decoded_plaintext(const std::string& pcap, const std::string& keylog,
+                                                         std::vector<CaptureConnection>* ended = nullptr) {
   KeyRing ring;
   ring.add(parse_keylog(read_file(keylog), keylog));
   std::map<Direction, std::string> out;
   CaptureEvents events;
   events.on_plaintext = [&](const CaptureConnection&, Direction d, ByteView b, double) { out[d] += as_text(b); };
+  if (ended) events.on_connection_end = [ended](const CaptureConnection& c) { ended->push_back(c); };
   CaptureDecoder decoder(ring, events);
   auto reader = CaptureReader::open(pcap);
   if (!reader) qFatal("%s", reader.error().detail.c_str());
@@ -50,6 +54,16 @@ inline std::map<std::string, std::string> tshark_plaintext(const std::string& pc
     for (const QByteArray& hex : fields[1].split(',')) out[fields[0].toStdString()] += QByteArray::fromHex(hex).toStdString();
   }
   return out;
+}
+
+// Empty when tshark read our bytes: the server's from `server_port`, the client's from every
+// other port; else which side differs.
+inline std::string tshark_differs(std::map<std::string, std::string>& theirs, std::map<Direction, std::string>& ours,
+                                  const std::string& server_port) {
+  if (theirs[server_port] != ours[Direction::ServerToClient]) return "server bytes differ from tshark's";
+  for (auto& [port, bytes] : theirs)
+    if (port != server_port && bytes != ours[Direction::ClientToServer]) return "client bytes differ from tshark's";
+  return {};
 }
 
 }  // namespace anthro::test

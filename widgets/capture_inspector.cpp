@@ -3,19 +3,15 @@
 #include <QAction>
 #include <algorithm>
 #include <QActionGroup>
-#include <QClipboard>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
-#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -392,26 +388,6 @@ void CaptureInspector::showTruncation(const std::optional<CaptureTruncation>& cu
 
 QString CaptureInspector::filterError() const { return notice_text_ ? notice_->text() : QString(); }
 
-bool CaptureInspector::eventFilter(QObject* watched, QEvent* event) {
-  if (event->type() != QEvent::KeyPress) return QWidget::eventFilter(watched, event);
-  auto* key = static_cast<QKeyEvent*>(event);
-  if (watched == goto_ && key->key() == Qt::Key_Escape) {
-    goto_->hide();
-    frame_view_->setFocus();
-    return true;
-  }
-  if (watched == frame_view_ && (key->key() == Qt::Key_Home || key->key() == Qt::Key_End) && frames_->rowCount() > 0) {
-    const int row = key->key() == Qt::Key_Home ? 0 : frames_->rowCount() - 1;
-    selectFrame(frames_->frameAt(row));
-    return true;
-  }
-  if (watched == frame_view_ && key->matches(QKeySequence::Copy)) {
-    copyRows();
-    return true;
-  }
-  return QWidget::eventFilter(watched, event);
-}
-
 void CaptureInspector::open(const QString& path, const CaptureKeySources& keys) {
   jobs_->drop(load_job_);  // the previous load stops; its result is never shown
   load_job_ = 0;
@@ -675,36 +651,6 @@ void CaptureInspector::showRows(std::optional<std::vector<std::uint32_t>> rows) 
 void CaptureInspector::stopFilter() {
   jobs_->drop(filter_job_);
   filter_job_ = 0;
-}
-
-void CaptureInspector::showCurrentFrame() {
-  QModelIndex current = frame_view_->currentIndex();
-  auto d = current.isValid() && index_ ? index_->detail(frames_->frameAt(current.row())) : std::nullopt;
-  if (!d) {
-    detail_->clear();
-    hex_->clear();
-    return;
-  }
-  detail_->showFrame(frames_->frameAt(current.row()), *d);
-  hex_->setBytes(QByteArray(reinterpret_cast<const char*>(d->bytes.data()), static_cast<qsizetype>(d->bytes.size())));
-  std::vector<std::pair<qsizetype, qsizetype>> masked;
-  for (auto [begin, end] : d->masked) masked.emplace_back(static_cast<qsizetype>(begin), static_cast<qsizetype>(end));
-  hex_->setMaskedRanges(std::move(masked));
-  hex_->setHighlight(0, 0);
-}
-
-void CaptureInspector::selectFieldAt(qsizetype offset) {
-  QModelIndex current = frame_view_->currentIndex();
-  if (!current.isValid()) return;
-  auto d = index_->detail(frames_->frameAt(current.row()));
-  if (!d) return;
-  // The narrowest field holding the byte: a body part rather than the whole body.
-  const FrameField* best = nullptr;
-  for (const auto& f : d->fields)
-    if (static_cast<std::size_t>(offset) >= f.begin && static_cast<std::size_t>(offset) < f.end &&
-        (!best || f.end - f.begin < best->end - best->begin))
-      best = &f;
-  if (best) detail_->selectField(QString::fromStdString(best->name));
 }
 
 }  // namespace anthro::widgets

@@ -1,5 +1,6 @@
-// The capture inspector's moves on rows: the current frame, go to, time reference and format,
-// marks, copying rows and the row context menu.
+// The capture inspector's moves on rows: the current frame (its fields and bytes below, a byte
+// clicked selecting its field), go to, Home and End, time reference and format, marks, copying
+// rows and the row context menu.
 #include "capture_inspector.h"
 
 #include <QAction>
@@ -59,6 +60,36 @@ void CaptureInspector::selectFrame(std::size_t frame) {
   frame_view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   frame_view_->scrollTo(index);
   showCurrentFrame();  // also when it was current already, after a reset left the panes empty
+}
+
+void CaptureInspector::showCurrentFrame() {
+  QModelIndex current = frame_view_->currentIndex();
+  auto d = current.isValid() && index_ ? index_->detail(frames_->frameAt(current.row())) : std::nullopt;
+  if (!d) {
+    detail_->clear();
+    hex_->clear();
+    return;
+  }
+  detail_->showFrame(frames_->frameAt(current.row()), *d);
+  hex_->setBytes(QByteArray(reinterpret_cast<const char*>(d->bytes.data()), static_cast<qsizetype>(d->bytes.size())));
+  std::vector<std::pair<qsizetype, qsizetype>> masked;
+  for (auto [begin, end] : d->masked) masked.emplace_back(static_cast<qsizetype>(begin), static_cast<qsizetype>(end));
+  hex_->setMaskedRanges(std::move(masked));
+  hex_->setHighlight(0, 0);
+}
+
+void CaptureInspector::selectFieldAt(qsizetype offset) {
+  QModelIndex current = frame_view_->currentIndex();
+  if (!current.isValid()) return;
+  auto d = index_->detail(frames_->frameAt(current.row()));
+  if (!d) return;
+  // The narrowest field holding the byte: a body part rather than the whole body.
+  const FrameField* best = nullptr;
+  for (const auto& f : d->fields)
+    if (static_cast<std::size_t>(offset) >= f.begin && static_cast<std::size_t>(offset) < f.end &&
+        (!best || f.end - f.begin < best->end - best->begin))
+      best = &f;
+  if (best) detail_->selectField(QString::fromStdString(best->name));
 }
 
 bool CaptureInspector::goToFrame(std::size_t number) {
@@ -122,6 +153,26 @@ void CaptureInspector::copyRows() {
     if (!frame_view_->isColumnHidden(c)) shown << c;
   }
   QGuiApplication::clipboard()->setText(frames_->rowsText(rows, shown));
+}
+
+bool CaptureInspector::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() != QEvent::KeyPress) return QWidget::eventFilter(watched, event);
+  auto* key = static_cast<QKeyEvent*>(event);
+  if (watched == goto_ && key->key() == Qt::Key_Escape) {
+    goto_->hide();
+    frame_view_->setFocus();
+    return true;
+  }
+  if (watched == frame_view_ && (key->key() == Qt::Key_Home || key->key() == Qt::Key_End) && frames_->rowCount() > 0) {
+    const int row = key->key() == Qt::Key_Home ? 0 : frames_->rowCount() - 1;
+    selectFrame(frames_->frameAt(row));
+    return true;
+  }
+  if (watched == frame_view_ && key->matches(QKeySequence::Copy)) {
+    copyRows();
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 QString CaptureInspector::filterFor(std::size_t frame, int column) const {

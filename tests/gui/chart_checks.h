@@ -1,5 +1,6 @@
-// Checks on a laid-out LatencyCharts plot shared by the chart and session-page suites: nothing
-// of its header (title, legend) or axis labels is cut or drawn over something else.
+// What the chart and session-page suites share: points to chart, and checks on a laid-out
+// LatencyCharts plot that nothing of its header (title, legend) or axis labels is cut or drawn
+// over something else.
 #pragma once
 
 #include <qcustomplot.h>
@@ -7,8 +8,27 @@
 #include <QFontMetrics>
 #include <QString>
 #include <QStringList>
+#include <vector>
+
+#include "latency_charts.h"
 
 namespace anthro::test {
+
+// `n` requests 0.5 s apart from t = 0, TTFT 1, 2, … (plus `ttft_offset`), three ITL samples
+// each, numbered from `first_request`.
+inline std::vector<widgets::RequestPoint> ramp(int n, double ttft_offset = 0, int first_request = 0) {
+  std::vector<widgets::RequestPoint> points;
+  for (int i = 0; i < n; ++i) {
+    widgets::RequestPoint p;
+    p.t_s = i * 0.5;
+    p.ttft_ms = (i + 1) + ttft_offset;
+    p.tokens_per_s = 40 + i % 7;
+    p.itl_ms = {10.0 + i % 3, 11.0, 9.5};
+    p.request = first_request + i;
+    points.push_back(p);
+  }
+  return points;
+}
 
 // Empty when the title is drawn whole in its element, every legend entry lies inside the
 // plot, outside the data area and clear of the title's text, at least as wide as it asks,
@@ -47,6 +67,22 @@ inline QString headerProblem(QCustomPlot* plot, const QStringList& names) {
     const int length = axis->orientation() == Qt::Horizontal ? data.width() : data.height();
     const int needed = QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label());
     if (needed > length) return QStringLiteral("axis label \"%1\" needs %2 px, has %3").arg(axis->label()).arg(needed).arg(length);
+  }
+  return {};
+}
+
+// headerProblem of each of the four charts, replotted, whose legend lists the series `names`:
+// empty when every one is whole; else the chart, its width and what is wrong.
+inline QString chartsHeaderProblem(widgets::LatencyCharts& charts, const QStringList& names) {
+  using widgets::LatencyCharts;
+  for (auto chart : {LatencyCharts::TtftOverTime, LatencyCharts::TokenRate, LatencyCharts::ItlHistogram,
+                     LatencyCharts::TtftCdf}) {
+    QCustomPlot* plot = charts.plot(chart);
+    plot->replot();
+    QString problem = plot->legend->itemCount() == names.size()
+                          ? headerProblem(plot, names)
+                          : QStringLiteral("%1 legend entries").arg(plot->legend->itemCount());
+    if (!problem.isEmpty()) return QStringLiteral("chart %1 (%2 px): %3").arg(int(chart)).arg(plot->width()).arg(problem);
   }
   return {};
 }

@@ -1,10 +1,13 @@
 // Capture tabs in the main window: files that are no capture (a PEM key, a key log, junk) are
-// refused with a message and no tab or Recent entry, two tabs never share a name, Ctrl+W
-// closes a capture tab, one click on a Recent capture opens it, and at 1024×700 the frame
-// list takes most of the tab.
+// refused with a message and no tab or Recent entry, a capture broken after its header opens
+// with the reason in the log, two tabs never share a name, keys given with one tab's capture
+// do not reload another's, Ctrl+W closes a capture tab, one click on a Recent capture opens
+// it, and at 1024×700 the frame list takes most of the tab.
 #include <QByteArray>
+#include <QFile>
 #include <QFileInfo>
 #include <QFloat16>
+#include <QIODevice>
 #include <QObject>
 #include <QPointer>
 #include <QSignalSpy>
@@ -97,6 +100,24 @@ class TestCaptureTabs : public QObject {
     QVERIFY(window.keysPanel()->keylogs().contains(path) || window.keysPanel()->serverKeys().contains(path));
   }
 
+  // A capture broken after its header still opens, with the reason inline (a file that is no
+  // capture at all opens no tab: above).
+  void brokenCaptureIsReportedInline() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("broken.pcap");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QByteArray header = QByteArray::fromHex("d4c3b2a1020004000000000000000000ffff000001000000");
+    f.write(header + QByteArray::fromHex("00000000000000002c0100002c010000") + QByteArray(20, 'x'));  // a packet cut short
+    f.close();
+    gui::MainWindow window;
+    CaptureInspector* inspector = window.openCapture(path);
+    QVERIFY(inspector);
+    QSignalSpy loaded(inspector, &CaptureInspector::loaded);
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(window.logText().contains("broken.pcap"));
+  }
+
   void twoTabsNeverShareAName() {
     gui::MainWindow window;
     const QString pcap = vector_file("lab-conversation.pcap");
@@ -108,6 +129,27 @@ class TestCaptureTabs : public QObject {
     QCOMPARE(window.tabs()->tabText(window.tabs()->indexOfPage(third)), QString("lab-conversation.pcap (3)"));
     QVERIFY(wait_loaded(first) && wait_loaded(second) && wait_loaded(third));
     QVERIFY(recent().startsWith(QFileInfo(pcap).absoluteFilePath()));
+  }
+
+  void keysGivenWithACaptureDoNotReloadAnother() {
+    gui::MainWindow window;
+    const QString pcap = vector_file("lab-conversation.pcap");
+    CaptureInspector* first = window.openCapture(pcap);
+    QVERIFY(wait_loaded(first));
+    QSignalSpy first_loads(first, &CaptureInspector::loaded);
+    CaptureInspector* second = window.openCapture(pcap, {vector_file("lab-conversation.keylog")});
+    QVERIFY(wait_loaded(second));
+    QCOMPARE(decryption_text(second->connections()->connections().at(0)), std::string("ok"));
+    QTest::qWait(100);
+    QCOMPARE(first_loads.size(), 0);
+    // A key added on its own does reload the capture shown, which now decrypts.
+    window.showPage(first);
+    window.keysPanel()->remove(vector_file("lab-conversation.keylog"));
+    QTRY_COMPARE_WITH_TIMEOUT(first_loads.size(), 1, 10000);
+    QSignalSpy again(first, &CaptureInspector::loaded);
+    QVERIFY(window.keysPanel()->addKeylog(vector_file("lab-conversation.keylog")));
+    QVERIFY(again.wait(10000));
+    QCOMPARE(decryption_text(first->connections()->connections().at(0)), std::string("ok"));
   }
 
   void ctrlWClosesTheCaptureTabOnly() {

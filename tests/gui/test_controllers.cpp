@@ -1,14 +1,23 @@
 // The pages' controllers without a window: a send, a load, a capture of a send, a diagnosis and
 // a rollout against a local endpoint, their states, signals (with counts), progress,
-// cancellation and results; the job service they share; and every item model of widgets/
-// checked by QAbstractItemModelTester (fatal) while real data is loaded, appended and reset.
+// cancellation and results; the job service they share; the captures' files outliving the
+// process until removed; and every item model of widgets/ checked by QAbstractItemModelTester
+// (fatal) while real data is loaded, appended and reset.
 #include <QAbstractItemModelTester>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QIODevice>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QSignalSpy>
+#include <QStringList>
 #include <QTest>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "capture_index_loaded.h"
@@ -18,6 +27,7 @@
 #include "endpoint_fixture.h"
 #include "frame_table_model.h"
 #include "job_service.h"
+#include "loopback_capture.h"
 #include "rollout/plan.h"
 #include "rollout_controller.h"
 #include "rollout_model.h"
@@ -207,6 +217,53 @@ class TestControllers : public QObject {
     bool said = false;
     for (const auto& m : messages) said |= m.at(0).toString().contains("no packets");
     QVERIFY2(said, "the log does not say why the capture was not opened");
+  }
+
+  // Session captures live in one directory of the process and outlive it until the person
+  // decides (issue 41: a crash or a kill must not take them): a capture removed with
+  // remove_own_capture goes, one kept stays, and the directory goes only once empty. The test
+  // runs itself as a child that makes the captures' files and prints where.
+  void sessionCapturesOutliveTheProcessUntilRemoved() {
+    if (qEnvironmentVariableIsSet("ANTHRO_CAPTURE_CHILD")) {
+      const bool keep = qEnvironmentVariable("ANTHRO_CAPTURE_CHILD") == "keep";
+      for (const char* prefix : {"anthro-session", "anthro-diagnosis"}) {
+        const LoopbackCaptureFiles files = new_capture_files(prefix);
+        QFile f(files.pcapng);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("captured");
+        f.close();
+        QVERIFY(is_own_capture(files.pcapng));
+        QVERIFY(QFileInfo(files.pcapng).fileName().startsWith(QString(prefix).mid(7) + "-"));
+        if (!keep || QString(prefix) == "anthro-diagnosis") remove_own_capture(files.pcapng);
+        std::printf("CAPTURE %s\n", qPrintable(files.pcapng));
+      }
+      remove_own_capture(QDir::home().filePath("not-a-capture.pcapng"));  // not one of its own: left alone
+      return;
+    }
+    auto run_child = [](const QString& mode) {
+      QProcess child;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("ANTHRO_CAPTURE_CHILD", mode);
+      child.setProcessEnvironment(env);
+      child.start(QCoreApplication::applicationFilePath(), {"sessionCapturesOutliveTheProcessUntilRemoved"});
+      QStringList paths;
+      if (!child.waitForFinished(60000) || child.exitCode() != 0) return paths;
+      for (const QByteArray& line : child.readAllStandardOutput().split('\n'))
+        if (line.startsWith("CAPTURE ")) paths << QString::fromUtf8(line.mid(8));
+      return paths;
+    };
+    const QStringList kept = run_child("keep");
+    QCOMPARE(kept.size(), 2);
+    const QDir root = QFileInfo(QFileInfo(kept[0]).absolutePath()).dir();
+    QVERIFY2(root.dirName().startsWith("anthro-workbench-"), qPrintable(root.path()));
+    QCOMPARE(QFileInfo(QFileInfo(kept[1]).absolutePath()).dir(), root);  // one directory for both
+    QVERIFY2(QFileInfo::exists(kept[0]), qPrintable(kept[0] + " did not outlive the process"));
+    QVERIFY(!QFileInfo::exists(QFileInfo(kept[1]).absolutePath()));  // removed: its directory went
+    QDir(root).removeRecursively();
+    const QStringList removed = run_child("remove");
+    QCOMPARE(removed.size(), 2);
+    const QDir empty_root = QFileInfo(QFileInfo(removed[0]).absolutePath()).dir();
+    QVERIFY2(!empty_root.exists(), qPrintable(empty_root.path() + " outlived the process though empty"));
   }
 
   void aLoadReportsProgressAndItsResult() {

@@ -6,10 +6,7 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
-#include <cstdio>
 #include <QByteArray>
-#include <QCoreApplication>
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QFloat16>
@@ -18,7 +15,6 @@
 #include <QLineEdit>
 #include <QList>
 #include <QObject>
-#include <QProcessEnvironment>
 #include <QPushButton>
 #include <QComboBox>
 #include <QSignalSpy>
@@ -37,7 +33,6 @@
 #include "english_text.h"
 #include "language.h"
 #include "latency_charts.h"
-#include "loopback_capture.h"
 #include "error_text.h"
 #include "session_panel.h"
 #include "tokenstream/exchange.h"
@@ -300,7 +295,6 @@ class TestSessionPanel : public QObject {
     QVERIFY2(panel.statsLine().contains("cancel latency "), qPrintable(panel.statsLine()));
   }
 
-  // The stats line, the load status and the charts' texts follow a language switch.
   // The token stream from the composer: offered for a Messages API target only; the ids
   // arrive named as text, and their request reaches the charts with its TTFT (the first id).
   void tokenIdsFromTheComposer() {
@@ -455,6 +449,7 @@ class TestSessionPanel : public QObject {
       panel.grab().save(qEnvironmentVariable("ANTHRO_TEST_SHOTS") + "/session-layer-zero.png");
   }
 
+  // The stats line, the load status and the charts' texts follow a language switch.
   void textsFollowTheLanguage() {
     SessionPanel panel;
     QVERIFY(hasButton(panel, "Run load"));  // named before any load ran
@@ -524,15 +519,8 @@ class TestSessionPanel : public QObject {
         charts->addPoints(s, points);
       }
       charts->flush();
-      const QStringList names = {charts->seriesName(0), charts->seriesName(1)};
-      for (auto chart : {LatencyCharts::TtftOverTime, LatencyCharts::TokenRate, LatencyCharts::ItlHistogram,
-                         LatencyCharts::TtftCdf}) {
-        QCustomPlot* plot = charts->plot(chart);
-        plot->replot();
-        QCOMPARE(plot->legend->itemCount(), 2);
-        const QString problem = headerProblem(plot, names);
-        QVERIFY2(problem.isEmpty(), qPrintable(QString("%1, chart %2 (%3 px): %4").arg(language).arg(int(chart)).arg(plot->width()).arg(problem)));
-      }
+      const QString problem = chartsHeaderProblem(*charts, {charts->seriesName(0), charts->seriesName(1)});
+      QVERIFY2(problem.isEmpty(), qPrintable(QString("%1, %2").arg(QString::fromLatin1(language), problem)));
     }
     gui::install_language("en");
   }
@@ -653,53 +641,6 @@ class TestSessionPanel : public QObject {
       if (e->text().startsWith("claude-")) model = e;
     QVERIFY(model);
     QCOMPARE(model->cursorPosition(), 0);
-  }
-
-  // Session captures live in one directory of the process and outlive it until the person
-  // decides (issue 41: a crash or a kill must not take them): a capture removed with
-  // remove_own_capture goes, one kept stays, and the directory goes only once empty. The test
-  // runs itself as a child that makes the captures' files and prints where.
-  void sessionCapturesOutliveTheProcessUntilRemoved() {
-    if (qEnvironmentVariableIsSet("ANTHRO_CAPTURE_CHILD")) {
-      const bool keep = qEnvironmentVariable("ANTHRO_CAPTURE_CHILD") == "keep";
-      for (const char* prefix : {"anthro-session", "anthro-diagnosis"}) {
-        const LoopbackCaptureFiles files = new_capture_files(prefix);
-        QFile f(files.pcapng);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("captured");
-        f.close();
-        QVERIFY(is_own_capture(files.pcapng));
-        QVERIFY(QFileInfo(files.pcapng).fileName().startsWith(QString(prefix).mid(7) + "-"));
-        if (!keep || QString(prefix) == "anthro-diagnosis") remove_own_capture(files.pcapng);
-        std::printf("CAPTURE %s\n", qPrintable(files.pcapng));
-      }
-      remove_own_capture(QDir::home().filePath("not-a-capture.pcapng"));  // not one of its own: left alone
-      return;
-    }
-    auto run_child = [](const QString& mode) {
-      QProcess child;
-      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-      env.insert("ANTHRO_CAPTURE_CHILD", mode);
-      child.setProcessEnvironment(env);
-      child.start(QCoreApplication::applicationFilePath(), {"sessionCapturesOutliveTheProcessUntilRemoved"});
-      QStringList paths;
-      if (!child.waitForFinished(60000) || child.exitCode() != 0) return paths;
-      for (const QByteArray& line : child.readAllStandardOutput().split('\n'))
-        if (line.startsWith("CAPTURE ")) paths << QString::fromUtf8(line.mid(8));
-      return paths;
-    };
-    const QStringList kept = run_child("keep");
-    QCOMPARE(kept.size(), 2);
-    const QDir root = QFileInfo(QFileInfo(kept[0]).absolutePath()).dir();
-    QVERIFY2(root.dirName().startsWith("anthro-workbench-"), qPrintable(root.path()));
-    QCOMPARE(QFileInfo(QFileInfo(kept[1]).absolutePath()).dir(), root);  // one directory for both
-    QVERIFY2(QFileInfo::exists(kept[0]), qPrintable(kept[0] + " did not outlive the process"));
-    QVERIFY(!QFileInfo::exists(QFileInfo(kept[1]).absolutePath()));  // removed: its directory went
-    QDir(root).removeRecursively();
-    const QStringList removed = run_child("remove");
-    QCOMPARE(removed.size(), 2);
-    const QDir empty_root = QFileInfo(QFileInfo(removed[0]).absolutePath()).dir();
-    QVERIFY2(!empty_root.exists(), qPrintable(empty_root.path() + " outlived the process though empty"));
   }
 
   // Issue 41: how a request ended, in the interface's language: core's English account in
