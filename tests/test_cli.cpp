@@ -224,6 +224,12 @@ class TestCli : public QObject {
         {{"rollout", "--stage", "junk"}, {"--stage \"junk\""}},
         {{"rollout", "--requests-per-stage", "-1"}, {"--requests-per-stage \"-1\""}},
         {{"rollout", "--rollback-load-s", "nan"}, {"--rollback-load-s \"nan\""}},
+        // core names the input ("baseline: …"), the CLI its option, as cli.md always said
+        {{"rollout", "--baseline", "ftp://x", "--candidate", target},
+         {"rollout: --baseline: \"ftp://x\": unknown scheme \"ftp\" (anthro, anthro+lab, http, https, lz, lz+lab)\n"}},
+        {{"rollout", "--baseline", target, "--candidate", "http://"}, {"rollout: --candidate: \"http://\": no host\n"}},
+        {{"rollout", "--baseline", target, "--candidate", target, "--region", "eu=gopher://x"},
+         {"rollout: --region eu: \"gopher://x\": unknown scheme \"gopher\""}},
         {{"session", "--target", target, "--messages", junk_f}, {"--messages " + junk_f + ": not valid JSON at byte 0"}},
         {{"session", "--target", target, "--messages", none}, {"--messages " + none + ": cannot open"}},
         {{"session", "--target", target, "--timeout-s", "abc"}, {"--timeout-s \"abc\""}},

@@ -293,13 +293,33 @@ class TestRollout : public QObject {
     QCOMPARE(still_open(seen), std::size_t{0});
   }
 
+  // Each bad input named in the interface's words, no CLI option among them (the CLI adds its
+  // own: test_cli), with the input as the error's reason.
   void badInputsAreNamed() {
-    RolloutConfig c = config(anthro_v1_plan(), "ftp://x", clean_->endpoint().url("anthro"), 0, 10);
-    auto bad = run_rollout(c);
-    QVERIFY(!bad.ok());
-    QVERIFY2(bad.error().detail.rfind("--baseline: ", 0) == 0, bad.error().detail.c_str());
-    c = config(anthro_v1_plan(), https_baseline(), clean_->endpoint().url("anthro"), 7, 10);
-    QCOMPARE(run_rollout(c).error().detail, std::string("--stage 8: the plan has 5 stages"));
+    const std::string anthro = clean_->endpoint().url("anthro");
+    auto refused = [](const RolloutConfig& c, const char* input, const std::string& starts) {
+      auto bad = run_rollout(c);
+      QVERIFY(!bad.ok());
+      QCOMPARE(bad.error().kind, ErrorClass::Usage);
+      QCOMPARE(bad.error().reason, std::string(input));
+      QVERIFY2(bad.error().detail.rfind(starts, 0) == 0, bad.error().detail.c_str());
+      QVERIFY2(bad.error().detail.find("--") == std::string::npos, bad.error().detail.c_str());
+    };
+    refused(config(anthro_v1_plan(), "ftp://x", anthro, 0, 10), "baseline", "baseline: \"ftp://x\": unknown scheme");
+    refused(config(anthro_v1_plan(), https_baseline(), "http://", 0, 10), "candidate", "candidate: \"http://\": no host");
+    RolloutConfig c = config(anthro_v1_plan(), https_baseline(), anthro, 0, 10);
+    c.regions["eu"] = "gopher://x";
+    refused(c, "region", "region eu: \"gopher://x\": unknown scheme");
+    c = config(anthro_v1_plan(), https_baseline(), anthro, 7, 10);
+    refused(c, "stage", "stage 8: the plan has 5 stages");
+    QCOMPARE(run_rollout(c).error().detail, std::string("stage 8: the plan has 5 stages"));
+    c = config(anthro_v1_plan(), https_baseline(), anthro, 0, 10);
+    c.resume = RolloutResult{};
+    c.resume->plan_id = "another-plan";
+    refused(c, "resume", "resume: the result is of plan \"another-plan\"");
+    c.resume->plan_id = c.plan.id;
+    c.resume->state = RolloutState::Passed;
+    refused(c, "resume", "resume: nothing to resume, the rollout passed");
     auto json = nlohmann::json::parse(rollout_json(RolloutResult{}));
     json["stages"] = nlohmann::json::array({{{"stage", 1}, {"name", "x"}}});
     auto parsed = parse_rollout_result(json.dump(), "r.json");

@@ -1,5 +1,5 @@
-// A self-signed P-256 identity and an anthro-v1 ALPN choice for TLS made in memory by tests
-// and benchmarks (no files, no network).
+// A self-signed P-256 identity and ALPN choices (anthro-v1, http/1.1) for TLS made in memory
+// by tests and benchmarks (no files, no network).
 #pragma once
 
 #include <openssl/evp.h>
@@ -35,6 +35,17 @@ struct TlsTestIdentity {
 inline int select_anthro_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                               unsigned inlen, void*) {
   static const unsigned char ours[] = "\x09" "anthro-v1";
+  unsigned char* sel = nullptr;
+  if (SSL_select_next_proto(&sel, outlen, ours, sizeof ours - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_NOACK;
+  *out = sel;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+// The same that selects http/1.1 (a server of HTTP/1.1 only), else none.
+inline int select_http1_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                             unsigned inlen, void*) {
+  static const unsigned char ours[] = "\x08" "http/1.1";
   unsigned char* sel = nullptr;
   if (SSL_select_next_proto(&sel, outlen, ours, sizeof ours - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
     return SSL_TLSEXT_ERR_NOACK;

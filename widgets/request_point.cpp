@@ -34,11 +34,7 @@ ChartRun capture_run(const CaptureConnection& connection, double first_s) {
   ChartRun run;
   run.start.clock_s = first_s;
   run.target = connection.server.text();
-  if (connection.transport == CaptureTransport::Http) {
-    run.profile = connection.alpn == "h2" ? ProfileId::Http2 : ProfileId::Http;
-  } else if (const Profile* by_alpn = profile_for_alpn(connection.alpn)) {
-    run.profile = by_alpn->id;
-  }
+  run.profile = connection.profile.value_or(ProfileId::AnthroV1);
   return run;
 }
 
@@ -52,9 +48,15 @@ RequestPoint request_point(const RequestResult& r, double t_s, int request) {
   return p;
 }
 
+ProfileId spoken_protocol(const ChartRun& run, const RequestResult* r) {
+  if (!r) return run.profile;
+  if (!r->extensions.all().empty()) return r->extensions.all().begin()->first;
+  const bool rider_run = !profile(run.profile).rides_on.empty();  // its requests failed before their part
+  return r->carrier && !rider_run ? *r->carrier : run.profile;
+}
+
 QString chart_series(const ChartRun& run, const RequestResult* r) {
-  const ProfileId spoke = r && !r->extensions.all().empty() ? r->extensions.all().begin()->first : run.profile;
-  const std::string_view protocol = profile(spoke).display_name;
+  const std::string_view protocol = profile(spoken_protocol(run, r)).display_name;
   QString name = QString::fromUtf8(protocol.data(), static_cast<qsizetype>(protocol.size())) + QStringLiteral(" · ") +
                  QString::fromStdString(run.target);
   return run.role.isEmpty() ? name : run.role + QStringLiteral(" · ") + name;

@@ -633,6 +633,7 @@ void SessionPanel::onToken(const TokenArrival& arrival) {
 void SessionPanel::onRequestDone(const RequestResult& r, const QString& capture) {
   last_token_s_ = -1;
   charts_->clearRunningItl(charts_->seriesIndex(chart_series(send_run_)));
+  send_run_.profile = spoken_protocol(send_run_, &r);  // the next request streams in its series
   Plotted what;
   what.capture = capture;
   what.stream = r.stream_id;

@@ -1,4 +1,5 @@
 // `anthro-wb rollout`: a grayscale-rollout rehearsal from a plan (cli.md, checklists.md).
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
@@ -82,6 +83,13 @@ Result<std::unique_ptr<Endpoint>> embedded_endpoint(RolloutConfig& c, const Faul
   return endpoint;
 }
 
+// Core names the input it refuses in the interface's words ("baseline: …"); the command line
+// names the option that set it ("--baseline: …", cli.md's text).
+Error in_option_words(Error e) {
+  if (std::ranges::find(kRolloutInputs, e.reason) != std::end(kRolloutInputs)) e.detail = "--" + e.detail;
+  return e;
+}
+
 int exit_status(const RolloutResult& r) {
   switch (r.state) {
     case RolloutState::Passed: return 0;
@@ -135,7 +143,7 @@ int run_rollout_command(const std::vector<std::string>& argv) {
     if (!quiet && e.kind != RolloutEvent::Kind::Progress) std::cerr << "rollout: " << (e.text.empty() ? e.line : render(e.text, lang, e.line)) << "\n";
   };
   auto result = run_rollout(c);
-  if (!result) return error_exit("rollout", result.error());
+  if (!result) return error_exit("rollout", in_option_words(result.error()));
   if (auto path = args.value("--output")) {
     if (auto ok = write_file_atomic(*path, rollout_json(*result, lang) + "\n"); !ok) return error_exit("rollout", ok.error());
   }

@@ -63,6 +63,10 @@ struct RequestResult {
   std::uint64_t ring_high_water = 0, ring_capacity = 0;
   // What the formats riding on the request's protocol add to it, each under its profile id.
   RecordExtensions extensions;
+  // Live: the carrier the request went over, as its connection negotiated it (an https target
+  // offered h2 speaks HTTP/2 only when the server selected it). Unset in a capture's records
+  // (their connection says it) and in a record read back: the JSON keeps the session's `alpn`.
+  std::optional<ProfileId> carrier;
   // `merge`: the result file (worker) the request came from; unset for a run's own requests.
   std::optional<std::string> worker;
 };

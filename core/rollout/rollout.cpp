@@ -482,10 +482,10 @@ Message passed_message(const RolloutResult& r) {
 }
 
 Result<bool> check_targets(const RolloutConfig& c) {
-  if (auto t = parse_target(c.baseline); !t) return make_error(ErrorClass::Usage, "--baseline: " + t.error().detail);
-  if (auto t = parse_target(c.candidate); !t) return make_error(ErrorClass::Usage, "--candidate: " + t.error().detail);
+  if (auto t = parse_target(c.baseline); !t) return make_error(ErrorClass::Usage, "baseline", "baseline: " + t.error().detail);
+  if (auto t = parse_target(c.candidate); !t) return make_error(ErrorClass::Usage, "candidate", "candidate: " + t.error().detail);
   for (const auto& [name, url] : c.regions)
-    if (auto t = parse_target(url); !t) return make_error(ErrorClass::Usage, "--region " + name + ": " + t.error().detail);
+    if (auto t = parse_target(url); !t) return make_error(ErrorClass::Usage, "region", "region " + name + ": " + t.error().detail);
   return true;
 }
 
@@ -493,9 +493,9 @@ Result<bool> check_targets(const RolloutConfig& c) {
 Result<std::size_t> resume_into(const RolloutConfig& c, RolloutResult& r) {
   const RolloutResult& old = *c.resume;
   if (old.plan_id != c.plan.id)
-    return make_error(ErrorClass::Usage, "--resume: the result is of plan \"" + old.plan_id + "\", not \"" + c.plan.id + "\"");
+    return make_error(ErrorClass::Usage, "resume", "resume: the result is of plan \"" + old.plan_id + "\", not \"" + c.plan.id + "\"");
   if (old.state != RolloutState::Paused || !old.stopped_at)
-    return make_error(ErrorClass::Usage, std::string("--resume: nothing to resume, the rollout ") + to_string(old.state));
+    return make_error(ErrorClass::Usage, "resume", std::string("resume: nothing to resume, the rollout ") + to_string(old.state));
   r = old;
   std::size_t next = *old.stopped_at;
   std::erase_if(r.stages, [next](const StageResult& s) { return s.index > next; });
@@ -514,8 +514,8 @@ Result<RolloutResult> run_rollout(const RolloutConfig& c) {
   std::size_t count = c.plan.stages.size();
   std::size_t last = std::min(c.last_stage, count - 1);
   if (c.first_stage >= count || c.first_stage > last)
-    return make_error(ErrorClass::Usage, "--stage " + std::to_string(c.first_stage + 1) + ": the plan has " +
-                                             std::to_string(count) + " stages");
+    return make_error(ErrorClass::Usage, "stage",
+                      "stage " + std::to_string(c.first_stage + 1) + ": the plan has " + std::to_string(count) + " stages");
   RolloutResult r;
   r.plan_id = c.plan.id;
   r.plan_origin = c.plan_origin;

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "metrics/stats.h"
@@ -139,8 +140,12 @@ struct RolloutConfig {
 };
 
 // Errors: a bad target, stage range or resume file (usage/input). Network trouble is judged
-// by the gates, not an error.
+// by the gates, not an error. An error about one of the config's inputs has the input's name
+// as its reason (kRolloutInputs) and a detail that starts with it in the interface's words
+// ("baseline: …", "region eu: …", "stage 8: …", "resume: …"): a caller that names the input
+// its own way (the CLI: "--baseline: …") can tell which it is.
 Result<RolloutResult> run_rollout(const RolloutConfig& config);
+inline constexpr std::string_view kRolloutInputs[] = {"baseline", "candidate", "region", "stage", "resume"};
 
 // Switches every open candidate session back to the baseline while load runs (checklists.md
 // stage 5), measuring the time and the sockets left behind.

@@ -11,6 +11,7 @@
 #include "net/dial.h"
 #include "net/http2_client.h"
 #include "net/http_io.h"
+#include "profile/profile.h"
 #include "protocol/stream_decoder.h"
 #include "session/client.h"
 
@@ -117,7 +118,8 @@ Result<ClientSetup> prepare_client(const SessionConfig& config) {
 }
 
 SessionClient::SessionClient(const SessionConfig& config, const ClientSetup& setup)
-    : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog), proxy_(setup.proxy) {
+    : config_(config), target_(setup.target), tls_(setup.tls), keylog_(setup.keylog), proxy_(setup.proxy),
+      carrier_(target_.profile) {
   result_.target = target_.url;
   if (proxy_) result_.proxy = proxy_->server.url();
   result_.transport = target_.transport();
@@ -168,6 +170,7 @@ awaitable<bool> SessionClient::open() {
 awaitable<bool> SessionClient::request(RequestResult& r, const RequestOptions& options) {
   bool go_on = false;
   RequestRecorder rec(r);
+  r.carrier = carrier_;
   current_ = &rec;
   resend_pending_ = false;
   if (target_.profile == ProfileId::AnthroV1) go_on = co_await anthro_request(r, rec, options);
@@ -261,7 +264,8 @@ awaitable<bool> SessionClient::connect() {
     co_return fail("server selected " + (result_.alpn.empty() ? std::string("no ALPN") : "ALPN \"" + result_.alpn + "\"") +
                    " instead of anthro-v1");
   result_.handshake_ms = (steady_now_s() - handshake_start_) * 1000.0;
-  if (result_.alpn == "h2") start_http2();
+  if (const Profile* chosen = profile_for_handshake(result_.alpn, true)) carrier_ = chosen->id;  // ALPN was offered
+  if (carrier_ == ProfileId::Http2) start_http2();
   co_return true;
 }
 

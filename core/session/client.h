@@ -134,6 +134,7 @@ class SessionClient : private HttpSideRequests {
   std::optional<net::ProxyRoute> proxy_;
   std::unique_ptr<net::ByteStream> stream_;
   std::unique_ptr<net::Http2Client> h2_;  // the connection selected ALPN h2
+  ProfileId carrier_;  // what the connection speaks: the target's, or what its TLS handshake chose
   SessionResult result_;
   ExtensionState ext_;
   X25519KeyPair client_key_;

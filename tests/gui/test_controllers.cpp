@@ -444,6 +444,24 @@ class TestControllers : public QObject {
     QVERIFY(jobs.waitAll(10000));
   }
 
+  // A rollout core refuses says why in the page's words, no CLI option ("--candidate") in it.
+  void aRefusedRolloutNamesNoOption() {
+    JobService jobs;
+    RolloutController rollout(&jobs);
+    QSignalSpy failed(&rollout, &RolloutController::failed);
+    auto plan = parse_plan(kNeedsMore, "test");
+    QVERIFY(plan);
+    RolloutConfig c;
+    c.plan = *plan;
+    c.baseline = fixture_->endpoint().url("anthro+lab");
+    c.candidate = "http://";
+    QVERIFY(rollout.run(c));
+    QVERIFY(failed.wait(10000));
+    QCOMPARE(failed.last().at(0).toString(), QString("The rollout did not run: candidate: \"http://\": no host"));
+    QCOMPARE(rollout.state(), RolloutController::State::Idle);
+    QVERIFY(jobs.waitAll(10000));
+  }
+
   // The capture page's models on a real capture of a send: frames and connections loaded,
   // then rows appended as a longer capture is read, then reset.
   void captureModelsPassTheModelTester() {
