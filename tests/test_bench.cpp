@@ -82,7 +82,7 @@ class TestBench : public QObject {
     std::atomic<bool> stop{false};
     b.stop = &stop;
     std::uint64_t seen = 0;
-    b.on_progress = [&](const std::string&) {
+    b.on_progress = [&](const BenchProgress&) {
       if (++seen == 2) stop = true;  // after about two seconds
     };
     auto r = run_bench(b);

@@ -434,6 +434,14 @@ class TestDiagnosis : public QObject {
     }
     QCOMPARE(items, 18);
     QVERIFY2(warnings >= 1, qPrintable(text.out));
+    // Its stages on stderr too, the workload's progress among them.
+    const QStringList stages = text.err.split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(text.err.contains(QString::fromUtf8("diagnose: 实时：正在连接 ")), qPrintable(text.err));
+    QVERIFY2(text.err.contains(QString::fromUtf8("diagnose: 正在评估 18 项")), qPrintable(text.err));
+    for (const QString& line : stages) {
+      const std::string english = test::english_run(line.toStdString());
+      QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + line));
+    }
 
     auto doc = nlohmann::json::parse(read_file(saved.toStdString(), file_limit::kResult).value());
     for (const auto& item : doc["checklist"]) {

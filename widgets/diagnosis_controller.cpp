@@ -102,8 +102,8 @@ void DiagnosisController::startRun() {
   setState(State::Running);
   job_ = jobs_->start([this, config = pending_->config](JobContext& job) mutable {
     config.stop = &job.stop;
-    config.on_progress = [&job, this](const std::string& line) {
-      job.post([this, l = QString::fromStdString(line)] { emit stage(l); });
+    config.on_progress = [&job, this](const MessageText& line) {
+      job.post([this, line] { emit stage(rendered(line)); });  // the interface's language is the GUI thread's
     };
     config.on_requests = [&job, this](std::uint64_t done, std::uint64_t total) {
       job.post([this, done, total] {

@@ -50,7 +50,7 @@ int run_bench_command(const std::vector<std::string>& argv) {
   if (format != "text" && format != "json") args.fail("--format \"" + format + "\": expected text or json");
   if (!args.ok()) return usage_error("bench", args.error());
 
-  b.on_progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  b.on_progress = [](const BenchProgress& p) { std::cerr << progress_line(p) << "\n"; };
   auto result = run_bench(b);
   if (!result) return error_exit("bench", result.error());
   if (auto path = args.value("--records")) {

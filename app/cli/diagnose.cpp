@@ -86,7 +86,8 @@ int run_diagnose(const std::vector<std::string>& argv) {
   if (!d.live && !d.capture && !d.system) args.fail("give a --target URL, a capture file, or --system");
   if (!args.ok()) return usage_error("diagnose", args.error());
 
-  if (!args.has("--quiet")) d.on_progress = [](const std::string& stage) { std::cerr << "diagnose: " << stage << "\n"; };
+  if (!args.has("--quiet"))
+    d.on_progress = [lang](const MessageText& stage) { std::cerr << "diagnose: " << render(stage, lang) << "\n"; };
   auto result = run_diagnosis(d);
   if (!result) return error_exit("diagnose", result.error());
   std::string json = diagnosis_json(*result, lang, &d.checklist);

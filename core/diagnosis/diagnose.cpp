@@ -14,8 +14,8 @@ namespace {
 
 bool stopped(const DiagnoseConfig& c) { return c.stop && c.stop->load(); }
 
-void say(const DiagnoseConfig& c, const std::string& stage) {
-  if (c.on_progress) c.on_progress(stage);
+void say(const DiagnoseConfig& c, Message stage) {
+  if (c.on_progress) c.on_progress({std::move(stage)});
 }
 
 // A live target must speak the checklist's profile, or carry it (a format riding on HTTP). A checklist of the user's own that no profile names runs anywhere.
@@ -36,15 +36,15 @@ Result<Observations> observe_live(const DiagnoseConfig& config) {
   // An unreachable target measures nothing: an error, not a checklist of inconclusive items.
   // Once the transport comes up, whatever the server does (refuse every request, select
   // another protocol) is the diagnosis's to judge.
-  say(config, "live: reaching " + config.live->session.target);
+  say(config, Message("diagnose.reaching", {{"target", config.live->session.target}}));
   if (auto reached = reach_target(config.live->session, config.stop); !reached) return reached.error();
   LiveWorkloadConfig live = *config.live;
   fit_workload(config.checklist, live);
   live.stop = config.stop;
   auto progress = config.on_progress;
-  if (progress) live.on_progress = [progress](const std::string& line) { progress("live: " + line); };
+  if (progress) live.on_progress = [progress](const MessageText& line) { progress({Message("diagnose.live").with("line", line)}); };
   live.on_requests = config.on_requests;
-  say(config, "live: running the workload against " + live.session.target);
+  say(config, Message("diagnose.running", {{"target", live.session.target}}));
   return run_live_workload(live);
 }
 
@@ -72,11 +72,11 @@ Error no_keys(const CaptureAnalysis& a) {
 }
 
 Result<Observations> observe_file(const DiagnoseConfig& config) {
-  say(config, "capture: reading " + *config.capture);
+  say(config, Message("diagnose.reading_capture", {{"file", *config.capture}}));
   AnalyzeOptions options;
   options.threads = config.threads;
   options.progress = [&config](std::uint64_t done, std::uint64_t size) {
-    if (config.on_progress && size) config.on_progress("capture: " + std::to_string(done * 100 / size) + " %");
+    if (size) say(config, Message("diagnose.capture_percent", {{"percent", std::to_string(done * 100 / size)}}));
     return !stopped(config);
   };
   auto analysis = analyze_capture(*config.capture, config.keys, {}, options);
@@ -113,7 +113,7 @@ Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config) {
   if (auto ok = read_tool_schemas(config, o); !ok) return ok.error();
   double system_start = steady_now_s();
   if (config.system) {
-    say(config, "system: reading this machine's state");
+    say(config, Message("diagnose.system"));
     o.system = read_system_state(*config.system);
   }
   if (config.live) {
@@ -134,7 +134,7 @@ Result<Diagnosis> run_diagnosis(const DiagnoseConfig& config) {
     add_nic_reading(o.system, *config.system);
   }
   if (stopped(config)) return make_error(ErrorClass::Cancelled, "diagnosis cancelled");
-  say(config, "evaluating " + std::to_string(config.checklist.items.size()) + " items");
+  say(config, Message("diagnose.evaluating", {{"n", std::to_string(config.checklist.items.size())}}));
   return evaluate(config.checklist, std::move(o));
 }
 

@@ -21,7 +21,7 @@ struct DiagnoseConfig {
   std::optional<SystemProbeConfig> system;
   // lz-tool-schema's pairs of files: a tool's input_schema and its handler's schema.
   std::vector<std::pair<std::string, std::string>> tool_schemas;
-  std::function<void(const std::string& stage)> on_progress;  // "live: 120/207 requests", ...
+  std::function<void(const MessageText& stage)> on_progress;  // "live: 120/207 requests", ... in any language
   std::function<void(std::uint64_t done, std::uint64_t total)> on_requests;  // the live workload's (LiveWorkloadConfig)
   const std::atomic<bool>* stop = nullptr;                    // set: stops as soon as it can
 };

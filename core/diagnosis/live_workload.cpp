@@ -120,7 +120,13 @@ Result<Observations> run_live_workload(const LiveWorkloadConfig& config) {
   b.hold_connections_s = config.hold_connections_s;
   b.seed = config.seed;
   b.stop = config.stop;
-  b.on_progress = config.on_progress;
+  if (config.on_progress)
+    b.on_progress = [&config](const BenchProgress& p) {
+      config.on_progress({Message("diagnose.bench", {{"requests", std::to_string(p.requests)},
+                                                     {"errors", std::to_string(p.errors)},
+                                                     {"connections", std::to_string(p.connections)},
+                                                     {"tokens_per_s", message_printf("%.0f", p.tokens_per_s)}})});
+    };
   if (config.on_requests)
     b.on_record = [&config, done = std::uint64_t(0), total = std::uint64_t(plan.size())](const BenchRecord&) mutable {
       config.on_requests(++done, total);

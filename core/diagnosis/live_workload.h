@@ -34,7 +34,7 @@ struct LiveWorkloadConfig {
   // settings (its session terms and client faults, say), its defaults when absent.
   std::optional<ProfileId> own_workload;
   std::map<ProfileId, std::any> own_options;
-  std::function<void(const std::string& line)> on_progress;  // about once a second
+  std::function<void(const MessageText& line)> on_progress;  // about once a second, in any language
   // Each ordinary or probe request as it ends: `done` of the plan's `total` (the standard
   // workload's; a format's own may not call it).
   std::function<void(std::uint64_t done, std::uint64_t total)> on_requests;

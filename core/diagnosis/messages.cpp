@@ -28,6 +28,16 @@ const MessageTemplate kDiagnosisMessages[] = {
     {"statistic.streams the client abandoned without CANCEL", "streams the client abandoned without CANCEL", "客户端未发送 CANCEL 就放弃的流"},
     {"plain", "{text}", "{text}"},
     {"threshold.line", "{name} {compare} {value} → {verdict}", "{name} {compare} {value} → {verdict}"},
+    // The run's stages (DiagnoseConfig::on_progress); a live line is the workload's own.
+    {"diagnose.reaching", "live: reaching {target}", "实时：正在连接 {target}"},
+    {"diagnose.running", "live: running the workload against {target}", "实时：正在对 {target} 运行工作负载"},
+    {"diagnose.live", "live: {line}", "实时：{line}"},
+    {"diagnose.bench", "bench: {requests} requests done, {errors} errors, {connections} connections, {tokens_per_s} tokens/s",
+     "压测：已完成 {requests} 个请求，{errors} 个错误，{connections} 个连接，{tokens_per_s} tokens/s"},
+    {"diagnose.reading_capture", "capture: reading {file}", "抓包：正在读取 {file}"},
+    {"diagnose.capture_percent", "capture: {percent} %", "抓包：{percent} %"},
+    {"diagnose.system", "system: reading this machine's state", "本机：正在读取本机状态"},
+    {"diagnose.evaluating", "evaluating {n} items", "正在评估 {n} 项"},
     // The run's warnings (Diagnosis::warnings).
     {"warning.no_baseline", "utf8-mismatch: no HTTP baseline for {target} to compare its text with (give a baseline URL)",
      "utf8-mismatch：{target} 没有可比对文本的 HTTP 基线（请给出基线 URL）"},

@@ -232,6 +232,7 @@ namespace {
 
 const MessageTemplate kLayerZeroMessages[] = {
     {"lz.warning.session", "session {session}: {error}", "会话 {session}：{error}"},
+    {"lz.progress.sessions", "{done}/{total} Layer Zero sessions", "{done}/{total} 个 Layer Zero 会话"},
     // Statistic names (ItemResult::statistic_name), shown through name_in.
     {"statistic.chunks over 512 B under backpressure", "chunks over 512 B under backpressure", "背压下超过 512 B 的块"},
     {"statistic.constraints on which the schemas disagree", "constraints on which the schemas disagree", "模式不一致的约束"},

@@ -41,7 +41,7 @@ void run_sessions(const LiveWorkloadConfig& config, const Target& target, std::a
     }
     for (auto& t : result->trace) runs.traces.push_back(std::move(t));
     if (config.on_progress)
-      config.on_progress(std::to_string(runs.done) + "/" + std::to_string(sessions) + " Layer Zero sessions");
+      config.on_progress({Message("lz.progress.sessions", {{"done", std::to_string(runs.done)}, {"total", std::to_string(sessions)}})});
   }
 }
 

@@ -230,14 +230,14 @@ class Bench {
     while (!finished_) {
       co_await sleep_for(t, 1.0);
       if (finished_ || !config_.on_progress) continue;
-      std::uint64_t errors = 0, tokens = 0;
-      for (const auto& [_, n] : result_.errors) errors += n;
+      BenchProgress p;
+      std::uint64_t tokens = 0;
+      for (const auto& [_, n] : result_.errors) p.errors += n;
       for (const auto& r : result_.records) tokens += r.result.figures.tokens;
-      char line[160];
-      std::snprintf(line, sizeof line, "bench: %zu requests done, %llu errors, %zu connections, %.0f tokens/s",
-                    result_.records.size(), static_cast<unsigned long long>(errors), pool_.size(),
-                    tokens / std::max(elapsed(), 1e-9));
-      config_.on_progress(line);
+      p.requests = result_.records.size();
+      p.connections = pool_.size();
+      p.tokens_per_s = static_cast<double>(tokens) / std::max(elapsed(), 1e-9);
+      config_.on_progress(p);
     }
     progress_timer_ = nullptr;
   }
@@ -386,6 +386,13 @@ class BenchReader {
 };
 
 }  // namespace
+
+std::string progress_line(const BenchProgress& p) {
+  char line[160];
+  std::snprintf(line, sizeof line, "bench: %zu requests done, %llu errors, %zu connections, %.0f tokens/s", p.requests,
+                static_cast<unsigned long long>(p.errors), p.connections, p.tokens_per_s);
+  return line;
+}
 
 Result<BenchResult> run_bench(const BenchConfig& config) {
   if (config.concurrency == 0 && config.rate <= 0)

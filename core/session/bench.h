@@ -15,6 +15,16 @@ namespace anthro {
 enum class Arrivals { Constant, Poisson };
 struct BenchRecord;
 
+// How far a run is, about once a second (BenchConfig::on_progress).
+struct BenchProgress {
+  std::size_t requests = 0;  // done
+  std::uint64_t errors = 0;
+  std::size_t connections = 0;
+  double tokens_per_s = 0;
+};
+// As `bench` prints it on stderr: "bench: 120 requests done, 0 errors, 4 connections, 312 tokens/s".
+std::string progress_line(const BenchProgress& p);
+
 struct BenchConfig {
   SessionConfig session;       // target, prompt, TLS, client-fault options; repeat is unused
   unsigned concurrency = 0;    // closed loop when > 0
@@ -28,7 +38,7 @@ struct BenchConfig {
   double hold_connections_s = 0;  // keep connections open this long after the last request
   std::uint64_t seed = 1;
   std::vector<std::string> prompts;  // cycled; empty means the session's messages
-  std::function<void(const std::string& line)> on_progress;  // about once a second
+  std::function<void(const BenchProgress& progress)> on_progress;  // about once a second
   std::function<void(const BenchRecord& record)> on_record;  // each request as it ends, on the bench's thread
   // When set and true, no further request starts; those in flight finish (another thread may set it).
   const std::atomic<bool>* stop = nullptr;
