@@ -1,3 +1,5 @@
+// LatencyCharts: the widget, its charts' construction, theme, headers and legends, its series,
+// export. What it holds and draws: latency_charts_data.cpp; the time view: latency_charts_view.cpp.
 #include "latency_charts.h"
 
 #include "file_dialog.h"
@@ -8,20 +10,10 @@
 #include <QEvent>
 #include <QFileInfo>
 #include <QMenu>
-#include <QComboBox>
 #include <QGridLayout>
-#include <QHBoxLayout>
-#include <QLabel>
-#include <QPushButton>
-#include <QScrollBar>
-#include <QSignalBlocker>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <utility>
 
 namespace anthro::widgets {
 namespace {
@@ -197,40 +189,6 @@ void LatencyCharts::Impl::takeColour(int s) {
     if (!used[i]) colour = i;
   lines[s].colour = colour >= 0 ? colour : s % kColours;
   styleSeries(s);
-}
-
-// The run of that key, added (the oldest dropped beyond kMaxRuns) if new.
-LatencyCharts::Impl::Run& LatencyCharts::Impl::runFor(double key, const QString& label) {
-  for (Run& run : runs)
-    if (run.key == key) return run;
-  // Zoomed into the run shown: it stays shown (picked) rather than jumping to the new one.
-  if (!follow && !picked && !runs.empty()) picked = runs.back().key;
-  Run run;
-  run.key = key;
-  run.label = label.isEmpty() ? tr("run %1").arg(runs.size() + 1) : label;
-  run.series.resize(lines.size());
-  runs.push_back(std::move(run));
-  boundRuns();
-  updateRunBox();
-  return runs.back();
-}
-
-// At most kMaxRuns runs, holding together no more than two full series do (requests and ITL
-// samples): beyond, the oldest runs are dropped.
-void LatencyCharts::Impl::boundRuns() {
-  auto over = [&] {
-    std::size_t points = 0, itl = 0;
-    for (const Run& run : runs)
-      for (const ChartSeries& s : run.series) points += s.points.size(), itl += s.itl.size();
-    return points > max_points * kSeriesCount || itl > kMaxItlSamples * kSeriesCount;
-  };
-  bool dropped = false;
-  while (runs.size() > 1 && (runs.size() > static_cast<std::size_t>(kMaxRuns) || over())) {
-    if (picked && *picked == runs.front().key) picked.reset();
-    runs.pop_front();
-    dropped = true;
-  }
-  if (dropped) updateRunBox();
 }
 
 // Fixed margins from the font, the same in each column of the grid, so the data areas line up
@@ -412,7 +370,7 @@ void LatencyCharts::Impl::onClick(QCPAbstractPlottable* plottable, int data_inde
       if (it->t == point.key && (is_ttft ? it->ttft : it->tps) == point.value) {
         marked = Marked{s, *it};
         placeMarks();
-        for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
+        replotTime();
         emit q->requestClicked(s, it->request);
         return;
       }
@@ -438,7 +396,7 @@ void LatencyCharts::setSeriesName(int series, const QString& name) {
   while (d_->seriesCount() <= series) d_->addSeries(QString());
   d_->lines[series].name = name;
   d_->updateLegends();
-  for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+  d_->replot();
 }
 
 QString LatencyCharts::seriesName(int series) const {
@@ -449,43 +407,6 @@ QString LatencyCharts::seriesName(int series) const {
 int LatencyCharts::seriesCount() const { return d_->seriesCount(); }
 
 int LatencyCharts::seriesIndex(const QString& name) { return d_->seriesNamed(name); }
-
-// Holds the point in its run's series, the oldest dropped beyond the bounds.
-bool LatencyCharts::Impl::store(int index, const RequestPoint& p, double run, const QString& run_label) {
-  if (!std::isfinite(p.t_s)) return false;
-  ChartSeries& s = runFor(run, run_label).series[index];
-  StoredRequest stored;
-  stored.t = p.t_s;
-  stored.ttft = finiteOr(p.ttft_ms, kNaN);
-  stored.tps = finiteOr(p.tokens_per_s, kNaN);
-  stored.request = p.request;
-  for (double itl : p.itl_ms)
-    if (std::isfinite(itl)) s.itl.add(itl);
-  stored.itl_end = s.itl.added();
-  s.add(stored);
-  if (s.points.size() > max_points) s.dropOldest(s.points.size() - max_points);
-  s.itl.dropBeyond(kMaxItlSamples);
-  if (++stored_since_bound >= 4096) {  // counting every run's requests costs a few hundred steps
-    stored_since_bound = 0;
-    boundRuns();
-  }
-  takeColour(index);
-  return true;
-}
-
-void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch) {
-  if (series < 0 || series >= d_->seriesCount() || batch.empty()) return;
-  bool added = false;
-  for (const RequestPoint& p : batch) added = d_->store(series, p, 0, {}) || added;
-  if (added) d_->markDirty();
-}
-
-void LatencyCharts::addPoints(const std::vector<RunPoint>& batch) {
-  bool added = false;
-  for (const RunPoint& p : batch)
-    added = d_->store(p.series.isEmpty() ? 0 : d_->seriesNamed(p.series), p.point, p.run, p.run_label) || added;
-  if (added) d_->markDirty();
-}
 
 void LatencyCharts::clear() {
   d_->runs.clear();
@@ -503,7 +424,7 @@ void LatencyCharts::clear() {
   d_->follow = true;
   d_->updateRunBox();
   d_->updateCharts();
-  for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+  d_->replot();
   emit cleared();
 }
 
@@ -512,7 +433,7 @@ void LatencyCharts::setSeriesVisible(int series, bool visible) {
   d_->lines[series].shown = visible;
   flush();  // pending points first, so the redraw below shows them too
   d_->updateCharts();
-  for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+  d_->replot();
   emit seriesVisibilityChanged(series, visible);
 }
 
@@ -520,86 +441,10 @@ bool LatencyCharts::seriesVisible(int series) const {
   return series >= 0 && series < d_->seriesCount() && d_->lines[series].shown;
 }
 
-void LatencyCharts::addRunningItl(int series, const std::vector<double>& itl_ms) {
-  if (series < 0 || series >= d_->seriesCount()) return;
-  std::size_t added = 0;
-  for (double itl : itl_ms)
-    if (std::isfinite(itl)) {
-      d_->series()[series].running_itl.add(itl);
-      ++added;
-    }
-  if (added == 0) return;
-  d_->takeColour(series);
-  d_->markDirty();
-}
-
-// In every run: the request may have streamed while another run was shown.
-void LatencyCharts::clearRunningItl(int series) {
-  if (series < 0 || series >= d_->seriesCount()) return;
-  bool cleared = false;
-  auto drop = [&](Impl::Run& run) {
-    if (run.series[series].running_itl.empty()) return;
-    run.series[series].running_itl = {};
-    cleared = true;
-  };
-  drop(d_->no_run);
-  for (Impl::Run& run : d_->runs) drop(run);
-  if (cleared) d_->markDirty();
-}
-
-std::vector<double> LatencyCharts::ttftValues(int series) const {
-  std::vector<double> values;
-  if (series < 0 || series >= d_->seriesCount()) return values;
-  const ChartSeries& s = d_->series()[series];
-  values.reserve(s.ttft_held);
-  for (const StoredRequest& p : s.points)
-    if (std::isfinite(p.ttft)) values.push_back(p.ttft);
-  return values;
-}
-
-std::size_t LatencyCharts::pointCount(int series) const {
-  if (series < 0 || series >= d_->seriesCount()) return 0;
-  return d_->series()[series].points.size();
-}
-
-std::size_t LatencyCharts::itlSampleCount(int series) const {
-  if (series < 0 || series >= d_->seriesCount()) return 0;
-  return d_->series()[series].itl.size() + d_->series()[series].running_itl.size();
-}
-
-std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int series) const {
-  if (series < 0 || series >= d_->seriesCount()) return std::nullopt;
-  const ChartSeries& s = d_->series()[series];
-  std::vector<double> fresh;
-  const std::vector<double>* sorted = &s.sorted_ttft;
-  if (s.pending() || !d_->drawn || *d_->drawn != d_->shownRun().key) {
-    fresh = ttftValues(series);
-    std::sort(fresh.begin(), fresh.end());
-    sorted = &fresh;
-  }
-  if (sorted->empty()) return std::nullopt;
-  return Percentiles{percentileOfSorted(*sorted, 50), percentileOfSorted(*sorted, 95),
-                     percentileOfSorted(*sorted, 99)};
-}
-
 void LatencyCharts::setAdaptiveSampling(bool on) {
   for (auto& line : d_->lines)
     for (QCPGraph* g : {line.ttft, line.tps, line.cdf}) g->setAdaptiveSampling(on);
 }
-
-void LatencyCharts::setMaxPoints(std::size_t max_points) {
-  d_->max_points = std::max<std::size_t>(max_points, 1);
-  bool dropped = false;
-  for (auto& run : d_->runs)
-    for (auto& s : run.series)
-      if (s.points.size() > d_->max_points) {
-        s.dropOldest(s.points.size() - d_->max_points);
-        dropped = true;
-      }
-  if (dropped) d_->markDirty();
-}
-
-std::size_t LatencyCharts::maxPoints() const { return d_->max_points; }
 
 void LatencyCharts::flush() {
   d_->timer.stop();
@@ -615,7 +460,7 @@ void LatencyCharts::flush() {
   }
   for (int i = 0; i < d_->seriesCount(); ++i) d_->sync(run.series[i], i);
   d_->updateCharts();
-  for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+  d_->replot();
 }
 
 void LatencyCharts::setChartVisible(Chart chart, bool visible) {
@@ -692,214 +537,18 @@ void LatencyCharts::changeEvent(QEvent* event) {
     case QEvent::LanguageChange:
       d_->retranslate();
       d_->updateCharts();  // the histogram's note too
-      for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+      d_->replot();
       break;
     case QEvent::PaletteChange:
     case QEvent::StyleChange:
     case QEvent::FontChange:
       d_->applyTheme();
       d_->updateLegends();
-      for (QCustomPlot* p : d_->plots) p->replot(QCustomPlot::rpQueuedReplot);
+      d_->replot();
       break;
     default:
       break;
   }
 }
-
-// ---- The time view: zoom, pan, the scroll bar, Reset view, runs, stage bands ----
-
-// Wheel zooms the time axis around the cursor, drag pans it; the value axis keeps following
-// the data. A double-click shows the whole run again.
-void LatencyCharts::Impl::makeNavigable(QCustomPlot* plot) {
-  plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  plot->axisRect()->setRangeDrag(Qt::Horizontal);
-  plot->axisRect()->setRangeZoom(Qt::Horizontal);
-  plot->axisRect()->setRangeZoomFactor(0.85);
-  QObject::connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), q,
-                   [this, plot](const QCPRange& range) { onUserRange(plot, range); });
-  QObject::connect(plot, &QCustomPlot::mouseDoubleClick, q, [this](QMouseEvent*) { q->resetView(); });
-}
-
-// Under the charts: the run shown (when there are several), the visible window of the run as
-// a scroll bar, and Reset view.
-void LatencyCharts::Impl::buildStrip() {
-  strip = new QWidget(q);
-  strip->setObjectName(QStringLiteral("time-view"));
-  auto* row = new QHBoxLayout(strip);
-  row->setContentsMargins(4, 0, 4, 2);
-  run_label = new QLabel(strip);
-  run_box = new QComboBox(strip);
-  run_box->setObjectName(QStringLiteral("run-selector"));
-  run_box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  scroll = new QScrollBar(Qt::Horizontal, strip);
-  scroll->setObjectName(QStringLiteral("time-window"));
-  reset = new QPushButton(strip);
-  reset->setObjectName(QStringLiteral("reset-view"));
-  row->addWidget(run_label);
-  row->addWidget(run_box);
-  row->addWidget(scroll, 1);
-  row->addWidget(reset);
-  QObject::connect(reset, &QPushButton::clicked, q, &LatencyCharts::resetView);
-  QObject::connect(run_box, qOverload<int>(&QComboBox::activated), q, [this](int i) { q->showRun(i); });
-  QObject::connect(scroll, &QScrollBar::valueChanged, q, [this](int value) {
-    const double width = plots[TtftOverTime]->xAxis->range().size();
-    const double lower = scroll_origin + value * scroll_unit;
-    follow = false;
-    applyTimeRange(lower, lower + width);
-    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
-  });
-  retranslateStrip();
-  updateRunBox();
-}
-
-void LatencyCharts::Impl::retranslateStrip() {
-  run_label->setText(tr("Run"));
-  run_box->setToolTip(tr("The run the charts show, each from its own start"));
-  scroll->setToolTip(tr("The part of the run shown: wheel on a chart zooms, drag pans"));
-  reset->setText(tr("Reset view"));
-  reset->setToolTip(tr("Show the whole run and follow new requests (or double-click a chart)"));
-}
-
-// The runs held, newest last; shown only when there is a choice.
-void LatencyCharts::Impl::updateRunBox() {
-  if (!run_box) return;
-  const QSignalBlocker block(run_box);
-  run_box->clear();
-  for (const Run& run : runs) run_box->addItem(run.label);
-  const int shown = q->shownRun();
-  run_box->setCurrentIndex(shown);
-  run_box->setVisible(runs.size() > 1);
-  run_label->setVisible(runs.size() > 1);
-}
-
-// The user zoomed or panned one time chart: the other follows, and new points no longer move
-// the view.
-void LatencyCharts::Impl::onUserRange(QCustomPlot* from, const QCPRange& range) {
-  if (setting_range) return;
-  follow = false;
-  setting_range = true;
-  for (Chart c : {TtftOverTime, TokenRate})
-    if (plots[c] != from) {
-      plots[c]->xAxis->setRange(range);
-      plots[c]->replot(QCustomPlot::rpQueuedReplot);
-    }
-  setting_range = false;
-  updateScroll();
-  updateStages();
-}
-
-void LatencyCharts::Impl::applyTimeRange(double lo, double hi) {
-  setting_range = true;
-  for (Chart c : {TtftOverTime, TokenRate}) plots[c]->xAxis->setRange(lo, hi);
-  setting_range = false;
-  updateScroll();
-  updateStages();
-}
-
-// The scroll bar spans the run and the view (when zoomed out past it); its handle is the view.
-void LatencyCharts::Impl::updateScroll() {
-  constexpr double kSteps = 10'000;
-  if (!scroll) return;
-  const QCPRange view = plots[TtftOverTime]->xAxis->range();
-  const double lo = std::min(full.lower, view.lower), hi = std::max(full.upper, view.upper);
-  scroll_origin = lo;
-  scroll_unit = std::max((hi - lo) / kSteps, 1e-9);
-  const QSignalBlocker block(scroll);
-  const int page = static_cast<int>(std::lround(view.size() / scroll_unit));
-  scroll->setRange(0, std::max(0, static_cast<int>(kSteps) - page));
-  scroll->setPageStep(page);
-  scroll->setSingleStep(std::max(1, page / 10));
-  scroll->setValue(static_cast<int>(std::lround((view.lower - lo) / scroll_unit)));
-  scroll->setEnabled(scroll->maximum() > 0);
-}
-
-void LatencyCharts::Impl::resetView() {
-  follow = true;
-  applyTimeRange(full.lower, full.upper);
-  for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
-}
-
-// One shaded band a stage on both time charts, alternating tints, its name at the top left
-// of the part in view (so a band begun left of a zoomed view keeps its name).
-void LatencyCharts::Impl::updateStages() {
-  const std::size_t wanted = 2 * stages.size();
-  while (band_rects.size() < wanted) {
-    QCustomPlot* plot = plots[band_rects.size() % 2 ? TokenRate : TtftOverTime];
-    auto* rect = new PassiveRect(plot);
-    rect->setObjectName(QStringLiteral("stage-band"));
-    rect->setLayer(QStringLiteral("grid"));
-    for (QCPItemPosition* corner : {rect->topLeft, rect->bottomRight}) {
-      corner->setTypeX(QCPItemPosition::ptPlotCoords);
-      corner->setTypeY(QCPItemPosition::ptAxisRectRatio);
-      corner->setAxisRect(plot->axisRect());
-    }
-    auto* label = new PassiveText(plot);
-    label->setObjectName(QStringLiteral("stage-label"));
-    label->setLayer(QStringLiteral("thresholds"));
-    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    label->position->setAxisRect(plot->axisRect());
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    label->setPadding(QMargins(4, 2, 4, 2));
-    band_rects.push_back(rect);
-    band_labels.push_back(label);
-  }
-  for (std::size_t i = 0; i < band_rects.size(); ++i) {
-    const bool used = i < wanted;
-    band_rects[i]->setVisible(used);
-    band_labels[i]->setVisible(used);
-    if (!used) continue;
-    const StageBand& band = stages[i / 2];
-    const bool odd = (i / 2) % 2;
-    band_rects[i]->topLeft->setCoords(band.start, 0);
-    band_rects[i]->bottomRight->setCoords(std::max(band.end, band.start), 1);
-    band_rects[i]->setBrush(withAlpha(theme.text, odd ? 22 : 10));
-    band_rects[i]->setPen(QPen(withAlpha(theme.text, 60), 1, Qt::DashLine));
-    band_labels[i]->setText(band.name);
-    band_labels[i]->setColor(theme.muted);
-    band_labels[i]->setBrush(withAlpha(theme.base, 220));  // readable over the percentile lines
-    band_labels[i]->setFont(q->font());
-    const double view_lower = band_rects[i]->parentPlot()->xAxis->range().lower;
-    band_labels[i]->position->setCoords(band.start < view_lower && band.end > view_lower ? view_lower : band.start, 0);
-  }
-}
-
-QStringList LatencyCharts::runLabels() const {
-  QStringList labels;
-  for (const Impl::Run& run : d_->runs) labels << run.label;
-  return labels;
-}
-
-int LatencyCharts::shownRun() const {
-  const Impl::Run& shown = d_->shownRun();
-  for (std::size_t i = 0; i < d_->runs.size(); ++i)
-    if (&d_->runs[i] == &shown) return static_cast<int>(i);
-  return -1;
-}
-
-void LatencyCharts::showRun(int index) {
-  const int count = static_cast<int>(d_->runs.size());
-  if (index < 0 || index >= count - 1) d_->picked.reset();  // the latest: follows new runs
-  else d_->picked = d_->runs[static_cast<std::size_t>(index)].key;
-  d_->follow = true;
-  d_->markDirty();
-  flush();
-  d_->updateRunBox();
-}
-
-void LatencyCharts::resetView() {
-  flush();
-  d_->resetView();
-}
-
-bool LatencyCharts::followsData() const { return d_->follow; }
-
-void LatencyCharts::addStage(const QString& name, double start_s) {
-  if (!std::isfinite(start_s) || (!d_->stages.empty() && d_->stages.back().name == name)) return;
-  d_->stages.push_back({name, start_s, start_s});
-  d_->markDirty();
-}
-
-int LatencyCharts::stageCount() const { return static_cast<int>(d_->stages.size()); }
 
 }  // namespace anthro::widgets

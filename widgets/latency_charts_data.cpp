@@ -1,5 +1,6 @@
-// LatencyCharts: the held requests onto the charts (dots, percentile lines, the CDF, the ITL
-// histogram) and the axes that follow them.
+// LatencyCharts' held requests: each in its run's series, bounded (requests, ITL samples,
+// runs), what is asked of them; and onto the charts (dots, percentile lines, the CDF, the
+// ITL histogram) with the axes that follow them.
 #include "latency_charts_impl.h"
 #include "chart_math.h"
 
@@ -22,6 +23,153 @@ constexpr double kSparseDot = 5.5, kDenseDot = 4;
 constexpr int kSparseAlpha = 210, kDenseAlpha = 80;
 
 }  // namespace
+
+// The run of that key, added (the oldest dropped beyond kMaxRuns) if new.
+LatencyCharts::Impl::Run& LatencyCharts::Impl::runFor(double key, const QString& label) {
+  for (Run& run : runs)
+    if (run.key == key) return run;
+  // Zoomed into the run shown: it stays shown (picked) rather than jumping to the new one.
+  if (!follow && !picked && !runs.empty()) picked = runs.back().key;
+  Run run;
+  run.key = key;
+  run.label = label.isEmpty() ? tr("run %1").arg(runs.size() + 1) : label;
+  run.series.resize(lines.size());
+  runs.push_back(std::move(run));
+  boundRuns();
+  updateRunBox();
+  return runs.back();
+}
+
+// At most kMaxRuns runs, holding together no more than two full series do (requests and ITL
+// samples): beyond, the oldest runs are dropped.
+void LatencyCharts::Impl::boundRuns() {
+  auto over = [&] {
+    std::size_t points = 0, itl = 0;
+    for (const Run& run : runs)
+      for (const ChartSeries& s : run.series) points += s.points.size(), itl += s.itl.size();
+    return points > max_points * kSeriesCount || itl > kMaxItlSamples * kSeriesCount;
+  };
+  bool dropped = false;
+  while (runs.size() > 1 && (runs.size() > static_cast<std::size_t>(kMaxRuns) || over())) {
+    if (picked && *picked == runs.front().key) picked.reset();
+    runs.pop_front();
+    dropped = true;
+  }
+  if (dropped) updateRunBox();
+}
+
+// Holds the point in its run's series, the oldest dropped beyond the bounds.
+bool LatencyCharts::Impl::store(int index, const RequestPoint& p, double run, const QString& run_label) {
+  if (!std::isfinite(p.t_s)) return false;
+  ChartSeries& s = runFor(run, run_label).series[index];
+  StoredRequest stored;
+  stored.t = p.t_s;
+  stored.ttft = finiteOr(p.ttft_ms, kNaN);
+  stored.tps = finiteOr(p.tokens_per_s, kNaN);
+  stored.request = p.request;
+  for (double itl : p.itl_ms)
+    if (std::isfinite(itl)) s.itl.add(itl);
+  stored.itl_end = s.itl.added();
+  s.add(stored);
+  if (s.points.size() > max_points) s.dropOldest(s.points.size() - max_points);
+  s.itl.dropBeyond(kMaxItlSamples);
+  if (++stored_since_bound >= 4096) {  // counting every run's requests costs a few hundred steps
+    stored_since_bound = 0;
+    boundRuns();
+  }
+  takeColour(index);
+  return true;
+}
+
+void LatencyCharts::addPoints(int series, const std::vector<RequestPoint>& batch) {
+  if (series < 0 || series >= d_->seriesCount() || batch.empty()) return;
+  bool added = false;
+  for (const RequestPoint& p : batch) added = d_->store(series, p, 0, {}) || added;
+  if (added) d_->markDirty();
+}
+
+void LatencyCharts::addPoints(const std::vector<RunPoint>& batch) {
+  bool added = false;
+  for (const RunPoint& p : batch)
+    added = d_->store(p.series.isEmpty() ? 0 : d_->seriesNamed(p.series), p.point, p.run, p.run_label) || added;
+  if (added) d_->markDirty();
+}
+
+void LatencyCharts::addRunningItl(int series, const std::vector<double>& itl_ms) {
+  if (series < 0 || series >= d_->seriesCount()) return;
+  std::size_t added = 0;
+  for (double itl : itl_ms)
+    if (std::isfinite(itl)) {
+      d_->series()[series].running_itl.add(itl);
+      ++added;
+    }
+  if (added == 0) return;
+  d_->takeColour(series);
+  d_->markDirty();
+}
+
+// In every run: the request may have streamed while another run was shown.
+void LatencyCharts::clearRunningItl(int series) {
+  if (series < 0 || series >= d_->seriesCount()) return;
+  bool cleared = false;
+  auto drop = [&](Impl::Run& run) {
+    if (run.series[series].running_itl.empty()) return;
+    run.series[series].running_itl = {};
+    cleared = true;
+  };
+  drop(d_->no_run);
+  for (Impl::Run& run : d_->runs) drop(run);
+  if (cleared) d_->markDirty();
+}
+
+std::vector<double> LatencyCharts::ttftValues(int series) const {
+  std::vector<double> values;
+  if (series < 0 || series >= d_->seriesCount()) return values;
+  const ChartSeries& s = d_->series()[series];
+  values.reserve(s.ttft_held);
+  for (const StoredRequest& p : s.points)
+    if (std::isfinite(p.ttft)) values.push_back(p.ttft);
+  return values;
+}
+
+std::size_t LatencyCharts::pointCount(int series) const {
+  if (series < 0 || series >= d_->seriesCount()) return 0;
+  return d_->series()[series].points.size();
+}
+
+std::size_t LatencyCharts::itlSampleCount(int series) const {
+  if (series < 0 || series >= d_->seriesCount()) return 0;
+  return d_->series()[series].itl.size() + d_->series()[series].running_itl.size();
+}
+
+std::optional<LatencyCharts::Percentiles> LatencyCharts::ttftPercentiles(int series) const {
+  if (series < 0 || series >= d_->seriesCount()) return std::nullopt;
+  const ChartSeries& s = d_->series()[series];
+  std::vector<double> fresh;
+  const std::vector<double>* sorted = &s.sorted_ttft;
+  if (s.pending() || !d_->drawn || *d_->drawn != d_->shownRun().key) {
+    fresh = ttftValues(series);
+    std::sort(fresh.begin(), fresh.end());
+    sorted = &fresh;
+  }
+  if (sorted->empty()) return std::nullopt;
+  return Percentiles{percentileOfSorted(*sorted, 50), percentileOfSorted(*sorted, 95),
+                     percentileOfSorted(*sorted, 99)};
+}
+
+void LatencyCharts::setMaxPoints(std::size_t max_points) {
+  d_->max_points = std::max<std::size_t>(max_points, 1);
+  bool dropped = false;
+  for (auto& run : d_->runs)
+    for (auto& s : run.series)
+      if (s.points.size() > d_->max_points) {
+        s.dropOldest(s.points.size() - d_->max_points);
+        dropped = true;
+      }
+  if (dropped) d_->markDirty();
+}
+
+std::size_t LatencyCharts::maxPoints() const { return d_->max_points; }
 
 // One dot per request. Few points: larger, nearly opaque dots. Many: small translucent ones,
 // so overlapping series and the density of each stay readable. On screen the dots are

@@ -1,7 +1,8 @@
-// LatencyCharts' private state, shared by its two translation units: latency_charts.cpp
-// (the widget, its charts' construction, headers and legends, export) and
-// latency_charts_data.cpp (the held requests onto the charts). Include it only there: it
-// brings qcustomplot.h (~8 s, 650 MB a translation unit).
+// LatencyCharts' private state, shared by its three translation units: latency_charts.cpp
+// (the widget, its charts' construction, headers and legends, export), latency_charts_data.cpp
+// (the held requests, in their runs, onto the charts) and latency_charts_view.cpp (zoom, pan,
+// the scroll bar, Reset view, the run shown, stage bands). Include it only there: it brings
+// qcustomplot.h (~8 s, 650 MB a translation unit).
 #pragma once
 
 #include <QTimer>
@@ -77,7 +78,7 @@ struct LatencyCharts::Impl {
   enum class Dots { Screen, Png, Vector };
   double dot_pixel_ratio = 0;  // of the series' dots
 
-  // The time view (end of latency_charts.cpp): what the time charts show of the run, whether
+  // The time view (latency_charts_view.cpp): what the time charts show of the run, whether
   // it follows the data, and the strip under the charts (run, scroll bar, Reset view).
   QWidget* strip = nullptr;
   QComboBox* run_box = nullptr;
@@ -161,6 +162,13 @@ struct LatencyCharts::Impl {
   }
   void onClick(QCPAbstractPlottable* plottable, int data_index);
   void placeMarks();
+  // Queues a replot of every chart, or of the two time charts.
+  void replot() {
+    for (QCustomPlot* p : plots) p->replot(QCustomPlot::rpQueuedReplot);
+  }
+  void replotTime() {
+    for (Chart c : {TtftOverTime, TokenRate}) plots[c]->replot(QCustomPlot::rpQueuedReplot);
+  }
   // Something changed: the charts follow at the next tick of the coalescing timer.
   void markDirty() {
     dirty = true;

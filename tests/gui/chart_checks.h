@@ -1,16 +1,18 @@
-// What the chart and session-page suites share: points to chart, and checks on a laid-out
-// LatencyCharts plot that nothing of its header (title, legend) or axis labels is cut or drawn
-// over something else.
+// What the chart and session-page suites share: points to chart, a send from the session page
+// and what its charts then show, and checks on a laid-out LatencyCharts plot that nothing of its
+// header (title, legend) or axis labels is cut or drawn over something else.
 #pragma once
 
 #include <qcustomplot.h>
 
 #include <QFontMetrics>
+#include <QSignalSpy>
 #include <QString>
 #include <QStringList>
 #include <vector>
 
 #include "latency_charts.h"
+#include "session_panel.h"
 
 namespace anthro::test {
 
@@ -28,6 +30,28 @@ inline std::vector<widgets::RequestPoint> ramp(int n, double ttft_offset = 0, in
     points.push_back(p);
   }
   return points;
+}
+
+// The series of a target's requests: named by protocol and target, a load's candidate run
+// apart ("candidate · anthro-v1 · …").
+inline int seriesOf(widgets::SessionPanel& panel, const QString& protocol, const QString& target,
+                    bool candidate = false) {
+  return panel.charts()->seriesIndex((candidate ? "candidate · " : "") + protocol + " · " + target);
+}
+
+// The keys (since the run's start, s) of a series' TTFT points in the run shown, ascending.
+inline std::vector<double> startTimes(widgets::SessionPanel& panel, int series) {
+  panel.charts()->flush();
+  std::vector<double> keys;
+  auto data = panel.charts()->plot(widgets::LatencyCharts::TtftOverTime)->graph(series)->data();
+  for (auto it = data->constBegin(); it != data->constEnd(); ++it) keys.push_back(it->key);
+  return keys;
+}
+
+// Sends from the page and waits for its end: true when the send succeeded.
+inline bool sendAndWait(widgets::SessionPanel& panel) {
+  QSignalSpy finished(&panel, &widgets::SessionPanel::sessionFinished);
+  return panel.send() && finished.wait(30000) && finished.at(0).at(0).toBool();
 }
 
 // Empty when the title is drawn whole in its element, every legend entry lies inside the

@@ -1,14 +1,16 @@
 // Navigating LatencyCharts with real wheel and mouse events: zoom around the cursor, drag,
 // Reset view and double-click, a live point keeping a zoomed view; and what is shown where: each
 // run on its own time base with the run selector, a series per protocol and target in a colour
-// of its own, old runs dropped beyond the bound. (What the charts hold and draw:
-// test_latency_charts.)
+// of its own (the protocol a session page's send spoke, not the one its HTTP/2 box guessed),
+// old runs dropped beyond the bound. (What the charts hold and draw: test_latency_charts.)
 #include <qcustomplot.h>
 
 #include <QApplication>
 #include <QColor>
 #include <QComboBox>
+#include <QFile>
 #include <QFloat16>
+#include <QIODevice>
 #include <QMouseEvent>
 #include <QObject>
 #include <QPoint>
@@ -20,23 +22,35 @@
 #include <QTest>
 #include <QWheelEvent>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "chart_checks.h"
 #include "chart_items.h"
+#include "endpoint_fixture.h"
+#include "head_catcher.h"
 #include "latency_charts.h"
 #include "request_point.h"
+#include "session_panel.h"
+#include "test_paths.h"
 
+using anthro::RequestEnd;
 using anthro::RequestResult;
 using anthro::RunStart;
 using anthro::SessionConfig;
+using anthro::test::EndpointFixture;
+using anthro::test::HeadCatcher;
 using anthro::test::ramp;
+using anthro::test::sendAndWait;
+using anthro::test::seriesOf;
+using anthro::test::startTimes;
 using anthro::widgets::chart_run;
 using anthro::widgets::ChartRun;
 using anthro::widgets::LatencyCharts;
 using anthro::widgets::request_point;
 using anthro::widgets::RequestPoint;
 using anthro::widgets::RunPoint;
+using anthro::widgets::SessionPanel;
 
 namespace {
 
@@ -79,6 +93,16 @@ RequestResult measured(double sent_s, double ttft_ms) {
   r.figures.ttft_ms = ttft_ms;
   r.figures.tokens_per_s = 40;
   return r;
+}
+
+// The series the TTFT chart's legend lists, in the run shown.
+QStringList legendNames(SessionPanel& panel) {
+  panel.charts()->flush();
+  QStringList names;
+  const QCPLegend* legend = panel.charts()->plot(LatencyCharts::TtftOverTime)->legend;
+  for (int i = 0; i < legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) names << item->plottable()->name();
+  return names;
 }
 
 }  // namespace
@@ -258,6 +282,42 @@ class TestChartNavigation : public QObject {
     charts.addPoints({request_point(measured(54, 90), chart_run(anthro, RunStart{1'700'000'001, 54}, "x", "candidate"), 54, 3)});
     charts.flush();
     QCOMPARE(colour(b), kept);
+  }
+
+  // The series names the protocol the connection spoke, not the HTTP/2 box: ticked against a
+  // server of HTTP/1.1 only (TLS selecting http/1.1, or no ALPN), the request is charted as
+  // HTTP/1.1; with h2 selected (the local endpoint), as HTTP/2. The box's guess, under which the
+  // stream's ITL ran, leaves no series behind in the legend.
+  void theSeriesIsTheProtocolSpoken_data() {
+    QTest::addColumn<bool>("select_http1");
+    QTest::newRow("ALPN http/1.1") << true;
+    QTest::newRow("no ALPN") << false;
+  }
+  void theSeriesIsTheProtocolSpoken() {
+    QFETCH(bool, select_http1);
+    EndpointFixture endpoint;  // a server that selects h2
+    endpoint.start();
+    QFile recorded(QString::fromUtf8(ANTHRO_COMPAT_DIR) + "/anthropic-thinking.http");
+    QVERIFY(recorded.open(QIODevice::ReadOnly));
+    HeadCatcher server(recorded.readAll().toStdString(), HeadCatcher::Tls{select_http1});
+    SessionPanel panel;
+    const QString http1 = QString("https://127.0.0.1:%1/v1/messages").arg(server.port());
+    panel.setTarget(http1);
+    panel.setInsecure(true);  // its certificate is its own
+    panel.setHttp2(true);
+    QVERIFY2(sendAndWait(panel), qPrintable(panel.sessionError()));
+    QCOMPARE(panel.lastSession()->alpn, std::string(select_http1 ? "http/1.1" : ""));
+    QCOMPARE(panel.results().size(), std::size_t{1});
+    QCOMPARE(panel.results()[0].end, RequestEnd::Response);
+    QCOMPARE(startTimes(panel, seriesOf(panel, "HTTP Messages API", http1)).size(), std::size_t{1});
+    QCOMPARE(legendNames(panel), QStringList{"HTTP Messages API · " + http1});
+
+    const QString h2 = QString::fromStdString(endpoint.endpoint().url("https")) + "/v1/messages";
+    panel.setTarget(h2);
+    QVERIFY2(sendAndWait(panel), qPrintable(panel.sessionError()));
+    QCOMPARE(panel.lastSession()->alpn, std::string("h2"));
+    QCOMPARE(startTimes(panel, seriesOf(panel, "HTTP/2 Messages API", h2)).size(), std::size_t{1});
+    QCOMPARE(legendNames(panel), QStringList{"HTTP/2 Messages API · " + h2});  // the send's run is shown
   }
 
   // Runs are bounded: together no more than two full series hold, the oldest dropped first.

@@ -37,43 +37,12 @@
 #include "session_panel.h"
 #include "tokenstream/exchange.h"
 #include "tokenstream/format.h"
-#include "test_paths.h"
 
 using namespace anthro;
 using namespace anthro::test;
 using namespace anthro::widgets;
 
 namespace {
-
-// The series of a target's requests: named by protocol and target, a load's candidate run
-// apart ("candidate · anthro-v1 · …").
-int seriesOf(SessionPanel& panel, const QString& protocol, const QString& target, bool candidate = false) {
-  return panel.charts()->seriesIndex((candidate ? "candidate · " : "") + protocol + " · " + target);
-}
-
-// The keys (since the run's start, s) of a series' TTFT points in the run shown, ascending.
-std::vector<double> startTimes(SessionPanel& panel, int series) {
-  panel.charts()->flush();
-  std::vector<double> keys;
-  auto data = panel.charts()->plot(LatencyCharts::TtftOverTime)->graph(series)->data();
-  for (auto it = data->constBegin(); it != data->constEnd(); ++it) keys.push_back(it->key);
-  return keys;
-}
-
-// The series the TTFT chart's legend lists, in the run shown.
-QStringList legendNames(SessionPanel& panel) {
-  panel.charts()->flush();
-  QStringList names;
-  const QCPLegend* legend = panel.charts()->plot(LatencyCharts::TtftOverTime)->legend;
-  for (int i = 0; i < legend->itemCount(); ++i)
-    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) names << item->plottable()->name();
-  return names;
-}
-
-bool sendAndWait(SessionPanel& panel) {
-  QSignalSpy finished(&panel, &SessionPanel::sessionFinished);
-  return panel.send() && finished.wait(30000) && finished.at(0).at(0).toBool();
-}
 
 bool hasButton(QWidget& w, const QString& text) {
   const auto buttons = w.findChildren<QPushButton*>();
@@ -346,40 +315,6 @@ class TestSessionPanel : public QObject {
     QCOMPARE(panel.results().size(), std::size_t{1});
     QCOMPARE(token_stream_of(panel.results()[0])->ids, std::uint64_t{30});
     QCOMPARE(panel.results()[0].text, r.text);
-  }
-
-  // The series names the protocol the connection spoke, not the HTTP/2 box: ticked against a
-  // server of HTTP/1.1 only (TLS selecting http/1.1, or no ALPN), the request is charted as
-  // HTTP/1.1; with h2 selected (the local endpoint), as HTTP/2. The box's guess, under which the
-  // stream's ITL ran, leaves no series behind in the legend.
-  void theSeriesIsTheProtocolSpoken_data() {
-    QTest::addColumn<bool>("select_http1");
-    QTest::newRow("ALPN http/1.1") << true;
-    QTest::newRow("no ALPN") << false;
-  }
-  void theSeriesIsTheProtocolSpoken() {
-    QFETCH(bool, select_http1);
-    QFile recorded(QString::fromUtf8(ANTHRO_COMPAT_DIR) + "/anthropic-thinking.http");
-    QVERIFY(recorded.open(QIODevice::ReadOnly));
-    HeadCatcher server(recorded.readAll().toStdString(), HeadCatcher::Tls{select_http1});
-    SessionPanel panel;
-    const QString http1 = QString("https://127.0.0.1:%1/v1/messages").arg(server.port());
-    panel.setTarget(http1);
-    panel.setInsecure(true);  // its certificate is its own
-    panel.setHttp2(true);
-    QVERIFY2(sendAndWait(panel), qPrintable(panel.sessionError()));
-    QCOMPARE(panel.lastSession()->alpn, std::string(select_http1 ? "http/1.1" : ""));
-    QCOMPARE(panel.results().size(), std::size_t{1});
-    QCOMPARE(panel.results()[0].end, RequestEnd::Response);
-    QCOMPARE(startTimes(panel, seriesOf(panel, "HTTP Messages API", http1)).size(), std::size_t{1});
-    QCOMPARE(legendNames(panel), QStringList{"HTTP Messages API · " + http1});
-
-    const QString h2 = QString::fromStdString(fixture_->endpoint().url("https")) + "/v1/messages";
-    panel.setTarget(h2);
-    QVERIFY2(sendAndWait(panel), qPrintable(panel.sessionError()));
-    QCOMPARE(panel.lastSession()->alpn, std::string("h2"));
-    QCOMPARE(startTimes(panel, seriesOf(panel, "HTTP/2 Messages API", h2)).size(), std::size_t{1});
-    QCOMPARE(legendNames(panel), QStringList{"HTTP/2 Messages API · " + h2});  // the send's run is shown
   }
 
   // The Headers field: each line on the request as written (a gateway's path and query kept),
