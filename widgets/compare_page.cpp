@@ -187,7 +187,6 @@ void ComparePage::showComparison(Comparison c) {
   comparison_ = std::move(c);
   saved_ = false;
   table_->setRowCount(int(comparison_->figures.size()));
-  for (int row = 0; row < table_->rowCount(); ++row) showFigure(row, comparison_->figures[std::size_t(row)]);
   retranslate();
   table_->resizeColumnsToContents();
   showCharts(*comparison_);
@@ -213,15 +212,10 @@ void ComparePage::showFigure(int row, const FigureComparison& f) {
   auto* verdict = cell(compare_verdict_text(f.verdict));
   verdict->setData(kChipColourRole, verdict_colour(comparison_verdict(to_string(f.verdict))));
   table_->setItem(row, VerdictColumn, verdict);
-  table_->setItem(row, NeedColumn, cell(QString()));  // these two in the interface's language: retranslate
-  table_->setItem(row, ReasonColumn, cell(QString()));
-}
-
-void ComparePage::showFigureTexts(int row, const FigureComparison& f) {
   const bool need = f.need_more && *f.need_more > 0;
-  const QString unit = QString::fromStdString(name_in("unit.", f.need_unit, message_language()));
-  table_->item(row, NeedColumn)->setText(need ? QString("%1 %2").arg(*f.need_more).arg(unit) : QString());
-  table_->item(row, ReasonColumn)->setText(rendered(f.reason_text));
+  const QString need_unit = QString::fromStdString(name_in("unit.", f.need_unit, message_language()));
+  table_->setItem(row, NeedColumn, cell(need ? QString("%1 %2").arg(*f.need_more).arg(need_unit) : QString()));
+  table_->setItem(row, ReasonColumn, cell(rendered(f.reason_text)));
 }
 
 void ComparePage::showCharts(const Comparison& c) {
@@ -250,11 +244,9 @@ void ComparePage::retranslate() {
                               .arg(verdict_colour(comparison_verdict(to_string(comparison_->verdict))).name()));
   const QString corrected = rendered(comparison_->corrected_text);
   need_->setText(comparison_->need_text.empty() ? corrected : rendered(comparison_->need_text) + '\n' + corrected);
-  for (int row = 0; row < table_->rowCount(); ++row) {
-    const FigureComparison& f = comparison_->figures[std::size_t(row)];
-    table_->item(row, VerdictColumn)->setText(compare_verdict_text(f.verdict));
-    showFigureTexts(row, f);
-  }
+  for (int row = 0; row < table_->rowCount(); ++row) showFigure(row, comparison_->figures[std::size_t(row)]);
+  charts_->setSeriesName(0, tr("base"));
+  charts_->setSeriesName(1, tr("candidate"));
 }
 
 }  // namespace anthro::widgets

@@ -61,7 +61,6 @@ class ComparePage : public QWidget {
   void browseInto(QLineEdit* into);
   void showComparison(Comparison c);
   void showFigure(int row, const FigureComparison& f);
-  void showFigureTexts(int row, const FigureComparison& f);
   void showCharts(const Comparison& c);
   void failed(const QString& why);
   void retranslate();

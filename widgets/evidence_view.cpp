@@ -42,10 +42,10 @@ std::vector<std::pair<double, double>> token_gaps(const RequestResult& r) {
   return gaps;
 }
 
-QString sources_text(const std::vector<ProbeSource>& sources) {
+QString sources_text(const std::vector<ProbeSource>& sources, const std::string& lang) {
   QStringList out;
-  for (ProbeSource s : sources) out << QString::fromLatin1(to_string(s));
-  return out.join(", ");
+  for (ProbeSource s : sources) out << QString::fromStdString(render(Message(std::string("source.") + to_string(s)), lang));
+  return out.join(EvidenceView::tr(", "));
 }
 
 }  // namespace
@@ -152,6 +152,7 @@ QString EvidenceView::figure(const QString& name) const {
   if (name == "statistic") return statistic_->text();
   if (name == "n") return n_->text();
   if (name == "threshold") return threshold_->text();
+  if (name == "sources") return sources_->text();
   return {};
 }
 
@@ -218,7 +219,7 @@ void EvidenceView::showFigures() {
   if (res.need_more) n += tr(" (%1 more needed, at least %2)").arg(res.need_more).arg(r.item.min_n);
   n_->setText(n);
   threshold_->setText(QString::fromStdString(lang == "en" ? res.threshold : anthro::render(res.threshold_text, lang, res.threshold)));
-  sources_->setText(sources_text(res.sources));
+  sources_->setText(sources_text(res.sources, lang));
 }
 
 void EvidenceView::showChart() {

@@ -34,7 +34,7 @@ class EvidenceView : public QWidget {
   QCheckBox* tickBox() const { return tick_; }
   QLineEdit* noteEdit() const { return note_; }
   QLabel* causeLabel() const { return cause_; }
-  // The figure shown for "statistic", "n" or "threshold" (for tests).
+  // The figure shown for "reason", "statistic", "n", "threshold" or "sources" (for tests).
   QString figure(const QString& name) const;
 
  signals:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "retranslator.h"
 #include "verdict_chip.h"
 
 namespace anthro::widgets {
@@ -42,7 +43,7 @@ QString format_value(double v, ValueKind kind, const std::string& unit, int digi
     case ValueKind::Plain: break;
   }
   const QString number = QString::number(v, 'g', std::min(digits, 4));
-  return unit.empty() ? number : number + ' ' + QString::fromStdString(unit);
+  return unit.empty() ? number : number + ' ' + QString::fromStdString(name_in("unit.", unit, message_language()));
 }
 
 // An interval worth drawing: judged on samples, both ends numbers (core gives a gate without

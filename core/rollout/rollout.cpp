@@ -87,7 +87,7 @@ GateResult item_gate(const std::string& id, const Observations& o) {
   g.interval = {std::nan(""), std::nan("")};  // an item has a threshold, not an interval
   g.statistic = r.statistic.value_or(0);
   if (r.need_more) g.need_more = r.need_more;
-  set_reason(g, {Message("gate.item", {{"id", id}, {"verdict", to_string(r.verdict)}, {"reason", r.reason_text}})});
+  set_reason(g, {Message("gate.item", {{"id", id}, {"verdict", MessageText{Message(std::string("verdict.") + to_string(r.verdict))}}, {"reason", r.reason_text}})});
   // A flag of either kind fails a gate that asks the item to pass.
   if (r.verdict == Verdict::Pass) g.verdict = Verdict::Pass;
   else if (r.verdict == Verdict::Fail || r.verdict == Verdict::Warn) g.verdict = Verdict::Fail;

@@ -2068,6 +2068,10 @@
         <source>Caused by %1: %2</source>
         <translation>起因：%1：%2</translation>
     </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
 </context>
 <context>
     <name>anthro::widgets::FrameDetailView</name>

@@ -286,10 +286,12 @@ class TestDiagnosisPage : public QObject {
       const std::string english = test::english_run(reason.toStdString());
       QVERIFY2(english.empty(), qPrintable(QString::fromStdString(english) + " in: " + reason));
       page->selectItem(QString::fromStdString(page->model()->row(row).item.id));
-      for (const char* figure : {"reason", "statistic", "n", "threshold"}) {
+      for (const char* figure : {"reason", "statistic", "n", "threshold", "sources"}) {
         const QString shown = page->evidence()->figure(figure);
         QVERIFY2(test::english_run(shown.toStdString()).empty(), qPrintable(QString(figure) + ": " + shown));
       }
+      // The sources are names of core's, single words: in Chinese too.
+      QVERIFY2(!page->evidence()->figure("sources").contains("live"), qPrintable(page->evidence()->figure("sources")));
     }
     QVERIFY(page->model()->data(page->model()->index(page->model()->rowOf("cancel-not-sent"), DiagnosisModel::ReasonColumn),
                                 Qt::DisplayRole).toString().contains(QString::fromUtf8("客户端未发送 CANCEL 就放弃的流")));
