@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "retranslator.h"
 #include "verdict_chip.h"
 
 namespace anthro::widgets {
@@ -43,7 +42,7 @@ QString format_value(double v, ValueKind kind, const std::string& unit, int digi
     case ValueKind::Plain: break;
   }
   const QString number = QString::number(v, 'g', std::min(digits, 4));
-  return unit.empty() ? number : number + ' ' + QString::fromStdString(name_in("unit.", unit, message_language()));
+  return unit.empty() ? number : number + ' ' + QString::fromStdString(unit);
 }
 
 // An interval worth drawing: judged on samples, both ends numbers (core gives a gate without
@@ -392,20 +391,24 @@ QVariant RolloutModel::gateData(std::size_t s, std::size_t g, int column, int ro
     return QStringLiteral("%1 %2").arg(QString::fromLatin1(to_string(gate.metric)), QString::fromLatin1(to_string(gate.comparison)));
   }
   if (role != Qt::DisplayRole) return {};
+  // Unit words ("pairs") in the model's language.
+  const std::string lang = language_.toStdString();
+  const std::string unit = out ? name_in("unit.", out->unit, lang) : std::string();
+  const std::string gate_unit = name_in("unit.", gate.unit, lang);
   switch (column) {
     case NameColumn: return QString::fromStdString(gate.id);
     case VerdictColumn: return out ? verdict_text(out->result.verdict) : QStringLiteral("–");
     case StatisticColumn:
-      return out && out->result.n > 0 ? QVariant(format_value(out->result.statistic, kind, out->unit)) : QVariant();
+      return out && out->result.n > 0 ? QVariant(format_value(out->result.statistic, kind, unit)) : QVariant();
     case IntervalColumn:
       if (!drawable(out)) return {};
-      return QStringLiteral("[%1, %2]").arg(format_value(out->result.interval.low, kind, out->unit, 4),
-                                            format_value(out->result.interval.high, kind, out->unit, 4));
+      return QStringLiteral("[%1, %2]").arg(format_value(out->result.interval.low, kind, unit, 4),
+                                            format_value(out->result.interval.high, kind, unit, 4));
     case ThresholdColumn:
       switch (gate.comparison) {
-        case GateCompare::AtLeast: return QStringLiteral("≥ ") + format_value(gate.threshold.value_or(0), kind, gate.unit);
-        case GateCompare::AtMost: return QStringLiteral("≤ ") + format_value(gate.threshold.value_or(0), kind, gate.unit);
-        case GateCompare::Below: return QStringLiteral("< ") + format_value(gate.threshold.value_or(0), kind, gate.unit);
+        case GateCompare::AtLeast: return QStringLiteral("≥ ") + format_value(gate.threshold.value_or(0), kind, gate_unit);
+        case GateCompare::AtMost: return QStringLiteral("≤ ") + format_value(gate.threshold.value_or(0), kind, gate_unit);
+        case GateCompare::Below: return QStringLiteral("< ") + format_value(gate.threshold.value_or(0), kind, gate_unit);
         case GateCompare::NotWorse: return tr("not worse, +%1").arg(percent(gate.margin.value_or(0)));
         case GateCompare::Passes: return tr("passes");
         case GateCompare::Recorded: return tr("recorded");

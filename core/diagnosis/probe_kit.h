@@ -31,8 +31,6 @@ inline MessageText threshold_messages(const ChecklistItem& item) {
   return out;
 }
 
-inline std::string threshold_text(const ChecklistItem& item) { return render(threshold_messages(item)); }
-
 inline std::string count(std::size_t n) { return std::to_string(n); }
 
 // A unit word of a checklist ("requests") in the catalogue's words when it has them.
