@@ -290,8 +290,10 @@ class TestDiagnosisPage : public QObject {
         const QString shown = page->evidence()->figure(figure);
         QVERIFY2(test::english_run(shown.toStdString()).empty(), qPrintable(QString(figure) + ": " + shown));
       }
-      // The sources are names of core's, single words: in Chinese too.
+      // The sources and a threshold's verdict are core's single words: in Chinese too.
       QVERIFY2(!page->evidence()->figure("sources").contains("live"), qPrintable(page->evidence()->figure("sources")));
+      const QString threshold = page->evidence()->figure("threshold");
+      QVERIFY2(!threshold.contains("→ warn") && !threshold.contains("→ fail"), qPrintable(threshold));
     }
     QVERIFY(page->model()->data(page->model()->index(page->model()->rowOf("cancel-not-sent"), DiagnosisModel::ReasonColumn),
                                 Qt::DisplayRole).toString().contains(QString::fromUtf8("客户端未发送 CANCEL 就放弃的流")));
