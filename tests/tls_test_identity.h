@@ -31,26 +31,28 @@ struct TlsTestIdentity {
   TlsTestIdentity& operator=(const TlsTestIdentity&) = delete;
 };
 
-// An SSL_CTX_set_alpn_select_cb callback that selects anthro-v1 when offered.
-inline int select_anthro_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
-                              unsigned inlen, void*) {
-  static const unsigned char ours[] = "\x09" "anthro-v1";
+// Selects the protocol of `ours` (ALPN wire format: a length byte, then the name) when the
+// client offers it, else none.
+inline int select_alpn(const unsigned char* ours, unsigned ours_len, const unsigned char** out, unsigned char* outlen,
+                       const unsigned char* in, unsigned inlen) {
   unsigned char* sel = nullptr;
-  if (SSL_select_next_proto(&sel, outlen, ours, sizeof ours - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
-    return SSL_TLSEXT_ERR_NOACK;
+  if (SSL_select_next_proto(&sel, outlen, ours, ours_len, in, inlen) != OPENSSL_NPN_NEGOTIATED) return SSL_TLSEXT_ERR_NOACK;
   *out = sel;
   return SSL_TLSEXT_ERR_OK;
 }
 
-// The same that selects http/1.1 (a server of HTTP/1.1 only), else none.
+// SSL_CTX_set_alpn_select_cb callbacks: anthro-v1 when offered; http/1.1 (a server of HTTP/1.1
+// only), else none.
+inline int select_anthro_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                              unsigned inlen, void*) {
+  static const unsigned char ours[] = "\x09" "anthro-v1";
+  return select_alpn(ours, sizeof ours - 1, out, outlen, in, inlen);
+}
+
 inline int select_http1_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                              unsigned inlen, void*) {
   static const unsigned char ours[] = "\x08" "http/1.1";
-  unsigned char* sel = nullptr;
-  if (SSL_select_next_proto(&sel, outlen, ours, sizeof ours - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
-    return SSL_TLSEXT_ERR_NOACK;
-  *out = sel;
-  return SSL_TLSEXT_ERR_OK;
+  return select_alpn(ours, sizeof ours - 1, out, outlen, in, inlen);
 }
 
 }  // namespace anthro::test
